@@ -1,0 +1,27 @@
+"""FLDA dashboard entry point: ``streamlit run app.py``.
+
+Sets the page configuration, draws the controls every page shares (random
+seed) and runs the page chosen in the navigation.
+"""
+
+import streamlit as st
+
+import ui_common
+
+st.set_page_config(page_title="FLDA explorer", page_icon=":material/swap_horiz:",
+                   layout="wide")
+
+PAGES = [
+    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+]
+
+ui_common.keep_widget_state()
+ui_common.restore_from_url([ui_common.Setting(ui_common.SEED_KEY, 0, lo=0, hi=2**31 - 1)])
+with st.sidebar:
+    st.number_input(
+        "Random seed", min_value=0, max_value=2**31 - 1, step=1, key=ui_common.SEED_KEY,
+        help="Seed for every random draw on every page (synthetic data, splits, "
+             "repeats). The same seed always reproduces the same numbers.")
+ui_common.write_to_url([ui_common.Setting(ui_common.SEED_KEY, 0)])
+
+st.navigation(PAGES).run()

@@ -1,0 +1,21 @@
+"""flda_core: the numerical core of the FLDA dashboard.
+
+Feature-level domain adaptation (Kouw, van der Maaten, Krijthe and Loog,
+JMLR 2016) with a dropout transfer model.  This package never imports
+streamlit: notebooks, tests and the dashboard all use the same functions.
+"""
+
+from .classifier import FLDAClassifier
+from .synthetic import DomainPair, make_bernoulli_domains, make_domains, make_poisson_domains
+from .transfer import apply_dropout, estimate_dropout, nonzero_rate
+
+__all__ = [
+    "FLDAClassifier",
+    "DomainPair",
+    "apply_dropout",
+    "estimate_dropout",
+    "make_bernoulli_domains",
+    "make_domains",
+    "make_poisson_domains",
+    "nonzero_rate",
+]

@@ -1,0 +1,199 @@
+"""Expected losses under the dropout transfer model and their exact gradients.
+
+Everything here is a small pure function of ``(weights, X, labels, variance
+factor)`` so that it can be checked against independent computations (Monte
+Carlo over the transfer model, finite differences) in the test suite.
+
+Notation (paper section 3): ``n`` source samples ``x_i`` with ``m`` features,
+dropout ``theta``, variance factor ``c_d = theta_d / (1 - theta_d)`` so that
+``Var[z_id | x_i] = c_d x_id**2`` and ``E[z_i | x_i] = x_i``.  We write
+``Q = X**2 * c`` (the per-sample, per-feature dropout variances).  The intercept
+``b`` is a separate parameter: it is never dropped out and never penalised.
+
+All objectives are *means* over the source samples plus ``l2 * ||W||**2``
+(intercept excluded), i.e. eq. ``tr4`` with the paper's ``1/|S|``.
+
+Quadratic loss (eq. ``qd_loss``) -- exact:
+
+    J_Q(w, b) = 1/n sum_i E[(t_i - w.z_i - b)**2] + l2 ||w||**2
+              = 1/n ( ||t - X w - b||**2 + sum_d c_d s_d w_d**2 ) + l2 ||w||**2,
+    s_d = sum_i x_id**2.
+
+Logistic loss (eq. ``eq:logrisk``) -- second-order Taylor expansion of the
+log-partition ``A(a) = log sum_k exp(a_k)`` around ``a_i = W^T x_i + b``
+(eq. ``log_loss``, Appendix C).  The first-order term vanishes because the
+transfer model is unbiased; the second-order term is
+``1/2 tr(Hess A(a_i) Cov[W^T z_i])`` with ``Hess A = diag(p) - p p^T`` and
+``Cov[W^T z_i] = W^T diag(q_i) W``:
+
+    J_L(W, b) = 1/n sum_i [ A(a_i) - a_{i, y_i}
+                + 1/2 sum_d q_id ( sum_k p_ik W_dk**2 - (sum_k p_ik W_dk)**2 ) ]
+                + l2 ||W||**2.
+
+Two corrections to the paper's printed formulas, both verified numerically in
+``tests/test_objectives.py``: (i) Appendix C keeps only the diagonal of the
+softmax Hessian (``p_k - p_k**2``) and drops the cross-class covariances
+``-p_j p_k``; the full Hessian is used here.  (ii) In the paper's binary
+``{-1, +1}`` parametrisation, ``A(a) = log(e^a + e^-a)`` has
+``A'' = 4 sigma(2a) sigma(-2a)``, so eq. ``log_loss`` should read
+``2 sigma(2a) sigma(-2a) w^T V w`` (a factor 2 is missing).  For two classes
+we use the standard logistic parametrisation ``p = sigma(w.x + b)``, which is
+the multinomial model with the first class's weights fixed at 0; its
+variance term is ``1/2 p (1 - p) sum_d q_d w_d**2``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import expit, log_expit, logsumexp, softmax
+
+__all__ = [
+    "dropout_variances",
+    "expected_quadratic_loss",
+    "logistic_binary_objective",
+    "logistic_multinomial_objective",
+]
+
+# Rows per block when a dense (n_rows x n_classes) temporary is needed at the
+# non-zeros of a sparse matrix; keeps the temporary near 64 MB.
+_BLOCK_ENTRIES = 8_000_000
+
+
+def dropout_variances(X, c):
+    """``Q = X**2 * c``: per-sample, per-feature variance of ``z`` under dropout.
+
+    Sparse input keeps its sparsity pattern.  ``c`` must be finite (features
+    with ``theta = 1`` are removed by the caller before this point).
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        Q = X.copy()
+        Q.data = Q.data ** 2 * c[Q.indices]
+        return Q
+    return np.asarray(X) ** 2 * c
+
+
+def expected_quadratic_loss(w, b, X, t, c):
+    """Exact mean expected squared loss under dropout (eq. ``qd_loss`` / n).
+
+    Parameters
+    ----------
+    w : ndarray of shape (n_features,) or (n_features, n_outputs)
+    b : float or ndarray of shape (n_outputs,)
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+    t : ndarray of shape (n_samples,) or (n_samples, n_outputs)
+        Regression targets (``{-1, +1}`` class codes).
+    c : ndarray of shape (n_features,)
+        Finite variance factors ``theta / (1 - theta)``.
+
+    Returns
+    -------
+    float
+        ``1/n sum_i E[ ||t_i - W^T z_i - b||**2 ]``.
+    """
+    n = X.shape[0]
+    residual = t - (X @ w) - b
+    s = np.asarray(X.multiply(X).sum(axis=0)).ravel() if sp.issparse(X) else (X ** 2).sum(axis=0)
+    w2 = w ** 2 if w.ndim == 1 else (w ** 2).sum(axis=1)
+    return float((np.sum(residual ** 2) + np.dot(c * s, w2)) / n)
+
+
+def logistic_binary_objective(w, b, X, Q, y01, l2):
+    """Taylor-approximated expected logistic loss for two classes, and its gradient.
+
+    Parameters
+    ----------
+    w : ndarray of shape (n_features,)
+    b : float
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+    Q : same type and shape as X
+        Dropout variances ``X**2 * c`` (:func:`dropout_variances`).
+    y01 : ndarray of shape (n_samples,)
+        1.0 for the positive class, 0.0 otherwise.
+    l2 : float
+        Ridge penalty ``l2 * ||w||**2`` (intercept excluded).
+
+    Returns
+    -------
+    value : float
+    grad_w : ndarray of shape (n_features,)
+    grad_b : float
+    """
+    n = X.shape[0]
+    a = X @ w + b
+    p = expit(a)
+    pi = p * (1.0 - p)                       # A''(a) of the standard logistic loss
+    r = Q @ (w * w)                          # sum_d q_id w_d^2
+    # log(1 + e^a) - y a, computed stably.
+    data_term = -(y01 * log_expit(a) + (1.0 - y01) * log_expit(-a))
+    value = (data_term.sum() + 0.5 * np.dot(pi, r)) / n + l2 * np.dot(w, w)
+    grad_a = ((p - y01) + 0.5 * r * pi * (1.0 - 2.0 * p)) / n
+    grad_w = X.T @ grad_a + (Q.T @ pi) * w / n + 2.0 * l2 * w
+    return value, np.asarray(grad_w).ravel(), float(grad_a.sum())
+
+
+def _sparse_rows_dot(Q, P, W):
+    """For each stored entry (i, d) of CSR ``Q``: ``v_id = sum_k P_ik W_dk``.
+
+    Returns the values aligned with ``Q.data``; computed in row blocks so that
+    the ``nnz x K`` temporary stays bounded.
+    """
+    out = np.empty_like(Q.data)
+    n_classes = P.shape[1]
+    rows_per_block = max(1, _BLOCK_ENTRIES // max(1, n_classes * max(1, Q.nnz // max(1, Q.shape[0]))))
+    for start in range(0, Q.shape[0], rows_per_block):
+        stop = min(Q.shape[0], start + rows_per_block)
+        lo, hi = Q.indptr[start], Q.indptr[stop]
+        if lo == hi:
+            continue
+        rows = np.repeat(np.arange(start, stop), np.diff(Q.indptr[start:stop + 1]))
+        cols = Q.indices[lo:hi]
+        out[lo:hi] = np.einsum("ek,ek->e", P[rows], W[cols])
+    return out
+
+
+def logistic_multinomial_objective(W, b, X, Q, Y, l2):
+    """Taylor-approximated expected multinomial logistic loss, and its gradient.
+
+    The variance term uses the full softmax Hessian ``diag(p) - p p^T``
+    (see the module docstring for the derivation and the correction to
+    Appendix C).
+
+    Parameters
+    ----------
+    W : ndarray of shape (n_features, n_classes)
+    b : ndarray of shape (n_classes,)
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+    Q : same type and shape as X
+        Dropout variances ``X**2 * c``.
+    Y : ndarray of shape (n_samples, n_classes)
+        One-hot labels.
+    l2 : float
+
+    Returns
+    -------
+    value : float
+    grad_W : ndarray of shape (n_features, n_classes)
+    grad_b : ndarray of shape (n_classes,)
+    """
+    n = X.shape[0]
+    A = np.asarray(X @ W) + b
+    P = softmax(A, axis=1)
+    U = np.asarray(Q @ (W * W))              # u_ik = sum_d q_id W_dk^2
+    if sp.issparse(Q):
+        v = _sparse_rows_dot(Q, P, W)        # v_id = sum_k p_ik W_dk at non-zeros
+        QV = sp.csr_matrix((Q.data * v, Q.indices, Q.indptr), shape=Q.shape)
+        qvv = float(np.dot(QV.data, v))
+    else:
+        V = P @ W.T
+        QV = Q * V
+        qvv = float(np.sum(QV * V))
+    data_term = float(np.sum(logsumexp(A, axis=1)) - np.sum(A * Y))
+    value = (data_term + 0.5 * (float(np.sum(P * U)) - qvv)) / n + l2 * float(np.sum(W * W))
+    # d(variance term)/dP, then through the softmax Jacobian.
+    G = 0.5 * (U - 2.0 * np.asarray(QV @ W)) / n
+    grad_A = (P - Y) / n + P * (G - np.sum(G * P, axis=1, keepdims=True))
+    direct = (W * np.asarray(Q.T @ P) - np.asarray(QV.T @ P)) / n
+    grad_W = np.asarray(X.T @ grad_A) + direct + 2.0 * l2 * W
+    return value, grad_W, grad_A.sum(axis=0)

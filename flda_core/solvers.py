@@ -1,0 +1,239 @@
+"""Solvers for the two FLDA risks (paper section 3.4).
+
+``solve_quadratic`` minimises the exact expected quadratic risk (eq.
+``flda-quad``, Algorithm 1) with one of three interchangeable methods, checked
+against each other in the tests:
+
+* ``"cholesky"``: the primal normal equations, an ``m x m`` system (small m);
+* ``"woodbury"``: the dual (push-through / Woodbury) form, an ``n x n``
+  system, for many features and few samples;
+* ``"cg"``: preconditioned conjugate gradients on the primal system using only
+  products with ``X`` -- memory ``O(nnz + m)``, for large sparse problems.
+
+``solve_logistic`` minimises the Taylor-approximated expected logistic risk
+(eq. ``eq:logrisk`` with eq. ``log_loss``; Algorithm 2) with L-BFGS on the
+exact gradient, in diagonally rescaled coordinates so that features with
+``theta`` close to 1 (a huge dropout variance) do not make the problem
+ill-conditioned for the optimiser.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
+from scipy.optimize import minimize
+from scipy.sparse.linalg import LinearOperator, cg
+from sklearn.exceptions import ConvergenceWarning
+
+from .objectives import (dropout_variances, logistic_binary_objective,
+                         logistic_multinomial_objective)
+
+__all__ = ["solve_quadratic", "solve_logistic", "QUADRATIC_SOLVERS"]
+
+QUADRATIC_SOLVERS = ("auto", "cholesky", "woodbury", "cg")
+#: Largest number of features for which "auto" forms the m x m Gram matrix.
+MAX_PRIMAL_FEATURES = 2_000
+#: Largest number of samples for which "auto" forms the n x n dual matrix.
+MAX_DUAL_SAMPLES = 2_000
+
+
+def _column_sum_squares(X):
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=0)).ravel()
+    return np.einsum("ij,ij->j", X, X)
+
+
+def choose_quadratic_solver(n_samples, n_features, penalty):
+    """The solver ``"auto"`` picks: never a dense matrix larger than 2,000 squared."""
+    if n_features <= MAX_PRIMAL_FEATURES:
+        return "cholesky"
+    if n_samples <= MAX_DUAL_SAMPLES and np.all(penalty > 0):
+        return "woodbury"
+    return "cg"
+
+
+def _solve_psd(G, rhs):
+    """Solve ``G x = rhs`` for symmetric PSD ``G``; minimum-norm if singular."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", la.LinAlgWarning)
+        try:
+            return la.solve(G, rhs, assume_a="pos")
+        except (la.LinAlgError, la.LinAlgWarning):
+            pass
+    return la.lstsq(G, rhs, cond=None)[0]
+
+
+def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None):
+    """Minimise ``1/n sum_i E||t_i - W^T z_i - b||^2 + l2 ||W||^2`` exactly.
+
+    With the intercept unpenalised and never dropped out, eliminating ``b``
+    gives ``b = mean(T) - mu^T W`` and the centred system
+    ``(Xc^T Xc + diag(c * s + n * l2)) W = Xc^T T`` with ``Xc = X - 1 mu^T``
+    and ``s_d = sum_i x_id^2`` (the *uncentred* second moment: dropout acts
+    on raw values).  This is eq. ``flda-quad`` with the bias row split off.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        Only features with finite ``c`` and at least one non-zero value.
+    T : ndarray of shape (n_samples, n_outputs)
+        Targets, one column per one-vs-rest problem (all share one factorisation).
+    c : ndarray of shape (n_features,)
+        Finite dropout variance factors ``theta / (1 - theta)``.
+    l2 : float
+    solver : {"auto", "cholesky", "woodbury", "cg"}
+    tol : float
+        Relative residual for ``"cg"``.
+    max_iter : int or None
+        Iteration cap for ``"cg"`` (default ``10 * n_features``).
+
+    Returns
+    -------
+    W : ndarray of shape (n_features, n_outputs)
+    b : ndarray of shape (n_outputs,)
+    solver : str
+        The solver actually used.
+    """
+    n, m = X.shape
+    mu = np.asarray(X.mean(axis=0)).ravel()
+    t_mean = T.mean(axis=0)
+    penalty = c * _column_sum_squares(X) + n * l2
+    rhs = np.asarray(X.T @ T) - np.outer(mu, n * t_mean)
+    if solver == "auto":
+        solver = choose_quadratic_solver(n, m, penalty)
+    if solver == "cholesky":
+        G = X.T @ X
+        G = G.toarray() if sp.issparse(G) else np.array(G)
+        G -= n * np.outer(mu, mu)
+        G[np.diag_indices_from(G)] += penalty
+        W = _solve_psd(G, rhs)
+    elif solver == "woodbury":
+        if not np.all(penalty > 0):
+            raise ValueError("The 'woodbury' solver needs l2 > 0 or theta > 0 for every "
+                             "feature; use 'cholesky' or 'cg'.")
+        W = _woodbury(X, T - t_mean, mu, 1.0 / penalty)
+    elif solver == "cg":
+        W = _conjugate_gradients(X, rhs, mu, penalty, tol, max_iter)
+    else:
+        raise ValueError(f"solver must be one of {QUADRATIC_SOLVERS}, got {solver!r}.")
+    return W, t_mean - mu @ W, solver
+
+
+def _woodbury(X, Tc, mu, d_inv):
+    """``(D + Xc^T Xc)^-1 Xc^T T = D^-1 Xc^T (I + Xc D^-1 Xc^T)^-1 T`` (push-through)."""
+    n = X.shape[0]
+    XD = X.multiply(d_inv).tocsr() if sp.issparse(X) else X * d_inv
+    K = XD @ X.T
+    K = K.toarray() if sp.issparse(K) else np.asarray(K)
+    a = np.asarray(X @ (d_inv * mu)).ravel()
+    K -= a[:, None]
+    K -= a[None, :]
+    K += float(mu @ (d_inv * mu))
+    K[np.diag_indices(n)] += 1.0
+    alpha = la.solve(K, Tc, assume_a="pos")
+    return d_inv[:, None] * (np.asarray(X.T @ alpha) - np.outer(mu, alpha.sum(axis=0)))
+
+
+def _conjugate_gradients(X, rhs, mu, penalty, tol, max_iter):
+    n, m = X.shape
+
+    def matvec(v):
+        v = np.ravel(v)
+        u = X @ v - mu @ v                     # Xc v
+        return np.asarray(X.T @ u).ravel() - mu * u.sum() + penalty * v
+
+    operator = LinearOperator((m, m), matvec=matvec, dtype=np.float64)
+    diagonal = _column_sum_squares(X) - n * mu ** 2 + penalty
+    diagonal = np.where(diagonal > 0, diagonal, 1.0)
+    preconditioner = LinearOperator((m, m), matvec=lambda v: np.ravel(v) / diagonal,
+                                    dtype=np.float64)
+    max_iter = 10 * m if max_iter is None else max_iter
+    W = np.zeros_like(rhs)
+    for k in range(rhs.shape[1]):
+        W[:, k], info = cg(operator, rhs[:, k], rtol=tol, atol=0.0, maxiter=max_iter,
+                           M=preconditioner)
+        if info > 0:
+            warnings.warn(f"Conjugate gradients did not reach rtol={tol} in {max_iter} "
+                          "iterations; increase max_iter.", ConvergenceWarning, stacklevel=3)
+    return W
+
+
+def _diagonal_scale(X, c, l2, curvature):
+    """Rough diagonal of the Hessian at W = 0, used to rescale the variables.
+
+    Data term: ``curvature * mean(x_d^2)``; dropout term adds
+    ``curvature * c_d * mean(x_d^2)``; ridge adds ``2 * l2``.  Large dropout
+    variances (theta near 1) make the diagonal huge; rescaling by its square
+    root makes the problem well-conditioned for L-BFGS.
+    """
+    second_moment = _column_sum_squares(X) / X.shape[0]
+    h = curvature * second_moment * (1.0 + c) + 2.0 * l2
+    return 1.0 / np.sqrt(np.where(h > 0, h, 1.0))
+
+
+def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000):
+    """Minimise the Taylor-approximated expected logistic risk with L-BFGS.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        Only features with finite ``c`` and at least one non-zero value.
+    y_index : ndarray of shape (n_samples,)
+        Class indices ``0 .. n_classes - 1``.
+    n_classes : int
+        2 uses one weight vector (standard logistic); more uses softmax.
+    c : ndarray of shape (n_features,)
+    l2 : float
+    tol : float
+        L-BFGS tolerance on the projected gradient (as scikit-learn's ``tol``).
+    max_iter : int
+
+    Returns
+    -------
+    W : ndarray of shape (n_features, 1) for two classes, else (n_features, n_classes)
+    b : ndarray of shape (1,) or (n_classes,)
+    n_iter : int
+    """
+    n, m = X.shape
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+    Q = dropout_variances(X, c)
+    prior = np.bincount(y_index, minlength=n_classes) / n
+    if n_classes == 2:
+        y01 = (y_index == 1).astype(np.float64)
+        scale = _diagonal_scale(X, c, l2, 0.25)
+
+        def fun(params):
+            w = params[:m] * scale
+            value, grad_w, grad_b = logistic_binary_objective(w, params[m], X, Q, y01, l2)
+            return value, np.append(grad_w * scale, grad_b)
+
+        b0 = np.log(prior[1] / prior[0])
+        x0 = np.append(np.zeros(m), b0)
+        n_out = 1
+    else:
+        Y = np.zeros((n, n_classes))
+        Y[np.arange(n), y_index] = 1.0
+        scale = _diagonal_scale(X, c, l2, (1.0 / n_classes) * (1.0 - 1.0 / n_classes))
+
+        def fun(params):
+            W = params[:m * n_classes].reshape(m, n_classes) * scale[:, None]
+            value, grad_W, grad_b = logistic_multinomial_objective(
+                W, params[m * n_classes:], X, Q, Y, l2)
+            return value, np.concatenate([(grad_W * scale[:, None]).ravel(), grad_b])
+
+        log_prior = np.log(prior)
+        x0 = np.concatenate([np.zeros(m * n_classes), log_prior - log_prior.mean()])
+        n_out = n_classes
+    result = minimize(fun, x0, method="L-BFGS-B", jac=True,
+                      options={"maxiter": max_iter, "maxls": 50, "gtol": tol,
+                               "ftol": 64 * np.finfo(float).eps})
+    if not result.success and result.status == 1:
+        warnings.warn(f"L-BFGS did not converge in {max_iter} iterations "
+                      f"({result.message}); increase max_iter or l2.",
+                      ConvergenceWarning, stacklevel=3)
+    W = result.x[:m * n_out].reshape(m, n_out) * scale[:, None]
+    return W, result.x[m * n_out:], int(result.nit)

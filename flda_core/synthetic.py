@@ -1,0 +1,158 @@
+"""Synthetic source/target domains of the paper's section 4.1.
+
+Source data are drawn from per-class, per-feature Bernoulli (section 4.1.1,
+Figure 1) or Poisson (Figure 2, sections 4.1.2-4.1.3) distributions.  The
+target domain is *fresh* source data passed through the dropout transfer model
+with a known ``theta_true`` (eq. ``dropout``), so the model assumptions hold by
+construction and FLDA should match a classifier trained on labelled target data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .transfer import apply_dropout, check_theta
+
+__all__ = ["DomainPair", "make_bernoulli_domains", "make_poisson_domains", "make_domains"]
+
+#: The paper's defaults (section 4.1.1): class one 0.7, class two 0.3, both features.
+PAPER_BERNOULLI_PARAMS = ((0.7, 0.7), (0.3, 0.3))
+#: The paper's defaults (sections 4.1.1-4.1.3): rates 2 (class one) and 6 (class two).
+PAPER_POISSON_PARAMS = ((2.0, 2.0), (6.0, 6.0))
+#: Feature 1 dropped with probability 0.5, feature 2 untouched.
+PAPER_THETA = (0.5, 0.0)
+
+
+@dataclass(frozen=True)
+class DomainPair:
+    """A labelled source domain and a target domain made by dropout transfer.
+
+    Attributes
+    ----------
+    X_source, y_source : ndarray
+        Labelled training data.
+    X_target, y_target : ndarray
+        Target data; ``y_target`` is for evaluation only (FLDA never sees it).
+    theta_true : ndarray of shape (n_features,)
+        The dropout probabilities used to make the target domain.
+    distribution : {"bernoulli", "poisson"}
+    params : ndarray of shape (n_classes, n_features)
+        Success probabilities (Bernoulli) or rates (Poisson) per class and feature.
+    """
+
+    X_source: np.ndarray
+    y_source: np.ndarray
+    X_target: np.ndarray
+    y_target: np.ndarray
+    theta_true: np.ndarray
+    distribution: str
+    params: np.ndarray = field(repr=False)
+
+    @property
+    def n_features(self):
+        return self.X_source.shape[1]
+
+    @property
+    def classes(self):
+        return np.arange(self.params.shape[0])
+
+
+def _check_params(params, distribution):
+    params = np.atleast_2d(np.asarray(params, dtype=np.float64))
+    if params.ndim != 2 or params.shape[0] < 2 or params.shape[1] < 1:
+        raise ValueError(
+            "params must have shape (n_classes >= 2, n_features >= 1); "
+            f"got shape {params.shape}.")
+    if not np.all(np.isfinite(params)):
+        raise ValueError("params must be finite.")
+    if distribution == "bernoulli" and (np.any(params < 0) or np.any(params > 1)):
+        raise ValueError("Bernoulli success probabilities must lie in [0, 1].")
+    if distribution == "poisson" and np.any(params < 0):
+        raise ValueError("Poisson rates must be >= 0.")
+    return params
+
+
+def _balanced_labels(n_samples, n_classes, rng):
+    """Labels 0..K-1 in (as nearly as possible) equal numbers, in random order."""
+    y = np.arange(n_samples) % n_classes
+    rng.shuffle(y)
+    return y
+
+
+def _draw(distribution, params, y, rng):
+    p = params[y]
+    if distribution == "bernoulli":
+        return (rng.random(p.shape) < p).astype(np.float64)
+    return rng.poisson(p).astype(np.float64)
+
+
+def make_domains(distribution, params, n_source=100_000, n_target=100_000,
+                 theta=PAPER_THETA, random_state=None):
+    """Draw a :class:`DomainPair` for ``distribution`` in {"bernoulli", "poisson"}.
+
+    Source and target are independent draws from the class-conditionals with
+    balanced classes; the target is then transformed by dropout with ``theta``.
+    The same ``random_state`` always gives the same pair.
+    """
+    distribution = str(distribution).lower()
+    if distribution not in ("bernoulli", "poisson"):
+        raise ValueError(f"distribution must be 'bernoulli' or 'poisson', got {distribution!r}.")
+    params = _check_params(params, distribution)
+    n_classes, n_features = params.shape
+    theta = check_theta(theta, n_features)
+    for name, n in (("n_source", n_source), ("n_target", n_target)):
+        if int(n) != n or n < n_classes:
+            raise ValueError(f"{name} must be an integer >= the number of classes ({n_classes}).")
+    rng = np.random.default_rng(random_state)
+    y_source = _balanced_labels(int(n_source), n_classes, rng)
+    X_source = _draw(distribution, params, y_source, rng)
+    y_target = _balanced_labels(int(n_target), n_classes, rng)
+    X_target = apply_dropout(_draw(distribution, params, y_target, rng), theta, rng)
+    return DomainPair(X_source, y_source, X_target, y_target, theta,
+                      distribution, params)
+
+
+def make_bernoulli_domains(n_source=100_000, n_target=100_000,
+                           probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA,
+                           random_state=None):
+    """Bernoulli domains of section 4.1.1 (Figure 1).
+
+    Parameters
+    ----------
+    n_source, n_target : int, default=100_000
+        Sizes of the two domains (the paper uses 100,000).
+    probabilities : array-like of shape (n_classes, n_features)
+        Per-class, per-feature success probabilities; the paper's
+        ``[[0.7, 0.7], [0.3, 0.3]]`` by default.
+    theta : array-like of shape (n_features,)
+        True dropout probabilities; the paper's ``[0.5, 0]`` by default.
+    random_state : int or None
+
+    Returns
+    -------
+    DomainPair
+    """
+    return make_domains("bernoulli", probabilities, n_source, n_target, theta, random_state)
+
+
+def make_poisson_domains(n_source=100_000, n_target=100_000,
+                         rates=PAPER_POISSON_PARAMS, theta=PAPER_THETA,
+                         random_state=None):
+    """Poisson domains of sections 4.1.1-4.1.3 (Figures 2-4, Table 1).
+
+    Parameters
+    ----------
+    n_source, n_target : int, default=100_000
+    rates : array-like of shape (n_classes, n_features)
+        Per-class, per-feature Poisson rates; the paper's ``[[2, 2], [6, 6]]``.
+    theta : array-like of shape (n_features,)
+        True dropout probabilities; the paper's ``[0.5, 0]`` by default.
+    random_state : int or None
+
+    Returns
+    -------
+    DomainPair
+    """
+    return make_domains("poisson", rates, n_source, n_target, theta, random_state)

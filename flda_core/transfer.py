@@ -1,0 +1,147 @@
+"""The dropout transfer model (paper section 3.3.1, eqs. ``sourceB``, ``dropout``, ``z_model``).
+
+A source sample ``x`` becomes a target sample ``z`` by dropping every feature
+``d`` independently with probability ``theta_d`` and scaling the survivors by
+``1 / (1 - theta_d)`` so that ``E[z | x] = x`` (eq. ``dropout``).  The maximum
+likelihood estimate of ``theta`` from unlabelled data is
+``theta_d = max(0, 1 - zeta_d / eta_d)`` where ``eta_d`` and ``zeta_d`` are the
+fractions of non-zero entries of feature ``d`` in source and target
+(Appendix A and the display after eq. ``z_model``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array
+
+__all__ = [
+    "nonzero_rate",
+    "estimate_dropout",
+    "dropout_variance_factor",
+    "apply_dropout",
+    "check_theta",
+]
+
+
+def nonzero_rate(X, zero_tol=0.0):
+    """Fraction of samples in which each feature is non-zero.
+
+    This is the maximum-likelihood Bernoulli parameter ``eta_d`` of eq.
+    ``sourceB`` (or ``zeta_d`` when applied to target data).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    zero_tol : float, default=0.0
+        Entries with ``|x| <= zero_tol`` count as zero (scanned images have
+        faint, non-zero backgrounds).
+
+    Returns
+    -------
+    rate : ndarray of shape (n_features,)
+    """
+    X = check_array(X, accept_sparse=("csr", "csc"), dtype=np.float64,
+                    ensure_all_finite=True)
+    if X.shape[0] == 0:
+        raise ValueError("Cannot estimate non-zero rates from zero samples.")
+    if zero_tol < 0:
+        raise ValueError(f"zero_tol must be >= 0, got {zero_tol}.")
+    if sp.issparse(X):
+        coo = X.tocoo()
+        counts = np.bincount(coo.col[np.abs(coo.data) > zero_tol], minlength=X.shape[1])
+        return counts / X.shape[0]
+    return np.count_nonzero(np.abs(X) > zero_tol, axis=0) / X.shape[0]
+
+
+def estimate_dropout(X_source, X_target, zero_tol=0.0):
+    """Maximum-likelihood dropout parameters of the transfer model.
+
+    ``theta_d = max(0, 1 - zeta_d / eta_d)`` (section 3.3.1, Algorithm 1).
+
+    Edge cases, all explicit:
+
+    * a feature never non-zero in the source (``eta_d = 0``) gets
+      ``theta_d = 0``: the model cannot drop what is never there;
+    * a feature never non-zero in the target but present in the source gets
+      ``theta_d = 1`` exactly (the classifier then gives it weight 0);
+    * a feature more frequent in the target than in the source gets
+      ``theta_d = 0``: dropout cannot make features *appear* (the paper's
+      M -> U asymmetry, section 4.2.3).
+
+    Parameters
+    ----------
+    X_source : {array-like, sparse matrix} of shape (n_source, n_features)
+    X_target : {array-like, sparse matrix} of shape (n_target, n_features)
+    zero_tol : float, default=0.0
+        Entries with ``|x| <= zero_tol`` count as zero.
+
+    Returns
+    -------
+    theta : ndarray of shape (n_features,), values in [0, 1]
+    """
+    eta = nonzero_rate(X_source, zero_tol)
+    zeta = nonzero_rate(X_target, zero_tol)
+    if eta.shape != zeta.shape:
+        raise ValueError(
+            f"Source has {eta.shape[0]} features but target has {zeta.shape[0]}; "
+            "both domains must share one feature space.")
+    theta = np.zeros_like(eta)
+    present = eta > 0
+    theta[present] = np.maximum(0.0, 1.0 - zeta[present] / eta[present])
+    return theta
+
+
+def check_theta(theta, n_features):
+    """Validate a dropout vector: shape ``(n_features,)``, finite, in [0, 1]."""
+    theta = np.asarray(theta, dtype=np.float64)
+    if theta.ndim == 0:
+        theta = np.full(n_features, float(theta))
+    if theta.shape != (n_features,):
+        raise ValueError(
+            f"theta has shape {theta.shape}; expected ({n_features},), one value per feature.")
+    if not np.all(np.isfinite(theta)) or np.any(theta < 0) or np.any(theta > 1):
+        raise ValueError("theta must contain finite values in [0, 1].")
+    return theta
+
+
+def dropout_variance_factor(theta):
+    """``theta / (1 - theta)``, the per-feature variance factor of the transfer model.
+
+    ``Var[z_d | x] = theta_d / (1 - theta_d) * x_d**2`` (display after eq.
+    ``z_model``).  For ``theta_d = 1`` the factor is ``inf``; callers must
+    treat such features explicitly (their weight is exactly zero).
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    factor = np.full_like(theta, np.inf)
+    finite = theta < 1.0
+    factor[finite] = theta[finite] / (1.0 - theta[finite])
+    return factor
+
+
+def apply_dropout(X, theta, random_state=None):
+    """Draw one target sample per row of ``X`` from the transfer model (eq. ``dropout``).
+
+    Each entry ``x_d`` is set to 0 with probability ``theta_d`` and otherwise
+    scaled by ``1 / (1 - theta_d)``.  Features with ``theta_d = 1`` become 0.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    theta : array-like of shape (n_features,)
+    random_state : int, RandomState or Generator, optional
+
+    Returns
+    -------
+    Z : ndarray of shape (n_samples, n_features)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    theta = check_theta(theta, X.shape[1])
+    rng = random_state if isinstance(random_state, np.random.Generator) else None
+    if rng is None:
+        rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
+    keep = rng.random(X.shape) >= theta
+    scale = np.zeros_like(theta)
+    scale[theta < 1] = 1.0 / (1.0 - theta[theta < 1])
+    return np.where(keep, X * scale, 0.0)
