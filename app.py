@@ -13,6 +13,11 @@ st.set_page_config(page_title="FLDA explorer", page_icon=":material/swap_horiz:"
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/synthetic.py", title="Synthetic domains", icon=":material/scatter_plot:"),
+    st.Page("pages/transfer.py", title="Transfer parameters", icon=":material/tune:"),
+    st.Page("pages/learning_curves.py", title="Learning curves", icon=":material/show_chart:"),
+    st.Page("pages/digits.py", title="Handwritten digits", icon=":material/draw:"),
+    st.Page("pages/your_data.py", title="Your data", icon=":material/upload_file:"),
 ]
 
 ui_common.keep_widget_state()

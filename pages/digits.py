@@ -1,0 +1,5 @@
+"""Handwritten digits page (being built)."""
+
+import streamlit as st
+
+st.title("Handwritten digits")

@@ -1,0 +1,5 @@
+"""Learning curves page (being built)."""
+
+import streamlit as st
+
+st.title("Learning curves")

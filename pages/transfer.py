@@ -1,0 +1,5 @@
+"""Transfer parameters page (being built)."""
+
+import streamlit as st
+
+st.title("Transfer parameters")

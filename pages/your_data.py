@@ -1,0 +1,5 @@
+"""Your data page (being built)."""
+
+import streamlit as st
+
+st.title("Your data")
