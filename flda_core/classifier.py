@@ -74,7 +74,8 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     n_iter_ : int
-        L-BFGS (logistic) iterations; 0 for the quadratic loss.
+        L-BFGS iterations (logistic); conjugate-gradient iterations for the
+        quadratic ``"cg"`` solver; 1 for the direct quadratic solvers.
     solver_ : str
         The solver used: ``"lbfgs"`` or the quadratic solver chosen.
 
@@ -156,9 +157,8 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             else:
                 T = -np.ones((X.shape[0], n_classes))
                 T[np.arange(X.shape[0]), y_index] = 1.0
-            W, b, self.solver_ = solve_quadratic(X_active, T, c, self.l2, self.solver,
-                                                 tol=self.tol, max_iter=self.max_iter)
-            self.n_iter_ = 0
+            W, b, self.solver_, self.n_iter_ = solve_quadratic(
+                X_active, T, c, self.l2, self.solver, tol=self.tol, max_iter=self.max_iter)
         else:
             W, b, self.n_iter_ = solve_logistic(X_active, y_index, n_classes, c, self.l2,
                                                 tol=self.tol, max_iter=self.max_iter)

@@ -96,6 +96,9 @@ def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None):
     b : ndarray of shape (n_outputs,)
     solver : str
         The solver actually used.
+    n_iter : int
+        1 for the direct solvers (one factorisation); the largest number of
+        conjugate-gradient iterations over the outputs for ``"cg"``.
     """
     n, m = X.shape
     mu = np.asarray(X.mean(axis=0)).ravel()
@@ -109,17 +112,17 @@ def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None):
         G = G.toarray() if sp.issparse(G) else np.array(G)
         G -= n * np.outer(mu, mu)
         G[np.diag_indices_from(G)] += penalty
-        W = _solve_psd(G, rhs)
+        W, n_iter = _solve_psd(G, rhs), 1
     elif solver == "woodbury":
         if not np.all(penalty > 0):
             raise ValueError("The 'woodbury' solver needs l2 > 0 or theta > 0 for every "
                              "feature; use 'cholesky' or 'cg'.")
-        W = _woodbury(X, T - t_mean, mu, 1.0 / penalty)
+        W, n_iter = _woodbury(X, T - t_mean, mu, 1.0 / penalty), 1
     elif solver == "cg":
-        W = _conjugate_gradients(X, rhs, mu, penalty, tol, max_iter)
+        W, n_iter = _conjugate_gradients(X, rhs, mu, penalty, tol, max_iter)
     else:
         raise ValueError(f"solver must be one of {QUADRATIC_SOLVERS}, got {solver!r}.")
-    return W, t_mean - mu @ W, solver
+    return W, t_mean - mu @ W, solver, n_iter
 
 
 def _woodbury(X, Tc, mu, d_inv):
@@ -152,13 +155,20 @@ def _conjugate_gradients(X, rhs, mu, penalty, tol, max_iter):
                                     dtype=np.float64)
     max_iter = 10 * m if max_iter is None else max_iter
     W = np.zeros_like(rhs)
+    n_iter = 0
     for k in range(rhs.shape[1]):
+        count = [0]
+
+        def _count(_, count=count):
+            count[0] += 1
+
         W[:, k], info = cg(operator, rhs[:, k], rtol=tol, atol=0.0, maxiter=max_iter,
-                           M=preconditioner)
+                           M=preconditioner, callback=_count)
+        n_iter = max(n_iter, count[0], 1)
         if info > 0:
             warnings.warn(f"Conjugate gradients did not reach rtol={tol} in {max_iter} "
                           "iterations; increase max_iter.", ConvergenceWarning, stacklevel=3)
-    return W
+    return W, n_iter
 
 
 def _diagonal_scale(X, c, l2, curvature):

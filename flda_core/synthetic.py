@@ -15,7 +15,8 @@ import numpy as np
 
 from .transfer import apply_dropout, check_theta
 
-__all__ = ["DomainPair", "make_bernoulli_domains", "make_poisson_domains", "make_domains"]
+__all__ = ["DomainPair", "make_bernoulli_domains", "make_poisson_domains", "make_domains",
+           "bernoulli_target_lattice", "exact_target_error"]
 
 #: The paper's defaults (section 4.1.1): class one 0.7, class two 0.3, both features.
 PAPER_BERNOULLI_PARAMS = ((0.7, 0.7), (0.3, 0.3))
@@ -156,3 +157,61 @@ def make_poisson_domains(n_source=100_000, n_target=100_000,
     DomainPair
     """
     return make_domains("poisson", rates, n_source, n_target, theta, random_state)
+
+
+def bernoulli_target_lattice(probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA):
+    """Exact target distribution of the Bernoulli domains on their finite lattice.
+
+    Under dropout a binary feature ``x_d`` becomes ``z_d = 1 / (1 - theta_d)``
+    with probability ``p_kd (1 - theta_d)`` and 0 otherwise (Appendix A), so
+    the target domain lives on ``2**m`` lattice points.
+
+    Parameters
+    ----------
+    probabilities : array-like of shape (n_classes, n_features)
+    theta : array-like of shape (n_features,)
+
+    Returns
+    -------
+    points : ndarray of shape (2**n_features, n_features)
+    class_probabilities : ndarray of shape (n_classes, 2**n_features)
+        ``P(z = point | class)``; each row sums to 1.
+    """
+    params = _check_params(probabilities, "bernoulli")
+    n_features = params.shape[1]
+    if n_features > 16:
+        raise ValueError("The exact lattice is only enumerated for up to 16 features.")
+    theta = check_theta(theta, n_features)
+    on = (np.arange(2 ** n_features)[:, None] >> np.arange(n_features)) & 1
+    value = np.zeros(n_features)
+    value[theta < 1] = 1.0 / (1.0 - theta[theta < 1])
+    points = on * value
+    p_on = params * (1.0 - theta)                      # (K, m)
+    class_probabilities = np.prod(np.where(on[None, :, :] == 1, p_on[:, None, :],
+                                           1.0 - p_on[:, None, :]), axis=2)
+    return points, class_probabilities
+
+
+def exact_target_error(predict, probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA,
+                       class_prior=None):
+    """Population target error of a classifier on the Bernoulli domains (no sampling noise).
+
+    Parameters
+    ----------
+    predict : callable
+        Maps an array of shape (n_points, n_features) to class indices ``0..K-1``
+        (e.g. a fitted classifier's ``predict`` with labels ``0..K-1``).
+    probabilities, theta : see :func:`bernoulli_target_lattice`
+    class_prior : array-like of shape (n_classes,), optional
+        Defaults to balanced classes, as the generators draw them.
+
+    Returns
+    -------
+    float
+    """
+    points, class_probabilities = bernoulli_target_lattice(probabilities, theta)
+    n_classes = class_probabilities.shape[0]
+    prior = np.full(n_classes, 1.0 / n_classes) if class_prior is None else np.asarray(class_prior)
+    predicted = np.asarray(predict(points))
+    wrong = predicted[None, :] != np.arange(n_classes)[:, None]
+    return float(np.sum(prior[:, None] * class_probabilities * wrong))
