@@ -1,5 +1,399 @@
-"""Your data page (being built)."""
+"""Your data: upload a labelled source CSV and a target CSV and try FLDA on them.
+
+Thin page over :mod:`flda_core.tabular` (reading, validation, preparation,
+fits) and :mod:`flda_core.figures_data` (figures).
+
+Session state (keys with the page prefix survive switching pages):
+
+* ``data.files`` -- ``{"source": {"name", "bytes"}, "target": {...}}``, the
+  raw bytes of the files accepted so far.  Every way of loading a file (the
+  uploaders and the sample buttons) goes through :func:`accept_file`, which
+  validates the bytes with :func:`flda_core.tabular.parse_csv` and replaces
+  the stored file only when they are valid.
+* ``data.rejected`` -- the last rejected file per slot with its message, shown
+  as an error until the user uploads something else.
+* ``data.sample`` -- key of the sample set loaded (mirrored in the URL as
+  ``?sample=...``), or ``""`` after an upload.
+"""
+
+from __future__ import annotations
 
 import streamlit as st
 
-st.title("Your data")
+import ui_common
+from flda_core import figures_data as figs
+from flda_core import tabular as tab
+
+SLOTS = ("source", "target")
+FILES_KEY = "data.files"
+REJECTED_KEY = "data.rejected"
+SEEN_KEY = "data.seen_uploads"
+SAMPLE_KEY = "data.sample"
+UPLOAD_KEYS = {"source": "data_source_upload", "target": "data_target_upload"}
+L2_OPTIONS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+MISSING_LABELS = {"zero": "treat as zeros (dropped-out features)",
+                  "drop": "drop incomplete rows"}
+MATCH_LABELS = {"name": "by column name", "position": "by position (column order)"}
+
+SETTINGS = [
+    ui_common.Setting("data.match", "name", options=tab.MATCH_OPTIONS),
+    ui_common.Setting("data.missing", "zero", options=tab.MISSING_OPTIONS),
+    ui_common.Setting("data.l2", 1e-3, options=L2_OPTIONS),
+    ui_common.Setting("data.scale", True),
+    ui_common.Setting("data.top_n", figs.DEFAULT_TOP_FEATURES, lo=5, hi=60),
+]
+
+
+# ----------------------------------------------------------------------------- cached core calls
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def parse_cached(raw, name):
+    return tab.parse_csv(raw, name)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def prepare_cached(source_raw, source_name, target_raw, target_name, label, match, missing,
+                   exclude, scale):
+    return tab.prepare_domains(parse_cached(source_raw, source_name),
+                               parse_cached(target_raw, target_name), label, match=match,
+                               missing=missing, exclude=exclude, scale=scale)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def fit_cached(inputs, name, l2):
+    prepared = prepare_cached(*inputs)
+    return tab.fit_models(prepared, l2=l2, names=(name,)).get(name)
+
+
+# ----------------------------------------------------------------------------- loading files
+
+def accept_file(slot, name, raw):
+    """Validate ``raw`` and store it as the ``slot`` file; keep the old file if invalid.
+
+    The single entry point for uploads and sample sets.  Returns True when the
+    file was accepted.
+    """
+    rejected = st.session_state.setdefault(REJECTED_KEY, {})
+    try:
+        parse_cached(raw, name)
+    except tab.DataValidationError as error:
+        rejected[slot] = {"name": name, "message": error.message, "hint": error.hint}
+        return False
+    except Exception as error:  # a bug, not the user's fault: still no traceback
+        rejected[slot] = {"name": name,
+                          "message": f"{name} could not be read ({type(error).__name__}).",
+                          "hint": "Please report this file to the developers; meanwhile "
+                                  "try saving it again as a plain comma-separated CSV."}
+        return False
+    st.session_state.setdefault(FILES_KEY, {})[slot] = {"name": name, "bytes": raw}
+    rejected.pop(slot, None)
+    return True
+
+
+def take_upload(slot, uploaded):
+    """Process a new upload once (uploads stay in the widget across reruns)."""
+    seen = st.session_state.setdefault(SEEN_KEY, {})
+    if uploaded is None:
+        seen.pop(slot, None)
+        st.session_state.get(REJECTED_KEY, {}).pop(slot, None)
+        return
+    if seen.get(slot) == uploaded.file_id:
+        return
+    seen[slot] = uploaded.file_id
+    if accept_file(slot, uploaded.name, uploaded.getvalue()):
+        st.session_state[SAMPLE_KEY] = ""
+
+
+def load_sample(key):
+    """Load both files of a sample set (button callback)."""
+    source_name, source_raw, target_name, target_raw = tab.read_sample(key)
+    accepted = accept_file("source", source_name, source_raw) and \
+        accept_file("target", target_name, target_raw)
+    if accepted:
+        st.session_state[SAMPLE_KEY] = key
+        st.session_state["data.label"] = tab.SAMPLE_SETS[key].label
+        st.session_state["data.exclude"] = []
+
+
+def loaded(slot):
+    return st.session_state.get(FILES_KEY, {}).get(slot)
+
+
+def show_file_status(slot):
+    current = loaded(slot)
+    rejected = st.session_state.get(REJECTED_KEY, {}).get(slot)
+    if rejected:
+        keep = (f" Still using the previously loaded **{current['name']}**."
+                if current else "")
+        st.error(f"**{rejected['name']} was not loaded.** {rejected['message']}\n\n"
+                 f"**Fix:** {rejected['hint']}{keep}", icon=":material/error:")
+    if current:
+        table = parse_cached(current["bytes"], current["name"])
+        st.caption(f":material/check_circle: **{current['name']}** — {table.describe()}")
+        for note in table.warnings:
+            st.warning(note, icon=":material/warning:")
+
+
+def draw_loaders():
+    st.subheader("1 · Load a source and a target file")
+    columns = st.columns(2)
+    help_text = {
+        "source": ("CSV with a header row: one column per feature and a label column "
+                   "(choose it below). Comma, semicolon, tab or pipe separated; "
+                   f"at most {tab.MAX_FILE_BYTES // 2**20} MB, {tab.MAX_ROWS:,} rows and "
+                   f"{tab.MAX_COLUMNS:,} columns. Empty cells, NA, NaN and ? are missing values."),
+        "target": ("CSV with the same features as the source (matched by name, or by "
+                   "position). A label column is optional: with it the page reports errors, "
+                   "without it only predictions. FLDA itself never sees the target labels."),
+    }
+    titles = {"source": "Source CSV (labelled training data)",
+              "target": "Target CSV (data to adapt to)"}
+    for slot, column in zip(SLOTS, columns):
+        with column:
+            uploaded = st.file_uploader(
+                titles[slot], type=["csv", "tsv", "txt"], key=UPLOAD_KEYS[slot],
+                help=help_text[slot], max_upload_size=tab.MAX_FILE_BYTES // 2**20)
+            take_upload(slot, uploaded)
+            show_file_status(slot)
+    st.markdown("**…or load a sample pair** (files in `sample_data/`):")
+    sample_columns = st.columns(len(tab.SAMPLE_SETS))
+    for column, (key, sample) in zip(sample_columns, tab.SAMPLE_SETS.items()):
+        with column:
+            st.button(sample.title, key=f"data_sample_{key}", on_click=load_sample,
+                      args=(key,), help=sample.description, width="stretch",
+                      type="primary" if st.session_state.get(SAMPLE_KEY) == key
+                      else "secondary")
+
+
+# ----------------------------------------------------------------------------- options
+
+def draw_options(source_table):
+    """Label column, matching, missing values, regularisation; returns the choices."""
+    columns = list(source_table.columns)
+    if st.session_state.get("data.label") not in columns:
+        st.session_state["data.label"] = tab.guess_label_column(source_table)
+    label = st.session_state["data.label"]
+    st.session_state["data.exclude"] = [c for c in st.session_state.get("data.exclude", [])
+                                        if c in columns and c != label]
+    st.subheader("2 · Choose how to read them")
+    left, middle, right = st.columns(3)
+    with left:
+        st.selectbox("Label column (in the source)", columns, key="data.label",
+                     help="The column holding the classes. Every other column is a feature "
+                          "unless you ignore it. Text labels (spam/ham) and whole numbers "
+                          "both work.")
+        st.multiselect("Columns to ignore", [c for c in columns
+                                             if c != st.session_state["data.label"]],
+                       key="data.exclude",
+                       help="Columns that are not features, e.g. an id, a date or free "
+                            "text. They are left out in both files.")
+    with middle:
+        st.radio("Match features", tab.MATCH_OPTIONS, key="data.match",
+                 format_func=MATCH_LABELS.get,
+                 help="By name: a feature is used if both files have a column with its "
+                      "name; columns found in one file only are listed below. By position: "
+                      "the i-th source column pairs with the i-th target column whatever "
+                      "the names; the target has the same columns as the source or just "
+                      "lacks the label column.")
+        st.radio("Missing values", tab.MISSING_OPTIONS, key="data.missing",
+                 format_func=MISSING_LABELS.get,
+                 help="Zeros is the paper's choice for missing data at test time "
+                      "(section 4.2.2): a missing value is a dropped-out feature, which is "
+                      "exactly what FLDA's transfer model expects. Dropping rows instead "
+                      "removes every row with an empty cell.")
+    with right:
+        st.select_slider("Regularisation l2", L2_OPTIONS, key="data.l2",
+                         format_func=lambda v: f"{v:g}",
+                         help="Ridge penalty l2·‖w‖² added to the mean (expected) loss of "
+                              "every classifier (S-LS, S-LR, FLDA-Q, FLDA-L, T-LR). Larger "
+                              "values give smaller weights. 1e-3 suits a few hundred rows.")
+        st.checkbox("Scale features (divide by source RMS)", key="data.scale",
+                    help="Divides every feature by its root mean square in the source so one "
+                         "l2 penalty treats features of different units alike. Zeros stay "
+                         "zeros, so the dropout estimate θ̂ does not change (centring "
+                         "would destroy the zeros FLDA counts).")
+        st.slider("Features shown in the charts", 5, 60, key="data.top_n",
+                  help="How many features the per-feature charts show (the most dropped "
+                       "or the most changed ones).")
+
+
+# ----------------------------------------------------------------------------- results
+
+def show_report(prepared, source_name, target_name):
+    report = prepared.report
+    n_features = len(prepared.feature_names)
+    st.markdown(
+        f"Using **{prepared.X_source.shape[0]:,}** source rows and "
+        f"**{prepared.X_target.shape[0]:,}** target rows with **{n_features:,}** feature"
+        f"{'s' if n_features != 1 else ''}, label **{prepared.label}** "
+        f"({len(prepared.classes)} classes: {', '.join(map(str, prepared.classes[:10]))}"
+        f"{', …' if len(prepared.classes) > 10 else ''}). "
+        + (f"{report.target_labels:,} target rows are labelled (used for evaluation only)."
+           if report.target_labels else "The target has no labels: predictions only."))
+    st.info(report.missing_summary(), icon=":material/info:")
+    if report.renamed:
+        pairs = ", ".join(f"{a!r} ↔ {b!r}" for a, b in report.renamed[:6])
+        more = f" and {len(report.renamed) - 6} more" if len(report.renamed) > 6 else ""
+        st.info(f"Matched by position: {len(report.renamed)} column pair(s) have different "
+                f"names ({pairs}{more}).", icon=":material/info:")
+    for note in report.warnings:
+        if note.startswith(tuple(f"{n} is not valid UTF-8" for n in (source_name, target_name))):
+            continue  # already shown under the uploader
+        st.warning(note, icon=":material/warning:")
+
+
+def run_fits(inputs, l2, has_labels):
+    names = [n for n in tab.MODEL_NAMES if n != "T-LR" or has_labels]
+    progress = st.progress(0.0, text="Fitting classifiers…")
+    models = {}
+    for i, name in enumerate(names):
+        progress.progress(i / len(names), text=f"Fitting {name} ({i + 1} of {len(names)})…")
+        model = fit_cached(inputs, name, l2)
+        if model is not None:
+            models[name] = model
+    progress.empty()
+    return models
+
+
+def csv_bytes(frame):
+    return frame.to_csv(index=False).encode("utf-8")
+
+
+def show_results(prepared, models, source_name, target_name, top_n):
+    thetas = tab.theta_frame(prepared, models)
+    errors = tab.error_table(prepared, models)
+    predictions = tab.predictions_frame(prepared, models)
+
+    st.subheader("3 · Results")
+    if len(errors):
+        left, right = st.columns([2, 3])
+        with left:
+            st.dataframe(errors.rename(columns={"n_target": "labelled target rows"}),
+                         hide_index=True, width="stretch",
+                         column_config={"error": st.column_config.NumberColumn(format="%.3f")})
+            st.download_button("Download errors (CSV)", csv_bytes(errors),
+                               file_name="flda_errors.csv", mime="text/csv",
+                               key="data_download_errors",
+                               help="The error table: classifier, error rate, number wrong.")
+        with right:
+            st.plotly_chart(figs.error_figure(errors), width="stretch")
+        st.caption(
+            "Error on the labelled target rows, one row of the paper's error tables "
+            "(Table 'missing' for missing data at test time, section 4.2.2; IMDB, spam and "
+            "Amazon tables). Look at whether FLDA-Q/FLDA-L (green) close the gap between the "
+            "source classifiers S-LS/S-LR (orange) and the T-LR oracle (purple), which was "
+            "trained on the target labels and is out of reach in practice.")
+    else:
+        st.info("The target has no labels, so no errors can be computed; the predictions "
+                "are below. Add a label column to the target file to compare classifiers.",
+                icon=":material/info:")
+
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(figs.theta_figure(thetas, top_n), width="stretch")
+        st.caption(
+            "Estimated dropout probability θ̂ = max(0, 1 − ζ/η) per feature (section 3.3.1), "
+            "η and ζ being the fractions of source and target rows where it is non-zero. "
+            "Look at the top: these features go missing most often in the target, and FLDA "
+            "trusts them least. The middle panel of the paper's Figure 6 shows θ̂ for digits.")
+    with right:
+        st.plotly_chart(figs.nonzero_proportion_figure(thetas, top_n, source_name,
+                                                       target_name), width="stretch")
+        st.caption(
+            "Share of rows in which each feature is non-zero, in source and target, for the "
+            "features that differ most, like the paper's word-proportion figures for IMDB, "
+            "spam and Amazon (section 4.2). A feature rarer in the target gets θ̂ > 0; one "
+            "that is *more* common in the target cannot be explained by dropout (θ̂ = 0).")
+
+    if "FLDA-L weight" in thetas.columns:
+        st.plotly_chart(figs.weights_figure(thetas, top_n), width="stretch")
+        st.caption(
+            f"Weights of S-LR and FLDA-L (positive favours class {prepared.classes[-1]!r}) for "
+            "the features with the largest θ̂. FLDA shrinks the weights of features that are "
+            "often missing in the target and leans on the reliable ones, as the right panel "
+            "of the paper's Figure 6 shows for digit pixels.")
+
+    st.markdown("**Target predictions**")
+    left, right = st.columns([2, 3])
+    with left:
+        st.plotly_chart(figs.prediction_mix_figure(predictions, prepared.classes),
+                        width="stretch")
+        st.caption("Share of target rows assigned to each class by S-LR, FLDA-Q and FLDA-L"
+                   + (" next to the true labels" if prepared.has_target_labels else "")
+                   + ". A classifier hurt by the domain shift often piles its predictions "
+                     "onto one class (missing features look like small values).")
+    with right:
+        st.dataframe(predictions, hide_index=True, width="stretch", height=320)
+        buttons = st.columns(2)
+        buttons[0].download_button(
+            "Download predictions (CSV)", csv_bytes(predictions),
+            file_name="flda_predictions.csv", mime="text/csv", key="data_download_predictions",
+            help="One row per target row (row = data row in the target file): predictions of "
+                 "every classifier and FLDA-L's class probabilities.", width="stretch")
+        buttons[1].download_button(
+            "Download θ̂ per feature (CSV)", csv_bytes(thetas), file_name="flda_theta.csv",
+            mime="text/csv", key="data_download_theta",
+            help="Per feature: θ̂, the non-zero proportions in source and target and (binary "
+                 "tasks) the S-LR and FLDA-L weights.", width="stretch")
+
+
+# ----------------------------------------------------------------------------- page
+
+def main():
+    st.title("Your data")
+    present = ui_common.presentation_mode()
+    ui_common.restore_from_url(SETTINGS)
+    if SAMPLE_KEY not in st.session_state:
+        url_sample = st.query_params.get("sample")
+        st.session_state[SAMPLE_KEY] = ""
+        if url_sample in tab.SAMPLE_SETS and not st.session_state.get(FILES_KEY):
+            load_sample(url_sample)
+
+    if not present:
+        st.markdown(
+            "Try FLDA on your own data: a **labelled source** CSV to train on and a **target** "
+            "CSV whose features may be missing more often (e.g. sensors that fail in the field, "
+            "words used less in another genre). FLDA estimates per feature how often it is "
+            "dropped in the target and trains a classifier that expects exactly that "
+            "(sections 3.3–3.4 of the paper). Missing cells count as dropped-out features.")
+        draw_loaders()
+
+    source, target = loaded("source"), loaded("target")
+    if not (source and target):
+        missing = [slot for slot in SLOTS if not loaded(slot)]
+        st.info(f"Load a {' and a '.join(missing)} file (or a sample pair) to see results.",
+                icon=":material/upload_file:")
+        return
+    source_table = parse_cached(source["bytes"], source["name"])
+    if present:
+        if st.session_state.get("data.label") not in source_table.columns:
+            st.session_state["data.label"] = tab.guess_label_column(source_table)
+    else:
+        draw_options(source_table)
+    ui_common.write_to_url(SETTINGS)
+    sample = st.session_state.get(SAMPLE_KEY, "")
+    if sample:
+        if st.query_params.get("sample") != sample:
+            st.query_params["sample"] = sample
+    elif "sample" in st.query_params:
+        del st.query_params["sample"]
+
+    inputs = (source["bytes"], source["name"], target["bytes"], target["name"],
+              st.session_state["data.label"], st.session_state["data.match"],
+              st.session_state["data.missing"],
+              tuple(st.session_state.get("data.exclude", [])),
+              bool(st.session_state["data.scale"]))
+    try:
+        prepared = prepare_cached(*inputs)
+    except tab.DataValidationError as error:
+        st.error(f"**These files cannot be used together yet.** {error.message}\n\n"
+                 f"**Fix:** {error.hint}", icon=":material/error:")
+        return
+    if not present:
+        show_report(prepared, source["name"], target["name"])
+    models = run_fits(inputs, float(st.session_state["data.l2"]), prepared.has_target_labels)
+    show_results(prepared, models, source["name"], target["name"],
+                 int(st.session_state["data.top_n"]))
+
+
+main()

@@ -1,0 +1,198 @@
+"""Plotly figures of the "Your data" page (built from :mod:`flda_core.tabular` results).
+
+Each builder takes plain data frames (see :func:`flda_core.tabular.theta_frame`,
+:func:`~flda_core.tabular.error_table`,
+:func:`~flda_core.tabular.predictions_frame`) and returns a
+``plotly.graph_objects.Figure`` in the project's style (:mod:`flda_core.style`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from .style import CLASS_COLORS, FAMILY_COLORS, classifier_color
+
+__all__ = ["theta_figure", "nonzero_proportion_figure", "error_figure",
+           "prediction_mix_figure", "weights_figure", "top_changed_features",
+           "DEFAULT_TOP_FEATURES"]
+
+#: Features shown by default in the per-feature bar charts.
+DEFAULT_TOP_FEATURES = 20
+
+_FONT = dict(size=14)
+
+
+def _layout(fig, title, height):
+    fig.update_layout(title=dict(text=title, x=0.0, xanchor="left"), height=height,
+                      font=_FONT, margin=dict(l=10, r=10, t=70, b=10),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right",
+                                  x=1.0, title=None))
+    return fig
+
+
+def _short(name, width=28):
+    name = str(name)
+    return name if len(name) <= width else name[:width - 1] + "\u2026"
+
+
+def theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
+    """Sorted horizontal bars of the estimated dropout probability per feature.
+
+    Parameters
+    ----------
+    thetas : pandas.DataFrame
+        Output of :func:`flda_core.tabular.theta_frame` (sorted by ``theta``).
+    top_n : int
+        Number of features shown (those with the largest ``theta``).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        theta-hat = max(0, 1 - zeta/eta) (section 3.3.1); the features FLDA
+        expects to be missing most often in the target are on top.
+    """
+    top_n = max(1, int(top_n))
+    shown = thetas.sort_values("theta", ascending=False, kind="stable").head(top_n)
+    shown = shown.iloc[::-1]
+    labels = [_short(f) for f in shown["feature"]]
+    fig = go.Figure(go.Bar(
+        x=shown["theta"], y=labels, orientation="h",
+        marker_color=FAMILY_COLORS["flda"], name="\u03b8\u0302",
+        text=[f"{t:.2f}" for t in shown["theta"]], textposition="outside",
+        customdata=np.column_stack([shown["feature"], shown["source_nonzero"],
+                                    shown["target_nonzero"]]),
+        hovertemplate=("<b>%{customdata[0]}</b><br>\u03b8\u0302 = %{x:.3f}<br>"
+                       "non-zero in source: %{customdata[1]:.1%}<br>"
+                       "non-zero in target: %{customdata[2]:.1%}<extra></extra>")))
+    n_total = len(thetas)
+    title = (f"Estimated dropout probability \u03b8\u0302 per feature "
+             f"(top {len(shown)} of {n_total})" if len(shown) < n_total else
+             "Estimated dropout probability \u03b8\u0302 per feature")
+    fig.update_xaxes(title="\u03b8\u0302 = max(0, 1 \u2212 target / source non-zero rate)",
+                     range=[0, 1.12], tickformat=".1f")
+    fig.update_yaxes(title=None, type="category", automargin=True)
+    return _layout(fig, title, height=max(320, 120 + 26 * len(shown)))
+
+
+def top_changed_features(thetas, top_n=DEFAULT_TOP_FEATURES):
+    """The ``top_n`` features whose non-zero proportion differs most between domains.
+
+    Sorted by decreasing ``|target_nonzero - source_nonzero|``, ties by name.
+    """
+    frame = thetas.assign(abs_difference=(thetas["target_nonzero"]
+                                          - thetas["source_nonzero"]).abs())
+    order = np.lexsort((frame["feature"].to_numpy(dtype=str),
+                        -frame["abs_difference"].to_numpy()))
+    return frame.iloc[order].head(max(1, int(top_n))).reset_index(drop=True)
+
+
+def nonzero_proportion_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_name="source",
+                              target_name="target"):
+    """Proportion of non-zero values per feature in source and target.
+
+    The features whose proportions differ most are shown, as in the paper's
+    word-proportion figures for IMDB, spam and Amazon (Figures ``eg_imdb``,
+    ``eg_spam``, ``eg_amazon``, section 4.2).  A feature rarer in the target
+    than in the source gets ``theta > 0``; one more frequent in the target
+    cannot be modelled by dropout (``theta = 0``).
+    """
+    shown = top_changed_features(thetas, top_n)
+    labels = [_short(f, 20) for f in shown["feature"]]
+    fig = go.Figure()
+    for column, name, family in (("source_nonzero", f"source ({source_name})", "source"),
+                                 ("target_nonzero", f"target ({target_name})", "target")):
+        fig.add_bar(x=labels, y=shown[column], name=_short(name, 48),
+                    marker_color=FAMILY_COLORS[family], customdata=shown["feature"],
+                    hovertemplate="<b>%{customdata}</b><br>" + name.split(" ")[0]
+                    + ": %{y:.1%} of rows non-zero<extra></extra>")
+    fig.update_layout(barmode="group", bargap=0.25)
+    fig.update_yaxes(title="proportion of rows non-zero", range=[0, 1.05], tickformat=".0%")
+    fig.update_xaxes(title=None, tickangle=-40 if len(shown) > 6 else 0, type="category",
+                     automargin=True)
+    title = "Proportion of non-zero values, features that differ most between domains"
+    return _layout(fig, title, height=460)
+
+
+def error_figure(errors):
+    """Bar chart of the target error per classifier (a row of the paper's tables).
+
+    Parameters
+    ----------
+    errors : pandas.DataFrame
+        Output of :func:`flda_core.tabular.error_table`.
+    """
+    fig = go.Figure(go.Bar(
+        x=errors["classifier"], y=errors["error"],
+        marker_color=[classifier_color(n) for n in errors["classifier"]],
+        text=[f"{e:.3f}" for e in errors["error"]], textposition="outside",
+        customdata=np.column_stack([errors["errors"], errors["n_target"]]),
+        hovertemplate=("<b>%{x}</b><br>error %{y:.3f}"
+                       "<br>%{customdata[0]} of %{customdata[1]} wrong<extra></extra>")))
+    top = float(errors["error"].max()) if len(errors) else 1.0
+    fig.update_yaxes(title="error on labelled target rows", range=[0, min(1.0, top * 1.25 + 0.02)],
+                     tickformat=".2f")
+    fig.update_xaxes(title=None, type="category")
+    return _layout(fig, "Target classification error", height=380)
+
+
+def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L")):
+    """Stacked bars: the share of target rows assigned to each class, per classifier.
+
+    A bar for the true labels is added when ``predictions`` has ``true_label``
+    (labelled rows only), so a classifier that predicts too many of one class
+    stands out even without reading the error table.
+    """
+    bars = [n for n in names if n in predictions.columns]
+    columns = ([("true labels", "true_label")] if "true_label" in predictions.columns else []) \
+        + [(n, n) for n in bars]
+    class_keys = [str(c) for c in classes]
+    fig = go.Figure()
+    for k, cls in enumerate(class_keys):
+        shares, counts = [], []
+        for _, column in columns:
+            values = predictions[column].dropna().map(str)
+            counts.append(int((values == cls).sum()))
+            shares.append(counts[-1] / max(1, len(values)))
+        fig.add_bar(x=[title for title, _ in columns], y=shares, name=_short(cls, 30),
+                    marker_color=CLASS_COLORS[k % len(CLASS_COLORS)], customdata=counts,
+                    hovertemplate=(f"class {_short(cls, 30)}<br>%{{y:.1%}} "
+                                   "(%{customdata} rows)<extra></extra>"))
+    fig.update_layout(barmode="stack", bargap=0.35)
+    fig.update_yaxes(title="share of target rows", range=[0, 1], tickformat=".0%")
+    fig.update_xaxes(title=None, type="category")
+    return _layout(fig, "Predicted class mix on the target", height=380)
+
+
+def weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-LR", flda_model="FLDA-L"):
+    """Weights of the source classifier and of FLDA for the most dropped features.
+
+    FLDA shrinks the weights of features that are often missing in the target
+    (large theta) and leans on the others instead, the effect the paper shows
+    for digit pixels in Figure 6 (section 4.2.3).  Needs the ``"<model>
+    weight"`` columns of :func:`flda_core.tabular.theta_frame` (binary tasks).
+    """
+    columns = [f"{source_model} weight", f"{flda_model} weight"]
+    missing = [c for c in columns if c not in thetas.columns]
+    if missing:
+        raise ValueError(f"thetas has no column(s) {missing}; weights exist for binary "
+                         "tasks only.")
+    shown = thetas.sort_values("theta", ascending=False, kind="stable").head(max(1, int(top_n)))
+    shown = shown.iloc[::-1]
+    labels = [_short(f) for f in shown["feature"]]
+    fig = go.Figure()
+    for model, column in zip((source_model, flda_model), columns):
+        fig.add_bar(y=labels, x=shown[column], orientation="h", name=model,
+                    marker_color=classifier_color(model),
+                    customdata=np.column_stack([shown["feature"], shown["theta"]]),
+                    hovertemplate=(f"<b>%{{customdata[0]}}</b><br>{model} weight %{{x:.3f}}"
+                                   "<br>\u03b8\u0302 = %{customdata[1]:.2f}<extra></extra>"))
+    fig.update_layout(barmode="group", bargap=0.2)
+    fig.update_xaxes(title="weight (scaled features; positive favours the second class)",
+                     zeroline=True, zerolinewidth=2)
+    fig.update_yaxes(title=None, type="category", automargin=True)
+    return _layout(fig, "Weights, features sorted by \u03b8\u0302 (largest on top)",
+                   height=max(340, 140 + 34 * len(shown)))
+
+
