@@ -1,0 +1,191 @@
+"""Plotly figures of the learning-curve experiment (paper section 4.1.2, Figure 3).
+
+The builders take the long table of :func:`flda_core.learning_curves.summarize_errors`
+(columns ``classifier, family, loss, domain, n, mean_error, sem, repeats``) and
+never import streamlit.  Colours and names come from :mod:`flda_core.style`;
+as in the paper's caption, curves on the *source* validation set are dotted
+and curves on the *target* validation set are solid.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .style import classifier_color
+
+__all__ = ["DOMAIN_DASH", "DOMAIN_TITLES", "LOSS_TITLES", "hex_to_rgba", "log_ticks",
+           "learning_curve_figure", "gap_figure"]
+
+#: Line style per validation domain (Figure 3's caption: dotted source, solid target).
+DOMAIN_DASH = {"source": "dot", "target": "solid"}
+#: Marker per loss so that the two families stay apart in grey-scale print.
+LOSS_SYMBOL = {"quadratic": "circle", "logistic": "square"}
+DOMAIN_TITLES = {"source": "Error on the source validation set",
+                 "target": "Error on the target validation set"}
+LOSS_TITLES = {"quadratic": "quadratic loss", "logistic": "logistic loss"}
+#: Column order of the panels.
+_LOSS_ORDER = ("quadratic", "logistic")
+_DOMAIN_ORDER = ("source", "target")
+
+
+def hex_to_rgba(color, alpha):
+    """``"#RRGGBB"`` -> ``"rgba(r, g, b, alpha)"`` for translucent bands."""
+    color = color.lstrip("#")
+    r, g, b = (int(color[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r}, {g}, {b}, {alpha})"
+
+
+def log_ticks(n_min, n_max):
+    """1-2-5 tick positions covering ``[n_min, n_max]`` and their labels (``"10k"``)."""
+    ticks = [m * 10 ** e for e in range(0, 8) for m in (1, 2, 5)]
+    ticks = [t for t in ticks if n_min <= t <= n_max] or [n_min, n_max]
+    labels = [f"{t // 1000:d}k" if t >= 10_000 else f"{t:,}" for t in ticks]
+    return ticks, labels
+
+
+def _losses_in(table):
+    present = set(table["loss"])
+    return [loss for loss in _LOSS_ORDER if loss in present]
+
+
+def _classifier_order(table):
+    order = {"source": 0, "target": 1, "flda": 2}
+    pairs = table[["classifier", "family"]].drop_duplicates()
+    return list(pairs.sort_values("family", key=lambda s: s.map(order))["classifier"])
+
+
+def learning_curve_figure(table, show_sem=True, log_y=False, height=None):
+    """Figure 3: mean error against training-set size, with SEM bands.
+
+    One row per validation domain (source on top, target below, as in the
+    paper) and one column per loss in ``table`` (quadratic: S-LS, T-LS,
+    FLDA-Q; logistic: S-LR, T-LR, FLDA-L).  The x-axis is the number of
+    training samples on a log scale (for FLDA: ``n`` labelled source plus
+    ``n`` unlabelled target samples).  Bands are mean +/- one standard error
+    of the mean over repeats.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`flda_core.learning_curves.summarize_errors`, possibly
+        the concatenation of a quadratic and a logistic table.
+    show_sem : bool, default=True
+        Draw the +/- SEM bands.
+    log_y : bool, default=False
+        Logarithmic error axis.
+    height : int or None
+        Figure height in pixels (default: 360 per row plus room for the legend).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    if table.empty:
+        raise ValueError("The learning-curve table is empty; nothing to plot.")
+    losses = _losses_in(table)
+    titles = [f"{DOMAIN_TITLES[d]} ({LOSS_TITLES[loss]})" if len(losses) > 1
+              else DOMAIN_TITLES[d] for d in _DOMAIN_ORDER for loss in losses]
+    fig = make_subplots(rows=2, cols=len(losses), shared_xaxes=True,
+                        subplot_titles=titles, vertical_spacing=0.12,
+                        horizontal_spacing=0.08)
+    legend_seen = set()
+    for col, loss in enumerate(losses, start=1):
+        for row, domain in enumerate(_DOMAIN_ORDER, start=1):
+            part = table[(table["loss"] == loss) & (table["domain"] == domain)]
+            for name in _classifier_order(part):
+                curve = part[part["classifier"] == name].sort_values("n")
+                n = curve["n"].to_numpy()
+                mean = curve["mean_error"].to_numpy()
+                sem = np.nan_to_num(curve["sem"].to_numpy())
+                color = classifier_color(name)
+                if show_sem:
+                    fig.add_trace(go.Scatter(
+                        x=np.concatenate([n, n[::-1]]),
+                        y=np.concatenate([mean + sem, (mean - sem)[::-1]]),
+                        fill="toself", fillcolor=hex_to_rgba(color, 0.2),
+                        line={"width": 0}, hoverinfo="skip", showlegend=False,
+                        legendgroup=name, name=f"{name} +/- SEM"), row=row, col=col)
+                fig.add_trace(go.Scatter(
+                    x=n, y=mean, mode="lines+markers", name=name, legendgroup=name,
+                    showlegend=name not in legend_seen,
+                    line={"color": color, "dash": DOMAIN_DASH[domain], "width": 2.5},
+                    marker={"symbol": LOSS_SYMBOL[loss], "size": 6, "color": color},
+                    customdata=np.column_stack([sem, curve["repeats"].to_numpy()]),
+                    hovertemplate=(f"<b>{name}</b> on the {domain} validation set<br>"
+                                   "n = %{x}<br>error = %{y:.4f} "
+                                   "+/- %{customdata[0]:.4f} (SEM, "
+                                   "%{customdata[1]} repeats)<extra></extra>")),
+                    row=row, col=col)
+                legend_seen.add(name)
+    tickvals, ticktext = log_ticks(int(table["n"].min()), int(table["n"].max()))
+    fig.update_xaxes(type="log", title_text=None, tickvals=tickvals, ticktext=ticktext)
+    for col in range(1, len(losses) + 1):
+        fig.update_xaxes(title_text="number of training samples n (log scale)", row=2, col=col)
+        for row in (1, 2):
+            fig.update_yaxes(title_text="classification error", row=row, col=col,
+                             type="log" if log_y else "linear", rangemode="tozero"
+                             if not log_y else "normal")
+    fig.update_layout(
+        height=height or 760, template="plotly_white", hovermode="closest",
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.06, "xanchor": "left",
+                "x": 0.0, "title_text": "classifier (dotted: source validation, "
+                                        "solid: target validation)  "},
+        margin={"l": 70, "r": 20, "t": 90, "b": 60}, font={"size": 14})
+    fig.update_annotations(font_size=15)
+    return fig
+
+
+def gap_figure(gaps, height=420):
+    """Target-domain error minus the target oracle's, with paired SEM bands.
+
+    Shows how quickly FLDA closes the gap to the classifier trained on
+    labelled target data (T-LS / T-LR) and how large the naive source
+    classifier's gap stays (section 4.1.2, Figure 3 bottom panel, re-plotted
+    as differences).  Below 0 means better than the oracle.
+
+    Parameters
+    ----------
+    gaps : pandas.DataFrame
+        Output of :func:`flda_core.learning_curves.oracle_gaps`
+        (columns ``classifier, loss, n, mean_gap, sem``).
+    height : int
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    if gaps.empty:
+        raise ValueError("The gap table is empty; nothing to plot.")
+    fig = go.Figure()
+    fig.add_hline(y=0.0, line={"color": "#777777", "width": 1})
+    for (name, loss), curve in gaps.groupby(["classifier", "loss"], sort=False):
+        curve = curve.sort_values("n")
+        n = curve["n"].to_numpy()
+        mean = curve["mean_gap"].to_numpy()
+        sem = np.nan_to_num(curve["sem"].to_numpy())
+        color = classifier_color(name)
+        fig.add_trace(go.Scatter(
+            x=np.concatenate([n, n[::-1]]),
+            y=np.concatenate([mean + sem, (mean - sem)[::-1]]),
+            fill="toself", fillcolor=hex_to_rgba(color, 0.2), line={"width": 0},
+            hoverinfo="skip", showlegend=False, legendgroup=name))
+        fig.add_trace(go.Scatter(
+            x=n, y=mean, mode="lines+markers", name=f"{name} − {curve['reference'].iloc[0]}",
+            legendgroup=name,
+            line={"color": color, "width": 2.5,
+                  "dash": "solid" if loss == "quadratic" else "dash"},
+            marker={"symbol": LOSS_SYMBOL[loss], "size": 6, "color": color},
+            customdata=sem,
+            hovertemplate=(f"<b>{name}</b><br>n = %{{x}}<br>gap = %{{y:.4f}} "
+                           "+/- %{customdata:.4f} (paired SEM)<extra></extra>")))
+    tickvals, ticktext = log_ticks(int(gaps["n"].min()), int(gaps["n"].max()))
+    fig.update_xaxes(type="log", title_text="number of training samples n (log scale)",
+                     tickvals=tickvals, ticktext=ticktext)
+    fig.update_yaxes(title_text="target error minus oracle's", zeroline=False)
+    fig.update_layout(height=height, template="plotly_white", font={"size": 14},
+                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.02,
+                              "xanchor": "left", "x": 0.0},
+                      margin={"l": 70, "r": 20, "t": 50, "b": 60})
+    return fig

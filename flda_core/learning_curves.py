@@ -1,0 +1,740 @@
+"""Learning curves of S-LS, T-LS and FLDA-Q (paper section 4.1.2, Figure 3).
+
+How many samples does FLDA need to adapt?  Four independent data sets are
+drawn (source train, source validation, target train, target validation;
+10,000 samples each in the paper).  For every repeat and every training-set
+size ``n``:
+
+* **S-LS** (S-LR) is trained on ``n`` labelled source samples,
+* **T-LS** (T-LR) on ``n`` labelled target samples (the oracle),
+* **FLDA-Q** (FLDA-L) on the same ``n`` labelled source samples plus ``n``
+  *unlabelled* target samples, from which ``theta`` is estimated
+  (section 3.3.1, Algorithm 1 / 2),
+
+and each classifier's error rate is measured on *both* validation sets.  The
+curves are the mean error over repeats with its standard error of the mean
+(SEM = sample standard deviation / sqrt(repeats)).
+
+Sampling design
+---------------
+Within one repeat the training subsets are *nested*: each repeat draws one
+random order of the source training set and one of the target training set,
+and size ``n`` uses the first ``n`` samples of each order.  The target order
+is shared by T-LS (labelled) and FLDA (unlabelled), so their comparison uses
+common random numbers.  To make every subset usable at tiny ``n``, each order
+is a uniformly random permutation in which the earliest sample of every class
+is moved to the front; any prefix of ``n >= n_classes`` samples therefore
+contains every class, and prefixes that already did so are unchanged.  The
+smallest allowed ``n`` is the number of classes (2).
+
+Batched closed form
+-------------------
+For the quadratic loss thousands of fits share one structure, so they are
+computed together (:func:`quadratic_fits`): per repeat, the sums
+``sum x x^T``, ``sum x``, ``sum x t``, ``sum t`` and the non-zero counts over
+the first ``n`` samples are accumulated segment by segment along the sample
+order, and the ``(m x m)`` normal equations of every (repeat, size) cell are
+solved as one stacked eigen-decomposition.  The result equals
+``FLDAClassifier(loss="quadratic", l2=ridge / n)`` (see
+:func:`quadratic_fits` for the details, including singular systems).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
+
+from .classifier import FLDAClassifier
+from .style import classifier_name
+from .synthetic import PAPER_POISSON_PARAMS, PAPER_THETA, make_domains
+from .transfer import dropout_variance_factor
+
+__all__ = [
+    "FAMILIES",
+    "DOMAINS",
+    "LearningCurveData",
+    "LearningCurveResult",
+    "make_learning_curve_data",
+    "sample_size_grid",
+    "parse_sample_sizes",
+    "training_orders",
+    "stratified_order",
+    "prefix_sums",
+    "estimate_dropout_prefixes",
+    "solve_psd_min_norm",
+    "quadratic_fits",
+    "error_rates",
+    "quadratic_learning_errors",
+    "logistic_learning_errors",
+    "summarize_errors",
+    "oracle_gaps",
+    "learning_curves",
+    "adaptation_sample_size",
+]
+
+#: Classifier families in the order they are stored and drawn.
+FAMILIES = ("source", "target", "flda")
+#: Validation domains: the paper's top (source) and bottom (target) panels.
+DOMAINS = ("source", "target")
+#: Relative eigenvalue below which a normal-equation matrix counts as singular.
+SINGULAR_RTOL = 1e-12
+#: Spawn-key roots that keep the data draws and the repeat orders independent.
+_DATA_KEY, _REPEAT_KEY = 0, 1
+#: Columns of the curves table (and of the CSV download).
+TABLE_COLUMNS = ["classifier", "family", "loss", "domain", "n", "mean_error", "sem",
+                 "repeats"]
+
+
+@dataclass(frozen=True)
+class LearningCurveData:
+    """The four data sets of section 4.1.2.
+
+    Attributes
+    ----------
+    X_source_train, y_source_train : ndarray
+        Labelled source training pool (subsets of it train S-LS and FLDA).
+    X_source_val, y_source_val : ndarray
+        Source validation set (Figure 3, top panel).
+    X_target_train, y_target_train : ndarray
+        Target training pool: labelled for T-LS, unlabelled for FLDA.
+    X_target_val, y_target_val : ndarray
+        Target validation set (Figure 3, bottom panel).
+    theta_true : ndarray of shape (n_features,)
+        Dropout probabilities that made the target domain.
+    distribution : {"poisson", "bernoulli"}
+    params : ndarray of shape (2, n_features)
+    """
+
+    X_source_train: np.ndarray
+    y_source_train: np.ndarray
+    X_source_val: np.ndarray
+    y_source_val: np.ndarray
+    X_target_train: np.ndarray
+    y_target_train: np.ndarray
+    X_target_val: np.ndarray
+    y_target_val: np.ndarray
+    theta_true: np.ndarray
+    distribution: str
+    params: np.ndarray = field(repr=False)
+
+    @property
+    def n_train(self):
+        """Size of the smaller training pool: the largest usable ``n``."""
+        return min(len(self.y_source_train), len(self.y_target_train))
+
+    def validation(self, domain):
+        """``(X, y)`` of the ``"source"`` or ``"target"`` validation set."""
+        if domain == "source":
+            return self.X_source_val, self.y_source_val
+        if domain == "target":
+            return self.X_target_val, self.y_target_val
+        raise ValueError(f"domain must be 'source' or 'target', got {domain!r}.")
+
+
+def _seed_sequence(seed, *key):
+    if seed is not None and (isinstance(seed, bool) or int(seed) != seed or seed < 0):
+        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}.")
+    return np.random.SeedSequence(None if seed is None else int(seed), spawn_key=key)
+
+
+def make_learning_curve_data(distribution="poisson", params=PAPER_POISSON_PARAMS,
+                             theta=PAPER_THETA, n_train=10_000, n_validation=10_000,
+                             seed=0):
+    """Draw the source/target training and validation sets of section 4.1.2.
+
+    The training pair and the validation pair are two independent calls of
+    :func:`flda_core.synthetic.make_domains` (balanced classes, target made by
+    dropout with ``theta``), so all four sets are independent.
+
+    Parameters
+    ----------
+    distribution : {"poisson", "bernoulli"}, default="poisson"
+    params : array-like of shape (2, n_features)
+        Poisson rates or Bernoulli probabilities per class (rows) and feature;
+        the paper's ``[[2, 2], [6, 6]]`` by default.  Learning curves are for
+        two classes only (the quadratic loss uses ``{-1, +1}`` codes).
+    theta : array-like of shape (n_features,), default=(0.5, 0)
+    n_train, n_validation : int, default=10_000
+        Size of each training pool and of each validation set.
+    seed : int or None
+        The same seed always gives the same four sets.
+
+    Returns
+    -------
+    LearningCurveData
+    """
+    params = np.atleast_2d(np.asarray(params, dtype=np.float64))
+    if params.shape[0] != 2:
+        raise ValueError(
+            f"Learning curves need exactly 2 classes (rows of params); got {params.shape[0]}.")
+    train = make_domains(distribution, params, n_train, n_train, theta,
+                         np.random.default_rng(_seed_sequence(seed, _DATA_KEY, 0)))
+    val = make_domains(distribution, params, n_validation, n_validation, theta,
+                       np.random.default_rng(_seed_sequence(seed, _DATA_KEY, 1)))
+    return LearningCurveData(train.X_source, train.y_source, val.X_source, val.y_source,
+                             train.X_target, train.y_target, val.X_target, val.y_target,
+                             train.theta_true, train.distribution, train.params)
+
+
+def sample_size_grid(n_min=2, n_max=10_000, n_sizes=15):
+    """Roughly log-spaced integer training-set sizes (the x-axis of Figure 3).
+
+    Parameters
+    ----------
+    n_min, n_max : int
+        Smallest (at least 2, one sample per class) and largest size.
+    n_sizes : int
+        Number of sizes requested; rounding can merge neighbours at the small
+        end, so fewer distinct sizes may be returned.
+
+    Returns
+    -------
+    sizes : ndarray of int, strictly increasing, first ``n_min``, last ``n_max``
+    """
+    n_min, n_max, n_sizes = int(n_min), int(n_max), int(n_sizes)
+    if n_min < 2:
+        raise ValueError(f"The smallest sample size must be >= 2 (one per class); got {n_min}.")
+    if n_max < n_min:
+        raise ValueError(f"The largest sample size ({n_max}) is below the smallest ({n_min}).")
+    if n_sizes < 1:
+        raise ValueError(f"Need at least one sample size; got {n_sizes}.")
+    if n_sizes == 1:
+        return np.array([n_max])
+    return np.unique(np.round(np.geomspace(n_min, n_max, n_sizes)).astype(int))
+
+
+def parse_sample_sizes(text, n_max):
+    """Parse a user's list of sample sizes such as ``"2, 5, 10, 100"``.
+
+    Parameters
+    ----------
+    text : str
+        Integers separated by commas, semicolons or white space.
+    n_max : int
+        Largest allowed size (the training pool size).
+
+    Returns
+    -------
+    sizes : ndarray of int, sorted and without duplicates
+
+    Raises
+    ------
+    ValueError
+        With a message that names the offending entry and the allowed range.
+    """
+    tokens = [tok for tok in re.split(r"[,;\s]+", str(text).strip()) if tok]
+    if not tokens:
+        raise ValueError("The list of sample sizes is empty; enter e.g. '2, 5, 10, 100, 1000'.")
+    sizes = []
+    for tok in tokens:
+        try:
+            value = float(tok)
+        except ValueError:
+            raise ValueError(f"'{tok}' is not a number; enter whole numbers separated by "
+                             "commas, e.g. '2, 5, 10, 100'.") from None
+        if not np.isfinite(value) or value != int(value):
+            raise ValueError(f"'{tok}' is not a whole number; sample sizes count samples.")
+        if not 2 <= value <= n_max:
+            raise ValueError(f"Sample size {int(value)} is outside 2 .. {n_max} (at least one "
+                             "sample per class, at most the training pool size).")
+        sizes.append(int(value))
+    return np.unique(sizes)
+
+
+def stratified_order(y, rng):
+    """A random order of ``range(len(y))`` whose every prefix of ``K`` or more has all classes.
+
+    A uniformly random permutation in which the earliest sample of each class
+    is moved to the front (keeping the relative order of everything else).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    order : ndarray of int of shape (n_samples,)
+    """
+    y = np.asarray(y)
+    perm = rng.permutation(len(y))
+    shuffled = y[perm]
+    first = np.sort([np.argmax(shuffled == k) for k in np.unique(y)])
+    return np.concatenate([perm[first], np.delete(perm, first)])
+
+
+def training_orders(data, repeats, seed):
+    """Source and target training orders of the given repeats.
+
+    Repeat ``r`` draws from its own seed sequence ``(seed, 1, r)``, so a repeat
+    gives the same orders whether it is computed alone or with others.
+
+    Returns
+    -------
+    source_orders, target_orders : ndarray of int of shape (len(repeats), n_train_pool)
+    """
+    source, target = [], []
+    for r in repeats:
+        rng = np.random.default_rng(_seed_sequence(seed, _REPEAT_KEY, int(r)))
+        source.append(stratified_order(data.y_source_train, rng))
+        target.append(stratified_order(data.y_target_train, rng))
+    return np.array(source, dtype=np.intp), np.array(target, dtype=np.intp)
+
+
+def prefix_sums(X, t, orders, sizes):
+    """Sums over the first ``n`` samples of each order, for every ``n`` in ``sizes``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_pool, m)
+    t : ndarray of shape (n_pool,)
+        Regression targets (``{-1, +1}``).
+    orders : ndarray of int of shape (R, n_pool)
+    sizes : ndarray of int of shape (G,), strictly increasing
+
+    Returns
+    -------
+    dict of ndarray
+        ``"xx"`` (R, G, m, m) sum of ``x x^T``; ``"x"`` (R, G, m) sum of ``x``;
+        ``"xt"`` (R, G, m) sum of ``x t``; ``"t"`` (R, G) sum of ``t``;
+        ``"nonzero"`` (R, G, m) number of non-zero entries per feature.
+    """
+    sizes = np.asarray(sizes, dtype=int)
+    bounds = np.concatenate([[0], sizes])
+    R, m, G = orders.shape[0], X.shape[1], len(sizes)
+    Xo = X[orders[:, :sizes[-1]]]                      # (R, n_max, m)
+    to = t[orders[:, :sizes[-1]]]                      # (R, n_max)
+    seg = {"xx": np.empty((R, G, m, m)), "x": np.empty((R, G, m)),
+           "xt": np.empty((R, G, m)), "t": np.empty((R, G)),
+           "nonzero": np.empty((R, G, m))}
+    for g in range(G):
+        a, b = bounds[g], bounds[g + 1]
+        Xs, ts = Xo[:, a:b], to[:, a:b]
+        seg["xx"][:, g] = np.matmul(Xs.transpose(0, 2, 1), Xs)
+        seg["x"][:, g] = Xs.sum(axis=1)
+        seg["xt"][:, g] = np.einsum("rnm,rn->rm", Xs, ts)
+        seg["t"][:, g] = ts.sum(axis=1)
+        seg["nonzero"][:, g] = np.count_nonzero(Xs, axis=1)
+    return {key: np.cumsum(value, axis=1) for key, value in seg.items()}
+
+
+def estimate_dropout_prefixes(nonzero_source, nonzero_target):
+    """``estimate_dropout`` on every (repeat, size) cell from non-zero counts.
+
+    Both prefixes have the same size ``n``, so ``zeta / eta`` is the ratio of
+    the counts: ``theta = max(0, 1 - count_target / count_source)``, and 0
+    where the feature never occurs in the source prefix (section 3.3.1,
+    Algorithm 1; same edge cases as :func:`flda_core.transfer.estimate_dropout`).
+    """
+    nonzero_source = np.asarray(nonzero_source, dtype=np.float64)
+    theta = np.zeros_like(nonzero_source)
+    present = nonzero_source > 0
+    theta[present] = np.maximum(0.0, 1.0 - nonzero_target[present] / nonzero_source[present])
+    return theta
+
+
+def solve_psd_min_norm(A, rhs, rtol=SINGULAR_RTOL):
+    """Minimum-norm solutions of a stack of symmetric PSD systems ``A x = rhs``.
+
+    Eigenvalues below ``rtol * largest eigenvalue`` are treated as 0 (the
+    pseudo-inverse), which is what :class:`FLDAClassifier`'s solver falls back
+    to (``lstsq``) when ``A`` is singular; for regular ``A`` it is the usual
+    solution.
+
+    Parameters
+    ----------
+    A : ndarray of shape (B, m, m)
+    rhs : ndarray of shape (B, m)
+
+    Returns
+    -------
+    x : ndarray of shape (B, m)
+    """
+    eigval, eigvec = np.linalg.eigh(A)
+    top = np.max(np.abs(eigval), axis=-1, keepdims=True)
+    keep = eigval > rtol * top
+    inv = np.where(keep, 1.0 / np.where(keep, eigval, 1.0), 0.0)
+    coeffs = np.einsum("bmk,bm->bk", eigvec, rhs) * inv
+    return np.einsum("bmk,bk->bm", eigvec, coeffs)
+
+
+def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
+    """Closed-form least-squares fits for every (repeat, size) cell at once.
+
+    Solves, per cell, the system of :func:`flda_core.solvers.solve_quadratic`
+    (eq. ``flda-quad`` with the bias split off)::
+
+        (Xc^T Xc + diag(c * s + ridge)) w = Xc^T t,   b = mean(t) - mu . w
+
+    with ``Xc^T Xc = sum x x^T - n mu mu^T``, ``s = diag(sum x x^T)`` (the
+    uncentred second moment), ``c = theta / (1 - theta)`` and ``ridge = n * l2``.
+    This is ``FLDAClassifier(loss="quadratic", l2=ridge / n)``: a fixed
+    ``ridge`` penalises the *summed* loss, the paper's ridge form
+    ``(X X^T + lambda I)^-1 X y`` (section 3.4.1).  As in the classifier, a
+    feature with ``theta = 1`` or without any non-zero value in the subset
+    gets weight exactly 0.  Singular systems -- e.g. ``n = 2`` samples and
+    ``m = 2`` features without ridge or dropout, where the centred data have
+    rank 1 -- get the minimum-norm solution (:func:`solve_psd_min_norm`).
+
+    Parameters
+    ----------
+    sums : dict
+        Output of :func:`prefix_sums` for the training data of the fits.
+    sizes : ndarray of int of shape (G,)
+    ridge : float, default=0.0
+    theta : ndarray of shape (R, G, m) or None
+        Dropout estimates per cell (FLDA-Q); None for plain least squares.
+    nonzero_source : ndarray of shape (R, G, m) or None
+        Non-zero counts of the training data (default ``sums["nonzero"]``).
+
+    Returns
+    -------
+    coef : ndarray of shape (R, G, m)
+    intercept : ndarray of shape (R, G)
+    """
+    xx, sx = sums["xx"], sums["x"]
+    R, G, m = sx.shape
+    n = np.asarray(sizes, dtype=np.float64)[None, :, None]          # (1, G, 1)
+    mu = sx / n
+    A = xx - n[..., None] * mu[..., :, None] * mu[..., None, :]
+    rhs = sums["xt"] - mu * sums["t"][..., None]
+    active = (sums["nonzero"] if nonzero_source is None else nonzero_source) > 0
+    penalty = np.full((R, G, m), float(ridge))
+    if theta is not None:
+        active = active & (theta < 1.0)
+        c = np.zeros_like(theta)
+        c[active] = dropout_variance_factor(theta[active])
+        penalty = penalty + c * np.diagonal(xx, axis1=-2, axis2=-1)
+    diag = np.arange(m)
+    A[..., diag, diag] += penalty
+    # Inactive features: identity row/column and zero right-hand side -> w_d = 0,
+    # and the remaining block is exactly the classifier's reduced system.
+    A = np.where(active[..., :, None] & active[..., None, :], A, 0.0)
+    A[..., diag, diag] = np.where(active, A[..., diag, diag], 1.0)
+    rhs = np.where(active, rhs, 0.0)
+    coef = solve_psd_min_norm(A.reshape(R * G, m, m), rhs.reshape(R * G, m)).reshape(R, G, m)
+    intercept = sums["t"] / n[..., 0] - np.einsum("rgm,rgm->rg", mu, coef)
+    return coef, intercept
+
+
+def error_rates(coef, intercept, X, y, chunk=256):
+    """Error rates of many linear classifiers on one labelled set.
+
+    A sample is predicted as class 1 when ``x . w + b > 0`` and as class 0
+    otherwise, exactly as :meth:`FLDAClassifier.predict` for binary labels.
+    Identical rows of ``X`` are scored once and weighted by how often each
+    class occurs with them (count data in few dimensions repeat a lot: the
+    10,000 Poisson validation samples of Figure 3 have only a few hundred
+    distinct rows), which gives the same error rates.
+
+    Parameters
+    ----------
+    coef : ndarray of shape (..., m)
+    intercept : ndarray of shape (...)
+    X : ndarray of shape (n_val, m)
+    y : ndarray of shape (n_val,) with values in {0, 1}
+    chunk : int
+        Classifiers scored at a time (bounds memory at ``chunk * n_rows`` floats).
+
+    Returns
+    -------
+    error : ndarray of shape (...)
+    """
+    lead = np.shape(intercept)
+    W = np.asarray(coef, dtype=np.float64).reshape(-1, X.shape[1])
+    b = np.asarray(intercept, dtype=np.float64).reshape(-1)
+    rows, inverse = np.unique(np.asarray(X, dtype=np.float64), axis=0, return_inverse=True)
+    positive = np.asarray(y).ravel() == 1
+    n_positive = np.bincount(inverse.ravel(), weights=positive, minlength=len(rows))
+    n_negative = np.bincount(inverse.ravel(), weights=~positive, minlength=len(rows))
+    out = np.empty(len(b))
+    for start in range(0, len(b), chunk):
+        says_positive = rows @ W[start:start + chunk].T + b[start:start + chunk] > 0
+        wrong = np.where(says_positive, n_negative[:, None], n_positive[:, None])
+        out[start:start + chunk] = wrong.sum(axis=0)
+    return (out / len(positive)).reshape(lead)
+
+
+def _check_sizes(sizes, n_pool):
+    sizes = np.asarray(sizes, dtype=int)
+    if sizes.ndim != 1 or len(sizes) == 0 or np.any(np.diff(sizes) <= 0):
+        raise ValueError("sizes must be a non-empty, strictly increasing list of integers.")
+    if sizes[0] < 2 or sizes[-1] > n_pool:
+        raise ValueError(f"sample sizes must lie in 2 .. {n_pool} (the training pool size); "
+                         f"got {sizes[0]} .. {sizes[-1]}.")
+    return sizes
+
+
+def quadratic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0):
+    """Validation errors of S-LS, T-LS and FLDA-Q for the given repeats (batched).
+
+    Parameters
+    ----------
+    data : LearningCurveData
+    sizes : array-like of int, strictly increasing, in ``2 .. data.n_train``
+    repeats : sequence of int
+        Repeat indices (each has its own training orders, see
+        :func:`training_orders`).
+    ridge : float, default=0.0
+        Fixed l2 penalty on the summed loss, i.e. ``FLDAClassifier(l2=ridge / n)``.
+    seed : int
+
+    Returns
+    -------
+    errors : ndarray of shape (3 families, 2 domains, len(repeats), len(sizes))
+        Families in :data:`FAMILIES` order, domains in :data:`DOMAINS` order.
+    """
+    sizes = _check_sizes(sizes, data.n_train)
+    source_orders, target_orders = training_orders(data, repeats, seed)
+    t_source = np.where(data.y_source_train == 1, 1.0, -1.0)
+    t_target = np.where(data.y_target_train == 1, 1.0, -1.0)
+    src = prefix_sums(data.X_source_train, t_source, source_orders, sizes)
+    tgt = prefix_sums(data.X_target_train, t_target, target_orders, sizes)
+    theta = estimate_dropout_prefixes(src["nonzero"], tgt["nonzero"])
+    fits = (quadratic_fits(src, sizes, ridge),
+            quadratic_fits(tgt, sizes, ridge),
+            quadratic_fits(src, sizes, ridge, theta=theta))
+    errors = np.empty((len(FAMILIES), len(DOMAINS), len(repeats), len(sizes)))
+    for f, (coef, intercept) in enumerate(fits):
+        for d, domain in enumerate(DOMAINS):
+            errors[f, d] = error_rates(coef, intercept, *data.validation(domain))
+    return errors
+
+
+def logistic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0, tol=1e-6,
+                             max_iter=1000, progress=None):
+    """Validation errors of S-LR, T-LR and FLDA-L (one L-BFGS fit per cell).
+
+    Same subsets as :func:`quadratic_learning_errors` (the same repeat indices
+    give the same orders), each fit is ``FLDAClassifier(loss="logistic",
+    l2=ridge / n)`` (Algorithm 2).  Without ridge, tiny separable subsets make
+    the unregularised logistic weights grow until L-BFGS stops at
+    ``max_iter``; such fits are counted, not hidden.
+
+    Parameters
+    ----------
+    data : LearningCurveData
+    sizes, repeats, ridge, seed
+        As in :func:`quadratic_learning_errors`.
+    tol, max_iter
+        Passed to :class:`FLDAClassifier`.
+    progress : callable(done, total) or None
+        Called after every (repeat, size) cell.
+
+    Returns
+    -------
+    errors : ndarray of shape (3, 2, len(repeats), len(sizes))
+    n_unconverged : int
+        Number of fits that stopped at ``max_iter``.
+    """
+    sizes = _check_sizes(sizes, data.n_train)
+    source_orders, target_orders = training_orders(data, repeats, seed)
+    errors = np.empty((len(FAMILIES), len(DOMAINS), len(repeats), len(sizes)))
+    total, done, n_unconverged = len(repeats) * len(sizes), 0, 0
+    validation = [data.validation(domain) for domain in DOMAINS]
+    for r in range(len(repeats)):
+        for g, n in enumerate(sizes):
+            Xs = data.X_source_train[source_orders[r, :n]]
+            ys = data.y_source_train[source_orders[r, :n]]
+            Xt = data.X_target_train[target_orders[r, :n]]
+            yt = data.y_target_train[target_orders[r, :n]]
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                models = []
+                for X_fit, y_fit, X_unlabelled in ((Xs, ys, None), (Xt, yt, None),
+                                                   (Xs, ys, Xt)):
+                    clf = FLDAClassifier(loss="logistic", l2=ridge / n, tol=tol,
+                                         max_iter=max_iter)
+                    models.append(clf.fit(X_fit, y_fit, X_target=X_unlabelled))
+            n_unconverged += sum(issubclass(w.category, ConvergenceWarning) for w in caught)
+            for f, clf in enumerate(models):
+                for d, (X_val, y_val) in enumerate(validation):
+                    errors[f, d, r, g] = np.mean(clf.predict(X_val) != y_val)
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    return errors, n_unconverged
+
+
+def summarize_errors(errors, sizes, loss="quadratic"):
+    """Mean error and standard error of the mean over repeats, as a long table.
+
+    Parameters
+    ----------
+    errors : ndarray of shape (3, 2, R, G)
+    sizes : ndarray of int of shape (G,)
+    loss : {"quadratic", "logistic"}
+        Names the classifiers (S-LS/T-LS/FLDA-Q or S-LR/T-LR/FLDA-L).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``classifier, family, loss, domain, n, mean_error, sem,
+        repeats``; ``sem = std(ddof=1) / sqrt(R)`` (NaN for a single repeat).
+    """
+    errors = np.asarray(errors, dtype=np.float64)
+    n_repeats = errors.shape[2]
+    mean, sem = _mean_sem(errors, axis=2)
+    rows = []
+    for f, family in enumerate(FAMILIES):
+        name = classifier_name(family, loss)
+        for d, domain in enumerate(DOMAINS):
+            for g, n in enumerate(sizes):
+                rows.append((name, family, loss, domain, int(n), mean[f, d, g], sem[f, d, g],
+                             n_repeats))
+    return pd.DataFrame(rows, columns=TABLE_COLUMNS)
+
+
+def _mean_sem(values, axis):
+    n = values.shape[axis]
+    mean = values.mean(axis=axis)
+    if n < 2:
+        return mean, np.full_like(mean, np.nan)
+    return mean, values.std(axis=axis, ddof=1) / np.sqrt(n)
+
+
+def oracle_gaps(errors, sizes, loss="quadratic", domain="target"):
+    """Error minus the target oracle's error, paired over repeats.
+
+    In every repeat, T-LS (T-LR) and FLDA share the target training order, and
+    S-LS (S-LR) is drawn alongside, so the per-repeat differences are paired;
+    their mean and standard error (sample standard deviation of the
+    differences / sqrt(repeats)) say how far each classifier is from the
+    oracle of Figure 3 (section 4.1.2) and whether the gap is significant.
+
+    Parameters
+    ----------
+    errors : ndarray of shape (3, 2, R, G)
+    sizes : ndarray of int of shape (G,)
+    loss : {"quadratic", "logistic"}
+    domain : {"source", "target"}, default="target"
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``classifier, reference, loss, domain, n, mean_gap, sem,
+        repeats`` for the source family and FLDA.
+    """
+    errors = np.asarray(errors, dtype=np.float64)
+    d = DOMAINS.index(domain)
+    oracle = errors[FAMILIES.index("target"), d]
+    reference = classifier_name("target", loss)
+    rows = []
+    for family in ("source", "flda"):
+        mean, sem = _mean_sem(errors[FAMILIES.index(family), d] - oracle, axis=0)
+        name = classifier_name(family, loss)
+        for g, n in enumerate(sizes):
+            rows.append((name, reference, loss, domain, int(n), mean[g], sem[g],
+                         errors.shape[2]))
+    return pd.DataFrame(rows, columns=["classifier", "reference", "loss", "domain", "n",
+                                       "mean_gap", "sem", "repeats"])
+
+
+@dataclass(frozen=True)
+class LearningCurveResult:
+    """Errors of one loss family and their summary table.
+
+    Attributes
+    ----------
+    errors : ndarray of shape (3 families, 2 domains, repeats, sizes)
+    sizes : ndarray of int
+    loss : {"quadratic", "logistic"}
+    n_unconverged : int
+        Logistic fits that hit the iteration cap (always 0 for quadratic).
+    """
+
+    errors: np.ndarray
+    sizes: np.ndarray
+    loss: str
+    n_unconverged: int = 0
+
+    @property
+    def table(self):
+        """The curves as a long table (:func:`summarize_errors`)."""
+        return summarize_errors(self.errors, self.sizes, self.loss)
+
+    @property
+    def gaps(self):
+        """Target-domain gaps to the oracle (:func:`oracle_gaps`)."""
+        return oracle_gaps(self.errors, self.sizes, self.loss)
+
+
+def learning_curves(data, sizes, n_repeats=50, loss="quadratic", ridge=0.0, seed=0,
+                    progress=None):
+    """Learning curves of Figure 3 (section 4.1.2) for one loss.
+
+    Parameters
+    ----------
+    data : LearningCurveData
+    sizes : array-like of int
+        Training-set sizes, strictly increasing, in ``2 .. data.n_train``.
+    n_repeats : int, default=50
+    loss : {"quadratic", "logistic"}
+        ``"quadratic"``: S-LS, T-LS, FLDA-Q (batched closed form, fast).
+        ``"logistic"``: S-LR, T-LR, FLDA-L (one L-BFGS fit each, slow).
+    ridge : float, default=0.0
+        Fixed l2 penalty on the summed loss (``FLDAClassifier(l2=ridge / n)``).
+    seed : int
+        Seeds the repeat orders (the data have their own seed).
+    progress : callable(done, total) or None
+        Logistic only: called after each (repeat, size) cell.
+
+    Returns
+    -------
+    LearningCurveResult
+    """
+    if int(n_repeats) != n_repeats or n_repeats < 1:
+        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}.")
+    if ridge < 0 or not np.isfinite(ridge):
+        raise ValueError(f"ridge must be a finite number >= 0, got {ridge!r}.")
+    repeats = range(int(n_repeats))
+    if loss == "quadratic":
+        errors = quadratic_learning_errors(data, sizes, repeats, ridge, seed)
+        unconverged = 0
+    elif loss == "logistic":
+        errors, unconverged = logistic_learning_errors(data, sizes, repeats, ridge, seed,
+                                                       progress=progress)
+    else:
+        raise ValueError(f"loss must be 'quadratic' or 'logistic', got {loss!r}.")
+    return LearningCurveResult(errors, np.asarray(sizes, dtype=int), loss, unconverged)
+
+
+def adaptation_sample_size(table, classifier, reference, domain="target", tolerance=0.01):
+    """Smallest ``n`` from which ``classifier`` stays within ``tolerance`` of ``reference``.
+
+    Quantifies the paper's reading of Figure 3 ("roughly 20 labeled source
+    samples and 20 unlabeled target samples are sufficient for FLDA to adapt"):
+    the smallest grid size ``n`` such that at ``n`` and at every larger grid
+    size ``|mean_error(classifier) - mean_error(reference)| <= tolerance`` on
+    ``domain``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`summarize_errors`.
+    classifier, reference : str
+        Paper names, e.g. ``"FLDA-Q"`` and ``"T-LS"``.
+    domain : {"source", "target"}
+    tolerance : float
+
+    Returns
+    -------
+    int or None
+        None when the curves are still apart at the largest size.
+    """
+    rows = table[table["domain"] == domain]
+    a = rows[rows["classifier"] == classifier].set_index("n")["mean_error"].sort_index()
+    b = rows[rows["classifier"] == reference].set_index("n")["mean_error"].sort_index()
+    if a.empty or b.empty:
+        raise ValueError(f"The table has no {domain!r} curve for {classifier!r} or {reference!r}.")
+    close = (a - b).abs().to_numpy() <= tolerance
+    if not close[-1]:
+        return None
+    first_far = np.flatnonzero(~close)
+    start = 0 if len(first_far) == 0 else first_far[-1] + 1
+    return int(a.index[start])

@@ -1,0 +1,115 @@
+"""AppTest of the learning-curves page (section 4.1.2, Figure 3)."""
+
+import os
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAGE = "pages/learning_curves.py"
+TIMEOUT = 120
+
+
+def open_page(query=None):
+    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=TIMEOUT)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def widget(at, kind, key):
+    return getattr(at, kind)(key=key)
+
+
+def metric_values(at):
+    return {m.label: m.value for m in at.metric}
+
+
+def test_defaults_show_figure_3_metrics_and_downloads():
+    at = open_page()
+    assert at.title[0].value == "Learning curves"
+    assert len(at.get("plotly_chart")) == 2
+    assert not at.error
+    values = metric_values(at)
+    adapted = int(values["FLDA-Q adapted from n ="].replace(",", ""))
+    assert 2 <= adapted <= 100                                   # paper: roughly 20
+    assert float(values["Target error at n = 10,000"]) < 0.2
+    labels = [str(b.proto.label) for b in at.get("download_button")]
+    assert any("curves" in label for label in labels)
+    assert any("every error" in label for label in labels)
+    assert any("Figure 3" in c.value for c in at.caption)
+    # every control has help text
+    for kind in ("number_input", "slider", "radio", "selectbox", "toggle", "select_slider"):
+        for w in getattr(at, kind):
+            if str(getattr(w, "key", "") or "").startswith("lc."):
+                assert w.help, w.key
+
+
+def test_changing_controls_recomputes_without_errors():
+    at = open_page()
+    before = metric_values(at)["Target error at n = 10,000"]
+    widget(at, "slider", "lc.theta_f1").set_value(0.8).run()
+    widget(at, "slider", "lc.repeats").set_value(10).run()
+    assert not at.exception and not at.error
+    assert metric_values(at)["Target error at n = 10,000"] != before
+    widget(at, "toggle", "lc.l2").set_value(True).run()
+    widget(at, "select_slider", "lc.ridge").set_value(100.0).run()
+    assert not at.exception and not at.error
+    assert any("λ = 100" in c.value for c in at.caption)
+    widget(at, "selectbox", "lc.distribution").set_value("bernoulli").run()
+    assert not at.exception and not at.error
+    assert widget(at, "number_input", "lc.bernoulli_c1_f1").value == pytest.approx(0.7)
+    widget(at, "toggle", "lc.log_y").set_value(True).run()
+    widget(at, "toggle", "lc.show_sem").set_value(False).run()
+    assert not at.exception and len(at.get("plotly_chart")) == 2
+
+
+def test_bad_sample_sizes_give_a_clear_error_and_keep_settings():
+    at = open_page()
+    widget(at, "radio", "lc.grid_mode").set_value("custom").run()
+    widget(at, "text_input", "lc.custom_sizes").input("2, 10, lots").run()
+    assert not at.exception
+    assert at.error and "'lots' is not a number" in at.error[0].value
+    assert widget(at, "text_input", "lc.custom_sizes").value == "2, 10, lots"
+    widget(at, "text_input", "lc.custom_sizes").input("2, 10, 100").run()
+    assert not at.error and len(at.get("plotly_chart")) == 2
+    widget(at, "radio", "lc.grid_mode").set_value("log").run()
+    widget(at, "number_input", "lc.n_pool").set_value(1000).run()
+    assert at.error and "exceeds the samples per data set" in at.error[0].value
+
+
+def test_logistic_curves_need_a_click_then_show_all_six_classifiers():
+    at = open_page()
+    widget(at, "radio", "lc.grid_mode").set_value("custom").run()
+    widget(at, "text_input", "lc.custom_sizes").input("2, 30").run()
+    widget(at, "radio", "lc.loss").set_value("both").run()
+    widget(at, "slider", "lc.repeats_logistic").set_value(2).run()
+    assert not at.exception
+    assert any("iterative fits" in i.value for i in at.info)
+    labels = [m.label for m in at.metric]
+    assert "FLDA-L adapted from n =" not in labels                # not computed yet
+    next(b for b in at.button if "logistic" in b.label).click().run()
+    assert not at.exception and not at.error
+    labels = [m.label for m in at.metric]
+    assert "FLDA-L adapted from n =" in labels and "FLDA-Q adapted from n =" in labels
+    # coming back to the same settings uses the cache: no button needed
+    widget(at, "toggle", "lc.show_sem").set_value(False).run()
+    assert "FLDA-L adapted from n =" in [m.label for m in at.metric]
+    assert not any(b.label == "Compute logistic curves" for b in at.button)
+
+
+def test_settings_are_read_from_the_url():
+    at = open_page({"theta_f1": "0.3", "repeats": "7", "loss": "nonsense"})
+    assert widget(at, "slider", "lc.theta_f1").value == pytest.approx(0.3)
+    assert widget(at, "slider", "lc.repeats").value == 7
+    assert widget(at, "radio", "lc.loss").value == "quadratic"   # invalid URL value ignored
+
+
+def test_presentation_mode_hides_the_controls():
+    at = open_page({"present": "1"})
+    assert not [w for w in at.slider if str(w.key).startswith("lc.")]
+    assert len(at.get("plotly_chart")) == 2
