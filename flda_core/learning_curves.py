@@ -83,6 +83,8 @@ FAMILIES = ("source", "target", "flda")
 DOMAINS = ("source", "target")
 #: Relative eigenvalue below which a normal-equation matrix counts as singular.
 SINGULAR_RTOL = 1e-12
+#: Scores this close to 0 (relative to |x|.|w| + |b|) are ties, see :func:`error_rates`.
+TIE_RTOL = 1e-9
 #: Spawn-key roots that keep the data draws and the repeat orders independent.
 _DATA_KEY, _REPEAT_KEY = 0, 1
 #: Columns of the curves table (and of the CSV download).
@@ -426,8 +428,14 @@ def error_rates(coef, intercept, X, y, chunk=256):
     """Error rates of many linear classifiers on one labelled set.
 
     A sample is predicted as class 1 when ``x . w + b > 0`` and as class 0
-    otherwise, exactly as :meth:`FLDAClassifier.predict` for binary labels.
-    Identical rows of ``X`` are scored once and weighted by how often each
+    otherwise, as :meth:`FLDAClassifier.predict` does for binary labels --
+    with one safeguard: a score within ``TIE_RTOL * (|x| . |w| + |b|)`` of 0
+    counts as exactly 0 (class 0).  Count data live on a lattice, and a
+    least-squares boundary through lattice points is common at small ``n``
+    (e.g. S-LS on 4 samples); such points would otherwise be assigned by
+    rounding noise of order 1e-16, and with many validation samples on one
+    lattice point the error rate would change by several tenths of a percent
+    between two mathematically equal classifiers.  Identical rows of ``X`` are scored once and weighted by how often each
     class occurs with them (count data in few dimensions repeat a lot: the
     10,000 Poisson validation samples of Figure 3 have only a few hundred
     distinct rows), which gives the same error rates.
@@ -454,7 +462,9 @@ def error_rates(coef, intercept, X, y, chunk=256):
     n_negative = np.bincount(inverse.ravel(), weights=~positive, minlength=len(rows))
     out = np.empty(len(b))
     for start in range(0, len(b), chunk):
-        says_positive = rows @ W[start:start + chunk].T + b[start:start + chunk] > 0
+        Wc, bc = W[start:start + chunk], b[start:start + chunk]
+        scale = np.abs(rows) @ np.abs(Wc).T + np.abs(bc)
+        says_positive = rows @ Wc.T + bc > TIE_RTOL * scale
         wrong = np.where(says_positive, n_negative[:, None], n_positive[:, None])
         out[start:start + chunk] = wrong.sum(axis=0)
     return (out / len(positive)).reshape(lead)

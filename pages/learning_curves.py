@@ -197,15 +197,20 @@ def read_config():
 
 
 # --------------------------------------------------------------------------- computations
+def _duration(seconds):
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
 def logistic_errors(cfg, n_repeats):
     """Logistic curves one cached repeat at a time, with a progress bar and ETA."""
     key = (tuple(cfg.items()), n_repeats)
     done_keys = st.session_state.setdefault("lc_logistic_done", [])
     if key not in done_keys:
         n_fits = 3 * n_repeats * len(cfg["sizes"])
-        st.info(f"The logistic curves need {n_fits:,} iterative fits (about "
-                f"{max(1, round(n_fits * 0.08 / 60))} min on a laptop core). They are "
-                "cached afterwards: coming back to these settings is instant.")
+        st.info(f"The logistic curves need {n_fits:,} iterative L-BFGS fits: typically "
+                f"{_duration(n_fits * 0.01)} to {_duration(n_fits * 0.06)}, longer on a busy "
+                "machine (a progress bar shows the time left). They are cached afterwards: "
+                "coming back to these settings is instant.")
         if not st.button("Compute logistic curves", type="primary",
                          help="Fit S-LR, T-LR and FLDA-L on every subset (with a progress "
                               "bar). The quadratic curves are already shown."):

@@ -204,6 +204,15 @@ def test_error_rates_equal_predict(small_bernoulli):
             assert errors[i, j] == np.mean(clf.predict(d.X_target_val) != d.y_target_val)
 
 
+def test_scores_on_the_boundary_are_ties_not_rounding_noise():
+    # 0.1 + 0.2 - 0.3 is 5.6e-17 in floating point but exactly 0: class 0, as predict's rule
+    X = np.array([[1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [3.0, 3.0]])
+    y = np.array([1, 1, 0, 1])
+    assert 0.1 + 0.2 - 0.3 > 0
+    assert error_rates(np.array([0.1, 0.2]), np.array(-0.3), X, y) == pytest.approx(0.5)
+    assert error_rates(np.array([0.1, 0.2]), np.array(-0.29), X, y) == pytest.approx(0.25)
+
+
 def test_quadratic_errors_equal_errors_of_classifier_fits(small_bernoulli):
     d = small_bernoulli
     sizes, repeats = np.array([2, 7, 100]), [0, 1]

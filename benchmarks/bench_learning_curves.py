@@ -1,0 +1,108 @@
+"""Benchmark of the learning-curve experiment (issue: learning curves, section 4.1.2).
+
+Goal: the paper's default setting of Figure 3 -- four sets of 10,000 Poisson
+samples, 15 log-spaced sizes from 2 to 10,000, 50 repeats, S-LS / T-LS /
+FLDA-Q, errors on both validation sets -- in under 5 s on a 2-core machine.
+
+Prints, measured in the same run:
+
+* the batched closed form (:func:`flda_core.learning_curves.learning_curves`),
+  median of 5 runs, with and without drawing the data;
+* the baseline it replaces: one ``FLDAClassifier(loss="quadratic")`` fit and
+  two validation scorings per (classifier, size, repeat), timed on a few
+  repeats and scaled to 50 (``--full-baseline`` times all 50), and the
+  speed-up ratio;
+* the logistic family (S-LR, T-LR, FLDA-L; one L-BFGS fit each), seconds per
+  repeat, which the page uses to warn about long runs.
+
+Run: ``python3 benchmarks/bench_learning_curves.py`` (``--quick`` skips the
+logistic timing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from flda_core.classifier import FLDAClassifier  # noqa: E402
+from flda_core.learning_curves import (DOMAINS, error_rates, learning_curves,  # noqa: E402
+                                       logistic_learning_errors, make_learning_curve_data,
+                                       sample_size_grid, training_orders)
+
+N_REPEATS = 50
+GOAL_SECONDS = 5.0
+
+
+def timed(func, *args, **kwargs):
+    start = time.perf_counter()
+    out = func(*args, **kwargs)
+    return time.perf_counter() - start, out
+
+
+def batched_run(seed=0):
+    data = make_learning_curve_data(seed=seed)
+    return learning_curves(data, sample_size_grid(), N_REPEATS, seed=seed)
+
+
+def baseline_errors(data, sizes, repeats, seed=0):
+    """The straightforward loop: one estimator fit per (classifier, size, repeat)."""
+    so, to = training_orders(data, repeats, seed)
+    errors = np.empty((3, 2, len(repeats), len(sizes)))
+    for r in range(len(repeats)):
+        for g, n in enumerate(sizes):
+            Xs, ys = data.X_source_train[so[r, :n]], data.y_source_train[so[r, :n]]
+            Xt, yt = data.X_target_train[to[r, :n]], data.y_target_train[to[r, :n]]
+            for f, (X, y, Xu) in enumerate(((Xs, ys, None), (Xt, yt, None), (Xs, ys, Xt))):
+                clf = FLDAClassifier(loss="quadratic").fit(X, y, X_target=Xu)
+                for d, domain in enumerate(DOMAINS):
+                    # the same tie rule as the batched code (scores ~1e-16 on lattice points)
+                    errors[f, d, r, g] = error_rates(clf.coef_[0], clf.intercept_[0],
+                                                     *data.validation(domain))
+    return errors
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="skip the logistic timing")
+    parser.add_argument("--full-baseline", action="store_true",
+                        help="time the baseline loop on all 50 repeats (slow)")
+    args = parser.parse_args(argv)
+
+    sizes = sample_size_grid()
+    print(f"Figure 3 setting: 4 x 10,000 Poisson samples, {len(sizes)} sizes "
+          f"({sizes[0]}..{sizes[-1]}), {N_REPEATS} repeats, 3 classifiers x 2 domains")
+    batched_run()                                              # warm-up (imports, caches)
+    total = [timed(batched_run)[0] for _ in range(5)]
+    data = make_learning_curve_data(seed=0)
+    curves_only = [timed(learning_curves, data, sizes, N_REPEATS, seed=0)[0] for _ in range(5)]
+    median_total, median_curves = statistics.median(total), statistics.median(curves_only)
+    print(f"batched closed form, data + curves: median of 5 = {median_total:.3f} s "
+          f"(runs: {', '.join(f'{t:.3f}' for t in total)})")
+    print(f"batched closed form, curves only:   median of 5 = {median_curves:.3f} s")
+    print(f"goal < {GOAL_SECONDS:.0f} s: {'met' if median_total < GOAL_SECONDS else 'MISSED'}")
+
+    n_base = N_REPEATS if args.full_baseline else 3
+    t_base, base = timed(baseline_errors, data, sizes, range(n_base))
+    batched = learning_curves(data, sizes, n_base, seed=0).errors
+    agree = np.mean(base == batched)
+    t_base_50 = t_base * N_REPEATS / n_base
+    label = "measured" if args.full_baseline else f"{t_base:.2f} s for {n_base} repeats, scaled"
+    print(f"baseline (FLDAClassifier per fit), {N_REPEATS} repeats: {t_base_50:.2f} s ({label})")
+    print(f"speed-up of the batched form over the baseline: {t_base_50 / median_curves:.0f}x; "
+          f"identical error rates in {100 * agree:.2f} % of the {base.size} cells")
+
+    if not args.quick:
+        t_log, _ = timed(logistic_learning_errors, data, sizes, [0], seed=0)
+        print(f"logistic family (S-LR, T-LR, FLDA-L): {t_log:.1f} s per repeat "
+              f"({t_log / (3 * len(sizes)) * 1000:.0f} ms per fit); "
+              f"{N_REPEATS} repeats would take ~{t_log * N_REPEATS / 60:.1f} min")
+
+
+if __name__ == "__main__":
+    main()
