@@ -42,8 +42,8 @@ __all__ = [
 LOSSES = ("quadratic", "logistic")
 #: Classifier families: trained on source, on labelled target (oracle), adapted.
 FAMILIES = ("source", "target", "flda")
-_TRAINED_ON = {"source": "source (labelled)", "target": "target (labelled, oracle)",
-               "flda": "source (labelled) + target (unlabelled)"}
+_TRAINED_ON = {"source": "labelled source", "target": "labelled target (oracle)",
+               "flda": "labelled source + unlabelled target"}
 _LOSS_LABEL = {"quadratic": "Quadratic", "logistic": "Logistic"}
 
 
@@ -324,7 +324,7 @@ def feasible_perturbations(theta_value, perturbations):
 
     A tolerance of 1e-12 absorbs rounding; returned values keep their order.
     """
-    return [float(d) for d in perturbations if -1e-12 <= theta_value + d <= 1 + 1e-12]
+    return [float(d) + 0.0 for d in perturbations if -1e-12 <= theta_value + d <= 1 + 1e-12]
 
 
 def perturbation_sweep(pair, perturbations, feature=0, losses=LOSSES, l2=0.0,

@@ -236,7 +236,7 @@ def _add_scatter(fig, counts, max_count, domain, row, col, show_legend, label_co
             row=row, col=col)
 
 
-def _add_boundary(fig, line, x_range, y_range, row, col):
+def _add_boundary(fig, line, x_range, y_range, row, col, rank=1000):
     segment = boundary_segment(line.coef, line.intercept, x_range, y_range)
     label = line.label
     if segment is None:
@@ -246,7 +246,7 @@ def _add_boundary(fig, line, x_range, y_range, row, col):
     else:
         xs, ys = segment
     fig.add_trace(go.Scatter(
-        x=xs, y=ys, mode="lines", name=label, legendgroup=line.label,
+        x=xs, y=ys, mode="lines", name=label, legendgroup=line.label, legendrank=rank,
         opacity=line.opacity, line=dict(color=line.color, dash=line.dash, width=line.width),
         hovertemplate=(f"<b>{line.label}</b><br>"
                        f"{boundary_equation(line.coef, line.intercept)}<br>{line.hover}"
@@ -295,8 +295,11 @@ def decision_boundary_figure(target_counts, panels, source_counts=None,
         _add_scatter(fig, target_counts, max_count, "target", 1, col, col == 1, label_counts)
         if source_counts is not None:
             _add_scatter(fig, source_counts, max_count, "source", 1, col, col == 1, False)
-        for line in lines:
-            _add_boundary(fig, line, x_range, y_range, 1, col)
+        # Solid lines first, so that dotted/dashed ones stay visible on top of them
+        # (T-LS dotted over FLDA-Q solid, as in the paper); legend keeps list order.
+        order = sorted(range(len(lines)), key=lambda i: lines[i].dash != "solid")
+        for i in order:
+            _add_boundary(fig, lines[i], x_range, y_range, 1, col, rank=100 * col + i)
         fig.update_xaxes(range=x_range, title_text=axis_titles[0], zeroline=False,
                          row=1, col=col)
     fig.update_yaxes(range=y_range, title_text=axis_titles[1], zeroline=False, row=1, col=1)

@@ -309,8 +309,7 @@ def main():
         if paper is PAPER_FIGURE2:
             references["paper, Table 1"] = table1_unperturbed_errors()
     errors = error_table(result, references)
-    col_errors, col_theta = st.columns([3, 2]) if len(theta) <= 10 else (st.container(),
-                                                                         st.container())
+    col_errors, col_theta = st.container(), st.container()
     with col_errors:
         st.subheader("Target errors")
         st.dataframe(errors, hide_index=True, width="stretch",
