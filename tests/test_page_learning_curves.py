@@ -89,7 +89,7 @@ def test_logistic_curves_need_a_click_then_show_all_six_classifiers():
     widget(at, "radio", "lc.loss").set_value("both").run()
     widget(at, "slider", "lc.repeats_logistic").set_value(2).run()
     assert not at.exception
-    assert any("iterative fits" in i.value for i in at.info)
+    assert any("iterative L-BFGS fits" in i.value for i in at.info)
     labels = [m.label for m in at.metric]
     assert "FLDA-L adapted from n =" not in labels                # not computed yet
     next(b for b in at.button if "logistic" in b.label).click().run()
