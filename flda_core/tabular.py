@@ -422,7 +422,8 @@ def parse_csv(raw, name="file.csv"):
                 na_values=_NA_VALUES, skip_blank_lines=True, engine="c",
                 low_memory=False, quotechar='"')
     except pd.errors.ParserError as error:
-        raise DataValidationError(*_parser_message(str(error), name, len(header))) from None
+        raise DataValidationError(*_parser_message(
+            str(error), name, len(header), text[:header_end].count("\n"))) from None
     except (ValueError, UnicodeError, OverflowError, MemoryError, csv.Error) as error:
         raise DataValidationError(
             f"{name} could not be read as a CSV table ({error}).",
@@ -475,10 +476,11 @@ def _check_column_names(header, name):
             "Column names must be unique; rename or delete the repeated columns.")
 
 
-def _parser_message(message, name, n_header):
+def _parser_message(message, name, n_header, lines_before_body):
     match = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)
     if match:
-        line = int(match.group(2)) + 1  # + the header line
+        # The body starts with the newline that ends the header line.
+        line = int(match.group(2)) + lines_before_body
         return (f"Line {line} of {name} has {match.group(3)} values but the header names "
                 f"{n_header} columns.",
                 "Every row needs one value per column; check for an extra delimiter, or "
@@ -718,6 +720,7 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
 
     classes = _check_classes(y_source, source.name, label, dropped=dropped_source > 0)
     y_source, y_target = _harmonise_labels(y_source, y_target, labelled)
+    y_source = _native_labels(y_source)
     classes = np.unique(y_source)
     if y_target is not None and labelled.any():
         unseen = sorted({str(v) for v in y_target[labelled]} - {str(c) for c in classes})
@@ -997,13 +1000,20 @@ def fit_models(prepared, l2=1e-3, names=MODEL_NAMES, callback=None):
             model.fit(prepared.X_source, prepared.y_source, X_target=prepared.X_target)
         else:
             mask = prepared.target_labelled
-            model.fit(prepared.X_target[mask], _as_list(prepared.y_target[mask]))
+            model.fit(prepared.X_target[mask], _native_labels(prepared.y_target[mask]))
         models[name] = model
     return models
 
 
-def _as_list(values):
-    return np.array(list(values), dtype=object)
+def _native_labels(values):
+    """Labels as an int, float or str array (object arrays of ints confuse scikit-learn)."""
+    values = list(values)
+    kinds = {type(v) for v in values}
+    if kinds == {int}:
+        return np.array(values, dtype=np.int64)
+    if kinds <= {int, float}:
+        return np.array(values, dtype=np.float64)
+    return np.array([str(v) for v in values], dtype=object)
 
 
 def _target_trainable(prepared):
