@@ -2,6 +2,8 @@
 
 import streamlit as st
 
+import ui_common
+
 st.title("Feature-level domain adaptation, live")
 st.markdown(
     """
@@ -25,3 +27,42 @@ The naive classifiers trained on source data (S-LS, S-LR) and the oracles traine
 on labelled target data (T-LS, T-LR) are shown alongside for comparison.
 """
 )
+
+st.subheader("What each page shows")
+PAGES = (
+    ("pages/synthetic.py", "Synthetic domains", ":material/scatter_plot:",
+     "Bernoulli and Poisson toy problems with the decision boundaries of S-LS/T-LS/FLDA-Q "
+     "and S-LR/T-LR/FLDA-L, target errors and θ̂ beside the true θ; one-click presets "
+     "for the paper's Figures 1 and 2 (section 4.1.1)."),
+    ("pages/transfer.py", "Transfer parameters", ":material/tune:",
+     "What a wrong θ̂ costs: FLDA's boundary and target error when θ̂ is perturbed, "
+     "with sliders for your own θ; the paper's Table 1 and Figure 4 (section 4.1.3)."),
+    ("pages/learning_curves.py", "Learning curves", ":material/show_chart:",
+     "How many samples FLDA needs to adapt: error against training-set size on source "
+     "and target (Figure 3, section 4.1.2)."),
+    ("pages/digits.py", "Handwritten digits", ":material/draw:",
+     "MNIST-like versus USPS-like digits: where pixels drop out, and how FLDA-L's "
+     "weights differ from the naive classifier's (Figures 5-6, section 4.2.3)."),
+    ("pages/your_data.py", "Your data", ":material/upload_file:",
+     "Upload source and target CSVs (or use the samples) and compare FLDA with the "
+     "naive classifiers on your own problem."),
+)
+for path, title, icon, text in PAGES:
+    st.page_link(path, label=title, icon=icon,
+                 help=f"Open the {title} page.")
+    st.caption(text)
+
+st.subheader("Tips for class")
+st.markdown(
+    """
+- The **random seed** in the sidebar is shared by every page: the same seed always
+  reproduces the same numbers.
+- Every page keeps its settings in the **address bar**: copy the URL to share an exact
+  configuration.
+- Add **`?present=1`** to a page's URL (or `&present=1` after its settings) to hide
+  the controls and show clean figures on a projector.
+"""
+)
+if ui_common.presentation_mode():
+    st.info("Presentation mode is on: pages show figures without their controls.",
+            icon=":material/slideshow:")
