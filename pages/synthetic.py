@@ -224,7 +224,8 @@ def figure_caption(data_key, result, paper):
         "trained on labelled target data (T-LS/T-LR, the oracle), green solid = FLDA. "
         "Look for the green line lying on the purple one: FLDA adapts to the dropout "
         "without target labels. Dropout scales the surviving values of a feature by "
-        "1/(1 − θ), which is why the target's feature 1 sits at 0 and 2 for θ₁ = 0.5.")
+        "1/(1 − θ): with θ₁ = 0.5 the target's feature 1 takes only even values "
+        "(0 and 2 for binary data), and many samples pile up at x₁ = 0.")
     if distribution == "bernoulli":
         s_ls = result.classifiers["S-LS"].target_error
         text += (
