@@ -207,3 +207,23 @@ def test_diagonal_only_hessian_of_appendix_c_is_a_worse_approximation():
         return np.mean(logsumexp(A_, axis=-1) - np.sum(A_ * Y, axis=-1))
     mc = _monte_carlo(loss_of_Z, X, theta, 100_000, rng)
     assert abs(full - mc) < abs(diag_only - mc)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_fused_binary_valued_path_equals_general_path_and_finite_differences(sparse):
+    """For 0/1 data, Q = X * c and the fused products give the same value and gradient."""
+    rng = np.random.default_rng(11)
+    X = (rng.random((50, 7)) < 0.4).astype(float)
+    y01 = (rng.random(50) < 0.5).astype(float)
+    c = dropout_variance_factor(rng.uniform(0, 0.9, 7))
+    Xs = sp.csr_matrix(X) if sparse else X
+    w, b = rng.normal(size=7), -0.3
+    general = logistic_binary_objective(w, b, Xs, dropout_variances(Xs, c), y01, 0.05)
+    fused = logistic_binary_objective(w, b, Xs, None, y01, 0.05, c)
+    assert fused[0] == pytest.approx(general[0], rel=1e-13)
+    np.testing.assert_allclose(fused[1], general[1], rtol=1e-12)
+    assert fused[2] == pytest.approx(general[2], rel=1e-12)
+    params = np.append(w, b)
+    numeric = _numeric_gradient(
+        lambda p: logistic_binary_objective(p[:-1], p[-1], Xs, None, y01, 0.05, c)[0], params)
+    assert _relative_error(np.append(fused[1], fused[2]), numeric) < 1e-6
