@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
 
 from .classifier import FLDAClassifier
 from .style import classifier_name
@@ -52,7 +53,7 @@ __all__ = [
     "DataValidationError", "CsvTable", "PreparationReport", "PreparedDomains",
     "decode_text", "detect_delimiter", "parse_csv", "guess_label_column",
     "prepare_domains", "fit_models", "error_table", "predictions_frame",
-    "theta_frame", "SampleSet", "SAMPLE_SETS", "SAMPLE_DIR", "read_sample",
+    "theta_frame", "convergence_notes", "SampleSet", "SAMPLE_SETS", "SAMPLE_DIR", "read_sample",
 ]
 
 #: Largest file accepted (bytes).  Bigger files should be subsampled first.
@@ -994,15 +995,34 @@ def fit_models(prepared, l2=1e-3, names=MODEL_NAMES, callback=None):
         if callback is not None:
             callback(i, len(names), name)
         model = FLDAClassifier(loss=loss_of(name), l2=l2)
-        if name in ("S-LS", "S-LR"):
-            model.fit(prepared.X_source, prepared.y_source)
-        elif name in ("FLDA-Q", "FLDA-L"):
-            model.fit(prepared.X_source, prepared.y_source, X_target=prepared.X_target)
-        else:
-            mask = prepared.target_labelled
-            model.fit(prepared.X_target[mask], _native_labels(prepared.y_target[mask]))
+        with _warnings.catch_warnings():
+            # Reported to the user by convergence_notes() instead of the log.
+            _warnings.simplefilter("ignore", ConvergenceWarning)
+            _fit_one(model, name, prepared)
         models[name] = model
     return models
+
+
+def convergence_notes(models):
+    """Messages for logistic fits that stopped at ``max_iter`` before converging."""
+    stalled = [name for name, model in models.items()
+               if model.loss == "logistic" and model.n_iter_ >= model.max_iter]
+    if not stalled:
+        return []
+    return [f"{', '.join(stalled)} stopped after {models[stalled[0]].max_iter} iterations "
+            "without converging; their results may be slightly off. Scale the features or "
+            "increase l2."]
+
+
+def _fit_one(model, name, prepared):
+    """Source classifiers ignore the target, FLDA estimates theta from it, T-LR trains on it."""
+    if name in ("S-LS", "S-LR"):
+        model.fit(prepared.X_source, prepared.y_source)
+    elif name in ("FLDA-Q", "FLDA-L"):
+        model.fit(prepared.X_source, prepared.y_source, X_target=prepared.X_target)
+    else:
+        mask = prepared.target_labelled
+        model.fit(prepared.X_target[mask], _native_labels(prepared.y_target[mask]))
 
 
 def _native_labels(values):

@@ -12,6 +12,10 @@ Session state (keys with the page prefix survive switching pages):
   the stored file only when they are valid.
 * ``data.rejected`` -- the last rejected file per slot with its message, shown
   as an error until the user uploads something else.
+* ``data.choices`` -- a plain copy of the option widgets' values, written by
+  their ``on_change`` callbacks and at the end of each run and put back at the
+  start of the next, so the choices survive pages that do not draw these
+  widgets even if Streamlit resets the widget state.
 * ``data.sample`` -- key of the sample set loaded (mirrored in the URL as
   ``?sample=...``), or ``""`` after an upload.
 """
@@ -29,6 +33,9 @@ FILES_KEY = "data.files"
 REJECTED_KEY = "data.rejected"
 SEEN_KEY = "data.seen_uploads"
 SAMPLE_KEY = "data.sample"
+CHOICES_KEY = "data.choices"
+CHOICE_KEYS = ("data.label", "data.exclude", "data.match", "data.missing", "data.l2",
+               "data.scale", "data.top_n")
 UPLOAD_KEYS = {"source": "data_source_upload", "target": "data_target_upload"}
 L2_OPTIONS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 MISSING_LABELS = {"zero": "treat as zeros (dropped-out features)",
@@ -104,6 +111,29 @@ def take_upload(slot, uploaded):
         st.session_state[SAMPLE_KEY] = ""
 
 
+def set_choice(key, value):
+    """Set an option widget's value and remember it (see ``data.choices``)."""
+    st.session_state[key] = value
+    st.session_state.setdefault(CHOICES_KEY, {})[key] = value
+
+
+def remember_choice(key):
+    """``on_change`` callback: remember the value the user just chose."""
+    if key in st.session_state:
+        st.session_state.setdefault(CHOICES_KEY, {})[key] = st.session_state[key]
+
+
+def restore_choices():
+    for key, value in st.session_state.get(CHOICES_KEY, {}).items():
+        if st.session_state.get(key) != value:
+            st.session_state[key] = value
+
+
+def remember_choices():
+    st.session_state[CHOICES_KEY] = {key: st.session_state[key] for key in CHOICE_KEYS
+                                     if key in st.session_state}
+
+
 def load_sample(key):
     """Load both files of a sample set (button callback)."""
     source_name, source_raw, target_name, target_raw = tab.read_sample(key)
@@ -111,8 +141,8 @@ def load_sample(key):
         accept_file("target", target_name, target_raw)
     if accepted:
         st.session_state[SAMPLE_KEY] = key
-        st.session_state["data.label"] = tab.SAMPLE_SETS[key].label
-        st.session_state["data.exclude"] = []
+        set_choice("data.label", tab.SAMPLE_SETS[key].label)
+        set_choice("data.exclude", [])
 
 
 def loaded(slot):
@@ -171,48 +201,48 @@ def draw_options(source_table):
     """Label column, matching, missing values, regularisation; returns the choices."""
     columns = list(source_table.columns)
     if st.session_state.get("data.label") not in columns:
-        st.session_state["data.label"] = tab.guess_label_column(source_table)
+        set_choice("data.label", tab.guess_label_column(source_table))
     label = st.session_state["data.label"]
-    st.session_state["data.exclude"] = [c for c in st.session_state.get("data.exclude", [])
-                                        if c in columns and c != label]
+    set_choice("data.exclude", [c for c in st.session_state.get("data.exclude", [])
+                                if c in columns and c != label])
     st.subheader("2 · Choose how to read them")
     left, middle, right = st.columns(3)
     with left:
-        st.selectbox("Label column (in the source)", columns, key="data.label",
+        st.selectbox("Label column (in the source)", columns, key="data.label", on_change=remember_choice, args=("data.label",),
                      help="The column holding the classes. Every other column is a feature "
                           "unless you ignore it. Text labels (spam/ham) and whole numbers "
                           "both work.")
         st.multiselect("Columns to ignore", [c for c in columns
                                              if c != st.session_state["data.label"]],
-                       key="data.exclude",
+                       key="data.exclude", on_change=remember_choice, args=("data.exclude",),
                        help="Columns that are not features, e.g. an id, a date or free "
                             "text. They are left out in both files.")
     with middle:
-        st.radio("Match features", tab.MATCH_OPTIONS, key="data.match",
+        st.radio("Match features", tab.MATCH_OPTIONS, key="data.match", on_change=remember_choice, args=("data.match",),
                  format_func=MATCH_LABELS.get,
                  help="By name: a feature is used if both files have a column with its "
                       "name; columns found in one file only are listed below. By position: "
                       "the i-th source column pairs with the i-th target column whatever "
                       "the names; the target has the same columns as the source or just "
                       "lacks the label column.")
-        st.radio("Missing values", tab.MISSING_OPTIONS, key="data.missing",
+        st.radio("Missing values", tab.MISSING_OPTIONS, key="data.missing", on_change=remember_choice, args=("data.missing",),
                  format_func=MISSING_LABELS.get,
                  help="Zeros is the paper's choice for missing data at test time "
                       "(section 4.2.2): a missing value is a dropped-out feature, which is "
                       "exactly what FLDA's transfer model expects. Dropping rows instead "
                       "removes every row with an empty cell.")
     with right:
-        st.select_slider("Regularisation l2", L2_OPTIONS, key="data.l2",
+        st.select_slider("Regularisation l2", L2_OPTIONS, key="data.l2", on_change=remember_choice, args=("data.l2",),
                          format_func=lambda v: f"{v:g}",
                          help="Ridge penalty l2·‖w‖² added to the mean (expected) loss of "
                               "every classifier (S-LS, S-LR, FLDA-Q, FLDA-L, T-LR). Larger "
                               "values give smaller weights. 1e-3 suits a few hundred rows.")
-        st.checkbox("Scale features (divide by source RMS)", key="data.scale",
+        st.checkbox("Scale features (divide by source RMS)", key="data.scale", on_change=remember_choice, args=("data.scale",),
                     help="Divides every feature by its root mean square in the source so one "
                          "l2 penalty treats features of different units alike. Zeros stay "
                          "zeros, so the dropout estimate θ̂ does not change (centring "
                          "would destroy the zeros FLDA counts).")
-        st.slider("Features shown in the charts", 5, 60, key="data.top_n",
+        st.slider("Features shown in the charts", 5, 60, key="data.top_n", on_change=remember_choice, args=("data.top_n",),
                   help="How many features the per-feature charts show (the most dropped "
                        "or the most changed ones).")
 
@@ -252,6 +282,8 @@ def run_fits(inputs, l2, has_labels):
         if model is not None:
             models[name] = model
     progress.empty()
+    for note in tab.convergence_notes(models):
+        st.warning(note, icon=":material/warning:")
     return models
 
 
@@ -342,6 +374,7 @@ def show_results(prepared, models, source_name, target_name, top_n):
 def main():
     st.title("Your data")
     present = ui_common.presentation_mode()
+    restore_choices()
     ui_common.restore_from_url(SETTINGS)
     if SAMPLE_KEY not in st.session_state:
         url_sample = st.query_params.get("sample")
@@ -367,9 +400,10 @@ def main():
     source_table = parse_cached(source["bytes"], source["name"])
     if present:
         if st.session_state.get("data.label") not in source_table.columns:
-            st.session_state["data.label"] = tab.guess_label_column(source_table)
+            set_choice("data.label", tab.guess_label_column(source_table))
     else:
         draw_options(source_table)
+    remember_choices()
     ui_common.write_to_url(SETTINGS)
     sample = st.session_state.get(SAMPLE_KEY, "")
     if sample:

@@ -362,3 +362,13 @@ def test_samples_are_valid_and_show_their_story():
     poisson = sample_prepared("poisson")
     thetas = tab.theta_frame(poisson).set_index("feature")["theta"]
     assert thetas["free"] > 0.6 and thetas["meeting"] < 0.15
+
+
+def test_convergence_notes_name_stalled_logistic_fits():
+    p = sample_prepared("breast_cancer", scale=False)
+    models = tab.fit_models(p, l2=1e-6, names=("S-LS", "S-LR"))
+    assert models["S-LR"].n_iter_ == models["S-LR"].max_iter  # raw units: ill-conditioned
+    notes = tab.convergence_notes(models)
+    assert len(notes) == 1 and notes[0].startswith("S-LR stopped") and "S-LS" not in notes[0]
+    scaled = sample_prepared("breast_cancer")
+    assert tab.convergence_notes(tab.fit_models(scaled, l2=1e-3, names=("S-LR",))) == []
