@@ -1,0 +1,33 @@
+"""Run every benchmark in this folder: ``python3 benchmarks/run_all.py [--quick]``.
+
+Each ``bench_*.py`` runs in its own Python process (so one benchmark's caches
+and memory do not colour the next) and prints its own ratios against a
+baseline measured in the same run.  ``--quick`` is passed on to benchmarks
+that accept it.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+import time
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    here = pathlib.Path(__file__).resolve().parent
+    failures = 0
+    for script in sorted(here.glob("bench_*.py")):
+        print(f"\n=== {script.name} ===", flush=True)
+        start = time.perf_counter()
+        accepts_quick = "--quick" in script.read_text()
+        args = [a for a in argv if a != "--quick" or accepts_quick]
+        code = subprocess.call([sys.executable, str(script), *args], cwd=here.parent)
+        print(f"--- {script.name}: exit {code}, {time.perf_counter() - start:.1f} s", flush=True)
+        failures += code != 0
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
