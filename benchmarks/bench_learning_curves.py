@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from flda_core.classifier import FLDAClassifier  # noqa: E402
-from flda_core.learning_curves import (DOMAINS, error_rates, learning_curves,  # noqa: E402
+from flda_core.learning_curves import (DOMAINS, TIE_RTOL, learning_curves,  # noqa: E402
                                        logistic_learning_errors, make_learning_curve_data,
                                        sample_size_grid, training_orders)
 
@@ -61,9 +61,11 @@ def baseline_errors(data, sizes, repeats, seed=0):
             for f, (X, y, Xu) in enumerate(((Xs, ys, None), (Xt, yt, None), (Xs, ys, Xt))):
                 clf = FLDAClassifier(loss="quadratic").fit(X, y, X_target=Xu)
                 for d, domain in enumerate(DOMAINS):
-                    # the same tie rule as the batched code (scores ~1e-16 on lattice points)
-                    errors[f, d, r, g] = error_rates(clf.coef_[0], clf.intercept_[0],
-                                                     *data.validation(domain))
+                    X_val, y_val = data.validation(domain)
+                    # predict(), with the batched code's tie rule for lattice points
+                    scale = np.abs(X_val) @ np.abs(clf.coef_[0]) + abs(clf.intercept_[0])
+                    predicted = clf.decision_function(X_val) > TIE_RTOL * scale
+                    errors[f, d, r, g] = np.mean(predicted != (y_val == 1))
     return errors
 
 

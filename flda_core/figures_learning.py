@@ -37,11 +37,18 @@ def hex_to_rgba(color, alpha):
     return f"rgba({r}, {g}, {b}, {alpha})"
 
 
-def log_ticks(n_min, n_max):
-    """1-2-5 tick positions covering ``[n_min, n_max]`` and their labels (``"10k"``)."""
-    ticks = [m * 10 ** e for e in range(0, 8) for m in (1, 2, 5)]
-    ticks = [t for t in ticks if n_min <= t <= n_max] or [n_min, n_max]
-    labels = [f"{t // 1000:d}k" if t >= 10_000 else f"{t:,}" for t in ticks]
+def log_ticks(n_min, n_max, mantissas=(1, 2, 5)):
+    """Log-axis ticks covering ``[n_min, n_max]`` and short labels (``"2k"``).
+
+    ``mantissas=(1, 2, 5)`` gives 1-2-5 ticks; ``(1,)`` gives decades only
+    (plus ``n_min`` itself when it lies below the first decade), for narrow panels.
+    """
+    ticks = [m * 10 ** e for e in range(0, 8) for m in mantissas]
+    ticks = [t for t in ticks if n_min <= t <= n_max]
+    if tuple(mantissas) == (1,) and (not ticks or ticks[0] > n_min):
+        ticks = [n_min] + ticks
+    ticks = ticks or [n_min, n_max]
+    labels = [f"{t // 1000:d}k" if t >= 1000 and t % 1000 == 0 else f"{t:,}" for t in ticks]
     return ticks, labels
 
 
@@ -104,7 +111,7 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None):
                     fig.add_trace(go.Scatter(
                         x=np.concatenate([n, n[::-1]]),
                         y=np.concatenate([mean + sem, (mean - sem)[::-1]]),
-                        fill="toself", fillcolor=hex_to_rgba(color, 0.2),
+                        mode="lines", fill="toself", fillcolor=hex_to_rgba(color, 0.2),
                         line={"width": 0}, hoverinfo="skip", showlegend=False,
                         legendgroup=name, name=f"{name} +/- SEM"), row=row, col=col)
                 fig.add_trace(go.Scatter(
@@ -119,7 +126,8 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None):
                                    "%{customdata[1]} repeats)<extra></extra>")),
                     row=row, col=col)
                 legend_seen.add(name)
-    tickvals, ticktext = log_ticks(int(table["n"].min()), int(table["n"].max()))
+    tickvals, ticktext = log_ticks(int(table["n"].min()), int(table["n"].max()),
+                                   (1, 2, 5) if len(losses) == 1 else (1,))
     fig.update_xaxes(type="log", title_text=None, tickvals=tickvals, ticktext=ticktext)
     for col in range(1, len(losses) + 1):
         fig.update_xaxes(title_text="number of training samples n (log scale)", row=2, col=col)
@@ -169,7 +177,7 @@ def gap_figure(gaps, height=420):
         fig.add_trace(go.Scatter(
             x=np.concatenate([n, n[::-1]]),
             y=np.concatenate([mean + sem, (mean - sem)[::-1]]),
-            fill="toself", fillcolor=hex_to_rgba(color, 0.2), line={"width": 0},
+            mode="lines", fill="toself", fillcolor=hex_to_rgba(color, 0.2), line={"width": 0},
             hoverinfo="skip", showlegend=False, legendgroup=name))
         fig.add_trace(go.Scatter(
             x=n, y=mean, mode="lines+markers", name=f"{name} − {curve['reference'].iloc[0]}",

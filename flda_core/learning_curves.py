@@ -83,6 +83,8 @@ FAMILIES = ("source", "target", "flda")
 DOMAINS = ("source", "target")
 #: Relative eigenvalue below which a normal-equation matrix counts as singular.
 SINGULAR_RTOL = 1e-12
+#: Repeats processed together by :func:`quadratic_learning_errors` (memory bound).
+REPEAT_BLOCK = 25
 #: Scores this close to 0 (relative to |x|.|w| + |b|) are ties, see :func:`error_rates`.
 TIE_RTOL = 1e-9
 #: Spawn-key roots that keep the data draws and the repeat orders independent.
@@ -500,6 +502,11 @@ def quadratic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0):
         Families in :data:`FAMILIES` order, domains in :data:`DOMAINS` order.
     """
     sizes = _check_sizes(sizes, data.n_train)
+    repeats = list(repeats)
+    if len(repeats) > REPEAT_BLOCK:        # bound memory: (block, n_max, m) gathers
+        return np.concatenate([quadratic_learning_errors(data, sizes, repeats[i:i + REPEAT_BLOCK],
+                                                         ridge, seed)
+                               for i in range(0, len(repeats), REPEAT_BLOCK)], axis=2)
     source_orders, target_orders = training_orders(data, repeats, seed)
     t_source = np.where(data.y_source_train == 1, 1.0, -1.0)
     t_target = np.where(data.y_target_train == 1, 1.0, -1.0)

@@ -205,16 +205,19 @@ def logistic_errors(cfg, n_repeats):
     """Logistic curves one cached repeat at a time, with a progress bar and ETA."""
     key = (tuple(cfg.items()), n_repeats)
     done_keys = st.session_state.setdefault("lc_logistic_done", [])
+    placeholder = st.empty()
     if key not in done_keys:
         n_fits = 3 * n_repeats * len(cfg["sizes"])
-        st.info(f"The logistic curves need {n_fits:,} iterative L-BFGS fits: typically "
+        ask = placeholder.container()
+        ask.info(f"The logistic curves need {n_fits:,} iterative L-BFGS fits: typically "
                 f"{_duration(n_fits * 0.01)} to {_duration(n_fits * 0.06)}, longer on a busy "
                 "machine (a progress bar shows the time left). They are cached afterwards: "
                 "coming back to these settings is instant.")
-        if not st.button("Compute logistic curves", type="primary",
-                         help="Fit S-LR, T-LR and FLDA-L on every subset (with a progress "
-                              "bar). The quadratic curves are already shown."):
+        if not ask.button("Compute logistic curves", type="primary",
+                          help="Fit S-LR, T-LR and FLDA-L on every subset (with a progress "
+                               "bar). The quadratic curves are already shown."):
             return None
+    placeholder.empty()
     bar = st.progress(0.0, text="Fitting logistic classifiers ...")
     parts, unconverged, start = [], 0, time.perf_counter()
     for r in range(n_repeats):
@@ -303,14 +306,15 @@ for i, part in enumerate(tables):
     largest = part[(part["domain"] == "target") & (part["n"] == sizes[-1])] \
         .set_index("classifier")["mean_error"]
     metric_cols[2 * i].metric(
-        f"{flda} adapted from n =", "not yet" if n_adapt is None else f"{n_adapt:,}",
+        f"{flda} ≈ {oracle} from n", "not yet" if n_adapt is None else f"{n_adapt:,}",
         help=f"Smallest n from which {flda}'s mean target error stays within "
              f"{tolerance:g} of {oracle}'s for every larger n (the paper reads "
              "'roughly 20' off Figure 3).")
     metric_cols[2 * i + 1].metric(
-        f"Target error at n = {sizes[-1]:,}", f"{largest[flda]:.3f}",
+        f"{flda} target error", f"{largest[flda]:.3f}",
         delta=f"{largest[flda] - largest[naive]:+.3f} vs {naive}", delta_color="inverse",
-        help=f"{flda}'s mean error on the target validation set at the largest n, and its "
+        help=f"{flda}'s mean error on the target validation set at the largest n "
+             f"({sizes[-1]:,}), and its "
              f"difference to the naive source classifier {naive} (negative = better).")
 
 ridge_note = (f"All classifiers are l2-regularised with λ = {config['ridge']:g}. "
@@ -325,7 +329,9 @@ st.caption(
     "Mirrors the paper's **Figure 3**: mean classification error against the number of "
     "training samples (log axis), on the source validation set (top, dotted) and the target "
     "validation set (bottom, solid); bands are ± one standard error over "
-    f"{int(st.session_state[P + 'repeats'])} repeats. Look at the bottom panel: S-LS "
+    f"{int(st.session_state[P + 'repeats'])} repeats"
+    + (f" ({log_errors.shape[2]} for the logistic loss)" if logistic is not None else "")
+    + ". Look at the bottom panel: S-LS "
     "(orange) stays high on the target while FLDA-Q (green) joins the oracle T-LS (purple) "
     "after a few dozen samples — and at the smallest n FLDA-Q is often *below* both, "
     "because the dropout variance acts as a feature-specific regulariser. On the source "

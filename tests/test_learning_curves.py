@@ -236,6 +236,15 @@ def test_errors_do_not_depend_on_how_repeats_are_batched(small_bernoulli):
     np.testing.assert_array_equal(together, split)
 
 
+def test_repeat_blocks_give_the_same_errors(small_bernoulli, monkeypatch):
+    import flda_core.learning_curves as lc
+    sizes = np.array([2, 10, 50])
+    whole = quadratic_learning_errors(small_bernoulli, sizes, range(5), seed=6)
+    monkeypatch.setattr(lc, "REPEAT_BLOCK", 2)
+    np.testing.assert_array_equal(lc.quadratic_learning_errors(small_bernoulli, sizes,
+                                                               range(5), seed=6), whole)
+
+
 def test_sizes_outside_the_pool_are_rejected(small_bernoulli):
     with pytest.raises(ValueError, match="2 .. 400"):
         quadratic_learning_errors(small_bernoulli, [2, 401], [0])
@@ -382,4 +391,7 @@ def test_gap_figure_and_empty_inputs():
 def test_log_ticks():
     ticks, labels = log_ticks(2, 10_000)
     assert ticks[0] == 2 and ticks[-1] == 10_000 and labels[-1] == "10k"
-    assert "1,000" in labels
+    assert "1k" in labels and "500" in labels
+    assert log_ticks(3, 4) == ([3, 4], ["3", "4"])
+    assert log_ticks(2, 10_000, (1,)) == ([2, 10, 100, 1000, 10_000],
+                                          ["2", "10", "100", "1k", "10k"])

@@ -35,9 +35,9 @@ def test_defaults_show_figure_3_metrics_and_downloads():
     assert len(at.get("plotly_chart")) == 2
     assert not at.error
     values = metric_values(at)
-    adapted = int(values["FLDA-Q adapted from n ="].replace(",", ""))
+    adapted = int(values["FLDA-Q ≈ T-LS from n"].replace(",", ""))
     assert 2 <= adapted <= 100                                   # paper: roughly 20
-    assert float(values["Target error at n = 10,000"]) < 0.2
+    assert float(values["FLDA-Q target error"]) < 0.2
     labels = [str(b.proto.label) for b in at.get("download_button")]
     assert any("curves" in label for label in labels)
     assert any("every error" in label for label in labels)
@@ -51,11 +51,11 @@ def test_defaults_show_figure_3_metrics_and_downloads():
 
 def test_changing_controls_recomputes_without_errors():
     at = open_page()
-    before = metric_values(at)["Target error at n = 10,000"]
+    before = metric_values(at)["FLDA-Q target error"]
     widget(at, "slider", "lc.theta_f1").set_value(0.8).run()
     widget(at, "slider", "lc.repeats").set_value(10).run()
     assert not at.exception and not at.error
-    assert metric_values(at)["Target error at n = 10,000"] != before
+    assert metric_values(at)["FLDA-Q target error"] != before
     widget(at, "toggle", "lc.l2").set_value(True).run()
     widget(at, "select_slider", "lc.ridge").set_value(100.0).run()
     assert not at.exception and not at.error
@@ -91,14 +91,16 @@ def test_logistic_curves_need_a_click_then_show_all_six_classifiers():
     assert not at.exception
     assert any("iterative L-BFGS fits" in i.value for i in at.info)
     labels = [m.label for m in at.metric]
-    assert "FLDA-L adapted from n =" not in labels                # not computed yet
+    assert "FLDA-L ≈ T-LR from n" not in labels                # not computed yet
     next(b for b in at.button if "logistic" in b.label).click().run()
     assert not at.exception and not at.error
     labels = [m.label for m in at.metric]
-    assert "FLDA-L adapted from n =" in labels and "FLDA-Q adapted from n =" in labels
+    assert "FLDA-L ≈ T-LR from n" in labels and "FLDA-Q ≈ T-LS from n" in labels
+    assert not any(b.label == "Compute logistic curves" for b in at.button)
+    assert not any("iterative L-BFGS fits" in i.value for i in at.info)
     # coming back to the same settings uses the cache: no button needed
     widget(at, "toggle", "lc.show_sem").set_value(False).run()
-    assert "FLDA-L adapted from n =" in [m.label for m in at.metric]
+    assert "FLDA-L ≈ T-LR from n" in [m.label for m in at.metric]
     assert not any(b.label == "Compute logistic curves" for b in at.button)
 
 
