@@ -437,7 +437,9 @@ def error_rates(coef, intercept, X, y, chunk=256):
     (e.g. S-LS on 4 samples); such points would otherwise be assigned by
     rounding noise of order 1e-16, and with many validation samples on one
     lattice point the error rate would change by several tenths of a percent
-    between two mathematically equal classifiers.  Identical rows of ``X`` are scored once and weighted by how often each
+    between two mathematically equal classifiers.
+
+    Identical rows of ``X`` are scored once and weighted by how often each
     class occurs with them (count data in few dimensions repeat a lot: the
     10,000 Poisson validation samples of Figure 3 have only a few hundred
     distinct rows), which gives the same error rates.

@@ -187,9 +187,13 @@ def read_config():
             sizes = parse_sample_sizes(s[P + "custom_sizes"], n_pool)
         except ValueError as exc:
             raise ValueError(f"Sample sizes: {exc}") from None
-    if dist == "poisson" and params[0] == params[1]:
-        st.warning("Both classes have the same rates: there is nothing to learn and every "
-                   "classifier should sit at 50% error.")
+    if params[0] == params[1]:
+        st.warning("Both classes have the same class-conditional parameters: there is "
+                   "nothing to learn and every classifier should sit at 50% error. Change "
+                   "the class 1 or class 2 values under *Data*.")
+    if all(t == 1.0 for t in theta):
+        st.warning("θ = 1 for every feature: the target domain is all zeros, so no "
+                   "classifier can beat 50% error there. Lower θ under *Data*.")
     ridge = float(s[P + "ridge"]) if s[P + "l2"] else 0.0
     return {"distribution": dist, "params": params, "theta": theta, "n_pool": n_pool,
             "seed": ui_common.get_seed(), "sizes": tuple(int(n) for n in sizes),
@@ -317,11 +321,16 @@ for i, part in enumerate(tables):
              f"({sizes[-1]:,}), and its "
              f"difference to the naive source classifier {naive} (negative = better).")
 
-ridge_note = (f"All classifiers are l2-regularised with λ = {config['ridge']:g}. "
-              if config["ridge"] else
-              "No l2 regularisation: switch it on under *Classifiers* to test the paper's "
-              "remark that with l2-regularised classifiers FLDA-Q's small-sample advantage "
-              "disappears. ")
+if config["ridge"]:
+    ridge_note = (f"All classifiers are l2-regularised with λ = {config['ridge']:g}: the paper "
+                  "remarks that FLDA-Q's small-sample advantage then disappears — compare the "
+                  "smallest sizes with and without it. ")
+elif ui_common.presentation_mode():
+    ridge_note = "No l2 regularisation. "
+else:
+    ridge_note = ("No l2 regularisation: switch it on under *Classifiers* to test the paper's "
+                  "remark that with l2-regularised classifiers FLDA-Q's small-sample advantage "
+                  "disappears. ")
 fig = learning_curve_figure(table, show_sem=bool(st.session_state[P + "show_sem"]),
                             log_y=bool(st.session_state[P + "log_y"]))
 st.plotly_chart(fig, width="stretch", key="lc_curves")
@@ -383,6 +392,10 @@ with st.expander("How the experiment is run"):
   Singular systems (tiny *n*, no ridge) get the minimum-norm solution.
 * **Logistic** curves fit `FLDAClassifier(loss="logistic", l2=λ/n)` one by one and use
   the first repeats of the same subsets.
+* **Errors**: a validation sample counts as class 2 when its score is strictly positive.
+  Count data sit on a lattice, and at small *n* a boundary often passes exactly through
+  lattice points; scores within 10⁻⁹ (relative) of zero are treated as exactly zero so
+  that rounding noise cannot move whole lattice points across the boundary.
 * Sample sizes used: {", ".join(f"{n:,}" for n in sizes)}.
 """
     )

@@ -174,7 +174,8 @@ def test_batched_fits_equal_flda_classifier(which, ridge, paper_data, small_bern
     src, tgt = prefix_sums(data.X_source_train, ts, so, sizes), \
         prefix_sums(data.X_target_train, tt, to, sizes)
     theta = estimate_dropout_prefixes(src["nonzero"], tgt["nonzero"])
-    fits = {"source": quadratic_fits(src, sizes, ridge), "target": quadratic_fits(tgt, sizes, ridge),
+    fits = {"source": quadratic_fits(src, sizes, ridge),
+            "target": quadratic_fits(tgt, sizes, ridge),
             "flda": quadratic_fits(src, sizes, ridge, theta=theta)}
     saw_zero_weight = False
     for family, (coef, intercept) in fits.items():
