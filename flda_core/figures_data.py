@@ -25,10 +25,12 @@ _FONT = dict(size=14)
 
 
 def _layout(fig, title, height):
-    fig.update_layout(title=dict(text=title, x=0.0, xanchor="left"), height=height,
-                      font=_FONT, margin=dict(l=10, r=10, t=70, b=10),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right",
-                                  x=1.0, title=None))
+    # Title on its own line at the top, legend between title and plot: no overlap
+    # however long the title or the legend entries are.
+    fig.update_layout(title=dict(text=title, x=0.0, xanchor="left", y=0.99, yanchor="top"),
+                      height=height, font=_FONT, margin=dict(l=10, r=10, t=95, b=10),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left",
+                                  x=0.0, title=None))
     return fig
 
 
@@ -111,7 +113,7 @@ def nonzero_proportion_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_name="s
     fig.update_yaxes(title="proportion of rows non-zero", range=[0, 1.05], tickformat=".0%")
     fig.update_xaxes(title=None, tickangle=-40 if len(shown) > 6 else 0, type="category",
                      automargin=True)
-    title = "Proportion of non-zero values, features that differ most between domains"
+    title = "Share of rows non-zero: source vs target"
     return _layout(fig, title, height=460)
 
 
@@ -159,7 +161,7 @@ def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L
                     marker_color=CLASS_COLORS[k % len(CLASS_COLORS)], customdata=counts,
                     hovertemplate=(f"class {_short(cls, 30)}<br>%{{y:.1%}} "
                                    "(%{customdata} rows)<extra></extra>"))
-    fig.update_layout(barmode="stack", bargap=0.35)
+    fig.update_layout(barmode="stack", bargap=0.35, legend_traceorder="normal")
     fig.update_yaxes(title="share of target rows", range=[0, 1], tickformat=".0%")
     fig.update_xaxes(title=None, type="category")
     return _layout(fig, "Predicted class mix on the target", height=380)

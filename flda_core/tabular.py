@@ -560,20 +560,29 @@ class PreparationReport:
     dropped_rows_target: int = 0
     target_labels: int = 0
     warnings: tuple = ()
+    rows_source: int = 0
+    rows_target: int = 0
 
     def missing_summary(self):
         """One sentence on missing values and what was done with them (section 4.2.2)."""
         total = self.missing_cells_source + self.missing_cells_target
         if total == 0:
             return "No missing feature values."
-        counts = (f"{self.missing_cells_source:,} missing values in "
-                  f"{self.incomplete_rows_source:,} source rows and "
-                  f"{self.missing_cells_target:,} in {self.incomplete_rows_target:,} target rows")
+        parts = []
+        for domain, cells, rows, n_rows in (
+                ("source", self.missing_cells_source, self.incomplete_rows_source,
+                 self.rows_source),
+                ("target", self.missing_cells_target, self.incomplete_rows_target,
+                 self.rows_target)):
+            parts.append(f"{domain}: {cells:,} missing value{'s' if cells != 1 else ''} in "
+                         f"{rows:,} of {n_rows:,} rows" if cells else
+                         f"{domain}: no missing values")
+        counts = "Missing feature values, " + "; ".join(parts)
         if self.missing == "zero":
-            return (f"{counts}; they were set to 0, i.e. treated as dropped-out features "
+            return (f"{counts}. They were set to 0, i.e. treated as dropped-out features "
                     "(the paper's missing data at test time, section 4.2.2).")
-        return (f"{counts}; {self.dropped_rows_source:,} source and "
-                f"{self.dropped_rows_target:,} target rows were dropped.")
+        return (f"{counts}. Incomplete rows were dropped: {self.dropped_rows_source:,} "
+                f"source and {self.dropped_rows_target:,} target rows.")
 
 
 @dataclass(frozen=True)
@@ -695,6 +704,7 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
                   missing_cells_target=int(nan_target.sum()),
                   incomplete_rows_source=int(incomplete_source.sum()),
                   incomplete_rows_target=int(incomplete_target.sum()))
+    counts.update(rows_source=int(X_source.shape[0]), rows_target=int(X_target.shape[0]))
     target_rows = np.arange(1, X_target.shape[0] + 1)
     dropped_source = dropped_target = 0
     if missing == "zero":

@@ -174,6 +174,8 @@ def test_missing_values_as_zeros_or_dropped_rows_with_counts():
     assert (r.missing_cells_target, r.incomplete_rows_target) == (3, 2)
     np.testing.assert_array_equal(p.X_target, [[0, 0], [1, 2], [3, 0]])
     assert "set to 0" in r.missing_summary() and "4.2.2" in r.missing_summary()
+    assert "source: 1 missing value in 1 of 5 rows" in r.missing_summary()
+    assert "target: 3 missing values in 2 of 3 rows" in r.missing_summary()
     d = prepare_domains(table(source, "s"), table(target, "t"), "label", missing="drop",
                         scale=False)
     assert (d.report.dropped_rows_source, d.report.dropped_rows_target) == (1, 2)
