@@ -145,7 +145,7 @@ def draw_controls():
                              "iterative fit per classifier, size and repeat (slow).")
         if loss == "both":
             st.slider("Repeats for the logistic loss", 2, 50, key=P + "repeats_logistic",
-                      help="Logistic fits take ~0.05–0.2 s each, so fewer repeats keep the "
+                      help="Logistic fits take ~0.02–0.1 s each, so fewer repeats keep the "
                            "run short; its SEM bands are wider accordingly.")
         st.toggle("l2 regularisation", key=P + "l2",
                   help="Add λ‖w‖² to the summed loss of every classifier (the intercept "
@@ -214,7 +214,7 @@ def logistic_errors(cfg, n_repeats):
         n_fits = 3 * n_repeats * len(cfg["sizes"])
         ask = placeholder.container()
         ask.info(f"The logistic curves need {n_fits:,} iterative L-BFGS fits: typically "
-                f"{_duration(n_fits * 0.01)} to {_duration(n_fits * 0.06)}, longer on a busy "
+                f"{_duration(n_fits * 0.02)} to {_duration(n_fits * 0.1)}, longer on a busy "
                 "machine (a progress bar shows the time left). They are cached afterwards: "
                 "coming back to these settings is instant.")
         if not ask.button("Compute logistic curves", type="primary",
