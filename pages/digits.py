@@ -1,5 +1,425 @@
-"""Handwritten digits page (being built)."""
+"""Handwritten digits: dropout heatmaps and adapted weights (section 4.2.3, Figures 5-6, Table 4).
 
+Widgets -> cached data loaders and fits (``flda_core.digits``) -> figures
+built in ``flda_core.figures_digits``.  Widget keys start with ``"dig."`` and
+the settings that define a configuration are mirrored in the URL.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
 import streamlit as st
 
-st.title("Handwritten digits")
+import ui_common
+from flda_core import digits as dg
+from flda_core.figures_digits import (error_figure, nonzero_rate_figure, sample_images_figure,
+                                      weights_figure)
+from flda_core.tabular import DataValidationError
+from flda_core.transfer import nonzero_rate
+
+SOURCES = ("offline", "openml", "upload")
+SOURCE_LABELS = {"offline": "Offline: scikit-learn digits (default)",
+                 "openml": "MNIST vs USPS (OpenML download)",
+                 "upload": "Your own pair of files"}
+DIRECTIONS = ("A → B", "B → A")
+LOSS_LABELS = {"logistic": "logistic: S-LR vs FLDA-L (as in Figure 6)",
+               "quadratic": "quadratic: S-LS vs FLDA-Q"}
+L2_MODES = ("cv", "hand")
+L2_MODE_LABELS = {"cv": "cross-validation on the source (as in the paper)", "hand": "by hand"}
+L2_OPTIONS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+OPENML_KEY = "dig_openml_data"      # last MNIST/USPS successfully loaded (DigitDomains)
+UPLOAD_KEY = "dig_upload_data"      # last uploaded pair successfully loaded (DigitDomains)
+OPENML_ERROR_KEY = "dig_openml_error"  # why the last MNIST/USPS load failed
+
+SETTINGS = [
+    ui_common.Setting("dig.source", "offline", options=SOURCES),
+    ui_common.Setting("dig.direction", "A → B", options=DIRECTIONS),
+    ui_common.Setting("dig.digit", "0"),
+    ui_common.Setting("dig.loss", "logistic", options=tuple(LOSS_LABELS)),
+    ui_common.Setting("dig.zero_tol", 0.0, lo=0.0, hi=0.5),
+    ui_common.Setting("dig.l2_mode", "cv", options=L2_MODES),
+    ui_common.Setting("dig.l2", 1e-3, options=L2_OPTIONS),
+    ui_common.Setting("dig.shared_range", True),
+    ui_common.Setting("dig.n_mnist", dg.PAPER_N_MNIST, lo=1_000, hi=70_000),
+    ui_common.Setting("dig.n_usps", dg.PAPER_N_USPS, lo=1_000, hi=dg.PAPER_N_USPS),
+    ui_common.Setting("dig.rescale", True),
+]
+
+
+# ---------------------------------------------------------------- cached work
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def offline_data(seed):
+    return dg.make_offline_domains(random_state=seed)
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def openml_data(n_mnist, n_usps, seed):
+    return dg.load_mnist_usps(n_mnist=n_mnist, n_usps=n_usps, random_state=seed)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def upload_data(name_a, raw_a, name_b, raw_b, rescale):
+    return dg.make_uploaded_domains((name_a, raw_a), (name_b, raw_b), rescale=rescale)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def rates_cached(key, zero_tol, _data):
+    return nonzero_rate(_data.X_a, zero_tol), nonzero_rate(_data.X_b, zero_tol)
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def fit_cached(key, direction, method, l2, zero_tol, seed, _data):
+    """One classifier for one direction; ``key`` (the data fingerprint) stands for ``_data``."""
+    X_s, y_s, X_t, y_t = dg.direction_data(_data, direction)
+    return dg.fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol,
+                         random_state=seed)
+
+
+# ---------------------------------------------------------------- data
+
+def draw_data_controls():
+    """Data source widgets in the sidebar."""
+    st.radio("Digit collections", SOURCES, format_func=SOURCE_LABELS.get, key="dig.source",
+             help="Offline: real scikit-learn digits turned into a frame-filling (USPS-like) "
+                  "and a centred (MNIST-like) domain, always available. MNIST vs USPS: the "
+                  "paper's data, downloaded once from OpenML and cached on disk. Your own: "
+                  "two files of flattened square images with labels.")
+    source = st.session_state["dig.source"]
+    if source == "openml":
+        cols = st.columns(2)
+        cols[0].number_input(
+            "MNIST images", min_value=1_000, max_value=70_000, step=1_000, key="dig.n_mnist",
+            help="Class-balanced random subsample of the 70,000 MNIST digits (resized "
+                 "28 x 28 -> 16 x 16). The paper uses 14,000. More images: slower fits.")
+        cols[1].number_input(
+            "USPS images", min_value=1_000, max_value=dg.PAPER_N_USPS, step=500,
+            key="dig.n_usps",
+            help="Random subsample of the 9,298 USPS digits (16 x 16), balanced as far as "
+                 "the classes allow. The paper uses all 9,298.")
+        st.button("Load MNIST and USPS", key="dig_load_openml", type="primary",
+                  width="stretch",
+                  help=f"Download from OpenML on first use (about 30 MB, cached in "
+                       f"{dg.default_cache_dir()}; set the environment variable "
+                       "FLDA_CACHE_DIR to use another folder). Later loads need no network.")
+    elif source == "upload":
+        st.file_uploader("Domain A file (CSV or NPZ)", type=["csv", "npz"], key="dig_file_a",
+                         help=UPLOAD_HELP)
+        st.file_uploader("Domain B file (CSV or NPZ)", type=["csv", "npz"], key="dig_file_b",
+                         help=UPLOAD_HELP)
+        st.checkbox("Scale each file to [0, 1]", key="dig.rescale",
+                    help="Map each file's smallest value to 0 and largest to 1 (e.g. MNIST "
+                         "0..255 or USPS -1..1). Leave on unless 0 already means 'no ink' "
+                         "in both files: dropout is about zeros.")
+
+
+UPLOAD_HELP = (
+    "One image per row, flattened row by row (side x side values, e.g. 256 for 16 x 16). "
+    "CSV: a header row, a column named 'label' (or y, target, class, digit) and one column "
+    "per pixel. NPZ (numpy.savez): arrays X of shape (n, side*side) or (n, side, side) and "
+    f"y. At most {dg.MAX_UPLOAD_SAMPLES:,} images and {dg.MAX_UPLOAD_BYTES // 2**20} MB per "
+    "file; both files must have the same image size and the same classes.")
+
+
+def resolve_data(seed):
+    """The collections to show: the chosen source if loaded, else the last good one.
+
+    Errors are shown with ``st.error``; what was loaded before stays in place.
+    """
+    source = st.session_state["dig.source"]
+    default = offline_data(seed)
+    if source == "openml":
+        n_mnist = int(st.session_state["dig.n_mnist"])
+        n_usps = int(st.session_state["dig.n_usps"])
+        wanted = st.session_state.get("dig_load_openml") or dg.is_cached()
+        if wanted:
+            try:
+                with st.spinner("Loading MNIST and USPS (the first time downloads from "
+                                "OpenML)…"):
+                    st.session_state[OPENML_KEY] = openml_data(n_mnist, n_usps, seed)
+                st.session_state.pop(OPENML_ERROR_KEY, None)
+            except dg.DigitDataUnavailable as error:
+                st.session_state[OPENML_ERROR_KEY] = str(error)
+        if OPENML_ERROR_KEY in st.session_state:
+            st.error(f"**MNIST/USPS could not be loaded.** {st.session_state[OPENML_ERROR_KEY]}"
+                     "\n\n**How to fix it:** check the network connection and press *Load "
+                     "MNIST and USPS* again (sidebar), or keep working with the data shown "
+                     "below.", icon=":material/cloud_off:")
+        loaded = st.session_state.get(OPENML_KEY)
+        if loaded is None:
+            st.info("Showing the offline default until MNIST and USPS are loaded (sidebar).",
+                    icon=":material/info:")
+        return loaded or default
+    if source == "upload":
+        file_a, file_b = st.session_state.get("dig_file_a"), st.session_state.get("dig_file_b")
+        if file_a is not None and file_b is not None:
+            try:
+                st.session_state[UPLOAD_KEY] = upload_data(
+                    file_a.name, file_a.getvalue(), file_b.name, file_b.getvalue(),
+                    bool(st.session_state["dig.rescale"]))
+            except DataValidationError as error:
+                st.error(f"**These files cannot be used.** {error.message}\n\n"
+                         f"**How to fix it:** {error.hint}\n\n"
+                         + ("The previously loaded pair is still shown."
+                            if st.session_state.get(UPLOAD_KEY) else
+                            "The offline default is shown meanwhile."),
+                         icon=":material/error:")
+        loaded = st.session_state.get(UPLOAD_KEY)
+        if loaded is None:
+            st.info("Showing the offline default until two valid files are uploaded (sidebar).",
+                    icon=":material/info:")
+        return loaded or default
+    return default
+
+
+# ---------------------------------------------------------------- fits
+
+def l2_setting():
+    """``None`` (cross-validate) or the hand-set penalty."""
+    if st.session_state["dig.l2_mode"] == "cv":
+        return None
+    return float(st.session_state["dig.l2"])
+
+
+def run_fits(data, first_direction, loss, zero_tol, seed):
+    """All methods in both directions (cached), the ones shown in Figure 6 first."""
+    shown = ("S-LR", "FLDA-L") if loss == "logistic" else ("S-LS", "FLDA-Q")
+    jobs = [(first_direction, m) for m in shown]
+    jobs += [(d, m) for d in DIRECTIONS for m in dg.METHODS if (d, m) not in jobs]
+    l2 = l2_setting()
+    bar = None
+    results = {}
+    for i, (direction, method) in enumerate(jobs):
+        tol = zero_tol if method.startswith("FLDA") else 0.0
+        args = (data.key, direction, method, l2, tol, seed)
+        if bar is None:
+            bar = st.progress(0.0, text="Fitting classifiers…")
+        src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
+        bar.progress(i / len(jobs), text=(
+            f"Fitting {method} for {direction} ({data.name(src)} → {data.name(tgt)})"
+            + (", choosing l2 by 3-fold cross-validation" if l2 is None else "")
+            + f" — {i + 1} of {len(jobs)}"))
+        results[(direction, method)] = fit_cached(*args, _data=data)
+    bar.empty()
+    return results
+
+
+# ---------------------------------------------------------------- drawing
+
+def draw_model_controls(classes):
+    """Classifier settings in the sidebar."""
+    st.slider("Zero threshold ε", min_value=0.0, max_value=0.5, step=0.01, key="dig.zero_tol",
+              help="A pixel counts as zero (no ink) when |x| <= ε. Scanned digits have faint, "
+                   "non-zero backgrounds; raising ε treats them as empty. Ink is scaled to "
+                   "[0, 1]. Affects the non-zero maps and the estimated dropout θ (FLDA).")
+    st.radio("Ridge penalty l2", L2_MODES, format_func=L2_MODE_LABELS.get, key="dig.l2_mode",
+             help="Cross-validation: for every classifier, 3-fold cross-validation on the "
+                  f"labelled source images over l2 in {list(dg.L2_GRID)} (the oracle T-LR on "
+                  "the target), as in the paper. By hand: one l2 for all classifiers.")
+    if st.session_state["dig.l2_mode"] == "hand":
+        st.select_slider("l2", options=L2_OPTIONS, key="dig.l2", format_func=lambda v: f"{v:g}",
+                         help="Weight of l2 * ||W||² added to the mean loss (the intercept is "
+                              "not penalised). l2 = 1 / (2 C n) matches scikit-learn's C.")
+
+
+def draw_view_controls(classes):
+    """Direction, digit and loss, next to Figure 6."""
+    labels = [str(c) for c in classes]
+    if st.session_state.get("dig.digit") not in labels:
+        st.session_state["dig.digit"] = labels[0]
+    cols = st.columns([1, 1, 2])
+    cols[0].radio("Direction (source → target)", DIRECTIONS, key="dig.direction",
+                  horizontal=True,
+                  help="A → B trains on domain A with labels and adapts to domain B "
+                       "(unlabelled); B → A the reverse. Here A → B is like the paper's "
+                       "U → M.")
+    cols[1].selectbox("Digit", labels, key="dig.digit",
+                      help="Which class's predictor to show (one weight map per class). "
+                           "Switching the digit does not refit anything.")
+    cols[2].radio("Loss", tuple(LOSS_LABELS), format_func=LOSS_LABELS.get, key="dig.loss",
+                  horizontal=True,
+                  help="Logistic: the paper's Figure 6 (S-LR and FLDA-L). Quadratic: the "
+                       "least-squares pair S-LS and FLDA-Q (one-vs-rest).")
+
+
+def label_of(classes, text):
+    """The class label whose string form is ``text``."""
+    for c in classes:
+        if str(c) == text:
+            return c
+    return classes[0]
+
+
+def pixel_frame(data, rates, results, direction, loss, digit):
+    """Per-pixel values behind the figures, for download."""
+    shown = ("S-LR", "FLDA-L") if loss == "logistic" else ("S-LS", "FLDA-Q")
+    rows, cols = np.divmod(np.arange(data.side ** 2), data.side)
+    frame = pd.DataFrame({"row": rows, "column": cols,
+                          f"P_nonzero_A ({data.name_a})": rates[0],
+                          f"P_nonzero_B ({data.name_b})": rates[1],
+                          f"theta ({direction})": results[(direction, shown[1])].theta})
+    for method in shown:
+        frame[f"{method} weight, digit {digit} ({direction})"] = \
+            results[(direction, method)].weights(digit)
+    return frame
+
+
+def l2_frame(results):
+    """The l2 used by every fit and, with cross-validation, the validation errors."""
+    records = []
+    for (direction, method), r in sorted(results.items(), key=lambda item: (
+            DIRECTIONS.index(item[0][0]), dg.METHODS.index(item[0][1]))):
+        record = {"direction": direction, "method": method, "l2": r.l2,
+                  "target error": r.error}
+        record.update({f"CV error at l2={k:g}": v for k, v in r.cv_errors.items()})
+        records.append(record)
+    return pd.DataFrame.from_records(records)
+
+
+def asymmetry_text(data, results):
+    """Caption of Table 4: the paper's asymmetry, and what the numbers here say."""
+    parts = []
+    for direction in DIRECTIONS:
+        src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
+        s_lr = results[(direction, "S-LR")].error
+        f_l = results[(direction, "FLDA-L")].error
+        theta = results[(direction, "FLDA-L")].theta
+        parts.append(f"{direction} ({data.name(src)} → {data.name(tgt)}): mean θ = "
+                     f"{theta.mean():.2f}, S-LR {s_lr:.3f} → FLDA-L {f_l:.3f}")
+    return (
+        "Error rates on the target domain (lower is better); T-LR is the oracle trained on "
+        "labelled target images (3-fold cross-validated error). Mirrors the paper's Table 4. "
+        "The paper finds an **asymmetry**: FLDA helps for U → M, where pixels inked in the "
+        "source (USPS fills the frame) are rarely inked in the target (MNIST is centred), "
+        "because dropout can *remove* such pixels; it does not help for M → U, because "
+        "dropout cannot model pixels that appear *more often* in the target — θ is then "
+        "(nearly) 0 and FLDA reduces to the naive classifier. Here: "
+        + "; ".join(parts) + ".")
+
+
+def main():
+    """Draw the page."""
+    ui_common.restore_from_url(SETTINGS)
+    present = ui_common.presentation_mode()
+    seed = ui_common.get_seed()
+    st.title("Handwritten digits: pixels that vanish")
+    if not present:
+        st.markdown(
+            "Pixels often inked in one digit collection and rarely in another are exactly "
+            "what the dropout transfer model captures (paper section 4.2.3). FLDA learns "
+            "how often each pixel is dropped out in the target, **θ**, and stops relying on "
+            "pixels the target hardly ever inks.")
+        with st.sidebar:
+            st.subheader("Handwritten digits")
+            with st.expander("Data", expanded=True):
+                draw_data_controls()
+    data = resolve_data(seed)
+    classes = data.classes
+    if not present:
+        with st.sidebar, st.expander("Classifiers", expanded=True):
+            draw_model_controls(classes)
+    zero_tol = float(st.session_state["dig.zero_tol"])
+
+    if not present:
+        with st.expander(f"**The data:** A = {data.name_a}, B = {data.name_b} "
+                         f"({len(data.y_a):,} + {len(data.y_b):,} images, "
+                         f"{data.side} x {data.side} pixels)", expanded=data.kind == "offline"):
+            st.markdown(data.description)
+            st.plotly_chart(sample_images_figure(data.X_a, data.y_a, data.X_b, data.y_b,
+                                                 data.side, data.name_a, data.name_b),
+                            width="stretch", key="dig_samples")
+            st.caption("The first image of every class in domain A (top) and B (bottom), "
+                       "black = ink. Look at how much of the frame the digits use.")
+
+    st.subheader("Where the ink is (Figure 5)")
+    rates = rates_cached(data.key, zero_tol, _data=data)
+    st.plotly_chart(nonzero_rate_figure(rates[0], rates[1], data.side, data.name_a, data.name_b,
+                                        zero_tol), width="stretch", key="dig_rates")
+    st.caption(
+        "Per-pixel probability that a pixel is non-zero (|x| > ε) in each domain, on one "
+        "colour scale. Mirrors the paper's Figure 5 (MNIST left, USPS right there). Look for "
+        "pixels bright in one map and dark in the other: where the source inks often and "
+        "the target rarely, the estimated dropout θ = 1 − P_target / P_source is large.")
+
+    st.subheader("What FLDA learns (Figure 6)")
+    draw_view_controls(classes)
+    direction = st.session_state["dig.direction"]
+    loss = st.session_state["dig.loss"]
+    digit = label_of(classes, st.session_state["dig.digit"])
+    ui_common.write_to_url(SETTINGS)
+    try:
+        results = run_fits(data, direction, loss, zero_tol, seed)
+    except ValueError as error:
+        st.error(f"**The classifiers could not be fitted:** {error}\n\nEvery class needs at "
+                 "least 3 images in each domain for cross-validation; upload more images or "
+                 "set l2 by hand.", icon=":material/error:")
+        return
+    source_name, flda_name = ("S-LR", "FLDA-L") if loss == "logistic" else ("S-LS", "FLDA-Q")
+    naive, adapted = results[(direction, source_name)], results[(direction, flda_name)]
+    src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
+    if not present:
+        st.checkbox("Same colour range for both weight maps", key="dig.shared_range",
+                    help="On: a colour means the same weight in both panels (compare "
+                         "magnitudes). Off: each panel uses its own range (compare patterns; "
+                         "the naive panel is rescaled and its factor shown in the title).")
+    st.plotly_chart(weights_figure(naive.weights(digit), adapted.theta, adapted.weights(digit),
+                                   data.side, digit, source_name, flda_name,
+                                   bool(st.session_state["dig.shared_range"])),
+                    width="stretch", key="dig_weights")
+    paper_row = data.paper_rows.get(direction)
+    st.caption(
+        f"Training on {data.name(src)} (source) for {data.name(tgt)} (target). Left: weights "
+        f"of the naive {source_name} predictor of digit {digit}; middle: the estimated "
+        f"dropout θ per pixel; right: the {flda_name} weights (l2 = {naive.l2:g} and "
+        f"{adapted.l2:g}). Red pushes towards digit {digit}, blue away, white is 0; pixels "
+        "with θ = 1 (never inked in the target) get weight exactly 0. Mirrors the paper's "
+        "Figure 6" + (f" ({paper_row} there is the matching direction)" if paper_row else "")
+        + ": FLDA's weights fade where θ is large and concentrate where the target has ink.")
+
+    st.subheader("Error rates in both directions (Table 4)")
+    ours = dg.error_table(results, data)
+    paper = dg.paper_table(data)
+    st.plotly_chart(error_figure(ours, paper if data.paper_rows else None), width="stretch",
+                    key="dig_errors")
+    both = dg.comparison_table(ours, paper)
+    st.dataframe(both.style.format("{:.3f}", subset=list(dg.METHODS), na_rep="—"),
+                 width="stretch")
+    st.caption(asymmetry_text(data, results)
+               + (" Black diamonds in the chart: the paper's values for the matching "
+                  "direction." if data.paper_rows else ""))
+    if not present:
+        cols = st.columns(3)
+        cols[0].download_button(
+            "Download error rates (CSV)", both.to_csv().encode("utf-8"),
+            file_name="flda_digits_errors.csv", mime="text/csv", key="dig_dl_errors",
+            help="Target error of every classifier in both directions, with the paper's "
+                 "Table 4 values.")
+        cols[1].download_button(
+            "Download pixel maps (CSV)",
+            pixel_frame(data, rates, results, direction, loss, digit).to_csv(index=False)
+            .encode("utf-8"), file_name="flda_digits_pixels.csv", mime="text/csv",
+            key="dig_dl_pixels",
+            help="Per pixel: non-zero probabilities of A and B, θ and both weight maps of the "
+                 "current direction and digit.")
+        settings = l2_frame(results)
+        cols[2].download_button(
+            "Download l2 choices (CSV)", settings.to_csv(index=False).encode("utf-8"),
+            file_name="flda_digits_l2.csv", mime="text/csv", key="dig_dl_l2",
+            help="The ridge penalty of every fit and the cross-validation errors behind it.")
+        with st.expander("How the numbers are computed"):
+            st.markdown(
+                "* S-LS, S-LR, FLDA-Q and FLDA-L are trained on **all** source images and "
+                "tested on **all** target images; FLDA also sees the target images, without "
+                "labels, to estimate θ_d = max(0, 1 − ζ_d / η_d) from the non-zero rates "
+                "η (source) and ζ (target) with threshold ε.\n"
+                "* T-LR is trained on labelled target images; its error is 3-fold "
+                "cross-validated so it is never tested on its own training images.\n"
+                "* l2 by cross-validation: 3 stratified folds of at most 3,000 source images "
+                "(target for T-LR), the grid below, ties to the larger l2.\n"
+                "* Multiclass: FLDA-L and S-LR are softmax (multinomial) models; FLDA-Q and "
+                "S-LS are one-vs-rest least squares.")
+            st.dataframe(settings, width="stretch", hide_index=True)
+
+
+main()

@@ -1,0 +1,242 @@
+"""Plotly figures of the handwritten-digits page (section 4.2.3, Figures 5-6, Table 4).
+
+Every image is a ``side x side`` heatmap with square pixels and row 0 at the
+top (as the digit is written).  Weight maps use a diverging colour scale
+centred on zero with one range shared by the naive and the adapted
+classifier, so that a pixel's colour means the same weight in both panels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .style import classifier_color, classifier_family
+
+__all__ = [
+    "PROBABILITY_SCALE", "WEIGHT_SCALE", "INK_SCALE",
+    "as_image", "symmetric_range", "nonzero_rate_figure", "weights_figure",
+    "sample_images_figure", "error_figure",
+]
+
+#: Sequential scale for probabilities in [0, 1] (non-zero rates, theta).
+PROBABILITY_SCALE = "Viridis"
+#: Diverging scale for weights: negative blue, zero white, positive red.
+WEIGHT_SCALE = "RdBu_r"
+#: Ink: white paper, black ink.
+INK_SCALE = "Greys"
+
+_FONT = dict(size=14)
+
+
+def as_image(values, side):
+    """Reshape a flattened (row-major) image to ``(side, side)``, checking the size."""
+    values = np.asarray(values, dtype=np.float64).ravel()
+    if values.size != side * side:
+        raise ValueError(f"Expected {side * side} pixel values for {side} x {side}, "
+                         f"got {values.size}.")
+    return values.reshape(side, side)
+
+
+def symmetric_range(*arrays):
+    """``max |value|`` over all arrays (1.0 if all are zero): a colour range centred on 0."""
+    m = max((float(np.max(np.abs(a))) for a in arrays if np.size(a)), default=0.0)
+    return m if m > 0 else 1.0
+
+
+def _heatmap(image, coloraxis, name, value_label, fmt=".3f"):
+    side = image.shape[0]
+    return go.Heatmap(
+        z=image, x=np.arange(side), y=np.arange(side), coloraxis=coloraxis, name=name,
+        hovertemplate=(f"<b>{name}</b><br>row %{{y}}, column %{{x}}<br>"
+                       f"{value_label} = %{{z:{fmt}}}<extra></extra>"))
+
+
+def _square_axes(fig, n_axes, side):
+    """Square pixels, row 0 at the top, no tick clutter, for every subplot."""
+    for k in range(1, n_axes + 1):
+        suffix = "" if k == 1 else str(k)
+        fig.update_layout(**{
+            f"xaxis{suffix}": dict(showticklabels=False, showgrid=False, zeroline=False, ticks="",
+                                   showline=False,
+                                   constrain="domain", range=[-0.5, side - 0.5]),
+            f"yaxis{suffix}": dict(showticklabels=False, showgrid=False, zeroline=False, ticks="",
+                                   showline=False,
+                                   scaleanchor=f"x{suffix}", scaleratio=1,
+                                   constrain="domain", range=[side - 0.5, -0.5]),
+        })
+
+
+def nonzero_rate_figure(rate_a, rate_b, side, name_a, name_b, zero_tol=0.0):
+    """Per-pixel probability of a non-zero value in each domain (Figure 5).
+
+    Parameters
+    ----------
+    rate_a, rate_b : array-like of shape (side**2,)
+        :func:`flda_core.transfer.nonzero_rate` of each domain.
+    side : int
+    name_a, name_b : str
+    zero_tol : float
+        The threshold used (shown in the title): ``|x| <= zero_tol`` is zero.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Two square panels on one colour scale from 0 to 1.
+    """
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.06,
+                        subplot_titles=(f"A: {name_a}", f"B: {name_b}"))
+    for col, (rate, name) in enumerate(((rate_a, name_a), (rate_b, name_b)), start=1):
+        fig.add_trace(_heatmap(as_image(rate, side), "coloraxis", name,
+                               "P(pixel non-zero)", ".2f"), row=1, col=col)
+    _square_axes(fig, 2, side)
+    threshold = "x ≠ 0" if zero_tol == 0 else f"|x| > {zero_tol:g}"
+    fig.update_layout(
+        coloraxis=dict(colorscale=PROBABILITY_SCALE, cmin=0.0, cmax=1.0,
+                       colorbar=dict(title=dict(text=f"P({threshold})", side="right"),
+                                     thickness=16)),
+        height=430, margin=dict(l=10, r=10, t=50, b=10), font=_FONT)
+    return fig
+
+
+def weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR",
+                   flda_name="FLDA-L", shared_range=True):
+    """Naive weights, dropout ``theta`` and adapted weights for one digit (Figure 6).
+
+    Parameters
+    ----------
+    w_source, w_flda : array-like of shape (side**2,)
+        Weights of the predictor of ``digit`` of the naive source classifier
+        and of FLDA.
+    theta : array-like of shape (side**2,)
+        Estimated dropout probabilities.
+    side : int
+    digit : label
+    source_name, flda_name : str
+        Paper names, e.g. ``"S-LR"`` and ``"FLDA-L"``.
+    shared_range : bool, default=True
+        One colour range for both weight panels (centred on 0); otherwise
+        each panel is scaled to its own largest weight (the colour bar then
+        shows the FLDA range and the naive panel is labelled as rescaled).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    w_source, w_flda = as_image(w_source, side), as_image(w_flda, side)
+    theta_img = as_image(theta, side)
+    m_src, m_flda = symmetric_range(w_source), symmetric_range(w_flda)
+    if shared_range:
+        m = max(m_src, m_flda)
+        left, right, left_title = w_source, w_flda, f"{source_name} weights, digit {digit}"
+    else:
+        m = m_flda
+        left = w_source * (m_flda / m_src)
+        right = w_flda
+        left_title = f"{source_name} weights, digit {digit} (×{m_flda / m_src:.2g})"
+    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07,
+                        subplot_titles=(left_title, "dropout θ (transfer model)",
+                                        f"{flda_name} weights, digit {digit}"))
+    fig.add_trace(_heatmap(left, "coloraxis", source_name, "weight"), row=1, col=1)
+    fig.add_trace(_heatmap(theta_img, "coloraxis2", "θ", "θ", ".2f"), row=1, col=2)
+    fig.add_trace(_heatmap(right, "coloraxis", flda_name, "weight"), row=1, col=3)
+    _square_axes(fig, 3, side)
+    fig.update_layout(
+        coloraxis=dict(colorscale=WEIGHT_SCALE, cmin=-m, cmax=m, cmid=0.0,
+                       colorbar=dict(title=dict(text="weight", side="right"), thickness=16,
+                                     x=1.0, len=0.9)),
+        coloraxis2=dict(colorscale=PROBABILITY_SCALE, cmin=0.0, cmax=1.0,
+                        colorbar=dict(title=dict(text="θ", side="top"), orientation="h",
+                                      x=0.5, xanchor="center", y=-0.02, yanchor="top",
+                                      len=0.28, thickness=12)),
+        height=440, margin=dict(l=10, r=10, t=50, b=60), font=_FONT)
+    return fig
+
+
+def sample_images_figure(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=10):
+    """The first image of each class in each domain: what the two collections look like.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Two rows (A, B), one column per class (at most ``max_classes``), ink
+        on a common scale from 0 to the largest value shown.
+    """
+    y_a, y_b = np.asarray(y_a), np.asarray(y_b)
+    classes = [c for c in np.unique(np.concatenate([y_a, y_b]))][:max_classes]
+    n = len(classes)
+    fig = make_subplots(rows=2, cols=n, horizontal_spacing=0.01, vertical_spacing=0.08,
+                        row_titles=["A", "B"])
+    images = []
+    for row, (X, y, name) in enumerate(((X_a, y_a, name_a), (X_b, y_b, name_b)), start=1):
+        for col, label in enumerate(classes, start=1):
+            members = np.flatnonzero(y == label)
+            img = as_image(X[members[0]], side) if len(members) else np.zeros((side, side))
+            images.append(img)
+            fig.add_trace(_heatmap(img, "coloraxis", f"{name}, class {label}", "ink", ".2f"),
+                          row=row, col=col)
+    _square_axes(fig, 2 * n, side)
+    top = max(float(np.max(images)), 1e-12)
+    fig.update_layout(coloraxis=dict(colorscale=INK_SCALE, cmin=0.0, cmax=top, showscale=False),
+                      height=260, margin=dict(l=10, r=30, t=10, b=10), font=_FONT)
+    for col, label in enumerate(classes, start=1):
+        fig.update_xaxes(title=dict(text=str(label), standoff=2), row=2, col=col)
+    return fig
+
+
+def error_figure(table, paper=None):
+    """Target error per classifier and direction, with the paper's Table 4 as markers.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`flda_core.digits.error_table` (rows: directions, columns: methods).
+    paper : pandas.DataFrame, optional
+        :func:`flda_core.digits.paper_table`, same row order as ``table``.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Bars coloured by classifier family (hatched for the quadratic loss).
+    """
+    fig = go.Figure()
+    directions = [str(i).split(":")[0] for i in table.index]
+    for method in table.columns:
+        fig.add_trace(go.Bar(
+            x=directions, y=table[method].to_numpy(), name=method,
+            marker=dict(color=classifier_color(method),
+                        pattern=dict(shape="/" if method in ("S-LS", "FLDA-Q") else "",
+                                     fgcolor="white", solidity=0.3, fillmode="overlay"),
+                        line=dict(color="#333333", width=0.5)),
+            text=[f"{v:.3f}" for v in table[method]], textposition="outside",
+            hovertemplate=f"<b>{method}</b> %{{x}}<br>error %{{y:.3f}}<extra></extra>"))
+    if paper is not None:
+        _add_paper_markers(fig, table, paper, directions)
+    fig.update_layout(barmode="group", bargap=0.2, bargroupgap=0.0,
+                      yaxis=dict(title="error rate on the target", range=[0, 1.05],
+                                 tickformat=".0%"),
+                      legend=dict(orientation="h", y=-0.15, x=0.5, xanchor="center"),
+                      height=420, margin=dict(l=10, r=10, t=20, b=10), font=_FONT)
+    return fig
+
+
+def _add_paper_markers(fig, table, paper, directions):
+    """Black diamonds at the paper's Table 4 values, over the matching bars."""
+    n = len(table.columns)
+    width = 0.8 / n
+    x_marks, y_marks, texts = [], [], []
+    for d, (direction, (_, row)) in enumerate(zip(directions, paper.iterrows())):
+        for k, method in enumerate(table.columns):
+            value = row.get(method, np.nan)
+            if not np.isfinite(value):
+                continue
+            x_marks.append(d - 0.4 + width * (k + 0.5))
+            y_marks.append(value)
+            texts.append(f"{row.name}: {method} {value:.3f}")
+    fig.add_trace(go.Scatter(
+        x=x_marks, y=y_marks, mode="markers", name="paper, Table 4", xaxis="x2",
+        marker=dict(symbol="diamond", size=12, color="black", line=dict(color="white", width=1.5)),
+        text=texts, hovertemplate="%{text}<extra></extra>"))
+    fig.update_layout(xaxis2=dict(overlaying="x", range=[-0.5, len(directions) - 0.5],
+                                  visible=False))

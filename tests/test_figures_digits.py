@@ -1,0 +1,112 @@
+"""Figure builders of the digits page (Figures 5-6, Table 4), without Streamlit."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from flda_core import digits as dg
+from flda_core import figures_digits as fd
+from flda_core.style import classifier_color
+
+
+def _image(side, seed=0, signed=False):
+    rng = np.random.default_rng(seed)
+    values = rng.random(side * side)
+    return values - 0.5 if signed else values
+
+
+def test_as_image_is_row_major_and_checks_size():
+    img = fd.as_image(np.arange(16), 4)
+    assert img[0, 3] == 3 and img[1, 0] == 4
+    with pytest.raises(ValueError, match="16 pixel values"):
+        fd.as_image(np.arange(15), 4)
+
+
+def test_symmetric_range():
+    assert fd.symmetric_range(np.array([-3.0, 1.0]), np.array([2.0])) == 3.0
+    assert fd.symmetric_range(np.zeros(4)) == 1.0
+
+
+def _assert_square_pixels_row0_on_top(fig, n_axes, side):
+    layout = fig.layout
+    for k in range(1, n_axes + 1):
+        suffix = "" if k == 1 else str(k)
+        yaxis = layout[f"yaxis{suffix}"]
+        assert yaxis.scaleanchor == f"x{suffix}" and yaxis.scaleratio == 1
+        assert tuple(yaxis.range) == (side - 0.5, -0.5)  # reversed: row 0 at the top
+
+
+def test_nonzero_rate_figure_two_panels_on_one_probability_scale():
+    side = 8
+    rate_a, rate_b = _image(side, 1), _image(side, 2)
+    fig = fd.nonzero_rate_figure(rate_a, rate_b, side, "USPS", "MNIST", zero_tol=0.05)
+    assert len(fig.data) == 2
+    assert all(trace.coloraxis == "coloraxis" for trace in fig.data)
+    np.testing.assert_allclose(fig.data[0].z, rate_a.reshape(side, side))
+    np.testing.assert_allclose(fig.data[1].z, rate_b.reshape(side, side))
+    assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0.0, 1.0)
+    assert "0.05" in fig.layout.coloraxis.colorbar.title.text
+    titles = [a.text for a in fig.layout.annotations]
+    assert titles == ["A: USPS", "B: MNIST"]
+    _assert_square_pixels_row0_on_top(fig, 2, side)
+
+
+def test_weights_figure_shared_diverging_range_centred_on_zero():
+    side = 6
+    w_src, w_flda = _image(side, 1, signed=True) * 4, _image(side, 2, signed=True)
+    theta = _image(side, 3)
+    fig = fd.weights_figure(w_src, theta, w_flda, side, digit=0)
+    src, th, flda = fig.data
+    assert src.coloraxis == flda.coloraxis == "coloraxis" and th.coloraxis == "coloraxis2"
+    m = max(np.abs(w_src).max(), np.abs(w_flda).max())
+    axis = fig.layout.coloraxis
+    assert axis.cmin == pytest.approx(-m) and axis.cmax == pytest.approx(m)
+    assert axis.cmid == 0.0
+    assert (fig.layout.coloraxis2.cmin, fig.layout.coloraxis2.cmax) == (0.0, 1.0)
+    np.testing.assert_allclose(src.z, w_src.reshape(side, side))
+    np.testing.assert_allclose(th.z, theta.reshape(side, side))
+    titles = [a.text for a in fig.layout.annotations]
+    assert titles[0].startswith("S-LR weights, digit 0") and titles[2].startswith("FLDA-L")
+    _assert_square_pixels_row0_on_top(fig, 3, side)
+
+
+def test_weights_figure_separate_ranges_rescale_the_naive_panel():
+    side = 4
+    w_src = np.zeros(16)
+    w_src[0] = 10.0
+    w_flda = np.zeros(16)
+    w_flda[1] = -2.0
+    fig = fd.weights_figure(w_src, np.zeros(16), w_flda, side, digit=7, source_name="S-LS",
+                            flda_name="FLDA-Q", shared_range=False)
+    assert fig.layout.coloraxis.cmax == pytest.approx(2.0)
+    assert fig.data[0].z[0][0] == pytest.approx(2.0)  # rescaled by 2 / 10
+    assert "(×0.2)" in fig.layout.annotations[0].text
+
+
+def test_sample_images_figure_one_image_per_class_and_domain():
+    side = 4
+    X_a = np.arange(3 * 16, dtype=float).reshape(3, 16)
+    y_a = np.array([2, 0, 1])
+    X_b = np.ones((3, 16))
+    y_b = np.array([0, 1, 2])
+    fig = fd.sample_images_figure(X_a, y_a, X_b, y_b, side, "A", "B")
+    assert len(fig.data) == 6
+    np.testing.assert_allclose(fig.data[0].z, X_a[1].reshape(4, 4))  # first class-0 image
+    assert fig.layout.coloraxis.cmax == pytest.approx(X_a.max())
+
+
+def test_error_figure_bars_in_style_colours_with_paper_markers():
+    table = pd.DataFrame({m: [0.1, 0.2] for m in dg.METHODS},
+                         index=["A → B: x → y", "B → A: y → x"])
+    fig = fd.error_figure(table, dg.paper_table(dg.make_offline_domains()))
+    bars = [t for t in fig.data if t.type == "bar"]
+    assert [b.name for b in bars] == list(dg.METHODS)
+    for bar in bars:
+        assert bar.marker.color == classifier_color(bar.name)
+        assert list(bar.x) == ["A → B", "B → A"]
+    markers = [t for t in fig.data if t.type == "scatter"]
+    assert len(markers) == 1
+    # 4 paper values per direction (S-LS is not in Table 4); A -> B is U -> M.
+    assert len(markers[0].y) == 8
+    assert markers[0].y[0] == pytest.approx(0.770)
+    assert fig.layout.yaxis.range[1] > 1.0

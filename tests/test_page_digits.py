@@ -1,0 +1,160 @@
+"""AppTest runs of the "Handwritten digits" page (section 4.2.3, Figures 5-6, Table 4)."""
+
+import base64
+import json
+import os
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from flda_core import digits as dg
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+APP = os.path.join(ROOT, "app.py")
+PAGE = "pages/digits.py"
+
+
+def _open(query=None):
+    at = AppTest.from_file(APP, default_timeout=600)
+    at.query_params.update(dict(query or {}))
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _charts(at):
+    return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+
+
+def _z(chart, index):
+    """A heatmap's values; plotly serialises numpy arrays as base64 typed arrays."""
+    z = chart["data"][index]["z"]
+    if isinstance(z, dict):
+        values = np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"]))
+        return values.reshape([int(n) for n in str(z["shape"]).split(",")]).astype(float)
+    return np.array(z, dtype=float)
+
+
+@pytest.fixture()
+def count_fits(monkeypatch):
+    calls = []
+    original = dg.fit_method
+
+    def counting(*args, **kwargs):
+        calls.append(args[4] if len(args) > 4 else kwargs.get("method"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(dg, "fit_method", counting)
+    return calls
+
+
+@pytest.fixture(scope="module")
+def hand_run():
+    """Default data, l2 set by hand (quick); the cross-validated default is tested below."""
+    return _open({"l2_mode": "hand", "l2": "0.001"})
+
+
+def test_default_page_shows_figures_table_and_downloads(hand_run):
+    at = hand_run
+    assert not at.error
+    charts = _charts(at)
+    assert {"dig_samples", "dig_rates", "dig_weights", "dig_errors"} <= set(charts)
+    rates = charts["dig_rates"]
+    assert len(rates["data"]) == 2
+    border_b = _z(rates, 1)[:, :2]
+    assert np.all(border_b == 0)  # MNIST-like domain never inks its border
+    weights = charts["dig_weights"]
+    theta = _z(weights, 1)
+    assert theta.shape == (16, 16) and theta.max() == 1.0
+    # pixels with theta = 1 get FLDA weight exactly 0
+    assert np.all(_z(weights, 2)[theta == 1.0] == 0)
+    table = at.dataframe[0].value
+    assert list(table["from"]) == ["here", "here", "paper, Table 4", "paper, Table 4"]
+    assert table.filter(like="T-LR").iloc[:2].to_numpy().max() < 0.2
+    assert {b.label for b in at.get("download_button")} >= {
+        "Download error rates (CSV)", "Download pixel maps (CSV)", "Download l2 choices (CSV)"}
+    captions = " ".join(c.value for c in at.caption)
+    assert "Figure 5" in captions and "Figure 6" in captions and "Table 4" in captions
+    assert "asymmetry" in captions
+
+
+def test_every_control_has_help(hand_run):
+    at = hand_run
+    for kind in ("radio", "selectbox", "slider", "checkbox", "select_slider", "number_input"):
+        for widget in at.get(kind):
+            assert widget.help, f"{kind} {widget.label!r} has no help text"
+
+
+def test_switching_digit_does_not_refit(hand_run, count_fits):
+    at = hand_run
+    before = _z(_charts(at)["dig_weights"], 2)
+    at.selectbox(key="dig.digit").set_value("3").run()
+    assert not at.exception
+    assert count_fits == []
+    after = _charts(at)["dig_weights"]
+    assert not np.allclose(before, _z(after, 2))
+    assert "digit 3" in after["layout"]["annotations"][0]["text"]
+    assert at.query_params["digit"] in ("3", ["3"])
+
+
+def test_switching_direction_shows_the_other_theta(hand_run):
+    at = hand_run
+    theta_ab = _z(_charts(at)["dig_weights"], 1)
+    at.radio(key="dig.direction").set_value("B → A").run()
+    assert not at.exception
+    theta_ba = _z(_charts(at)["dig_weights"], 1)
+    # M -> U-like: dropout cannot add ink, theta is (nearly) zero everywhere.
+    assert theta_ba.mean() < 0.05 < 0.4 < theta_ab.mean()
+    assert any("Training on MNIST-like" in c.value for c in at.caption)
+
+
+def test_quadratic_loss_shows_s_ls_and_flda_q(hand_run):
+    at = hand_run
+    at.radio(key="dig.loss").set_value("quadratic").run()
+    titles = [a["text"] for a in _charts(at)["dig_weights"]["layout"]["annotations"]]
+    assert titles[0].startswith("S-LS") and titles[2].startswith("FLDA-Q")
+
+
+def test_zero_threshold_changes_rates_and_refits_only_flda(hand_run, count_fits):
+    at = hand_run
+    before = _z(_charts(at)["dig_rates"], 0)
+    at.slider(key="dig.zero_tol").set_value(0.2).run()
+    assert not at.exception
+    assert sorted(count_fits) == ["FLDA-L", "FLDA-L", "FLDA-Q", "FLDA-Q"]
+    after = _z(_charts(at)["dig_rates"], 0)
+    assert np.all(after <= before) and after.sum() < before.sum()
+
+
+def test_cross_validated_default(monkeypatch):
+    at = _open()
+    assert not at.error
+    l2_table = at.dataframe[1].value
+    assert len(l2_table) == 10
+    assert set(l2_table["l2"]) <= set(dg.L2_GRID)
+    assert l2_table.filter(like="CV error").notna().all().all()
+
+
+def test_openml_failure_keeps_default_and_says_why(monkeypatch, tmp_path):
+    monkeypatch.setenv("FLDA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(dg, "openml_reachable", lambda *a, **k: False)
+    at = _open({"source": "openml", "l2_mode": "hand"})
+    assert not at.error  # nothing requested yet
+    assert any("offline default" in i.value for i in at.info)
+    at.button(key="dig_load_openml").click().run()
+    assert not at.exception
+    assert len(at.error) == 1 and "cannot be reached" in at.error[0].value
+    assert "How to fix it" in at.error[0].value
+    assert "dig_weights" in _charts(at)  # the default data is still shown
+    at.selectbox(key="dig.digit").set_value("5").run()
+    assert len(at.error) == 1  # the reason stays visible until a load succeeds
+
+
+def test_presentation_mode_hides_controls(hand_run):
+    at = _open({"present": "1", "l2_mode": "hand"})
+    assert not at.error
+    assert {"dig_rates", "dig_weights", "dig_errors"} <= set(_charts(at))
+    keys = {w.key for w in at.sidebar.radio} | {w.key for w in at.sidebar.slider}
+    assert not any(str(k).startswith("dig.") for k in keys)
