@@ -198,7 +198,8 @@ def error_figure(table, paper=None):
     Returns
     -------
     plotly.graph_objects.Figure
-        Bars coloured by classifier family (hatched for the quadratic loss).
+        Bars coloured by classifier family (hatched for the quadratic loss);
+        the paper's values as black dashes across the matching bars.
     """
     fig = go.Figure()
     directions = [str(i).split(":")[0] for i in table.index]
@@ -222,7 +223,7 @@ def error_figure(table, paper=None):
 
 
 def _add_paper_markers(fig, table, paper, directions):
-    """Black diamonds at the paper's Table 4 values, over the matching bars."""
+    """Black dashes at the paper's Table 4 values, across the matching bars."""
     n = len(table.columns)
     width = 0.8 / n
     x_marks, y_marks, texts = [], [], []
@@ -236,7 +237,8 @@ def _add_paper_markers(fig, table, paper, directions):
             texts.append(f"{row.name}: {method} {value:.3f}")
     fig.add_trace(go.Scatter(
         x=x_marks, y=y_marks, mode="markers", name="paper, Table 4", xaxis="x2",
-        marker=dict(symbol="diamond", size=12, color="black", line=dict(color="white", width=1.5)),
+        marker=dict(symbol="line-ew", size=26, color="black",
+                    line=dict(color="black", width=3)),
         text=texts, hovertemplate="%{text}<extra></extra>"))
     fig.update_layout(xaxis2=dict(overlaying="x", range=[-0.5, len(directions) - 0.5],
                                   visible=False))

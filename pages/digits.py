@@ -373,7 +373,8 @@ def main():
         f"of the naive {source_name} predictor of digit {digit}; middle: the estimated "
         f"dropout θ per pixel; right: the {flda_name} weights (l2 = {naive.l2:g} and "
         f"{adapted.l2:g}). Red pushes towards digit {digit}, blue away, white is 0; pixels "
-        "with θ = 1 (never inked in the target) get weight exactly 0. Mirrors the paper's "
+        "with θ = 1 (never inked in the target) get weight exactly 0; pixels never inked in the "
+        "source have θ = 0 (nothing to drop) and no weight either. Mirrors the paper's "
         "Figure 6" + (f" ({paper_row} there is the matching direction)" if paper_row else "")
         + ": FLDA's weights fade where θ is large and concentrate where the target has ink.")
 
@@ -383,10 +384,12 @@ def main():
     st.plotly_chart(error_figure(ours, paper if data.paper_rows else None), width="stretch",
                     key="dig_errors")
     both = dg.comparison_table(ours, paper)
-    st.dataframe(both.style.format("{:.3f}", subset=list(dg.METHODS), na_rep="—"),
-                 width="stretch")
+    shown = both.copy()
+    for method in dg.METHODS:  # "—": not reported in the paper (S-LS)
+        shown[method] = both[method].map(lambda v: "—" if pd.isna(v) else f"{v:.3f}")
+    st.dataframe(shown, width="stretch")
     st.caption(asymmetry_text(data, results)
-               + (" Black diamonds in the chart: the paper's values for the matching "
+               + (" Black dashes in the chart: the paper's values for the matching "
                   "direction." if data.paper_rows else ""))
     if not present:
         cols = st.columns(3)
