@@ -88,19 +88,18 @@ def draw_data_controls():
                   "two files of flattened square images with labels.")
     source = st.session_state["dig.source"]
     if source == "openml":
-        cols = st.columns(2)
-        cols[0].number_input(
+        st.number_input(
             "MNIST images", min_value=1_000, max_value=70_000, step=1_000, key="dig.n_mnist",
             help="Class-balanced random subsample of the 70,000 MNIST digits (resized "
                  "28 x 28 -> 16 x 16). The paper uses 14,000. More images: slower fits.")
-        cols[1].number_input(
+        st.number_input(
             "USPS images", min_value=1_000, max_value=dg.PAPER_N_USPS, step=500,
             key="dig.n_usps",
             help="Random subsample of the 9,298 USPS digits (16 x 16), balanced as far as "
                  "the classes allow. The paper uses all 9,298.")
         st.button("Load MNIST and USPS", key="dig_load_openml", type="primary",
                   width="stretch",
-                  help=f"Download from OpenML on first use (about 30 MB, cached in "
+                  help=f"Download from OpenML on first use (a few tens of MB, cached in "
                        f"{dg.default_cache_dir()}; set the environment variable "
                        "FLDA_CACHE_DIR to use another folder). Later loads need no network.")
     elif source == "upload":
@@ -351,9 +350,10 @@ def main():
     try:
         results = run_fits(data, direction, loss, zero_tol, seed)
     except ValueError as error:
-        st.error(f"**The classifiers could not be fitted:** {error}\n\nEvery class needs at "
-                 "least 3 images in each domain for cross-validation; upload more images or "
-                 "set l2 by hand.", icon=":material/error:")
+        st.error(f"**The classifiers could not be fitted:** {error}\n\n**How to fix it:** "
+                 "every class needs at least 2 images in each domain (3-fold cross-validation "
+                 "uses fewer folds if it must); upload more images of the rare classes.",
+                 icon=":material/error:")
         return
     source_name, flda_name = ("S-LR", "FLDA-L") if loss == "logistic" else ("S-LS", "FLDA-Q")
     naive, adapted = results[(direction, source_name)], results[(direction, flda_name)]

@@ -392,3 +392,10 @@ def test_error_and_paper_tables(offline):
     assert paper.loc[paper.index[0], "FLDA-Q"] == 0.640 and np.isnan(paper.iloc[0, 0])
     both = dg.comparison_table(table, paper)
     assert list(both["from"]) == ["here", "here", "paper, Table 4", "paper, Table 4"]
+
+
+def test_cross_validation_refuses_a_class_with_one_image(small):
+    X_s, y_s, X_t, y_t = small
+    keep = np.concatenate([np.flatnonzero(y_s != 4), np.flatnonzero(y_s == 4)[:1]])
+    with pytest.raises(ValueError, match="at least 2 images of every class"):
+        dg.fit_method(X_s[keep], y_s[keep], X_t, y_t, "S-LS", l2=None)
