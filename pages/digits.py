@@ -299,6 +299,9 @@ def asymmetry_text(data, results):
 
 def main():
     """Draw the page."""
+    if "dig.digit" not in st.session_state and "digit" in st.query_params:
+        # Labels may be numbers or names: keep the URL text as is (checked against the data).
+        st.session_state["dig.digit"] = str(st.query_params["digit"]).strip('"')
     ui_common.restore_from_url(SETTINGS)
     present = ui_common.presentation_mode()
     seed = ui_common.get_seed()
@@ -376,7 +379,12 @@ def main():
         "with θ = 1 (never inked in the target) get weight exactly 0; pixels never inked in the "
         "source have θ = 0 (nothing to drop) and no weight either. Mirrors the paper's "
         "Figure 6" + (f" ({paper_row} there is the matching direction)" if paper_row else "")
-        + ": FLDA's weights fade where θ is large and concentrate where the target has ink.")
+        + (": FLDA's weights fade where θ is large and concentrate where the target has ink."
+           if adapted.theta.mean() >= 0.05 else
+           f". Here θ is (nearly) 0 everywhere (mean {adapted.theta.mean():.3f}): the target "
+           "inks hardly any pixel less often than the source, so FLDA's weights are close to "
+           "the naive ones — dropout cannot model pixels that appear more often in the "
+           "target (the paper's M → U case)."))
 
     st.subheader("Error rates in both directions (Table 4)")
     ours = dg.error_table(results, data)

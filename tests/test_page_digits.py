@@ -153,6 +153,14 @@ def test_openml_failure_keeps_default_and_says_why(monkeypatch, tmp_path):
     assert len(at.error) == 1  # the reason stays visible until a load succeeds
 
 
+def test_digit_and_direction_from_the_url():
+    at = _open({"digit": "7", "direction": "B → A", "l2_mode": "hand"})
+    assert at.selectbox(key="dig.digit").value == "7"
+    titles = [a["text"] for a in _charts(at)["dig_weights"]["layout"]["annotations"]]
+    assert "digit 7" in titles[0]
+    assert any("(nearly) 0 everywhere" in c.value for c in at.caption)
+
+
 def test_presentation_mode_hides_controls(hand_run):
     at = _open({"present": "1", "l2_mode": "hand"})
     assert not at.error
