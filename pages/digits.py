@@ -396,7 +396,10 @@ def main():
     for method in dg.METHODS:  # "—": not reported in the paper (S-LS)
         shown[method] = both[method].map(lambda v: "—" if pd.isna(v) else f"{v:.3f}")
     st.dataframe(shown, width="stretch")
-    st.caption(asymmetry_text(data, results)
+    stand_in = {"offline": " The offline domains are a stand-in for MNIST/USPS: expect the "
+                           "asymmetry, not the paper's numbers.",
+                "upload": " The paper's rows are for MNIST/USPS, shown for reference."}
+    st.caption(asymmetry_text(data, results) + stand_in.get(data.kind, "")
                + (" Black dashes in the chart: the paper's values for the matching "
                   "direction." if data.paper_rows else ""))
     if not present:

@@ -129,7 +129,8 @@ def test_zero_threshold_changes_rates_and_refits_only_flda(hand_run, count_fits)
     assert np.all(after <= before) and after.sum() < before.sum()
 
 
-def test_cross_validated_default(monkeypatch):
+@pytest.mark.slow
+def test_cross_validated_default():
     at = _open()
     assert not at.error
     l2_table = at.dataframe[1].value
