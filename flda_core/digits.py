@@ -45,7 +45,7 @@ from threadpoolctl import threadpool_limits
 
 from .classifier import FLDAClassifier
 from .tabular import DataValidationError, parse_csv
-from .transfer import estimate_dropout, nonzero_rate
+from .transfer import estimate_dropout
 
 __all__ = [
     "SIDE", "OFFLINE_INNER_SIDE", "PAPER_N_MNIST", "PAPER_N_USPS", "PAPER_TABLE4",
@@ -453,7 +453,8 @@ def _fetch_prepared(name, prepare, cache_dir, fetch):
         raise
     except Exception as error:  # network, HTTP, parse: all mean "not available now"
         raise DigitDataUnavailable(
-            f"Downloading '{name}' from OpenML failed ({type(error).__name__}: {error}).") from error
+            f"Downloading '{name}' from OpenML failed ({type(error).__name__}: {error})."
+        ) from error
     X = prepare(X)
     y = np.asarray(y).astype(str)
     try:
@@ -577,13 +578,15 @@ def _clean_labels(labels, name):
                                       "Give every image a label.")
         if np.all(labels == np.round(labels)):
             return labels.astype(np.int64)
-        raise DataValidationError(f"{name} has non-integer numeric labels such as {labels[labels != np.round(labels)][0]}.",
+        example = labels[labels != np.round(labels)][0]
+        raise DataValidationError(f"{name} has non-integer numeric labels such as {example}.",
                                   "Labels must be classes (integers or names), not measurements.")
     if labels.dtype.kind in "iub":
         return labels.astype(np.int64)
     labels = pd.Series(labels, dtype=object)
     if labels.isna().any() or (labels.astype(str).str.strip() == "").any():
-        raise DataValidationError(f"{name} has images without a label.", "Give every image a label.")
+        raise DataValidationError(f"{name} has images without a label.",
+                                  "Give every image a label.")
     return labels.astype(str).str.strip().to_numpy()
 
 
@@ -607,7 +610,8 @@ def _read_npz(raw, name):
         except ValueError as error:  # object arrays need pickle: refused
             raise DataValidationError(
                 f"{name} stores Python objects, which are not read for safety ({error}).",
-                "Save plain numeric arrays (numpy.savez with numbers/strings, no objects).") from error
+                "Save plain numeric arrays (numpy.savez with numbers/strings, no objects)."
+            ) from error
     if images.dtype.kind not in "iufb":
         raise DataValidationError(f"The images in {name} are of type {images.dtype}, not numbers.",
                                   "Store pixel values as numbers.")
@@ -950,7 +954,8 @@ def paper_table(domains=None):
     """
     mapping = {} if domains is None else dict(domains.paper_rows)
     if mapping:
-        order = [(mapping[d], f"paper {mapping[d]} (like {d} here)") for d in ("A → B", "B → A")]
+        order = [(mapping[d], f"paper {mapping[d]} (like {d} here)")
+                 for d in ("A → B", "B → A")]
     else:
         order = [(row, f"paper {row}") for row in PAPER_TABLE4]
     rows = {label: {m: PAPER_TABLE4[row].get(m, np.nan) for m in METHODS} for row, label in order}

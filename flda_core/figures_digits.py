@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import classifier_color, classifier_family
+from .style import classifier_color
 
 __all__ = [
     "PROBABILITY_SCALE", "WEIGHT_SCALE", "INK_SCALE",
