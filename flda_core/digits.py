@@ -165,6 +165,14 @@ def resample_matrix(n_in, n_out):
     Returns
     -------
     R : ndarray of shape (n_out, n_in)
+
+    Examples
+    --------
+    >>> resample_matrix(4, 2)
+    array([[0.5, 0.5, 0. , 0. ],
+           [0. , 0. , 0.5, 0.5]])
+    >>> resample_matrix(2, 4) @ [0.0, 1.0]
+    array([0.  , 0.25, 0.75, 1.  ])
     """
     n_in, n_out = int(n_in), int(n_out)
     if n_in < 1 or n_out < 1:
@@ -379,6 +387,14 @@ def make_offline_domains(random_state=0, side=SIDE, inner=OFFLINE_INNER_SIDE):
     Returns
     -------
     DigitDomains
+
+    Examples
+    --------
+    >>> data = make_offline_domains(random_state=0)
+    >>> data.X_a.shape, data.X_b.shape
+    ((901, 256), (896, 256))
+    >>> bool((data.X_b.reshape(-1, 16, 16)[:, :2, :] == 0).all())  # empty border in B
+    True
     """
     from sklearn.datasets import load_digits
 
