@@ -1,0 +1,530 @@
+"""Shared machinery of the browser end-to-end tests and of ``take_screenshots.py``.
+
+* :class:`StreamlitServer` starts ``streamlit run app.py`` headless on a free
+  port and waits for its health endpoint.
+* :func:`launch_chromium` drives Debian's ``/usr/bin/chromium`` through
+  Playwright (never ``playwright install``).
+* :class:`RunTracker` knows when a script run has *really* finished.  The app
+  root carries ``data-test-script-state`` (``initial`` / ``running`` /
+  ``notRunning`` / ...), but after a widget changes the browser keeps showing
+  ``notRunning`` until the server's "script started" message arrives, and a
+  fast run can go from running back to notRunning inside one React render.
+  Waiting on the attribute alone therefore needs a sleep; instead the tracker
+  reads the websocket protocol itself: every ``rerun_script`` request the
+  browser sends and every ``script_finished`` message the server answers,
+  decoded with Streamlit's own protobuf classes.  A run is over when the last
+  request has been answered *and* the attribute says ``notRunning`` *and*
+  every Plotly chart has drawn its SVG.
+* :data:`PAGES` describes each page: URL path, title, what it must show and
+  which key control the test moves.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+from urllib.parse import parse_qs, urlparse
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("FLDA_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+SKIP_NO_CHROMIUM = ("install Debian's chromium (apt-get install chromium) to run the "
+                    "browser tests")
+SKIP_NO_PLAYWRIGHT = ("install the Playwright Python package (python3 -m pip install -r "
+                      "requirements-dev.txt; never `playwright install`) to run the "
+                      "browser tests")
+#: Laptop-sized window; screenshots then grow the height to the page's full height.
+VIEWPORT = {"width": 1280, "height": 900}
+#: Upper bound for one script run (generous: the machine may be shared and slow).
+RUN_TIMEOUT_S = float(os.environ.get("FLDA_E2E_RUN_TIMEOUT", "240"))
+#: Upper bound for the browser to *ask* for a run after an action (no server work).
+REQUEST_TIMEOUT_S = 20.0
+SERVER_START_TIMEOUT_S = 90.0
+
+APP_ROOT = '[data-testid="stApp"]'
+ERROR_SELECTORS = ('[data-testid="stException"]', '[data-testid="stAlertContentError"]')
+SKELETON_SELECTOR = '[data-testid="stSkeleton"]'
+PLOT_SELECTOR = '[data-testid="stPlotlyChart"]'
+TABLE_SELECTOR = '[data-testid="stDataFrame"], [data-testid="stTable"]'
+
+
+def chromium_available():
+    return os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)
+
+
+def free_port():
+    """A TCP port nobody listens on.
+
+    ``FLDA_E2E_PORTS="8605-8609"`` restricts the choice to a range (for machines
+    shared by several developers); otherwise the operating system picks one.
+    """
+    wanted = os.environ.get("FLDA_E2E_PORTS")
+    candidates = [0]
+    if wanted:
+        lo, _, hi = wanted.partition("-")
+        candidates = list(range(int(lo), int(hi or lo) + 1))
+    for port in candidates:
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return sock.getsockname()[1]
+    raise RuntimeError(f"no free port in FLDA_E2E_PORTS={wanted}")
+
+
+class StreamlitServer:
+    """``streamlit run app.py`` in its own process group, stopped by :meth:`stop`.
+
+    ``extra_args`` are passed on, e.g. ``["--theme.base", "dark"]``.  The file
+    watcher is off so that edits in the work tree never rerun a page mid-test.
+    """
+
+    def __init__(self, port=None, extra_args=(), log_path=None):
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = Path(log_path) if log_path else None
+        cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+               "--server.headless", "true", "--server.port", str(self.port),
+               "--server.address", "127.0.0.1", "--server.runOnSave", "false",
+               "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
+               *extra_args]
+        self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL
+        self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            self._wait_healthy()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _wait_healthy(self):
+        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"streamlit exited with code {self.process.returncode}; "
+                                   f"log: {self.log_tail()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200 and r.read().strip() == b"ok":
+                        return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not become healthy on {self.url}; "
+                                   f"log: {self.log_tail()}")
+            time.sleep(0.2)  # polling a socket, not waiting for the app
+
+    def log_tail(self, n=40):
+        if not self.log_path or not self.log_path.exists():
+            return "(no log)"
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
+
+    def stop(self):
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        if self._log is not subprocess.DEVNULL:
+            self._log.close()
+
+
+def launch_chromium(playwright):
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                      args=CHROMIUM_ARGS)
+
+
+# --------------------------------------------------------------------------- runs
+
+class RunTracker:
+    """Counts rerun requests and finished script runs on a page's Streamlit websocket."""
+
+    def __init__(self, page):
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        self._back, self._forward = BackMsg, ForwardMsg
+        self.page = page
+        self.events = []          # ("rerun" | "finished" | "early", sequence number)
+        self._seq = 0
+        self._cache = {}          # ForwardMsg hash -> message (for reference messages)
+        self._charts_this_run = 0
+        self.expected_charts = 0  # Plotly charts sent by the last complete run
+        self.page_errors = []     # uncaught JavaScript exceptions
+        self._pending = set()     # HTTP requests in flight (lazily loaded code, fonts)
+        page.on("websocket", self._attach)
+        page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+        page.on("request", lambda request: self._pending.add(request))
+        page.on("requestfinished", lambda request: self._pending.discard(request))
+        page.on("requestfailed", lambda request: self._pending.discard(request))
+
+    def _attach(self, ws):
+        if ws.url.endswith("/_stcore/stream"):
+            ws.on("framesent", self._sent)
+            ws.on("framereceived", self._received)
+
+    def _record(self, kind):
+        self._seq += 1
+        self.events.append((kind, self._seq))
+
+    def _sent(self, payload):
+        if isinstance(payload, str):
+            return
+        msg = self._back()
+        try:
+            msg.ParseFromString(payload)
+        except Exception:  # not a BackMsg: ignore
+            return
+        if msg.WhichOneof("type") == "rerun_script":
+            self._record("rerun")
+
+    def _received(self, payload):
+        if isinstance(payload, str):
+            return
+        msg = self._forward()
+        try:
+            msg.ParseFromString(payload)
+        except Exception:
+            return
+        kind = msg.WhichOneof("type")
+        if kind == "ref_hash":  # a message the browser already has: look it up
+            msg = self._cache.get(msg.ref_hash)
+            if msg is None:
+                return
+            kind = msg.WhichOneof("type")
+        elif msg.hash:
+            self._cache[msg.hash] = msg
+        if kind == "new_session":  # sent at the start of every full script run
+            self._charts_this_run = 0
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
+                and msg.delta.new_element.WhichOneof("type") == "plotly_chart":
+            self._charts_this_run += 1
+        elif kind == "script_finished":
+            status = msg.script_finished
+            if status == self._forward.FINISHED_EARLY_FOR_RERUN:
+                self._record("early")
+            else:
+                if status == self._forward.FINISHED_SUCCESSFULLY:
+                    self.expected_charts = self._charts_this_run
+                self._record("finished")
+
+    def mark(self):
+        """Position to wait from: call before an action, pass to :meth:`wait_idle`."""
+        return self._seq
+
+    def _settled(self, since):
+        reruns = [s for k, s in self.events if k == "rerun" and s > since]
+        if not reruns or self._pending:
+            return False
+        return any(k == "finished" and s > reruns[-1] for k, s in self.events)
+
+    def wait_idle(self, since, timeout_s=RUN_TIMEOUT_S, request_timeout_s=REQUEST_TIMEOUT_S):
+        """Wait until every rerun requested after ``since`` has finished and drawn.
+
+        The browser asks for a rerun as soon as a widget changes, before any
+        server work, so an action that requests none within
+        ``request_timeout_s`` did nothing: that fails at once instead of
+        waiting out ``timeout_s``.
+        """
+        start = time.monotonic()
+        deadline = start + timeout_s
+        while not self._settled(since):
+            now = time.monotonic()
+            if not any(k == "rerun" for k in self.events_since(since)) \
+                    and now > start + request_timeout_s:
+                raise TimeoutError(f"the action requested no script run within "
+                                   f"{request_timeout_s:.0f} s: nothing reacted to it")
+            if now > deadline:
+                raise TimeoutError(f"no finished script run within {timeout_s:.0f} s "
+                                   f"(events since mark: {self.events_since(since)})")
+            self.page.wait_for_timeout(40)  # lets Playwright deliver websocket events
+        remaining_ms = max(1000.0, (deadline - time.monotonic()) * 1000)
+        # The run's elements are committed once the root says notRunning.  Elements
+        # whose code Streamlit loads lazily (sliders, charts, ...) show a skeleton,
+        # then fetch their code: wait for those requests, the skeletons and charts.
+        self.page.locator(f'{APP_ROOT}[data-test-script-state="notRunning"]').wait_for(
+            state="attached", timeout=remaining_ms)
+        while True:
+            self._next_frame()
+            if not self._pending and self.page.locator(SKELETON_SELECTOR).count() == 0:
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"page still loading after {timeout_s:.0f} s: "
+                                   f"{[r.url for r in self._pending]}")
+            self.page.wait_for_timeout(40)
+        wait_for_charts(self.page, self.expected_charts, remaining_ms)
+        self._next_frame()
+
+    def _next_frame(self):
+        """Resolve after the browser painted twice (React commits what it scheduled)."""
+        self.page.evaluate("() => new Promise(done => requestAnimationFrame("
+                           "() => requestAnimationFrame(done)))")
+
+    def events_since(self, since):
+        return [k for k, s in self.events if s > since]
+
+
+def wait_for_charts(page, expected=0, timeout_ms=30_000):
+    """At least ``expected`` Plotly charts exist and every one has drawn its SVG.
+
+    Streamlit loads its Plotly component lazily, so right after a run the
+    charts may not be in the page yet: ``expected`` comes from the run itself
+    (:attr:`RunTracker.expected_charts`).
+    """
+    page.wait_for_function(
+        """([sel, expected]) => {
+               const charts = Array.from(document.querySelectorAll(sel));
+               return charts.length >= expected && charts.every(
+                   el => el.querySelector('.js-plotly-plot .main-svg') !== null);
+           }""",
+        arg=[PLOT_SELECTOR, expected], timeout=timeout_ms)
+
+
+def open_page(page, tracker, url):
+    """Load ``url`` and wait for its first script run to finish."""
+    since = tracker.mark()
+    page.goto(url)
+    tracker.wait_idle(since)
+
+
+def act(page, tracker, action):
+    """Run ``action()`` (a click, a key press) and wait for the rerun it triggers."""
+    since = tracker.mark()
+    action()
+    tracker.wait_idle(since)
+
+
+# ------------------------------------------------------------------- assertions
+
+def error_texts(page):
+    """Texts of exception and error boxes that are shown (empty list: none)."""
+    texts = []
+    for selector in ERROR_SELECTORS:
+        for box in page.locator(selector).all():
+            if box.is_visible():
+                texts.append(box.inner_text()[:500])
+    return texts
+
+
+def visible_plots(page):
+    """Rendered Plotly charts with a real size (an empty or collapsed one does not count)."""
+    count = 0
+    for chart in page.locator(f"{PLOT_SELECTOR} .js-plotly-plot").all():
+        box = chart.bounding_box()
+        if chart.is_visible() and box and box["width"] > 200 and box["height"] > 150:
+            count += 1
+    return count
+
+
+def visible_tables(page):
+    count = 0
+    for table in page.locator(TABLE_SELECTOR).all():
+        box = table.bounding_box()
+        if table.is_visible() and box and box["height"] > 30:
+            count += 1
+    return count
+
+
+def page_title(page):
+    """Text of the page's first heading (``st.title``)."""
+    return page.locator('[data-testid="stMain"] h1').first.inner_text().strip()
+
+
+def shows_page(page, spec):
+    """The page's title starts with the expected heading (subtitles may follow)."""
+    return page_title(page).startswith(spec.heading)
+
+
+def sidebar_nav_labels(page):
+    """Page titles in the sidebar navigation (without the icons' ligature names)."""
+    return [label.inner_text().strip() for label in page.locator(
+        '[data-testid="stSidebarNavLink"] [data-testid="stMarkdownContainer"]').all()]
+
+
+def query(page):
+    """The page's current query string as ``{name: value}``."""
+    return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def main_scroll_height(page):
+    """Height (CSS px) the page needs to show everything without scrolling."""
+    return page.evaluate(
+        """() => {
+            const heights = [document.documentElement.scrollHeight];
+            for (const sel of ['[data-testid="stMain"]', '[data-testid="stAppViewContainer"]',
+                               '[data-testid="stSidebarContent"]']) {
+                const el = document.querySelector(sel);
+                if (el) heights.push(el.scrollHeight);
+            }
+            return Math.max(...heights);
+        }""")
+
+
+def full_page_screenshot(page, tracker, path, width=VIEWPORT["width"]):
+    """Grow the viewport to the page's full height, let charts re-layout, save a PNG.
+
+    Streamlit scrolls inside its own container, so Playwright's ``full_page``
+    would only capture one screen; sizing the viewport shows the whole page.
+    """
+    page.mouse.move(width - 1, 1)  # no hover tooltip left over from the last click
+    height = VIEWPORT["height"]
+    for _ in range(4):  # growing the window can reflow the page: repeat until stable
+        needed = int(main_scroll_height(page))
+        if needed <= height:
+            break
+        height = needed
+        page.set_viewport_size({"width": width, "height": height})
+        wait_for_charts(page, tracker.expected_charts)
+        page.wait_for_function("() => document.fonts.status === 'loaded'")
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path), animations="disabled", caret="hide")
+    page.set_viewport_size(VIEWPORT)
+    return height
+
+
+# ------------------------------------------------------------------- controls
+
+def widget(page, testid, label):
+    """A widget container of kind ``testid`` whose label contains ``label``."""
+    return page.locator(f'[data-testid="{testid}"]').filter(
+        has=page.locator('[data-testid="stWidgetLabel"]', has_text=label)).first
+
+
+def ensure_visible(page, locator):
+    """Open a collapsed sidebar expander that holds ``locator``, then scroll to it."""
+    if locator.count() and not locator.is_visible():
+        expander = page.locator('[data-testid="stExpander"]').filter(has=locator).first
+        if expander.count():
+            expander.locator("summary").first.click()
+    locator.scroll_into_view_if_needed()
+
+
+SLIDER_THUMB = 'input[type="range"]'  # the (visually hidden) input behind each thumb
+
+
+def press_slider(page, tracker, label, key="ArrowRight"):
+    """Focus the first thumb of slider ``label``, press ``key``; returns the new value."""
+    box = widget(page, "stSlider", label)
+    ensure_visible(page, box)
+    thumb = box.locator(SLIDER_THUMB).first
+    before = thumb.input_value()
+    act(page, tracker, lambda: (thumb.focus(), thumb.press(key)))
+    after = thumb.input_value()
+    assert after != before, f"slider {label!r} did not move with {key} ({before})"
+    return after
+
+
+def choose_radio(page, tracker, label, option):
+    group = widget(page, "stRadio", label)
+    ensure_visible(page, group)
+    choice = group.locator("label").filter(has_text=option).first
+    act(page, tracker, choice.click)
+    assert choice.locator("input").is_checked(), f"radio {label!r} did not select {option!r}"
+
+
+def click_toggle(page, tracker, label):
+    box = widget(page, "stCheckbox", label)
+    ensure_visible(page, box)
+    checkbox = box.locator("input")
+    before = checkbox.is_checked()
+    act(page, tracker, lambda: box.locator("label").first.click())
+    assert checkbox.is_checked() != before, f"toggle {label!r} did not change"
+
+
+def step_number(page, tracker, label):
+    """Click the ``+`` of a number input."""
+    box = widget(page, "stNumberInput", label)
+    ensure_visible(page, box)
+    field_ = box.locator("input")
+    before = field_.input_value()
+    act(page, tracker, box.locator('[data-testid="stNumberInputStepUp"]').click)
+    assert field_.input_value() != before, f"number input {label!r} did not change"
+    return field_.input_value()
+
+
+# ---------------------------------------------------------------------- pages
+
+@dataclass(frozen=True)
+class PageSpec:
+    """What the tests expect of one page of ``st.navigation``.
+
+    ``prepare(page, tracker)``, if given, is what a visitor does first on a page
+    that starts empty.  ``move_control(page, tracker)`` changes one key control (waiting for the
+    rerun) and returns ``(query_name, expected_value)`` that the page must
+    then mirror into its URL, or ``None`` when it does not mirror that control.
+    """
+
+    path: str              # URL path, "" for the default page
+    title: str             # navigation title
+    heading: str           # the page's st.title
+    slug: str              # screenshot file name
+    move_control: Callable
+    needs_plot: bool = True
+    needs_table: bool = True
+    prepare: Callable | None = None   # what a visitor does first (e.g. load a sample)
+
+
+def _home_control(page, tracker):
+    return "seed", step_number(page, tracker, "Random seed")
+
+
+def _synthetic_control(page, tracker):
+    choose_radio(page, tracker, "Loss", "quadratic")
+    return "loss", "quadratic"
+
+
+def _transfer_control(page, tracker):
+    value = press_slider(page, tracker, "θ̂1 + …")
+    return "delta_1", str(float(value))
+
+
+def _learning_control(page, tracker):
+    value = press_slider(page, tracker, "Number of sizes", "ArrowLeft")
+    return "n_sizes", str(int(float(value)))
+
+
+def _digits_control(page, tracker):
+    choose_radio(page, tracker, "Direction", "B → A")
+    return None
+
+
+def _your_data_prepare(page, tracker):
+    """The page starts empty: load the first sample pair, as a visitor would."""
+    button = page.locator('[data-testid="stButton"] button').filter(
+        has_text="Synthetic word counts (Poisson)").first
+    act(page, tracker, button.click)
+
+
+def _your_data_control(page, tracker):
+    press_slider(page, tracker, "Features shown in the charts", "ArrowLeft")
+    return None
+
+
+PAGES = (
+    PageSpec("", "Home", "Feature-level domain adaptation, live", "home", _home_control,
+             needs_plot=False, needs_table=False),
+    PageSpec("synthetic", "Synthetic domains", "Synthetic domains", "synthetic",
+             _synthetic_control),
+    PageSpec("transfer", "Transfer parameters", "Transfer parameters", "transfer",
+             _transfer_control),
+    PageSpec("learning_curves", "Learning curves", "Learning curves", "learning_curves",
+             _learning_control),
+    PageSpec("digits", "Handwritten digits", "Handwritten digits", "digits",
+             _digits_control),
+    PageSpec("your_data", "Your data", "Your data", "your_data", _your_data_control,
+             prepare=_your_data_prepare),
+)
+NAV_TITLES = [spec.title for spec in PAGES]

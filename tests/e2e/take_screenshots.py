@@ -1,0 +1,99 @@
+"""Regenerate the README screenshots: ``python3 tests/e2e/take_screenshots.py``.
+
+Starts ``streamlit run app.py`` headless on a free port, opens every page in
+Debian's Chromium (1280 px wide, the window grown to the page's full height),
+does what a visitor does first on pages that start empty (loads a sample on
+"Your data"), and writes ``docs/screenshots/<page>.png`` in the light theme and
+``docs/screenshots/<page>-dark.png`` in the dark theme (the browser reports a
+dark system preference, which the app follows).  PNGs above ``--max-kb`` are
+reduced to a 256-colour palette so the repository stays small.
+
+Options: ``--out DIR``, ``--themes light dark``, ``--pages synthetic transfer``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import e2e_harness as h  # noqa: E402
+
+
+def shrink_png(path, max_kb):
+    """Re-save ``path`` optimised; fall back to a 256-colour palette if still too big."""
+    from PIL import Image
+
+    image = Image.open(path).convert("RGB")
+    image.save(path, optimize=True)
+    if path.stat().st_size > max_kb * 1024:
+        image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE) \
+            .save(path, optimize=True)
+    return path.stat().st_size
+
+
+def capture(browser, server, spec, theme, path):
+    context = browser.new_context(viewport=h.VIEWPORT, device_scale_factor=1,
+                                  color_scheme=theme)
+    try:
+        page = context.new_page()
+        tracker = h.RunTracker(page)
+        h.open_page(page, tracker, f"{server.url}/{spec.path}")
+        if spec.prepare:
+            spec.prepare(page, tracker)
+        errors = h.error_texts(page)
+        h.full_page_screenshot(page, tracker, path)
+        return errors
+    finally:
+        context.close()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=h.ROOT / "docs" / "screenshots")
+    parser.add_argument("--themes", nargs="+", default=["light", "dark"],
+                        choices=["light", "dark"])
+    parser.add_argument("--pages", nargs="+", default=[s.slug for s in h.PAGES],
+                        choices=[s.slug for s in h.PAGES])
+    parser.add_argument("--max-kb", type=int, default=600)
+    args = parser.parse_args(argv)
+    if not h.chromium_available():
+        sys.exit(h.SKIP_NO_CHROMIUM)
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        sys.exit(h.SKIP_NO_PLAYWRIGHT)
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    log = Path(tempfile.gettempdir()) / "flda-screenshots-streamlit.log"
+    server = h.StreamlitServer(log_path=log)
+    failed = []
+    try:
+        with sync_playwright() as playwright:
+            browser = h.launch_chromium(playwright)
+            for spec in (s for s in h.PAGES if s.slug in args.pages):
+                for theme in args.themes:
+                    name = spec.slug + ("" if theme == "light" else f"-{theme}")
+                    path = args.out / f"{name}.png"
+                    start = time.monotonic()
+                    errors = capture(browser, server, spec, theme, path)
+                    size = shrink_png(path, args.max_kb)
+                    print(f"{path.relative_to(h.ROOT) if path.is_relative_to(h.ROOT) else path}"
+                          f"  {size / 1024:.0f} KB  {time.monotonic() - start:.1f} s"
+                          + (f"  ERROR BOX: {errors}" if errors else ""))
+                    if errors:
+                        failed.append(name)
+            browser.close()
+    finally:
+        server.stop()
+    if failed:
+        sys.exit(f"pages showing an error box: {failed} (server log: {log})")
+
+
+if __name__ == "__main__":
+    main()
