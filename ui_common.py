@@ -146,3 +146,33 @@ def apply_values(values):
     """Set several session values at once (use as an ``on_click`` callback for presets)."""
     for key, value in values.items():
         st.session_state[key] = value
+
+
+def _leave_pages_directory_mode():
+    """Make the first request of a fresh server use ``app.py``'s navigation.
+
+    Streamlit decides once per process whether the app is a legacy "pages/
+    directory" app: true as soon as a ``pages/`` folder sits next to the main
+    script, until some script run calls ``st.navigation``.  So when the very
+    first request of a fresh server deep-links to a page (``/synthetic``),
+    Streamlit runs ``pages/synthetic.py`` *alone* under its automatic navigation
+    (file names as titles, no ``set_page_config``, no shared seed) - and keeps
+    doing so for every visitor until someone opens the home page.  Every page
+    imports this module, and a module is imported once per process: if that
+    first import happens in such a run, switch the mode off and rerun, so the
+    same URL is served by ``app.py`` and ``st.navigation``.  (A more radical
+    fix is to rename ``pages/``; ``st.navigation`` does not need that name.)
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+        from streamlit.runtime.scriptrunner_utils.script_run_context import (
+            get_script_run_ctx)
+    except ImportError:  # another Streamlit layout: nothing to correct
+        return
+    if getattr(PagesManager, "uses_pages_directory", None) \
+            and get_script_run_ctx(suppress_warning=True) is not None:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+_leave_pages_directory_mode()
