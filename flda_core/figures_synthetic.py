@@ -38,7 +38,13 @@ MAX_MARKER_SIZE = 34.0
 MIN_MARKER_SIZE = 4.0
 #: With at most this many target lattice points, counts are printed beside markers.
 MAX_LABELLED_POINTS = 16
-_COUNT_POSITIONS = ("top left", "bottom right")
+# Boundaries mostly run from top left to bottom right: counts sit across them.
+_COUNT_POSITIONS = ("top right", "bottom left")
+#: Margin (in feature units) around a labelled lattice, so counts fit inside the axes.
+LABELLED_MIN_PAD = 0.55
+#: Fill opacity of target-domain discs; their outline stays opaque so that two
+#: classes sharing a lattice point both remain visible, on light and dark themes.
+TARGET_FILL_ALPHA = 0.45
 _LOSS_TITLE = {"quadratic": "Quadratic loss", "logistic": "Logistic loss"}
 
 
@@ -205,13 +211,19 @@ def perturbed_boundary_lines(naive_fits, sweep_fits, feature=0):
             label=_perturbation_label(f.name, f.perturbation, feature),
             coef=(float(f.coef[0]), float(f.coef[1])), intercept=f.intercept,
             color=FAMILY_COLORS["flda"], dash="solid",
-            opacity=1.0 - 0.6 * rank / n, width=3.0 if f.perturbation == 0 else 2.2,
+            opacity=1.0 - 0.5 * rank / n,  # the faintest stays visible on dark themes width=3.0 if f.perturbation == 0 else 2.2,
             hover=_hover_for(f), annotation=f"{f.perturbation:+g}"))
     return lines
 
 
 def _class_label(k):
     return f"class {k + 1}"
+
+
+def _rgba(color, alpha):
+    color = color.lstrip("#")
+    r, g, b = (int(color[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
 
 
 def _add_scatter(fig, counts, max_count, domain, row, col, show_legend, label_counts):
@@ -223,13 +235,15 @@ def _add_scatter(fig, counts, max_count, domain, row, col, show_legend, label_co
         fig.add_trace(go.Scatter(
             x=part["x1"], y=part["x2"], mode="markers+text" if text else "markers",
             text=text, textposition=_COUNT_POSITIONS[int(k) % 2],
-            textfont=dict(color=color, size=13),
+            # bold: legible on light and dark themes, next to grid and boundary lines
+            textfont=dict(color=color, size=13, weight="bold"),
+            cliponaxis=False,
             name=f"{_class_label(k)} ({domain})", legendgroup=f"{domain}-{k}",
             showlegend=show_legend,
-            marker=dict(size=marker_sizes(part["count"], max_count), color=color,
-                        opacity=0.55 if target else 1.0,
+            marker=dict(size=marker_sizes(part["count"], max_count),
+                        color=_rgba(color, TARGET_FILL_ALPHA) if target else color,
                         symbol="circle" if target else "diamond-open",
-                        line=dict(color=color, width=1.5 if target else 2.0)),
+                        line=dict(color=color, width=2.0)),
             customdata=part["count"].to_numpy(),
             hovertemplate=(f"{_class_label(k)}, {domain} domain<br>x₁ = %{{x:.3g}}, "
                            "x₂ = %{y:.3g}<br>%{customdata:,} samples<extra></extra>")),
@@ -259,6 +273,13 @@ def _add_boundary(fig, line, x_range, y_range, row, col, rank=1000):
                            font=dict(color=line.color, size=13), row=row, col=col)
 
 
+def _lattice_ticks(axis_range):
+    """One tick per whole number on short axes (binary or small count features):
+    ticks such as 0.2 or -0.2 would suggest values the data never take."""
+    lo, hi = axis_range
+    return dict(tick0=0, dtick=1) if hi - lo <= 8 else {}
+
+
 def decision_boundary_figure(target_counts, panels, source_counts=None,
                              axis_titles=("feature 1 (x₁)", "feature 2 (x₂)"),
                              height=560):
@@ -285,12 +306,13 @@ def decision_boundary_figure(target_counts, panels, source_counts=None,
     """
     if not panels:
         raise ValueError("decision_boundary_figure needs at least one panel.")
-    x_range, y_range = plot_ranges(target_counts, source_counts)
+    label_counts = len(target_counts[["x1", "x2"]].drop_duplicates()) <= MAX_LABELLED_POINTS
+    x_range, y_range = plot_ranges(target_counts, source_counts,
+                                   min_pad=LABELLED_MIN_PAD if label_counts else 0.35)
     max_count = max(int(f["count"].max()) for f in (target_counts, source_counts)
                     if f is not None and len(f))
     fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[t for t, _ in panels],
                         shared_yaxes=True, horizontal_spacing=0.05)
-    label_counts = len(target_counts[["x1", "x2"]].drop_duplicates()) <= MAX_LABELLED_POINTS
     for col, (_, lines) in enumerate(panels, start=1):
         _add_scatter(fig, target_counts, max_count, "target", 1, col, col == 1, label_counts)
         if source_counts is not None:
@@ -301,8 +323,9 @@ def decision_boundary_figure(target_counts, panels, source_counts=None,
         for i in order:
             _add_boundary(fig, lines[i], x_range, y_range, 1, col, rank=100 * col + i)
         fig.update_xaxes(range=x_range, title_text=axis_titles[0], zeroline=False,
-                         row=1, col=col)
-    fig.update_yaxes(range=y_range, title_text=axis_titles[1], zeroline=False, row=1, col=1)
+                         **_lattice_ticks(x_range), row=1, col=col)
+    fig.update_yaxes(range=y_range, zeroline=False, **_lattice_ticks(y_range))
+    fig.update_yaxes(title_text=axis_titles[1], row=1, col=1)
     fig.update_layout(height=height, margin=dict(l=60, r=20, t=50, b=20),
                       legend=dict(orientation="h", yanchor="top", y=-0.14, x=0,
                                   font=dict(size=13)),

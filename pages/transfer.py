@@ -376,7 +376,9 @@ def main():
 
     result = ExperimentResult(theta_true=np.asarray(theta_true), theta_hat=theta_hat,
                               classifiers=naive)
-    col_ours, col_paper = st.columns(2)
+    # One above the other: side by side, the 6+ numeric columns of each table do
+    # not fit half a laptop screen and the last ones scroll out of sight.
+    col_ours, col_paper = st.container(), st.container()
     with col_ours:
         st.subheader("Table 1, this run")
         ours = table1_frame(result, [f for f in sweep if f.perturbation in chosen], feature)
