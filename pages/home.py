@@ -12,11 +12,11 @@ domain whose data look different and come without labels. Kouw, van der Maaten,
 Krijthe and Loog (*Feature-Level Domain Adaptation*, JMLR 2016) model the shift
 feature by feature:
 
-1. **Transfer model.** Target data are source data in which feature *d* is
-   *dropped out* (set to zero) with probability θ_d, and the survivors are scaled
-   by 1/(1 − θ_d). From how often each feature is non-zero in the source (η_d) and
-   in the target (ζ_d) the maximum-likelihood estimate is
-   θ_d = max(0, 1 − ζ_d / η_d).
+1. **Transfer model.** Target data are source data in which feature $d$ is
+   *dropped out* (set to zero) with probability $\\theta_d$, and the survivors are
+   scaled by $1/(1 - \\theta_d)$. From how often each feature is non-zero in the
+   source ($\\eta_d$) and in the target ($\\zeta_d$) the maximum-likelihood estimate is
+   $\\hat\\theta_d = \\max(0,\\, 1 - \\zeta_d / \\eta_d)$.
 2. **Adapted classifier.** Train on the source data, but minimise the *expected*
    loss when the source samples are corrupted by that dropout: **FLDA-Q** for the
    quadratic loss (closed form) and **FLDA-L** for the logistic loss (a Taylor

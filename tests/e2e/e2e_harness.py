@@ -395,6 +395,46 @@ def full_page_screenshot(page, tracker, path, width=VIEWPORT["width"]):
     return height
 
 
+# ---------------------------------------------------------------------- theme
+
+def _rgb(css):
+    """``(r, g, b)`` in 0..1 from a CSS ``rgb(...)``/``rgba(...)`` string."""
+    values = css[css.index("(") + 1:css.index(")")].replace("/", ",").split(",")
+    return tuple(float(v) / 255 for v in values[:3])
+
+
+def luminance(css):
+    """WCAG relative luminance of a CSS colour."""
+    def channel(c):
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(c) for c in _rgb(css))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(css_a, css_b):
+    """WCAG contrast ratio of two CSS colours (1 to 21)."""
+    hi, lo = sorted((luminance(css_a), luminance(css_b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def theme_colors(page):
+    """Colours actually painted: app background and text, and for every Plotly
+    chart its background, axis tick labels, axis titles and legend text."""
+    return page.evaluate(
+        """() => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            const fill = el => el ? getComputedStyle(el).fill : null;
+            const charts = Array.from(document.querySelectorAll('.js-plotly-plot')).map(c => ({
+                background: getComputedStyle(c.querySelector('.main-svg')).backgroundColor,
+                tick: fill(c.querySelector('.xtick text, .ytick text')),
+                axisTitle: fill(c.querySelector('.xtitle, .ytitle')),
+                legend: fill(c.querySelector('.legendtext')),
+            }));
+            return {background: getComputedStyle(app).backgroundColor,
+                    text: getComputedStyle(app).color, charts};
+        }""")
+
+
 # ------------------------------------------------------------------- controls
 
 def widget(page, testid, label):

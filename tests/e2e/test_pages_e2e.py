@@ -116,3 +116,27 @@ def test_no_distracting_chrome(streamlit_server, browser_page):
     assert page.locator('[data-testid="stToolbarActions"] button').count() == 0
     status = page.locator('[data-testid="stStatusWidget"]')
     assert status.count() == 0 or not status.is_visible()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_light_and_dark_theme_readable(scheme, streamlit_server, chromium):
+    """The app follows the viewer's light/dark preference and the figures follow the
+    app's theme (a figure with a hard-coded white template would glare in dark mode,
+    one with hard-coded black text would vanish)."""
+    context = chromium.new_context(viewport=h.VIEWPORT, color_scheme=scheme)
+    try:
+        page = context.new_page()
+        tracker = h.RunTracker(page)
+        h.open_page(page, tracker, f"{streamlit_server.url}/synthetic")
+        colors = h.theme_colors(page)
+        dark = h.luminance(colors["background"]) < 0.2
+        assert dark == (scheme == "dark"), colors["background"]
+        assert h.contrast(colors["text"], colors["background"]) >= 7, colors
+        assert colors["charts"], "no chart to check"
+        for chart in colors["charts"]:
+            assert h.contrast(chart["background"], colors["background"]) < 1.2, chart
+            for part in ("tick", "axisTitle", "legend"):
+                if chart[part]:
+                    assert h.contrast(chart[part], chart["background"]) >= 3, (part, chart)
+    finally:
+        context.close()
