@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit, log_expit, logsumexp, softmax
+from scipy.special import expit, log_expit
 
 __all__ = [
     "dropout_variances",
@@ -168,7 +168,7 @@ def _sparse_rows_dot(Q, P, W):
     return out
 
 
-def logistic_multinomial_objective(W, b, X, Q, Y, l2):
+def logistic_multinomial_objective(W, b, X, Q, Y, l2, penalized=None):
     """Taylor-approximated expected multinomial logistic loss, and its gradient.
 
     The variance term uses the full softmax Hessian ``diag(p) - p p^T``
@@ -180,11 +180,16 @@ def logistic_multinomial_objective(W, b, X, Q, Y, l2):
     W : ndarray of shape (n_features, n_classes)
     b : ndarray of shape (n_classes,)
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-    Q : same type and shape as X
-        Dropout variances ``X**2 * c``.
+    Q : same type as X, shape (n_samples, n_features) or (n_samples, len(penalized))
+        Dropout variances ``X**2 * c`` (of the ``penalized`` columns only, if given).
     Y : ndarray of shape (n_samples, n_classes)
         One-hot labels.
     l2 : float
+    penalized : ndarray of int, optional
+        The features with a non-zero dropout variance (``theta > 0``); the
+        variance term is computed on these columns only, which is exact
+        (the others contribute 0) and saves most of the work when few
+        features are dropped out.  Default: all features.
 
     Returns
     -------
@@ -192,23 +197,88 @@ def logistic_multinomial_objective(W, b, X, Q, Y, l2):
     grad_W : ndarray of shape (n_features, n_classes)
     grad_b : ndarray of shape (n_classes,)
     """
+    if not sp.issparse(X):
+        return _multinomial_dense_blocked(W, b, np.asarray(X), Q, Y, l2, penalized)
     n = X.shape[0]
     A = np.asarray(X @ W) + b
-    P = softmax(A, axis=1)
-    U = np.asarray(Q @ (W * W))              # u_ik = sum_d q_id W_dk^2
-    if sp.issparse(Q):
-        v = _sparse_rows_dot(Q, P, W)        # v_id = sum_k p_ik W_dk at non-zeros
+    P, log_partition = _softmax_and_log_partition(A)
+    data_term = float(np.sum(log_partition) - np.sum(A * Y))
+    grad_A = (P - Y) / n
+    Wp = W if penalized is None else W[penalized]
+    variance_term = 0.0
+    direct = None
+    if Wp.shape[0]:
+        U = np.asarray(Q @ (Wp * Wp))        # u_ik = sum_d q_id W_dk^2
+        v = _sparse_rows_dot(Q, P, Wp)       # v_id = sum_k p_ik W_dk at non-zeros
         QV = sp.csr_matrix((Q.data * v, Q.indices, Q.indptr), shape=Q.shape)
-        qvv = float(np.dot(QV.data, v))
-    else:
-        V = P @ W.T
-        QV = Q * V
-        qvv = float(np.sum(QV * V))
-    data_term = float(np.sum(logsumexp(A, axis=1)) - np.sum(A * Y))
-    value = (data_term + 0.5 * (float(np.sum(P * U)) - qvv)) / n + l2 * float(np.sum(W * W))
-    # d(variance term)/dP, then through the softmax Jacobian.
-    G = 0.5 * (U - 2.0 * np.asarray(QV @ W)) / n
-    grad_A = (P - Y) / n + P * (G - np.sum(G * P, axis=1, keepdims=True))
-    direct = (W * np.asarray(Q.T @ P) - np.asarray(QV.T @ P)) / n
-    grad_W = np.asarray(X.T @ grad_A) + direct + 2.0 * l2 * W
+        variance_term = 0.5 * (float(np.vdot(P, U)) - float(np.dot(QV.data, v)))
+        # d(variance term)/dP, then through the softmax Jacobian.
+        G = 0.5 * (U - 2.0 * np.asarray(QV @ Wp)) / n
+        grad_A += P * (G - np.sum(G * P, axis=1, keepdims=True))
+        direct = (Wp * np.asarray(Q.T @ P) - np.asarray(QV.T @ P)) / n
+    value = (data_term + variance_term) / n + l2 * float(np.vdot(W, W))
+    grad_W = np.asarray(X.T @ grad_A) + 2.0 * l2 * W
+    _add_rows(grad_W, direct, penalized)
     return value, grad_W, grad_A.sum(axis=0)
+
+
+def _softmax_and_log_partition(A):
+    """Row-wise softmax ``P`` and ``log sum_k exp(A_ik)``, sharing one ``exp``."""
+    A_max = A.max(axis=1, keepdims=True)
+    E = np.exp(A - A_max)
+    E_sum = E.sum(axis=1, keepdims=True)
+    return E / E_sum, (np.log(E_sum) + A_max).ravel()
+
+
+def _add_rows(target, rows, index):
+    if rows is None:
+        return
+    if index is None:
+        target += rows
+    else:
+        target[index] += rows
+
+
+#: Rows per block of the dense multinomial objective: the block's slices of X,
+#: Q and two n x m temporaries stay in cache (the objective is memory bound).
+_DENSE_BLOCK_ROWS = 256
+
+
+def _multinomial_dense_blocked(W, b, X, Q, Y, l2, penalized):
+    """Dense multinomial objective in one cache-friendly pass over row blocks.
+
+    Same quantities as the sparse branch of
+    :func:`logistic_multinomial_objective`, but every ``n x m`` product is
+    formed block by block, so ``X`` and ``Q`` are each read from memory once
+    per evaluation instead of about a dozen times.
+    """
+    n = X.shape[0]
+    Wp = W if penalized is None else W[penalized]
+    Wp_sq = Wp * Wp
+    has_variance = Wp.shape[0] > 0
+    grad_W = 2.0 * l2 * W
+    direct = np.zeros_like(Wp) if has_variance else None
+    grad_b = np.zeros_like(b, dtype=np.float64)
+    data_term = variance_term = 0.0
+    for start in range(0, n, _DENSE_BLOCK_ROWS):
+        rows = slice(start, min(n, start + _DENSE_BLOCK_ROWS))
+        Xb, Yb = X[rows], Y[rows]
+        A = Xb @ W + b
+        P, log_partition = _softmax_and_log_partition(A)
+        data_term += float(np.sum(log_partition) - np.vdot(A, Yb))
+        grad_A = (P - Yb) / n
+        if has_variance:
+            Qb = Q[rows]
+            U = Qb @ Wp_sq                   # u_ik = sum_d q_id W_dk^2
+            V = P @ Wp.T                     # v_id = sum_k p_ik W_dk
+            QV = Qb * V
+            variance_term += 0.5 * (float(np.vdot(P, U)) - float(np.vdot(QV, V)))
+            # d(variance term)/dP, then through the softmax Jacobian.
+            G = 0.5 * (U - 2.0 * (QV @ Wp)) / n
+            grad_A += P * (G - np.sum(G * P, axis=1, keepdims=True))
+            direct += (Wp * (Qb.T @ P) - QV.T @ P) / n
+        grad_W += Xb.T @ grad_A
+        grad_b += grad_A.sum(axis=0)
+    value = (data_term + variance_term) / n + l2 * float(np.vdot(W, W))
+    _add_rows(grad_W, direct, penalized)
+    return value, grad_W, grad_b

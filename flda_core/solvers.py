@@ -236,12 +236,16 @@ def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000):
     else:
         Y = np.zeros((n, n_classes))
         Y[np.arange(n), y_index] = 1.0
-        Q = dropout_variances(X, c)
+        # The variance term only involves features that are dropped out at all.
+        penalized = np.flatnonzero(c > 0)
+        Q = dropout_variances(X[:, penalized], c[penalized])
+        if len(penalized) == m:
+            penalized = None
 
         def fun(params):
             W = params[:m * n_classes].reshape(m, n_classes) * scale[:, None]
             value, grad_W, grad_b = logistic_multinomial_objective(
-                W, params[m * n_classes:], X, Q, Y, l2)
+                W, params[m * n_classes:], X, Q, Y, l2, penalized)
             return value, np.concatenate([(grad_W * scale[:, None]).ravel(), grad_b])
 
         log_prior = np.log(prior)

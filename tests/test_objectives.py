@@ -227,3 +227,42 @@ def test_fused_binary_valued_path_equals_general_path_and_finite_differences(spa
     numeric = _numeric_gradient(
         lambda p: logistic_binary_objective(p[:-1], p[-1], Xs, None, y01, 0.05, c)[0], params)
     assert _relative_error(np.append(fused[1], fused[2]), numeric) < 1e-6
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_variance_term_restricted_to_dropped_features_is_exact(sparse):
+    """Computing the variance term on the theta > 0 columns only changes nothing."""
+    X, y, theta, rng = _problem(n=60, m=9, n_classes=3, seed=12)
+    theta[[2, 5, 6]] = 0.0
+    c = dropout_variance_factor(theta)
+    Xs = sp.csr_matrix(X) if sparse else X
+    W, b, Y = rng.normal(size=(9, 3)), rng.normal(size=3), np.eye(3)[y]
+    full = logistic_multinomial_objective(W, b, Xs, dropout_variances(Xs, c), Y, 0.01)
+    penalized = np.flatnonzero(c > 0)
+    Xp = Xs[:, penalized]
+    part = logistic_multinomial_objective(W, b, Xs, dropout_variances(Xp, c[penalized]), Y, 0.01,
+                                          penalized)
+    assert part[0] == pytest.approx(full[0], rel=1e-13)
+    np.testing.assert_allclose(part[1], full[1], rtol=1e-11, atol=1e-15)
+    np.testing.assert_allclose(part[2], full[2], rtol=1e-11, atol=1e-15)
+    none = logistic_multinomial_objective(W, b, Xs, dropout_variances(Xs[:, []], c[[]]), Y, 0.01,
+                                          np.array([], dtype=int))
+    plain = logistic_multinomial_objective(W, b, Xs, 0 * dropout_variances(Xs, c), Y, 0.01)
+    assert none[0] == pytest.approx(plain[0], rel=1e-13)
+    np.testing.assert_allclose(none[1], plain[1], rtol=1e-11, atol=1e-15)
+
+
+def test_dense_row_blocks_do_not_change_the_multinomial_objective(monkeypatch):
+    """The blocked dense evaluation equals the sparse (unblocked) one for any block size."""
+    import flda_core.objectives as objectives
+    X, y, theta, rng = _problem(n=70, m=8, n_classes=4, seed=13)
+    c = dropout_variance_factor(theta)
+    W, b, Y = rng.normal(size=(8, 4)), rng.normal(size=4), np.eye(4)[y]
+    Xs = sp.csr_matrix(X)
+    reference = logistic_multinomial_objective(W, b, Xs, dropout_variances(Xs, c), Y, 0.02)
+    for rows in (1, 7, 64, 1000):
+        monkeypatch.setattr(objectives, "_DENSE_BLOCK_ROWS", rows)
+        dense = logistic_multinomial_objective(W, b, X, dropout_variances(X, c), Y, 0.02)
+        assert dense[0] == pytest.approx(reference[0], rel=1e-12)
+        np.testing.assert_allclose(dense[1], reference[1], rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(dense[2], reference[2], rtol=1e-10, atol=1e-14)
