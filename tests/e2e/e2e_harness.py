@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -433,6 +434,37 @@ def theme_colors(page):
             return {background: getComputedStyle(app).backgroundColor,
                     text: getComputedStyle(app).color, charts};
         }""")
+
+
+def classifier_traces(page):
+    """``[(chart index, trace name, colours)]`` of every drawn Plotly line, marker
+    or bar trace whose name starts with a classifier's paper name (S-LS, FLDA-Q, ...).
+
+    ``colours`` are all colours the trace paints with (line, marker, fill), as
+    ``(r, g, b)`` in 0..255, after Plotly applied its defaults.
+    """
+    raw = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.js-plotly-plot')).flatMap(
+            (gd, i) => (gd._fullData || []).filter(
+                // colour-scale traces (weight maps) have no family colour
+                t => t.visible !== false && !['heatmap', 'image', 'contour'].includes(t.type)
+            ).map(t => [
+                i, t.name || '',
+                [t.line && t.line.color, t.marker && t.marker.color, t.fillcolor]
+                    .flat().filter(c => typeof c === 'string')]))""")
+    traces = []
+    for index, name, colors in raw:
+        if re.match(r"(S-LS|S-LR|T-LS|T-LR|FLDA-Q|FLDA-L)(?![\w-])", name):
+            traces.append((index, name, {css_rgb255(c) for c in colors}))
+    return traces
+
+
+def css_rgb255(css):
+    """``(r, g, b)`` in 0..255 of ``#rrggbb`` or ``rgb(a)(...)`` (alpha ignored)."""
+    css = css.strip()
+    if css.startswith("#") and len(css) == 7:
+        return tuple(int(css[i:i + 2], 16) for i in (1, 3, 5))
+    return tuple(round(c * 255) for c in _rgb(css))
 
 
 # ------------------------------------------------------------------- controls

@@ -12,13 +12,25 @@ in ``docs/screenshots/``.
 from __future__ import annotations
 
 import dataclasses
+import re
 from urllib.parse import urlparse
 
 import pytest
 
 import e2e_harness as h
+from flda_core import style
 
 pytestmark = pytest.mark.e2e
+
+
+def _assert_classifier_colours(page, spec):
+    """One colour per classifier family on every page (flda_core.style)."""
+    for chart, name, colours in h.classifier_traces(page):
+        family = style.classifier_family(re.match(r"[A-Z]+-[A-Z]+", name).group())
+        expected = h.css_rgb255(style.FAMILY_COLORS[family])
+        assert expected in colours, (
+            f"{spec.title}, chart {chart}: trace {name!r} is drawn in {colours}, "
+            f"not in the {family} colour {style.FAMILY_COLORS[family]}")
 
 
 def _assert_page_ok(page, tracker, spec, when):
@@ -30,6 +42,7 @@ def _assert_page_ok(page, tracker, spec, when):
     if spec.needs_table:
         assert h.visible_tables(page) >= 1, f"{spec.title} ({when}): no table visible"
     assert not tracker.page_errors, f"{spec.title} ({when}): {tracker.page_errors}"
+    _assert_classifier_colours(page, spec)
 
 
 def test_first_request_deep_link_uses_app_navigation(browser_ready, chromium, e2e_tmp):
