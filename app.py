@@ -8,8 +8,12 @@ import streamlit as st
 
 import ui_common
 
+# In presentation mode (?present=1) the sidebar starts collapsed: the figures get
+# the projector's full width, and the arrow at the top left still opens it.
 st.set_page_config(page_title="FLDA explorer", page_icon=":material/swap_horiz:",
-                   layout="wide")
+                   layout="wide",
+                   initial_sidebar_state="collapsed" if ui_common.presentation_mode()
+                   else "auto")
 
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),

@@ -3,12 +3,13 @@
 Starts ``streamlit run app.py`` headless on a free port, opens every page in
 Debian's Chromium (1280 px wide, the window grown to the page's full height),
 does what a visitor does first on pages that start empty (loads a sample on
-"Your data"), and writes ``docs/screenshots/<page>.png`` in the light theme and
-``docs/screenshots/<page>-dark.png`` in the dark theme (the browser reports a
-dark system preference, which the app follows).  PNGs above ``--max-kb`` are
-reduced to a 256-colour palette so the repository stays small.
+"Your data"), and writes ``docs/screenshots/<page>.png`` in the light theme,
+plus ``docs/screenshots/<page>-dark.png`` in the dark theme for the pages in
+``--dark-pages`` (the browser reports a dark system preference, which the app
+follows).  PNGs above ``--max-kb`` are reduced to a 256-colour palette (which
+bands colour scales, so keep pages under the limit where possible).
 
-Options: ``--out DIR``, ``--themes light dark``, ``--pages synthetic transfer``.
+Options: ``--out DIR``, ``--pages synthetic transfer``, ``--dark-pages all``.
 """
 
 from __future__ import annotations
@@ -56,8 +57,9 @@ def capture(browser, server, spec, theme, path):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=h.ROOT / "docs" / "screenshots")
-    parser.add_argument("--themes", nargs="+", default=["light", "dark"],
-                        choices=["light", "dark"])
+    parser.add_argument("--dark-pages", nargs="*", default=["synthetic"],
+                        choices=["all"] + [s.slug for s in h.PAGES],
+                        help="pages also captured in the dark theme (default: synthetic)")
     parser.add_argument("--pages", nargs="+", default=[s.slug for s in h.PAGES],
                         choices=[s.slug for s in h.PAGES])
     parser.add_argument("--max-kb", type=int, default=600)
@@ -77,7 +79,10 @@ def main(argv=None):
         with sync_playwright() as playwright:
             browser = h.launch_chromium(playwright)
             for spec in (s for s in h.PAGES if s.slug in args.pages):
-                for theme in args.themes:
+                themes = ["light"]
+                if "all" in args.dark_pages or spec.slug in args.dark_pages:
+                    themes.append("dark")
+                for theme in themes:
                     name = spec.slug + ("" if theme == "light" else f"-{theme}")
                     path = args.out / f"{name}.png"
                     start = time.monotonic()

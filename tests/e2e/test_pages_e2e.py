@@ -153,3 +153,15 @@ def test_light_and_dark_theme_readable(scheme, streamlit_server, chromium):
                     assert h.contrast(chart[part], chart["background"]) >= 3, (part, chart)
     finally:
         context.close()
+
+
+def test_presentation_mode_gives_figures_the_screen(streamlit_server, browser_page):
+    """?present=1: no controls, sidebar collapsed, the figure spans the window."""
+    page, tracker = browser_page
+    spec = h.PAGES[1]  # Synthetic domains
+    h.open_page(page, tracker, f"{streamlit_server.url}/{spec.path}?present=1")
+    _assert_page_ok(page, tracker, spec, "presentation mode")
+    assert page.locator('[data-testid="stSidebar"]').get_attribute("data-collapsed") == "true"
+    assert h.widget(page, "stRadio", "Loss").count() == 0, "controls shown while presenting"
+    chart = page.locator(h.PLOT_SELECTOR).first.bounding_box()
+    assert chart["width"] > 0.8 * h.VIEWPORT["width"], chart
