@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from scipy.special import expit
 
 from .solvers import QUADRATIC_SOLVERS, solve_logistic, solve_quadratic
-from .transfer import check_theta, dropout_variance_factor, estimate_dropout
+from .transfer import check_theta, dropout_variance_factor, estimate_dropout, nonzero_rate
 
 __all__ = ["FLDAClassifier"]
 
@@ -142,8 +142,7 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         # Features that are dropped for sure (theta = 1) or never non-zero in the
         # source carry no usable signal: their weight is exactly 0 and they are
         # removed before solving (no inf, no NaN, no clipping).
-        in_source = np.diff(sp.csc_matrix(X).indptr) > 0 if sp.issparse(X) \
-            else np.any(X != 0, axis=0)
+        in_source = nonzero_rate(X) > 0
         active = (self.theta_ < 1.0) & in_source
         X_active = X[:, active]
         if sp.issparse(X_active):

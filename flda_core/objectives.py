@@ -99,7 +99,7 @@ def expected_quadratic_loss(w, b, X, t, c):
     return float((np.sum(residual ** 2) + np.dot(c * s, w2)) / n)
 
 
-def logistic_binary_objective(w, b, X, Q, y01, l2, c=None):
+def logistic_binary_objective(w, b, X, Q, y01, l2, penalized=None):
     """Taylor-approximated expected logistic loss for two classes, and its gradient.
 
     Parameters
@@ -107,18 +107,16 @@ def logistic_binary_objective(w, b, X, Q, y01, l2, c=None):
     w : ndarray of shape (n_features,)
     b : float
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-    Q : same type and shape as X, or None
-        Dropout variances ``X**2 * c`` (:func:`dropout_variances`).  ``None``
-        declares that ``X`` only holds the values 0 and 1 (binary bag of
-        words), so that ``Q = X * c``; the products with ``X`` and ``Q`` are
-        then fused into single passes over ``X`` (same result, half the
-        memory traffic).
+    Q : same type as X, shape (n_samples, n_features) or (n_samples, len(penalized))
+        Dropout variances ``X**2 * c`` (:func:`dropout_variances`), of the
+        ``penalized`` columns only if given.
     y01 : ndarray of shape (n_samples,)
         1.0 for the positive class, 0.0 otherwise.
     l2 : float
         Ridge penalty ``l2 * ||w||**2`` (intercept excluded).
-    c : ndarray of shape (n_features,), optional
-        Variance factors; required when ``Q`` is None.
+    penalized : ndarray of int, optional
+        The features with ``theta > 0``; the variance term is computed on these
+        columns only (exact: the others contribute 0).  Default: all features.
 
     Returns
     -------
@@ -127,24 +125,17 @@ def logistic_binary_objective(w, b, X, Q, y01, l2, c=None):
     grad_b : float
     """
     n = X.shape[0]
-    if Q is None:
-        both = np.asarray(X @ np.column_stack([w, c * w * w]))
-        a, r = both[:, 0] + b, both[:, 1]
-    else:
-        a = np.asarray(X @ w).ravel() + b
-        r = np.asarray(Q @ (w * w)).ravel()      # sum_d q_id w_d^2
+    wp = w if penalized is None else w[penalized]
+    a = np.asarray(X @ w).ravel() + b
+    r = np.asarray(Q @ (wp * wp)).ravel()       # sum_d q_id w_d^2
     p = expit(a)
-    pi = p * (1.0 - p)                           # A''(a) of the standard logistic loss
+    pi = p * (1.0 - p)                          # A''(a) of the standard logistic loss
     # log(1 + e^a) - y a, computed stably.
     data_term = -(y01 * log_expit(a) + (1.0 - y01) * log_expit(-a))
     value = (data_term.sum() + 0.5 * np.dot(pi, r)) / n + l2 * np.dot(w, w)
     grad_a = ((p - y01) + 0.5 * r * pi * (1.0 - 2.0 * p)) / n
-    if Q is None:
-        both = np.asarray(X.T @ np.column_stack([grad_a, pi]))
-        grad_w = both[:, 0] + c * both[:, 1] * w / n + 2.0 * l2 * w
-    else:
-        grad_w = np.asarray(X.T @ grad_a).ravel() + np.asarray(Q.T @ pi).ravel() * w / n \
-            + 2.0 * l2 * w
+    grad_w = np.asarray(X.T @ grad_a).ravel() + 2.0 * l2 * w
+    _add_rows(grad_w, np.asarray(Q.T @ pi).ravel() * wp / n, penalized)
     return value, grad_w, float(grad_a.sum())
 
 

@@ -187,11 +187,6 @@ def _dropout_scale(c):
     return 1.0 / np.sqrt(1.0 + c / 4.0)
 
 
-def _is_binary_valued(X):
-    values = X.data if sp.issparse(X) else X
-    return bool(np.all((values == 0) | (values == 1)))
-
-
 def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000):
     """Minimise the Taylor-approximated expected logistic risk with L-BFGS.
 
@@ -220,14 +215,18 @@ def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000):
         X = sp.csr_matrix(X)
     prior = np.bincount(y_index, minlength=n_classes) / n
     scale = _dropout_scale(c)
+    # The variance term only involves features that are dropped out at all.
+    penalized = np.flatnonzero(c > 0)
+    Q = dropout_variances(X[:, penalized], c[penalized])
+    if len(penalized) == m:
+        penalized = None
     if n_classes == 2:
         y01 = (y_index == 1).astype(np.float64)
-        # Binary bag-of-words: Q = X * c, and the objective fuses its passes over X.
-        Q = None if _is_binary_valued(X) else dropout_variances(X, c)
 
         def fun(params):
             w = params[:m] * scale
-            value, grad_w, grad_b = logistic_binary_objective(w, params[m], X, Q, y01, l2, c)
+            value, grad_w, grad_b = logistic_binary_objective(w, params[m], X, Q, y01, l2,
+                                                              penalized)
             return value, np.append(grad_w * scale, grad_b)
 
         b0 = np.log(prior[1] / prior[0])
@@ -236,11 +235,6 @@ def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000):
     else:
         Y = np.zeros((n, n_classes))
         Y[np.arange(n), y_index] = 1.0
-        # The variance term only involves features that are dropped out at all.
-        penalized = np.flatnonzero(c > 0)
-        Q = dropout_variances(X[:, penalized], c[penalized])
-        if len(penalized) == m:
-            penalized = None
 
         def fun(params):
             W = params[:m * n_classes].reshape(m, n_classes) * scale[:, None]

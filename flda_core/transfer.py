@@ -49,8 +49,11 @@ def nonzero_rate(X, zero_tol=0.0):
     if zero_tol < 0:
         raise ValueError(f"zero_tol must be >= 0, got {zero_tol}.")
     if sp.issparse(X):
-        coo = X.tocoo()
-        counts = np.bincount(coo.col[np.abs(coo.data) > zero_tol], minlength=X.shape[1])
+        if X.format == "csr":
+            columns = X.indices
+        else:  # csc: expand the column pointer into one column index per entry
+            columns = np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))
+        counts = np.bincount(columns[np.abs(X.data) > zero_tol], minlength=X.shape[1])
         return counts / X.shape[0]
     return np.count_nonzero(np.abs(X) > zero_tol, axis=0) / X.shape[0]
 

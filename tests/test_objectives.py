@@ -210,23 +210,26 @@ def test_diagonal_only_hessian_of_appendix_c_is_a_worse_approximation():
 
 
 @pytest.mark.parametrize("sparse", [False, True])
-def test_fused_binary_valued_path_equals_general_path_and_finite_differences(sparse):
-    """For 0/1 data, Q = X * c and the fused products give the same value and gradient."""
-    rng = np.random.default_rng(11)
-    X = (rng.random((50, 7)) < 0.4).astype(float)
-    y01 = (rng.random(50) < 0.5).astype(float)
-    c = dropout_variance_factor(rng.uniform(0, 0.9, 7))
+def test_binary_variance_term_restricted_to_dropped_features_is_exact(sparse):
+    """Two classes: the theta > 0 columns alone give the same value and gradient,
+    and that gradient still matches finite differences."""
+    X, y, theta, rng = _problem(n=50, m=7, n_classes=2, seed=11)
+    theta[[1, 3]] = 0.0
+    c = dropout_variance_factor(theta)
     Xs = sp.csr_matrix(X) if sparse else X
+    y01 = (y == 1).astype(float)
     w, b = rng.normal(size=7), -0.3
-    general = logistic_binary_objective(w, b, Xs, dropout_variances(Xs, c), y01, 0.05)
-    fused = logistic_binary_objective(w, b, Xs, None, y01, 0.05, c)
-    assert fused[0] == pytest.approx(general[0], rel=1e-13)
-    np.testing.assert_allclose(fused[1], general[1], rtol=1e-12)
-    assert fused[2] == pytest.approx(general[2], rel=1e-12)
-    params = np.append(w, b)
+    full = logistic_binary_objective(w, b, Xs, dropout_variances(Xs, c), y01, 0.05)
+    penalized = np.flatnonzero(c > 0)
+    Q = dropout_variances(Xs[:, penalized], c[penalized])
+    part = logistic_binary_objective(w, b, Xs, Q, y01, 0.05, penalized)
+    assert part[0] == pytest.approx(full[0], rel=1e-13)
+    np.testing.assert_allclose(part[1], full[1], rtol=1e-12)
+    assert part[2] == pytest.approx(full[2], rel=1e-12)
     numeric = _numeric_gradient(
-        lambda p: logistic_binary_objective(p[:-1], p[-1], Xs, None, y01, 0.05, c)[0], params)
-    assert _relative_error(np.append(fused[1], fused[2]), numeric) < 1e-6
+        lambda p: logistic_binary_objective(p[:-1], p[-1], Xs, Q, y01, 0.05, penalized)[0],
+        np.append(w, b))
+    assert _relative_error(np.append(part[1], part[2]), numeric) < 1e-6
 
 
 @pytest.mark.parametrize("sparse", [False, True])
