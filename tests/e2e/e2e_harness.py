@@ -380,7 +380,11 @@ def full_page_screenshot(page, tracker, path, width=VIEWPORT["width"]):
     Streamlit scrolls inside its own container, so Playwright's ``full_page``
     would only capture one screen; sizing the viewport shows the whole page.
     """
-    page.mouse.move(width - 1, 1)  # no hover tooltip left over from the last click
+    # No tooltip left over from the last click: move the pointer away, drop focus.
+    page.mouse.move(width - 1, 1)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=\"stTooltipContent\"]').length === 0")
     height = VIEWPORT["height"]
     for _ in range(4):  # growing the window can reflow the page: repeat until stable
         needed = int(main_scroll_height(page))
