@@ -65,8 +65,7 @@ def chromium(browser_ready):
 @pytest.fixture
 def browser_page(chromium):
     """``(page, tracker)`` in a new browser context: a new Streamlit session."""
-    context = chromium.new_context(viewport=h.VIEWPORT, device_scale_factor=1)
-    context.set_default_timeout(20_000)
+    context = h.new_context(chromium)
     page = context.new_page()
     tracker = h.RunTracker(page)
     yield page, tracker

@@ -148,6 +148,19 @@ def launch_chromium(playwright):
                                       args=CHROMIUM_ARGS)
 
 
+def new_context(browser, color_scheme="light"):
+    """A fresh browser context (a new Streamlit session) with a laptop-sized window.
+
+    Locator actions fail after 20 s (an element that does not appear is a bug);
+    page loads may take up to a minute on a busy machine.
+    """
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1,
+                                  color_scheme=color_scheme)
+    context.set_default_timeout(20_000)
+    context.set_default_navigation_timeout(60_000)
+    return context
+
+
 # --------------------------------------------------------------------------- runs
 
 class RunTracker:

@@ -39,8 +39,7 @@ def shrink_png(path, max_kb):
 
 
 def capture(browser, server, spec, theme, path):
-    context = browser.new_context(viewport=h.VIEWPORT, device_scale_factor=1,
-                                  color_scheme=theme)
+    context = h.new_context(browser, color_scheme=theme)
     try:
         page = context.new_page()
         tracker = h.RunTracker(page)

@@ -54,8 +54,8 @@ def test_first_request_deep_link_uses_app_navigation(browser_ready, chromium, e2
     automatic navigation (file names as titles, no wide layout, no seed).
     """
     server = h.StreamlitServer(log_path=e2e_tmp / "streamlit-deeplink.log")
+    context = h.new_context(chromium)
     try:
-        context = chromium.new_context(viewport=h.VIEWPORT)
         page = context.new_page()
         tracker = h.RunTracker(page)
         h.open_page(page, tracker, f"{server.url}/synthetic")
@@ -66,8 +66,12 @@ def test_first_request_deep_link_uses_app_navigation(browser_ready, chromium, e2
         # the wide layout of app.py's set_page_config is in force
         main_width = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()["width"]
         assert main_width > 800, main_width
-        context.close()
+        # and the same session then navigates like any other
+        h.act(page, tracker, page.locator('[data-testid="stSidebarNavLink"]')
+              .filter(has_text="Home").first.click)
+        assert h.page_title(page).startswith("Feature-level domain adaptation")
     finally:
+        context.close()
         server.stop()
 
 
@@ -136,7 +140,7 @@ def test_light_and_dark_theme_readable(scheme, streamlit_server, chromium):
     """The app follows the viewer's light/dark preference and the figures follow the
     app's theme (a figure with a hard-coded white template would glare in dark mode,
     one with hard-coded black text would vanish)."""
-    context = chromium.new_context(viewport=h.VIEWPORT, color_scheme=scheme)
+    context = h.new_context(chromium, color_scheme=scheme)
     try:
         page = context.new_page()
         tracker = h.RunTracker(page)
