@@ -30,7 +30,7 @@ SEED_KEY = "shared.seed"
 PRESENT_PARAM = "present"
 
 __all__ = ["Setting", "SEED_KEY", "get_seed", "presentation_mode", "keep_widget_state",
-           "restore_from_url", "write_to_url", "apply_values"]
+           "restore_from_url", "write_to_url", "apply_values", "cached_domains"]
 
 
 @dataclass(frozen=True)
@@ -140,6 +140,16 @@ def write_to_url(settings):
             list(value) if isinstance(value, tuple) else value)
         if st.query_params.get(setting.url_name) != encoded:
             st.query_params[setting.url_name] = encoded
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def cached_domains(distribution, params, n_source, n_target, theta, seed):
+    """Cached :func:`flda_core.synthetic.make_domains` (arguments are plain tuples).
+
+    Shared by the synthetic-data pages, so switching between them reuses the data.
+    """
+    from flda_core.synthetic import make_domains
+    return make_domains(distribution, params, n_source, n_target, theta, random_state=seed)
 
 
 def apply_values(values):

@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
 from .classifier import FLDAClassifier
 from .style import classifier_name
-from .synthetic import DomainPair
 
 __all__ = [
     "LOSSES", "FAMILIES", "FittedLinear", "ExperimentResult", "PaperSetting",
@@ -485,3 +484,53 @@ def parse_per_feature(text, n_features, name, lo=None, hi=None):
 def format_values(values):
     """Inverse of :func:`parse_per_feature` for display: ``(0.7, 0.7) -> "0.7, 0.7"``."""
     return ", ".join(f"{v:g}" for v in values)
+
+
+#: What the per-class parameters are called, and their allowed range, per distribution.
+PARAM_WORD = {"bernoulli": "success probabilities", "poisson": "rates"}
+PARAM_BOUNDS = {"bernoulli": (0.0, 1.0), "poisson": (0.0, 1000.0)}
+
+
+def parse_domain_config(distribution, n_features, class1, class2, theta,
+                        n_source, n_target, seed):
+    """Validate the synthetic-domain settings typed on a page (section 4.1).
+
+    Parameters
+    ----------
+    distribution : {"bernoulli", "poisson"}
+    n_features : int
+    class1, class2, theta : str
+        Per-feature values as typed, e.g. ``"0.7, 0.7"`` (see :func:`parse_per_feature`).
+    n_source, n_target, seed : int
+
+    Returns
+    -------
+    key : tuple or None
+        ``(distribution, (class1, class2), n_source, n_target, theta, seed)``
+        with tuples of floats: the arguments of
+        :func:`flda_core.synthetic.make_domains` in a hashable form; None if
+        any value is invalid.
+    problems : list of str
+        One message per invalid entry, naming it and how to fix it.
+    """
+    n = int(n_features)
+    lo, hi = PARAM_BOUNDS[distribution]
+    word = PARAM_WORD[distribution]
+    problems, values = [], []
+    for text, name, bounds in ((class1, f"Class 1 {word}", (lo, hi)),
+                               (class2, f"Class 2 {word}", (lo, hi)),
+                               (theta, "True dropout θ", (0.0, 1.0))):
+        try:
+            values.append(parse_per_feature(text, n, name, *bounds))
+        except ValueError as error:
+            problems.append(str(error))
+    if problems:
+        return None, problems
+    return (distribution, (values[0], values[1]), int(n_source), int(n_target), values[2],
+            int(seed)), []
+
+
+def truncate_per_feature(text, n_features):
+    """Keep the first ``n_features`` comma-separated values of ``text`` (others dropped)."""
+    values = [v.strip() for v in str(text).replace(";", ",").split(",") if v.strip()]
+    return ", ".join(values[:n_features]) if len(values) > n_features else text

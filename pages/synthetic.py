@@ -12,13 +12,13 @@ import streamlit as st
 
 import ui_common
 from flda_core.experiments import (
+    PARAM_BOUNDS, PARAM_WORD, parse_domain_config, truncate_per_feature,
     FAMILIES, LOSSES, PAPER_FIGURE1, PAPER_FIGURE2, ExperimentResult, error_table,
-    fit_linear, format_values, matching_paper_setting, parse_per_feature,
+    fit_linear, format_values, matching_paper_setting,
     table1_unperturbed_errors, theta_table)
 from flda_core.figures_synthetic import (
     boundary_lines, decision_boundary_figure, lattice_counts, theta_figure)
 from flda_core.style import classifier_name
-from flda_core.synthetic import make_domains
 
 MAX_FEATURES = 50
 MAX_SAMPLES = 100_000
@@ -29,8 +29,6 @@ LOSS_LABELS = {"both": "both, side by side", "quadratic": "quadratic (S-LS, T-LS
                "logistic": "logistic (S-LR, T-LR, FLDA-L)"}
 DISTRIBUTION_LABELS = {"bernoulli": "Bernoulli (binary features)",
                        "poisson": "Poisson (count features)"}
-PARAM_WORD = {"bernoulli": "success probabilities", "poisson": "rates"}
-PARAM_BOUNDS = {"bernoulli": (0.0, 1.0), "poisson": (0.0, 1000.0)}
 
 SETTINGS = [
     ui_common.Setting("syn.distribution", "bernoulli", options=("bernoulli", "poisson")),
@@ -67,28 +65,19 @@ def on_n_features_change():
     """Drop values beyond the new number of features so the lists stay valid."""
     n = st.session_state["syn.n_features"]
     for key in ("syn.class1", "syn.class2", "syn.theta"):
-        values = str(st.session_state.get(key, "")).replace(";", ",").split(",")
-        values = [v.strip() for v in values if v.strip()]
-        if len(values) > n:
-            st.session_state[key] = ", ".join(values[:n])
-
-
-@st.cache_data(max_entries=4, show_spinner=False)
-def cached_domains(distribution, params, n_source, n_target, theta, seed):
-    """Cached :func:`flda_core.synthetic.make_domains` (arguments are plain tuples)."""
-    return make_domains(distribution, params, n_source, n_target, theta, random_state=seed)
+        st.session_state[key] = truncate_per_feature(st.session_state.get(key, ""), n)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_fit(data_key, family, loss, l2):
     """Cached :func:`flda_core.experiments.fit_linear` on the domains of ``data_key``."""
-    return fit_linear(cached_domains(*data_key), family, loss, l2=l2)
+    return fit_linear(ui_common.cached_domains(*data_key), family, loss, l2=l2)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def cached_counts(data_key):
     """Lattice counts (first two features) of the target and source domains."""
-    pair = cached_domains(*data_key)
+    pair = ui_common.cached_domains(*data_key)
     return (lattice_counts(pair.X_target, pair.y_target),
             lattice_counts(pair.X_source, pair.y_source))
 
@@ -190,25 +179,12 @@ def draw_controls():
 
 
 def read_configuration():
-    """Validated data configuration from the session, or a list of error messages."""
-    distribution = st.session_state["syn.distribution"]
-    n = int(st.session_state["syn.n_features"])
-    lo, hi = PARAM_BOUNDS[distribution]
-    word = PARAM_WORD[distribution]
-    problems, values = [], {}
-    for key, name, bounds in (("syn.class1", f"Class 1 {word}", (lo, hi)),
-                              ("syn.class2", f"Class 2 {word}", (lo, hi)),
-                              ("syn.theta", "True dropout θ", (0.0, 1.0))):
-        try:
-            values[key] = parse_per_feature(st.session_state[key], n, name, *bounds)
-        except ValueError as error:
-            problems.append(str(error))
-    if problems:
-        return None, problems
-    data_key = (distribution, (values["syn.class1"], values["syn.class2"]),
-                int(st.session_state["syn.n_source"]), int(st.session_state["syn.n_target"]),
-                values["syn.theta"], ui_common.get_seed())
-    return data_key, []
+    """Validated data configuration (a hashable key) or a list of error messages."""
+    state = st.session_state
+    return parse_domain_config(
+        state["syn.distribution"], state["syn.n_features"], state["syn.class1"],
+        state["syn.class2"], state["syn.theta"], state["syn.n_source"],
+        state["syn.n_target"], ui_common.get_seed())
 
 
 def figure_caption(data_key, result, paper):

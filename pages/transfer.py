@@ -13,14 +13,14 @@ import streamlit as st
 
 import ui_common
 from flda_core.experiments import (
+    PARAM_BOUNDS, PARAM_WORD, parse_domain_config, truncate_per_feature,
     LOSSES, PAPER_PERTURBATIONS, PAPER_TABLE1, ExperimentResult, feasible_perturbations,
-    fit_linear, format_values, matching_paper_setting, paper_table1_frame, parse_per_feature,
+    fit_linear, format_values, matching_paper_setting, paper_table1_frame,
     sweep_frame, table1_frame)
 from flda_core.figures_synthetic import (
     BoundaryLine, boundary_equation, decision_boundary_figure, lattice_counts,
     perturbation_error_figure, perturbed_boundary_lines, theta_figure)
 from flda_core.style import FAMILY_COLORS, classifier_name
-from flda_core.synthetic import make_domains
 
 MAX_FEATURES = 10
 MAX_SAMPLES = 100_000
@@ -30,8 +30,6 @@ PERTURBATION_OPTIONS = tuple(round(k * STEP, 2) for k in range(-10, 11))
 L2_OPTIONS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 OWN_MODES = ("perturb", "hand")
 OWN_MODE_LABELS = {"perturb": "perturb θ̂ per feature", "hand": "set θ by hand"}
-PARAM_WORD = {"bernoulli": "success probabilities", "poisson": "rates"}
-PARAM_BOUNDS = {"bernoulli": (0.0, 1.0), "poisson": (0.0, 1000.0)}
 DEFAULT_PARAMS = {"bernoulli": ((0.7, 0.7), (0.3, 0.3)), "poisson": PAPER_TABLE1.params}
 
 
@@ -87,53 +85,32 @@ def on_n_features_change():
     """Drop list values beyond the new number of features; keep the perturbed feature valid."""
     n = st.session_state["tp.n_features"]
     for key in ("tp.class1", "tp.class2", "tp.theta"):
-        values = [v.strip() for v in str(st.session_state.get(key, "")).replace(";", ",")
-                  .split(",") if v.strip()]
-        if len(values) > n:
-            st.session_state[key] = ", ".join(values[:n])
+        st.session_state[key] = truncate_per_feature(st.session_state.get(key, ""), n)
     if st.session_state.get("tp.feature", 1) > n:
         st.session_state["tp.feature"] = 1
-
-
-@st.cache_data(max_entries=4, show_spinner=False)
-def cached_domains(distribution, params, n_source, n_target, theta, seed):
-    """Cached :func:`flda_core.synthetic.make_domains` (arguments are plain tuples)."""
-    return make_domains(distribution, params, n_source, n_target, theta, random_state=seed)
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
 def cached_fit(data_key, family, loss, l2, theta=None, perturbation=None):
     """Cached :func:`flda_core.experiments.fit_linear`; ``theta`` is a tuple or None."""
-    return fit_linear(cached_domains(*data_key), family, loss, l2=l2, theta=theta,
+    return fit_linear(ui_common.cached_domains(*data_key), family, loss, l2=l2, theta=theta,
                       perturbation=perturbation)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def cached_target_counts(data_key):
     """Lattice counts of the target domain's first two features."""
-    pair = cached_domains(*data_key)
+    pair = ui_common.cached_domains(*data_key)
     return lattice_counts(pair.X_target, pair.y_target)
 
 
 def read_configuration():
     """Validated data configuration (a hashable key) or a list of error messages."""
-    distribution = st.session_state["tp.distribution"]
-    n = int(st.session_state["tp.n_features"])
-    lo, hi = PARAM_BOUNDS[distribution]
-    word = PARAM_WORD[distribution]
-    problems, values = [], {}
-    for key, name, bounds in (("tp.class1", f"Class 1 {word}", (lo, hi)),
-                              ("tp.class2", f"Class 2 {word}", (lo, hi)),
-                              ("tp.theta", "True dropout θ", (0.0, 1.0))):
-        try:
-            values[key] = parse_per_feature(st.session_state[key], n, name, *bounds)
-        except ValueError as error:
-            problems.append(str(error))
-    if problems:
-        return None, problems
-    return (distribution, (values["tp.class1"], values["tp.class2"]),
-            int(st.session_state["tp.n_source"]), int(st.session_state["tp.n_target"]),
-            values["tp.theta"], ui_common.get_seed()), []
+    state = st.session_state
+    return parse_domain_config(
+        state["tp.distribution"], state["tp.n_features"], state["tp.class1"],
+        state["tp.class2"], state["tp.theta"], state["tp.n_source"],
+        state["tp.n_target"], ui_common.get_seed())
 
 
 def draw_controls():

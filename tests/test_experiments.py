@@ -153,3 +153,16 @@ def test_progress_callback_reaches_one(poisson_pair):
     seen = []
     fit_classifiers(poisson_pair, losses=("quadratic",), progress=lambda f, m: seen.append(f))
     assert seen[0] == 0 and seen[-1] == 1.0 and len(seen) == 4
+
+
+def test_parse_domain_config_returns_a_make_domains_key_or_named_problems():
+    from flda_core.experiments import parse_domain_config, truncate_per_feature
+    key, problems = parse_domain_config("poisson", 2, "2, 2", "6", "0.5, 0", 100, 200, 3)
+    assert problems == []
+    assert key == ("poisson", ((2.0, 2.0), (6.0, 6.0)), 100, 200, (0.5, 0.0), 3)
+    key, problems = parse_domain_config("bernoulli", 2, "0.7, x", "1.5, 0.3", "0.5, 0", 10, 10, 0)
+    assert key is None and len(problems) == 2
+    assert "Class 1 success probabilities" in problems[0] and "'x'" in problems[0]
+    assert "Class 2 success probabilities" in problems[1]
+    assert truncate_per_feature("1, 2, 3", 2) == "1, 2"
+    assert truncate_per_feature("1, 2", 3) == "1, 2"
