@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 from .style import classifier_color
 
 __all__ = [
-    "PROBABILITY_SCALE", "WEIGHT_SCALE", "INK_SCALE",
+    "PROBABILITY_SCALE", "WEIGHT_SCALE", "INK_SCALE", "PAPER_MARK_COLOR",
     "as_image", "symmetric_range", "nonzero_rate_figure", "weights_figure",
     "sample_images_figure", "error_figure",
 ]
@@ -26,6 +26,10 @@ PROBABILITY_SCALE = "Viridis"
 WEIGHT_SCALE = "RdBu_r"
 #: Ink: white paper, black ink.
 INK_SCALE = "Greys"
+#: The paper's Table 4 values in the error chart: mid-grey dashes (readable on the
+#: light and the dark theme) with a dark outline (separates them from the bars).
+PAPER_MARK_COLOR = "#999999"
+PAPER_MARK_OUTLINE = "#333333"
 
 _FONT = dict(size=14)
 
@@ -100,9 +104,23 @@ def nonzero_rate_figure(rate_a, rate_b, side, name_a, name_b, zero_tol=0.0):
     return fig
 
 
+#: Pixel geometry of :func:`weights_figure`: the two weight maps side by side
+#: (``_WEIGHT_ROW`` px tall), a gap holding their colour bar and the title of
+#: the theta map, the theta map below (``_THETA_ROW`` px), room for its colour
+#: bar.  On a 1280 px laptop window each weight map is then about 380 px wide.
+_WEIGHT_ROW, _ROW_GAP, _THETA_ROW = 400, 120, 330
+_WEIGHTS_MARGIN = dict(l=10, r=10, t=50, b=70)
+
+
 def weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR",
                    flda_name="FLDA-L", shared_range=True):
     """Naive weights, dropout ``theta`` and adapted weights for one digit (Figure 6).
+
+    The paper shows the three maps in one row (naive, theta, adapted).  Here
+    the naive and the adapted weight maps sit side by side on top, large
+    enough to read pixel by pixel on a laptop, with their common diverging
+    colour bar (centred on 0) between the rows; the dropout map theta, which
+    explains the difference, is centred below them.
 
     Parameters
     ----------
@@ -123,6 +141,8 @@ def weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR",
     Returns
     -------
     plotly.graph_objects.Figure
+        Traces in the paper's order (naive weights on ``x``, theta on ``x3``,
+        adapted weights on ``x2``).
     """
     w_source, w_flda = as_image(w_source, side), as_image(w_flda, side)
     theta_img = as_image(theta, side)
@@ -135,22 +155,29 @@ def weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR",
         left = w_source * (m_flda / m_src)
         right = w_flda
         left_title = f"{source_name} weights, digit {digit} (×{m_flda / m_src:.2g})"
-    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.07,
-                        subplot_titles=(left_title, "dropout θ (transfer model)",
-                                        f"{flda_name} weights, digit {digit}"))
+    plot_height = _WEIGHT_ROW + _ROW_GAP + _THETA_ROW
+    fig = make_subplots(rows=2, cols=2, specs=[[{}, {}], [{"colspan": 2}, None]],
+                        row_heights=[_WEIGHT_ROW, _THETA_ROW],
+                        vertical_spacing=_ROW_GAP / plot_height, horizontal_spacing=0.04,
+                        subplot_titles=(left_title, f"{flda_name} weights, digit {digit}",
+                                        "dropout θ (transfer model)"))
     fig.add_trace(_heatmap(left, "coloraxis", source_name, "weight"), row=1, col=1)
-    fig.add_trace(_heatmap(theta_img, "coloraxis2", "θ", "θ", ".2f"), row=1, col=2)
-    fig.add_trace(_heatmap(right, "coloraxis", flda_name, "weight"), row=1, col=3)
+    fig.add_trace(_heatmap(theta_img, "coloraxis2", "θ", "θ", ".2f"), row=2, col=1)
+    fig.add_trace(_heatmap(right, "coloraxis", flda_name, "weight"), row=1, col=2)
     _square_axes(fig, 3, side)
+    below_weights = (_THETA_ROW + _ROW_GAP - 8) / plot_height
     fig.update_layout(
         coloraxis=dict(colorscale=WEIGHT_SCALE, cmin=-m, cmax=m, cmid=0.0,
-                       colorbar=dict(title=dict(text="weight", side="right"), thickness=16,
-                                     x=1.0, len=0.9)),
+                       colorbar=dict(title=dict(text="weight", side="top"),
+                                     orientation="h", x=0.5, xanchor="center",
+                                     y=below_weights, yanchor="top", len=0.5,
+                                     thickness=12)),
         coloraxis2=dict(colorscale=PROBABILITY_SCALE, cmin=0.0, cmax=1.0,
                         colorbar=dict(title=dict(text="θ", side="top"), orientation="h",
                                       x=0.5, xanchor="center", y=-0.02, yanchor="top",
-                                      len=0.28, thickness=12)),
-        height=440, margin=dict(l=10, r=10, t=50, b=60), font=_FONT)
+                                      len=0.3, thickness=12)),
+        height=plot_height + _WEIGHTS_MARGIN["t"] + _WEIGHTS_MARGIN["b"],
+        margin=_WEIGHTS_MARGIN, font=_FONT)
     return fig
 
 
@@ -199,7 +226,7 @@ def error_figure(table, paper=None):
     -------
     plotly.graph_objects.Figure
         Bars coloured by classifier family (hatched for the quadratic loss);
-        the paper's values as black dashes across the matching bars.
+        the paper's values as grey, dark-outlined dashes across the matching bars.
     """
     fig = go.Figure()
     directions = [str(i).split(":")[0] for i in table.index]
@@ -210,7 +237,10 @@ def error_figure(table, paper=None):
                         pattern=dict(shape="/" if method in ("S-LS", "FLDA-Q") else "",
                                      fgcolor="white", solidity=0.3, fillmode="overlay"),
                         line=dict(color="#333333", width=0.5)),
-            text=[f"{v:.3f}" for v in table[method]], textposition="outside",
+            # values at the foot of the bars, clear of the paper's dashes near their tops
+            text=[f"{v:.3f}" for v in table[method]], textposition="auto",
+            insidetextanchor="start", textangle=0,
+            insidetextfont=dict(shadow="auto"),  # readable across the hatching
             hovertemplate=f"<b>{method}</b> %{{x}}<br>error %{{y:.3f}}<extra></extra>"))
     if paper is not None:
         _add_paper_markers(fig, table, paper, directions)
@@ -223,7 +253,12 @@ def error_figure(table, paper=None):
 
 
 def _add_paper_markers(fig, table, paper, directions):
-    """Black dashes at the paper's Table 4 values, across the matching bars."""
+    """Grey dashes at the paper's Table 4 values, across the matching bars.
+
+    Each dash is drawn twice: a slightly longer and thicker dark one (no legend
+    entry, no hover) under the grey one, so that the dash stands out on a
+    white page, on a dark page and on top of a bar alike.
+    """
     n = len(table.columns)
     width = 0.8 / n
     x_marks, y_marks, texts = [], [], []
@@ -236,9 +271,15 @@ def _add_paper_markers(fig, table, paper, directions):
             y_marks.append(value)
             texts.append(f"{row.name}: {method} {value:.3f}")
     fig.add_trace(go.Scatter(
+        x=x_marks, y=y_marks, mode="markers", name="paper, Table 4 (outline)", xaxis="x2",
+        legendgroup="paper", showlegend=False, hoverinfo="skip",
+        marker=dict(symbol="line-ew", size=30, color=PAPER_MARK_OUTLINE,
+                    line=dict(color=PAPER_MARK_OUTLINE, width=6))))
+    fig.add_trace(go.Scatter(
         x=x_marks, y=y_marks, mode="markers", name="paper, Table 4", xaxis="x2",
-        marker=dict(symbol="line-ew", size=26, color="black",
-                    line=dict(color="black", width=3)),
+        legendgroup="paper",
+        marker=dict(symbol="line-ew", size=26, color=PAPER_MARK_COLOR,
+                    line=dict(color=PAPER_MARK_COLOR, width=3)),
         text=texts, hovertemplate="%{text}<extra></extra>"))
     fig.update_layout(xaxis2=dict(overlaying="x", range=[-0.5, len(directions) - 0.5],
                                   visible=False))

@@ -136,7 +136,7 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None):
                              type="log" if log_y else "linear", rangemode="tozero"
                              if not log_y else "normal")
     fig.update_layout(
-        height=height or 760, template="plotly_white", hovermode="closest",
+        height=height or 760, hovermode="closest",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.06, "xanchor": "left",
                 "x": 0.0, "title_text": "classifier (dotted: source validation, "
                                         "solid: target validation)  "},
@@ -192,7 +192,7 @@ def gap_figure(gaps, height=420):
     fig.update_xaxes(type="log", title_text="number of training samples n (log scale)",
                      tickvals=tickvals, ticktext=ticktext)
     fig.update_yaxes(title_text="target error minus oracle's", zeroline=False)
-    fig.update_layout(height=height, template="plotly_white", font={"size": 14},
+    fig.update_layout(height=height, font={"size": 14},
                       legend={"orientation": "h", "yanchor": "bottom", "y": 1.02,
                               "xanchor": "left", "x": 0.0},
                       margin={"l": 70, "r": 20, "t": 50, "b": 60})

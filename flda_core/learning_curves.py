@@ -72,6 +72,7 @@ __all__ = [
     "quadratic_learning_errors",
     "logistic_learning_errors",
     "summarize_errors",
+    "mean_sem_table",
     "oracle_gaps",
     "learning_curves",
     "adaptation_sample_size",
@@ -607,6 +608,54 @@ def summarize_errors(errors, sizes, loss="quadratic"):
                 rows.append((name, family, loss, domain, int(n), mean[f, d, g], sem[f, d, g],
                              n_repeats))
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)
+
+
+def mean_sem_table(table, decimals=3):
+    """Figure 3 as numbers: one row per ``n``, one ``"mean ± SEM"`` column per curve.
+
+    The wide companion of :func:`summarize_errors` for reading exact values off
+    the learning curves of section 4.1.2: columns are ``"n"`` followed by
+    ``"<classifier> (target)"`` for every classifier (the bottom panel of
+    Figure 3, where FLDA should meet the oracle T-LS / T-LR), then
+    ``"<classifier> (source)"`` (the top panel).  Within a domain the
+    classifiers follow :data:`FAMILIES` (source, oracle, FLDA), quadratic loss
+    before logistic.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`summarize_errors`, possibly the concatenation of a
+        quadratic and a logistic table.
+    decimals : int, default=3
+
+    Returns
+    -------
+    pandas.DataFrame
+        Column ``n`` (int, increasing) and one string column per curve,
+        ``"0.123 ± 0.004"``; just the mean when the SEM is undefined (a single
+        repeat) and ``"—"`` when the curve has no value at that ``n``.
+    """
+    if table.empty:
+        raise ValueError("The learning-curve table is empty; nothing to tabulate.")
+    losses = [loss for loss in ("quadratic", "logistic") if loss in set(table["loss"])]
+    names = [classifier_name(family, loss) for loss in losses for family in FAMILIES]
+    columns = [(name, domain) for domain in ("target", "source") for name in names]
+    sizes = np.sort(table["n"].unique())
+    indexed = table.set_index(["classifier", "domain", "n"]).sort_index()
+    out = {"n": sizes.astype(int)}
+    for name, domain in columns:
+        cells = []
+        for n in sizes:
+            key = (name, domain, n)
+            if key not in indexed.index:
+                cells.append("—")
+                continue
+            row = indexed.loc[key]
+            mean, sem = float(row["mean_error"]), float(row["sem"])
+            cells.append(f"{mean:.{decimals}f}" if not np.isfinite(sem)
+                         else f"{mean:.{decimals}f} ± {sem:.{decimals}f}")
+        out[f"{name} ({domain})"] = cells
+    return pd.DataFrame(out)
 
 
 def _mean_sem(values, axis):

@@ -372,10 +372,11 @@ def main():
                     width="stretch", key="dig_weights")
     paper_row = data.paper_rows.get(direction)
     st.caption(
-        f"Training on {data.name(src)} (source) for {data.name(tgt)} (target). Left: weights "
-        f"of the naive {source_name} predictor of digit {digit}; middle: the estimated "
-        f"dropout θ per pixel; right: the {flda_name} weights (l2 = {naive.l2:g} and "
-        f"{adapted.l2:g}). Red pushes towards digit {digit}, blue away, white is 0; pixels "
+        f"Training on {data.name(src)} (source) for {data.name(tgt)} (target). Top left: "
+        f"weights of the naive {source_name} predictor of digit {digit}; top right: the "
+        f"{flda_name} weights (l2 = {naive.l2:g} and {adapted.l2:g}); below: the estimated "
+        f"dropout θ per pixel (the paper puts it between the two). Red pushes towards digit "
+        f"{digit}, blue away, white is 0; pixels "
         "with θ = 1 (never inked in the target) get weight exactly 0; pixels never inked in the "
         "source have θ = 0 (nothing to drop) and no weight either. Mirrors the paper's "
         "Figure 6" + (f" ({paper_row} there is the matching direction)" if paper_row else "")
@@ -400,8 +401,8 @@ def main():
                            "asymmetry, not the paper's numbers.",
                 "upload": " The paper's rows are for MNIST/USPS, shown for reference."}
     st.caption(asymmetry_text(data, results) + stand_in.get(data.kind, "")
-               + (" Black dashes in the chart: the paper's values for the matching "
-                  "direction." if data.paper_rows else ""))
+               + (" Grey dashes (dark outline) in the chart: the paper's values for the "
+                  "matching direction." if data.paper_rows else ""))
     if not present:
         cols = st.columns(3)
         cols[0].download_button(

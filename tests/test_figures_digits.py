@@ -66,8 +66,41 @@ def test_weights_figure_shared_diverging_range_centred_on_zero():
     np.testing.assert_allclose(src.z, w_src.reshape(side, side))
     np.testing.assert_allclose(th.z, theta.reshape(side, side))
     titles = [a.text for a in fig.layout.annotations]
-    assert titles[0].startswith("S-LR weights, digit 0") and titles[2].startswith("FLDA-L")
+    assert titles[0].startswith("S-LR weights, digit 0") and titles[1].startswith("FLDA-L")
+    assert titles[2].startswith("dropout θ")
     _assert_square_pixels_row0_on_top(fig, 3, side)
+
+
+def _panel_px(fig, axis_suffix, width):
+    """Side (px) of a square-pixel heatmap panel in a chart ``width`` px wide.
+
+    Plotly shrinks the longer of the two axis domains until pixels are square
+    (``constrain="domain"``), so the panel is the smaller of the two.
+    """
+    layout = fig.layout
+    m = layout.margin
+    x = layout[f"xaxis{axis_suffix}"].domain
+    y = layout[f"yaxis{axis_suffix}"].domain
+    return min((x[1] - x[0]) * (width - m.l - m.r), (y[1] - y[0]) * (layout.height - m.t - m.b))
+
+
+def test_weights_figure_maps_are_large_on_a_laptop_window():
+    """Two weight maps side by side above theta: each at least 350 px wide in the
+    ~800 px wide main column of a 1280 px window (it was ~200 px with three in a row)."""
+    side = 16
+    fig = fd.weights_figure(_image(side, 1, True), _image(side, 2), _image(side, 3, True),
+                            side, digit=3)
+    src, th, flda = fig.data
+    assert (src.xaxis, flda.xaxis, th.xaxis) == ("x", "x2", "x3")
+    assert fig.layout.yaxis.domain == fig.layout.yaxis2.domain         # same row
+    assert fig.layout.yaxis3.domain[1] < fig.layout.yaxis.domain[0]    # theta below
+    for suffix in ("", "2"):
+        assert _panel_px(fig, suffix, 800) >= 350
+    assert _panel_px(fig, "3", 800) >= 300
+    # the weight colour bar sits between the rows, the theta one below theta
+    weight_bar, theta_bar = fig.layout.coloraxis.colorbar, fig.layout.coloraxis2.colorbar
+    assert fig.layout.yaxis3.domain[1] < weight_bar.y < fig.layout.yaxis.domain[0]
+    assert theta_bar.y <= 0
 
 
 def test_weights_figure_separate_ranges_rescale_the_naive_panel():
@@ -105,8 +138,38 @@ def test_error_figure_bars_in_style_colours_with_paper_markers():
         assert bar.marker.color == classifier_color(bar.name)
         assert list(bar.x) == ["A → B", "B → A"]
     markers = [t for t in fig.data if t.type == "scatter"]
-    assert len(markers) == 1
+    shown = [t for t in markers if t.showlegend is not False]
+    assert [t.name for t in shown] == ["paper, Table 4"]
     # 4 paper values per direction (S-LS is not in Table 4); A -> B is U -> M.
-    assert len(markers[0].y) == 8
-    assert markers[0].y[0] == pytest.approx(0.770)
+    assert len(shown[0].y) == 8
+    assert shown[0].y[0] == pytest.approx(0.770)
     assert fig.layout.yaxis.range[1] > 1.0
+
+
+def test_paper_markers_readable_on_light_and_dark_pages():
+    """Not black (invisible on the dark theme): grey dashes over a dark outline."""
+    table = pd.DataFrame({m: [0.1, 0.2] for m in dg.METHODS},
+                         index=["A → B: x → y", "B → A: y → x"])
+    fig = fd.error_figure(table, dg.paper_table(dg.make_offline_domains()))
+    outline, mark = [t for t in fig.data if t.type == "scatter"]
+    assert mark.marker.line.color == fd.PAPER_MARK_COLOR == "#999999"
+
+    def luminance(hex_color):
+        c = np.array([int(hex_color[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+        c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+        return float(c @ [0.2126, 0.7152, 0.0722])
+
+    def contrast(a, b):
+        hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+        return (hi + 0.05) / (lo + 0.05)
+
+    # Streamlit's light and dark backgrounds: the grey dash shows on both
+    assert contrast(mark.marker.line.color, "#FFFFFF") >= 2.5
+    assert contrast(mark.marker.line.color, "#0E1117") >= 4.5
+    # the outline is drawn first (underneath), longer and thicker, and darker
+    assert fig.data.index(outline) < fig.data.index(mark)
+    assert outline.marker.size > mark.marker.size
+    assert outline.marker.line.width > mark.marker.line.width
+    assert luminance(outline.marker.line.color) < luminance(mark.marker.line.color)
+    np.testing.assert_array_equal(outline.y, mark.y)
+    assert outline.hoverinfo == "skip" and outline.legendgroup == mark.legendgroup

@@ -4,6 +4,7 @@ import statistics
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,7 +14,7 @@ from flda_core.figures_learning import gap_figure, learning_curve_figure, log_ti
 from flda_core.learning_curves import (
     DOMAINS, FAMILIES, TABLE_COLUMNS, adaptation_sample_size, error_rates,
     estimate_dropout_prefixes, learning_curves, logistic_learning_errors,
-    make_learning_curve_data, oracle_gaps, parse_sample_sizes, prefix_sums,
+    make_learning_curve_data, mean_sem_table, oracle_gaps, parse_sample_sizes, prefix_sums,
     quadratic_fits, quadratic_learning_errors, sample_size_grid, solve_psd_min_norm,
     stratified_order, summarize_errors, training_orders)
 from flda_core.transfer import estimate_dropout
@@ -270,6 +271,42 @@ def test_summary_table_shape_and_sem_against_direct_computation():
     assert summarize_errors(errors[:, :, :1], sizes)["sem"].isna().all()
 
 
+def test_mean_sem_table_one_row_per_n_target_columns_first():
+    rng = np.random.default_rng(4)
+    errors = rng.uniform(0, 0.5, size=(3, 2, 5, 3))
+    sizes = np.array([2, 20, 200])
+    quad = summarize_errors(errors, sizes, "quadratic")
+    wide = mean_sem_table(quad.sample(frac=1.0, random_state=0))   # row order irrelevant
+    assert list(wide.columns) == ["n", "S-LS (target)", "T-LS (target)", "FLDA-Q (target)",
+                                  "S-LS (source)", "T-LS (source)", "FLDA-Q (source)"]
+    assert wide["n"].tolist() == [2, 20, 200]
+    # FLDA-Q on the target at n = 20, computed directly from the repeats
+    values = list(errors[2, 1, :, 1])
+    expected = f"{statistics.fmean(values):.3f} ± {statistics.stdev(values) / 5 ** 0.5:.3f}"
+    assert wide.loc[1, "FLDA-Q (target)"] == expected
+    values = list(errors[0, 0, :, 0])                           # S-LS on the source, n = 2
+    assert wide.loc[0, "S-LS (source)"].startswith(f"{statistics.fmean(values):.3f} ± ")
+    assert mean_sem_table(quad, decimals=2).loc[1, "FLDA-Q (target)"] == (
+        f"{statistics.fmean(errors[2, 1, :, 1]):.2f} ± "
+        f"{statistics.stdev(errors[2, 1, :, 1]) / 5 ** 0.5:.2f}")
+
+
+def test_mean_sem_table_both_losses_single_repeat_and_missing_cells():
+    rng = np.random.default_rng(5)
+    errors = rng.uniform(0, 0.5, size=(3, 2, 1, 2))
+    sizes = np.array([2, 30])
+    both = pd.concat([summarize_errors(errors, sizes, "quadratic"),
+                      summarize_errors(errors, sizes, "logistic")], ignore_index=True)
+    both = both[~((both["classifier"] == "T-LR") & (both["n"] == 30))]
+    wide = mean_sem_table(both)
+    assert list(wide.columns[1:7]) == [f"{c} (target)" for c in
+                                       ("S-LS", "T-LS", "FLDA-Q", "S-LR", "T-LR", "FLDA-L")]
+    assert wide.loc[0, "FLDA-L (source)"] == f"{errors[2, 0, 0, 0]:.3f}"   # SEM undefined
+    assert wide.loc[1, "T-LR (target)"] == "—"
+    with pytest.raises(ValueError, match="empty"):
+        mean_sem_table(both.iloc[:0])
+
+
 def test_oracle_gaps_are_paired_differences():
     rng = np.random.default_rng(2)
     errors = rng.uniform(0, 0.5, size=(3, 2, 6, 3))
@@ -387,6 +424,14 @@ def test_gap_figure_and_empty_inputs():
         gap_figure(gaps.iloc[:0])
     with pytest.raises(ValueError, match="empty"):
         learning_curve_figure(table.iloc[:0])
+
+
+def test_figures_leave_the_template_to_the_app_theme():
+    """No hard-coded template (e.g. plotly_white): Streamlit's light/dark theme applies."""
+    table, gaps = _tables()
+    default = go.Figure().layout.template
+    assert learning_curve_figure(table).layout.template == default
+    assert gap_figure(gaps).layout.template == default
 
 
 def test_log_ticks():

@@ -80,6 +80,9 @@ def test_default_page_shows_figures_table_and_downloads(hand_run):
     captions = " ".join(c.value for c in at.caption)
     assert "Figure 5" in captions and "Figure 6" in captions and "Table 4" in captions
     assert "asymmetry" in captions
+    # the paper's markers are grey (black ones vanish on the dark theme)
+    assert "Grey dashes" in captions and "Black dashes" not in captions
+    assert "Top left" in captions and "top right" in captions
 
 
 def test_every_control_has_help(hand_run):
@@ -116,7 +119,7 @@ def test_quadratic_loss_shows_s_ls_and_flda_q(hand_run):
     at = hand_run
     at.radio(key="dig.loss").set_value("quadratic").run()
     titles = [a["text"] for a in _charts(at)["dig_weights"]["layout"]["annotations"]]
-    assert titles[0].startswith("S-LS") and titles[2].startswith("FLDA-Q")
+    assert titles[0].startswith("S-LS") and titles[1].startswith("FLDA-Q")
 
 
 def test_zero_threshold_changes_rates_and_refits_only_flda(hand_run, count_fits):

@@ -42,6 +42,13 @@ def test_defaults_show_figure_3_metrics_and_downloads():
     assert any("curves" in label for label in labels)
     assert any("every error" in label for label in labels)
     assert any("Figure 3" in c.value for c in at.caption)
+    # the numbers behind Figure 3: one row per n, mean ± SEM per classifier and domain
+    assert len(at.dataframe) == 1
+    wide = at.dataframe[0].value
+    assert list(wide.columns[:4]) == ["n", "S-LS (target)", "T-LS (target)", "FLDA-Q (target)"]
+    assert wide["n"].tolist()[0] == 2 and wide["n"].tolist()[-1] == 10_000
+    assert " ± " in wide.loc[0, "FLDA-Q (target)"]
+    assert any("FLDA-Q stays within 0.01 of T-LS from n = " in c.value for c in at.caption)
     # every control has help text
     for kind in ("number_input", "slider", "radio", "selectbox", "toggle", "select_slider"):
         for w in getattr(at, kind):
@@ -66,6 +73,7 @@ def test_changing_controls_recomputes_without_errors():
     widget(at, "toggle", "lc.log_y").set_value(True).run()
     widget(at, "toggle", "lc.show_sem").set_value(False).run()
     assert not at.exception and len(at.get("plotly_chart")) == 2
+    assert len(at.dataframe) == 1
 
 
 def test_bad_sample_sizes_give_a_clear_error_and_keep_settings():
@@ -96,6 +104,9 @@ def test_logistic_curves_need_a_click_then_show_all_six_classifiers():
     assert not at.exception and not at.error
     labels = [m.label for m in at.metric]
     assert "FLDA-L ≈ T-LR from n" in labels and "FLDA-Q ≈ T-LS from n" in labels
+    columns = list(at.dataframe[0].value.columns)
+    assert "FLDA-L (target)" in columns and "T-LR (source)" in columns
+    assert at.dataframe[0].value["n"].tolist() == [2, 30]
     assert not any(b.label == "Compute logistic curves" for b in at.button)
     assert not any("iterative L-BFGS fits" in i.value for i in at.info)
     # coming back to the same settings uses the cache: no button needed
