@@ -4,6 +4,9 @@ Each builder takes plain data frames (see :func:`flda_core.tabular.theta_frame`,
 :func:`~flda_core.tabular.error_table`,
 :func:`~flda_core.tabular.predictions_frame`) and returns a
 ``plotly.graph_objects.Figure`` in the project's style (:mod:`flda_core.style`).
+The figures carry no title: the page names each section with a heading of its
+own and says what to look at in a caption, so a title inside the chart would
+only repeat it.
 """
 
 from __future__ import annotations
@@ -24,19 +27,40 @@ DEFAULT_TOP_FEATURES = 20
 _FONT = dict(size=14)
 
 
-def _layout(fig, title, height):
-    # Title on its own line at the top, legend between title and plot: no overlap
-    # however long the title or the legend entries are.
-    fig.update_layout(title=dict(text=title, x=0.0, xanchor="left", y=0.99, yanchor="top"),
-                      height=height, font=_FONT, margin=dict(l=10, r=10, t=95, b=10),
+def _layout(fig, height, legend=True):
+    # No title (the page's section heading names the chart).  A legend sits in
+    # a row of its own above the plot, so it never covers bars; Plotly grows the
+    # top margin if long entries wrap onto a second row.
+    fig.update_layout(height=height, font=_FONT,
+                      margin=dict(l=10, r=10, t=40 if legend else 10, b=10),
+                      showlegend=legend,
                       legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left",
                                   x=0.0, title=None))
     return fig
 
 
+def _per_feature_height(n_features):
+    """Height of the per-feature charts, shared so that side-by-side charts line up."""
+    return max(380, 90 + 26 * n_features)
+
+
 def _short(name, width=28):
     name = str(name)
     return name if len(name) <= width else name[:width - 1] + "\u2026"
+
+
+def _short_labels(names, width=28):
+    """Shortened names for a category axis, kept distinct (equal labels would merge
+    two features into one bar): a repeated label gets a counter, e.g. ``… (2)``."""
+    labels, seen = [], {}
+    for name in names:
+        label = _short(name, width)
+        seen[label] = seen.get(label, 0) + 1
+        if seen[label] > 1:
+            suffix = f" ({seen[label]})"
+            label = _short(name, width - len(suffix)) + suffix
+        labels.append(label)
+    return labels
 
 
 def theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
@@ -58,7 +82,7 @@ def theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
     top_n = max(1, int(top_n))
     shown = thetas.sort_values("theta", ascending=False, kind="stable").head(top_n)
     shown = shown.iloc[::-1]
-    labels = [_short(f) for f in shown["feature"]]
+    labels = _short_labels(shown["feature"])
     fig = go.Figure(go.Bar(
         x=shown["theta"], y=labels, orientation="h",
         marker_color=FAMILY_COLORS["flda"], name="\u03b8\u0302",
@@ -68,14 +92,10 @@ def theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
         hovertemplate=("<b>%{customdata[0]}</b><br>\u03b8\u0302 = %{x:.3f}<br>"
                        "non-zero in source: %{customdata[1]:.1%}<br>"
                        "non-zero in target: %{customdata[2]:.1%}<extra></extra>")))
-    n_total = len(thetas)
-    title = (f"Estimated dropout probability \u03b8\u0302 per feature "
-             f"(top {len(shown)} of {n_total})" if len(shown) < n_total else
-             "Estimated dropout probability \u03b8\u0302 per feature")
     fig.update_xaxes(title="\u03b8\u0302 = max(0, 1 \u2212 target / source non-zero rate)",
                      range=[0, 1.12], tickformat=".1f")
     fig.update_yaxes(title=None, type="category", automargin=True)
-    return _layout(fig, title, height=max(320, 120 + 26 * len(shown)))
+    return _layout(fig, height=_per_feature_height(len(shown)), legend=False)
 
 
 def top_changed_features(thetas, top_n=DEFAULT_TOP_FEATURES):
@@ -101,20 +121,20 @@ def nonzero_proportion_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_name="s
     cannot be modelled by dropout (``theta = 0``).
     """
     shown = top_changed_features(thetas, top_n)
-    labels = [_short(f, 20) for f in shown["feature"]]
+    labels = _short_labels(shown["feature"])
     fig = go.Figure()
     for column, name, family in (("source_nonzero", f"source ({source_name})", "source"),
                                  ("target_nonzero", f"target ({target_name})", "target")):
-        fig.add_bar(x=labels, y=shown[column], name=_short(name, 48),
+        fig.add_bar(y=labels, x=shown[column], orientation="h", name=_short(name, 48),
                     marker_color=FAMILY_COLORS[family], customdata=shown["feature"],
                     hovertemplate="<b>%{customdata}</b><br>" + name.split(" ")[0]
-                    + ": %{y:.1%} of rows non-zero<extra></extra>")
+                    + ": %{x:.1%} of rows non-zero<extra></extra>")
+    # Horizontal bars: long feature names stay readable however many are shown.
+    # Reversed category axis: the largest difference on top, source above target.
     fig.update_layout(barmode="group", bargap=0.25)
-    fig.update_yaxes(title="proportion of rows non-zero", range=[0, 1.05], tickformat=".0%")
-    fig.update_xaxes(title=None, tickangle=-40 if len(shown) > 6 else 0, type="category",
-                     automargin=True)
-    title = "Share of rows non-zero: source vs target"
-    return _layout(fig, title, height=460)
+    fig.update_xaxes(title="proportion of rows non-zero", range=[0, 1.05], tickformat=".0%")
+    fig.update_yaxes(title=None, type="category", autorange="reversed", automargin=True)
+    return _layout(fig, height=_per_feature_height(len(shown)))
 
 
 def error_figure(errors):
@@ -136,7 +156,7 @@ def error_figure(errors):
     fig.update_yaxes(title="error on labelled target rows", range=[0, min(1.0, top * 1.25 + 0.02)],
                      tickformat=".2f")
     fig.update_xaxes(title=None, type="category")
-    return _layout(fig, "Target classification error", height=380)
+    return _layout(fig, height=320, legend=False)
 
 
 def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L")):
@@ -164,7 +184,7 @@ def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L
     fig.update_layout(barmode="stack", bargap=0.35, legend_traceorder="normal")
     fig.update_yaxes(title="share of target rows", range=[0, 1], tickformat=".0%")
     fig.update_xaxes(title=None, type="category")
-    return _layout(fig, "Predicted class mix on the target", height=380)
+    return _layout(fig, height=340)
 
 
 def weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-LR", flda_model="FLDA-L"):
@@ -182,7 +202,7 @@ def weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-LR", flda
                          "tasks only.")
     shown = thetas.sort_values("theta", ascending=False, kind="stable").head(max(1, int(top_n)))
     shown = shown.iloc[::-1]
-    labels = [_short(f) for f in shown["feature"]]
+    labels = _short_labels(shown["feature"])
     fig = go.Figure()
     for model, column in zip((source_model, flda_model), columns):
         fig.add_bar(y=labels, x=shown[column], orientation="h", name=model,
@@ -194,7 +214,6 @@ def weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-LR", flda
     fig.update_xaxes(title="weight (scaled features; positive favours the second class)",
                      zeroline=True, zerolinewidth=2)
     fig.update_yaxes(title=None, type="category", automargin=True)
-    return _layout(fig, "Weights, features sorted by \u03b8\u0302 (largest on top)",
-                   height=max(340, 140 + 34 * len(shown)))
+    return _layout(fig, height=max(300, 100 + 34 * len(shown)))
 
 

@@ -49,11 +49,12 @@ from .transfer import nonzero_rate
 __all__ = [
     "MAX_FILE_BYTES", "MAX_ROWS", "MAX_COLUMNS", "MAX_CELLS", "MAX_CLASSES",
     "MIN_SAMPLES_PER_CLASS", "MISSING_TOKENS", "DELIMITER_NAMES",
-    "MATCH_OPTIONS", "MISSING_OPTIONS", "MODEL_NAMES",
+    "MATCH_OPTIONS", "MISSING_OPTIONS", "MODEL_NAMES", "PROBABILITY_MODEL",
     "DataValidationError", "CsvTable", "PreparationReport", "PreparedDomains",
     "decode_text", "detect_delimiter", "parse_csv", "guess_label_column",
     "prepare_domains", "fit_models", "error_table", "predictions_frame",
-    "theta_frame", "convergence_notes", "SampleSet", "SAMPLE_SETS", "SAMPLE_DIR", "read_sample",
+    "probability_columns", "theta_frame", "convergence_notes", "SampleSet", "SAMPLE_SETS",
+    "SAMPLE_DIR", "read_sample",
 ]
 
 #: Largest file accepted (bytes).  Bigger files should be subsampled first.
@@ -78,6 +79,8 @@ MATCH_OPTIONS = ("name", "position")
 MISSING_OPTIONS = ("zero", "drop")
 #: Classifiers fitted on the page, in the order of the paper's tables.
 MODEL_NAMES = ("S-LS", "S-LR", "FLDA-Q", "FLDA-L", "T-LR")
+#: The classifier whose class probabilities :func:`predictions_frame` reports.
+PROBABILITY_MODEL = "FLDA-L"
 
 #: Folder of the sample CSVs (regenerate with ``python3 sample_data/make_samples.py``).
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
@@ -1092,12 +1095,26 @@ def predictions_frame(prepared, models):
         frame["true_label"] = pd.Series(list(prepared.y_target), dtype=object)
     for name, model in models.items():
         frame[name] = pd.Series(list(model.predict(prepared.X_target)), dtype=object)
-    if "FLDA-L" in models:
-        model = models["FLDA-L"]
+    if PROBABILITY_MODEL in models:
+        model = models[PROBABILITY_MODEL]
         probabilities = model.predict_proba(prepared.X_target)
         for j, cls in enumerate(model.classes_):
-            frame[f"FLDA-L P({cls})"] = probabilities[:, j]
+            frame[f"{PROBABILITY_MODEL} P({cls})"] = probabilities[:, j]
     return frame
+
+
+def probability_columns(predictions):
+    """The class-probability columns of :func:`predictions_frame`, in class order.
+
+    Returns
+    -------
+    list of (str, str)
+        ``(column, class)`` pairs, e.g. ``[("FLDA-L P(ham)", "ham"), ...]``;
+        empty when FLDA-L was not fitted.
+    """
+    prefix, suffix = f"{PROBABILITY_MODEL} P(", ")"
+    return [(str(c), str(c)[len(prefix):-len(suffix)]) for c in predictions.columns
+            if str(c).startswith(prefix) and str(c).endswith(suffix)]
 
 
 def theta_frame(prepared, models=None):

@@ -208,7 +208,8 @@ def draw_options(source_table):
     st.subheader("2 · Choose how to read them")
     left, middle, right = st.columns(3)
     with left:
-        st.selectbox("Label column (in the source)", columns, key="data.label", on_change=remember_choice, args=("data.label",),
+        st.selectbox("Label column (in the source)", columns, key="data.label",
+                     on_change=remember_choice, args=("data.label",),
                      help="The column holding the classes. Every other column is a feature "
                           "unless you ignore it. Text labels (spam/ham) and whole numbers "
                           "both work.")
@@ -218,31 +219,36 @@ def draw_options(source_table):
                        help="Columns that are not features, e.g. an id, a date or free "
                             "text. They are left out in both files.")
     with middle:
-        st.radio("Match features", tab.MATCH_OPTIONS, key="data.match", on_change=remember_choice, args=("data.match",),
+        st.radio("Match features", tab.MATCH_OPTIONS, key="data.match",
+                 on_change=remember_choice, args=("data.match",),
                  format_func=MATCH_LABELS.get,
                  help="By name: a feature is used if both files have a column with its "
                       "name; columns found in one file only are listed below. By position: "
                       "the i-th source column pairs with the i-th target column whatever "
                       "the names; the target has the same columns as the source or just "
                       "lacks the label column.")
-        st.radio("Missing values", tab.MISSING_OPTIONS, key="data.missing", on_change=remember_choice, args=("data.missing",),
+        st.radio("Missing values", tab.MISSING_OPTIONS, key="data.missing",
+                 on_change=remember_choice, args=("data.missing",),
                  format_func=MISSING_LABELS.get,
                  help="Zeros is the paper's choice for missing data at test time "
                       "(section 4.2.2): a missing value is a dropped-out feature, which is "
                       "exactly what FLDA's transfer model expects. Dropping rows instead "
                       "removes every row with an empty cell.")
     with right:
-        st.select_slider("Regularisation l2", L2_OPTIONS, key="data.l2", on_change=remember_choice, args=("data.l2",),
+        st.select_slider("Regularisation l2", L2_OPTIONS, key="data.l2",
+                         on_change=remember_choice, args=("data.l2",),
                          format_func=lambda v: f"{v:g}",
                          help="Ridge penalty l2·‖w‖² added to the mean (expected) loss of "
                               "every classifier (S-LS, S-LR, FLDA-Q, FLDA-L, T-LR). Larger "
                               "values give smaller weights. 1e-3 suits a few hundred rows.")
-        st.checkbox("Scale features (divide by source RMS)", key="data.scale", on_change=remember_choice, args=("data.scale",),
+        st.checkbox("Scale features (divide by source RMS)", key="data.scale",
+                    on_change=remember_choice, args=("data.scale",),
                     help="Divides every feature by its root mean square in the source so one "
                          "l2 penalty treats features of different units alike. Zeros stay "
                          "zeros, so the dropout estimate θ̂ does not change (centring "
                          "would destroy the zeros FLDA counts).")
-        st.slider("Features shown in the charts", 5, 60, key="data.top_n", on_change=remember_choice, args=("data.top_n",),
+        st.slider("Features shown in the charts", 5, 60, key="data.top_n",
+                  on_change=remember_choice, args=("data.top_n",),
                   help="How many features the per-feature charts show (the most dropped "
                        "or the most changed ones).")
 
@@ -291,22 +297,83 @@ def csv_bytes(frame):
     return frame.to_csv(index=False).encode("utf-8")
 
 
+#: What each classifier is (column help of the tables).
+CLASSIFIER_HELP = {
+    "S-LS": "least squares trained on the source only (no adaptation)",
+    "S-LR": "logistic regression trained on the source only (no adaptation)",
+    "FLDA-Q": "FLDA with the quadratic loss (Algorithm 1), adapted to the target",
+    "FLDA-L": "FLDA with the logistic loss (Algorithm 2), adapted to the target",
+    "T-LR": "logistic regression trained on the target labels: the oracle, out of "
+            "reach in practice",
+}
+
+
+def error_columns():
+    """Column labels, widths and help of the error table (all columns fit at 1280 px)."""
+    column = st.column_config
+    return {
+        "classifier": column.TextColumn(
+            "classifier", width=85,
+            help="The paper's names: S- trained on the source, FLDA- adapted to the "
+                 "target, T- trained on the target labels (the oracle); -LS/-Q quadratic "
+                 "loss, -LR/-L logistic loss."),
+        "family": column.TextColumn(
+            "family", width=65,
+            help="source: naive source classifier (orange); flda: FLDA (green); "
+                 "target: oracle (purple)."),
+        "error": column.NumberColumn(
+            "error", width=65, format="%.3f",
+            help="Fraction of the labelled target rows classified wrongly."),
+        "errors": column.NumberColumn(
+            "wrong", width=65, format="%d",
+            help="Number of labelled target rows classified wrongly."),
+        "n_target": column.NumberColumn(
+            "labelled rows", width=105, format="%d",
+            help="Labelled target rows the error is computed on (the same for every "
+                 "classifier; rows without a label are left out)."),
+    }
+
+
+def prediction_columns(predictions):
+    """Column labels, widths and help of the prediction tables."""
+    column = st.column_config
+    config = {
+        "row": column.NumberColumn(
+            "row", width=55, format="%d",
+            help="Data row in the target file (1 = the first row below the header)."),
+        "true_label": column.TextColumn(
+            "true label", help="The label in the target file. Used for the error only; "
+                               "FLDA never sees it."),
+    }
+    for name in tab.MODEL_NAMES:
+        if name in predictions.columns:
+            config[name] = column.TextColumn(
+                name, help=f"Class predicted by {name}: {CLASSIFIER_HELP[name]}.")
+    for name, cls in tab.probability_columns(predictions):
+        config[name] = column.NumberColumn(
+            f"P({cls})", format="%.3f",
+            help=f"{tab.PROBABILITY_MODEL}'s probability that the row is of class {cls!r} "
+                 "(the probabilities of a row sum to 1).")
+    return config
+
+
 def show_results(prepared, models, source_name, target_name, top_n):
     thetas = tab.theta_frame(prepared, models)
     errors = tab.error_table(prepared, models)
     predictions = tab.predictions_frame(prepared, models)
+    section = iter(range(3, 10))  # steps 1 and 2 are the loaders and the options
 
-    st.subheader("3 · Results")
+    st.subheader(f"{next(section)} · Error on the target")
     if len(errors):
-        left, right = st.columns([2, 3])
+        left, right = st.columns([1, 1])
         with left:
-            st.dataframe(errors.rename(columns={"n_target": "labelled target rows"}),
-                         hide_index=True, width="stretch",
-                         column_config={"error": st.column_config.NumberColumn(format="%.3f")})
+            st.dataframe(errors, hide_index=True, width="stretch",
+                         column_config=error_columns())
             st.download_button("Download errors (CSV)", csv_bytes(errors),
                                file_name="flda_errors.csv", mime="text/csv",
                                key="data_download_errors",
-                               help="The error table: classifier, error rate, number wrong.")
+                               help="The error table: classifier, family, error rate, number "
+                                    "wrong and number of labelled target rows.")
         with right:
             st.plotly_chart(figs.error_figure(errors), width="stretch")
         st.caption(
@@ -320,32 +387,49 @@ def show_results(prepared, models, source_name, target_name, top_n):
                 "are below. Add a label column to the target file to compare classifiers.",
                 icon=":material/info:")
 
+    st.subheader(f"{next(section)} · Which features go missing in the target")
+    n_shown, n_total = min(top_n, len(thetas)), len(thetas)
+    which = (f"the {n_shown} features with the largest θ̂ (of {n_total})"
+             if n_shown < n_total else f"all {n_total} features")
     left, right = st.columns(2)
     with left:
         st.plotly_chart(figs.theta_figure(thetas, top_n), width="stretch")
         st.caption(
-            "Estimated dropout probability θ̂ = max(0, 1 − ζ/η) per feature (section 3.3.1), "
-            "η and ζ being the fractions of source and target rows where it is non-zero. "
-            "Look at the top: these features go missing most often in the target, and FLDA "
-            "trusts them least. The middle panel of the paper's Figure 6 shows θ̂ for digits.")
+            f"Estimated dropout probability θ̂ = max(0, 1 − ζ/η) of {which} "
+            "(section 3.3.1), η and ζ being the fractions of source and target rows where a "
+            "feature is non-zero. Look at the top: these features go missing most often in "
+            "the target, and FLDA trusts them least. The middle panel of the paper's "
+            "Figure 6 shows θ̂ for digits.")
     with right:
         st.plotly_chart(figs.nonzero_proportion_figure(thetas, top_n, source_name,
                                                        target_name), width="stretch")
+        changed = (f"the {n_shown} features that differ most" if n_shown < n_total
+                   else f"all {n_total} features")
         st.caption(
-            "Share of rows in which each feature is non-zero, in source and target, for the "
-            "features that differ most, like the paper's word-proportion figures for IMDB, "
-            "spam and Amazon (section 4.2). A feature rarer in the target gets θ̂ > 0; one "
-            "that is *more* common in the target cannot be explained by dropout (θ̂ = 0).")
+            "Share of rows in which each feature is non-zero, in source and target, for "
+            f"{changed} (largest difference on top), like the paper's word-proportion "
+            "figures for IMDB, spam and Amazon (section 4.2). A feature rarer in the target "
+            "gets θ̂ > 0; one that is *more* common in the target cannot be explained by "
+            "dropout (θ̂ = 0).")
+    st.download_button(
+        "Download θ̂ per feature (CSV)", csv_bytes(thetas), file_name="flda_theta.csv",
+        mime="text/csv", key="data_download_theta",
+        help="Per feature: θ̂, the non-zero proportions in source and target and (binary "
+             "tasks) the S-LR and FLDA-L weights.")
 
     if "FLDA-L weight" in thetas.columns:
+        st.subheader(f"{next(section)} · How FLDA re-weights the features")
         st.plotly_chart(figs.weights_figure(thetas, top_n), width="stretch")
         st.caption(
-            f"Weights of S-LR and FLDA-L (positive favours class {prepared.classes[-1]!r}) for "
-            "the features with the largest θ̂. FLDA shrinks the weights of features that are "
-            "often missing in the target and leans on the reliable ones, as the right panel "
-            "of the paper's Figure 6 shows for digit pixels.")
+            f"Weights of S-LR and FLDA-L (positive favours class {prepared.classes[-1]!r}) "
+            f"for {which}, the largest θ̂ on top. FLDA shrinks the weights of features that "
+            "are often missing in the target and leans on the reliable ones, as the right "
+            "panel of the paper's Figure 6 shows for digit pixels.")
 
-    st.markdown("**Target predictions**")
+    st.subheader(f"{next(section)} · Target predictions")
+    probabilities = [name for name, _ in tab.probability_columns(predictions)]
+    labels = [c for c in predictions.columns if c not in probabilities]
+    config = prediction_columns(predictions)
     left, right = st.columns([2, 3])
     with left:
         st.plotly_chart(figs.prediction_mix_figure(predictions, prepared.classes),
@@ -355,18 +439,19 @@ def show_results(prepared, models, source_name, target_name, top_n):
                    + ". A classifier hurt by the domain shift often piles its predictions "
                      "onto one class (missing features look like small values).")
     with right:
-        st.dataframe(predictions, hide_index=True, width="stretch", height=320)
-        buttons = st.columns(2)
-        buttons[0].download_button(
+        st.dataframe(predictions, hide_index=True, width="stretch", height=320,
+                     column_order=labels, column_config=config)
+        if probabilities:
+            with st.expander(f"{tab.PROBABILITY_MODEL}'s class probabilities per row"):
+                st.dataframe(predictions, hide_index=True, width="stretch", height=280,
+                             column_order=["row", tab.PROBABILITY_MODEL, *probabilities],
+                             column_config=config)
+        st.download_button(
             "Download predictions (CSV)", csv_bytes(predictions),
             file_name="flda_predictions.csv", mime="text/csv", key="data_download_predictions",
-            help="One row per target row (row = data row in the target file): predictions of "
-                 "every classifier and FLDA-L's class probabilities.", width="stretch")
-        buttons[1].download_button(
-            "Download θ̂ per feature (CSV)", csv_bytes(thetas), file_name="flda_theta.csv",
-            mime="text/csv", key="data_download_theta",
-            help="Per feature: θ̂, the non-zero proportions in source and target and (binary "
-                 "tasks) the S-LR and FLDA-L weights.", width="stretch")
+            help="One row per target row (row = data row in the target file): the true label "
+                 "if any, the prediction of every classifier and FLDA-L's class "
+                 "probabilities.")
 
 
 # ----------------------------------------------------------------------------- page

@@ -29,13 +29,12 @@ def test_theta_figure_shows_the_top_features_sorted_largest_on_top():
     assert len(bar.x) == 5
     np.testing.assert_allclose(bar.x[::-1], np.sort(frame["theta"])[::-1][:5])
     assert list(bar.y[::-1]) == list(frame["feature"][:5])
-    assert "top 5 of 12" in fig.layout.title.text
     assert bar.marker.color == FAMILY_COLORS["flda"]
 
 
 def test_theta_figure_with_fewer_features_than_top_n_shows_all():
     fig = figs.theta_figure(thetas(3), top_n=20)
-    assert len(fig.data[0].x) == 3 and "top" not in fig.layout.title.text
+    assert len(fig.data[0].x) == 3
 
 
 def test_long_feature_names_are_shortened_but_kept_in_hover():
@@ -61,11 +60,46 @@ def test_nonzero_proportion_figure_has_source_and_target_bars_in_domain_colours(
     assert [trace.name for trace in fig.data] == ["source (s.csv)", "target (t.csv)"]
     assert fig.data[0].marker.color == FAMILY_COLORS["source"]
     assert fig.data[1].marker.color == FAMILY_COLORS["target"]
-    top = figs.top_changed_features(frame, 6).set_index("feature")
-    for label, s, t in zip(fig.data[0].customdata, fig.data[0].y, fig.data[1].y):
-        assert s == pytest.approx(top.loc[label, "source_nonzero"])
-        assert t == pytest.approx(top.loc[label, "target_nonzero"])
+    top = figs.top_changed_features(frame, 6)
+    # Horizontal bars, the largest difference on top (reversed category axis).
+    assert all(trace.orientation == "h" for trace in fig.data)
+    assert fig.layout.yaxis.autorange == "reversed"
+    assert list(fig.data[0].y) == list(top["feature"])
+    indexed = top.set_index("feature")
+    for label, s, t in zip(fig.data[0].customdata, fig.data[0].x, fig.data[1].x):
+        assert s == pytest.approx(indexed.loc[label, "source_nonzero"])
+        assert t == pytest.approx(indexed.loc[label, "target_nonzero"])
     assert fig.layout.barmode == "group"
+
+
+def test_shortened_feature_names_stay_distinct():
+    """Two long names with the same beginning must not merge into one bar."""
+    frame = thetas(3)
+    frame["feature"] = ["x" * 40 + "_a", "x" * 40 + "_b", "short"]
+    for fig in (figs.theta_figure(frame), figs.nonzero_proportion_figure(frame),
+                figs.weights_figure(frame)):
+        labels = list(fig.data[0].y)
+        assert len(set(labels)) == 3 and all(len(label) <= 28 for label in labels)
+        assert "short" in labels
+
+
+def all_figures():
+    frame = thetas(8)
+    errors = pd.DataFrame({"classifier": ["S-LR", "FLDA-L"], "family": ["source", "flda"],
+                           "error": [0.3, 0.2], "errors": [3, 2], "n_target": [10, 10]})
+    predictions = pd.DataFrame({"row": [1, 2], "FLDA-Q": ["a", "b"], "FLDA-L": ["b", "b"]})
+    return {"theta": figs.theta_figure(frame), "nonzero": figs.nonzero_proportion_figure(frame),
+            "error": figs.error_figure(errors), "weights": figs.weights_figure(frame),
+            "mix": figs.prediction_mix_figure(predictions, ["a", "b"])}
+
+
+@pytest.mark.parametrize("name", ["theta", "nonzero", "error", "weights", "mix"])
+def test_figures_have_no_title_of_their_own(name):
+    """The page's section heading names the chart; a title inside would repeat it."""
+    fig = all_figures()[name]
+    assert fig.layout.title.text is None
+    # The single-series charts need no legend; the others keep theirs above the plot.
+    assert fig.layout.showlegend is (name not in ("theta", "error"))
 
 
 def test_error_figure_uses_the_classifier_colours():

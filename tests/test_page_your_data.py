@@ -5,6 +5,7 @@ streamlit 1.67's AppTest drives ``st.file_uploader`` directly
 go through exactly the code path a browser upload takes.
 """
 
+import json
 import os
 
 import pytest
@@ -221,3 +222,56 @@ def test_presentation_mode_hides_controls_but_shows_results():
     assert not at.exception
     assert len(at.file_uploader) == 0 and len(at.selectbox) == 0
     assert len(at.get("plotly_chart")) >= 4
+
+
+def _column_config(table):
+    """The table's ``column_config`` by column (without the hidden index's entry)."""
+    return {name: config for name, config in json.loads(table.proto.columns).items()
+            if name != "_index"}
+
+
+def test_results_have_streamlit_headings_and_untitled_figures():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.query_params["sample"] = "poisson"
+    at.run()
+    assert not at.exception and not errors(at)
+    headings = [h.value for h in at.subheader]
+    assert headings[2:] == ["3 · Error on the target",
+                            "4 · Which features go missing in the target",
+                            "5 · How FLDA re-weights the features", "6 · Target predictions"]
+    assert not [m.value for m in at.markdown if m.value.startswith("**Target predictions")]
+    for chart in at.get("plotly_chart"):
+        layout = json.loads(chart.proto.spec)["layout"]
+        assert not layout.get("title", {}).get("text"), layout["title"]
+
+
+def test_error_table_columns_are_short_with_help_and_fit_half_the_page():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.query_params["sample"] = "breast_cancer"
+    at.run()
+    table = at.dataframe[0]
+    config = _column_config(table)
+    assert set(config) == set(table.value.columns)  # every column shown, none renamed away
+    assert config["n_target"]["label"] == "labelled rows"
+    assert config["error"]["type_config"]["format"] == "%.3f"
+    assert all(c["help"] for c in config.values())
+    # Half of the main column at a 1280 px window is about 400 px.
+    assert sum(c["width"] for c in config.values()) <= 400
+
+
+def test_predictions_table_hides_probabilities_in_an_expander_not_in_the_download():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.query_params["sample"] = "poisson"
+    at.run()
+    main, probabilities = at.dataframe[1], at.dataframe[2]
+    # Both tables get the whole frame (the CSV download has every column) ...
+    assert {"FLDA-L P(ham)", "FLDA-L P(spam)"} <= set(main.value.columns)
+    # ... the main one shows the predicted labels only, the expander the probabilities.
+    assert list(main.proto.column_order) == ["row", "true_label", *tab.MODEL_NAMES]
+    assert list(probabilities.proto.column_order) == ["row", "FLDA-L", "FLDA-L P(ham)",
+                                                      "FLDA-L P(spam)"]
+    assert [e.label for e in at.expander] == ["FLDA-L's class probabilities per row"]
+    config = _column_config(main)
+    assert config["FLDA-L P(spam)"]["label"] == "P(spam)"
+    assert config["FLDA-L P(spam)"]["type_config"]["format"] == "%.3f"
+    assert all(len(c["label"]) <= 10 and c["help"] for c in config.values())

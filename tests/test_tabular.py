@@ -322,6 +322,16 @@ def test_unlabelled_target_gives_predictions_only():
     assert len(predictions) == 400 and list(predictions["row"][:3]) == [1, 2, 3]
     assert set(predictions["FLDA-Q"]) <= {"ham", "spam"}
     np.testing.assert_allclose(predictions["FLDA-L P(ham)"] + predictions["FLDA-L P(spam)"], 1)
+    assert tab.probability_columns(predictions) == [("FLDA-L P(ham)", "ham"),
+                                                    ("FLDA-L P(spam)", "spam")]
+    without_flda_l = tab.predictions_frame(p, {n: m for n, m in models.items() if n != "FLDA-L"})
+    assert tab.probability_columns(without_flda_l) == []
+
+
+def test_probability_columns_keep_odd_class_names():
+    frame = pd.DataFrame({"row": [1], "FLDA-L": ["a (b)"], "FLDA-L P(a (b))": [0.4],
+                          "FLDA-L P()": [0.6], "FLDA-Q": ["x"]})
+    assert tab.probability_columns(frame) == [("FLDA-L P(a (b))", "a (b)"), ("FLDA-L P()", "")]
 
 
 def test_fit_models_callback_and_unknown_names():
