@@ -25,7 +25,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import CLASS_COLORS, FAMILY_COLORS, classifier_color, classifier_dash
+from .style import (CLASS_COLORS, FAMILY_COLORS, classifier_color, classifier_dash, label_color,
+                    text_halo)
 
 __all__ = [
     "BoundaryLine", "lattice_counts", "marker_sizes", "plot_ranges", "boundary_segment",
@@ -235,8 +236,11 @@ def _add_scatter(fig, counts, max_count, domain, row, col, show_legend, label_co
         fig.add_trace(go.Scatter(
             x=part["x1"], y=part["x2"], mode="markers+text" if text else "markers",
             text=text, textposition=_COUNT_POSITIONS[int(k) % 2],
-            # bold: legible on light and dark themes, next to grid and boundary lines
-            textfont=dict(color=color, size=13, weight="bold"),
+            # Counts in (a shade of) the class colour, bold, with a thin white halo:
+            # legible on light and dark themes and next to grid and boundary lines
+            # (class 2's blue alone has only ~3.4:1 on the dark background).
+            textfont=dict(color=label_color(color), size=13, weight="bold",
+                          shadow=text_halo()),
             cliponaxis=False,
             name=f"{_class_label(k)} ({domain})", legendgroup=f"{domain}-{k}",
             showlegend=show_legend,
