@@ -212,7 +212,8 @@ def perturbed_boundary_lines(naive_fits, sweep_fits, feature=0):
             label=_perturbation_label(f.name, f.perturbation, feature),
             coef=(float(f.coef[0]), float(f.coef[1])), intercept=f.intercept,
             color=FAMILY_COLORS["flda"], dash="solid",
-            opacity=1.0 - 0.5 * rank / n,  # the faintest stays visible on dark themes width=3.0 if f.perturbation == 0 else 2.2,
+            opacity=1.0 - 0.5 * rank / n,  # the faintest stays visible on dark themes
+            width=3.0 if f.perturbation == 0 else 2.2,
             hover=_hover_for(f), annotation=f"{f.perturbation:+g}"))
     return lines
 

@@ -145,3 +145,14 @@ def test_theta_figure_values():
     assert [t.name for t in fig.data] == ["true θ", "estimated θ̂", "θ given to FLDA"]
     np.testing.assert_allclose(fig.data[1].y, [0.48, 0.0, 0.22])
     np.testing.assert_allclose(fig.data[2].y, [0.6, 0.0, 0.22])
+
+
+def test_perturbed_flda_lines_are_thinner_than_the_unperturbed_one():
+    from flda_core.experiments import FittedLinear
+    from flda_core.figures_synthetic import perturbed_boundary_lines
+    fits = [FittedLinear(name="FLDA-Q", family="flda", loss="quadratic", coef=(1.0, 1.0),
+                         intercept=-1.0, theta=(0.5, 0.0), target_error=0.1,
+                         source_error=0.1, perturbation=d) for d in (0.0, 0.1, 0.2)]
+    lines = perturbed_boundary_lines([], fits, feature=0)
+    widths = {line.annotation: line.width for line in lines}
+    assert widths == {"+0": 3.0, "+0.1": 2.2, "+0.2": 2.2}
