@@ -1,32 +1,21 @@
 """AppTest runs of the "Handwritten digits" page (section 4.2.3, Figures 5-6, Table 4)."""
 
 import base64
-import json
-import os
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
+from apptest_support import chart_specs, open_page
 
 from flda_core import digits as dg
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-APP = os.path.join(ROOT, "app.py")
 PAGE = "pages/digits.py"
 
 
 def _open(query=None):
-    at = AppTest.from_file(APP, default_timeout=600)
-    at.query_params.update(dict(query or {}))
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(PAGE, query, timeout=600)
 
 
-def _charts(at):
-    return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+_charts = chart_specs
 
 
 def _z(chart, index):

@@ -1,24 +1,15 @@
 """AppTest of the learning-curves page (section 4.1.2, Figure 3)."""
 
-import os
 
 import pytest
-from streamlit.testing.v1 import AppTest
+import apptest_support
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE = "pages/learning_curves.py"
 TIMEOUT = 120
 
 
 def open_page(query=None):
-    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=TIMEOUT)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return apptest_support.open_page(PAGE, query, timeout=TIMEOUT)
 
 
 def widget(at, kind, key):

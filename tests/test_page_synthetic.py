@@ -1,25 +1,15 @@
 """AppTest runs of the "Synthetic domains" page (paper section 4.1.1, Figures 1-2)."""
 
 import json
-import os
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from apptest_support import open_page
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-APP = os.path.join(ROOT, "app.py")
 PAGE = "pages/synthetic.py"
 
 
 def _open(query=None):
-    at = AppTest.from_file(APP, default_timeout=180)
-    if query:
-        at.query_params.update(query)
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(PAGE, query, timeout=180)
 
 
 def _figure(at):

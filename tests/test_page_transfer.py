@@ -1,31 +1,20 @@
 """AppTest runs of the "Transfer parameters" page (paper section 4.1.3, Table 1 / Figure 4)."""
 
-import json
-import os
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from apptest_support import chart_specs, open_page
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-APP = os.path.join(ROOT, "app.py")
 PAGE = "pages/transfer.py"
 
 
 def _open(query=None, small=True):
-    at = AppTest.from_file(APP, default_timeout=300)
     query = dict(query or {})
     if small:  # a coarser curve keeps the tests quick; the page logic is the same
         query.setdefault("curve_range", "[-0.2, 0.3]")
-    at.query_params.update(query)
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(PAGE, query)
 
 
-def _charts(at):
-    return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+_charts = chart_specs
 
 
 def _names(chart):
