@@ -12,9 +12,9 @@ import streamlit as st
 
 import ui_common
 from flda_core.experiments import (
-    PARAM_BOUNDS, PARAM_WORD, parse_domain_config, truncate_per_feature,
+    parse_domain_config,
     FAMILIES, LOSSES, PAPER_FIGURE1, PAPER_FIGURE2, ExperimentResult, error_table,
-    fit_linear, format_values, matching_paper_setting,
+    fit_linear, matching_paper_setting,
     table1_unperturbed_errors, theta_table)
 from flda_core.figures_synthetic import (
     boundary_lines, decision_boundary_figure, lattice_counts, theta_figure)
@@ -27,17 +27,9 @@ L2_OPTIONS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 LOSS_OPTIONS = ("both", "quadratic", "logistic")
 LOSS_LABELS = {"both": "both, side by side", "quadratic": "quadratic (S-LS, T-LS, FLDA-Q)",
                "logistic": "logistic (S-LR, T-LR, FLDA-L)"}
-DISTRIBUTION_LABELS = {"bernoulli": "Bernoulli (binary features)",
-                       "poisson": "Poisson (count features)"}
 
-SETTINGS = [
-    ui_common.Setting("syn.distribution", "bernoulli", options=("bernoulli", "poisson")),
-    ui_common.Setting("syn.n_features", 2, lo=1, hi=MAX_FEATURES),
-    ui_common.Setting("syn.class1", format_values(PAPER_FIGURE1.params[0])),
-    ui_common.Setting("syn.class2", format_values(PAPER_FIGURE1.params[1])),
-    ui_common.Setting("syn.theta", format_values(PAPER_FIGURE1.theta)),
-    ui_common.Setting("syn.n_source", QUICK_SAMPLES, lo=10, hi=MAX_SAMPLES),
-    ui_common.Setting("syn.n_target", QUICK_SAMPLES, lo=10, hi=MAX_SAMPLES),
+SETTINGS = ui_common.domain_settings("syn", PAPER_FIGURE1, MAX_FEATURES, QUICK_SAMPLES,
+                                     MAX_SAMPLES) + [
     ui_common.Setting("syn.loss", "both", options=LOSS_OPTIONS),
     ui_common.Setting("syn.l2", 0.0, options=L2_OPTIONS),
     ui_common.Setting("syn.show_source", False),
@@ -46,26 +38,8 @@ SETTINGS = [
 
 def preset_values(setting, n_samples):
     """Session values that reproduce a :class:`PaperSetting` with ``n_samples`` per domain."""
-    return {"syn.distribution": setting.distribution, "syn.n_features": 2,
-            "syn.class1": format_values(setting.params[0]),
-            "syn.class2": format_values(setting.params[1]),
-            "syn.theta": format_values(setting.theta),
-            "syn.n_source": n_samples, "syn.n_target": n_samples,
+    return {**ui_common.domain_values("syn", setting, n_samples),
             "syn.loss": "both", "syn.l2": 0.0}
-
-
-def on_distribution_change():
-    """Switching distribution loads that distribution's paper parameters (section 4.1.1)."""
-    paper = PAPER_FIGURE1 if st.session_state["syn.distribution"] == "bernoulli" else PAPER_FIGURE2
-    st.session_state["syn.class1"] = format_values(paper.params[0])
-    st.session_state["syn.class2"] = format_values(paper.params[1])
-
-
-def on_n_features_change():
-    """Drop values beyond the new number of features so the lists stay valid."""
-    n = st.session_state["syn.n_features"]
-    for key in ("syn.class1", "syn.class2", "syn.theta"):
-        st.session_state[key] = truncate_per_feature(st.session_state.get(key, ""), n)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -120,47 +94,10 @@ def draw_controls():
                   help="Figure 1's data model with 10,000 samples per domain: every "
                        "change re-runs instantly.")
 
-        st.subheader("Data")
-        distribution = st.radio(
-            "Class-conditional distribution", ("bernoulli", "poisson"),
-            format_func=DISTRIBUTION_LABELS.get, key="syn.distribution",
-            on_change=on_distribution_change,
-            help="Each feature of each class is drawn independently: Bernoulli gives 0/1 "
-                 "features (Figure 1), Poisson gives counts (Figure 2). Switching loads "
-                 "the paper's parameters for that distribution.")
-        st.number_input(
-            "Number of features", min_value=1, max_value=MAX_FEATURES, step=1,
-            key="syn.n_features", on_change=on_n_features_change,
-            help="With 2 features the data and decision boundaries are plotted; with "
-                 "more (up to 50) only the error table and θ are shown.")
-        word = PARAM_WORD[distribution]
-        lo, hi = PARAM_BOUNDS[distribution]
-        list_help = ("One value per feature, separated by commas. Fewer values than "
-                     "features: the last one is repeated (so a single value applies to "
-                     "every feature).")
-        st.text_input(f"Class 1 {word}", key="syn.class1",
-                      help=f"Per-feature {word} of class 1, between {lo:g} and {hi:g}. "
-                           + list_help)
-        st.text_input(f"Class 2 {word}", key="syn.class2",
-                      help=f"Per-feature {word} of class 2, between {lo:g} and {hi:g}. "
-                           + list_help)
-        st.text_input(
-            "True dropout θ per feature", key="syn.theta",
-            help="The transfer model that makes the target domain: feature d is set to "
-                 "0 with probability θ_d and otherwise scaled by 1/(1 − θ_d). The paper "
-                 "uses 0.5, 0 (half of feature 1 dropped). Values in [0, 1]; " + list_help)
-        col_s, col_t = st.columns(2)
-        col_s.number_input(
-            "Source samples", min_value=10, max_value=MAX_SAMPLES, step=1000,
-            key="syn.n_source",
-            help="Labelled source samples (balanced classes). The paper uses 100,000; "
-                 "10,000 keeps the page instant.")
-        col_t.number_input(
-            "Target samples", min_value=10, max_value=MAX_SAMPLES, step=1000,
-            key="syn.n_target",
-            help="Target samples: FLDA sees them without labels (to estimate θ); the "
-                 "oracles T-LS/T-LR are trained on them with labels; all errors are "
-                 "measured on them.")
+        ui_common.draw_domain_controls(
+            "syn", MAX_FEATURES, MAX_SAMPLES,
+            features_help="With 2 features the data and decision boundaries are plotted; "
+                          "with more (up to 50) only the error table and θ are shown.")
 
         st.subheader("Classifiers")
         st.radio("Loss", LOSS_OPTIONS, format_func=LOSS_LABELS.get, key="syn.loss",

@@ -13,7 +13,7 @@ import streamlit as st
 
 import ui_common
 from flda_core.experiments import (
-    PARAM_BOUNDS, PARAM_WORD, parse_domain_config, truncate_per_feature,
+    parse_domain_config,
     LOSSES, PAPER_PERTURBATIONS, PAPER_TABLE1, ExperimentResult, feasible_perturbations,
     fit_linear, format_values, matching_paper_setting, paper_table1_frame,
     sweep_frame, table1_frame)
@@ -30,7 +30,6 @@ PERTURBATION_OPTIONS = tuple(round(k * STEP, 2) for k in range(-10, 11))
 L2_OPTIONS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 OWN_MODES = ("perturb", "hand")
 OWN_MODE_LABELS = {"perturb": "perturb θ̂ per feature", "hand": "set θ by hand"}
-DEFAULT_PARAMS = {"bernoulli": ((0.7, 0.7), (0.3, 0.3)), "poisson": PAPER_TABLE1.params}
 
 
 def own_theta_settings(theta_true):
@@ -44,14 +43,8 @@ def own_theta_settings(theta_true):
     return settings
 
 
-SETTINGS = [
-    ui_common.Setting("tp.distribution", "poisson", options=("bernoulli", "poisson")),
-    ui_common.Setting("tp.n_features", 2, lo=1, hi=MAX_FEATURES),
-    ui_common.Setting("tp.class1", format_values(PAPER_TABLE1.params[0])),
-    ui_common.Setting("tp.class2", format_values(PAPER_TABLE1.params[1])),
-    ui_common.Setting("tp.theta", format_values(PAPER_TABLE1.theta)),
-    ui_common.Setting("tp.n_source", QUICK_SAMPLES, lo=10, hi=MAX_SAMPLES),
-    ui_common.Setting("tp.n_target", QUICK_SAMPLES, lo=10, hi=MAX_SAMPLES),
+SETTINGS = ui_common.domain_settings("tp", PAPER_TABLE1, MAX_FEATURES, QUICK_SAMPLES,
+                                     MAX_SAMPLES) + [
     ui_common.Setting("tp.l2", 0.0, options=L2_OPTIONS),
     ui_common.Setting("tp.feature", 1, lo=1, hi=MAX_FEATURES),
     ui_common.Setting("tp.perturbations", list(PAPER_PERTURBATIONS),
@@ -63,30 +56,16 @@ SETTINGS = [
 
 def preset_values(n_samples):
     """Session values of the paper's Table 1 / Figure 4 setting with ``n_samples`` per domain."""
-    values = {"tp.distribution": "poisson", "tp.n_features": 2,
-              "tp.class1": format_values(PAPER_TABLE1.params[0]),
-              "tp.class2": format_values(PAPER_TABLE1.params[1]),
-              "tp.theta": format_values(PAPER_TABLE1.theta),
-              "tp.n_source": n_samples, "tp.n_target": n_samples, "tp.l2": 0.0,
+    values = {**ui_common.domain_values("tp", PAPER_TABLE1, n_samples), "tp.l2": 0.0,
               "tp.feature": 1, "tp.perturbations": list(PAPER_PERTURBATIONS),
               "tp.own_mode": "perturb"}
     values.update({f"tp.delta_{d}": 0.0 for d in range(1, MAX_FEATURES + 1)})
     return values
 
 
-def on_distribution_change():
-    """Switching distribution loads that distribution's paper parameters (section 4.1.1)."""
-    params = DEFAULT_PARAMS[st.session_state["tp.distribution"]]
-    st.session_state["tp.class1"] = format_values(params[0])
-    st.session_state["tp.class2"] = format_values(params[1])
-
-
-def on_n_features_change():
-    """Drop list values beyond the new number of features; keep the perturbed feature valid."""
-    n = st.session_state["tp.n_features"]
-    for key in ("tp.class1", "tp.class2", "tp.theta"):
-        st.session_state[key] = truncate_per_feature(st.session_state.get(key, ""), n)
-    if st.session_state.get("tp.feature", 1) > n:
+def keep_feature_valid(n_features):
+    """The perturbed feature must exist after the number of features shrinks."""
+    if st.session_state.get("tp.feature", 1) > n_features:
         st.session_state["tp.feature"] = 1
 
 
@@ -126,36 +105,11 @@ def draw_controls():
                   on_click=ui_common.apply_values, args=(preset_values(QUICK_SAMPLES),),
                   help="The same setting with 10,000 samples per domain: every change "
                        "re-runs instantly.")
-        st.subheader("Data")
-        distribution = st.radio(
-            "Class-conditional distribution", ("bernoulli", "poisson"),
-            format_func=lambda d: "Bernoulli (binary)" if d == "bernoulli" else "Poisson (counts)",
-            key="tp.distribution", on_change=on_distribution_change,
-            help="Per-class, per-feature Bernoulli or Poisson data (section 4.1). The paper "
-                 "studies perturbations on the Poisson problem.")
-        st.number_input("Number of features", min_value=1, max_value=MAX_FEATURES, step=1,
-                        key="tp.n_features", on_change=on_n_features_change,
-                        help="With 2 features the boundaries are plotted (Figure 4); with "
-                             "more, the error curve and tables still work.")
-        word = PARAM_WORD[distribution]
-        lo, hi = PARAM_BOUNDS[distribution]
-        list_help = ("One value per feature, separated by commas; fewer values than "
-                     "features repeat the last one.")
-        st.text_input(f"Class 1 {word}", key="tp.class1",
-                      help=f"Between {lo:g} and {hi:g}. " + list_help)
-        st.text_input(f"Class 2 {word}", key="tp.class2",
-                      help=f"Between {lo:g} and {hi:g}. " + list_help)
-        st.text_input("True dropout θ per feature", key="tp.theta",
-                      help="Dropout that makes the target domain (values in [0, 1]); the "
-                           "paper uses 0.5, 0. " + list_help)
-        col_s, col_t = st.columns(2)
-        col_s.number_input("Source samples", min_value=10, max_value=MAX_SAMPLES, step=1000,
-                           key="tp.n_source",
-                           help="Labelled source samples; the paper uses 100,000.")
-        col_t.number_input("Target samples", min_value=10, max_value=MAX_SAMPLES, step=1000,
-                           key="tp.n_target",
-                           help="Unlabelled for FLDA (θ̂ is estimated from them); all "
-                                "errors are measured on them.")
+        ui_common.draw_domain_controls(
+            "tp", MAX_FEATURES, MAX_SAMPLES,
+            features_help="With 2 features the boundaries are plotted (Figure 4); with "
+                          "more, the error curve and tables still work.",
+            on_n_features_change=keep_feature_valid)
         st.select_slider("ℓ2 penalty", options=L2_OPTIONS, key="tp.l2",
                          format_func=lambda v: "0 (none, as in the paper)" if v == 0 else f"{v:g}",
                          help="Ridge penalty λ‖w‖² on every classifier's mean loss; the "
