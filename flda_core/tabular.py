@@ -932,7 +932,7 @@ def _check_classes(y_source, source_name, label, dropped):
     if len(classes) < 2:
         raise DataValidationError(
             f"The label column {label!r} of {source_name} has only one class "
-            f"({classes[0]!r}){after}.",
+            f"('{classes[0]}'){after}.",
             f"A classifier needs at least two classes: add samples of another class{fix_drop}, "
             "or choose another label column.")
     if len(classes) > MAX_CLASSES:

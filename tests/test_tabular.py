@@ -384,3 +384,12 @@ def test_convergence_notes_name_stalled_logistic_fits():
     assert len(notes) == 1 and notes[0].startswith("S-LR stopped") and "S-LS" not in notes[0]
     scaled = sample_prepared("breast_cancer")
     assert tab.convergence_notes(tab.fit_models(scaled, l2=1e-3, names=("S-LR",))) == []
+
+
+def test_one_class_message_names_the_class_plainly():
+    source = tab.parse_csv(b"a,b,label\n1,2,x\n3,4,x\n5,6,x\n", "s.csv")
+    target = tab.parse_csv(b"a,b\n1,0\n0,4\n", "t.csv")
+    with pytest.raises(tab.DataValidationError) as info:
+        tab.prepare_domains(source, target, label="label")
+    assert "only one class ('x')" in info.value.message
+    assert "np." not in info.value.message
