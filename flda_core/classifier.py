@@ -144,7 +144,7 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         if n_classes < 2:
             raise ValueError(
                 "FLDAClassifier needs samples of at least 2 classes in the source "
-                f"data; got only one class: {self.classes_[0]!r}.")
+                f"data; got only one class: '{self.classes_[0]}'.")
         n_features = X.shape[1]
         self.theta_ = self._resolve_theta(X, X_target)
 

@@ -719,7 +719,7 @@ def read_digit_file(raw, name):
             "Fill missing pixels with 0 (no ink).")
     y = _clean_labels(labels, name)
     if len(np.unique(y)) < 2:
-        raise DataValidationError(f"{name} has only one class ({y[0]!r}).",
+        raise DataValidationError(f"{name} has only one class ('{y[0]}').",
                                   "Each domain needs images of at least two classes.")
     return X, y, side
 

@@ -942,7 +942,7 @@ def _check_classes(y_source, source_name, label, dropped):
             "Choose the column that holds the classes, or bin the values into a few classes.")
     small = [(c, n) for c, n in zip(classes, counts) if n < MIN_SAMPLES_PER_CLASS]
     if small:
-        listed = ", ".join(f"{c!r} ({n})" for c, n in small[:5])
+        listed = ", ".join(f"'{c}' ({n})" for c, n in small[:5])
         raise DataValidationError(
             f"Every class needs at least {MIN_SAMPLES_PER_CLASS} source samples{after}; "
             f"{source_name} has too few of {listed}.",
