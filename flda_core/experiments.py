@@ -433,6 +433,11 @@ def paper_table1_frame():
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 
+def split_values(text):
+    """The entries of a typed list: separated by commas, semicolons or white space."""
+    return [token for token in re.split(r"[,;\s]+", str(text).strip()) if token]
+
+
 def parse_per_feature(text, n_features, name, lo=None, hi=None):
     """Parse ``"0.7, 0.7"`` into one float per feature.
 
@@ -459,7 +464,7 @@ def parse_per_feature(text, n_features, name, lo=None, hi=None):
     ValueError
         With a message naming the offending entry and how to fix it.
     """
-    tokens = [t for t in re.split(r"[,;\s]+", str(text).strip()) if t]
+    tokens = split_values(text)
     if not tokens:
         raise ValueError(f"{name}: no values given. Type one number per feature, "
                          "separated by commas, e.g. 0.7, 0.7.")
@@ -532,5 +537,5 @@ def parse_domain_config(distribution, n_features, class1, class2, theta,
 
 def truncate_per_feature(text, n_features):
     """Keep the first ``n_features`` comma-separated values of ``text`` (others dropped)."""
-    values = [v.strip() for v in str(text).replace(";", ",").split(",") if v.strip()]
+    values = split_values(text)
     return ", ".join(values[:n_features]) if len(values) > n_features else text

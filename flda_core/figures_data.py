@@ -12,7 +12,6 @@ only repeat it.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 
 from .style import CLASS_COLORS, FAMILY_COLORS, classifier_color

@@ -18,7 +18,6 @@ exact count.  Colours and names come from :mod:`flda_core.style`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd

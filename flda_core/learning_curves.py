@@ -41,7 +41,6 @@ solved as one stacked eigen-decomposition.  The result equals
 
 from __future__ import annotations
 
-import re
 import warnings
 from dataclasses import dataclass, field
 
@@ -50,6 +49,7 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
 from .classifier import FLDAClassifier
+from .experiments import split_values
 from .style import classifier_name
 from .synthetic import PAPER_POISSON_PARAMS, PAPER_THETA, make_domains
 from .transfer import dropout_variance_factor
@@ -232,7 +232,7 @@ def parse_sample_sizes(text, n_max):
     ValueError
         With a message that names the offending entry and the allowed range.
     """
-    tokens = [tok for tok in re.split(r"[,;\s]+", str(text).strip()) if tok]
+    tokens = split_values(text)
     if not tokens:
         raise ValueError("The list of sample sizes is empty; enter e.g. '2, 5, 10, 100, 1000'.")
     sizes = []

@@ -166,3 +166,7 @@ def test_parse_domain_config_returns_a_make_domains_key_or_named_problems():
     assert "Class 2 success probabilities" in problems[1]
     assert truncate_per_feature("1, 2, 3", 2) == "1, 2"
     assert truncate_per_feature("1, 2", 3) == "1, 2"
+    # the same separators as the parser, so shrinking the feature count never
+    # leaves a list the parser rejects
+    assert truncate_per_feature("0.7 0.7 0.3", 2) == "0.7, 0.7"
+    assert truncate_per_feature("0.7; 0.7; 0.3", 2) == "0.7, 0.7"

@@ -8,7 +8,6 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from flda_core import tabular as tab
-from flda_core.classifier import FLDAClassifier
 from flda_core.tabular import DataValidationError, parse_csv, prepare_domains
 
 
