@@ -26,8 +26,8 @@ from typing import Any, Sequence
 
 import streamlit as st
 
-from flda_core.experiments import PARAM_BOUNDS, PARAM_WORD, format_values, truncate_per_feature
-from flda_core.synthetic import PAPER_BERNOULLI_PARAMS, PAPER_POISSON_PARAMS, make_domains
+from flda_core.experiments.synthetic import PARAM_BOUNDS, PARAM_WORD, format_values, truncate_per_feature
+from flda_core.datasets.synthetic import PAPER_BERNOULLI_PARAMS, PAPER_POISSON_PARAMS, make_domains
 
 SEED_KEY = "shared.seed"
 PRESENT_PARAM = "present"
@@ -148,7 +148,7 @@ def write_to_url(settings):
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def cached_domains(distribution, params, n_source, n_target, theta, seed):
-    """Cached :func:`flda_core.synthetic.make_domains` (arguments are plain tuples).
+    """Cached :func:`flda_core.datasets.synthetic.make_domains` (arguments are plain tuples).
 
     Shared by the synthetic-data pages, so switching between them reuses the data.
     """

@@ -6,7 +6,7 @@ streamlit: notebooks, tests and the dashboard all use the same functions.
 """
 
 from .classifier import FLDAClassifier
-from .synthetic import DomainPair, make_bernoulli_domains, make_domains, make_poisson_domains
+from .datasets.synthetic import DomainPair, make_bernoulli_domains, make_domains, make_poisson_domains
 from .transfer import apply_dropout, estimate_dropout, nonzero_rate
 
 __all__ = [

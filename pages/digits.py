@@ -1,7 +1,7 @@
 """Handwritten digits: dropout heatmaps and adapted weights (section 4.2.3, Figures 5-6, Table 4).
 
-Widgets -> cached data loaders and fits (``flda_core.digits``) -> figures
-built in ``flda_core.figures_digits``.  Widget keys start with ``"dig."`` and
+Widgets -> cached data loaders and fits (``flda_core.datasets.digits``) -> figures
+built in ``flda_core.figures.digits``.  Widget keys start with ``"dig."`` and
 the settings that define a configuration are mirrored in the URL.
 """
 
@@ -12,10 +12,10 @@ import pandas as pd
 import streamlit as st
 
 import ui_common
-from flda_core import digits as dg
-from flda_core.figures_digits import (error_figure, nonzero_rate_figure, sample_images_figure,
+from flda_core.datasets import digits as dg
+from flda_core.figures.digits import (error_figure, nonzero_rate_figure, sample_images_figure,
                                       weights_figure)
-from flda_core.tabular import DataValidationError
+from flda_core.datasets.tabular import DataValidationError
 from flda_core.transfer import nonzero_rate
 
 SOURCES = ("offline", "openml", "upload")

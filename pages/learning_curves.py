@@ -9,14 +9,14 @@ import pandas as pd
 import streamlit as st
 
 import ui_common
-from flda_core.figures_learning import gap_figure, learning_curve_figure
-from flda_core.learning_curves import (DOMAINS, FAMILIES, adaptation_sample_size,
+from flda_core.figures.learning_curves import gap_figure, learning_curve_figure
+from flda_core.experiments.learning_curves import (DOMAINS, FAMILIES, adaptation_sample_size,
                                        logistic_learning_errors, make_learning_curve_data,
                                        mean_sem_table, oracle_gaps, parse_sample_sizes,
                                        quadratic_learning_errors, sample_size_grid,
                                        summarize_errors)
-from flda_core.style import classifier_name
-from flda_core.synthetic import PAPER_BERNOULLI_PARAMS, PAPER_POISSON_PARAMS, PAPER_THETA
+from flda_core.figures.style import classifier_name
+from flda_core.datasets.synthetic import PAPER_BERNOULLI_PARAMS, PAPER_POISSON_PARAMS, PAPER_THETA
 
 P = "lc."
 DISTRIBUTIONS = {"poisson": "Poisson (counts)", "bernoulli": "Bernoulli (binary)"}

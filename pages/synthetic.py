@@ -1,7 +1,7 @@
 """Synthetic domains: the paper's Figures 1 and 2 (section 4.1.1), live.
 
-Widgets -> cached data generation and fits (``flda_core.experiments``) ->
-figures built in ``flda_core.figures_synthetic``.  Widget keys start with
+Widgets -> cached data generation and fits (``flda_core.experiments.synthetic``) ->
+figures built in ``flda_core.figures.synthetic``.  Widget keys start with
 ``"syn."`` and are mirrored in the URL.
 """
 
@@ -11,14 +11,14 @@ import numpy as np
 import streamlit as st
 
 import ui_common
-from flda_core.experiments import (
+from flda_core.experiments.synthetic import (
     parse_domain_config,
     FAMILIES, LOSSES, PAPER_FIGURE1, PAPER_FIGURE2, ExperimentResult, error_table,
     fit_linear, matching_paper_setting,
     table1_unperturbed_errors, theta_table)
-from flda_core.figures_synthetic import (
+from flda_core.figures.synthetic import (
     boundary_lines, decision_boundary_figure, lattice_counts, theta_figure)
-from flda_core.style import classifier_name
+from flda_core.figures.style import classifier_name
 
 MAX_FEATURES = 50
 MAX_SAMPLES = 100_000
@@ -44,7 +44,7 @@ def preset_values(setting, n_samples):
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_fit(data_key, family, loss, l2):
-    """Cached :func:`flda_core.experiments.fit_linear` on the domains of ``data_key``."""
+    """Cached :func:`flda_core.experiments.synthetic.fit_linear` on the domains of ``data_key``."""
     return fit_linear(ui_common.cached_domains(*data_key), family, loss, l2=l2)
 
 

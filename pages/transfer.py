@@ -1,7 +1,7 @@
 """Transfer parameters: how wrong may θ̂ be? The paper's Table 1 and Figure 4 (section 4.1.3).
 
-Widgets -> cached data generation and fits (``flda_core.experiments``) ->
-figures built in ``flda_core.figures_synthetic``.  Widget keys start with
+Widgets -> cached data generation and fits (``flda_core.experiments.synthetic``) ->
+figures built in ``flda_core.figures.synthetic``.  Widget keys start with
 ``"tp."`` and are mirrored in the URL.
 """
 
@@ -12,15 +12,15 @@ import pandas as pd
 import streamlit as st
 
 import ui_common
-from flda_core.experiments import (
+from flda_core.experiments.synthetic import (
     parse_domain_config,
     LOSSES, PAPER_PERTURBATIONS, PAPER_TABLE1, ExperimentResult, feasible_perturbations,
     fit_linear, format_values, matching_paper_setting, paper_table1_frame,
     sweep_frame, table1_frame)
-from flda_core.figures_synthetic import (
+from flda_core.figures.synthetic import (
     BoundaryLine, boundary_equation, decision_boundary_figure, lattice_counts,
     perturbation_error_figure, perturbed_boundary_lines, theta_figure)
-from flda_core.style import FAMILY_COLORS, classifier_name
+from flda_core.figures.style import FAMILY_COLORS, classifier_name
 
 MAX_FEATURES = 10
 MAX_SAMPLES = 100_000
@@ -71,7 +71,7 @@ def keep_feature_valid(n_features):
 
 @st.cache_data(max_entries=512, show_spinner=False)
 def cached_fit(data_key, family, loss, l2, theta=None, perturbation=None):
-    """Cached :func:`flda_core.experiments.fit_linear`; ``theta`` is a tuple or None."""
+    """Cached :func:`flda_core.experiments.synthetic.fit_linear`; ``theta`` is a tuple or None."""
     return fit_linear(ui_common.cached_domains(*data_key), family, loss, l2=l2, theta=theta,
                       perturbation=perturbation)
 

@@ -1,14 +1,14 @@
 """Your data: upload a labelled source CSV and a target CSV and try FLDA on them.
 
-Thin page over :mod:`flda_core.tabular` (reading, validation, preparation,
-fits) and :mod:`flda_core.figures_data` (figures).
+Thin page over :mod:`flda_core.datasets.tabular` (reading, validation, preparation,
+fits) and :mod:`flda_core.figures.tabular` (figures).
 
 Session state (keys with the page prefix survive switching pages):
 
 * ``data.files`` -- ``{"source": {"name", "bytes"}, "target": {...}}``, the
   raw bytes of the files accepted so far.  Every way of loading a file (the
   uploaders and the sample buttons) goes through :func:`accept_file`, which
-  validates the bytes with :func:`flda_core.tabular.parse_csv` and replaces
+  validates the bytes with :func:`flda_core.datasets.tabular.parse_csv` and replaces
   the stored file only when they are valid.
 * ``data.rejected`` -- the last rejected file per slot with its message, shown
   as an error until the user uploads something else.
@@ -25,8 +25,8 @@ from __future__ import annotations
 import streamlit as st
 
 import ui_common
-from flda_core import figures_data as figs
-from flda_core import tabular as tab
+from flda_core.figures import tabular as figs
+from flda_core.datasets import tabular as tab
 
 SLOTS = ("source", "target")
 FILES_KEY = "data.files"

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from flda_core import digits as dg
-from flda_core.tabular import DataValidationError
+from flda_core.datasets import digits as dg
+from flda_core.datasets.tabular import DataValidationError
 from flda_core.transfer import estimate_dropout, nonzero_rate
 
 

@@ -1,15 +1,15 @@
-"""Tests of flda_core.experiments (paper section 4.1: Figures 1-2, Table 1)."""
+"""Tests of flda_core.experiments.synthetic (paper section 4.1: Figures 1-2, Table 1)."""
 
 import numpy as np
 import pytest
 
 from flda_core.classifier import FLDAClassifier
-from flda_core.experiments import (
+from flda_core.experiments.synthetic import (
     PAPER_FIGURE1, PAPER_FIGURE2, PAPER_TABLE1, error_table, feasible_perturbations,
     fit_classifiers, fit_linear, format_values, matching_paper_setting, paper_table1_frame,
     parse_per_feature, perturbation_sweep, sweep_frame, table1_frame,
     table1_unperturbed_errors, theta_table)
-from flda_core.synthetic import make_domains
+from flda_core.datasets.synthetic import make_domains
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +156,7 @@ def test_progress_callback_reaches_one(poisson_pair):
 
 
 def test_parse_domain_config_returns_a_make_domains_key_or_named_problems():
-    from flda_core.experiments import parse_domain_config, truncate_per_feature
+    from flda_core.experiments.synthetic import parse_domain_config, truncate_per_feature
     key, problems = parse_domain_config("poisson", 2, "2, 2", "6", "0.5, 0", 100, 200, 3)
     assert problems == []
     assert key == ("poisson", ((2.0, 2.0), (6.0, 6.0)), 100, 200, (0.5, 0.0), 3)

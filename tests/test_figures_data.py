@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from flda_core import figures_data as figs
-from flda_core.style import CLASS_COLORS, FAMILY_COLORS, classifier_color
+from flda_core.figures import tabular as figs
+from flda_core.figures.style import CLASS_COLORS, FAMILY_COLORS, classifier_color
 
 
 def thetas(n=8):

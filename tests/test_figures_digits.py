@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from flda_core import digits as dg
-from flda_core import figures_digits as fd
-from flda_core.style import classifier_color
+from flda_core.datasets import digits as dg
+from flda_core.figures import digits as fd
+from flda_core.figures.style import classifier_color
 
 
 def _image(side, seed=0, signed=False):

@@ -4,13 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from flda_core.experiments import (
+from flda_core.experiments.synthetic import (
     PAPER_TABLE1, fit_classifiers, perturbation_sweep)
-from flda_core.figures_synthetic import (
+from flda_core.figures.synthetic import (
     MAX_MARKER_SIZE, MIN_MARKER_SIZE, BoundaryLine, boundary_lines, boundary_segment,
     decision_boundary_figure, lattice_counts, marker_sizes, perturbation_error_figure,
     perturbed_boundary_lines, plot_ranges, theta_figure)
-from flda_core.synthetic import make_domains
+from flda_core.datasets.synthetic import make_domains
 
 
 @pytest.fixture(scope="module")
@@ -148,8 +148,8 @@ def test_theta_figure_values():
 
 
 def test_perturbed_flda_lines_are_thinner_than_the_unperturbed_one():
-    from flda_core.experiments import FittedLinear
-    from flda_core.figures_synthetic import perturbed_boundary_lines
+    from flda_core.experiments.synthetic import FittedLinear
+    from flda_core.figures.synthetic import perturbed_boundary_lines
     fits = [FittedLinear(name="FLDA-Q", family="flda", loss="quadratic", coef=(1.0, 1.0),
                          intercept=-1.0, theta=(0.5, 0.0), target_error=0.1,
                          source_error=0.1, perturbation=d) for d in (0.0, 0.1, 0.2)]

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flda_core.classifier import FLDAClassifier
-from flda_core.figures_learning import gap_figure, learning_curve_figure, log_ticks
-from flda_core.learning_curves import (
+from flda_core.figures.learning_curves import gap_figure, learning_curve_figure, log_ticks
+from flda_core.experiments.learning_curves import (
     DOMAINS, FAMILIES, TABLE_COLUMNS, adaptation_sample_size, error_rates,
     estimate_dropout_prefixes, learning_curves, logistic_learning_errors,
     make_learning_curve_data, mean_sem_table, oracle_gaps, parse_sample_sizes, prefix_sums,
@@ -239,7 +239,7 @@ def test_errors_do_not_depend_on_how_repeats_are_batched(small_bernoulli):
 
 
 def test_repeat_blocks_give_the_same_errors(small_bernoulli, monkeypatch):
-    import flda_core.learning_curves as lc
+    import flda_core.experiments.learning_curves as lc
     sizes = np.array([2, 10, 50])
     whole = quadratic_learning_errors(small_bernoulli, sizes, range(5), seed=6)
     monkeypatch.setattr(lc, "REPEAT_BLOCK", 2)

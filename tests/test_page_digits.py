@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from apptest_support import chart_specs, open_page
 
-from flda_core import digits as dg
+from flda_core.datasets import digits as dg
 
 PAGE = "pages/digits.py"
 

@@ -11,7 +11,7 @@ import os
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from flda_core import tabular as tab
+from flda_core.datasets import tabular as tab
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE = os.path.join(ROOT, "pages", "your_data.py")

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from flda_core.classifier import FLDAClassifier
-from flda_core.synthetic import (exact_target_error, make_bernoulli_domains,
+from flda_core.datasets.synthetic import (exact_target_error, make_bernoulli_domains,
                                  make_poisson_domains)
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from flda_core.style import (CLASS_COLORS, CLASSIFIER_NAMES, FAMILY_COLORS, LABEL_HALO,
+from flda_core.figures.style import (CLASS_COLORS, CLASSIFIER_NAMES, FAMILY_COLORS, LABEL_HALO,
                              LABEL_MIN_CONTRAST, classifier_color, classifier_family,
                              classifier_name, contrast_ratio, label_color, text_halo)
 

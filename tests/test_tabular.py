@@ -1,4 +1,4 @@
-"""CSV reading, validation and preparation of user data (flda_core.tabular)."""
+"""CSV reading, validation and preparation of user data (flda_core.datasets.tabular)."""
 
 import codecs
 
@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from sklearn.linear_model import LogisticRegression
 
-from flda_core import tabular as tab
-from flda_core.tabular import DataValidationError, parse_csv, prepare_domains
+from flda_core.datasets import tabular as tab
+from flda_core.datasets.tabular import DataValidationError, parse_csv, prepare_domains
 
 
 def table(text, name="file.csv"):

@@ -1,7 +1,7 @@
 """Property-based tests: no malformed CSV makes the validator crash.
 
-Hypothesis throws generated files at :func:`flda_core.tabular.parse_csv` and
-:func:`flda_core.tabular.prepare_domains` (over 500 per test): random headers
+Hypothesis throws generated files at :func:`flda_core.datasets.tabular.parse_csv` and
+:func:`flda_core.datasets.tabular.prepare_domains` (over 500 per test): random headers
 (duplicates, blanks, unicode), cells (numbers, text, inf, missing tokens,
 quotes, stray delimiters), delimiters, encodings, line ends, truncation and
 raw byte noise.  Every file must give either a valid dataset or a
@@ -17,8 +17,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flda_core import tabular as tab
-from flda_core.tabular import DataValidationError, parse_csv, prepare_domains
+from flda_core.datasets import tabular as tab
+from flda_core.datasets.tabular import DataValidationError, parse_csv, prepare_domains
 
 pytestmark = pytest.mark.slow
 

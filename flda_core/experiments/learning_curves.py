@@ -48,11 +48,11 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
-from .classifier import FLDAClassifier
-from .experiments import split_values
-from .style import classifier_name
-from .synthetic import PAPER_POISSON_PARAMS, PAPER_THETA, make_domains
-from .transfer import dropout_variance_factor
+from ..classifier import FLDAClassifier
+from .synthetic import split_values
+from ..figures.style import classifier_name
+from ..datasets.synthetic import PAPER_POISSON_PARAMS, PAPER_THETA, make_domains
+from ..transfer import dropout_variance_factor
 
 __all__ = [
     "FAMILIES",
@@ -153,7 +153,7 @@ def make_learning_curve_data(distribution="poisson", params=PAPER_POISSON_PARAMS
     """Draw the source/target training and validation sets of section 4.1.2.
 
     The training pair and the validation pair are two independent calls of
-    :func:`flda_core.synthetic.make_domains` (balanced classes, target made by
+    :func:`flda_core.datasets.synthetic.make_domains` (balanced classes, target made by
     dropout with ``theta``), so all four sets are independent.
 
     Parameters

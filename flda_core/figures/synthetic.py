@@ -12,7 +12,7 @@ Bernoulli and Poisson data lie on a lattice, so thousands of samples share one
 point.  Scatter plots therefore show one marker per (lattice point, class)
 whose *area* is proportional to the number of samples there
 (:func:`lattice_counts`, :func:`marker_sizes`); hovering a marker shows the
-exact count.  Colours and names come from :mod:`flda_core.style`.
+exact count.  Colours and names come from :mod:`flda_core.figures.style`.
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ def _hover_for(fit):
 def boundary_lines(fits, features=(0, 1)):
     """:class:`BoundaryLine` per fitted classifier (colour and dash by family).
 
-    ``fits`` are :class:`~flda_core.experiments.FittedLinear`; only the
+    ``fits`` are :class:`~flda_core.experiments.synthetic.FittedLinear`; only the
     weights of the two plotted ``features`` are used (the classifiers must
     have been fitted on exactly these two features for the line to be exact).
     """
@@ -198,7 +198,7 @@ def _perturbation_label(name, delta, feature):
 
 def perturbed_boundary_lines(naive_fits, sweep_fits, feature=0):
     """Boundary lines of Figure 4: the naive S-*/T-* classifiers and FLDA at each
-    perturbation of theta (from :func:`~flda_core.experiments.perturbation_sweep`).
+    perturbation of theta (from :func:`~flda_core.experiments.synthetic.perturbation_sweep`).
 
     FLDA lines share the FLDA colour; the unperturbed fit is opaque and
     larger perturbations fade, and each line end carries its perturbation.
@@ -344,7 +344,7 @@ def perturbation_error_figure(sweep_fits, naive_fits, feature=0, paper=None,
     Parameters
     ----------
     sweep_fits : sequence of FittedLinear
-        Output of :func:`~flda_core.experiments.perturbation_sweep`.
+        Output of :func:`~flda_core.experiments.synthetic.perturbation_sweep`.
     naive_fits : sequence of FittedLinear
         S-* and T-* classifiers, drawn as horizontal reference lines.
     feature : int

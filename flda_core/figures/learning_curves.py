@@ -1,8 +1,8 @@
 """Plotly figures of the learning-curve experiment (paper section 4.1.2, Figure 3).
 
-The builders take the long table of :func:`flda_core.learning_curves.summarize_errors`
+The builders take the long table of :func:`flda_core.experiments.learning_curves.summarize_errors`
 (columns ``classifier, family, loss, domain, n, mean_error, sem, repeats``) and
-never import streamlit.  Colours and names come from :mod:`flda_core.style`;
+never import streamlit.  Colours and names come from :mod:`flda_core.figures.style`;
 as in the paper's caption, curves on the *source* validation set are dotted
 and curves on the *target* validation set are solid.
 """
@@ -76,7 +76,7 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None):
     Parameters
     ----------
     table : pandas.DataFrame
-        Output of :func:`flda_core.learning_curves.summarize_errors`, possibly
+        Output of :func:`flda_core.experiments.learning_curves.summarize_errors`, possibly
         the concatenation of a quadratic and a logistic table.
     show_sem : bool, default=True
         Draw the +/- SEM bands.
@@ -156,7 +156,7 @@ def gap_figure(gaps, height=420):
     Parameters
     ----------
     gaps : pandas.DataFrame
-        Output of :func:`flda_core.learning_curves.oracle_gaps`
+        Output of :func:`flda_core.experiments.learning_curves.oracle_gaps`
         (columns ``classifier, loss, n, mean_gap, sem``).
     height : int
 

@@ -1,7 +1,7 @@
 """Reusable experiments on synthetic domains (paper section 4.1).
 
 * :func:`fit_classifiers` fits the paper's six classifiers on a
-  :class:`~flda_core.synthetic.DomainPair` -- the naive source classifiers
+  :class:`~flda_core.datasets.synthetic.DomainPair` -- the naive source classifiers
   S-LS / S-LR, the target oracles T-LS / T-LR and the adapted FLDA-Q / FLDA-L
   (section 4.1.1, Figures 1-2) -- and reports their target errors.
 * :func:`perturbation_sweep` refits FLDA with the estimated dropout of one
@@ -26,8 +26,8 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from .classifier import FLDAClassifier
-from .style import classifier_name
+from ..classifier import FLDAClassifier
+from ..figures.style import classifier_name
 
 __all__ = [
     "LOSSES", "FAMILIES", "FittedLinear", "ExperimentResult", "PaperSetting",
@@ -53,7 +53,7 @@ class FittedLinear:
     Attributes
     ----------
     name : str
-        Paper name, e.g. ``"S-LS"`` or ``"FLDA-L"`` (see :mod:`flda_core.style`).
+        Paper name, e.g. ``"S-LS"`` or ``"FLDA-L"`` (see :mod:`flda_core.figures.style`).
     family : {"source", "target", "flda"}
     loss : {"quadratic", "logistic"}
     coef : ndarray of shape (n_features,)
@@ -353,7 +353,7 @@ def perturbation_sweep(pair, perturbations, feature=0, losses=LOSSES, l2=0.0,
     list of FittedLinear
         One per (loss, perturbation), losses outermost; ``perturbation`` set.
     """
-    from .transfer import estimate_dropout  # local: keeps the import list short
+    from ..transfer import estimate_dropout  # local: keeps the import list short
 
     if not 0 <= feature < pair.n_features:
         raise ValueError(f"feature must be in 0..{pair.n_features - 1}, got {feature}.")
@@ -513,7 +513,7 @@ def parse_domain_config(distribution, n_features, class1, class2, theta,
     key : tuple or None
         ``(distribution, (class1, class2), n_source, n_target, theta, seed)``
         with tuples of floats: the arguments of
-        :func:`flda_core.synthetic.make_domains` in a hashable form; None if
+        :func:`flda_core.datasets.synthetic.make_domains` in a hashable form; None if
         any value is invalid.
     problems : list of str
         One message per invalid entry, naming it and how to fix it.

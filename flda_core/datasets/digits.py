@@ -19,7 +19,7 @@ Three sources of two digit collections ("domain A" and "domain B") on one
    seconds with :class:`DigitDataUnavailable`.
 3. :func:`make_uploaded_domains` -- two user files (CSV or NPZ) of flattened
    square images with labels; every problem raises
-   :class:`~flda_core.tabular.DataValidationError` with a hint.
+   :class:`~flda_core.datasets.tabular.DataValidationError` with a hint.
 
 :func:`fit_method` fits one of the paper's classifiers for one direction
 (source -> target) and returns its target error, weights and ``theta``;
@@ -43,9 +43,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 
-from .classifier import FLDAClassifier
+from ..classifier import FLDAClassifier
 from .tabular import DataValidationError, parse_csv
-from .transfer import estimate_dropout
+from ..transfer import estimate_dropout
 
 __all__ = [
     "SIDE", "OFFLINE_INNER_SIDE", "PAPER_N_MNIST", "PAPER_N_USPS", "PAPER_TABLE4",

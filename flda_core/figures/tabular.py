@@ -1,9 +1,9 @@
-"""Plotly figures of the "Your data" page (built from :mod:`flda_core.tabular` results).
+"""Plotly figures of the "Your data" page (built from :mod:`flda_core.datasets.tabular` results).
 
-Each builder takes plain data frames (see :func:`flda_core.tabular.theta_frame`,
-:func:`~flda_core.tabular.error_table`,
-:func:`~flda_core.tabular.predictions_frame`) and returns a
-``plotly.graph_objects.Figure`` in the project's style (:mod:`flda_core.style`).
+Each builder takes plain data frames (see :func:`flda_core.datasets.tabular.theta_frame`,
+:func:`~flda_core.datasets.tabular.error_table`,
+:func:`~flda_core.datasets.tabular.predictions_frame`) and returns a
+``plotly.graph_objects.Figure`` in the project's style (:mod:`flda_core.figures.style`).
 The figures carry no title: the page names each section with a heading of its
 own and says what to look at in a caption, so a title inside the chart would
 only repeat it.
@@ -68,7 +68,7 @@ def theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
     Parameters
     ----------
     thetas : pandas.DataFrame
-        Output of :func:`flda_core.tabular.theta_frame` (sorted by ``theta``).
+        Output of :func:`flda_core.datasets.tabular.theta_frame` (sorted by ``theta``).
     top_n : int
         Number of features shown (those with the largest ``theta``).
 
@@ -142,7 +142,7 @@ def error_figure(errors):
     Parameters
     ----------
     errors : pandas.DataFrame
-        Output of :func:`flda_core.tabular.error_table`.
+        Output of :func:`flda_core.datasets.tabular.error_table`.
     """
     fig = go.Figure(go.Bar(
         x=errors["classifier"], y=errors["error"],
@@ -192,7 +192,7 @@ def weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-LR", flda
     FLDA shrinks the weights of features that are often missing in the target
     (large theta) and leans on the others instead, the effect the paper shows
     for digit pixels in Figure 6 (section 4.2.3).  Needs the ``"<model>
-    weight"`` columns of :func:`flda_core.tabular.theta_frame` (binary tasks).
+    weight"`` columns of :func:`flda_core.datasets.tabular.theta_frame` (binary tasks).
     """
     columns = [f"{source_model} weight", f"{flda_model} weight"]
     missing = [c for c in columns if c not in thetas.columns]

@@ -218,9 +218,9 @@ def error_figure(table, paper=None):
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`flda_core.digits.error_table` (rows: directions, columns: methods).
+        :func:`flda_core.datasets.digits.error_table` (rows: directions, columns: methods).
     paper : pandas.DataFrame, optional
-        :func:`flda_core.digits.paper_table`, same row order as ``table``.
+        :func:`flda_core.datasets.digits.paper_table`, same row order as ``table``.
 
     Returns
     -------

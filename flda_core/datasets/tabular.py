@@ -42,9 +42,9 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
-from .classifier import FLDAClassifier
-from .style import classifier_name
-from .transfer import nonzero_rate
+from ..classifier import FLDAClassifier
+from ..figures.style import classifier_name
+from ..transfer import nonzero_rate
 
 __all__ = [
     "MAX_FILE_BYTES", "MAX_ROWS", "MAX_COLUMNS", "MAX_CELLS", "MAX_CLASSES",
@@ -83,7 +83,7 @@ MODEL_NAMES = ("S-LS", "S-LR", "FLDA-Q", "FLDA-L", "T-LR")
 PROBABILITY_MODEL = "FLDA-L"
 
 #: Folder of the sample CSVs (regenerate with ``python3 sample_data/make_samples.py``).
-SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 
 
 @dataclass(frozen=True)

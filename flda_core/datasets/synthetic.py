@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .transfer import apply_dropout, check_theta
+from ..transfer import apply_dropout, check_theta
 
 __all__ = ["DomainPair", "make_bernoulli_domains", "make_poisson_domains", "make_domains",
            "bernoulli_target_lattice", "exact_target_error"]

@@ -1,0 +1,1 @@
+"""Data sets of the dashboard: synthetic domains, handwritten digits, user CSVs."""

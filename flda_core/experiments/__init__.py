@@ -1,0 +1,1 @@
+"""The paper's experiments, one module each, as the dashboard runs them."""

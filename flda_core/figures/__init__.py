@@ -1,0 +1,1 @@
+"""Plotly figure builders and the shared style (never imports streamlit)."""
