@@ -1,0 +1,268 @@
+"""What users feel: page and control latency measured in a real Chromium.
+
+Drives Debian's ``/usr/bin/chromium`` with Playwright (never ``playwright
+install``) against ``streamlit run app.py`` on a loopback port, with the same
+run tracker as the browser tests (``tests/e2e/e2e_harness.py``): an interaction
+counts as done when the server answered every rerun the browser requested, the
+app root says ``notRunning`` and every Plotly chart has drawn its SVG.
+
+Two kinds of figures, each printed with its median, 95th percentile and goal:
+
+* **first chart**: a fresh server (nothing cached, nothing imported), then the
+  page's URL; time from navigation to the first drawn chart (Home has no chart:
+  its title).  One fresh server per repetition.
+* **control change**: one server, the page already open; time from the input
+  (key press, click, typed value) to the repainted page.  Values are chosen so
+  that each step asks for something not computed before where that matters.
+
+The baseline measured in the same run is the median time Chromium needs to
+load the bare Streamlit shell (``/_stcore/health`` round trip excluded): the
+ratio column says how many shells each figure costs.
+
+Run: ``python3 benchmarks/bench_browser.py [--quick] [--repeats N]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+import e2e_harness as h  # noqa: E402
+
+FIRST_CHART_GOAL_S = 2.5
+CHANGE_GOAL_MEDIAN_S = 0.3
+CHANGE_GOAL_P95_S = 0.6
+PRESET_GOAL_S = 1.0
+LARGE_GOAL_S = 1.0
+
+FIRST_CHART_PAGES = ("", "synthetic", "transfer", "learning_curves", "digits", "real_data",
+                     "your_data?sample=poisson")
+CHART_OR_TITLE = f'{h.PLOT_SELECTOR} .js-plotly-plot .main-svg, [data-testid="stMain"] h1'
+
+
+def percentile(values, q):
+    """Nearest-rank percentile (no interpolation: a reported time really happened)."""
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), round(q / 100 * len(ordered) + 0.5)))
+    return ordered[rank - 1]
+
+
+def report(label, times, goal_median, goal_p95=None, baseline=None):
+    med = statistics.median(times)
+    p95 = percentile(times, 95)
+    verdict = "ok" if med <= goal_median and (goal_p95 is None or p95 <= goal_p95) else "MISS"
+    goal = f"median <= {goal_median:g} s" + (f", p95 <= {goal_p95:g} s" if goal_p95 else "")
+    ratio = f" | {med / baseline:5.1f}x shell" if baseline else ""
+    print(f"{label:<52} median {med:6.3f} s | p95 {p95:6.3f} s | n={len(times):<3}"
+          f"| goal {goal} [{verdict}]{ratio}", flush=True)
+    return med, p95
+
+
+def _has_page(path):
+    name = path.split("?")[0] or "home"
+    return (ROOT / "pages" / f"{name}.py").exists()
+
+
+def first_chart_times(browser, path, repeats, selector=None):
+    """Fresh server per repetition; seconds from navigation to the first drawn chart."""
+    times = []
+    selector = selector or (f"{h.PLOT_SELECTOR} .js-plotly-plot .main-svg" if path
+                            else '[data-testid="stMain"] h1')
+    for _ in range(repeats):
+        server = h.StreamlitServer()
+        try:
+            context = h.new_context(browser)
+            page = context.new_page()
+            start = time.perf_counter()
+            page.goto(f"{server.url}/{path}")
+            page.locator(selector).first.wait_for(state="attached", timeout=120_000)
+            times.append(time.perf_counter() - start)
+            context.close()
+        finally:
+            server.stop()
+    return times
+
+
+def shell_times(browser, server, repeats):
+    """Time to load the Streamlit shell of a page with no charts (Home's title)."""
+    times = []
+    for _ in range(repeats):
+        context = h.new_context(browser)
+        page = context.new_page()
+        start = time.perf_counter()
+        page.goto(server.url)
+        page.locator('[data-testid="stMain"] h1').first.wait_for(state="attached")
+        times.append(time.perf_counter() - start)
+        context.close()
+    return times
+
+
+def _timed(page, tracker, action):
+    since = tracker.mark()
+    start = time.perf_counter()
+    action()
+    tracker.wait_idle(since)
+    return time.perf_counter() - start
+
+
+def _type_text(page, label, value):
+    box = h.widget(page, "stTextInput", label)
+    h.ensure_visible(page, box)
+    field = box.locator("input")
+    return lambda: (field.fill(value), field.press("Enter"))
+
+
+def _press(page, testid, label, key):
+    box = h.widget(page, testid, label)
+    h.ensure_visible(page, box)
+    thumb = box.locator(h.SLIDER_THUMB).first
+    return lambda: (thumb.focus(), thumb.press(key))
+
+
+def _click_label(page, testid, label):
+    box = h.widget(page, testid, label)
+    h.ensure_visible(page, box)
+    return lambda: box.locator("label").first.click()
+
+
+def _click_button(page, text):
+    button = page.locator('[data-testid="stButton"] button').filter(has_text=text).first
+    button.scroll_into_view_if_needed()
+    return button.click
+
+
+def _select(page, label, option):
+    box = h.widget(page, "stSelectbox", label)
+    h.ensure_visible(page, box)
+
+    field = box.locator("input").first
+
+    def action():
+        field.click()
+        field.fill(option)
+        field.press("Enter")
+    return action
+
+
+def change_times(browser, server, path, make_actions, steps):
+    """Open ``path`` once, then time each action that ``make_actions(page)`` yields."""
+    context = h.new_context(browser)
+    page = context.new_page()
+    tracker = h.RunTracker(page)
+    h.open_page(page, tracker, f"{server.url}/{path}")
+    times = []
+    for action in itertools.islice(make_actions(page), steps):
+        times.append(_timed(page, tracker, action))
+    errors = h.error_texts(page)
+    context.close()
+    if errors:
+        raise RuntimeError(f"{path}: error shown after the changes: {errors[:1]}")
+    return times
+
+
+def synthetic_theta(page):
+    for k in itertools.count():
+        yield _type_text(page, "True dropout θ per feature", f"{0.30 + 0.01 * (k % 40):.2f}, 0")
+
+
+def transfer_slider(page):
+    for k in itertools.count():
+        yield _press(page, "stSlider", "θ̂1 + …", "ArrowRight" if (k // 10) % 2 == 0
+                     else "ArrowLeft")
+
+
+def transfer_presets(page):
+    while True:
+        yield _click_button(page, "Table 1")
+        yield _click_button(page, "Quick default")
+
+
+def learning_l2(page):
+    while True:
+        yield _click_label(page, "stCheckbox", "l2 regularisation")
+
+
+def digits_eps(page):
+    for k in itertools.count():
+        yield _press(page, "stSlider", "Zero threshold ε", "ArrowRight" if (k // 10) % 2 == 0
+                     else "ArrowLeft")
+
+
+def digits_digit(page):
+    for k in itertools.count():
+        yield _select(page, "Digit", str((k + 1) % 10))
+
+
+CHANGES = (
+    # label, path, action factory, goal (median), goal (p95)
+    ("Synthetic: type a new θ (10k/domain)", "synthetic?seed=11", synthetic_theta,
+     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
+    ("Transfer: 'your θ' slider step (10k/domain)", "transfer?seed=12", transfer_slider,
+     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
+    ("Learning curves: l2 toggle", "learning_curves?seed=13", learning_l2,
+     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
+    ("Digits: ε slider step", "digits?seed=14", digits_eps,
+     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
+    ("Digits: choose another digit", "digits?seed=15", digits_digit,
+     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
+    ("Synthetic: type a new θ (100k/domain)",
+     "synthetic?seed=16&n_source=100000&n_target=100000", synthetic_theta, LARGE_GOAL_S, None),
+    ("Transfer: 'your θ' slider step (100k/domain)",
+     "transfer?seed=17&n_source=100000&n_target=100000", transfer_slider, LARGE_GOAL_S, None),
+)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer repetitions (a smoke run, noisy figures)")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="fresh servers per page for the first-chart figures")
+    args = parser.parse_args(argv)
+    if not h.chromium_available():
+        print(f"skipped: {h.SKIP_NO_CHROMIUM}")
+        return 0
+    from playwright.sync_api import sync_playwright
+
+    repeats = args.repeats or (1 if args.quick else 3)
+    steps = 4 if args.quick else 12
+    with sync_playwright() as playwright:
+        browser = h.launch_chromium(playwright)
+        server = h.StreamlitServer()
+        try:
+            shell_times(browser, server, 1)  # warm the server's imports once
+            baseline = statistics.median(shell_times(browser, server, 5))
+            print(f"Baseline: bare Streamlit shell (Home title, warm server) "
+                  f"{baseline:.3f} s\n")
+            print("Fresh server -> first chart")
+            for path in FIRST_CHART_PAGES:
+                if not _has_page(path):
+                    continue
+                times = first_chart_times(browser, path, repeats)
+                report(f"  /{path or '(home)'}", times, FIRST_CHART_GOAL_S,
+                       baseline=baseline)
+            print("\nControl change -> repainted figure (page already open)")
+            for label, path, actions, goal, goal_p95 in CHANGES:
+                times = change_times(browser, server, path, actions, steps)
+                report(f"  {label}", times, goal, goal_p95, baseline=baseline)
+            print("\nPresets (first click: nothing cached)")
+            times = change_times(browser, server, "transfer?seed=18", transfer_presets,
+                                 2 if args.quick else 6)
+            report("  Transfer: Table 1 preset, then quick default", times, PRESET_GOAL_S,
+                   baseline=baseline)
+            print(f"    first (cold) click {times[0]:.3f} s")
+        finally:
+            server.stop()
+            browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
