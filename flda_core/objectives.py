@@ -40,6 +40,12 @@ softmax Hessian (``p_k - p_k**2``) and drops the cross-class covariances
 we use the standard logistic parametrisation ``p = sigma(w.x + b)``, which is
 the multinomial model with the first class's weights fixed at 0; its
 variance term is ``1/2 p (1 - p) sum_d q_d w_d**2``.
+
+Other transfer models (:mod:`flda_core.transfer_models`): expanding around
+``a_i = W^T E[z_i | x_i] + b`` the first-order term vanishes for any model, so
+the same functions give the expected loss with ``X`` = the conditional means
+and ``Q`` = the per-entry variances ``Var[z_id | x_i]``
+(:func:`expected_quadratic_loss` takes them through ``variance=``).
 """
 
 from __future__ import annotations

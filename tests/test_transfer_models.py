@@ -11,6 +11,8 @@ from flda_core import transfer_models as tm
 from flda_core.classifier import FLDAClassifier
 from flda_core.objectives import (expected_quadratic_loss, logistic_binary_objective,
                                   logistic_multinomial_objective)
+from test_objectives import _numeric_gradient as _finite_difference  # central differences
+
 from flda_core.transfer_models import (TRANSFER_MODELS, DropoutTransfer, ImputationTransfer,
                                        RateTransfer, TwoSidedTransfer, make_transfer_model,
                                        transfer_parameter_table)
@@ -139,13 +141,6 @@ def test_binary_taylor_loss_equals_multinomial_with_zero_first_class():
     assert binary == pytest.approx(multi, rel=1e-12)
 
 
-def _finite_difference(fun, x, h=1e-6):
-    g = np.zeros_like(x)
-    for k in range(x.size):
-        e = np.zeros_like(x)
-        e.flat[k] = h
-        g.flat[k] = (fun(x + e) - fun(x - e)) / (2 * h)
-    return g
 
 
 @pytest.mark.parametrize("key", ["imputation", "two-sided", "rate-up"])
