@@ -49,6 +49,11 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
     (the paper's S-LS / S-LR); fitted on labelled target data it is the oracle
     T-LS / T-LR.
 
+    ``transfer`` replaces dropout by another transfer model of
+    :mod:`flda_core.transfer_models` (mean imputation of missing values,
+    two-sided dropout/appearance, a count-rate change); stage 2 then uses that
+    model's ``E[z | x]`` and ``Var[z | x]`` in the same expected losses.
+
     Parameters
     ----------
     loss : {"logistic", "quadratic"}, default="logistic"

@@ -47,6 +47,19 @@ References
 ----------
 Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
 Feature-Level Domain Adaptation. Journal of Machine Learning Research, 17(171), 1-32.
+
+Examples
+--------
+>>> from flda_core import FLDAClassifier, transfer_parameter_table
+>>> from flda_core.datasets.synthetic import make_appearance_domains
+>>> data = make_appearance_domains(n_source=2000, n_target=2000, random_state=0)
+>>> clf = FLDAClassifier(transfer="two-sided").fit(
+...     data.X_source, data.y_source, X_target=data.X_target)
+>>> clf.phi_.round(1)
+array([0.6, 0. , 0. , 0. ])
+>>> table = transfer_parameter_table(clf)
+>>> table[table.parameter == "phi"].round(2).to_string(index=False).splitlines()[1]
+'two-sided      x1       phi   0.62'
 """
 
 from __future__ import annotations

@@ -382,3 +382,23 @@ def test_rate_preset_recovers_the_rate_factor():
 )
 def test_sklearn_compatible_with_every_transfer_model(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("loss", ["quadratic", "logistic"])
+def test_edge_features_get_weight_zero(loss):
+    """Always missing in the target (imputation theta = 1), never in the source but
+    appearing in the target (two-sided), absent from the target (rate 0)."""
+    X, y = _fit_problem(n=200, n_classes=3)
+    X[:, 4] = 0.0                                        # never non-zero in the source
+    Xt = X.copy()
+    Xt[:, 4] = 1.0
+    Xt_gaps = X.copy()
+    Xt_gaps[:, 0] = np.nan                               # always missing in the target
+    Xt_rate = X.copy()
+    Xt_rate[:, 2] = 0.0                                  # gone from the target
+    for transfer, target, column in (("two-sided", Xt, 4), ("imputation", Xt_gaps, 0),
+                                     ("rate", Xt_rate, 2)):
+        clf = FLDAClassifier(loss=loss, l2=0.01, transfer=transfer).fit(X, y, X_target=target)
+        assert np.all(clf.coef_[:, column] == 0), transfer
+        assert np.all(np.isfinite(clf.coef_)) and np.all(np.isfinite(clf.intercept_))
+    assert FLDAClassifier(transfer="imputation").fit(X, y, X_target=Xt_gaps).theta_[0] == 1.0
