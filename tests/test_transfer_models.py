@@ -402,3 +402,20 @@ def test_edge_features_get_weight_zero(loss):
         assert np.all(clf.coef_[:, column] == 0), transfer
         assert np.all(np.isfinite(clf.coef_)) and np.all(np.isfinite(clf.intercept_))
     assert FLDAClassifier(transfer="imputation").fit(X, y, X_target=Xt_gaps).theta_[0] == 1.0
+
+
+@pytest.mark.parametrize("loss", ["quadratic", "logistic"])
+def test_imputation_with_gaps_in_sparse_input_gives_the_dense_fit(loss):
+    X, y = _fit_problem(n=200)
+    rng = np.random.default_rng(14)
+    Xs, Xt = X.copy(), X.copy()
+    Xs[rng.random(X.shape) < 0.05] = np.nan
+    Xt[rng.random(X.shape) < 0.3] = np.nan
+    kwargs = dict(loss=loss, l2=1e-3, tol=1e-10, transfer="imputation")
+    dense = FLDAClassifier(**kwargs).fit(Xs, y, X_target=Xt)
+    sparse = FLDAClassifier(**kwargs).fit(sp.csr_matrix(Xs), y, X_target=sp.csr_matrix(Xt))
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, atol=1e-8)
+    np.testing.assert_allclose(sparse.intercept_, dense.intercept_, atol=1e-8)
+    np.testing.assert_array_equal(sparse.predict(sp.csr_matrix(Xt)), dense.predict(Xt))
+    # 1 - theta = (1 - 0.3) / (1 - 0.05): gaps already in the source are not counted twice.
+    np.testing.assert_allclose(dense.theta_, 1 - 0.7 / 0.95, atol=0.08)
