@@ -8,6 +8,7 @@ streamlit: notebooks, tests and the dashboard all use the same functions.
 from .classifier import FLDAClassifier
 from .datasets.synthetic import DomainPair, make_bernoulli_domains, make_domains, make_poisson_domains
 from .transfer import apply_dropout, estimate_dropout, nonzero_rate
+from .transfer_models import TRANSFER_MODELS, make_transfer_model, transfer_parameter_table
 
 __all__ = [
     "FLDAClassifier",
@@ -18,4 +19,7 @@ __all__ = [
     "make_domains",
     "make_poisson_domains",
     "nonzero_rate",
+    "TRANSFER_MODELS",
+    "make_transfer_model",
+    "transfer_parameter_table",
 ]

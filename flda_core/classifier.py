@@ -16,6 +16,8 @@ from scipy.special import expit
 
 from .solvers import QUADRATIC_SOLVERS, solve_logistic, solve_quadratic
 from .transfer import check_theta, dropout_variance_factor, estimate_dropout, nonzero_rate
+from .transfer_models import (MAX_DENSE_ENTRIES, TRANSFER_MODELS, DropoutTransfer,
+                              check_model_params, make_transfer_model)
 
 __all__ = ["FLDAClassifier"]
 
@@ -47,6 +49,11 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
     (the paper's S-LS / S-LR); fitted on labelled target data it is the oracle
     T-LS / T-LR.
 
+    ``transfer`` replaces dropout by another transfer model of
+    :mod:`flda_core.transfer_models` (mean imputation of missing values,
+    two-sided dropout/appearance, a count-rate change); stage 2 then uses that
+    model's ``E[z | x]`` and ``Var[z | x]`` in the same expected losses.
+
     Parameters
     ----------
     loss : {"logistic", "quadratic"}, default="logistic"
@@ -71,11 +78,35 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         scikit-learn).  Quadratic ``"cg"``: relative residual.
     max_iter : int, default=1000
         Iteration cap for L-BFGS or conjugate gradients.
+    transfer : {"dropout", "imputation", "two-sided", "rate"}, default="dropout"
+        Transfer model (:mod:`flda_core.transfer_models`, one-line summaries in
+        ``TRANSFER_MODELS``).  ``"dropout"`` is the paper's model and takes the
+        code path of the original implementation.  ``"imputation"`` accepts
+        missing values (``NaN``) in ``X``, ``X_target`` and at prediction,
+        where they are filled with the source mean.  ``"rate"`` needs
+        non-negative data.  With sparse input, ``"imputation"`` and
+        ``"two-sided"`` make the variance non-zero at zero entries: the
+        quadratic loss stays sparse (it needs only column sums), the logistic
+        loss densifies up to ``MAX_DENSE_ENTRIES`` values and otherwise
+        raises a ``ValueError`` naming the alternatives.
+    transfer_params : dict or None, default=None
+        Parameters of the transfer model to use instead of estimating them,
+        e.g. ``{"theta": ..., "phi": ..., "value": ...}`` for ``"two-sided"``
+        (all of the model's parameters; see ``transfer_params_`` of a fit).
+        For ``"dropout"`` the ``theta`` parameter does the same.
 
     Attributes
     ----------
     theta_ : ndarray of shape (n_features,)
-        Dropout probabilities used in the fit.
+        Dropout probabilities used in the fit (``"dropout"``,
+        ``"two-sided"``), or the missing probabilities (``"imputation"``).
+        Every parameter ``k`` of the transfer model is also stored as ``k_``
+        (``mu_``, ``phi_``, ``value_``, ``rate_``).
+    transfer_model_ : TransferModel
+        The fitted transfer model (its ``mean``/``variance`` give
+        ``E[z | x]`` and ``Var[z | x]``).
+    transfer_params_ : dict
+        ``{parameter name: ndarray of shape (n_features,)}``.
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
         Weights; exactly 0 for features with ``theta = 1`` (never seen in the
         target) and for features that are always zero in the source.
@@ -106,10 +137,15 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         "solver": [StrOptions(set(QUADRATIC_SOLVERS))],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "transfer": [StrOptions(set(TRANSFER_MODELS))],
+        "transfer_params": [dict, None],
     }
 
     def __init__(self, loss="logistic", l2=0.0, theta=None, zero_tol=0.0,
-                 solver="auto", tol=1e-6, max_iter=1000):
+                 solver="auto", tol=1e-6, max_iter=1000, transfer="dropout",
+                 transfer_params=None):
+        self.transfer = transfer
+        self.transfer_params = transfer_params
         self.loss = loss
         self.l2 = l2
         self.theta = theta
@@ -137,7 +173,8 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         self : FLDAClassifier
         """
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"),
-                             dtype=np.float64, y_numeric=False)
+                             dtype=np.float64, y_numeric=False,
+                             ensure_all_finite=self._finite_check())
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         n_classes = len(self.classes_)
@@ -146,7 +183,10 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
                 "FLDAClassifier needs samples of at least 2 classes in the source "
                 f"data; got only one class: '{self.classes_[0]}'.")
         n_features = X.shape[1]
+        if self.transfer != "dropout" or self.transfer_params is not None:
+            return self._fit_general(X, y_index, n_classes, X_target)
         self.theta_ = self._resolve_theta(X, X_target)
+        self._set_transfer_attributes(DropoutTransfer(self.theta_))
 
         # Features that are dropped for sure (theta = 1) or never non-zero in the
         # source carry no usable signal: their weight is exactly 0 and they are
@@ -158,11 +198,7 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
 
         n_out = 1 if n_classes == 2 else n_classes
         if self.loss == "quadratic":
-            if n_classes == 2:
-                T = np.where(y_index == 1, 1.0, -1.0)[:, None]
-            else:
-                T = -np.ones((X.shape[0], n_classes))
-                T[np.arange(X.shape[0]), y_index] = 1.0
+            T = self._codes(y_index, n_classes)
             W, b, self.solver_, self.n_iter_ = solve_quadratic(
                 X_active, T, c, self.l2, self.solver, tol=self.tol, max_iter=self.max_iter)
         else:
@@ -173,6 +209,88 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         self.coef_[:, active] = W.T
         self.intercept_ = np.asarray(b, dtype=np.float64).reshape(n_out)
         return self
+
+    def _finite_check(self):
+        return "allow-nan" if self.transfer == "imputation" else True
+
+    def _set_transfer_attributes(self, model):
+        self.transfer_model_ = model
+        self.transfer_params_ = model.params()
+        for name, value in self.transfer_params_.items():
+            setattr(self, f"{name}_", value)
+
+    def _resolve_model(self, X, X_target):
+        """The fitted transfer model: given parameters, estimated, or all zero."""
+        n_features = X.shape[1]
+        if self.theta is not None and self.transfer != "dropout":
+            raise ValueError(f"theta= sets the dropout model; for transfer={self.transfer!r} "
+                             "pass transfer_params instead.")
+        if self.transfer_params is not None:
+            model = make_transfer_model(self.transfer, self.transfer_params)
+        elif X_target is None and self.transfer == "rate":
+            model = make_transfer_model("rate", {"rate": np.ones(n_features)})   # no change
+        elif X_target is None:
+            model = make_transfer_model(self.transfer).fit(X, X)   # no shift: parameters 0
+        else:
+            X_target = check_array(X_target, accept_sparse=("csr", "csc"), dtype=np.float64,
+                                   input_name="X_target", ensure_all_finite=self._finite_check())
+            if X_target.shape[1] != n_features:
+                raise ValueError(
+                    f"X_target has {X_target.shape[1]} features but X has {n_features}; "
+                    "source and target must share one feature space.")
+            model = make_transfer_model(self.transfer).fit(X, X_target, zero_tol=self.zero_tol)
+        return check_model_params(model, n_features)
+
+    def _fit_general(self, X, y_index, n_classes, X_target):
+        """Fit with any transfer model through its mean and variance.
+
+        ``E[Z | X] = X' + 1 a^T``: the solvers work on ``X'`` (sparse when
+        ``X`` is) and the constant row only moves the intercept,
+        ``b = b' - a.W``, which is exact because the intercept is neither
+        penalised nor corrupted (see :mod:`flda_core.transfer_models`).
+        """
+        model = self._resolve_model(X, X_target)
+        self._set_transfer_attributes(model)
+        n, n_features = X.shape
+        X = model.prepare(X)
+        active = model.informative() & (nonzero_rate(X) > 0)
+        X_active = _select_columns(X, active)
+        model = model.take(active)
+        X_mean, shift = model.mean_parts(X_active)
+        n_out = 1 if n_classes == 2 else n_classes
+        if self.loss == "quadratic":
+            W, b, self.solver_, self.n_iter_ = solve_quadratic(
+                X_mean, self._codes(y_index, n_classes), None, self.l2, self.solver,
+                tol=self.tol, max_iter=self.max_iter,
+                variance_sums=model.variance_column_sums(X_active))
+        else:
+            V_part, row = model.variance_parts(X_active)
+            if sp.issparse(X_mean) and np.any(row):
+                if n * X_mean.shape[1] > MAX_DENSE_ENTRIES:
+                    raise ValueError(
+                        f"transfer={self.transfer!r} with the logistic loss makes the variance "
+                        f"dense for sparse input ({n} x {X_mean.shape[1]} values, more than "
+                        f"{MAX_DENSE_ENTRIES:,}). Use loss='quadratic' (stays sparse), "
+                        "transfer='dropout', or fewer features.")
+                X_mean, V_part = X_mean.toarray(), V_part.toarray()
+            variance = V_part + row if not sp.issparse(V_part) else V_part
+            W, b, self.n_iter_ = solve_logistic(X_mean, y_index, n_classes, None, self.l2,
+                                                tol=self.tol, max_iter=self.max_iter,
+                                                variance=variance)
+            self.solver_ = "lbfgs"
+        self.coef_ = np.zeros((n_out, n_features))
+        self.coef_[:, active] = W.T
+        self.intercept_ = (np.asarray(b, dtype=np.float64) - shift @ W).reshape(n_out)
+        return self
+
+    @staticmethod
+    def _codes(y_index, n_classes):
+        """``{-1, +1}`` regression targets of FLDA-Q (one column per one-vs-rest problem)."""
+        if n_classes == 2:
+            return np.where(y_index == 1, 1.0, -1.0)[:, None]
+        T = -np.ones((len(y_index), n_classes))
+        T[np.arange(len(y_index)), y_index] = 1.0
+        return T
 
     def _resolve_theta(self, X, X_target):
         n_features = X.shape[1]
@@ -196,7 +314,9 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64,
-                          reset=False)
+                          reset=False, ensure_all_finite=self._finite_check())
+        if self.transfer == "imputation":
+            X = self.transfer_model_.prepare(X)     # missing cells take the source mean
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
@@ -223,4 +343,5 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = self.transfer == "imputation"
         return tags

@@ -40,6 +40,12 @@ softmax Hessian (``p_k - p_k**2``) and drops the cross-class covariances
 we use the standard logistic parametrisation ``p = sigma(w.x + b)``, which is
 the multinomial model with the first class's weights fixed at 0; its
 variance term is ``1/2 p (1 - p) sum_d q_d w_d**2``.
+
+Other transfer models (:mod:`flda_core.transfer_models`): expanding around
+``a_i = W^T E[z_i | x_i] + b`` the first-order term vanishes for any model, so
+the same functions give the expected loss with ``X`` = the conditional means
+and ``Q`` = the per-entry variances ``Var[z_id | x_i]``
+(:func:`expected_quadratic_loss` takes them through ``variance=``).
 """
 
 from __future__ import annotations
@@ -74,7 +80,7 @@ def dropout_variances(X, c):
     return np.asarray(X) ** 2 * c
 
 
-def expected_quadratic_loss(w, b, X, t, c):
+def expected_quadratic_loss(w, b, X, t, c, variance=None):
     """Exact mean expected squared loss under dropout (eq. ``qd_loss`` / n).
 
     Parameters
@@ -82,10 +88,17 @@ def expected_quadratic_loss(w, b, X, t, c):
     w : ndarray of shape (n_features,) or (n_features, n_outputs)
     b : float or ndarray of shape (n_outputs,)
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        Source samples (dropout: ``E[z | x] = x``), or the conditional means
+        ``E[z_i | x_i]`` of any transfer model when ``variance`` is given.
     t : ndarray of shape (n_samples,) or (n_samples, n_outputs)
         Regression targets (``{-1, +1}`` class codes).
-    c : ndarray of shape (n_features,)
-        Finite variance factors ``theta / (1 - theta)``.
+    c : ndarray of shape (n_features,) or None
+        Finite variance factors ``theta / (1 - theta)``; ignored when
+        ``variance`` is given.
+    variance : {ndarray, sparse matrix} of shape (n_samples, n_features), optional
+        Per-entry ``Var[z_id | x_i]`` of a general transfer model
+        (:mod:`flda_core.transfer_models`): then
+        ``E (t - w.z - b)**2 = (t - w.E[z] - b)**2 + sum_d Var[z_d] w_d**2``.
 
     Returns
     -------
@@ -94,9 +107,14 @@ def expected_quadratic_loss(w, b, X, t, c):
     """
     n = X.shape[0]
     residual = t - (X @ w) - b
-    s = np.asarray(X.multiply(X).sum(axis=0)).ravel() if sp.issparse(X) else (X ** 2).sum(axis=0)
+    if variance is not None:
+        cs = np.asarray(variance.sum(axis=0)).ravel()
+    else:
+        s = (np.asarray(X.multiply(X).sum(axis=0)).ravel() if sp.issparse(X)
+             else (X ** 2).sum(axis=0))
+        cs = c * s
     w2 = w ** 2 if w.ndim == 1 else (w ** 2).sum(axis=1)
-    return float((np.sum(residual ** 2) + np.dot(c * s, w2)) / n)
+    return float((np.sum(residual ** 2) + np.dot(cs, w2)) / n)
 
 
 def logistic_binary_objective(w, b, X, Q, y01, l2, penalized=None):

@@ -67,7 +67,8 @@ def _solve_psd(G, rhs):
     return la.lstsq(G, rhs, cond=None)[0]
 
 
-def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None):
+def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None,
+                    variance_sums=None):
     """Minimise ``1/n sum_i E||t_i - W^T z_i - b||^2 + l2 ||W||^2`` exactly.
 
     With the intercept unpenalised and never dropped out, eliminating ``b``
@@ -90,6 +91,11 @@ def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None):
         Relative residual for ``"cg"``.
     max_iter : int or None
         Iteration cap for ``"cg"`` (default ``10 * n_features``).
+    variance_sums : ndarray of shape (n_features,), optional
+        General transfer model (:mod:`flda_core.transfer_models`): ``X`` holds
+        the conditional means ``E[z_i | x_i]`` (up to a constant row, which
+        only moves the intercept) and ``variance_sums[d] = sum_i Var[z_id | x_i]``
+        replaces ``c * s`` in the penalty; ``c`` is then ignored.
 
     Returns
     -------
@@ -104,7 +110,10 @@ def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None):
     n, m = X.shape
     mu = np.asarray(X.mean(axis=0)).ravel()
     t_mean = T.mean(axis=0)
-    penalty = c * _column_sum_squares(X) + n * l2
+    if variance_sums is None:
+        penalty = c * _column_sum_squares(X) + n * l2
+    else:
+        penalty = np.asarray(variance_sums, dtype=np.float64) + n * l2
     rhs = np.asarray(X.T @ T) - np.outer(mu, n * t_mean)
     if solver == "auto":
         solver = choose_quadratic_solver(n, m, penalty)
@@ -188,7 +197,28 @@ def _dropout_scale(c):
     return 1.0 / np.sqrt(1.0 + c / 4.0)
 
 
-def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000):
+def _general_variance(X, variance):
+    """Scaling, variance columns and their block for a general transfer model.
+
+    The scaling uses the dropout-equivalent factor
+    ``c_d = sum_i Var[z_id] / sum_i E[z_id]**2`` (exactly ``theta / (1 - theta)``
+    for dropout); it is only a change of variables for L-BFGS.
+    """
+    if sp.issparse(variance):
+        variance = sp.csr_matrix(variance)
+        penalized = np.flatnonzero(np.diff(sp.csc_matrix(variance).indptr) > 0)
+        V = variance[:, penalized].tocsr()
+    else:
+        variance = np.asarray(variance, dtype=np.float64)
+        penalized = np.flatnonzero(np.any(variance != 0, axis=0))
+        V = np.ascontiguousarray(variance[:, penalized])
+    sums = np.asarray(variance.sum(axis=0)).ravel()
+    squares = _column_sum_squares(X)
+    c = np.divide(sums, squares, out=np.zeros_like(sums), where=squares > 0)
+    return _dropout_scale(np.maximum(c, 0.0)), penalized, V
+
+
+def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000, variance=None):
     """Minimise the Taylor-approximated expected logistic risk with L-BFGS.
 
     Parameters
@@ -204,6 +234,11 @@ def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000):
     tol : float
         L-BFGS tolerance on the projected gradient (as scikit-learn's ``tol``).
     max_iter : int
+    variance : {ndarray, sparse matrix} of shape (n_samples, n_features), optional
+        General transfer model (:mod:`flda_core.transfer_models`): ``X`` holds
+        the conditional means ``E[z_i | x_i]`` and ``variance`` the per-entry
+        ``Var[z_id | x_i]`` (same sparse/dense type as ``X``); ``c`` is then
+        ignored.  The Taylor expansion is around ``W^T E[z_i | x_i] + b``.
 
     Returns
     -------
@@ -215,11 +250,14 @@ def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000):
     if sp.issparse(X):
         X = sp.csr_matrix(X)
     prior = np.bincount(y_index, minlength=n_classes) / n
-    scale = _dropout_scale(c)
-    # The variance term only involves features that are dropped out at all.
-    penalized = np.flatnonzero(c > 0)
-    X_penalized = X[:, penalized] if sp.issparse(X) else np.ascontiguousarray(X[:, penalized])
-    Q = dropout_variances(X_penalized, c[penalized])
+    if variance is None:
+        scale = _dropout_scale(c)
+        # The variance term only involves features that are dropped out at all.
+        penalized = np.flatnonzero(c > 0)
+        X_penalized = X[:, penalized] if sp.issparse(X) else np.ascontiguousarray(X[:, penalized])
+        Q = dropout_variances(X_penalized, c[penalized])
+    else:
+        scale, penalized, Q = _general_variance(X, variance)
     if len(penalized) == m:
         penalized = None
     if n_classes == 2:

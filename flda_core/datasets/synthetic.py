@@ -16,7 +16,9 @@ import numpy as np
 from ..transfer import apply_dropout, check_theta
 
 __all__ = ["DomainPair", "make_bernoulli_domains", "make_poisson_domains", "make_domains",
-           "bernoulli_target_lattice", "exact_target_error"]
+           "bernoulli_target_lattice", "exact_target_error", "ShiftedDomainPair",
+           "make_appearance_domains", "make_rate_domains", "APPEARANCE_PARAMS",
+           "RATE_PARAMS"]
 
 #: The paper's defaults (section 4.1.1): class one 0.7, class two 0.3, both features.
 PAPER_BERNOULLI_PARAMS = ((0.7, 0.7), (0.3, 0.3))
@@ -215,3 +217,114 @@ def exact_target_error(predict, probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPE
     predicted = np.asarray(predict(points))
     wrong = predicted[None, :] != np.arange(n_classes)[:, None]
     return float(np.sum(prior[:, None] * class_probabilities * wrong))
+
+
+# --------------------------------------------------------------------------
+# Shifts dropout cannot model (issue 15): appearance and a count-rate change
+# --------------------------------------------------------------------------
+
+#: Appearance preset: four binary features; feature 1 is the informative one.
+APPEARANCE_PARAMS = ((0.7, 0.5, 0.6, 0.4), (0.2, 0.5, 0.4, 0.6))
+#: Probability that a zero of each feature becomes 1 in the target.
+APPEARANCE_PHI = (0.6, 0.0, 0.0, 0.0)
+#: Rate preset: Poisson rates per class (the paper's 2 vs 6) and two features.
+RATE_PARAMS = ((2.0, 2.0), (6.0, 6.0))
+#: Target rates are the source rates times this factor per feature.
+RATE_FACTOR = (2.5, 1.0)
+
+
+@dataclass(frozen=True)
+class ShiftedDomainPair:
+    """Source and target domains related by a known non-dropout shift.
+
+    Attributes
+    ----------
+    X_source, y_source, X_target, y_target : ndarray
+    transfer : str
+        The transfer model that describes the shift (``"two-sided"``, ``"rate"``).
+    true_params : dict
+        Its true parameters, in the names of :mod:`flda_core.transfer_models`.
+    distribution : {"bernoulli", "poisson"}
+    params : ndarray of shape (n_classes, n_features)
+    """
+
+    X_source: np.ndarray
+    y_source: np.ndarray
+    X_target: np.ndarray
+    y_target: np.ndarray
+    transfer: str
+    true_params: dict = field(repr=False)
+    distribution: str = "bernoulli"
+    params: np.ndarray = field(repr=False, default=None)
+
+
+def _labelled_draws(distribution, params, n_source, n_target, rng):
+    n_classes = params.shape[0]
+    for name, n in (("n_source", n_source), ("n_target", n_target)):
+        if int(n) != n or n < n_classes:
+            raise ValueError(f"{name} must be an integer >= the number of classes ({n_classes}).")
+    y_source = _balanced_labels(int(n_source), n_classes, rng)
+    y_target = _balanced_labels(int(n_target), n_classes, rng)
+    return y_source, _draw(distribution, params, y_source, rng), y_target
+
+
+def make_appearance_domains(n_source=10_000, n_target=10_000, probabilities=APPEARANCE_PARAMS,
+                            phi=APPEARANCE_PHI, random_state=None):
+    """Binary features that *appear* more often in the target ("blank-in").
+
+    Source: per-class Bernoulli features (as in section 4.1.1).  Target:
+    fresh draws in which every zero of feature ``d`` becomes 1 with
+    probability ``phi_d`` (the appearance side of the two-sided transfer
+    model, :class:`flda_core.transfer_models.TwoSidedTransfer`, with
+    ``c_d = 1``).  No feature gets rarer, so the paper's dropout estimate is
+    ``theta = 0`` and FLDA with dropout is the source classifier; the
+    two-sided model can adapt.
+
+    Returns
+    -------
+    ShiftedDomainPair
+        ``true_params`` holds ``theta`` (0), ``phi`` and ``value`` (1).
+    """
+    from ..transfer_models import TwoSidedTransfer
+
+    params = _check_params(probabilities, "bernoulli")
+    m = params.shape[1]
+    phi = np.broadcast_to(np.asarray(phi, dtype=np.float64), (m,)).copy()
+    if np.any(phi < 0) or np.any(phi > 1):
+        raise ValueError("phi must lie in [0, 1].")
+    truth = {"theta": np.zeros(m), "phi": phi, "value": np.ones(m)}
+    rng = np.random.default_rng(random_state)
+    y_source, X_source, y_target = _labelled_draws("bernoulli", params, n_source, n_target, rng)
+    X_target = TwoSidedTransfer(**truth).sample(_draw("bernoulli", params, y_target, rng), rng)
+    return ShiftedDomainPair(X_source, y_source, X_target, y_target, "two-sided", truth,
+                             "bernoulli", params)
+
+
+def make_rate_domains(n_source=10_000, n_target=10_000, rates=RATE_PARAMS,
+                      rate_factor=RATE_FACTOR, random_state=None):
+    """Poisson counts whose rate changes by a factor per feature in the target.
+
+    Source: per-class Poisson features (the paper's section 4.1.1 rates).
+    Target: Poisson with every class rate multiplied by ``rate_factor`` (for
+    example a word used on average 5 instead of 2 times).  For a factor
+    below 1 this is exactly binomial thinning, the ``"rate"`` transfer model
+    (:class:`flda_core.transfer_models.RateTransfer`); above 1 the model's
+    mean is right but its variance (1 + Poisson per unit) is not the
+    Poisson's -- a deliberately imperfect model.  Non-zero rates change too,
+    so dropout sees a shift (for a rise it estimates ``theta = 0``).
+
+    Returns
+    -------
+    ShiftedDomainPair
+        ``true_params`` holds ``rate``.
+    """
+    params = _check_params(rates, "poisson")
+    m = params.shape[1]
+    factor = np.broadcast_to(np.asarray(rate_factor, dtype=np.float64), (m,)).copy()
+    if np.any(factor < 0) or not np.all(np.isfinite(factor)):
+        raise ValueError("rate_factor must be finite and >= 0.")
+    rng = np.random.default_rng(random_state)
+    y_source, X_source, y_target = _labelled_draws("poisson", params, n_source, n_target, rng)
+    X_target = _draw("poisson", params * factor, y_target, rng)
+    return ShiftedDomainPair(X_source, y_source, X_target, y_target, "rate",
+                             {"rate": factor}, "poisson", params)
