@@ -193,3 +193,212 @@ def test_no_corrupted_npz_escapes_as_another_exception(data, cut, flip):
         dg.read_digit_file(raw, "fuzz.npz")
     except DataValidationError as error:
         assert error.hint
+
+
+# --------------------------------------------------------------------------- CSV files
+
+from flda_core.datasets import cost  # noqa: E402
+from flda_core.datasets import tabular as tab  # noqa: E402
+
+LABELLED = "a,b,label\n1,0,x\n2,1,x\n0,3,y\n1,4,y\n"
+
+
+def _prepare(source, target=None, label="label", **kwargs):
+    source = tab.parse_csv(source, "source.csv")
+    target = tab.parse_csv(target if target is not None else LABELLED, "target.csv")
+    return tab.prepare_domains(source, target, label, **kwargs)
+
+
+def test_utf32_file_is_decoded_not_read_as_utf16_with_nul_names():
+    for encoding in ("utf-32", "utf-32-be"):
+        raw = (codecs.BOM_UTF32_BE if encoding.endswith("be") else b"") \
+            + LABELLED.encode(encoding)
+        table = tab.parse_csv(raw, "wide.csv")
+        assert table.columns == ("a", "b", "label")
+        assert table.encoding == "UTF-32"
+        assert table.frame["label"].tolist() == ["x", "x", "y", "y"]
+
+
+@pytest.mark.parametrize("encoding, wide", [("utf-32-le", "UTF-32"), ("utf-16-le", "UTF-16")])
+def test_wide_text_without_byte_order_mark_gets_an_encoding_message(encoding, wide):
+    with pytest.raises(DataValidationError, match=f"looks like {wide} text") as info:
+        tab.parse_csv(LABELLED.encode(encoding), "nobom.csv")
+    assert "UTF-8" in info.value.hint
+
+
+@pytest.mark.parametrize("line, delimiter", [("sep=,", ","), ("sep=;", ";"), ('"sep=|"', "|")])
+def test_excel_separator_line_is_skipped_and_obeyed(line, delimiter):
+    body = LABELLED.replace(",", delimiter)
+    table = tab.parse_csv(f"{line}\r\n{body}".encode(), "excel.csv")
+    assert table.columns == ("a", "b", "label") and table.delimiter == delimiter
+    assert table.n_rows == 4
+    assert any("Excel" in w for w in table.warnings)
+
+
+def test_excel_separator_line_naming_an_unknown_delimiter_is_refused():
+    with pytest.raises(DataValidationError, match="asks for the delimiter ':'"):
+        tab.parse_csv(b"sep=:\na:b\n1:2\n", "colon.csv")
+
+
+def test_quoted_line_break_in_a_column_name_is_named():
+    with pytest.raises(DataValidationError, match="contains a line break") as info:
+        tab.parse_csv(b'a,"la\nbel"\n1,x\n2,y\n', "broken.csv")
+    assert "'la\\nbel'" in info.value.message and info.value.hint
+    # A quoted line break inside a *data* cell is valid CSV and still read.
+    table = tab.parse_csv(b'a,label\n1,"x\ny"\n2,z\n', "cell.csv")
+    assert table.frame["label"].tolist() == ["x\ny", "z"]
+
+
+def test_headerless_count_file_is_explained():
+    counts = b"1,0,2\n2,1,1\n3,0,0\n4,1,1\n0,2,1\n"
+    with pytest.raises(DataValidationError, match="no header row") as info:
+        _prepare(counts, counts, label="2")
+    assert "naming the columns" in info.value.hint
+    with pytest.raises(DataValidationError, match="no header row") as info:
+        tab.parse_csv(b"1,0,0\n2,1,1\n", "dup.csv")  # repeated numbers as names
+    assert "naming the columns" in info.value.hint
+    with pytest.raises(DataValidationError, match="too few") as info:
+        _prepare(b"a,label\n1,0\n2,1\n3,0\n", LABELLED)  # has a header: no such note
+    assert "header" not in str(info.value)
+
+
+# --------------------------------------------------------------------------- labels
+
+@pytest.mark.parametrize("source, target, classes, unseen", [
+    ("a,label\n1,1\n2,1\n3,1.5\n4,1.5\n", "a,label\n1,1\n2,1.5\n", ["1", "1.5"], None),
+    ("a,label\n1,1\n2,1\n3,0\n4,0\n", "a,label\n1,0.5\n2,1\n", ["0", "1"], "'0.5'"),
+    ("a,label\n1,1\n2,1\n3,0\n4,0\n", "a,label\n1,x\n2,1\n", ["0", "1"], "'x'"),
+])
+def test_non_integer_or_mixed_labels_become_class_names_with_a_note(source, target, classes,
+                                                                    unseen):
+    prepared = _prepare(source.encode(), target.encode())
+    assert [str(c) for c in prepared.classes] == classes
+    assert prepared.y_source.dtype == object
+    notes = " ".join(prepared.report.warnings)
+    assert "used as class names" in notes
+    if unseen:
+        assert unseen in notes
+    models = tab.fit_models(prepared, names=("S-LR", "FLDA-L"))
+    predicted = models["FLDA-L"].predict(prepared.X_target)
+    assert set(map(str, predicted)) <= set(classes)
+    assert len(tab.error_table(prepared, models)) == 2
+
+
+def test_integer_and_float_spellings_of_one_label_are_one_class():
+    prepared = _prepare(b"a,label\n1,1\n2,1\n3,2.5\n4,2.5\n", b"a,label\n1,1.0\n2,2.5\n")
+    assert not any("never occur" in w for w in prepared.report.warnings)
+    assert prepared.target_labelled.all()
+
+
+def test_classifier_refuses_mixed_string_and_number_labels_clearly():
+    from flda_core import FLDAClassifier
+
+    X = np.arange(8.0).reshape(4, 2)
+    with pytest.raises(ValueError, match="mix") as info:
+        FLDAClassifier().fit(X, np.array([1, "a", 1, "a"], dtype=object))
+    assert "astype(str)" in str(info.value)
+
+
+# --------------------------------------------------------------------------- numbers
+
+@pytest.mark.parametrize("magnitude", [1e-300, 1e-6, 1.0, 1e160, 1e300, 5e307])
+def test_feature_scaling_does_not_overflow_or_zero_a_column(magnitude):
+    source = pd.DataFrame({"a": np.array([1.0, 0.0, 3.0, 2.0]) * magnitude,
+                           "b": [1.0, 2.0, 0.0, 1.0], "label": ["x", "x", "y", "y"]})
+    raw = source.to_csv(index=False).encode()
+    prepared = _prepare(raw, raw)
+    expected = np.array([1.0, 0.0, 3.0, 2.0]) / np.sqrt(14 / 4)
+    np.testing.assert_allclose(prepared.X_source[:, 0], expected, rtol=1e-12)
+    assert np.isfinite(prepared.X_source).all()
+
+
+def test_root_mean_square_is_bitwise_unchanged_for_ordinary_columns():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(50, 4)) * [1e-3, 1.0, 10.0, 1e5]
+    np.testing.assert_array_equal(tab.root_mean_square(X), np.sqrt(np.mean(X ** 2, axis=0)))
+
+
+def test_unscaled_huge_values_are_refused_and_unrepresentable_ones_named():
+    raw = b"a,label\n1e200,x\n2,x\n3,y\n4,y\n"
+    with pytest.raises(DataValidationError, match="overflow") as info:
+        _prepare(raw, raw, scale=False)
+    assert "scaling" in info.value.hint
+    with pytest.raises(DataValidationError, match="too large"):
+        _prepare(b"a,label\n1e400,x\n2,x\n3,y\n4,y\n")
+
+
+def test_fit_cost_bound_refuses_oversized_uploads_and_warns_before_long_fits(monkeypatch):
+    assert cost.fit_cost(1000, 20, 2) == 20_000 and cost.fit_cost(1000, 20, 5) == 100_000
+    assert cost.fit_cost_note(10, 2, 2) is None
+    note = cost.fit_cost_note(100_000, 50, 2, n_fits=5)
+    assert "100,000 rows x 50 features" in note and "5 fits" in note
+    with pytest.raises(DataValidationError, match="limit is") as info:
+        cost.check_fit_cost(1_000_000, 100, 10, "big.csv")
+    assert "subsample" in info.value.hint
+    monkeypatch.setattr(cost, "MAX_FIT_COST", 5)
+    with pytest.raises(DataValidationError, match="too slow for a shared server"):
+        _prepare(LABELLED.encode())
+    X, y = _digits()
+    with pytest.raises(DataValidationError, match="too slow for a shared server"):
+        dg.make_uploaded_domains(("a.npz", _npz(X=X, y=y)), ("b.npz", _npz(X=X, y=y)))
+
+
+def _noisy_problem(n=300, seed=0, classes=2):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    scores = X @ [1.5, -1.0, 0.5] + rng.normal(scale=1.0, size=n)
+    y = np.digitize(scores, np.quantile(scores, np.linspace(0, 1, classes + 1)[1:-1]))
+    return X, y
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("magnitude", [1e-6, 1e50])
+def test_badly_scaled_data_give_the_same_classifier_mapped_back_exactly(magnitude, classes):
+    from flda_core import FLDAClassifier
+
+    X, y = _noisy_problem(classes=classes)
+    theta = np.array([0.3, 0.0, 0.6])
+    reference = FLDAClassifier(theta=theta, tol=1e-10).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        scaled = FLDAClassifier(theta=theta, tol=1e-10).fit(X * magnitude, y)
+    assert scaled.n_iter_ > 0
+    np.testing.assert_allclose(scaled.coef_ * magnitude, reference.coef_, rtol=1e-5)
+    np.testing.assert_allclose(scaled.intercept_, reference.intercept_, rtol=1e-5, atol=1e-8)
+    np.testing.assert_array_equal(scaled.predict(X * magnitude), reference.predict(X))
+
+
+def test_abnormal_lbfgs_stop_warns(monkeypatch):
+    from flda_core import FLDAClassifier
+    from flda_core import solvers
+
+    real = solvers.minimize
+
+    def failing(*args, **kwargs):
+        result = real(*args, **kwargs)
+        result.status, result.success = 2, False
+        result.message = "ABNORMAL_TERMINATION_IN_LNSRCH"
+        return result
+
+    monkeypatch.setattr(solvers, "minimize", failing)
+    X, y = _noisy_problem()
+    with pytest.warns(ConvergenceWarning, match="stopped abnormally"):
+        FLDAClassifier().fit(X, y)
+
+
+def test_lbfgs_stopping_before_its_first_step_warns():
+    from flda_core import FLDAClassifier
+
+    X, y = _noisy_problem()
+    with pytest.warns(ConvergenceWarning, match="before its first iteration"):
+        model = FLDAClassifier(tol=1e3).fit(X, y)
+    assert model.n_iter_ == 0 and not model.coef_.any()
+
+
+def test_unsquarable_feature_values_are_refused_by_the_classifier():
+    from flda_core import FLDAClassifier
+
+    X, y = _noisy_problem()
+    X[0, 1] = 1e200
+    with pytest.raises(ValueError, match="overflows 64-bit floats"):
+        FLDAClassifier(loss="quadratic").fit(X, y)

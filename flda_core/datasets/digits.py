@@ -43,6 +43,7 @@ from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 from ..classifier import FLDAClassifier
+from .cost import check_fit_cost
 from .npz import ArraySpec, looks_like_npy, looks_like_zip, read_npz
 from .tabular import DataValidationError, parse_csv
 from ..transfer import estimate_dropout
@@ -763,6 +764,8 @@ def make_uploaded_domains(file_a, file_b, rescale=True):
             "The two files must hold the same classes, but " + " and ".join(parts) + ".",
             "Remove those images or relabel them; a classifier cannot predict a class it "
             "never saw.")
+    for X, name in ((X_a, name_a), (X_b, name_b)):  # either file can be the source
+        check_fit_cost(X.shape[0], X.shape[1], len(set(y_a.tolist())), name)
     if rescale:
         X_a, X_b = rescale_to_unit(X_a), rescale_to_unit(X_b)
     description = (
