@@ -7,6 +7,7 @@ bounded, text is rendered inertly and the estimator never fails silently.
 """
 
 import codecs
+import re
 import io
 import math
 import struct
@@ -402,3 +403,108 @@ def test_unsquarable_feature_values_are_refused_by_the_classifier():
     X[0, 1] = 1e200
     with pytest.raises(ValueError, match="overflows 64-bit floats"):
         FLDAClassifier(loss="quadratic").fit(X, y)
+
+
+# --------------------------------------------------------------------------- rendering
+
+from flda_core import safe_text  # noqa: E402
+from flda_core.figures import digits as digit_figures  # noqa: E402
+from flda_core.figures import tabular as data_figures  # noqa: E402
+
+HOSTILE_NAME = '<a href="http://e.vil/x">click</a> %{x} & <img src=x onerror=alert(1)>'
+
+
+def _strings(value):
+    """Every string inside a figure's dict (labels, names, templates, customdata)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        for item in value:
+            yield from _strings(item)
+
+
+def _assert_inert(fig):
+    texts = list(_strings(fig.to_dict()))
+    assert texts
+    for text in texts:
+        assert "<a" not in text and "<img" not in text, text
+        assert "%{x} &" not in text, text  # the user's template text never reaches plotly raw
+    return " ".join(texts)
+
+
+def test_markdown_escaping_leaves_nothing_to_interpret():
+    for hostile in ("![x](http://e.vil/p.png)", "[link](javascript:alert(1))", "$x^2$",
+                    "**bold** _it_ # head", "<b>html</b> &amp;", ":red[alert]", "a|b|c",
+                    "line\n# heading\n- item", "`code`"):
+        escaped = safe_text.escape_markdown(hostile)
+        assert "\n" not in escaped
+        # Every punctuation character is escaped, so none can start a construct.
+        unescaped = re.sub(r"\\[!-/:-@\[-`{-~]", "", escaped)
+        assert not re.search(r"[!-/:-@\[-`{-~]", unescaped), escaped
+        # Removing the escapes gives back the text (with line breaks as spaces).
+        assert re.sub(r"\\(.)", r"\1", escaped) == hostile.replace("\n", " ")
+
+
+@given(st.text(max_size=40))
+@settings(max_examples=200, deadline=None, derandomize=True)
+def test_markdown_escaping_round_trips_any_text(text):
+    escaped = safe_text.escape_markdown(text)
+    plain = re.sub(r"[\r\n\t]", " ", text)
+    plain = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", "", plain)
+    assert re.sub(r"\\(.)", r"\1", escaped) == plain
+    assert "\n" not in escaped and "$" not in escaped.replace("\\$", "")
+
+
+def test_plotly_escaping_round_trips_through_entities():
+    escaped = safe_text.escape_plotly(HOSTILE_NAME)
+    assert "<" not in escaped and ">" not in escaped and "%{" not in escaped
+    decoded = (escaped.replace("&#123;", "{").replace("&#125;", "}").replace("&lt;", "<")
+               .replace("&gt;", ">").replace("&amp;", "&"))
+    assert decoded == HOSTILE_NAME
+
+
+def test_data_page_figures_escape_feature_class_and_file_names():
+    thetas = pd.DataFrame({"feature": [HOSTILE_NAME, "plain"], "theta": [0.5, 0.1],
+                           "source_nonzero": [0.8, 0.5], "target_nonzero": [0.4, 0.45],
+                           "S-LR weight": [0.3, -0.2], "FLDA-L weight": [0.1, -0.3]})
+    for fig in (data_figures.theta_figure(thetas),
+                data_figures.nonzero_proportion_figure(thetas, source_name=HOSTILE_NAME,
+                                                       target_name="t.csv"),
+                data_figures.weights_figure(thetas)):
+        assert "&lt;a href" in _assert_inert(fig)
+    predictions = pd.DataFrame({"true_label": [HOSTILE_NAME, "b"], "S-LR": ["b", "b"],
+                                "FLDA-L": [HOSTILE_NAME, "b"]})
+    _assert_inert(data_figures.prediction_mix_figure(predictions, [HOSTILE_NAME, "b"]))
+
+
+def test_digit_figures_escape_file_names_and_labels():
+    side = 4
+    rate = np.linspace(0, 1, side * side)
+    _assert_inert(digit_figures.nonzero_rate_figure(rate, rate, side, HOSTILE_NAME, "b.npz"))
+    _assert_inert(digit_figures.weights_figure(rate, rate, rate, side, HOSTILE_NAME))
+    X = np.tile(rate, (2, 1))
+    y = np.array([HOSTILE_NAME, "b"])
+    _assert_inert(digit_figures.sample_images_figure(X, y, X, y, side, HOSTILE_NAME, "b.npz"))
+
+
+def test_csv_download_neutralises_formulas_but_keeps_values_readable():
+    frame = pd.DataFrame({
+        "name": ["=HYPERLINK(\"http://e.vil\",\"x\")", "+1+2", "-2+3+cmd|' /C calc'!A0",
+                 "@SUM(A1)", "\tTAB", "\rCR", "-1.5", "plain", None],
+        "value": [-1.0, 2.0, -3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+        "count": [-1, 2, 3, 4, 5, 6, 7, 8, 9]})
+    frame["=cmd"] = "x"
+    text = safe_text.safe_csv(frame)
+    read = pd.read_csv(io.StringIO(text), keep_default_na=False)
+    assert read.columns.tolist() == ["name", "value", "count", "'=cmd"]
+    assert read["name"].tolist() == [
+        "'=HYPERLINK(\"http://e.vil\",\"x\")", "'+1+2", "'-2+3+cmd|' /C calc'!A0",
+        "'@SUM(A1)", "'\tTAB", "'\rCR", "-1.5", "plain", ""]
+    np.testing.assert_array_equal(read["value"], frame["value"])  # numbers untouched
+    np.testing.assert_array_equal(read["count"], frame["count"])
+    for cell in read["name"]:
+        assert not str(cell).startswith(safe_text.FORMULA_PREFIXES) or cell == "-1.5"
+    assert frame["name"][0].startswith("=")  # the caller's frame is not modified
