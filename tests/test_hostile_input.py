@@ -508,3 +508,55 @@ def test_csv_download_neutralises_formulas_but_keeps_values_readable():
     for cell in read["name"]:
         assert not str(cell).startswith(safe_text.FORMULA_PREFIXES) or cell == "-1.5"
     assert frame["name"][0].startswith("=")  # the caller's frame is not modified
+
+
+# --------------------------------------------------------------------------- shared links
+
+from flda_core import url_state  # noqa: E402
+
+
+@pytest.mark.parametrize("raw", ["NaN", "Infinity", "-Infinity", "1e999", "[NaN, 0.5]",
+                                 "[0.1, Infinity]", "[-1e400, 0]"])
+def test_non_finite_url_values_are_ignored_with_a_note_naming_the_parameter(raw):
+    default = (-0.5, 0.5) if raw.startswith("[") else 0.0
+    outcome = url_state.validate_url_value("curve_range", raw, default, lo=-1.0, hi=1.0)
+    assert not outcome.accepted and outcome.value == default
+    assert "'curve_range'" in outcome.note and "finite" in outcome.note
+
+
+@pytest.mark.parametrize("raw, default, kwargs, problem", [
+    ("1.5", 0.0, dict(lo=0.0, hi=1.0), "outside [0, 1]"),
+    ("2.5", 3, dict(lo=1, hi=10), "not a whole number"),
+    ('"x"', 0.0, {}, "not a number"),
+    ("true", 1.0, {}, "not a number"),
+    ("[0.1]", (0.0, 0.5), dict(lo=-1, hi=1), "not a list of 2 numbers"),
+    ("NaN", 1e-3, dict(options=(0.0, 1e-3)), "not a finite number"),
+    ("0.5", 1e-3, dict(options=(0.0, 1e-3)), "not one of the options"),
+    ("x" * 501, "text", {}, "longer than 500"),
+])
+def test_invalid_url_values_are_ignored_with_the_reason(raw, default, kwargs, problem):
+    outcome = url_state.validate_url_value("p", raw, default, **kwargs)
+    assert outcome.value == default and problem in outcome.note
+
+
+def test_valid_url_values_are_coerced_to_the_setting_type():
+    assert url_state.validate_url_value("n", "20.0", 10, lo=2, hi=40).value == 20
+    assert url_state.validate_url_value("r", "[-0.2, 0.3]", (-0.5, 0.5), lo=-1,
+                                        hi=1).value == (-0.2, 0.3)
+    assert url_state.validate_url_value("d", "poisson", "bernoulli",
+                                        options=("poisson", "bernoulli")).value == "poisson"
+    assert url_state.validate_url_value("x", None, 0.1) == url_state.UrlValue(0.1, False)
+    values, notes = url_state.validate_url_values(
+        [("theta_1", 0.0, None, 0.0, 1.0), ("n", 5, None, 1, 9)],
+        {"theta_1": "NaN", "n": "7"})
+    assert values == {"theta_1": 0.0, "n": 7} and len(notes) == 1
+
+
+@given(st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr),
+                 st.text(max_size=12), st.integers().map(str)))
+@settings(max_examples=300, deadline=None, derandomize=True)
+def test_every_accepted_url_number_is_finite_and_in_bounds(raw):
+    outcome = url_state.validate_url_value("delta", raw, 0.0, lo=-1.0, hi=1.0)
+    assert isinstance(outcome.value, float)
+    assert math.isfinite(outcome.value) and -1.0 <= outcome.value <= 1.0
+    assert outcome.accepted or outcome.note is None or "'delta'" in outcome.note
