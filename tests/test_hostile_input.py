@@ -560,3 +560,30 @@ def test_every_accepted_url_number_is_finite_and_in_bounds(raw):
     assert isinstance(outcome.value, float)
     assert math.isfinite(outcome.value) and -1.0 <= outcome.value <= 1.0
     assert outcome.accepted or outcome.note is None or "'delta'" in outcome.note
+
+
+# --------------------------------------------------------------------------- error boundary
+
+from flda_core import error_report  # noqa: E402
+
+
+def test_known_errors_keep_their_problem_and_fix():
+    described = error_report.describe_error(DataValidationError("a.csv is empty.", "Upload."))
+    assert described == error_report.UserError("a.csv is empty.", "Upload.", True)
+    unavailable = error_report.describe_error(dg.DigitDataUnavailable("OpenML down."))
+    assert unavailable.expected and "offline" in unavailable.hint
+
+
+def test_unexpected_errors_hide_details_from_the_user_and_log_them(caplog):
+    try:
+        raise KeyError("/srv/app/flda_core/secret.py: column 'x'")
+    except KeyError as error:
+        with caplog.at_level("ERROR", logger=error_report.LOGGER_NAME):
+            described = error_report.describe_error(error, "reading your files")
+    shown = described.message + described.hint
+    assert not described.expected and "/srv" not in shown and "KeyError" not in shown
+    assert "reading your files" in described.message and described.incident in shown
+    record = caplog.records[-1]
+    assert described.incident in record.getMessage()
+    assert "/srv/app/flda_core/secret.py" in caplog.text and "Traceback" in caplog.text
+    assert "memory" in error_report.describe_error(MemoryError()).message

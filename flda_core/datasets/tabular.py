@@ -768,6 +768,14 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         is unchanged) while making one ``l2`` penalty fair to all features;
         centring would destroy the zeros the transfer model relies on.
 
+    Labels are classes, never measurements: when they are not all whole
+    numbers (``1`` and ``1.5``, or integer source labels against a target
+    label ``0.5``) or mix text and numbers, every label becomes its text
+    ("1", "1.5"; ``1.0`` is written "1") and a note says so; a target label
+    the source never has is reported as unseen.  A continuous column is
+    refused by the :data:`MAX_CLASSES` limit.  Uploads whose fit would cost
+    more than :data:`~flda_core.datasets.cost.MAX_FIT_COST` are refused.
+
     Returns
     -------
     PreparedDomains
