@@ -174,13 +174,26 @@ async def _open(page, url):
     return time.perf_counter() - start
 
 
-async def control_session(browser, base_url, page_name, moves, key):
-    result = SessionResult("control")
+async def _session(browser, kind, steps):
+    """One visitor: a fresh browser context (a new Streamlit session) running ``steps``."""
+    result = SessionResult(kind)
     context = await browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(ACTION_TIMEOUT_S * 1000)
     page = await context.new_page()
     page.on("pageerror", lambda error: result.errors.append(f"JavaScript: {error}"))
     try:
+        await steps(page, result)
+        result.errors.extend(await _errors_on_page(page))
+    except Exception as error:  # a timeout or a broken page is a result, not a crash
+        result.errors.append(f"{type(error).__name__}: {str(error).splitlines()[0][:200]}")
+    finally:
+        await context.close()
+    return result
+
+
+def control_session(browser, base_url, page_name, moves, key):
+    """Open ``page_name`` and press ``key`` on its slider ``moves`` times."""
+    async def steps(page, result):
         result.load_s = await _open(page, f"{base_url}/{page_name}")
         label = CONTROL_PAGES[page_name]
         box = page.locator('[data-testid="stSlider"]').filter(
@@ -194,21 +207,13 @@ async def control_session(browser, base_url, page_name, moves, key):
                 await thumb.press(key)
 
             result.latencies_s.append(await _updated_after(page, press))
-        result.errors.extend(await _errors_on_page(page))
-    except Exception as error:  # a timeout or a broken page is a result, not a crash
-        result.errors.append(f"{type(error).__name__}: {str(error).splitlines()[0][:200]}")
-    finally:
-        await context.close()
-    return result
+
+    return _session(browser, "control", steps)
 
 
-async def upload_session(browser, base_url):
-    result = SessionResult("upload")
-    context = await browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(ACTION_TIMEOUT_S * 1000)
-    page = await context.new_page()
-    page.on("pageerror", lambda error: result.errors.append(f"JavaScript: {error}"))
-    try:
+def upload_session(browser, base_url):
+    """Open "Your data", upload the source, then time the target upload to a figure."""
+    async def steps(page, result):
         start = time.perf_counter()
         await page.goto(f"{base_url}/your_data", timeout=ACTION_TIMEOUT_S * 1000)
         await _settle(page)
@@ -221,12 +226,8 @@ async def upload_session(browser, base_url):
             await inputs.nth(1).set_input_files(str(UPLOAD_FILES[1]))
 
         result.latencies_s.append(await _updated_after(page, upload_target))
-        result.errors.extend(await _errors_on_page(page))
-    except Exception as error:
-        result.errors.append(f"{type(error).__name__}: {str(error).splitlines()[0][:200]}")
-    finally:
-        await context.close()
-    return result
+
+    return _session(browser, "upload", steps)
 
 
 async def run_sessions(base_url, n_sessions, moves, page_name):

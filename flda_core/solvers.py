@@ -194,18 +194,22 @@ def _dropout_scale(c):
     return 1.0 / np.sqrt(1.0 + c / 4.0)
 
 
-#: Columns whose root mean square lies outside this band are rescaled to 1 in the
-#: optimiser's coordinates (x ~ 1e-6 would otherwise meet the gradient tolerance
-#: before the first step; x ~ 1e50 would break the first line search).
+#: Columns whose curvature scale ``sqrt(mean(x**2) + 2 l2)`` lies outside this band
+#: are brought to 1 in the optimiser's coordinates (x ~ 1e-6 without ridge would
+#: otherwise meet the gradient tolerance before the first step; x ~ 1e50 would
+#: break the first line search).
 WELL_SCALED_RMS = (1e-3, 1e3)
 
 
-def _column_scale(X):
-    """``1 / rms`` for columns whose root mean square is outside :data:`WELL_SCALED_RMS`, else 1.
+def _column_scale(X, l2):
+    """``1 / sqrt(mean(x**2) + 2 l2)`` for badly scaled columns (see :data:`WELL_SCALED_RMS`), else 1.
 
-    Used as a change of variables ``w = v * scale`` only: the objective, and
-    so the minimiser, are unchanged; only the coordinates L-BFGS works in are
-    better conditioned.  Ordinary columns keep scale 1 (no change at all).
+    ``mean(x_d**2) + 2 l2`` is, up to the logistic factor ``p (1 - p)``, the
+    curvature of the objective along ``w_d``.  Used as a change of variables
+    ``w = v * scale`` only: the objective, and so the minimiser, are
+    unchanged; only the coordinates L-BFGS works in are better conditioned.
+    Ordinary columns -- and nearly empty ones that the ridge already holds
+    (an image's border pixels) -- keep scale 1, i.e. no change at all.
     """
     n = X.shape[0]
     largest = np.asarray(abs(X).max(axis=0).todense()).ravel() if sp.issparse(X) \
@@ -214,9 +218,14 @@ def _column_scale(X):
     # rms computed on x / max|x|: no overflow or underflow for any finite x.
     rms = safe * np.sqrt(_column_sum_squares(X.multiply(1.0 / safe) if sp.issparse(X)
                                              else X / safe) / max(n, 1))
+    # sqrt(rms**2 + 2 l2) without overflow: scaled by the larger of the two terms.
+    ridge = np.sqrt(2.0 * l2)
+    top = np.maximum(rms, ridge)
+    safe_top = np.where(top > 0, top, 1.0)
+    curvature = safe_top * np.sqrt((rms / safe_top) ** 2 + (ridge / safe_top) ** 2)
     low, high = WELL_SCALED_RMS
-    bad = (largest > 0) & ((rms < low) | (rms > high))
-    return np.where(bad, 1.0 / np.where(rms > 0, rms, 1.0), 1.0)
+    bad = (largest > 0) & ((curvature < low) | (curvature > high))
+    return np.where(bad, 1.0 / np.where(curvature > 0, curvature, 1.0), 1.0)
 
 
 def _report_stop(result, tol, max_iter, m):
@@ -263,7 +272,7 @@ def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000):
     if sp.issparse(X):
         X = sp.csr_matrix(X)
     prior = np.bincount(y_index, minlength=n_classes) / n
-    scale = _dropout_scale(c) * _column_scale(X)
+    scale = _dropout_scale(c) * _column_scale(X, l2)
     # The variance term only involves features that are dropped out at all.
     penalized = np.flatnonzero(c > 0)
     X_penalized = X[:, penalized] if sp.issparse(X) else np.ascontiguousarray(X[:, penalized])

@@ -239,20 +239,15 @@ def decode_text(raw, name="file"):
         For binary content.
     """
     # The UTF-32-LE mark starts with the UTF-16-LE one: test it first.
-    if raw.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
-        try:
-            return raw.decode("utf-32"), "UTF-32"
-        except UnicodeDecodeError:
-            raise DataValidationError(
-                f"{name} starts like a UTF-32 text file but is not valid UTF-32.",
-                "Save it again as CSV with UTF-8 encoding.") from None
-    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        try:
-            return raw.decode("utf-16"), "UTF-16"
-        except UnicodeDecodeError:
-            raise DataValidationError(
-                f"{name} starts like a UTF-16 text file but is not valid UTF-16.",
-                "Save it again as CSV with UTF-8 encoding.") from None
+    for marks, encoding in (((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE), "UTF-32"),
+                            ((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE), "UTF-16")):
+        if raw.startswith(marks):
+            try:
+                return raw.decode(encoding.lower()), encoding
+            except UnicodeDecodeError:
+                raise DataValidationError(
+                    f"{name} starts like a {encoding} text file but is not valid {encoding}.",
+                    "Save it again as CSV with UTF-8 encoding.") from None
     for signature, what in _BINARY_SIGNATURES:
         if raw.startswith(signature):
             raise DataValidationError(
