@@ -5,8 +5,9 @@ The "Your data" page lets a user bring a labelled *source* CSV and an
 file is checked here, in three small steps that never import streamlit:
 
 1. :func:`parse_csv` turns raw bytes (+ the file name) into a :class:`CsvTable`:
-   it decodes the text (UTF-8, UTF-8 with BOM, UTF-16 with BOM, else
-   Latin-1), detects the delimiter (comma, semicolon, tab or pipe), reads the
+   it decodes the text (UTF-8, UTF-8 with BOM, UTF-16 or UTF-32 with BOM, else
+   Latin-1), detects the delimiter (comma, semicolon, tab or pipe; an Excel
+   ``sep=;`` first line is obeyed and skipped), reads the
    header and converts every column it can to numbers.  Missing cells (empty,
    ``NA``, ``NaN``, ``?``, ...) become ``NaN``.
 2. :func:`prepare_domains` chooses the label column, matches the features of
@@ -216,10 +217,12 @@ class CsvTable:
 def decode_text(raw, name="file"):
     """Decode the bytes of a text file.
 
-    Tries UTF-16 (only when the file starts with a UTF-16 byte-order mark),
-    UTF-8 with or without a byte-order mark, and finally Latin-1, which
+    Tries UTF-32 and UTF-16 (only when the file starts with their byte-order
+    mark), UTF-8 with or without a byte-order mark, and finally Latin-1, which
     decodes any byte sequence; binary files (NUL bytes or a known signature
-    such as an Excel workbook) are rejected.
+    such as an Excel workbook) are rejected, with a message naming UTF-16 or
+    UTF-32 when the NUL bytes are those of such text without a byte-order
+    mark.
 
     Parameters
     ----------
@@ -231,7 +234,7 @@ def decode_text(raw, name="file"):
     -------
     text : str
     encoding : str
-        ``"UTF-16"``, ``"UTF-8 with BOM"``, ``"UTF-8"`` or ``"Latin-1"``.
+        ``"UTF-32"``, ``"UTF-16"``, ``"UTF-8 with BOM"``, ``"UTF-8"`` or ``"Latin-1"``.
 
     Raises
     ------
