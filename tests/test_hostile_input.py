@@ -587,3 +587,55 @@ def test_unexpected_errors_hide_details_from_the_user_and_log_them(caplog):
     assert described.incident in record.getMessage()
     assert "/srv/app/flda_core/secret.py" in caplog.text and "Traceback" in caplog.text
     assert "memory" in error_report.describe_error(MemoryError()).message
+
+
+# --------------------------------------------------------------------------- properties
+
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+_DTYPES = st.one_of(hnp.integer_dtypes(), hnp.unsigned_integer_dtypes(), hnp.floating_dtypes(),
+                    hnp.complex_number_dtypes(), hnp.boolean_dtypes(),
+                    hnp.unicode_string_dtypes(max_len=4), hnp.byte_string_dtypes(max_len=4),
+                    hnp.datetime64_dtypes(), hnp.timedelta64_dtypes(),
+                    hnp.array_dtypes(allow_subarrays=True, max_size=2))
+
+
+@pytest.mark.filterwarnings("ignore:Stored array in format 3.0")
+@settings(max_examples=200, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(images=hnp.arrays(_DTYPES, hnp.array_shapes(min_dims=0, max_dims=4, max_side=5)),
+       labels=hnp.arrays(_DTYPES, hnp.array_shapes(min_dims=0, max_dims=2, max_side=6)))
+def test_any_npz_of_any_dtype_and_shape_reads_or_is_refused_with_a_fix(images, labels):
+    try:
+        X, y, side = dg.read_digit_file(_npz(X=images, y=labels), "any.npz")
+    except DataValidationError as error:
+        assert error.hint and "any.npz" in error.message
+        return
+    assert X.dtype == np.float64 and np.isfinite(X).all() and X.shape == (len(y), side * side)
+    assert len(np.unique(y)) >= 2
+
+
+_LABELS = st.one_of(st.integers(-3, 3), st.sampled_from([0.5, 1.5, 1.0, -2.25, 1e300]),
+                    st.sampled_from(["a", "b", "1", " 2 ", "=1+1"]))
+
+
+@settings(max_examples=120, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(source=st.lists(_LABELS, min_size=2, max_size=10),
+       target=st.lists(st.one_of(st.none(), _LABELS), min_size=1, max_size=6))
+def test_any_label_mix_is_refused_clearly_or_fitted(source, target):
+    def csv(labels):
+        rows = [f"{k % 3},{(k * 7) % 5},{'' if v is None else v}" for k, v in
+                enumerate(labels)]
+        return ("a,b,label\n" + "\n".join(rows) + "\n").encode()
+
+    try:
+        prepared = _prepare(csv(source), csv(target))
+    except DataValidationError as error:
+        assert error.hint
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        models = tab.fit_models(prepared, names=("S-LR", "FLDA-L", "T-LR"))
+    tab.error_table(prepared, models)
+    tab.predictions_frame(prepared, models)
