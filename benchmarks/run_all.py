@@ -1,9 +1,10 @@
-"""Run every benchmark in this folder: ``python3 benchmarks/run_all.py [--quick]``.
+"""Run every benchmark in this folder: ``python3 benchmarks/run_all.py [--quick] [--load]``.
 
 Each ``bench_*.py`` runs in its own Python process (so one benchmark's caches
 and memory do not colour the next) and prints its own ratios against a
 baseline measured in the same run.  ``--quick`` is passed on to benchmarks
-that accept it.
+that accept it.  The heavy ones in :data:`HEAVY` (``bench_load.py`` opens 30
+Chromium sessions against one server) run only with ``--load``.
 """
 
 from __future__ import annotations
@@ -13,12 +14,20 @@ import subprocess
 import sys
 import time
 
+#: Benchmarks run only when ``--load`` is given.
+HEAVY = ("bench_load.py",)
+
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     here = pathlib.Path(__file__).resolve().parent
     failures = 0
+    heavy = "--load" in argv
+    argv = [a for a in argv if a != "--load"]
     for script in sorted(here.glob("bench_*.py")):
+        if script.name in HEAVY and not heavy:
+            print(f"\n=== {script.name}: skipped (heavy; pass --load to run it) ===", flush=True)
+            continue
         print(f"\n=== {script.name} ===", flush=True)
         start = time.perf_counter()
         accepts_quick = "--quick" in script.read_text()

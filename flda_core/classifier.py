@@ -31,6 +31,32 @@ def _select_columns(X, mask):
     return X[:, mask].tocsr() if sp.issparse(X) else np.ascontiguousarray(X[:, mask])
 
 
+#: Largest feature magnitude accepted: the objectives square feature values
+#: (eq. 10), which overflows float64 beyond about 1.3e154.
+MAX_ABS_FEATURE = 1e150
+
+
+def _check_inputs(X, y):
+    """Clear errors for labels mixing text and numbers and for unsquarable values."""
+    if y.dtype == object:
+        kinds = {"text" if isinstance(v, str) else "number" if isinstance(v, (Real, Integral))
+                 else type(v).__name__ for v in y}
+        if len(kinds) > 1:
+            examples = {}
+            for v in y:
+                examples.setdefault("text" if isinstance(v, str) else "other", v)
+            raise ValueError(
+                f"y mixes label types ({', '.join(sorted(kinds))}), e.g. "
+                f"{' and '.join(repr(v) for v in examples.values())}; they cannot be ordered "
+                "as classes. Convert all labels to one type first, e.g. y.astype(str).")
+    largest = abs(X).max() if X.size else 0.0
+    if largest > MAX_ABS_FEATURE:
+        raise ValueError(
+            f"X has values as large as {float(largest):.3g}; FLDA squares feature values, "
+            f"which overflows 64-bit floats beyond about 1e154. Rescale the features, e.g. "
+            "divide every column by its root mean square.")
+
+
 def _is_logistic(estimator):
     return estimator.loss == "logistic"
 
@@ -175,6 +201,7 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"),
                              dtype=np.float64, y_numeric=False,
                              ensure_all_finite=self._finite_check())
+        _check_inputs(X, y)
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         n_classes = len(self.classes_)

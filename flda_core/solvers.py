@@ -14,7 +14,13 @@ against each other in the tests:
 (eq. ``eq:logrisk`` with eq. ``log_loss``; Algorithm 2) with L-BFGS on the
 exact gradient, in coordinates rescaled by ``sqrt(1 + theta / (4 (1 - theta)))``
 so that features with ``theta`` close to 1 (a huge dropout variance) do not
-make the problem ill-conditioned for the optimiser.
+make the problem ill-conditioned for the optimiser, and columns far from unit
+scale (root mean square outside ``WELL_SCALED_RMS``, e.g. x ~ 1e-6 or 1e50)
+are brought to unit scale in the optimiser's coordinates.  Both are changes of
+variables ``w = v * scale``: the objective and its minimiser are unchanged and
+the weights are mapped back exactly.  Every stop other than a normal
+convergence (iteration cap, abnormal line-search end, or no iteration at all)
+raises a ``ConvergenceWarning``.
 """
 
 from __future__ import annotations
@@ -197,6 +203,57 @@ def _dropout_scale(c):
     return 1.0 / np.sqrt(1.0 + c / 4.0)
 
 
+#: Columns whose curvature scale ``sqrt(mean(x**2) + 2 l2)`` lies outside this band
+#: are brought to 1 in the optimiser's coordinates (x ~ 1e-6 without ridge would
+#: otherwise meet the gradient tolerance before the first step; x ~ 1e50 would
+#: break the first line search).
+WELL_SCALED_RMS = (1e-3, 1e3)
+
+
+def _column_scale(X, l2):
+    """``1 / sqrt(mean(x**2) + 2 l2)`` for badly scaled columns (see :data:`WELL_SCALED_RMS`), else 1.
+
+    ``mean(x_d**2) + 2 l2`` is, up to the logistic factor ``p (1 - p)``, the
+    curvature of the objective along ``w_d``.  Used as a change of variables
+    ``w = v * scale`` only: the objective, and so the minimiser, are
+    unchanged; only the coordinates L-BFGS works in are better conditioned.
+    Ordinary columns -- and nearly empty ones that the ridge already holds
+    (an image's border pixels) -- keep scale 1, i.e. no change at all.
+    """
+    n = X.shape[0]
+    largest = np.asarray(abs(X).max(axis=0).todense()).ravel() if sp.issparse(X) \
+        else np.max(np.abs(X), axis=0, initial=0.0)
+    safe = np.where(largest > 0, largest, 1.0)
+    # rms computed on x / max|x|: no overflow or underflow for any finite x.
+    rms = safe * np.sqrt(_column_sum_squares(X.multiply(1.0 / safe) if sp.issparse(X)
+                                             else X / safe) / max(n, 1))
+    # sqrt(rms**2 + 2 l2) without overflow: scaled by the larger of the two terms.
+    ridge = np.sqrt(2.0 * l2)
+    top = np.maximum(rms, ridge)
+    safe_top = np.where(top > 0, top, 1.0)
+    curvature = safe_top * np.sqrt((rms / safe_top) ** 2 + (ridge / safe_top) ** 2)
+    low, high = WELL_SCALED_RMS
+    bad = (largest > 0) & ((curvature < low) | (curvature > high))
+    return np.where(bad, 1.0 / np.where(curvature > 0, curvature, 1.0), 1.0)
+
+
+def _report_stop(result, tol, max_iter, m):
+    """ConvergenceWarning for every stop that is not a normal convergence."""
+    if result.status == 1:
+        warnings.warn(f"L-BFGS did not converge in {max_iter} iterations "
+                      f"({result.message}); increase max_iter or l2.",
+                      ConvergenceWarning, stacklevel=4)
+    elif not result.success:
+        warnings.warn(f"L-BFGS stopped abnormally after {result.nit} iterations "
+                      f"(status {result.status}: {result.message}); the weights may be far "
+                      "from optimal. Scale the features or increase l2.",
+                      ConvergenceWarning, stacklevel=4)
+    elif result.nit == 0 and m > 0:
+        warnings.warn("L-BFGS stopped before its first iteration: the gradient at the start "
+                      f"was already below tol={tol}, so the weights are all zero. Scale the "
+                      "features or lower tol.", ConvergenceWarning, stacklevel=4)
+
+
 def _general_variance(X, variance):
     """Scaling, variance columns and their block for a general transfer model.
 
@@ -251,13 +308,14 @@ def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000, varian
         X = sp.csr_matrix(X)
     prior = np.bincount(y_index, minlength=n_classes) / n
     if variance is None:
-        scale = _dropout_scale(c)
+        scale = _dropout_scale(c) * _column_scale(X, l2)
         # The variance term only involves features that are dropped out at all.
         penalized = np.flatnonzero(c > 0)
         X_penalized = X[:, penalized] if sp.issparse(X) else np.ascontiguousarray(X[:, penalized])
         Q = dropout_variances(X_penalized, c[penalized])
     else:
         scale, penalized, Q = _general_variance(X, variance)
+        scale = scale * _column_scale(X, l2)
     if len(penalized) == m:
         penalized = None
     if n_classes == 2:
@@ -293,9 +351,6 @@ def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000, varian
         result = minimize(fun, x0, method="L-BFGS-B", jac=True,
                           options={"maxiter": max_iter, "maxls": 50, "gtol": tol,
                                    "ftol": 64 * np.finfo(float).eps})
-    if not result.success and result.status == 1:
-        warnings.warn(f"L-BFGS did not converge in {max_iter} iterations "
-                      f"({result.message}); increase max_iter or l2.",
-                      ConvergenceWarning, stacklevel=3)
+    _report_stop(result, tol, max_iter, m)
     W = result.x[:m * n_out].reshape(m, n_out) * scale[:, None]
     return W, result.x[m * n_out:], int(result.nit)

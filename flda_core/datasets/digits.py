@@ -29,7 +29,6 @@ Three sources of two digit collections ("domain A" and "domain B") on one
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import socket
 import warnings
@@ -44,12 +43,15 @@ from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 from ..classifier import FLDAClassifier
+from .cost import check_fit_cost
+from .npz import ArraySpec, looks_like_npy, looks_like_zip, read_npz
 from .tabular import DataValidationError, parse_csv
 from ..transfer import estimate_dropout
 
 __all__ = [
     "SIDE", "OFFLINE_INNER_SIDE", "PAPER_N_MNIST", "PAPER_N_USPS", "PAPER_TABLE4",
-    "METHODS", "L2_GRID", "MAX_UPLOAD_BYTES", "MAX_UPLOAD_SAMPLES", "LABEL_NAMES",
+    "METHODS", "L2_GRID", "MAX_UPLOAD_BYTES", "MAX_UPLOAD_SAMPLES", "MAX_UPLOAD_ARRAY_BYTES",
+    "MAX_PIXEL_MAGNITUDE", "LABEL_NAMES",
     "DigitDomains", "DigitDataUnavailable", "MethodResult",
     "resample_matrix", "resize_images", "place_centred", "rescale_to_unit",
     "stratified_halves", "balanced_subsample", "augment_shifts", "fingerprint",
@@ -80,6 +82,12 @@ L2_GRID = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 #: Most images per uploaded file.
 MAX_UPLOAD_SAMPLES = 30_000
+#: Most memory the arrays of one NPZ upload may take once read as float64 (bytes);
+#: checked from the array headers before decompressing (a zip bomb is refused unread).
+MAX_UPLOAD_ARRAY_BYTES = 200 * 1024 * 1024
+#: Largest pixel magnitude accepted: FLDA squares pixel values (the dropout
+#: variance, eq. 10), which overflows float64 beyond about 1e154.
+MAX_PIXEL_MAGNITUDE = 1e150
 #: Smallest and largest side length of uploaded images.
 MIN_UPLOAD_SIDE, MAX_UPLOAD_SIDE = 4, 64
 #: Column / array names accepted as labels in uploaded files (case-insensitive).
@@ -258,7 +266,10 @@ def rescale_to_unit(X, lo=None, hi=None):
     hi = float(np.max(X)) if hi is None else float(hi)
     if not hi > lo:
         return np.zeros_like(X)
-    return np.clip((X - lo) / (hi - lo), 0.0, 1.0)
+    if np.isfinite(hi - lo):
+        return np.clip((X - lo) / (hi - lo), 0.0, 1.0)
+    # hi - lo overflows (values near +-1.8e308): halve everything first, exactly.
+    return np.clip((X / 2 - lo / 2) / (hi / 2 - lo / 2), 0.0, 1.0)
 
 
 def stratified_halves(y, random_state=0):
@@ -607,40 +618,18 @@ def _clean_labels(labels, name):
 
 
 def _read_npz(raw, name):
-    try:
-        archive = np.load(io.BytesIO(raw), allow_pickle=False)
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as error:
-        raise DataValidationError(f"{name} is not a readable NPZ file ({error}).",
-                                  "Save it with numpy.savez(file, X=images, y=labels).") from error
-    with archive:
-        keys = list(archive.files)
-        image_key = _find_name(keys, IMAGE_NAMES)
-        label_key = _find_name(keys, LABEL_NAMES)
-        if image_key is None or label_key is None:
-            raise DataValidationError(
-                f"{name} holds the arrays {keys}; an image array "
-                f"({', '.join(IMAGE_NAMES)}) and a label array ({', '.join(LABEL_NAMES)}) "
-                "are needed.", "Save it with numpy.savez(file, X=images, y=labels).")
-        try:
-            images, labels = archive[image_key], archive[label_key]
-        except ValueError as error:  # object arrays need pickle: refused
-            raise DataValidationError(
-                f"{name} stores Python objects, which are not read for safety ({error}).",
-                "Save plain numeric arrays (numpy.savez with numbers/strings, no objects)."
-            ) from error
-    if images.dtype.kind not in "iufb":
-        raise DataValidationError(f"The images in {name} are of type {images.dtype}, not numbers.",
-                                  "Store pixel values as numbers.")
+    """Images and labels of an NPZ upload; shapes and dtypes checked from the
+    headers before anything is decompressed (:func:`~flda_core.datasets.npz.read_npz`)."""
+    images_spec = ArraySpec("image", IMAGE_NAMES, "iufb", (2, 3), MAX_UPLOAD_SAMPLES,
+                            MAX_UPLOAD_SIDE ** 2)
+    labels_spec = ArraySpec("label", LABEL_NAMES, "iufbUS", (1,), MAX_UPLOAD_SAMPLES)
+    images, labels = read_npz(raw, name, (images_spec, labels_spec), MAX_UPLOAD_ARRAY_BYTES)
     if images.ndim == 3:
         if images.shape[1] != images.shape[2]:
             raise DataValidationError(
                 f"The images in {name} are {images.shape[1]} x {images.shape[2]}, not square.",
                 "Pad or crop them to a square first.")
         images = images.reshape(len(images), -1)
-    elif images.ndim != 2:
-        raise DataValidationError(
-            f"The image array in {name} has shape {images.shape}.",
-            "Use shape (n_images, side * side) or (n_images, side, side).")
     return images.astype(np.float64), labels
 
 
@@ -674,13 +663,20 @@ def read_digit_file(raw, name):
       (case-insensitive), every other column a pixel (row-major).
     * NPZ (``numpy.savez``): an image array named one of ``X, images, data,
       pixels`` of shape ``(n, side**2)`` or ``(n, side, side)`` and a label
-      array named one of :data:`LABEL_NAMES`.  Read with
-      ``allow_pickle=False``: object arrays are refused.
+      array named one of :data:`LABEL_NAMES`.  The array headers are checked
+      first (:func:`~flda_core.datasets.npz.read_npz`): object, structured and
+      complex arrays, scalar or empty arrays and arrays beyond the limits
+      below (:data:`MAX_UPLOAD_ARRAY_BYTES` once read) are refused before
+      anything is decompressed; data are read with ``allow_pickle=False``.
+    * A plain ``.npy`` (one array) is refused: it cannot hold images and labels.
 
     Checks: at most :data:`MAX_UPLOAD_BYTES` bytes and
     :data:`MAX_UPLOAD_SAMPLES` images; the number of pixels is a square
     between 4 x 4 and 64 x 64; pixel values are finite numbers; every image
-    has a label; at least two classes.
+    has a label; at least two classes; ``|pixel| <= MAX_PIXEL_MAGNITUDE``.
+    A file is read as NPZ when its name ends in ``.npz``/``.npy`` or its bytes
+    start like a ZIP archive or a ``.npy`` (a CSV whose header merely begins
+    with "PK" is still a CSV).
 
     Returns
     -------
@@ -700,7 +696,7 @@ def read_digit_file(raw, name):
         raise DataValidationError(
             f"{name} is {len(raw) / 2**20:.1f} MB; the limit is {MAX_UPLOAD_BYTES / 2**20:.0f} MB.",
             f"Use at most {MAX_UPLOAD_SAMPLES:,} images (NPZ is smaller than CSV).")
-    if name.lower().endswith(".npz") or raw[:2] == b"PK":
+    if name.lower().endswith((".npz", ".npy")) or looks_like_zip(raw) or looks_like_npy(raw):
         X, labels = _read_npz(raw, name)
     else:
         X, labels = _read_csv(raw, name)
@@ -717,6 +713,13 @@ def read_digit_file(raw, name):
         raise DataValidationError(
             f"{name} has a missing or infinite pixel value (image {row + 1}, pixel {col + 1}).",
             "Fill missing pixels with 0 (no ink).")
+    largest = float(np.max(np.abs(X))) if X.size else 0.0
+    if largest > MAX_PIXEL_MAGNITUDE:
+        raise DataValidationError(
+            f"{name} has pixel values as large as {largest:.3g}; values beyond "
+            f"{MAX_PIXEL_MAGNITUDE:.0e} cannot be squared in 64-bit floating point, which "
+            "FLDA's dropout variance needs.",
+            "Store ink on an ordinary scale, e.g. 0-255 or 0-1.")
     y = _clean_labels(labels, name)
     if len(np.unique(y)) < 2:
         raise DataValidationError(f"{name} has only one class ('{y[0]}').",
@@ -761,6 +764,8 @@ def make_uploaded_domains(file_a, file_b, rescale=True):
             "The two files must hold the same classes, but " + " and ".join(parts) + ".",
             "Remove those images or relabel them; a classifier cannot predict a class it "
             "never saw.")
+    for X, name in ((X_a, name_a), (X_b, name_b)):  # either file can be the source
+        check_fit_cost(X.shape[0], X.shape[1], len(set(y_a.tolist())), name)
     if rescale:
         X_a, X_b = rescale_to_unit(X_a), rescale_to_unit(X_b)
     description = (

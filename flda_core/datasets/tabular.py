@@ -5,8 +5,9 @@ The "Your data" page lets a user bring a labelled *source* CSV and an
 file is checked here, in three small steps that never import streamlit:
 
 1. :func:`parse_csv` turns raw bytes (+ the file name) into a :class:`CsvTable`:
-   it decodes the text (UTF-8, UTF-8 with BOM, UTF-16 with BOM, else
-   Latin-1), detects the delimiter (comma, semicolon, tab or pipe), reads the
+   it decodes the text (UTF-8, UTF-8 with BOM, UTF-16 or UTF-32 with BOM, else
+   Latin-1), detects the delimiter (comma, semicolon, tab or pipe; an Excel
+   ``sep=;`` first line is obeyed and skipped), reads the
    header and converts every column it can to numbers.  Missing cells (empty,
    ``NA``, ``NaN``, ``?``, ...) become ``NaN``.
 2. :func:`prepare_domains` chooses the label column, matches the features of
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import functools
 import io
 import re
 import warnings as _warnings
@@ -67,6 +69,9 @@ MAX_COLUMNS = 5_000
 MAX_CELLS = 10_000_000
 #: Most distinct labels; more usually means a continuous (regression) target.
 MAX_CLASSES = 50
+#: Largest feature magnitude accepted without scaling: FLDA squares values (the
+#: dropout variance, eq. 10), which overflows float64 beyond about 1.3e154.
+MAX_UNSCALED_MAGNITUDE = 1e150
 #: Fewest source samples of every class.
 MIN_SAMPLES_PER_CLASS = 2
 #: Cell contents read as "missing" (compared case-insensitively, after stripping spaces).
@@ -212,10 +217,12 @@ class CsvTable:
 def decode_text(raw, name="file"):
     """Decode the bytes of a text file.
 
-    Tries UTF-16 (only when the file starts with a UTF-16 byte-order mark),
-    UTF-8 with or without a byte-order mark, and finally Latin-1, which
+    Tries UTF-32 and UTF-16 (only when the file starts with their byte-order
+    mark), UTF-8 with or without a byte-order mark, and finally Latin-1, which
     decodes any byte sequence; binary files (NUL bytes or a known signature
-    such as an Excel workbook) are rejected.
+    such as an Excel workbook) are rejected, with a message naming UTF-16 or
+    UTF-32 when the NUL bytes are those of such text without a byte-order
+    mark.
 
     Parameters
     ----------
@@ -227,26 +234,35 @@ def decode_text(raw, name="file"):
     -------
     text : str
     encoding : str
-        ``"UTF-16"``, ``"UTF-8 with BOM"``, ``"UTF-8"`` or ``"Latin-1"``.
+        ``"UTF-32"``, ``"UTF-16"``, ``"UTF-8 with BOM"``, ``"UTF-8"`` or ``"Latin-1"``.
 
     Raises
     ------
     DataValidationError
         For binary content.
     """
-    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        try:
-            return raw.decode("utf-16"), "UTF-16"
-        except UnicodeDecodeError:
-            raise DataValidationError(
-                f"{name} starts like a UTF-16 text file but is not valid UTF-16.",
-                "Save it again as CSV with UTF-8 encoding.") from None
+    # The UTF-32-LE mark starts with the UTF-16-LE one: test it first.
+    for marks, encoding in (((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE), "UTF-32"),
+                            ((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE), "UTF-16")):
+        if raw.startswith(marks):
+            try:
+                return raw.decode(encoding.lower()), encoding
+            except UnicodeDecodeError:
+                raise DataValidationError(
+                    f"{name} starts like a {encoding} text file but is not valid {encoding}.",
+                    "Save it again as CSV with UTF-8 encoding.") from None
     for signature, what in _BINARY_SIGNATURES:
         if raw.startswith(signature):
             raise DataValidationError(
                 f"{name} is not a text CSV file: it looks like {what}.",
                 "Open it in its program and export or 'Save as' CSV (comma-separated values).")
     if b"\x00" in raw:
+        wide = _wide_encoding(raw)
+        if wide:
+            raise DataValidationError(
+                f"{name} looks like {wide} text without a byte-order mark, which cannot be "
+                "told apart from binary data reliably.",
+                "Save it again as CSV with UTF-8 encoding.")
         raise DataValidationError(
             f"{name} contains binary data (NUL bytes), so it is not a text CSV file.",
             "Export the data as CSV (comma-separated values) and upload that file.")
@@ -261,6 +277,21 @@ def decode_text(raw, name="file"):
         except UnicodeDecodeError:
             pass
     return raw.decode("latin-1"), "Latin-1"
+
+
+def _wide_encoding(raw):
+    """``"UTF-32"``/``"UTF-16"`` if ``raw`` decodes as such into NUL-free printable text."""
+    sample = raw[:4096]
+    for encoding, width in (("utf-32-le", 4), ("utf-32-be", 4), ("utf-16-le", 2),
+                            ("utf-16-be", 2)):
+        try:
+            text = sample[:len(sample) - len(sample) % width].decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        if text and "\x00" not in text and all(c.isprintable() or c in "\r\n\t"
+                                                for c in text):
+            return encoding[:6].upper()
+    return None
 
 
 def _split_fields(line, delimiter):
@@ -377,6 +408,7 @@ def parse_csv(raw, name="file.csv"):
             f"{name} is not valid UTF-8; it was read as Latin-1 (Western European). "
             "If column names look garbled, save the file as UTF-8.")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text, forced_delimiter = _excel_separator_line(text, name, file_warnings)
     lines = [line for line in text.split("\n") if line.strip()]
     if not lines:
         raise DataValidationError(
@@ -386,7 +418,8 @@ def parse_csv(raw, name="file.csv"):
         raise DataValidationError(
             f"{name} has {len(lines) - 1:,} data rows; the limit is {MAX_ROWS:,}.",
             "Upload a random subsample of the rows.")
-    delimiter = detect_delimiter(lines)
+    delimiter = forced_delimiter or detect_delimiter(lines)
+    _check_header_line_breaks(text, lines[0], delimiter, name)
     header = [h.strip() for h in _split_fields(lines[0], delimiter)]
     if len(header) > MAX_COLUMNS:
         raise DataValidationError(
@@ -468,6 +501,45 @@ def parse_csv(raw, name="file.csv"):
                     warnings=tuple(file_warnings))
 
 
+_SEPARATOR_LINE = re.compile(r"[ \t]*\"?sep=(.?)\"?[ \t]*(\n|$)", re.IGNORECASE)
+
+
+def _excel_separator_line(text, name, file_warnings):
+    """Drop Excel's ``sep=;`` first line; returns ``(text, delimiter or None)``."""
+    match = _SEPARATOR_LINE.match(text)
+    if not match:
+        return text, None
+    delimiter = match.group(1)
+    if delimiter not in DELIMITER_NAMES:
+        raise DataValidationError(
+            f"The first line of {name}, {match.group(0).strip()!r}, asks for the delimiter "
+            f"{delimiter!r}, which is not supported.",
+            "Save the file with commas, semicolons, tabs or pipes between values.")
+    file_warnings.append(
+        f"{name}: skipped the first line {match.group(0).strip()!r} (a hint written by Excel) "
+        f"and used the {DELIMITER_NAMES[delimiter]} it names as the delimiter.")
+    return text[match.end():], delimiter
+
+
+def _check_header_line_breaks(text, first_line, delimiter, name):
+    """Refuse a header whose quoted column name spans lines (the header is one line)."""
+    if first_line.count('"') % 2 == 0:
+        return
+    start = text.find(first_line)
+    try:
+        record = next(csv.reader(io.StringIO(text[start:]), delimiter=delimiter,
+                                 strict=True), [])
+    except csv.Error:
+        return  # an unclosed quote: reported by the table reader
+    broken = [field for field in record if "\n" in field]
+    if broken:
+        raise DataValidationError(
+            f"A column name in the header of {name} contains a line break: "
+            f"{broken[0][:60]!r}.",
+            "Remove line breaks from the column names (edit the header cells), then save "
+            "as CSV again.")
+
+
 def _check_column_names(header, name):
     seen, duplicates = set(), []
     for column_name in header:
@@ -475,9 +547,14 @@ def _check_column_names(header, name):
             duplicates.append(column_name)
         seen.add(column_name)
     if duplicates:
+        headerless = all(_looks_numeric(c) for c in header)
         raise DataValidationError(
-            f"{name} has duplicate column names: {_name_list(duplicates)}.",
-            "Column names must be unique; rename or delete the repeated columns.")
+            f"{name} has duplicate column names: {_name_list(duplicates)}."
+            + (" Every column name is a number, so the file probably has no header row "
+               "and its first data row was read as column names." if headerless else ""),
+            ("Add a first line naming the columns (e.g. word_1,word_2,...,label)."
+             if headerless else
+             "Column names must be unique; rename or delete the repeated columns."))
 
 
 def _parser_message(message, name, n_header, lines_before_body):
@@ -633,6 +710,32 @@ class PreparedDomains:
         return bool(self.target_labelled.any())
 
 
+def _explain_headerless(prepare):
+    """Add "this file seems to have no header row" to any refusal of such a file.
+
+    A header-less file of numbers has its first data row read as column names,
+    so every later message (one sample of class '0', no label column ...) is
+    true but misleading on its own.
+    """
+    @functools.wraps(prepare)
+    def wrapper(source, target, *args, **kwargs):
+        try:
+            return prepare(source, target, *args, **kwargs)
+        except DataValidationError as error:
+            headerless = [t.name for t in (source, target)
+                          if t.columns and all(_looks_numeric(c) for c in t.columns)]
+            if not headerless:
+                raise
+            raise DataValidationError(
+                f"{error.message} Note: every column name of {' and '.join(headerless)} is a "
+                "number, so the file probably has no header row and its first data row was "
+                "read as column names.",
+                "Add a first line naming the columns (e.g. word_1,word_2,...,label). "
+                + error.hint) from None
+    return wrapper
+
+
+@_explain_headerless
 def prepare_domains(source, target, label, match="name", missing="zero", exclude=(),
                     scale=True):
     """Match, check and convert a source and a target table into FLDA's arrays.
@@ -662,6 +765,14 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         keeps zeros at zero (so the dropout estimate, which counts non-zeros,
         is unchanged) while making one ``l2`` penalty fair to all features;
         centring would destroy the zeros the transfer model relies on.
+
+    Labels are classes, never measurements: when they are not all whole
+    numbers (``1`` and ``1.5``, or integer source labels against a target
+    label ``0.5``) or mix text and numbers, every label becomes its text
+    ("1", "1.5"; ``1.0`` is written "1") and a note says so; a target label
+    the source never has is reported as unseen.  A continuous column is
+    refused by the :data:`MAX_CLASSES` limit.  Uploads whose fit would cost
+    more than :data:`~flda_core.datasets.cost.MAX_FIT_COST` are refused.
 
     Returns
     -------
@@ -733,6 +844,7 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
                 "Choose 'treat as zeros' for missing values.")
 
     classes = _check_classes(y_source, source.name, label, dropped=dropped_source > 0)
+    y_source, y_target = _labels_as_categories(y_source, y_target, labelled, label, notes)
     y_source, y_target = _harmonise_labels(y_source, y_target, labelled)
     y_source = _native_labels(y_source)
     classes = np.unique(y_source)
@@ -752,10 +864,13 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
 
     scale_factor = np.ones(len(features))
     if scale:
-        rms = np.sqrt(np.mean(X_source ** 2, axis=0))
-        scale_factor = np.where(rms > 0, rms, 1.0)
+        scale_factor = root_mean_square(X_source)
         X_source = X_source / scale_factor
         X_target = X_target / scale_factor
+    else:
+        _check_magnitude(X_source, X_target, features, source.name, target.name)
+    from .cost import check_fit_cost  # cost imports this module's error class
+    check_fit_cost(X_source.shape[0], X_source.shape[1], len(classes), source.name)
 
     report = PreparationReport(
         match=match, missing=missing, only_in_source=tuple(only_source),
@@ -766,6 +881,39 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         X_source=X_source, y_source=y_source, X_target=X_target, y_target=y_target,
         target_labelled=labelled, target_rows=target_rows, feature_names=tuple(features),
         label=label, classes=classes, scale=scale_factor, report=report)
+
+
+def root_mean_square(X):
+    """Root mean square of every column, 1 for all-zero columns, without overflow.
+
+    ``sqrt(mean(x**2))`` overflows for ``|x|`` above about 1e154 (and
+    underflows to 0 below 1e-162); those columns are computed as
+    ``m * sqrt(mean((x / m)**2))`` with ``m = max |x|``, which is exact up to
+    rounding for any finite ``x``.  Ordinary columns keep the direct formula,
+    bit for bit.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore"):
+        rms = np.sqrt(np.mean(X ** 2, axis=0)) if len(X) else np.zeros(X.shape[1])
+    largest = np.max(np.abs(X), axis=0) if len(X) else np.zeros(X.shape[1])
+    redo = (~np.isfinite(rms) | (rms == 0)) & (largest > 0)
+    if redo.any():
+        m = largest[redo]
+        rms[redo] = m * np.sqrt(np.mean((X[:, redo] / m) ** 2, axis=0))
+    return np.where(rms > 0, rms, 1.0)
+
+
+def _check_magnitude(X_source, X_target, features, source_name, target_name):
+    """Refuse unscaled values whose squares overflow (FLDA squares every value)."""
+    for X, name in ((X_source, source_name), (X_target, target_name)):
+        big = np.abs(X) > MAX_UNSCALED_MAGNITUDE
+        if big.any():
+            rows, cols = np.nonzero(big)
+            raise DataValidationError(
+                f"{name} has values as large as {float(np.max(np.abs(X))):.3g} (first in data "
+                f"row {rows[0] + 1} of {features[cols[0]]!r}); without feature scaling their "
+                "squares, which FLDA's dropout variance needs, overflow 64-bit floats.",
+                "Turn feature scaling on, or store the values in smaller units.")
 
 
 def _match_by_name(source, target, label, exclude):
@@ -854,7 +1002,8 @@ def _feature_matrix(table, columns, feature_names):
         rows, cols = np.nonzero(infinite)
         names = [columns[j] for j in sorted(set(cols.tolist()))]
         raise DataValidationError(
-            f"{table.name} has {int(infinite.sum()):,} infinite value(s) in "
+            f"{table.name} has {int(infinite.sum()):,} infinite value(s) (or numbers too large "
+            f"for 64-bit floats, beyond ±1.8e308) in "
             f"{_name_list(names)} (first in data row {rows[0] + 1} of {columns[cols[0]]!r}).",
             "Replace them by finite numbers, or leave those cells empty to mark them missing.")
     return X
@@ -905,6 +1054,39 @@ def _target_labels(target, target_label):
     if missing.all():
         return None, np.zeros(n, dtype=bool)
     return values, ~missing
+
+
+def _label_text(value):
+    """A label as a class name: whole numbers without ``.0`` (so 1 and 1.0 agree)."""
+    if isinstance(value, float) and value == int(value):
+        return str(int(value))
+    return str(value)
+
+
+def _labels_as_categories(y_source, y_target, labelled, label, notes):
+    """Labels that are not all whole numbers, or mix text and numbers, become class names.
+
+    Labels are classes, never measurements: ``1`` and ``1.5`` are two classes
+    named "1" and "1.5", and a target label ``0.5`` against integer source
+    labels is a class the source never has (reported as unseen).  A
+    continuous column is still refused by the class-count limit
+    (:data:`MAX_CLASSES`).  Adds a note to ``notes`` when it converts.
+    """
+    values = list(y_source) + ([] if y_target is None else list(y_target[labelled]))
+    kinds = {type(v) for v in values}
+    if float not in kinds and len(kinds) <= 1:
+        return y_source, y_target
+    examples = sorted({_label_text(v) for v in values if isinstance(v, float)
+                       and v != int(v)})[:_EXAMPLES]
+    why = (f"are not all whole numbers (e.g. {', '.join(examples)})" if examples
+           else "mix text and numbers")
+    notes.append(f"The labels in {label!r} {why}; they are used as class names (text), so "
+                 "every distinct value is its own class.")
+    y_source = np.array([_label_text(v) for v in y_source], dtype=object)
+    if y_target is not None:
+        y_target = np.array([None if v is None else _label_text(v) for v in y_target],
+                            dtype=object)
+    return y_source, y_target
 
 
 def _harmonise_labels(y_source, y_target, labelled):

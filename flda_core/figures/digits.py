@@ -12,6 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..safe_text import escape_plotly
 from .style import classifier_color
 
 __all__ = [
@@ -51,6 +52,7 @@ def symmetric_range(*arrays):
 
 def _heatmap(image, coloraxis, name, value_label, fmt=".3f"):
     side = image.shape[0]
+    name = escape_plotly(name)  # file names and labels come from uploads
     return go.Heatmap(
         z=image, x=np.arange(side), y=np.arange(side), coloraxis=coloraxis, name=name,
         hovertemplate=(f"<b>{name}</b><br>row %{{y}}, column %{{x}}<br>"
@@ -90,7 +92,8 @@ def nonzero_rate_figure(rate_a, rate_b, side, name_a, name_b, zero_tol=0.0):
         Two square panels on one colour scale from 0 to 1.
     """
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.06,
-                        subplot_titles=(f"A: {name_a}", f"B: {name_b}"))
+                        subplot_titles=(f"A: {escape_plotly(name_a)}",
+                                        f"B: {escape_plotly(name_b)}"))
     for col, (rate, name) in enumerate(((rate_a, name_a), (rate_b, name_b)), start=1):
         fig.add_trace(_heatmap(as_image(rate, side), "coloraxis", name,
                                "P(pixel non-zero)", ".2f"), row=1, col=col)
@@ -146,6 +149,7 @@ def weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR",
     """
     w_source, w_flda = as_image(w_source, side), as_image(w_flda, side)
     theta_img = as_image(theta, side)
+    digit = escape_plotly(digit)  # an uploaded class label
     m_src, m_flda = symmetric_range(w_source), symmetric_range(w_flda)
     if shared_range:
         m = max(m_src, m_flda)
@@ -208,7 +212,7 @@ def sample_images_figure(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=1
     fig.update_layout(coloraxis=dict(colorscale=INK_SCALE, cmin=0.0, cmax=top, showscale=False),
                       height=260, margin=dict(l=10, r=30, t=10, b=10), font=_FONT)
     for col, label in enumerate(classes, start=1):
-        fig.update_xaxes(title=dict(text=str(label), standoff=2), row=2, col=col)
+        fig.update_xaxes(title=dict(text=escape_plotly(label), standoff=2), row=2, col=col)
     return fig
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from ..safe_text import escape_plotly
 from .style import CLASS_COLORS, FAMILY_COLORS, classifier_color
 
 __all__ = ["theta_figure", "nonzero_proportion_figure", "error_figure",
@@ -44,8 +45,14 @@ def _per_feature_height(n_features):
 
 
 def _short(name, width=28):
+    """``name`` cut to ``width`` characters and escaped for plotly (names come from files)."""
     name = str(name)
-    return name if len(name) <= width else name[:width - 1] + "\u2026"
+    return escape_plotly(name if len(name) <= width else name[:width - 1] + "\u2026")
+
+
+def _escaped(names):
+    """Full names escaped for plotly (hover labels render HTML)."""
+    return [escape_plotly(name) for name in names]
 
 
 def _short_labels(names, width=28):
@@ -86,7 +93,7 @@ def theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
         x=shown["theta"], y=labels, orientation="h",
         marker_color=FAMILY_COLORS["flda"], name="\u03b8\u0302",
         text=[f"{t:.2f}" for t in shown["theta"]], textposition="outside",
-        customdata=np.column_stack([shown["feature"], shown["source_nonzero"],
+        customdata=np.column_stack([_escaped(shown["feature"]), shown["source_nonzero"],
                                     shown["target_nonzero"]]),
         hovertemplate=("<b>%{customdata[0]}</b><br>\u03b8\u0302 = %{x:.3f}<br>"
                        "non-zero in source: %{customdata[1]:.1%}<br>"
@@ -125,7 +132,7 @@ def nonzero_proportion_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_name="s
     for column, name, family in (("source_nonzero", f"source ({source_name})", "source"),
                                  ("target_nonzero", f"target ({target_name})", "target")):
         fig.add_bar(y=labels, x=shown[column], orientation="h", name=_short(name, 48),
-                    marker_color=FAMILY_COLORS[family], customdata=shown["feature"],
+                    marker_color=FAMILY_COLORS[family], customdata=_escaped(shown["feature"]),
                     hovertemplate="<b>%{customdata}</b><br>" + name.split(" ")[0]
                     + ": %{x:.1%} of rows non-zero<extra></extra>")
     # Horizontal bars: long feature names stay readable however many are shown.
@@ -206,7 +213,7 @@ def weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-LR", flda
     for model, column in zip((source_model, flda_model), columns):
         fig.add_bar(y=labels, x=shown[column], orientation="h", name=model,
                     marker_color=classifier_color(model),
-                    customdata=np.column_stack([shown["feature"], shown["theta"]]),
+                    customdata=np.column_stack([_escaped(shown["feature"]), shown["theta"]]),
                     hovertemplate=(f"<b>%{{customdata[0]}}</b><br>{model} weight %{{x:.3f}}"
                                    "<br>\u03b8\u0302 = %{customdata[1]:.2f}<extra></extra>"))
     fig.update_layout(barmode="group", bargap=0.2)

@@ -1,0 +1,137 @@
+"""Render user-supplied text inertly: Streamlit markdown, plotly labels, CSV downloads.
+
+File names, column names and label values come from uploads and shared
+links, and end up in three places that interpret text:
+
+* **Streamlit markdown** (``st.markdown``, ``st.caption``, ``st.error``, ...)
+  turns ``![x](https://...)`` into an image every viewer's browser fetches,
+  ``[x](...)`` into a link, ``$...$`` into LaTeX, ``:red[...]`` into coloured
+  text and ``*``/``_``/``#`` into formatting.  :func:`escape_markdown`
+  backslash-escapes every ASCII punctuation character (CommonMark lets any of
+  them be escaped, and renders the escaped character literally) and folds
+  line breaks, so the text shows exactly as typed.
+* **Plotly** renders a small HTML subset (``<a href>``, ``<b>``, ``<br>``,
+  ``<span style>``, entities) in tick labels, legend entries, titles and hover
+  labels, and substitutes ``%{...}`` in hover templates.
+  :func:`escape_plotly` writes ``& < >`` and the template braces as entities,
+  which plotly decodes for display only.
+* **Spreadsheets** execute a CSV cell that starts with ``=``, ``+``, ``-``,
+  ``@``, a tab or a carriage return as a formula (CSV injection).
+  :func:`safe_csv` prefixes such text cells with an apostrophe (the OWASP
+  rule): spreadsheets show the text, and the apostrophe is visible, so the
+  value stays readable; numbers, and text that is exactly a number, are
+  left untouched.
+
+This module never imports streamlit.
+
+References
+----------
+OWASP Foundation, "CSV Injection",
+https://owasp.org/www-community/attacks/CSV_Injection
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+__all__ = ["escape_markdown", "escape_plotly", "neutralise_formulas", "safe_csv",
+           "FORMULA_PREFIXES"]
+
+#: First characters that make a spreadsheet treat a cell as a formula (OWASP).
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def escape_markdown(text):
+    r"""``text`` escaped for Streamlit markdown: shown literally, nothing interpreted.
+
+    Every ASCII punctuation character gets a backslash (so no image, link,
+    HTML tag or entity, LaTeX, emphasis, heading, list, table, emoji
+    shortcode or coloured-text directive can form), line breaks and tabs
+    become spaces (no new block can start) and other control characters are
+    dropped.
+
+    Examples
+    --------
+    >>> print(escape_markdown("![x](http://e.vil/a.png) costs $5"))
+    \!\[x\]\(http\:\/\/e\.vil\/a\.png\) costs \$5
+    """
+    text = str(text).replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    text = _CONTROL.sub("", text.replace("\t", " "))
+    return _PUNCTUATION.sub(r"\\\1", text)
+
+
+def escape_plotly(text):
+    """``text`` for plotly labels (ticks, legend, titles, hover): no HTML, no template.
+
+    ``&``, ``<`` and ``>`` become entities, so ``<a href=...>`` shows as
+    typed instead of becoming a link; ``{`` and ``}`` become numeric entities,
+    so ``%{x}`` inside a name is not substituted by a hover template.
+    Plotly decodes the entities when it draws the text.
+
+    Examples
+    --------
+    >>> escape_plotly('<a href="http://e.vil">click</a> & %{x}')
+    '&lt;a href="http://e.vil"&gt;click&lt;/a&gt; &amp; %&#123;x&#125;'
+    """
+    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("{", "&#123;").replace("}", "&#125;"))
+
+
+def _neutralise(value):
+    if not isinstance(value, str) or not value.startswith(FORMULA_PREFIXES):
+        return value
+    if _NUMBER.fullmatch(value):
+        return value  # "-1.5" is a number, not a formula
+    return "'" + value
+
+
+def neutralise_formulas(frame):
+    """A copy of ``frame`` whose formula-leading text cells start with an apostrophe.
+
+    Text cells (and column names and index labels) that start with one of
+    :data:`FORMULA_PREFIXES` get a leading ``'``, unless the whole text is a
+    plain number such as ``-1.5``.  Numeric columns and non-text cells are
+    returned unchanged.
+    """
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if values.dtype == object or pd.api.types.is_string_dtype(values.dtype):
+            out[column] = values.map(_neutralise)
+    out.columns = pd.Index([_neutralise(c) for c in out.columns], dtype=object) \
+        if not isinstance(out.columns, pd.MultiIndex) else out.columns
+    if out.index.dtype == object:
+        out.index = pd.Index([_neutralise(i) for i in out.index], name=out.index.name)
+    return out
+
+
+def safe_csv(frame, index=False):
+    """``frame`` as CSV text (UTF-8 ready) with formula injection neutralised.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    index : bool, default=False
+        Write the index as the first column (as ``DataFrame.to_csv``).
+
+    Returns
+    -------
+    str
+        CSV with CRLF line ends; pass ``.encode("utf-8")`` to a download button.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> safe_csv(pd.DataFrame({"name": ["=1+2", "-3", "ok"], "x": [-1, 2, 3]})).splitlines()
+    ['name,x', "'=1+2,-1", '-3,2', 'ok,3']
+    """
+    # CRLF line ends (RFC 4180): the csv writer then quotes cells holding a bare
+    # carriage return too, so such a cell cannot split a row.
+    return neutralise_formulas(frame).to_csv(index=index, lineterminator="\r\n")
+
