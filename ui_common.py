@@ -20,7 +20,9 @@ Conventions every page follows
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from numbers import Real
 from typing import Any, Sequence
 
@@ -30,10 +32,14 @@ from flda_core.experiments.synthetic import PARAM_BOUNDS, PARAM_WORD, format_val
 from flda_core.datasets.synthetic import PAPER_BERNOULLI_PARAMS, PAPER_POISSON_PARAMS, make_domains
 
 SEED_KEY = "shared.seed"
+#: The sample data shipped with the project (``sample_data/`` next to ``app.py``),
+#: passed explicitly to the readers of ``flda_core.datasets``.
+SAMPLE_DIR = Path(__file__).resolve().parent / "sample_data"
 PRESENT_PARAM = "present"
 
 __all__ = ["Setting", "SEED_KEY", "get_seed", "presentation_mode", "keep_widget_state",
-           "restore_from_url", "write_to_url", "apply_values", "cached_domains",
+           "restore_from_url", "write_to_url", "apply_values", "cached_domains", "progress_bar",
+           "SAMPLE_DIR",
            "domain_settings", "domain_values", "draw_domain_controls"]
 
 
@@ -153,6 +159,18 @@ def cached_domains(distribution, params, n_source, n_target, theta, seed):
     Shared by the synthetic-data pages, so switching between them reuses the data.
     """
     return make_domains(distribution, params, n_source, n_target, theta, random_state=seed)
+
+
+@contextmanager
+def progress_bar(text):
+    """A progress bar for the duration of a ``with`` block; yields the callable
+    ``progress(fraction, text)`` every ``flda_core`` experiment accepts
+    (:mod:`flda_core.experiments.progress`).  The bar disappears afterwards."""
+    bar = st.progress(0.0, text=text)
+    try:
+        yield lambda fraction, message: bar.progress(min(1.0, max(0.0, fraction)), text=message)
+    finally:
+        bar.empty()
 
 
 def apply_values(values):

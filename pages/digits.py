@@ -7,22 +7,23 @@ the settings that define a configuration are mirrored in the URL.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 import ui_common
 from flda_core.datasets import digits as dg
+from flda_core.errors import DataValidationError, DigitDataUnavailable
+from flda_core.experiments import digits as ed
 from flda_core.figures.digits import (error_figure, nonzero_rate_figure, sample_images_figure,
                                       weights_figure)
-from flda_core.datasets.tabular import DataValidationError
+from flda_core.names import TABLE_CLASSIFIERS
 from flda_core.transfer import nonzero_rate
 
 SOURCES = ("offline", "openml", "upload")
 SOURCE_LABELS = {"offline": "Offline: scikit-learn digits (default)",
                  "openml": "MNIST vs USPS (OpenML download)",
                  "upload": "Your own pair of files"}
-DIRECTIONS = ("A → B", "B → A")
+DIRECTIONS = ed.DIRECTIONS
 LOSS_LABELS = {"logistic": "logistic: S-LR vs FLDA-L (as in Figure 6)",
                "quadratic": "quadratic: S-LS vs FLDA-Q"}
 L2_MODES = ("cv", "hand")
@@ -73,7 +74,7 @@ def rates_cached(key, zero_tol, _data):
 def fit_cached(key, direction, method, l2, zero_tol, seed, _data):
     """One classifier for one direction; ``key`` (the data fingerprint) stands for ``_data``."""
     X_s, y_s, X_t, y_t = dg.direction_data(_data, direction)
-    return dg.fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol,
+    return ed.fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol,
                          random_state=seed)
 
 
@@ -138,7 +139,7 @@ def resolve_data(seed):
                                 "OpenML)…"):
                     st.session_state[OPENML_KEY] = openml_data(n_mnist, n_usps, seed)
                 st.session_state.pop(OPENML_ERROR_KEY, None)
-            except dg.DigitDataUnavailable as error:
+            except DigitDataUnavailable as error:
                 st.session_state[OPENML_ERROR_KEY] = str(error)
         if OPENML_ERROR_KEY in st.session_state:
             st.error(f"**MNIST/USPS could not be loaded.** {st.session_state[OPENML_ERROR_KEY]}"
@@ -182,26 +183,12 @@ def l2_setting():
 
 
 def run_fits(data, first_direction, loss, zero_tol, seed):
-    """All methods in both directions (cached), the ones shown in Figure 6 first."""
-    shown = ("S-LR", "FLDA-L") if loss == "logistic" else ("S-LS", "FLDA-Q")
-    jobs = [(first_direction, m) for m in shown]
-    jobs += [(d, m) for d in DIRECTIONS for m in dg.METHODS if (d, m) not in jobs]
-    l2 = l2_setting()
-    bar = None
-    results = {}
-    for i, (direction, method) in enumerate(jobs):
-        tol = zero_tol if method.startswith("FLDA") else 0.0
-        args = (data.key, direction, method, l2, tol, seed)
-        if bar is None:
-            bar = st.progress(0.0, text="Fitting classifiers…")
-        src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
-        bar.progress(i / len(jobs), text=(
-            f"Fitting {method} for {direction} ({data.name(src)} → {data.name(tgt)})"
-            + (", choosing l2 by 3-fold cross-validation" if l2 is None else "")
-            + f" — {i + 1} of {len(jobs)}"))
-        results[(direction, method)] = fit_cached(*args, _data=data)
-    bar.empty()
-    return results
+    """:func:`flda_core.experiments.digits.run_digits` with the page's cached fits."""
+    with ui_common.progress_bar("Fitting classifiers…") as progress:
+        return ed.run_digits(
+            data, first_direction, loss, l2_setting(), zero_tol, seed, progress=progress,
+            fit=lambda direction, method, l2, tol: fit_cached(data.key, direction, method, l2,
+                                                              tol, seed, _data=data))
 
 
 # ---------------------------------------------------------------- drawing
@@ -214,7 +201,7 @@ def draw_model_controls(classes):
                    "[0, 1]. Affects the non-zero maps and the estimated dropout θ (FLDA).")
     st.radio("Ridge penalty l2", L2_MODES, format_func=L2_MODE_LABELS.get, key="dig.l2_mode",
              help="Cross-validation: for every classifier, 3-fold cross-validation on the "
-                  f"labelled source images over l2 in {list(dg.L2_GRID)} (the oracle T-LR on "
+                  f"labelled source images over l2 in {list(ed.L2_GRID)} (the oracle T-LR on "
                   "the target), as in the paper. By hand: one l2 for all classifiers.")
     if st.session_state["dig.l2_mode"] == "hand":
         st.select_slider("l2", options=L2_OPTIONS, key="dig.l2", format_func=lambda v: f"{v:g}",
@@ -248,32 +235,6 @@ def label_of(classes, text):
         if str(c) == text:
             return c
     return classes[0]
-
-
-def pixel_frame(data, rates, results, direction, loss, digit):
-    """Per-pixel values behind the figures, for download."""
-    shown = ("S-LR", "FLDA-L") if loss == "logistic" else ("S-LS", "FLDA-Q")
-    rows, cols = np.divmod(np.arange(data.side ** 2), data.side)
-    frame = pd.DataFrame({"row": rows, "column": cols,
-                          f"P_nonzero_A ({data.name_a})": rates[0],
-                          f"P_nonzero_B ({data.name_b})": rates[1],
-                          f"theta ({direction})": results[(direction, shown[1])].theta})
-    for method in shown:
-        frame[f"{method} weight, digit {digit} ({direction})"] = \
-            results[(direction, method)].weights(digit)
-    return frame
-
-
-def l2_frame(results):
-    """The l2 used by every fit and, with cross-validation, the validation errors."""
-    records = []
-    for (direction, method), r in sorted(results.items(), key=lambda item: (
-            DIRECTIONS.index(item[0][0]), dg.METHODS.index(item[0][1]))):
-        record = {"direction": direction, "method": method, "l2": r.l2,
-                  "target error": r.error}
-        record.update({f"CV error at l2={k:g}": v for k, v in r.cv_errors.items()})
-        records.append(record)
-    return pd.DataFrame.from_records(records)
 
 
 def asymmetry_text(data, results):
@@ -358,7 +319,7 @@ def main():
                  "uses fewer folds if it must); upload more images of the rare classes.",
                  icon=":material/error:")
         return
-    source_name, flda_name = ("S-LR", "FLDA-L") if loss == "logistic" else ("S-LS", "FLDA-Q")
+    source_name, flda_name = ed.FIGURE6_PAIRS[loss]
     naive, adapted = results[(direction, source_name)], results[(direction, flda_name)]
     src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
     if not present:
@@ -388,13 +349,13 @@ def main():
            "target (the paper's M → U case)."))
 
     st.subheader("Error rates in both directions (Table 4)")
-    ours = dg.error_table(results, data)
-    paper = dg.paper_table(data)
+    ours = ed.table4_frame(results, data)
+    paper = ed.paper_table(data)
     st.plotly_chart(error_figure(ours, paper if data.paper_rows else None), width="stretch",
                     key="dig_errors")
-    both = dg.comparison_table(ours, paper)
+    both = ed.comparison_table(ours, paper)
     shown = both.copy()
-    for method in dg.METHODS:  # "—": not reported in the paper (S-LS)
+    for method in TABLE_CLASSIFIERS:  # "—": not reported in the paper (S-LS)
         shown[method] = both[method].map(lambda v: "—" if pd.isna(v) else f"{v:.3f}")
     st.dataframe(shown, width="stretch")
     stand_in = {"offline": " The offline domains are a stand-in for MNIST/USPS: expect the "
@@ -412,12 +373,12 @@ def main():
                  "Table 4 values.")
         cols[1].download_button(
             "Download pixel maps (CSV)",
-            pixel_frame(data, rates, results, direction, loss, digit).to_csv(index=False)
+            ed.pixel_frame(data, rates, results, direction, loss, digit).to_csv(index=False)
             .encode("utf-8"), file_name="flda_digits_pixels.csv", mime="text/csv",
             key="dig_dl_pixels",
             help="Per pixel: non-zero probabilities of A and B, θ and both weight maps of the "
                  "current direction and digit.")
-        settings = l2_frame(results)
+        settings = ed.l2_frame(results)
         cols[2].download_button(
             "Download l2 choices (CSV)", settings.to_csv(index=False).encode("utf-8"),
             file_name="flda_digits_l2.csv", mime="text/csv", key="dig_dl_l2",

@@ -5,6 +5,8 @@ import pandas as pd
 import pytest
 
 from flda_core.datasets import digits as dg
+from flda_core.experiments import digits as ed
+from flda_core.names import TABLE_CLASSIFIERS
 from flda_core.figures import digits as fd
 from flda_core.figures.style import classifier_color
 
@@ -129,11 +131,11 @@ def test_sample_images_figure_one_image_per_class_and_domain():
 
 
 def test_error_figure_bars_in_style_colours_with_paper_markers():
-    table = pd.DataFrame({m: [0.1, 0.2] for m in dg.METHODS},
+    table = pd.DataFrame({m: [0.1, 0.2] for m in TABLE_CLASSIFIERS},
                          index=["A → B: x → y", "B → A: y → x"])
-    fig = fd.error_figure(table, dg.paper_table(dg.make_offline_domains()))
+    fig = fd.error_figure(table, ed.paper_table(dg.make_offline_domains()))
     bars = [t for t in fig.data if t.type == "bar"]
-    assert [b.name for b in bars] == list(dg.METHODS)
+    assert [b.name for b in bars] == list(TABLE_CLASSIFIERS)
     for bar in bars:
         assert bar.marker.color == classifier_color(bar.name)
         assert list(bar.x) == ["A → B", "B → A"]
@@ -148,9 +150,9 @@ def test_error_figure_bars_in_style_colours_with_paper_markers():
 
 def test_paper_markers_readable_on_light_and_dark_pages():
     """Not black (invisible on the dark theme): grey dashes over a dark outline."""
-    table = pd.DataFrame({m: [0.1, 0.2] for m in dg.METHODS},
+    table = pd.DataFrame({m: [0.1, 0.2] for m in TABLE_CLASSIFIERS},
                          index=["A → B: x → y", "B → A: y → x"])
-    fig = fd.error_figure(table, dg.paper_table(dg.make_offline_domains()))
+    fig = fd.error_figure(table, ed.paper_table(dg.make_offline_domains()))
     outline, mark = [t for t in fig.data if t.type == "scatter"]
     assert mark.marker.line.color == fd.PAPER_MARK_COLOR == "#999999"
 

@@ -12,12 +12,13 @@ from hypothesis import strategies as st
 from flda_core.classifier import FLDAClassifier
 from flda_core.figures.learning_curves import gap_figure, learning_curve_figure, log_ticks
 from flda_core.experiments.learning_curves import (
-    DOMAINS, FAMILIES, TABLE_COLUMNS, adaptation_sample_size, error_rates,
+    DOMAINS, FAMILIES, TABLE_COLUMNS, adaptation_sample_size,
     estimate_dropout_prefixes, learning_curves, logistic_learning_errors,
     make_learning_curve_data, mean_sem_table, oracle_gaps, parse_sample_sizes, prefix_sums,
     quadratic_fits, quadratic_learning_errors, sample_size_grid, solve_psd_min_norm,
     stratified_order, summarize_errors, training_orders)
 from flda_core.transfer import estimate_dropout
+from flda_core.experiments.scoring import lattice_error_rates
 
 
 @pytest.fixture(scope="module")
@@ -197,7 +198,7 @@ def test_error_rates_equal_predict(small_bernoulli):
     coef, intercept = rng.normal(size=(4, 5, 2)), rng.normal(size=(4, 5))
     coef[0, 0] = 0.0
     intercept[0, 0] = 0.0                                        # score exactly 0 -> class 0
-    errors = error_rates(coef, intercept, d.X_target_val, d.y_target_val, chunk=3)
+    errors = lattice_error_rates(coef, intercept, d.X_target_val, d.y_target_val, chunk=3)
     assert errors.shape == (4, 5)
     for i in range(4):
         for j in range(5):
@@ -211,8 +212,8 @@ def test_scores_on_the_boundary_are_ties_not_rounding_noise():
     X = np.array([[1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [3.0, 3.0]])
     y = np.array([1, 1, 0, 1])
     assert 0.1 + 0.2 - 0.3 > 0
-    assert error_rates(np.array([0.1, 0.2]), np.array(-0.3), X, y) == pytest.approx(0.5)
-    assert error_rates(np.array([0.1, 0.2]), np.array(-0.29), X, y) == pytest.approx(0.25)
+    assert lattice_error_rates(np.array([0.1, 0.2]), np.array(-0.3), X, y) == pytest.approx(0.5)
+    assert lattice_error_rates(np.array([0.1, 0.2]), np.array(-0.29), X, y) == pytest.approx(0.25)
 
 
 def test_quadratic_errors_equal_errors_of_classifier_fits(small_bernoulli):

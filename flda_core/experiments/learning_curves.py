@@ -50,9 +50,10 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..classifier import FLDAClassifier
 from .synthetic import split_values
-from ..figures.style import classifier_name
+from ..names import FAMILIES, classifier_name
 from ..datasets.synthetic import PAPER_POISSON_PARAMS, PAPER_THETA, make_domains
 from ..transfer import dropout_variance_factor
+from .scoring import error_rate, lattice_error_rates
 
 __all__ = [
     "FAMILIES",
@@ -68,7 +69,6 @@ __all__ = [
     "estimate_dropout_prefixes",
     "solve_psd_min_norm",
     "quadratic_fits",
-    "error_rates",
     "quadratic_learning_errors",
     "logistic_learning_errors",
     "summarize_errors",
@@ -78,16 +78,12 @@ __all__ = [
     "adaptation_sample_size",
 ]
 
-#: Classifier families in the order they are stored and drawn.
-FAMILIES = ("source", "target", "flda")
 #: Validation domains: the paper's top (source) and bottom (target) panels.
 DOMAINS = ("source", "target")
 #: Relative eigenvalue below which a normal-equation matrix counts as singular.
 SINGULAR_RTOL = 1e-12
 #: Repeats processed together by :func:`quadratic_learning_errors` (memory bound).
 REPEAT_BLOCK = 25
-#: Scores this close to 0 (relative to |x|.|w| + |b|) are ties, see :func:`error_rates`.
-TIE_RTOL = 1e-9
 #: Spawn-key roots that keep the data draws and the repeat orders independent.
 _DATA_KEY, _REPEAT_KEY = 0, 1
 #: Columns of the curves table (and of the CSV download).
@@ -427,54 +423,6 @@ def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
     return coef, intercept
 
 
-def error_rates(coef, intercept, X, y, chunk=256):
-    """Error rates of many linear classifiers on one labelled set.
-
-    A sample is predicted as class 1 when ``x . w + b > 0`` and as class 0
-    otherwise, as :meth:`FLDAClassifier.predict` does for binary labels --
-    with one safeguard: a score within ``TIE_RTOL * (|x| . |w| + |b|)`` of 0
-    counts as exactly 0 (class 0).  Count data live on a lattice, and a
-    least-squares boundary through lattice points is common at small ``n``
-    (e.g. S-LS on 4 samples); such points would otherwise be assigned by
-    rounding noise of order 1e-16, and with many validation samples on one
-    lattice point the error rate would change by several tenths of a percent
-    between two mathematically equal classifiers.
-
-    Identical rows of ``X`` are scored once and weighted by how often each
-    class occurs with them (count data in few dimensions repeat a lot: the
-    10,000 Poisson validation samples of Figure 3 have only a few hundred
-    distinct rows), which gives the same error rates.
-
-    Parameters
-    ----------
-    coef : ndarray of shape (..., m)
-    intercept : ndarray of shape (...)
-    X : ndarray of shape (n_val, m)
-    y : ndarray of shape (n_val,) with values in {0, 1}
-    chunk : int
-        Classifiers scored at a time (bounds memory at ``chunk * n_rows`` floats).
-
-    Returns
-    -------
-    error : ndarray of shape (...)
-    """
-    lead = np.shape(intercept)
-    W = np.asarray(coef, dtype=np.float64).reshape(-1, X.shape[1])
-    b = np.asarray(intercept, dtype=np.float64).reshape(-1)
-    rows, inverse = np.unique(np.asarray(X, dtype=np.float64), axis=0, return_inverse=True)
-    positive = np.asarray(y).ravel() == 1
-    n_positive = np.bincount(inverse.ravel(), weights=positive, minlength=len(rows))
-    n_negative = np.bincount(inverse.ravel(), weights=~positive, minlength=len(rows))
-    out = np.empty(len(b))
-    for start in range(0, len(b), chunk):
-        Wc, bc = W[start:start + chunk], b[start:start + chunk]
-        scale = np.abs(rows) @ np.abs(Wc).T + np.abs(bc)
-        says_positive = rows @ Wc.T + bc > TIE_RTOL * scale
-        wrong = np.where(says_positive, n_negative[:, None], n_positive[:, None])
-        out[start:start + chunk] = wrong.sum(axis=0)
-    return (out / len(positive)).reshape(lead)
-
-
 def _check_sizes(sizes, n_pool):
     sizes = np.asarray(sizes, dtype=int)
     if sizes.ndim != 1 or len(sizes) == 0 or np.any(np.diff(sizes) <= 0):
@@ -522,7 +470,7 @@ def quadratic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0):
     errors = np.empty((len(FAMILIES), len(DOMAINS), len(repeats), len(sizes)))
     for f, (coef, intercept) in enumerate(fits):
         for d, domain in enumerate(DOMAINS):
-            errors[f, d] = error_rates(coef, intercept, *data.validation(domain))
+            errors[f, d] = lattice_error_rates(coef, intercept, *data.validation(domain))
     return errors
 
 
@@ -574,7 +522,7 @@ def logistic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0, tol=1e-6,
             n_unconverged += sum(issubclass(w.category, ConvergenceWarning) for w in caught)
             for f, clf in enumerate(models):
                 for d, (X_val, y_val) in enumerate(validation):
-                    errors[f, d, r, g] = np.mean(clf.predict(X_val) != y_val)
+                    errors[f, d, r, g] = error_rate(clf, X_val, y_val)
             done += 1
             if progress is not None:
                 progress(done, total)

@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from ..classifier import FLDAClassifier
-from ..figures.style import classifier_name
+from ..names import FAMILIES, LOSSES, classifier_name
+from .scoring import binary_error
 
 __all__ = [
     "LOSSES", "FAMILIES", "FittedLinear", "ExperimentResult", "PaperSetting",
@@ -37,10 +38,6 @@ __all__ = [
     "paper_table1_frame", "table1_unperturbed_errors", "parse_per_feature", "format_values", "matching_paper_setting",
 ]
 
-#: The two losses of the paper, in the order the paper reports them.
-LOSSES = ("quadratic", "logistic")
-#: Classifier families: trained on source, on labelled target (oracle), adapted.
-FAMILIES = ("source", "target", "flda")
 _TRAINED_ON = {"source": "labelled source", "target": "labelled target (oracle)",
                "flda": "labelled source + unlabelled target"}
 _LOSS_LABEL = {"quadratic": "Quadratic", "logistic": "Logistic"}
@@ -172,11 +169,6 @@ def matching_paper_setting(distribution, params, theta, n_source=None, n_target=
     return None
 
 
-def _error(clf_coef, clf_intercept, X, y):
-    scores = np.asarray(X @ clf_coef) + clf_intercept
-    return float(np.mean((scores > 0).astype(int) != y))
-
-
 def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None):
     """Fit one of the paper's classifiers on ``pair`` and measure its errors.
 
@@ -223,8 +215,8 @@ def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None):
     return FittedLinear(
         name=classifier_name(family, loss), family=family, loss=loss, coef=coef,
         intercept=intercept, theta=clf.theta_.copy(),
-        target_error=_error(coef, intercept, pair.X_target, pair.y_target),
-        source_error=_error(coef, intercept, pair.X_source, pair.y_source),
+        target_error=binary_error(coef, intercept, pair.X_target, pair.y_target),
+        source_error=binary_error(coef, intercept, pair.X_source, pair.y_source),
         perturbation=perturbation)
 
 
