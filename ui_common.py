@@ -28,8 +28,12 @@ from typing import Any, Sequence
 
 import streamlit as st
 
-from flda_core.experiments.synthetic import PARAM_BOUNDS, PARAM_WORD, format_values, truncate_per_feature
-from flda_core.datasets.synthetic import PAPER_BERNOULLI_PARAMS, PAPER_POISSON_PARAMS, make_domains
+import numpy as np
+
+from flda_core.datasets.numbers import format_values, truncate_per_feature
+from flda_core.datasets.synthetic import (PAPER_PARAMS, PARAM_BOUNDS, PARAM_WORD, make_domains,
+                                          parse_domain_config)
+from flda_core.experiments.synthetic import fit_linear
 
 SEED_KEY = "shared.seed"
 #: The sample data shipped with the project (``sample_data/`` next to ``app.py``),
@@ -39,7 +43,8 @@ PRESENT_PARAM = "present"
 
 __all__ = ["Setting", "SEED_KEY", "get_seed", "presentation_mode", "keep_widget_state",
            "restore_from_url", "write_to_url", "apply_values", "cached_domains", "progress_bar",
-           "SAMPLE_DIR",
+           "SAMPLE_DIR", "cached_linear_fit", "linear_fitter", "read_domain_config",
+           "show_problems", "number_columns",
            "domain_settings", "domain_values", "draw_domain_controls"]
 
 
@@ -152,6 +157,50 @@ def write_to_url(settings):
             st.query_params[setting.url_name] = encoded
 
 
+@st.cache_data(max_entries=512, show_spinner=False)
+def cached_linear_fit(data_key, family, loss, l2, theta=None, perturbation=None):
+    """Cached :func:`flda_core.experiments.synthetic.fit_linear` on the domains of
+    ``data_key`` (``theta`` a tuple or None).  One cache for every synthetic page."""
+    return fit_linear(cached_domains(*data_key), family, loss, l2=l2, theta=theta,
+                      perturbation=perturbation)
+
+
+def linear_fitter(data_key):
+    """The ``fit=`` callable of the synthetic experiments, backed by :func:`cached_linear_fit`.
+
+    ``theta`` arrays are turned into rounded tuples, so equal values share a
+    cache entry.
+    """
+    def fit(family, loss, l2, theta=None, perturbation=None):
+        key = None if theta is None else tuple(np.round(np.asarray(theta, dtype=float), 12))
+        return cached_linear_fit(data_key, family, loss, float(l2), key, perturbation)
+    return fit
+
+
+def read_domain_config(prefix):
+    """The page's validated data configuration (a hashable ``make_domains`` key) or a
+    list of problems (:func:`flda_core.datasets.synthetic.parse_domain_config`)."""
+    state = st.session_state
+    return parse_domain_config(
+        state[f"{prefix}.distribution"], state[f"{prefix}.n_features"],
+        state[f"{prefix}.class1"], state[f"{prefix}.class2"], state[f"{prefix}.theta"],
+        state[f"{prefix}.n_source"], state[f"{prefix}.n_target"], get_seed())
+
+
+def show_problems(problems, where="in the sidebar"):
+    """One ``st.error`` per problem, each saying where to fix it; True if there were any."""
+    for problem in problems:
+        st.error(f"{problem} Fix it {where}; nothing else was changed.")
+    return bool(problems)
+
+
+def number_columns(frame, fmt="%.3f", columns=None):
+    """``column_config`` showing the float columns of ``frame`` (or ``columns``) with ``fmt``."""
+    if columns is None:
+        columns = [c for c in frame.columns if frame[c].dtype.kind == "f"]
+    return {c: st.column_config.NumberColumn(format=fmt) for c in columns}
+
+
 @st.cache_data(max_entries=4, show_spinner=False)
 def cached_domains(distribution, params, n_source, n_target, theta, seed):
     """Cached :func:`flda_core.datasets.synthetic.make_domains` (arguments are plain tuples).
@@ -182,8 +231,6 @@ def apply_values(values):
 # --- Controls of the synthetic domains (section 4.1), shared by the "Synthetic
 # domains" and "Transfer parameters" pages: same data model, different key prefix.
 
-#: The paper's class-conditional parameters per distribution (section 4.1.1).
-PAPER_PARAMS = {"bernoulli": PAPER_BERNOULLI_PARAMS, "poisson": PAPER_POISSON_PARAMS}
 DISTRIBUTION_LABELS = {"bernoulli": "Bernoulli (binary features)",
                        "poisson": "Poisson (count features)"}
 _LIST_HELP = ("One value per feature, separated by commas. Fewer values than features: "

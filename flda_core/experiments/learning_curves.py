@@ -49,7 +49,7 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
 from ..classifier import FLDAClassifier
-from .synthetic import split_values
+from ..datasets.numbers import parse_numbers
 from ..names import FAMILIES, classifier_name
 from ..datasets.synthetic import PAPER_POISSON_PARAMS, PAPER_THETA, make_domains
 from ..transfer import dropout_variance_factor
@@ -228,18 +228,14 @@ def parse_sample_sizes(text, n_max):
     ValueError
         With a message that names the offending entry and the allowed range.
     """
-    tokens = split_values(text)
-    if not tokens:
-        raise ValueError("The list of sample sizes is empty; enter e.g. '2, 5, 10, 100, 1000'.")
+    values = parse_numbers(
+        text, empty="The list of sample sizes is empty; enter e.g. '2, 5, 10, 100, 1000'.",
+        not_a_number="'{token}' is not a number; enter whole numbers separated by commas, "
+                     "e.g. '2, 5, 10, 100'.")
     sizes = []
-    for tok in tokens:
-        try:
-            value = float(tok)
-        except ValueError:
-            raise ValueError(f"'{tok}' is not a number; enter whole numbers separated by "
-                             "commas, e.g. '2, 5, 10, 100'.") from None
-        if not np.isfinite(value) or value != int(value):
-            raise ValueError(f"'{tok}' is not a whole number; sample sizes count samples.")
+    for value in values:
+        if value != int(value):
+            raise ValueError(f"'{value:g}' is not a whole number; sample sizes count samples.")
         if not 2 <= value <= n_max:
             raise ValueError(f"Sample size {int(value)} is outside 2 .. {n_max} (at least one "
                              "sample per class, at most the training pool size).")

@@ -10,7 +10,7 @@ an ``st.progress`` bar (see ``ui_common.progress_bar``); tests pass a list's
 
 from __future__ import annotations
 
-__all__ = ["report", "finish"]
+__all__ = ["report", "finish", "scaled"]
 
 
 def report(progress, done, total, text):
@@ -23,3 +23,19 @@ def finish(progress):
     """Call ``progress(1.0, "Done")`` unless ``progress`` is None."""
     if progress is not None:
         progress(1.0, "Done")
+
+
+def scaled(progress, start, stop):
+    """``progress`` of a sub-task that covers ``[start, stop]`` of the whole work.
+
+    Its fractions are mapped into that interval and its final ``"Done"`` is
+    dropped (the caller reports its own), so an entry point can chain
+    several experiments behind one progress bar.
+    """
+    if progress is None:
+        return None
+
+    def sub(fraction, text):
+        if not (fraction >= 1.0 and text == "Done"):
+            progress(start + fraction * (stop - start), text)
+    return sub

@@ -218,7 +218,7 @@ def error_figure(table, paper=None):
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`flda_core.datasets.digits.error_table` (rows: directions, columns: methods).
+        :func:`flda_core.experiments.digits.table4_frame` (rows: directions, columns: methods).
     paper : pandas.DataFrame, optional
         :func:`flda_core.datasets.digits.paper_table`, same row order as ``table``.
 

@@ -1,7 +1,7 @@
 """Plotly figures of the "Your data" page (built from :mod:`flda_core.datasets.tabular` results).
 
 Each builder takes plain data frames (see :func:`flda_core.datasets.tabular.theta_frame`,
-:func:`~flda_core.datasets.tabular.error_table`,
+:func:`~flda_core.experiments.your_data.target_error_table`,
 :func:`~flda_core.datasets.tabular.predictions_frame`) and returns a
 ``plotly.graph_objects.Figure`` in the project's style (:mod:`flda_core.figures.style`).
 The figures carry no title: the page names each section with a heading of its
@@ -142,7 +142,7 @@ def error_figure(errors):
     Parameters
     ----------
     errors : pandas.DataFrame
-        Output of :func:`flda_core.datasets.tabular.error_table`.
+        Output of :func:`flda_core.experiments.your_data.target_error_table`.
     """
     fig = go.Figure(go.Bar(
         x=errors["classifier"], y=errors["error"],
