@@ -362,9 +362,10 @@ def test_logistic_errors_match_direct_fits_and_report_progress(small_bernoulli):
     d = small_bernoulli
     calls = []
     errors, unconverged = logistic_learning_errors(
-        d, [3, 40], [1, 2], ridge=2.0, seed=5, progress=lambda a, b: calls.append((a, b)))
+        d, [3, 40], [1, 2], ridge=2.0, seed=5, progress=lambda f, text: calls.append((f, text)))
     assert errors.shape == (3, 2, 2, 2)
-    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)] and unconverged == 0
+    assert [f for f, _ in calls] == [0.0, 0.25, 0.5, 0.75, 1.0] and unconverged == 0
+    assert calls[1][1].startswith("Fitting S-LR, T-LR and FLDA-L: repeat 1, n = 40")
     so, to = training_orders(d, [2], seed=5)
     X, y, Xu = d.X_source_train[so[0, :40]], d.y_source_train[so[0, :40]], \
         d.X_target_train[to[0, :40]]
