@@ -44,7 +44,7 @@ PRESENT_PARAM = "present"
 __all__ = ["Setting", "SEED_KEY", "get_seed", "presentation_mode", "keep_widget_state",
            "restore_from_url", "write_to_url", "apply_values", "cached_domains", "progress_bar",
            "SAMPLE_DIR", "cached_linear_fit", "linear_fitter", "read_domain_config",
-           "show_problems", "number_columns",
+           "show_problems", "show_data_error", "number_columns",
            "domain_settings", "domain_values", "draw_domain_controls"]
 
 
@@ -192,6 +192,12 @@ def show_problems(problems, where="in the sidebar"):
     for problem in problems:
         st.error(f"{problem} Fix it {where}; nothing else was changed.")
     return bool(problems)
+
+
+def show_data_error(headline, error):
+    """``st.error`` for a :class:`flda_core.errors.DataValidationError`: what is wrong, then
+    how to fix it (never a traceback)."""
+    st.error(f"**{headline}** {error.message}\n\n**Fix:** {error.hint}", icon=":material/error:")
 
 
 def number_columns(frame, fmt="%.3f", columns=None):

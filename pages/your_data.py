@@ -377,8 +377,8 @@ def show_results(prepared, models, source_name, target_name, top_n):
             st.plotly_chart(figs.error_figure(errors), width="stretch")
         st.caption(
             "Error on the labelled target rows, one row of the paper's error tables "
-            "(Table 'missing' for missing data at test time, section 4.2.2; IMDB, spam and "
-            "Amazon tables). Look at whether FLDA-Q/FLDA-L (green) close the gap between the "
+            "(Table 3 for missing data at test time, section 4.2.2; Tables 7-9 for IMDB, "
+            "spam and Amazon). Look at whether FLDA-Q/FLDA-L (green) close the gap between the "
             "source classifiers S-LS/S-LR (orange) and the T-LR oracle (purple), which was "
             "trained on the target labels and is out of reach in practice.")
     else:
@@ -455,7 +455,26 @@ def show_results(prepared, models, source_name, target_name, top_n):
 
 # ----------------------------------------------------------------------------- page
 
+def sync_sample_url():
+    """``?sample=<key>`` while a sample pair is loaded, no ``sample`` after an upload."""
+    sample = st.session_state.get(SAMPLE_KEY, "")
+    if sample:
+        if st.query_params.get("sample") != sample:
+            st.query_params["sample"] = sample
+    elif "sample" in st.query_params:
+        del st.query_params["sample"]
+
+
+def read_inputs(source, target):
+    """The hashable arguments of :func:`prepare_cached` from the files and the options."""
+    state = st.session_state
+    return (source["bytes"], source["name"], target["bytes"], target["name"],
+            state["data.label"], state["data.match"], state["data.missing"],
+            tuple(state.get("data.exclude", [])), bool(state["data.scale"]))
+
+
 def main():
+    """Draw the page."""
     st.title("Your data")
     present = ui_common.presentation_mode()
     restore_choices()
@@ -489,24 +508,12 @@ def main():
         draw_options(source_table)
     remember_choices()
     ui_common.write_to_url(SETTINGS)
-    sample = st.session_state.get(SAMPLE_KEY, "")
-    if sample:
-        if st.query_params.get("sample") != sample:
-            st.query_params["sample"] = sample
-    elif "sample" in st.query_params:
-        del st.query_params["sample"]
-
-    inputs = (source["bytes"], source["name"], target["bytes"], target["name"],
-              st.session_state["data.label"], st.session_state["data.match"],
-              st.session_state["data.missing"],
-              tuple(st.session_state.get("data.exclude", [])),
-              bool(st.session_state["data.scale"]))
+    sync_sample_url()
+    inputs = read_inputs(source, target)
     try:
         prepared = prepare_cached(*inputs)
     except DataValidationError as error:
-        st.error(f"**These files cannot be used together yet.** {error.message}\n\n"
-                 f"**Fix:** {error.hint}", icon=":material/error:")
-        return
+        return ui_common.show_data_error("These files cannot be used together yet.", error)
     if not present:
         show_report(prepared, source["name"], target["name"])
     models = run_fits(inputs, float(st.session_state["data.l2"]))
