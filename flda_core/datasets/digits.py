@@ -24,6 +24,12 @@ Three sources of two digit collections ("domain A" and "domain B") on one
 :func:`direction_data` gives the arrays of one direction (source -> target).
 The experiment on them (Table 4, Figures 5-6) is
 :mod:`flda_core.experiments.digits`.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations

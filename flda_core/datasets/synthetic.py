@@ -3,8 +3,14 @@
 Source data are drawn from per-class, per-feature Bernoulli (section 4.1.1,
 Figure 1) or Poisson (Figure 2, sections 4.1.2-4.1.3) distributions.  The
 target domain is *fresh* source data passed through the dropout transfer model
-with a known ``theta_true`` (eq. ``dropout``), so the model assumptions hold by
+with a known ``theta_true`` (Eq. (8)), so the model assumptions hold by
 construction and FLDA should match a classifier trained on labelled target data.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations

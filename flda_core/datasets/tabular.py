@@ -18,6 +18,12 @@ No other exception escapes :func:`prepare_domains` for any parsed input
 The sample sets the page offers (:data:`SAMPLE_SETS`) are read from a folder
 the caller names (:func:`read_sample`); the repository ships them in
 ``sample_data/`` (regenerate with ``python3 sample_data/make_samples.py``).
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations
@@ -77,7 +83,7 @@ SAMPLE_SETS = {
         "breast_cancer_source.csv", "breast_cancer_target.csv", "diagnosis",
         "scikit-learn's Wisconsin breast cancer data: complete rows as source; the other "
         "rows as target with features knocked out (empty cells), like the UCI experiments "
-        "of section 4.2.2 (Table 'missing')."),
+        "of section 4.2.2 (Table 3)."),
 }
 
 

@@ -37,6 +37,12 @@ order, and the ``(m x m)`` normal equations of every (repeat, size) cell are
 solved as one stacked eigen-decomposition.  The result equals
 ``FLDAClassifier(loss="quadratic", l2=ridge / n)`` (see
 :func:`quadratic_fits` for the details, including singular systems).
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations
@@ -374,7 +380,7 @@ def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
     """Closed-form least-squares fits for every (repeat, size) cell at once.
 
     Solves, per cell, the system of :func:`flda_core.solvers.solve_quadratic`
-    (eq. ``flda-quad`` with the bias split off)::
+    (Eq. (11) with the bias split off)::
 
         (Xc^T Xc + diag(c * s + ridge)) w = Xc^T t,   b = mean(t) - mu . w
 

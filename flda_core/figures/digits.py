@@ -4,6 +4,12 @@ Every image is a ``side x side`` heatmap with square pixels and row 0 at the
 top (as the digit is written).  Weight maps use a diverging colour scale
 centred on zero with one range shared by the naive and the adapted
 classifier, so that a pixel's colour means the same weight in both panels.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations

@@ -5,6 +5,12 @@ The builders take the long table of :func:`flda_core.experiments.learning_curves
 never import streamlit.  Colours and names come from :mod:`flda_core.figures.style`;
 as in the paper's caption, curves on the *source* validation set are dotted
 and curves on the *target* validation set are solid.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations

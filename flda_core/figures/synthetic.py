@@ -13,6 +13,12 @@ point.  Scatter plots therefore show one marker per (lattice point, class)
 whose *area* is proportional to the number of samples there
 (:func:`lattice_counts`, :func:`marker_sizes`); hovering a marker shows the
 exact count.  Colours and names come from :mod:`flda_core.figures.style`.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations

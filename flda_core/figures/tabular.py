@@ -7,6 +7,12 @@ Each builder takes plain data frames (see :func:`flda_core.datasets.tabular.thet
 The figures carry no title: the page names each section with a heading of its
 own and says what to look at in a caption, so a title inside the chart would
 only repeat it.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations
