@@ -44,7 +44,8 @@ PRESENT_PARAM = "present"
 __all__ = ["Setting", "SEED_KEY", "get_seed", "presentation_mode", "keep_widget_state",
            "restore_from_url", "write_to_url", "apply_values", "cached_domains", "progress_bar",
            "SAMPLE_DIR", "cached_linear_fit", "linear_fitter", "read_domain_config",
-           "show_problems", "show_data_error", "number_columns",
+           "show_problems", "show_data_error", "number_columns", "PAGE_SPECS", "app_pages",
+           "in_pages_directory_mode",
            "domain_settings", "domain_values", "draw_domain_controls"]
 
 
@@ -327,31 +328,64 @@ def draw_domain_controls(prefix, max_features, max_samples, features_help,
     return distribution
 
 
+#: The app's pages: ``(script, title, icon)``; :func:`app_pages` turns them into ``st.Page``s.
+PAGE_SPECS = (
+    ("pages/home.py", "Home", ":material/home:"),
+    ("pages/synthetic.py", "Synthetic domains", ":material/scatter_plot:"),
+    ("pages/transfer.py", "Transfer parameters", ":material/tune:"),
+    ("pages/learning_curves.py", "Learning curves", ":material/show_chart:"),
+    ("pages/digits.py", "Handwritten digits", ":material/draw:"),
+    ("pages/your_data.py", "Your data", ":material/upload_file:"),
+)
+
+
+def app_pages():
+    """The ``st.Page`` list of ``app.py``'s ``st.navigation`` (Home is the default)."""
+    return [st.Page(script, title=title, icon=icon, default=i == 0)
+            for i, (script, title, icon) in enumerate(PAGE_SPECS)]
+
+
+def in_pages_directory_mode():
+    """Whether this process still treats the app as a legacy "pages/ directory" app.
+
+    Streamlit 1.67 (``streamlit/runtime/pages_manager.py``) sets the class
+    attribute ``PagesManager.uses_pages_directory`` once per process, when the
+    first session starts: True if a ``pages/`` folder sits next to the main
+    script; ``st.navigation`` sets it to False (``commands/navigation.py``).
+    There is no config option for it.  ``tests/test_streamlit_assumptions.py``
+    checks both facts, so a Streamlit upgrade that changes them fails in CI.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    return bool(PagesManager.uses_pages_directory)
+
+
 def _leave_pages_directory_mode():
     """Make the first request of a fresh server use ``app.py``'s navigation.
 
-    Streamlit decides once per process whether the app is a legacy "pages/
-    directory" app: true as soon as a ``pages/`` folder sits next to the main
-    script, until some script run calls ``st.navigation``.  So when the very
-    first request of a fresh server deep-links to a page (``/synthetic``),
-    Streamlit runs ``pages/synthetic.py`` *alone* under its automatic navigation
-    (file names as titles, no ``set_page_config``, no shared seed) - and keeps
-    doing so for every visitor until someone opens the home page.  Every page
-    imports this module, and a module is imported once per process: if that
-    first import happens in such a run, switch the mode off and rerun, so the
-    same URL is served by ``app.py`` and ``st.navigation``.  (A more radical
-    fix is to rename ``pages/``; ``st.navigation`` does not need that name.)
+    While the app counts as a legacy pages-directory app (see
+    :func:`in_pages_directory_mode`), a first request that deep-links to a
+    page (``/synthetic``) runs ``pages/synthetic.py`` *alone* under
+    Streamlit's automatic navigation (file names as titles, no
+    ``set_page_config``, no shared seed) - and keeps doing so for every
+    visitor until someone opens the home page.  Every page imports this
+    module, and a module is imported once per process: if that first import
+    happens in such a run, declare the app's real pages with the public
+    ``st.navigation`` (which is what ends the legacy mode; the deep-linked page
+    is among them, so the URL stays) and rerun, so the same URL is served by
+    ``app.py``.  Only the read of the mode touches Streamlit internals.  (A
+    more radical fix is to rename ``pages/``; ``st.navigation`` does not need
+    that name.)
     """
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
-        from streamlit.runtime.scriptrunner_utils.script_run_context import (
-            get_script_run_ctx)
-    except ImportError:  # another Streamlit layout: nothing to correct
-        return
-    if getattr(PagesManager, "uses_pages_directory", None) \
-            and get_script_run_ctx(suppress_warning=True) is not None:
-        PagesManager.uses_pages_directory = False
+    if st.runtime.exists() and _script_running() and in_pages_directory_mode():
+        st.navigation(app_pages(), position="hidden")
         st.rerun()
+
+
+def _script_running():
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return get_script_run_ctx(suppress_warning=True) is not None
 
 
 _leave_pages_directory_mode()
