@@ -14,8 +14,8 @@ import ui_common
 from flda_core.datasets import digits as dg
 from flda_core.errors import DataValidationError, DigitDataUnavailable
 from flda_core.experiments import digits as ed
-from flda_core.figures.digits import (error_figure, nonzero_rate_figure, sample_images_figure,
-                                      weights_figure)
+from flda_core.figures.digits import (table4_figure, nonzero_rate_figure, sample_images_figure,
+                                      digit_weights_figure)
 from flda_core.names import TABLE_CLASSIFIERS
 from flda_core.transfer import nonzero_rate
 
@@ -71,7 +71,7 @@ def rates_cached(key, zero_tol, _data):
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def fit_cached(key, direction, method, l2, zero_tol, seed, _data):
+def fit_direction_cached(key, direction, method, l2, zero_tol, seed, _data):
     """One classifier for one direction; ``key`` (the data fingerprint) stands for ``_data``."""
     X_s, y_s, X_t, y_t = dg.direction_data(_data, direction)
     return ed.fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol,
@@ -182,12 +182,12 @@ def l2_setting():
     return float(st.session_state["dig.l2"])
 
 
-def run_fits(data, first_direction, loss, zero_tol, seed):
+def fit_both_directions(data, first_direction, loss, zero_tol, seed):
     """:func:`flda_core.experiments.digits.run_digits` with the page's cached fits."""
     with ui_common.progress_bar("Fitting classifiers…") as progress:
         return ed.run_digits(
             data, first_direction, loss, l2_setting(), zero_tol, seed, progress=progress,
-            fit=lambda direction, method, l2, tol: fit_cached(data.key, direction, method, l2,
+            fit=lambda direction, method, l2, tol: fit_direction_cached(data.key, direction, method, l2,
                                                               tol, seed, _data=data))
 
 
@@ -321,7 +321,7 @@ def show_weights(data, results, direction, loss, digit, present):
                     help="On: a colour means the same weight in both panels (compare "
                          "magnitudes). Off: each panel uses its own range (compare patterns; "
                          "the naive panel is rescaled and its factor shown in the title).")
-    st.plotly_chart(weights_figure(naive.weights(digit), adapted.theta, adapted.weights(digit),
+    st.plotly_chart(digit_weights_figure(naive.weights(digit), adapted.theta, adapted.weights(digit),
                                    data.side, digit, source_name, flda_name,
                                    bool(st.session_state["dig.shared_range"])),
                     width="stretch", key="dig_weights")
@@ -333,7 +333,7 @@ def show_errors(data, results):
     st.subheader("Error rates in both directions (Table 4)")
     ours = ed.table4_frame(results, data)
     paper = ed.paper_table(data)
-    st.plotly_chart(error_figure(ours, paper if data.paper_rows else None), width="stretch",
+    st.plotly_chart(table4_figure(ours, paper if data.paper_rows else None), width="stretch",
                     key="dig_errors")
     both = ed.comparison_table(ours, paper)
     shown = both.copy()
@@ -413,7 +413,7 @@ def main():
     digit = label_of(data.classes, st.session_state["dig.digit"])
     ui_common.write_to_url(SETTINGS)
     try:
-        results = run_fits(data, direction, loss, zero_tol, seed)
+        results = fit_both_directions(data, direction, loss, zero_tol, seed)
     except ValueError as error:
         st.error(f"**The classifiers could not be fitted:** {error}\n\n**How to fix it:** "
                  "every class needs at least 2 images in each domain (3-fold cross-validation "

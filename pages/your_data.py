@@ -71,7 +71,7 @@ def prepare_cached(source_raw, source_name, target_raw, target_name, label, matc
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def fit_cached(inputs, name, l2):
+def fit_model_cached(inputs, name, l2):
     """Cached :func:`flda_core.experiments.your_data.fit_model` (one classifier)."""
     return yd.fit_model(prepare_cached(*inputs), name, l2)
 
@@ -282,11 +282,11 @@ def show_report(prepared, source_name, target_name):
         st.warning(note, icon=":material/warning:")
 
 
-def run_fits(inputs, l2):
+def fit_all_models(inputs, l2):
     """The page's experiment: :func:`flda_core.experiments.your_data.fit_models`."""
     with ui_common.progress_bar("Fitting classifiers…") as progress:
         models = yd.fit_models(prepare_cached(*inputs), l2=l2, progress=progress,
-                               fit=lambda name, l2: fit_cached(inputs, name, l2))
+                               fit=lambda name, l2: fit_model_cached(inputs, name, l2))
     for note in yd.convergence_notes(models):
         st.warning(note, icon=":material/warning:")
     return models
@@ -374,7 +374,7 @@ def show_results(prepared, models, source_name, target_name, top_n):
                                help="The error table: classifier, family, error rate, number "
                                     "wrong and number of labelled target rows.")
         with right:
-            st.plotly_chart(figs.error_figure(errors), width="stretch")
+            st.plotly_chart(figs.target_error_figure(errors), width="stretch")
         st.caption(
             "Error on the labelled target rows, one row of the paper's error tables "
             "(Table 3 for missing data at test time, section 4.2.2; Tables 7-9 for IMDB, "
@@ -392,7 +392,7 @@ def show_results(prepared, models, source_name, target_name, top_n):
              if n_shown < n_total else f"all {n_total} features")
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(figs.theta_figure(thetas, top_n), width="stretch")
+        st.plotly_chart(figs.feature_theta_figure(thetas, top_n), width="stretch")
         st.caption(
             f"Estimated dropout probability θ̂ = max(0, 1 − ζ/η) of {which} "
             "(section 3.3.1), η and ζ being the fractions of source and target rows where a "
@@ -418,7 +418,7 @@ def show_results(prepared, models, source_name, target_name, top_n):
 
     if "FLDA-L weight" in thetas.columns:
         st.subheader(f"{next(section)} · How FLDA re-weights the features")
-        st.plotly_chart(figs.weights_figure(thetas, top_n), width="stretch")
+        st.plotly_chart(figs.feature_weights_figure(thetas, top_n), width="stretch")
         st.caption(
             f"Weights of S-LR and FLDA-L (positive favours class {prepared.classes[-1]!r}) "
             f"for {which}, the largest θ̂ on top. FLDA shrinks the weights of features that "
@@ -516,7 +516,7 @@ def main():
         return ui_common.show_data_error("These files cannot be used together yet.", error)
     if not present:
         show_report(prepared, source["name"], target["name"])
-    models = run_fits(inputs, float(st.session_state["data.l2"]))
+    models = fit_all_models(inputs, float(st.session_state["data.l2"]))
     show_results(prepared, models, source["name"], target["name"],
                  int(st.session_state["data.top_n"]))
 

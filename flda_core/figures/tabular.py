@@ -22,8 +22,8 @@ import plotly.graph_objects as go
 
 from .style import CLASS_COLORS, FAMILY_COLORS, classifier_color
 
-__all__ = ["theta_figure", "nonzero_proportion_figure", "error_figure",
-           "prediction_mix_figure", "weights_figure", "top_changed_features",
+__all__ = ["feature_theta_figure", "nonzero_proportion_figure", "target_error_figure",
+           "prediction_mix_figure", "feature_weights_figure", "top_changed_features",
            "DEFAULT_TOP_FEATURES"]
 
 #: Features shown by default in the per-feature bar charts.
@@ -68,7 +68,7 @@ def _short_labels(names, width=28):
     return labels
 
 
-def theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
+def feature_theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
     """Sorted horizontal bars of the estimated dropout probability per feature.
 
     Parameters
@@ -142,7 +142,7 @@ def nonzero_proportion_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_name="s
     return _layout(fig, height=_per_feature_height(len(shown)))
 
 
-def error_figure(errors):
+def target_error_figure(errors):
     """Bar chart of the target error per classifier (a row of the paper's tables).
 
     Parameters
@@ -192,7 +192,7 @@ def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L
     return _layout(fig, height=340)
 
 
-def weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-LR", flda_model="FLDA-L"):
+def feature_weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-LR", flda_model="FLDA-L"):
     """Weights of the source classifier and of FLDA for the most dropped features.
 
     FLDA shrinks the weights of features that are often missing in the target
