@@ -1,6 +1,7 @@
 """Handwritten digits: dropout heatmaps and adapted weights (section 4.2.3, Figures 5-6, Table 4).
 
-Widgets -> cached data loaders and fits (``flda_core.datasets.digits``) -> figures
+Widgets -> cached data loaders (``flda_core.datasets.digits``) and
+``flda_core.experiments.digits.run_digits`` with the page's cached fit -> figures
 built in ``flda_core.figures.digits``.  Widget keys start with ``"dig."`` and
 the settings that define a configuration are mirrored in the URL.
 """

@@ -16,7 +16,7 @@ from flda_core.figures.learning_curves import gap_figure, learning_curve_figure
 P = "lc."
 DISTRIBUTIONS = {"poisson": "Poisson (counts)", "bernoulli": "Bernoulli (binary)"}
 PARAM_LIMITS = {"poisson": (0.0, 50.0, 0.5), "bernoulli": (0.0, 1.0, 0.05)}
-LOSSES = {"quadratic": "Quadratic: S-LS, T-LS, FLDA-Q",
+LOSS_CHOICES = {"quadratic": "Quadratic: S-LS, T-LS, FLDA-Q",
           "both": "Quadratic + logistic: adds S-LR, T-LR, FLDA-L"}
 GRID_MODES = {"log": "Log-spaced grid", "custom": "Custom list"}
 RIDGE_VALUES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
@@ -43,7 +43,7 @@ SETTINGS = [
     ui_common.Setting(P + "n_sizes", 15, lo=2, hi=40),
     ui_common.Setting(P + "custom_sizes", "2, 5, 10, 20, 50, 100, 1000, 10000"),
     ui_common.Setting(P + "repeats", 50, lo=2, hi=200),
-    ui_common.Setting(P + "loss", "quadratic", options=tuple(LOSSES)),
+    ui_common.Setting(P + "loss", "quadratic", options=tuple(LOSS_CHOICES)),
     ui_common.Setting(P + "repeats_logistic", 10, lo=2, hi=50),
     ui_common.Setting(P + "l2", False),
     ui_common.Setting(P + "ridge", 10.0, options=RIDGE_VALUES),
@@ -119,7 +119,7 @@ def draw_controls():
                   help="Independent random training subsets per sample size; the bands "
                        "show the standard error of the mean over them. Paper: 50.")
     with st.sidebar.expander("Classifiers", expanded=True):
-        loss = st.radio("Loss", tuple(LOSSES), key=P + "loss", format_func=LOSSES.get,
+        loss = st.radio("Loss", tuple(LOSS_CHOICES), key=P + "loss", format_func=LOSS_CHOICES.get,
                         help="The quadratic family is solved in closed form for all "
                              "repeats at once (instant). The logistic family needs one "
                              "iterative fit per classifier, size and repeat (slow).")

@@ -1,6 +1,6 @@
 """Synthetic domains: the paper's Figures 1 and 2 (section 4.1.1), live.
 
-Widgets -> cached data generation and fits (``flda_core.experiments.synthetic``) ->
+Widgets -> ``flda_core.experiments.synthetic.fit_classifiers`` with the shared cached fit ->
 figures built in ``flda_core.figures.synthetic``.  Widget keys start with
 ``"syn."`` and are mirrored in the URL.
 """

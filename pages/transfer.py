@@ -1,6 +1,6 @@
 """Transfer parameters: how wrong may θ̂ be? The paper's Table 1 and Figure 4 (section 4.1.3).
 
-Widgets -> cached data generation and fits (``flda_core.experiments.synthetic``) ->
+Widgets -> ``flda_core.experiments.perturbation.run_perturbation`` with the shared cached fit ->
 figures built in ``flda_core.figures.synthetic``.  Widget keys start with
 ``"tp."`` and are mirrored in the URL.
 """

@@ -1,7 +1,8 @@
 """Your data: upload a labelled source CSV and a target CSV and try FLDA on them.
 
-Thin page over :mod:`flda_core.datasets.tabular` (reading, validation, preparation,
-fits) and :mod:`flda_core.figures.tabular` (figures).
+Thin page over :mod:`flda_core.datasets.csv` (reading, validation),
+:mod:`flda_core.datasets.tabular` (preparation), :mod:`flda_core.experiments.your_data`
+(fits, via ``fit_models`` with the page's cached fit) and :mod:`flda_core.figures.tabular`.
 
 Session state (keys with the page prefix survive switching pages):
 
