@@ -17,11 +17,13 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
-__all__ = ["LOSSES", "FAMILIES", "CLASSIFIER_NAMES", "TABLE_CLASSIFIERS",
+__all__ = ["LOSSES", "LOSS_TITLES", "FAMILIES", "CLASSIFIER_NAMES", "TABLE_CLASSIFIERS",
            "classifier_name", "classifier_family", "classifier_loss"]
 
 #: The two losses of the paper, in the order the paper reports them.
 LOSSES = ("quadratic", "logistic")
+#: How tables and figure titles name a loss ("Quadratic loss", "Logistic loss").
+LOSS_TITLES = {"quadratic": "Quadratic loss", "logistic": "Logistic loss"}
 #: Classifier families: trained on source, on labelled target (oracle), adapted.
 FAMILIES = ("source", "target", "flda")
 

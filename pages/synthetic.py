@@ -16,7 +16,7 @@ from flda_core.experiments.synthetic import (PAPER_FIGURE1, PAPER_FIGURE2, class
                                              matching_paper_setting, theta_table)
 from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure, lattice_counts,
                                          theta_figure)
-from flda_core.names import LOSSES
+from flda_core.names import LOSS_TITLES, LOSSES
 
 MAX_FEATURES = 50
 MAX_SAMPLES = 100_000
@@ -153,7 +153,7 @@ def show_figure(data_key, result, paper):
     loss_choice = st.session_state["syn.loss"]
     losses = LOSSES if loss_choice == "both" else (loss_choice,)
     target_counts, source_counts = cached_counts(data_key)
-    panels = [(f"{loss.capitalize()} loss", boundary_lines(result.for_loss(loss)))
+    panels = [(LOSS_TITLES[loss], boundary_lines(result.for_loss(loss)))
               for loss in losses]
     fig = decision_boundary_figure(
         target_counts, panels,

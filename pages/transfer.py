@@ -20,7 +20,7 @@ from flda_core.figures.style import FAMILY_COLORS
 from flda_core.figures.synthetic import (BoundaryLine, boundary_equation, decision_boundary_figure,
                                          lattice_counts, perturbation_error_figure,
                                          perturbed_boundary_lines, theta_figure)
-from flda_core.names import LOSSES, classifier_name
+from flda_core.names import LOSS_TITLES, LOSSES, classifier_name
 
 MAX_FEATURES = 10
 MAX_SAMPLES = 100_000
@@ -191,7 +191,7 @@ def show_boundaries(data_key, result, own_fits, theta_own, theta_true):
             result.chosen_fits(loss), feature)
         if loss in own_fits:
             lines.append(own_line(own_fits[loss], theta_own))
-        panels.append((f"{loss.capitalize()} loss", lines))
+        panels.append((LOSS_TITLES[loss], lines))
     st.plotly_chart(decision_boundary_figure(cached_target_counts(data_key), panels, height=600),
                     width="stretch", key="tp_boundaries")
     st.caption(

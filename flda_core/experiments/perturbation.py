@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..datasets.numbers import format_values
-from ..names import FAMILIES, LOSSES, classifier_name
+from ..names import FAMILIES, LOSS_TITLES, LOSSES, classifier_name
 from ..transfer import estimate_dropout
 from .progress import finish, report, scaled
 from .synthetic import ExperimentResult, PaperSetting, fit_classifiers, fit_linear
@@ -36,7 +36,6 @@ __all__ = [
     "table1_unperturbed_errors",
 ]
 
-_LOSS_LABEL = {"quadratic": "Quadratic", "logistic": "Logistic"}
 #: Spacing of the perturbations of the error curve (section 4.1.3 uses steps of 0.1).
 CURVE_STEP = 0.05
 
@@ -147,7 +146,7 @@ def table1_frame(result, fits, feature=0):
         loss_fits = [f for f in fits if f.loss == loss]
         if not loss_fits:
             continue
-        row = {"loss": _LOSS_LABEL[loss] + " loss",
+        row = {"loss": LOSS_TITLES[loss],
                "SL": result.classifiers[classifier_name("source", loss)].target_error,
                "TL": result.classifiers[classifier_name("target", loss)].target_error}
         for f in sorted(loss_fits, key=lambda f: f.perturbation):
@@ -161,7 +160,7 @@ def paper_table1_frame():
     rows = []
     for loss in LOSSES:
         flda = classifier_name("flda", loss)
-        row = {"loss": _LOSS_LABEL[loss] + " loss",
+        row = {"loss": LOSS_TITLES[loss],
                "SL": PAPER_TABLE1.errors[classifier_name("source", loss)],
                "TL": PAPER_TABLE1.errors[classifier_name("target", loss)]}
         for d in PAPER_PERTURBATIONS:
