@@ -1,4 +1,12 @@
-"""Streamlit plumbing shared by every page: seed, URL state, presentation mode.
+"""Streamlit plumbing shared by every page, defined once.
+
+Seed, URL state and presentation mode; the app's page list (:func:`app_pages`);
+the one cache of synthetic fits (:func:`cached_linear_fit`, handed to the
+experiments as ``fit=`` by :func:`linear_fitter`); the data settings of the
+synthetic pages (:func:`draw_domain_controls`, :func:`read_domain_config`);
+the progress bar every experiment reports to (:func:`progress_bar`); number
+columns (:func:`number_columns`) and error display (:func:`show_problems`,
+:func:`show_data_error`); where the sample data live (:data:`SAMPLE_DIR`).
 
 This module is the only place (besides ``app.py`` and ``pages/``) that imports
 streamlit; ``flda_core`` never does.
