@@ -51,8 +51,9 @@ PAPER_TABLE1 = PaperSetting(
             "S-LR": 0.264, "T-LR": 0.139, "FLDA-L+0": 0.139, "FLDA-L+0.1": 0.140,
             "FLDA-L+0.2": 0.142, "FLDA-L+0.3": 0.146},
     summary="The paper reports that adding 0.1-0.3 to the estimated theta of feature 1 "
-            "raises the target error only by a few percent (FLDA-Q 0.138 -> 0.150, "
-            "FLDA-L 0.139 -> 0.146), while the naive S-LS / S-LR stay at 0.245 / 0.264.")
+            "raises the target error only by a few percent (FLDA-Q <FLDA-Q+0> -> <FLDA-Q+0.3>, "
+            "FLDA-L <FLDA-L+0> -> <FLDA-L+0.3>), while the naive S-LS / S-LR stay at "
+            "<S-LS> / <S-LR>.")
 
 
 def feasible_perturbations(theta_value, perturbations):
