@@ -265,6 +265,18 @@ def show_tables(data_key, result, paper, own_fits):
                    "θ̂ + 0 column of the table above.")
 
 
+def show_feasibility(result):
+    """Warn about skipped perturbations; False (with an error) when none is feasible."""
+    if result.skipped:
+        st.warning(f"Perturbations {', '.join(f'{d:+g}' for d in result.skipped)} skipped: "
+                   f"θ̂{result.feature + 1} = {result.theta_hat[result.feature]:.3f} plus them "
+                   "leaves [0, 1].")
+    if not result.curve:
+        st.error("No perturbation in the chosen range keeps θ within [0, 1]. Widen the "
+                 "range of the error curve in the sidebar.")
+    return bool(result.curve)
+
+
 def main():
     """Draw the page."""
     ui_common.restore_from_url(SETTINGS)
@@ -298,13 +310,7 @@ def main():
     except ValueError as error:
         st.error(f"Could not fit the classifiers: {error} Change the data settings.")
         return
-    if result.skipped:
-        st.warning(f"Perturbations {', '.join(f'{d:+g}' for d in result.skipped)} skipped: "
-                   f"θ̂{result.feature + 1} = {result.theta_hat[result.feature]:.3f} plus them "
-                   "leaves [0, 1].")
-    if not result.curve:
-        st.error("No perturbation in the chosen range keeps θ within [0, 1]. Widen the "
-                 "range of the error curve in the sidebar.")
+    if not show_feasibility(result):
         return ui_common.write_to_url(SETTINGS + own_settings)
     if not present:
         st.subheader("Your θ")
