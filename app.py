@@ -15,15 +15,6 @@ st.set_page_config(page_title="FLDA explorer", page_icon=":material/swap_horiz:"
                    initial_sidebar_state="collapsed" if ui_common.presentation_mode()
                    else "auto")
 
-PAGES = [
-    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-    st.Page("pages/synthetic.py", title="Synthetic domains", icon=":material/scatter_plot:"),
-    st.Page("pages/transfer.py", title="Transfer parameters", icon=":material/tune:"),
-    st.Page("pages/learning_curves.py", title="Learning curves", icon=":material/show_chart:"),
-    st.Page("pages/digits.py", title="Handwritten digits", icon=":material/draw:"),
-    st.Page("pages/your_data.py", title="Your data", icon=":material/upload_file:"),
-]
-
 ui_common.keep_widget_state()
 ui_common.restore_from_url([ui_common.Setting(ui_common.SEED_KEY, 0, lo=0, hi=2**31 - 1)])
 with st.sidebar:
@@ -33,4 +24,4 @@ with st.sidebar:
              "repeats). The same seed always reproduces the same numbers.")
 ui_common.write_to_url([ui_common.Setting(ui_common.SEED_KEY, 0)])
 
-st.navigation(PAGES).run()
+st.navigation(ui_common.app_pages()).run()

@@ -1,4 +1,12 @@
-"""Streamlit plumbing shared by every page: seed, URL state, presentation mode.
+"""Streamlit plumbing shared by every page, defined once.
+
+Seed, URL state and presentation mode; the app's page list (:func:`app_pages`);
+the one cache of synthetic fits (:func:`cached_linear_fit`, handed to the
+experiments as ``fit=`` by :func:`linear_fitter`); the data settings of the
+synthetic pages (:func:`draw_domain_controls`, :func:`read_domain_config`);
+the progress bar every experiment reports to (:func:`progress_bar`); number
+columns (:func:`number_columns`) and error display (:func:`show_problems`,
+:func:`show_data_error`); where the sample data live (:data:`SAMPLE_DIR`).
 
 This module is the only place (besides ``app.py`` and ``pages/``) that imports
 streamlit; ``flda_core`` never does.
@@ -20,20 +28,32 @@ Conventions every page follows
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from numbers import Real
 from typing import Any, Sequence
 
 import streamlit as st
 
-from flda_core.experiments.synthetic import PARAM_BOUNDS, PARAM_WORD, format_values, truncate_per_feature
-from flda_core.datasets.synthetic import PAPER_BERNOULLI_PARAMS, PAPER_POISSON_PARAMS, make_domains
+import numpy as np
+
+from flda_core.datasets.numbers import format_values, truncate_per_feature
+from flda_core.datasets.synthetic import (PAPER_PARAMS, PARAM_BOUNDS, PARAM_WORD, make_domains,
+                                          parse_domain_config)
+from flda_core.experiments.synthetic import fit_linear
 
 SEED_KEY = "shared.seed"
+#: The sample data shipped with the project (``sample_data/`` next to ``app.py``),
+#: passed explicitly to the readers of ``flda_core.datasets``.
+SAMPLE_DIR = Path(__file__).resolve().parent / "sample_data"
 PRESENT_PARAM = "present"
 
 __all__ = ["Setting", "SEED_KEY", "get_seed", "presentation_mode", "keep_widget_state",
-           "restore_from_url", "write_to_url", "apply_values", "cached_domains",
+           "restore_from_url", "write_to_url", "apply_values", "cached_domains", "progress_bar",
+           "SAMPLE_DIR", "cached_linear_fit", "linear_fitter", "read_domain_config",
+           "show_problems", "show_data_error", "number_columns", "PAGE_SPECS", "app_pages",
+           "in_pages_directory_mode",
            "domain_settings", "domain_values", "draw_domain_controls"]
 
 
@@ -146,6 +166,56 @@ def write_to_url(settings):
             st.query_params[setting.url_name] = encoded
 
 
+@st.cache_data(max_entries=512, show_spinner=False)
+def cached_linear_fit(data_key, family, loss, l2, theta=None, perturbation=None):
+    """Cached :func:`flda_core.experiments.synthetic.fit_linear` on the domains of
+    ``data_key`` (``theta`` a tuple or None).  One cache for every synthetic page."""
+    return fit_linear(cached_domains(*data_key), family, loss, l2=l2, theta=theta,
+                      perturbation=perturbation)
+
+
+def linear_fitter(data_key):
+    """The ``fit=`` callable of the synthetic experiments, backed by :func:`cached_linear_fit`.
+
+    ``theta`` arrays are turned into rounded tuples, so equal values share a
+    cache entry.
+    """
+    def fit(family, loss, l2, theta=None, perturbation=None):
+        key = None if theta is None else tuple(np.round(np.asarray(theta, dtype=float), 12))
+        return cached_linear_fit(data_key, family, loss, float(l2), key, perturbation)
+    return fit
+
+
+def read_domain_config(prefix):
+    """The page's validated data configuration (a hashable ``make_domains`` key) or a
+    list of problems (:func:`flda_core.datasets.synthetic.parse_domain_config`)."""
+    state = st.session_state
+    return parse_domain_config(
+        state[f"{prefix}.distribution"], state[f"{prefix}.n_features"],
+        state[f"{prefix}.class1"], state[f"{prefix}.class2"], state[f"{prefix}.theta"],
+        state[f"{prefix}.n_source"], state[f"{prefix}.n_target"], get_seed())
+
+
+def show_problems(problems, where="in the sidebar"):
+    """One ``st.error`` per problem, each saying where to fix it; True if there were any."""
+    for problem in problems:
+        st.error(f"{problem} Fix it {where}; nothing else was changed.")
+    return bool(problems)
+
+
+def show_data_error(headline, error):
+    """``st.error`` for a :class:`flda_core.errors.DataValidationError`: what is wrong, then
+    how to fix it (never a traceback)."""
+    st.error(f"**{headline}** {error.message}\n\n**Fix:** {error.hint}", icon=":material/error:")
+
+
+def number_columns(frame, fmt="%.3f", columns=None):
+    """``column_config`` showing the float columns of ``frame`` (or ``columns``) with ``fmt``."""
+    if columns is None:
+        columns = [c for c in frame.columns if frame[c].dtype.kind == "f"]
+    return {c: st.column_config.NumberColumn(format=fmt) for c in columns}
+
+
 @st.cache_data(max_entries=4, show_spinner=False)
 def cached_domains(distribution, params, n_source, n_target, theta, seed):
     """Cached :func:`flda_core.datasets.synthetic.make_domains` (arguments are plain tuples).
@@ -153,6 +223,18 @@ def cached_domains(distribution, params, n_source, n_target, theta, seed):
     Shared by the synthetic-data pages, so switching between them reuses the data.
     """
     return make_domains(distribution, params, n_source, n_target, theta, random_state=seed)
+
+
+@contextmanager
+def progress_bar(text):
+    """A progress bar for the duration of a ``with`` block; yields the callable
+    ``progress(fraction, text)`` every ``flda_core`` experiment accepts
+    (:mod:`flda_core.experiments.progress`).  The bar disappears afterwards."""
+    bar = st.progress(0.0, text=text)
+    try:
+        yield lambda fraction, message: bar.progress(min(1.0, max(0.0, fraction)), text=message)
+    finally:
+        bar.empty()
 
 
 def apply_values(values):
@@ -164,8 +246,6 @@ def apply_values(values):
 # --- Controls of the synthetic domains (section 4.1), shared by the "Synthetic
 # domains" and "Transfer parameters" pages: same data model, different key prefix.
 
-#: The paper's class-conditional parameters per distribution (section 4.1.1).
-PAPER_PARAMS = {"bernoulli": PAPER_BERNOULLI_PARAMS, "poisson": PAPER_POISSON_PARAMS}
 DISTRIBUTION_LABELS = {"bernoulli": "Bernoulli (binary features)",
                        "poisson": "Poisson (count features)"}
 _LIST_HELP = ("One value per feature, separated by commas. Fewer values than features: "
@@ -256,31 +336,64 @@ def draw_domain_controls(prefix, max_features, max_samples, features_help,
     return distribution
 
 
+#: The app's pages: ``(script, title, icon)``; :func:`app_pages` turns them into ``st.Page``s.
+PAGE_SPECS = (
+    ("pages/home.py", "Home", ":material/home:"),
+    ("pages/synthetic.py", "Synthetic domains", ":material/scatter_plot:"),
+    ("pages/transfer.py", "Transfer parameters", ":material/tune:"),
+    ("pages/learning_curves.py", "Learning curves", ":material/show_chart:"),
+    ("pages/digits.py", "Handwritten digits", ":material/draw:"),
+    ("pages/your_data.py", "Your data", ":material/upload_file:"),
+)
+
+
+def app_pages():
+    """The ``st.Page`` list of ``app.py``'s ``st.navigation`` (Home is the default)."""
+    return [st.Page(script, title=title, icon=icon, default=i == 0)
+            for i, (script, title, icon) in enumerate(PAGE_SPECS)]
+
+
+def in_pages_directory_mode():
+    """Whether this process still treats the app as a legacy "pages/ directory" app.
+
+    Streamlit 1.67 (``streamlit/runtime/pages_manager.py``) sets the class
+    attribute ``PagesManager.uses_pages_directory`` once per process, when the
+    first session starts: True if a ``pages/`` folder sits next to the main
+    script; ``st.navigation`` sets it to False (``commands/navigation.py``).
+    There is no config option for it.  ``tests/test_streamlit_assumptions.py``
+    checks both facts, so a Streamlit upgrade that changes them fails in CI.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    return bool(PagesManager.uses_pages_directory)
+
+
 def _leave_pages_directory_mode():
     """Make the first request of a fresh server use ``app.py``'s navigation.
 
-    Streamlit decides once per process whether the app is a legacy "pages/
-    directory" app: true as soon as a ``pages/`` folder sits next to the main
-    script, until some script run calls ``st.navigation``.  So when the very
-    first request of a fresh server deep-links to a page (``/synthetic``),
-    Streamlit runs ``pages/synthetic.py`` *alone* under its automatic navigation
-    (file names as titles, no ``set_page_config``, no shared seed) - and keeps
-    doing so for every visitor until someone opens the home page.  Every page
-    imports this module, and a module is imported once per process: if that
-    first import happens in such a run, switch the mode off and rerun, so the
-    same URL is served by ``app.py`` and ``st.navigation``.  (A more radical
-    fix is to rename ``pages/``; ``st.navigation`` does not need that name.)
+    While the app counts as a legacy pages-directory app (see
+    :func:`in_pages_directory_mode`), a first request that deep-links to a
+    page (``/synthetic``) runs ``pages/synthetic.py`` *alone* under
+    Streamlit's automatic navigation (file names as titles, no
+    ``set_page_config``, no shared seed) - and keeps doing so for every
+    visitor until someone opens the home page.  Every page imports this
+    module, and a module is imported once per process: if that first import
+    happens in such a run, declare the app's real pages with the public
+    ``st.navigation`` (which is what ends the legacy mode; the deep-linked page
+    is among them, so the URL stays) and rerun, so the same URL is served by
+    ``app.py``.  Only the read of the mode touches Streamlit internals.  (A
+    more radical fix is to rename ``pages/``; ``st.navigation`` does not need
+    that name.)
     """
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
-        from streamlit.runtime.scriptrunner_utils.script_run_context import (
-            get_script_run_ctx)
-    except ImportError:  # another Streamlit layout: nothing to correct
-        return
-    if getattr(PagesManager, "uses_pages_directory", None) \
-            and get_script_run_ctx(suppress_warning=True) is not None:
-        PagesManager.uses_pages_directory = False
+    if st.runtime.exists() and _script_running() and in_pages_directory_mode():
+        st.navigation(app_pages(), position="hidden")
         st.rerun()
+
+
+def _script_running():
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return get_script_run_ctx(suppress_warning=True) is not None
 
 
 _leave_pages_directory_mode()

@@ -36,6 +36,7 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 from scipy.special import logsumexp, softmax  # noqa: E402
 
 from flda_core.datasets import digits as dg  # noqa: E402
+from flda_core.experiments import digits as ed  # noqa: E402
 from flda_core import solvers  # noqa: E402
 from flda_core.classifier import FLDAClassifier  # noqa: E402
 from flda_core.objectives import dropout_variances  # noqa: E402
@@ -157,7 +158,7 @@ def main():
     print(header)
     print("-" * len(header))
     worst = 0.0
-    with threadpool_limits(limits=dg.BLAS_THREADS, user_api="blas"):
+    with threadpool_limits(limits=ed.BLAS_THREADS, user_api="blas"):
         for n in SIZES:
             X_a, y_a, X_b, y_b = make_data(n)
             for direction, (X_s, y_s, X_t, y_t) in (("A→B", (X_a, y_a, X_b, y_b)),
@@ -175,7 +176,7 @@ def main():
           f"(limit {LIMIT:.0f}x): {verdict}")
 
     print("\nWhere FLDA-L's time goes (A→B, l2=1e-3):")
-    with threadpool_limits(limits=dg.BLAS_THREADS, user_api="blas"):
+    with threadpool_limits(limits=ed.BLAS_THREADS, user_api="blas"):
         for n in SIZES:
             X_a, y_a, X_b, _ = make_data(n)
             theta = estimate_dropout(X_a, X_b)

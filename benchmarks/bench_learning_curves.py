@@ -31,7 +31,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from flda_core.classifier import FLDAClassifier  # noqa: E402
-from flda_core.experiments.learning_curves import (DOMAINS, TIE_RTOL, learning_curves,  # noqa: E402
+from flda_core.experiments.scoring import TIE_RTOL  # noqa: E402
+from flda_core.experiments.learning_curves import (DOMAINS, learning_curves,  # noqa: E402
                                        logistic_learning_errors, make_learning_curve_data,
                                        sample_size_grid, training_orders)
 

@@ -3,6 +3,12 @@
 Feature-level domain adaptation (Kouw, van der Maaten, Krijthe and Loog,
 JMLR 2016) with a dropout transfer model.  This package never imports
 streamlit: notebooks, tests and the dashboard all use the same functions.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from .classifier import FLDAClassifier

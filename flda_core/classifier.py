@@ -68,9 +68,9 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
     often each feature is non-zero in the source and in the (unlabelled)
     target data (section 3.3.1).  Stage 2 fits a linear classifier that
     minimises the expected loss on the source data when the source samples are
-    corrupted by that dropout (eq. ``tr4``): FLDA-Q for the quadratic loss
-    (closed form, eq. ``flda-quad``, Algorithm 1) and FLDA-L for the logistic
-    loss (second-order Taylor approximation, eq. ``log_loss``, Algorithm 2,
+    corrupted by that dropout (Eq. (3)): FLDA-Q for the quadratic loss
+    (closed form, Eq. (11), Algorithm 1) and FLDA-L for the logistic
+    loss (second-order Taylor approximation, Eq. (13), Algorithm 2,
     Appendix C).  With ``theta = 0`` the model is the plain source classifier
     (the paper's S-LS / S-LR); fitted on labelled target data it is the oracle
     T-LS / T-LR.
@@ -144,6 +144,12 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         quadratic ``"cg"`` solver; 1 for the direct quadratic solvers.
     solver_ : str
         The solver used: ``"lbfgs"`` or the quadratic solver chosen.
+
+    References
+    ----------
+    Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+    Feature-Level Domain Adaptation. Journal of Machine Learning Research
+    17(171), 1-32.
 
     Examples
     --------

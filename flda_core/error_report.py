@@ -4,7 +4,7 @@
 or fits into a :class:`UserError`:
 
 * known, user-fixable problems (:class:`~flda_core.datasets.tabular.DataValidationError`,
-  :class:`~flda_core.datasets.digits.DigitDataUnavailable`) keep their own
+  :class:`~flda_core.errors.DigitDataUnavailable`) keep their own
   message and hint (``expected=True``: show them as an error box);
 * anything else is a bug or an exhausted server: the user gets a short
   friendly sentence with an incident code and no exception text (which may
@@ -21,8 +21,7 @@ import logging
 import secrets
 from dataclasses import dataclass
 
-from .datasets.digits import DigitDataUnavailable
-from .datasets.tabular import DataValidationError
+from .errors import DataValidationError, DigitDataUnavailable
 
 __all__ = ["UserError", "describe_error", "LOGGER_NAME"]
 

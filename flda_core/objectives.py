@@ -11,17 +11,17 @@ dropout ``theta``, variance factor ``c_d = theta_d / (1 - theta_d)`` so that
 ``b`` is a separate parameter: it is never dropped out and never penalised.
 
 All objectives are *means* over the source samples plus ``l2 * ||W||**2``
-(intercept excluded), i.e. eq. ``tr4`` with the paper's ``1/|S|``.
+(intercept excluded), i.e. Eq. (3) with the paper's ``1/|S|``.
 
-Quadratic loss (eq. ``qd_loss``) -- exact:
+Quadratic loss (Eq. (10)) -- exact:
 
     J_Q(w, b) = 1/n sum_i E[(t_i - w.z_i - b)**2] + l2 ||w||**2
               = 1/n ( ||t - X w - b||**2 + sum_d c_d s_d w_d**2 ) + l2 ||w||**2,
     s_d = sum_i x_id**2.
 
-Logistic loss (eq. ``eq:logrisk``) -- second-order Taylor expansion of the
+Logistic loss (Eq. (12)) -- second-order Taylor expansion of the
 log-partition ``A(a) = log sum_k exp(a_k)`` around ``a_i = W^T x_i + b``
-(eq. ``log_loss``, Appendix C).  The first-order term vanishes because the
+(Eq. (13), Appendix C).  The first-order term vanishes because the
 transfer model is unbiased; the second-order term is
 ``1/2 tr(Hess A(a_i) Cov[W^T z_i])`` with ``Hess A = diag(p) - p p^T`` and
 ``Cov[W^T z_i] = W^T diag(q_i) W``:
@@ -35,7 +35,7 @@ Two corrections to the paper's printed formulas, both verified numerically in
 softmax Hessian (``p_k - p_k**2``) and drops the cross-class covariances
 ``-p_j p_k``; the full Hessian is used here.  (ii) In the paper's binary
 ``{-1, +1}`` parametrisation, ``A(a) = log(e^a + e^-a)`` has
-``A'' = 4 sigma(2a) sigma(-2a)``, so eq. ``log_loss`` should read
+``A'' = 4 sigma(2a) sigma(-2a)``, so Eq. (13) should read
 ``2 sigma(2a) sigma(-2a) w^T V w`` (a factor 2 is missing).  For two classes
 we use the standard logistic parametrisation ``p = sigma(w.x + b)``, which is
 the multinomial model with the first class's weights fixed at 0; its
@@ -46,6 +46,12 @@ Other transfer models (:mod:`flda_core.transfer_models`): expanding around
 the same functions give the expected loss with ``X`` = the conditional means
 and ``Q`` = the per-entry variances ``Var[z_id | x_i]``
 (:func:`expected_quadratic_loss` takes them through ``variance=``).
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations
@@ -81,7 +87,7 @@ def dropout_variances(X, c):
 
 
 def expected_quadratic_loss(w, b, X, t, c, variance=None):
-    """Exact mean expected squared loss under dropout (eq. ``qd_loss`` / n).
+    """Exact mean expected squared loss under dropout (Eq. (10) / n).
 
     Parameters
     ----------

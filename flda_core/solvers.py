@@ -1,7 +1,7 @@
 """Solvers for the two FLDA risks (paper section 3.4).
 
-``solve_quadratic`` minimises the exact expected quadratic risk (eq.
-``flda-quad``, Algorithm 1) with one of three interchangeable methods, checked
+``solve_quadratic`` minimises the exact expected quadratic risk (Eq. (11),
+Algorithm 1) with one of three interchangeable methods, checked
 against each other in the tests:
 
 * ``"cholesky"``: the primal normal equations, an ``m x m`` system (small m);
@@ -11,7 +11,7 @@ against each other in the tests:
   products with ``X`` -- memory ``O(nnz + m)``, for large sparse problems.
 
 ``solve_logistic`` minimises the Taylor-approximated expected logistic risk
-(eq. ``eq:logrisk`` with eq. ``log_loss``; Algorithm 2) with L-BFGS on the
+(Eq. (12) with Eq. (13); Algorithm 2) with L-BFGS on the
 exact gradient, in coordinates rescaled by ``sqrt(1 + theta / (4 (1 - theta)))``
 so that features with ``theta`` close to 1 (a huge dropout variance) do not
 make the problem ill-conditioned for the optimiser, and columns far from unit
@@ -21,6 +21,13 @@ variables ``w = v * scale``: the objective and its minimiser are unchanged and
 the weights are mapped back exactly.  Every stop other than a normal
 convergence (iteration cap, abnormal line-search end, or no iteration at all)
 raises a ``ConvergenceWarning``.
+
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations
@@ -81,7 +88,7 @@ def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None,
     gives ``b = mean(T) - mu^T W`` and the centred system
     ``(Xc^T Xc + diag(c * s + n * l2)) W = Xc^T T`` with ``Xc = X - 1 mu^T``
     and ``s_d = sum_i x_id^2`` (the *uncentred* second moment: dropout acts
-    on raw values).  This is eq. ``flda-quad`` with the bias row split off.
+    on raw values).  This is Eq. (11) with the bias row split off.
 
     Parameters
     ----------

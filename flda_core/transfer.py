@@ -1,12 +1,18 @@
-"""The dropout transfer model (paper section 3.3.1, eqs. ``sourceB``, ``dropout``, ``z_model``).
+"""The dropout transfer model (paper section 3.3.1, Eqs. (7)-(9)).
 
 A source sample ``x`` becomes a target sample ``z`` by dropping every feature
 ``d`` independently with probability ``theta_d`` and scaling the survivors by
-``1 / (1 - theta_d)`` so that ``E[z | x] = x`` (eq. ``dropout``).  The maximum
+``1 / (1 - theta_d)`` so that ``E[z | x] = x`` (Eq. (8)).  The maximum
 likelihood estimate of ``theta`` from unlabelled data is
 ``theta_d = max(0, 1 - zeta_d / eta_d)`` where ``eta_d`` and ``zeta_d`` are the
 fractions of non-zero entries of feature ``d`` in source and target
-(Appendix A and the display after eq. ``z_model``).
+(Appendix A and the display after Eq. (9)).
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations
@@ -28,8 +34,8 @@ __all__ = [
 def nonzero_rate(X, zero_tol=0.0):
     """Fraction of samples in which each feature is non-zero.
 
-    This is the maximum-likelihood Bernoulli parameter ``eta_d`` of eq.
-    ``sourceB`` (or ``zeta_d`` when applied to target data).
+    This is the maximum-likelihood Bernoulli parameter ``eta_d`` of Eq. (7)
+    (or ``zeta_d`` when applied to target data).
 
     Parameters
     ----------
@@ -112,8 +118,8 @@ def check_theta(theta, n_features):
 def dropout_variance_factor(theta):
     """``theta / (1 - theta)``, the per-feature variance factor of the transfer model.
 
-    ``Var[z_d | x] = theta_d / (1 - theta_d) * x_d**2`` (display after eq.
-    ``z_model``).  For ``theta_d = 1`` the factor is ``inf``; callers must
+    ``Var[z_d | x] = theta_d / (1 - theta_d) * x_d**2`` (section 3.3.1,
+    the display after Eq. (9)).  For ``theta_d = 1`` the factor is ``inf``; callers must
     treat such features explicitly (their weight is exactly zero).
     """
     theta = np.asarray(theta, dtype=np.float64)
@@ -124,7 +130,7 @@ def dropout_variance_factor(theta):
 
 
 def apply_dropout(X, theta, random_state=None):
-    """Draw one target sample per row of ``X`` from the transfer model (eq. ``dropout``).
+    """Draw one target sample per row of ``X`` from the transfer model (Eq. (8)).
 
     Each entry ``x_d`` is set to 0 with probability ``theta_d`` and otherwise
     scaled by ``1 / (1 - theta_d)``.  Features with ``theta_d = 1`` become 0.

@@ -1,28 +1,30 @@
 """Handwritten digits: dropout heatmaps and adapted weights (section 4.2.3, Figures 5-6, Table 4).
 
-Widgets -> cached data loaders and fits (``flda_core.datasets.digits``) -> figures
+Widgets -> cached data loaders (``flda_core.datasets.digits``) and
+``flda_core.experiments.digits.run_digits`` with the page's cached fit -> figures
 built in ``flda_core.figures.digits``.  Widget keys start with ``"dig."`` and
 the settings that define a configuration are mirrored in the URL.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 import ui_common
 from flda_core.datasets import digits as dg
-from flda_core.figures.digits import (error_figure, nonzero_rate_figure, sample_images_figure,
-                                      weights_figure)
-from flda_core.datasets.tabular import DataValidationError
+from flda_core.errors import DataValidationError, DigitDataUnavailable
+from flda_core.experiments import digits as ed
+from flda_core.figures.digits import (table4_figure, nonzero_rate_figure, sample_images_figure,
+                                      digit_weights_figure)
+from flda_core.names import TABLE_CLASSIFIERS
 from flda_core.transfer import nonzero_rate
 
 SOURCES = ("offline", "openml", "upload")
 SOURCE_LABELS = {"offline": "Offline: scikit-learn digits (default)",
                  "openml": "MNIST vs USPS (OpenML download)",
                  "upload": "Your own pair of files"}
-DIRECTIONS = ("A → B", "B → A")
+DIRECTIONS = ed.DIRECTIONS
 LOSS_LABELS = {"logistic": "logistic: S-LR vs FLDA-L (as in Figure 6)",
                "quadratic": "quadratic: S-LS vs FLDA-Q"}
 L2_MODES = ("cv", "hand")
@@ -70,10 +72,10 @@ def rates_cached(key, zero_tol, _data):
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def fit_cached(key, direction, method, l2, zero_tol, seed, _data):
+def fit_direction_cached(key, direction, method, l2, zero_tol, seed, _data):
     """One classifier for one direction; ``key`` (the data fingerprint) stands for ``_data``."""
     X_s, y_s, X_t, y_t = dg.direction_data(_data, direction)
-    return dg.fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol,
+    return ed.fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol,
                          random_state=seed)
 
 
@@ -138,7 +140,7 @@ def resolve_data(seed):
                                 "OpenML)…"):
                     st.session_state[OPENML_KEY] = openml_data(n_mnist, n_usps, seed)
                 st.session_state.pop(OPENML_ERROR_KEY, None)
-            except dg.DigitDataUnavailable as error:
+            except DigitDataUnavailable as error:
                 st.session_state[OPENML_ERROR_KEY] = str(error)
         if OPENML_ERROR_KEY in st.session_state:
             st.error(f"**MNIST/USPS could not be loaded.** {st.session_state[OPENML_ERROR_KEY]}"
@@ -181,27 +183,13 @@ def l2_setting():
     return float(st.session_state["dig.l2"])
 
 
-def run_fits(data, first_direction, loss, zero_tol, seed):
-    """All methods in both directions (cached), the ones shown in Figure 6 first."""
-    shown = ("S-LR", "FLDA-L") if loss == "logistic" else ("S-LS", "FLDA-Q")
-    jobs = [(first_direction, m) for m in shown]
-    jobs += [(d, m) for d in DIRECTIONS for m in dg.METHODS if (d, m) not in jobs]
-    l2 = l2_setting()
-    bar = None
-    results = {}
-    for i, (direction, method) in enumerate(jobs):
-        tol = zero_tol if method.startswith("FLDA") else 0.0
-        args = (data.key, direction, method, l2, tol, seed)
-        if bar is None:
-            bar = st.progress(0.0, text="Fitting classifiers…")
-        src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
-        bar.progress(i / len(jobs), text=(
-            f"Fitting {method} for {direction} ({data.name(src)} → {data.name(tgt)})"
-            + (", choosing l2 by 3-fold cross-validation" if l2 is None else "")
-            + f" — {i + 1} of {len(jobs)}"))
-        results[(direction, method)] = fit_cached(*args, _data=data)
-    bar.empty()
-    return results
+def fit_both_directions(data, first_direction, loss, zero_tol, seed):
+    """:func:`flda_core.experiments.digits.run_digits` with the page's cached fits."""
+    with ui_common.progress_bar("Fitting classifiers…") as progress:
+        return ed.run_digits(
+            data, first_direction, loss, l2_setting(), zero_tol, seed, progress=progress,
+            fit=lambda direction, method, l2, tol: fit_direction_cached(data.key, direction, method, l2,
+                                                              tol, seed, _data=data))
 
 
 # ---------------------------------------------------------------- drawing
@@ -214,7 +202,7 @@ def draw_model_controls(classes):
                    "[0, 1]. Affects the non-zero maps and the estimated dropout θ (FLDA).")
     st.radio("Ridge penalty l2", L2_MODES, format_func=L2_MODE_LABELS.get, key="dig.l2_mode",
              help="Cross-validation: for every classifier, 3-fold cross-validation on the "
-                  f"labelled source images over l2 in {list(dg.L2_GRID)} (the oracle T-LR on "
+                  f"labelled source images over l2 in {list(ed.L2_GRID)} (the oracle T-LR on "
                   "the target), as in the paper. By hand: one l2 for all classifiers.")
     if st.session_state["dig.l2_mode"] == "hand":
         st.select_slider("l2", options=L2_OPTIONS, key="dig.l2", format_func=lambda v: f"{v:g}",
@@ -250,32 +238,6 @@ def label_of(classes, text):
     return classes[0]
 
 
-def pixel_frame(data, rates, results, direction, loss, digit):
-    """Per-pixel values behind the figures, for download."""
-    shown = ("S-LR", "FLDA-L") if loss == "logistic" else ("S-LS", "FLDA-Q")
-    rows, cols = np.divmod(np.arange(data.side ** 2), data.side)
-    frame = pd.DataFrame({"row": rows, "column": cols,
-                          f"P_nonzero_A ({data.name_a})": rates[0],
-                          f"P_nonzero_B ({data.name_b})": rates[1],
-                          f"theta ({direction})": results[(direction, shown[1])].theta})
-    for method in shown:
-        frame[f"{method} weight, digit {digit} ({direction})"] = \
-            results[(direction, method)].weights(digit)
-    return frame
-
-
-def l2_frame(results):
-    """The l2 used by every fit and, with cross-validation, the validation errors."""
-    records = []
-    for (direction, method), r in sorted(results.items(), key=lambda item: (
-            DIRECTIONS.index(item[0][0]), dg.METHODS.index(item[0][1]))):
-        record = {"direction": direction, "method": method, "l2": r.l2,
-                  "target error": r.error}
-        record.update({f"CV error at l2={k:g}": v for k, v in r.cv_errors.items()})
-        records.append(record)
-    return pd.DataFrame.from_records(records)
-
-
 def asymmetry_text(data, results):
     """Caption of Table 4: the paper's asymmetry, and what the numbers here say."""
     parts = []
@@ -297,45 +259,29 @@ def asymmetry_text(data, results):
         + "; ".join(parts) + ".")
 
 
-def main():
-    """Draw the page."""
-    if "dig.digit" not in st.session_state and "digit" in st.query_params:
-        # Labels may be numbers or names: keep the URL text as is (checked against the data).
-        st.session_state["dig.digit"] = str(st.query_params["digit"]).strip('"')
-    ui_common.restore_from_url(SETTINGS)
-    present = ui_common.presentation_mode()
-    seed = ui_common.get_seed()
-    st.title("Handwritten digits: pixels that vanish")
-    if not present:
-        st.markdown(
-            "Pixels often inked in one digit collection and rarely in another are exactly "
-            "what the dropout transfer model captures (paper section 4.2.3). FLDA learns "
-            "how often each pixel is dropped out in the target, **θ**, and stops relying on "
-            "pixels the target hardly ever inks.")
-        with st.sidebar:
-            st.subheader("Handwritten digits")
-            with st.expander("Data", expanded=True):
-                draw_data_controls()
-    data = resolve_data(seed)
-    classes = data.classes
-    if not present:
-        with st.sidebar, st.expander("Classifiers", expanded=True):
-            draw_model_controls(classes)
-    zero_tol = float(st.session_state["dig.zero_tol"])
+INTRO = (
+    "Pixels often inked in one digit collection and rarely in another are exactly "
+    "what the dropout transfer model captures (paper section 4.2.3). FLDA learns "
+    "how often each pixel is dropped out in the target, **θ**, and stops relying on "
+    "pixels the target hardly ever inks.")
 
-    if not present:
-        with st.expander(f"**The data:** A = {data.name_a}, B = {data.name_b} "
-                         f"({len(data.y_a):,} + {len(data.y_b):,} images, "
-                         f"{data.side} x {data.side} pixels)", expanded=data.kind == "offline"):
-            st.markdown(data.description)
-            st.plotly_chart(sample_images_figure(data.X_a, data.y_a, data.X_b, data.y_b,
-                                                 data.side, data.name_a, data.name_b),
-                            width="stretch", key="dig_samples")
-            st.caption("The first image of every class in domain A (top) and B (bottom), "
-                       "black = ink. Look at how much of the frame the digits use.")
 
+def show_data(data):
+    """What the two domains are, with one image per class."""
+    with st.expander(f"**The data:** A = {data.name_a}, B = {data.name_b} "
+                     f"({len(data.y_a):,} + {len(data.y_b):,} images, "
+                     f"{data.side} x {data.side} pixels)", expanded=data.kind == "offline"):
+        st.markdown(data.description)
+        st.plotly_chart(sample_images_figure(data.X_a, data.y_a, data.X_b, data.y_b,
+                                             data.side, data.name_a, data.name_b),
+                        width="stretch", key="dig_samples")
+        st.caption("The first image of every class in domain A (top) and B (bottom), "
+                   "black = ink. Look at how much of the frame the digits use.")
+
+
+def show_rates(data, rates, zero_tol):
+    """Figure 5: where the ink is."""
     st.subheader("Where the ink is (Figure 5)")
-    rates = rates_cached(data.key, zero_tol, _data=data)
     st.plotly_chart(nonzero_rate_figure(rates[0], rates[1], data.side, data.name_a, data.name_b,
                                         zero_tol), width="stretch", key="dig_rates")
     st.caption(
@@ -344,34 +290,13 @@ def main():
         "pixels bright in one map and dark in the other: where the source inks often and "
         "the target rarely, the estimated dropout θ = 1 − P_target / P_source is large.")
 
-    st.subheader("What FLDA learns (Figure 6)")
-    draw_view_controls(classes)
-    direction = st.session_state["dig.direction"]
-    loss = st.session_state["dig.loss"]
-    digit = label_of(classes, st.session_state["dig.digit"])
-    ui_common.write_to_url(SETTINGS)
-    try:
-        results = run_fits(data, direction, loss, zero_tol, seed)
-    except ValueError as error:
-        st.error(f"**The classifiers could not be fitted:** {error}\n\n**How to fix it:** "
-                 "every class needs at least 2 images in each domain (3-fold cross-validation "
-                 "uses fewer folds if it must); upload more images of the rare classes.",
-                 icon=":material/error:")
-        return
-    source_name, flda_name = ("S-LR", "FLDA-L") if loss == "logistic" else ("S-LS", "FLDA-Q")
-    naive, adapted = results[(direction, source_name)], results[(direction, flda_name)]
+
+def weights_caption(data, direction, digit, naive, adapted):
+    """What Figure 6 shows here, from the fitted numbers."""
+    source_name, flda_name = naive.method, adapted.method
     src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
-    if not present:
-        st.checkbox("Same colour range for both weight maps", key="dig.shared_range",
-                    help="On: a colour means the same weight in both panels (compare "
-                         "magnitudes). Off: each panel uses its own range (compare patterns; "
-                         "the naive panel is rescaled and its factor shown in the title).")
-    st.plotly_chart(weights_figure(naive.weights(digit), adapted.theta, adapted.weights(digit),
-                                   data.side, digit, source_name, flda_name,
-                                   bool(st.session_state["dig.shared_range"])),
-                    width="stretch", key="dig_weights")
     paper_row = data.paper_rows.get(direction)
-    st.caption(
+    return (
         f"Training on {data.name(src)} (source) for {data.name(tgt)} (target). Top left: "
         f"weights of the naive {source_name} predictor of digit {digit}; top right: the "
         f"{flda_name} weights (l2 = {naive.l2:g} and {adapted.l2:g}); below: the estimated "
@@ -387,14 +312,33 @@ def main():
            "the naive ones — dropout cannot model pixels that appear more often in the "
            "target (the paper's M → U case)."))
 
+
+def show_weights(data, results, direction, loss, digit, present):
+    """Figure 6: the naive and the adapted weights of one digit."""
+    source_name, flda_name = ed.FIGURE6_PAIRS[loss]
+    naive, adapted = results[(direction, source_name)], results[(direction, flda_name)]
+    if not present:
+        st.checkbox("Same colour range for both weight maps", key="dig.shared_range",
+                    help="On: a colour means the same weight in both panels (compare "
+                         "magnitudes). Off: each panel uses its own range (compare patterns; "
+                         "the naive panel is rescaled and its factor shown in the title).")
+    st.plotly_chart(digit_weights_figure(naive.weights(digit), adapted.theta, adapted.weights(digit),
+                                   data.side, digit, source_name, flda_name,
+                                   bool(st.session_state["dig.shared_range"])),
+                    width="stretch", key="dig_weights")
+    st.caption(weights_caption(data, direction, digit, naive, adapted))
+
+
+def show_errors(data, results):
+    """Table 4 here and in the paper; returns the comparison table (for download)."""
     st.subheader("Error rates in both directions (Table 4)")
-    ours = dg.error_table(results, data)
-    paper = dg.paper_table(data)
-    st.plotly_chart(error_figure(ours, paper if data.paper_rows else None), width="stretch",
+    ours = ed.table4_frame(results, data)
+    paper = ed.paper_table(data)
+    st.plotly_chart(table4_figure(ours, paper if data.paper_rows else None), width="stretch",
                     key="dig_errors")
-    both = dg.comparison_table(ours, paper)
+    both = ed.comparison_table(ours, paper)
     shown = both.copy()
-    for method in dg.METHODS:  # "—": not reported in the paper (S-LS)
+    for method in TABLE_CLASSIFIERS:  # "—": not reported in the paper (S-LS)
         shown[method] = both[method].map(lambda v: "—" if pd.isna(v) else f"{v:.3f}")
     st.dataframe(shown, width="stretch")
     stand_in = {"offline": " The offline domains are a stand-in for MNIST/USPS: expect the "
@@ -403,38 +347,84 @@ def main():
     st.caption(asymmetry_text(data, results) + stand_in.get(data.kind, "")
                + (" Grey dashes (dark outline) in the chart: the paper's values for the "
                   "matching direction." if data.paper_rows else ""))
+    return both
+
+
+def show_downloads(data, rates, results, both, direction, loss, digit):
+    """CSV downloads and how the numbers are computed."""
+    cols = st.columns(3)
+    cols[0].download_button(
+        "Download error rates (CSV)", both.to_csv().encode("utf-8"),
+        file_name="flda_digits_errors.csv", mime="text/csv", key="dig_dl_errors",
+        help="Target error of every classifier in both directions, with the paper's "
+             "Table 4 values.")
+    cols[1].download_button(
+        "Download pixel maps (CSV)",
+        ed.pixel_frame(data, rates, results, direction, loss, digit).to_csv(index=False)
+        .encode("utf-8"), file_name="flda_digits_pixels.csv", mime="text/csv",
+        key="dig_dl_pixels",
+        help="Per pixel: non-zero probabilities of A and B, θ and both weight maps of the "
+             "current direction and digit.")
+    settings = ed.l2_frame(results)
+    cols[2].download_button(
+        "Download l2 choices (CSV)", settings.to_csv(index=False).encode("utf-8"),
+        file_name="flda_digits_l2.csv", mime="text/csv", key="dig_dl_l2",
+        help="The ridge penalty of every fit and the cross-validation errors behind it.")
+    with st.expander("How the numbers are computed"):
+        st.markdown(
+            "* S-LS, S-LR, FLDA-Q and FLDA-L are trained on **all** source images and "
+            "tested on **all** target images; FLDA also sees the target images, without "
+            "labels, to estimate θ_d = max(0, 1 − ζ_d / η_d) from the non-zero rates "
+            "η (source) and ζ (target) with threshold ε.\n"
+            "* T-LR is trained on labelled target images; its error is 3-fold "
+            "cross-validated so it is never tested on its own training images.\n"
+            "* l2 by cross-validation: 3 stratified folds of at most 3,000 source images "
+            "(target for T-LR), the grid below, ties to the larger l2.\n"
+            "* Multiclass: FLDA-L and S-LR are softmax (multinomial) models; FLDA-Q and "
+            "S-LS are one-vs-rest least squares.")
+        st.dataframe(settings, width="stretch", hide_index=True)
+
+
+def main():
+    """Draw the page."""
+    if "dig.digit" not in st.session_state and "digit" in st.query_params:
+        # Labels may be numbers or names: keep the URL text as is (checked against the data).
+        st.session_state["dig.digit"] = str(st.query_params["digit"]).strip('"')
+    ui_common.restore_from_url(SETTINGS)
+    present = ui_common.presentation_mode()
+    seed = ui_common.get_seed()
+    st.title("Handwritten digits: pixels that vanish")
     if not present:
-        cols = st.columns(3)
-        cols[0].download_button(
-            "Download error rates (CSV)", both.to_csv().encode("utf-8"),
-            file_name="flda_digits_errors.csv", mime="text/csv", key="dig_dl_errors",
-            help="Target error of every classifier in both directions, with the paper's "
-                 "Table 4 values.")
-        cols[1].download_button(
-            "Download pixel maps (CSV)",
-            pixel_frame(data, rates, results, direction, loss, digit).to_csv(index=False)
-            .encode("utf-8"), file_name="flda_digits_pixels.csv", mime="text/csv",
-            key="dig_dl_pixels",
-            help="Per pixel: non-zero probabilities of A and B, θ and both weight maps of the "
-                 "current direction and digit.")
-        settings = l2_frame(results)
-        cols[2].download_button(
-            "Download l2 choices (CSV)", settings.to_csv(index=False).encode("utf-8"),
-            file_name="flda_digits_l2.csv", mime="text/csv", key="dig_dl_l2",
-            help="The ridge penalty of every fit and the cross-validation errors behind it.")
-        with st.expander("How the numbers are computed"):
-            st.markdown(
-                "* S-LS, S-LR, FLDA-Q and FLDA-L are trained on **all** source images and "
-                "tested on **all** target images; FLDA also sees the target images, without "
-                "labels, to estimate θ_d = max(0, 1 − ζ_d / η_d) from the non-zero rates "
-                "η (source) and ζ (target) with threshold ε.\n"
-                "* T-LR is trained on labelled target images; its error is 3-fold "
-                "cross-validated so it is never tested on its own training images.\n"
-                "* l2 by cross-validation: 3 stratified folds of at most 3,000 source images "
-                "(target for T-LR), the grid below, ties to the larger l2.\n"
-                "* Multiclass: FLDA-L and S-LR are softmax (multinomial) models; FLDA-Q and "
-                "S-LS are one-vs-rest least squares.")
-            st.dataframe(settings, width="stretch", hide_index=True)
+        st.markdown(INTRO)
+        with st.sidebar:
+            st.subheader("Handwritten digits")
+            with st.expander("Data", expanded=True):
+                draw_data_controls()
+    data = resolve_data(seed)
+    if not present:
+        with st.sidebar, st.expander("Classifiers", expanded=True):
+            draw_model_controls(data.classes)
+        show_data(data)
+    zero_tol = float(st.session_state["dig.zero_tol"])
+    rates = rates_cached(data.key, zero_tol, _data=data)
+    show_rates(data, rates, zero_tol)
+    st.subheader("What FLDA learns (Figure 6)")
+    draw_view_controls(data.classes)
+    direction, loss = st.session_state["dig.direction"], st.session_state["dig.loss"]
+    digit = label_of(data.classes, st.session_state["dig.digit"])
+    ui_common.write_to_url(SETTINGS)
+    try:
+        results = fit_both_directions(data, direction, loss, zero_tol, seed)
+    except ValueError as error:
+        st.error(f"**The classifiers could not be fitted:** {error}\n\n**How to fix it:** "
+                 "every class needs at least 2 images in each domain (3-fold cross-validation "
+                 "uses fewer folds if it must); upload more images of the rare classes.",
+                 icon=":material/error:")
+        return
+    show_weights(data, results, direction, loss, digit, present)
+    both = show_errors(data, results)
+    if not present:
+        show_downloads(data, rates, results, both, direction, loss, digit)
 
 
 main()

@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-import time
-
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 import ui_common
+from flda_core.datasets.synthetic import PAPER_PARAMS, PAPER_THETA
+from flda_core.experiments.learning_curves import (headline, learning_curve_config,
+                                                   mean_sem_table, per_repeat_frame,
+                                                   repeat_errors, run_learning_curves,
+                                                   small_sample_gaps)
 from flda_core.figures.learning_curves import gap_figure, learning_curve_figure
-from flda_core.experiments.learning_curves import (DOMAINS, FAMILIES, adaptation_sample_size,
-                                       logistic_learning_errors, make_learning_curve_data,
-                                       mean_sem_table, oracle_gaps, parse_sample_sizes,
-                                       quadratic_learning_errors, sample_size_grid,
-                                       summarize_errors)
-from flda_core.figures.style import classifier_name
-from flda_core.datasets.synthetic import PAPER_BERNOULLI_PARAMS, PAPER_POISSON_PARAMS, PAPER_THETA
 
 P = "lc."
 DISTRIBUTIONS = {"poisson": "Poisson (counts)", "bernoulli": "Bernoulli (binary)"}
-PAPER_PARAMS = {"poisson": PAPER_POISSON_PARAMS, "bernoulli": PAPER_BERNOULLI_PARAMS}
 PARAM_LIMITS = {"poisson": (0.0, 50.0, 0.5), "bernoulli": (0.0, 1.0, 0.05)}
-LOSSES = {"quadratic": "Quadratic: S-LS, T-LS, FLDA-Q",
+LOSS_CHOICES = {"quadratic": "Quadratic: S-LS, T-LS, FLDA-Q",
           "both": "Quadratic + logistic: adds S-LR, T-LR, FLDA-L"}
 GRID_MODES = {"log": "Log-spaced grid", "custom": "Custom list"}
 RIDGE_VALUES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
@@ -49,7 +43,7 @@ SETTINGS = [
     ui_common.Setting(P + "n_sizes", 15, lo=2, hi=40),
     ui_common.Setting(P + "custom_sizes", "2, 5, 10, 20, 50, 100, 1000, 10000"),
     ui_common.Setting(P + "repeats", 50, lo=2, hi=200),
-    ui_common.Setting(P + "loss", "quadratic", options=tuple(LOSSES)),
+    ui_common.Setting(P + "loss", "quadratic", options=tuple(LOSS_CHOICES)),
     ui_common.Setting(P + "repeats_logistic", 10, lo=2, hi=50),
     ui_common.Setting(P + "l2", False),
     ui_common.Setting(P + "ridge", 10.0, options=RIDGE_VALUES),
@@ -60,25 +54,11 @@ SETTINGS = [
 
 
 # --------------------------------------------------------------------------- cache
-@st.cache_data(show_spinner=False, max_entries=8)
-def cached_data(distribution, params, theta, n_pool, seed):
-    """The four data sets (source/target x train/validation) of section 4.1.2."""
-    return make_learning_curve_data(distribution, params, theta, n_train=n_pool,
-                                    n_validation=n_pool, seed=seed)
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def cached_quadratic_errors(distribution, params, theta, n_pool, seed, sizes, repeats, ridge):
-    """Batched closed-form errors of S-LS, T-LS, FLDA-Q, shape (3, 2, repeats, sizes)."""
-    data = cached_data(distribution, params, theta, n_pool, seed)
-    return quadratic_learning_errors(data, np.array(sizes), range(repeats), ridge, seed)
-
-
 @st.cache_data(show_spinner=False, max_entries=2_000)
-def cached_logistic_repeat(distribution, params, theta, n_pool, seed, sizes, repeat, ridge):
-    """Errors of S-LR, T-LR, FLDA-L for one repeat (cached one repeat at a time)."""
-    data = cached_data(distribution, params, theta, n_pool, seed)
-    return logistic_learning_errors(data, np.array(sizes), [repeat], ridge, seed)
+def cached_errors(config, loss, repeats):
+    """Cached :func:`flda_core.experiments.learning_curves.repeat_errors`: the quadratic
+    family for all repeats at once, the logistic family one repeat at a time."""
+    return repeat_errors(config, loss, repeats)
 
 
 # --------------------------------------------------------------------------- controls
@@ -139,7 +119,7 @@ def draw_controls():
                   help="Independent random training subsets per sample size; the bands "
                        "show the standard error of the mean over them. Paper: 50.")
     with st.sidebar.expander("Classifiers", expanded=True):
-        loss = st.radio("Loss", tuple(LOSSES), key=P + "loss", format_func=LOSSES.get,
+        loss = st.radio("Loss", tuple(LOSS_CHOICES), key=P + "loss", format_func=LOSS_CHOICES.get,
                         help="The quadratic family is solved in closed form for all "
                              "repeats at once (instant). The logistic family needs one "
                              "iterative fit per classifier, size and repeat (slow).")
@@ -167,242 +147,168 @@ def draw_controls():
 
 
 def read_config():
-    """Validated configuration from the session, or raise ValueError with a clear fix."""
+    """Validated :class:`LearningCurveConfig` and notes; raises ValueError with a clear fix."""
     s = st.session_state
     dist = s[P + "distribution"]
-    params = tuple(tuple(float(s[_param_key(dist, k, d)]) for d in range(2)) for k in range(2))
-    theta = tuple(float(s[f"{P}theta_f{d + 1}"]) for d in range(2))
-    n_pool = int(s[P + "n_pool"])
-    if s[P + "grid_mode"] == "log":
-        n_min, n_max = int(s[P + "n_min"]), int(s[P + "n_max"])
-        if n_max > n_pool:
-            raise ValueError(f"Largest n ({n_max:,}) exceeds the samples per data set "
-                             f"({n_pool:,}). Lower 'Largest n' or raise 'Samples per data set'.")
-        if n_min > n_max:
-            raise ValueError(f"Smallest n ({n_min:,}) is above largest n ({n_max:,}). "
-                             "Swap or change them.")
-        sizes = sample_size_grid(n_min, n_max, int(s[P + "n_sizes"]))
-    else:
-        try:
-            sizes = parse_sample_sizes(s[P + "custom_sizes"], n_pool)
-        except ValueError as exc:
-            raise ValueError(f"Sample sizes: {exc}") from None
-    if params[0] == params[1]:
-        st.warning("Both classes have the same class-conditional parameters: there is "
-                   "nothing to learn and every classifier should sit at 50% error. Change "
-                   "the class 1 or class 2 values under *Data*.")
-    if all(t == 1.0 for t in theta):
-        st.warning("θ = 1 for every feature: the target domain is all zeros, so no "
-                   "classifier can beat 50% error there. Lower θ under *Data*.")
-    ridge = float(s[P + "ridge"]) if s[P + "l2"] else 0.0
-    return {"distribution": dist, "params": params, "theta": theta, "n_pool": n_pool,
-            "seed": ui_common.get_seed(), "sizes": tuple(int(n) for n in sizes),
-            "ridge": ridge}
+    sizes = (("log", s[P + "n_min"], s[P + "n_max"], s[P + "n_sizes"])
+             if s[P + "grid_mode"] == "log" else ("custom", s[P + "custom_sizes"]))
+    return learning_curve_config(
+        dist, [[s[_param_key(dist, k, d)] for d in range(2)] for k in range(2)],
+        [s[f"{P}theta_f{d + 1}"] for d in range(2)], s[P + "n_pool"], ui_common.get_seed(),
+        sizes, float(s[P + "ridge"]) if s[P + "l2"] else 0.0)
 
 
-# --------------------------------------------------------------------------- computations
 def _duration(seconds):
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
-def logistic_errors(cfg, n_repeats):
-    """Logistic curves one cached repeat at a time, with a progress bar and ETA."""
-    key = (tuple(cfg.items()), n_repeats)
+def logistic_result(config, n_repeats):
+    """The logistic curves once the user asked for them (then cached), else None."""
+    key = (config, n_repeats)
     done_keys = st.session_state.setdefault("lc_logistic_done", [])
     placeholder = st.empty()
     if key not in done_keys:
-        n_fits = 3 * n_repeats * len(cfg["sizes"])
+        n_fits = 3 * n_repeats * len(config.sizes)
         ask = placeholder.container()
         ask.info(f"The logistic curves need {n_fits:,} iterative L-BFGS fits: typically "
-                f"{_duration(n_fits * 0.02)} to {_duration(n_fits * 0.1)}, longer on a busy "
-                "machine (a progress bar shows the time left). They are cached afterwards: "
-                "coming back to these settings is instant.")
+                 f"{_duration(n_fits * 0.02)} to {_duration(n_fits * 0.1)}, longer on a busy "
+                 "machine (a progress bar shows the time left). They are cached afterwards: "
+                 "coming back to these settings is instant.")
         if not ask.button("Compute logistic curves", type="primary",
                           help="Fit S-LR, T-LR and FLDA-L on every subset (with a progress "
                                "bar). The quadratic curves are already shown."):
             return None
     placeholder.empty()
-    bar = st.progress(0.0, text="Fitting logistic classifiers ...")
-    parts, unconverged, start = [], 0, time.perf_counter()
-    for r in range(n_repeats):
-        errors, bad = cached_logistic_repeat(cfg["distribution"], cfg["params"], cfg["theta"],
-                                             cfg["n_pool"], cfg["seed"], cfg["sizes"], r,
-                                             cfg["ridge"])
-        parts.append(errors)
-        unconverged += bad
-        elapsed = time.perf_counter() - start
-        left = elapsed / (r + 1) * (n_repeats - r - 1)
-        bar.progress((r + 1) / n_repeats,
-                     text=f"Fitting logistic classifiers: repeat {r + 1} of {n_repeats}"
-                          + (f", about {left:.0f} s left" if left >= 1 else ""))
-    bar.empty()
+    with ui_common.progress_bar("Fitting logistic classifiers ...") as progress:
+        result = run_learning_curves(config, n_repeats, "logistic", fit=cached_errors,
+                                     progress=progress)
     if key not in done_keys:
         done_keys.append(key)
-    return np.concatenate(parts, axis=2), unconverged
-
-
-def per_repeat_table(errors, sizes, loss):
-    """Every single error rate (classifier, domain, repeat, n) for the raw download."""
-    f, d, r, g = np.meshgrid(range(len(FAMILIES)), range(len(DOMAINS)),
-                             range(errors.shape[2]), range(len(sizes)), indexing="ij")
-    return pd.DataFrame({
-        "classifier": [classifier_name(FAMILIES[i], loss) for i in f.ravel()],
-        "loss": loss,
-        "domain": [DOMAINS[i] for i in d.ravel()],
-        "repeat": r.ravel(),
-        "n": np.asarray(sizes)[g.ravel()],
-        "error": errors[f.ravel(), d.ravel(), r.ravel(), g.ravel()],
-    })
+    return result
 
 
 # --------------------------------------------------------------------------- page
-st.title("Learning curves")
-st.markdown(
+INTRO = (
     "How many samples does FLDA need to adapt? Each repeat draws *n* labelled source "
     "samples (**S-LS**), *n* labelled target samples (the oracle **T-LS**), and for "
     "**FLDA-Q** the same *n* source samples plus *n* **unlabelled** target samples from "
     "which θ is estimated; every classifier is scored on both validation sets "
     "(section 4.1.2, Figure 3).")
 
-ui_common.restore_from_url(SETTINGS)
-if not ui_common.presentation_mode():
-    draw_controls()
-ui_common.write_to_url(SETTINGS)
 
-try:
-    config = read_config()
-except ValueError as exc:
-    st.error(str(exc))
-    st.stop()
+def show_metrics(heads, tolerance):
+    """Headline numbers: when has FLDA caught up with the oracle?"""
+    cols = st.columns(len(heads) * 2)
+    for i, h in enumerate(heads):
+        cols[2 * i].metric(
+            f"{h.flda} ≈ {h.oracle} from n",
+            "not yet" if h.adapted_from is None else f"{h.adapted_from:,}",
+            help=f"Smallest n from which {h.flda}'s mean target error stays within "
+                 f"{tolerance:g} of {h.oracle}'s for every larger n (the paper reads "
+                 "'roughly 20' off Figure 3).")
+        cols[2 * i + 1].metric(
+            f"{h.flda} target error", f"{h.flda_error:.3f}",
+            delta=f"{h.flda_error - h.naive_error:+.3f} vs {h.naive}", delta_color="inverse",
+            help=f"{h.flda}'s mean error on the target validation set at the largest n "
+                 f"({h.largest_n:,}), and its difference to the naive source classifier "
+                 f"{h.naive} (negative = better).")
 
-with st.spinner("Computing the quadratic learning curves ..."):
-    quad_errors = cached_quadratic_errors(
-        config["distribution"], config["params"], config["theta"], config["n_pool"],
-        config["seed"], config["sizes"], int(st.session_state[P + "repeats"]), config["ridge"])
-sizes = np.array(config["sizes"])
-tables = [summarize_errors(quad_errors, sizes, "quadratic")]
-gaps = [oracle_gaps(quad_errors, sizes, "quadratic")]
-raw = [per_repeat_table(quad_errors, sizes, "quadratic")]
 
-logistic = None
-if st.session_state[P + "loss"] == "both":
-    logistic = logistic_errors(config, int(st.session_state[P + "repeats_logistic"]))
-    if logistic is not None:
-        log_errors, n_unconverged = logistic
-        tables.append(summarize_errors(log_errors, sizes, "logistic"))
-        gaps.append(oracle_gaps(log_errors, sizes, "logistic"))
-        raw.append(per_repeat_table(log_errors, sizes, "logistic"))
-        if n_unconverged:
-            st.caption(f"{n_unconverged} of {log_errors.shape[2] * len(sizes) * 3:,} logistic "
-                       "fits stopped at the iteration cap: without l2 a tiny separable "
-                       "subset drives the weights to infinity; the direction, and hence "
-                       "the error, is still meaningful.")
-table = pd.concat(tables, ignore_index=True)
-gap_table = pd.concat(gaps, ignore_index=True)
+def ridge_note(config):
+    if config.ridge:
+        return (f"All classifiers are l2-regularised with λ = {config.ridge:g}: the paper "
+                "remarks that FLDA-Q's small-sample advantage then disappears — compare the "
+                "smallest sizes with and without it. ")
+    if ui_common.presentation_mode():
+        return "No l2 regularisation. "
+    return ("No l2 regularisation: switch it on under *Classifiers* to test the paper's "
+            "remark that with l2-regularised classifiers FLDA-Q's small-sample advantage "
+            "disappears. ")
 
-# Headline numbers: when has FLDA caught up with the oracle?
-tolerance = float(st.session_state[P + "tolerance"])
-metric_cols = st.columns(len(tables) * 2)
-adapted_from = {}  # loss -> (FLDA name, oracle name, n from which they agree or None)
-for i, part in enumerate(tables):
-    loss = part["loss"].iloc[0]
-    flda, oracle, naive = (classifier_name(f, loss) for f in ("flda", "target", "source"))
-    n_adapt = adaptation_sample_size(part, flda, oracle, "target", tolerance)
-    largest = part[(part["domain"] == "target") & (part["n"] == sizes[-1])] \
-        .set_index("classifier")["mean_error"]
-    metric_cols[2 * i].metric(
-        f"{flda} ≈ {oracle} from n", "not yet" if n_adapt is None else f"{n_adapt:,}",
-        help=f"Smallest n from which {flda}'s mean target error stays within "
-             f"{tolerance:g} of {oracle}'s for every larger n (the paper reads "
-             "'roughly 20' off Figure 3).")
-    adapted_from[loss] = (flda, oracle, n_adapt)
-    metric_cols[2 * i + 1].metric(
-        f"{flda} target error", f"{largest[flda]:.3f}",
-        delta=f"{largest[flda] - largest[naive]:+.3f} vs {naive}", delta_color="inverse",
-        help=f"{flda}'s mean error on the target validation set at the largest n "
-             f"({sizes[-1]:,}), and its "
-             f"difference to the naive source classifier {naive} (negative = better).")
 
-if config["ridge"]:
-    ridge_note = (f"All classifiers are l2-regularised with λ = {config['ridge']:g}: the paper "
-                  "remarks that FLDA-Q's small-sample advantage then disappears — compare the "
-                  "smallest sizes with and without it. ")
-elif ui_common.presentation_mode():
-    ridge_note = "No l2 regularisation. "
-else:
-    ridge_note = ("No l2 regularisation: switch it on under *Classifiers* to test the paper's "
-                  "remark that with l2-regularised classifiers FLDA-Q's small-sample advantage "
-                  "disappears. ")
-fig = learning_curve_figure(table, show_sem=bool(st.session_state[P + "show_sem"]),
-                            log_y=bool(st.session_state[P + "log_y"]))
-st.plotly_chart(fig, width="stretch", key="lc_curves")
-st.caption(
-    "Mirrors the paper's **Figure 3**: mean classification error against the number of "
-    "training samples (log axis), on the source validation set (top, dotted) and the target "
-    "validation set (bottom, solid); bands are ± one standard error over "
-    f"{int(st.session_state[P + 'repeats'])} repeats"
-    + (f" ({log_errors.shape[2]} for the logistic loss)" if logistic is not None else "")
-    + ". Look at the bottom panel: S-LS "
-    "(orange) stays high on the target while FLDA-Q (green) joins the oracle T-LS (purple) "
-    "after a few dozen samples — and at the smallest n FLDA-Q is often *below* both, "
-    "because the dropout variance acts as a feature-specific regulariser. On the source "
-    "set (top) S-LS is, as expected, the best. " + ridge_note +
-    "Note that at n = 2 (one sample per class) every least-squares classifier, with or "
-    "without ridge, is the perpendicular bisector of its two samples; only FLDA's "
-    "per-feature dropout penalty can change it. At the largest n every repeat uses the "
-    "whole pool, so the SEM is 0 there.")
+def show_curves(config, results, table):
+    """Figure 3 and its caption."""
+    fig = learning_curve_figure(table, show_sem=bool(st.session_state[P + "show_sem"]),
+                                log_y=bool(st.session_state[P + "log_y"]))
+    st.plotly_chart(fig, width="stretch", key="lc_curves")
+    repeats = [r.errors.shape[2] for r in results]
+    st.caption(
+        "Mirrors the paper's **Figure 3**: mean classification error against the number of "
+        "training samples (log axis), on the source validation set (top, dotted) and the "
+        "target validation set (bottom, solid); bands are ± one standard error over "
+        f"{repeats[0]} repeats"
+        + (f" ({repeats[1]} for the logistic loss)" if len(repeats) > 1 else "")
+        + ". Look at the bottom panel: S-LS "
+        "(orange) stays high on the target while FLDA-Q (green) joins the oracle T-LS "
+        "(purple) after a few dozen samples — and at the smallest n FLDA-Q is often *below* "
+        "both, because the dropout variance acts as a feature-specific regulariser. On the "
+        "source set (top) S-LS is, as expected, the best. " + ridge_note(config) +
+        "Note that at n = 2 (one sample per class) every least-squares classifier, with or "
+        "without ridge, is the perpendicular bisector of its two samples; only FLDA's "
+        "per-feature dropout penalty can change it. At the largest n every repeat uses the "
+        "whole pool, so the SEM is 0 there.")
 
-st.dataframe(mean_sem_table(table), width="stretch", height="content", hide_index=True,
-             key="lc_table", column_config={"n": st.column_config.NumberColumn(
-                 "n", format="localized",
-                 help="Training-set size: n labelled source samples (naive classifier "
-                      "and FLDA), n labelled target samples (oracle), n unlabelled target "
-                      "samples (FLDA).")})
-meets = "; ".join(
-    f"{flda} stays within {tolerance:g} of {oracle} from n = {n:,} on"
-    if n is not None else f"{flda} is still more than {tolerance:g} from {oracle} at the "
-                          f"largest n"
-    for flda, oracle, n in adapted_from.values())
-st.caption(
-    "The numbers behind **Figure 3**: mean error ± one standard error over repeats, per "
-    "training-set size n (rows) and classifier; *(target)* columns are the bottom panel, "
-    "*(source)* columns the top one. Read down the *FLDA-Q (target)* and *T-LS (target)* "
-    "columns to find where FLDA meets the oracle trained on labelled target data, and "
-    "compare both with *S-LS (target)*, the naive source classifier. Here: " + meets
-    + ("." if ui_common.presentation_mode() else " (tolerance under *Display*)."))
 
-st.plotly_chart(gap_figure(gap_table), width="stretch", key="lc_gaps")
-small = gap_table[(gap_table["n"] <= SMALL_N) & (gap_table["classifier"].str.startswith("FLDA"))]
-small_text = "; ".join(
-    f"{name}: {grp['mean_gap'].mean():+.3f}" for name, grp in small.groupby("classifier"))
-st.caption(
-    "Target error minus the target oracle's (T-LS / T-LR), averaged over repeats with the "
-    "paired standard error (every repeat shares its target subset between the oracle and "
-    "FLDA). This re-plots the bottom panel of Figure 3 so that the adaptation gap is "
-    "readable: FLDA's curve should reach 0, S-LS's stays far above. Below 0 means better "
-    f"than the oracle. Mean gap over n ≤ {SMALL_N}"
-    + (f" ({small_text})" if small_text else "") +
-    " — compare it with l2 switched on and off.")
+def show_table(table, heads, tolerance):
+    """The numbers behind Figure 3."""
+    st.dataframe(mean_sem_table(table), width="stretch", height="content", hide_index=True,
+                 key="lc_table", column_config={"n": st.column_config.NumberColumn(
+                     "n", format="localized",
+                     help="Training-set size: n labelled source samples (naive classifier "
+                          "and FLDA), n labelled target samples (oracle), n unlabelled "
+                          "target samples (FLDA).")})
+    meets = "; ".join(
+        f"{h.flda} stays within {tolerance:g} of {h.oracle} from n = {h.adapted_from:,} on"
+        if h.adapted_from is not None else
+        f"{h.flda} is still more than {tolerance:g} from {h.oracle} at the largest n"
+        for h in heads)
+    st.caption(
+        "The numbers behind **Figure 3**: mean error ± one standard error over repeats, per "
+        "training-set size n (rows) and classifier; *(target)* columns are the bottom panel, "
+        "*(source)* columns the top one. Read down the *FLDA-Q (target)* and *T-LS (target)* "
+        "columns to find where FLDA meets the oracle trained on labelled target data, and "
+        "compare both with *S-LS (target)*, the naive source classifier. Here: " + meets
+        + ("." if ui_common.presentation_mode() else " (tolerance under *Display*)."))
 
-cols = st.columns(2)
-cols[0].download_button(
-    "Download curves (CSV)", table.to_csv(index=False).encode("utf-8"),
-    file_name="flda_learning_curves.csv", mime="text/csv", key="lc_download_curves",
-    help="One row per classifier, validation domain and n: mean error, SEM and repeats.")
-cols[1].download_button(
-    "Download every error (CSV)",
-    pd.concat(raw, ignore_index=True).to_csv(index=False).encode("utf-8"),
-    file_name="flda_learning_curves_per_repeat.csv", mime="text/csv",
-    key="lc_download_raw",
-    help="Each single error rate (classifier, domain, repeat, n) for your own analysis.")
 
-with st.expander("How the experiment is run"):
-    st.markdown(
-        f"""
-* **Data** (seed {config['seed']} from the sidebar): four independent sets of
-  {config['n_pool']:,} samples — source train/validation from the class-conditionals,
+def show_gaps(gap_table):
+    """The adaptation gap to the oracle."""
+    st.plotly_chart(gap_figure(gap_table), width="stretch", key="lc_gaps")
+    small_text = "; ".join(f"{name}: {gap:+.3f}"
+                           for name, gap in small_sample_gaps(gap_table, SMALL_N).items())
+    st.caption(
+        "Target error minus the target oracle's (T-LS / T-LR), averaged over repeats with the "
+        "paired standard error (every repeat shares its target subset between the oracle and "
+        "FLDA). This re-plots the bottom panel of Figure 3 so that the adaptation gap is "
+        "readable: FLDA's curve should reach 0, S-LS's stays far above. Below 0 means better "
+        f"than the oracle. Mean gap over n ≤ {SMALL_N}"
+        + (f" ({small_text})" if small_text else "") +
+        " — compare it with l2 switched on and off.")
+
+
+def show_downloads(table, results):
+    cols = st.columns(2)
+    cols[0].download_button(
+        "Download curves (CSV)", table.to_csv(index=False).encode("utf-8"),
+        file_name="flda_learning_curves.csv", mime="text/csv", key="lc_download_curves",
+        help="One row per classifier, validation domain and n: mean error, SEM and repeats.")
+    cols[1].download_button(
+        "Download every error (CSV)",
+        pd.concat([per_repeat_frame(r) for r in results], ignore_index=True)
+        .to_csv(index=False).encode("utf-8"),
+        file_name="flda_learning_curves_per_repeat.csv", mime="text/csv",
+        key="lc_download_raw",
+        help="Each single error rate (classifier, domain, repeat, n) for your own analysis.")
+
+
+def show_method(config):
+    with st.expander("How the experiment is run"):
+        st.markdown(
+            f"""
+* **Data** (seed {config.seed} from the sidebar): four independent sets of
+  {config.n_pool:,} samples — source train/validation from the class-conditionals,
   target train/validation from fresh draws passed through dropout with
-  θ = ({config['theta'][0]:g}, {config['theta'][1]:g}). Classes are balanced.
+  θ = ({config.theta[0]:g}, {config.theta[1]:g}). Classes are balanced.
 * **Subsets**: every repeat shuffles each training pool once and size *n* uses the first
   *n* samples (nested subsets). The earliest sample of each class is moved to the front,
   so every subset contains both classes; T-LS and FLDA share the target subset.
@@ -416,7 +322,49 @@ with st.expander("How the experiment is run"):
 * **Errors**: a validation sample counts as class 2 when its score is strictly positive.
   Count data sit on a lattice, and at small *n* a boundary often passes exactly through
   lattice points; scores within 10⁻⁹ (relative) of zero are treated as exactly zero so
-  that rounding noise cannot move whole lattice points across the boundary.
-* Sample sizes used: {", ".join(f"{n:,}" for n in sizes)}.
+  that rounding noise cannot move whole lattice points across the boundary (the same
+  rule on every page).
+* Sample sizes used: {", ".join(f"{n:,}" for n in config.sizes)}.
 """
-    )
+        )
+
+
+def main():
+    """Draw the page."""
+    st.title("Learning curves")
+    st.markdown(INTRO)
+    ui_common.restore_from_url(SETTINGS)
+    if not ui_common.presentation_mode():
+        draw_controls()
+    ui_common.write_to_url(SETTINGS)
+    try:
+        config, notes = read_config()
+    except ValueError as exc:
+        st.error(str(exc))
+        return
+    for note in notes:
+        st.warning(note)
+    with st.spinner("Computing the quadratic learning curves ..."):
+        results = [run_learning_curves(config, int(st.session_state[P + "repeats"]),
+                                       "quadratic", fit=cached_errors)]
+    if st.session_state[P + "loss"] == "both":
+        logistic = logistic_result(config, int(st.session_state[P + "repeats_logistic"]))
+        if logistic is not None:
+            results.append(logistic)
+            if logistic.n_unconverged:
+                st.caption(f"{logistic.n_unconverged} of {logistic.errors[:, 0].size:,} "
+                           "logistic fits stopped at the iteration cap: without l2 a tiny "
+                           "separable subset drives the weights to infinity; the direction, "
+                           "and hence the error, is still meaningful.")
+    table = pd.concat([r.table for r in results], ignore_index=True)
+    tolerance = float(st.session_state[P + "tolerance"])
+    heads = headline(table, tolerance)
+    show_metrics(heads, tolerance)
+    show_curves(config, results, table)
+    show_table(table, heads, tolerance)
+    show_gaps(pd.concat([r.gaps for r in results], ignore_index=True))
+    show_downloads(table, results)
+    show_method(config)
+
+
+main()

@@ -1,24 +1,22 @@
 """Synthetic domains: the paper's Figures 1 and 2 (section 4.1.1), live.
 
-Widgets -> cached data generation and fits (``flda_core.experiments.synthetic``) ->
+Widgets -> ``flda_core.experiments.synthetic.fit_classifiers`` with the shared cached fit ->
 figures built in ``flda_core.figures.synthetic``.  Widget keys start with
 ``"syn."`` and are mirrored in the URL.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 import ui_common
-from flda_core.experiments.synthetic import (
-    parse_domain_config,
-    FAMILIES, LOSSES, PAPER_FIGURE1, PAPER_FIGURE2, ExperimentResult, error_table,
-    fit_linear, matching_paper_setting,
-    table1_unperturbed_errors, theta_table)
-from flda_core.figures.synthetic import (
-    boundary_lines, decision_boundary_figure, lattice_counts, theta_figure)
-from flda_core.figures.style import classifier_name
+from flda_core.experiments.perturbation import PAPER_TABLE1, table1_unperturbed_errors
+from flda_core.experiments.synthetic import (PAPER_FIGURE1, PAPER_FIGURE2, classifier_errors,
+                                             fit_classifiers, lattice_tie_errors,
+                                             matching_paper_setting, theta_table)
+from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure, lattice_counts,
+                                         theta_figure)
+from flda_core.names import LOSS_TITLES, LOSSES
 
 MAX_FEATURES = 50
 MAX_SAMPLES = 100_000
@@ -42,34 +40,12 @@ def preset_values(setting, n_samples):
             "syn.loss": "both", "syn.l2": 0.0}
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def cached_fit(data_key, family, loss, l2):
-    """Cached :func:`flda_core.experiments.synthetic.fit_linear` on the domains of ``data_key``."""
-    return fit_linear(ui_common.cached_domains(*data_key), family, loss, l2=l2)
-
-
 @st.cache_data(max_entries=8, show_spinner=False)
 def cached_counts(data_key):
     """Lattice counts (first two features) of the target and source domains."""
     pair = ui_common.cached_domains(*data_key)
     return (lattice_counts(pair.X_target, pair.y_target),
             lattice_counts(pair.X_source, pair.y_source))
-
-
-def run_experiment(data_key, l2):
-    """Fit the six classifiers (each fit cached), with a progress bar."""
-    jobs = [(family, loss) for loss in LOSSES for family in FAMILIES]
-    bar = st.empty()
-    fits = {}
-    for i, (family, loss) in enumerate(jobs):
-        name = classifier_name(family, loss)
-        bar.progress(i / len(jobs), text=f"Fitting {name} on {data_key[2]:,} + "
-                                         f"{data_key[3]:,} samples ({i + 1}/{len(jobs)})")
-        fits[name] = cached_fit(data_key, family, loss, l2)
-    bar.empty()
-    theta_hat = fits[classifier_name("flda", LOSSES[0])].theta
-    return ExperimentResult(theta_true=np.asarray(data_key[4]), theta_hat=theta_hat,
-                            classifiers=fits)
 
 
 def draw_controls():
@@ -115,15 +91,6 @@ def draw_controls():
                          "paper's figures show the target domain only.")
 
 
-def read_configuration():
-    """Validated data configuration (a hashable key) or a list of error messages."""
-    state = st.session_state
-    return parse_domain_config(
-        state["syn.distribution"], state["syn.n_features"], state["syn.class1"],
-        state["syn.class2"], state["syn.theta"], state["syn.n_source"],
-        state["syn.n_target"], ui_common.get_seed())
-
-
 def figure_caption(data_key, result, paper):
     """What to look at in the scatter plot (Figures 1-2)."""
     distribution = data_key[0]
@@ -139,36 +106,96 @@ def figure_caption(data_key, result, paper):
         "without target labels. Dropout scales the surviving values of a feature by "
         "1/(1 − θ): with θ₁ = 0.5 the target's feature 1 takes only even values "
         "(0 and 2 for binary data), and many samples pile up at x₁ = 0.")
-    if distribution == "bernoulli":
+    if paper is PAPER_FIGURE1:
         s_ls = result.classifiers["S-LS"].target_error
+        low, high = lattice_tie_errors(paper)
         text += (
-            "\n\n**Why S-LS scores 0.30 or 0.40.** In expectation the source "
+            f"\n\n**Why S-LS scores {low:.2f} or {high:.2f}.** In expectation the source "
             "least-squares boundary is x₁ + x₂ = 1, which passes *exactly* through the "
             "lattice points (0, 1) and (1, 0). With a finite sample the line tilts a "
             "hair to one side, and the thousands of target samples at (0, 1) fall "
-            "entirely on one side or the other: the target error jumps between about "
-            f"0.30 and 0.40 with the seed (here {s_ls:.3f}; the paper reports 0.400). "
-            "Change the seed in the sidebar to see it flip.")
+            "entirely on one side or the other: the target error jumps between "
+            f"{low:.3f} and {high:.3f} (exact, for infinitely many samples) with the seed "
+            f"(here {s_ls:.3f}; the paper reports {paper.errors['S-LS']:.3f}). Change the "
+            "seed in the sidebar to see it flip.")
     return text
 
 
-def error_caption(paper, data_key):
+def error_caption(paper, data_key, result):
     """How to read the error table, honest about what the paper reports."""
     text = ("Target error = fraction of misclassified target samples (the oracle's is "
             "its training error, as in the paper); source error for contrast. ")
     if paper is None:
         return text + "The paper reports no numbers for this configuration."
-    text += (f"The paper's numbers are for 100,000 samples per domain; this run uses "
+    text += (f"The paper's numbers are for {paper.n_source:,} samples per domain; this run uses "
              f"{data_key[2]:,} source and {data_key[3]:,} target samples. ")
     if paper is PAPER_FIGURE2:
+        table1 = table1_unperturbed_errors()
+        ours = ", ".join(f"{name} {fit.target_error:.3f}"
+                         for name, fit in result.classifiers.items())
+        published = ", ".join(f"{name} {error:.3f}" for name, error in table1.items())
         text += ("The paper's Figure 2 text and its Table 1 come from the *same* Poisson "
-                 "setting yet report different errors; our reproduction matches Table 1 "
-                 "(S-LS ≈ 0.246, T-LS = FLDA-Q ≈ 0.136, S-LR ≈ 0.264, T-LR = FLDA-L ≈ "
-                 "0.138 at 100,000 samples), so both columns are shown.")
+                 "setting yet report different errors, so both columns are shown. This run: "
+                 f"{ours}; Table 1 ({PAPER_TABLE1.n_source:,} samples): {published}.")
     else:
         text += ("S-LS depends on which side of its boundary the lattice point (0, 1) "
                  "falls (see the figure caption); FLDA matches the oracle either way.")
     return text
+
+
+def show_figure(data_key, result, paper):
+    """Figures 1-2 (2 features) or a note that only the tables are shown."""
+    theta = data_key[4]
+    if len(theta) != 2:
+        st.info(f"{len(theta)} feature(s): the scatter plot needs exactly 2 features, so "
+                "only the errors and the dropout estimates are shown.", icon=":material/info:")
+        return
+    loss_choice = st.session_state["syn.loss"]
+    losses = LOSSES if loss_choice == "both" else (loss_choice,)
+    target_counts, source_counts = cached_counts(data_key)
+    panels = [(LOSS_TITLES[loss], boundary_lines(result.for_loss(loss)))
+              for loss in losses]
+    fig = decision_boundary_figure(
+        target_counts, panels,
+        source_counts=source_counts if st.session_state["syn.show_source"] else None)
+    st.plotly_chart(fig, width="stretch", key="syn_figure")
+    st.caption(figure_caption(data_key, result, paper))
+
+
+def show_tables(data_key, result, paper):
+    """Errors (with the paper's numbers) and the true versus estimated θ."""
+    references = {}
+    if paper is not None:
+        references[f"paper, {paper.label.split(' (')[0]}"] = paper.errors
+        if paper is PAPER_FIGURE2:
+            references["paper, Table 1"] = table1_unperturbed_errors()
+    errors = classifier_errors(result, references)
+    st.subheader("Target errors")
+    st.dataframe(errors, hide_index=True, width="stretch",
+                 column_config=ui_common.number_columns(errors))
+    st.caption(error_caption(paper, data_key, result))
+    st.download_button("Download errors (CSV)", errors.to_csv(index=False),
+                       file_name="flda_synthetic_errors.csv", mime="text/csv",
+                       key="syn_download_errors",
+                       help="The table above as CSV, for your own analysis.")
+    distribution, params = data_key[0], data_key[1]
+    thetas = theta_table(result.theta_true, result.theta_hat, params, distribution)
+    st.subheader("Dropout: true θ vs estimated θ̂")
+    st.dataframe(thetas, hide_index=True, width="stretch",
+                 column_config=ui_common.number_columns(thetas))
+    st.caption("FLDA's first stage (section 3.3.1): θ̂_d = max(0, 1 − ζ_d/η_d) from "
+               "how often feature d is non-zero in the target (ζ) and in the source "
+               "(η). With enough samples θ̂ recovers the θ that made the target.")
+    st.download_button("Download θ table (CSV)", thetas.to_csv(index=False),
+                       file_name="flda_synthetic_theta.csv", mime="text/csv",
+                       key="syn_download_theta",
+                       help="True and estimated dropout per feature as CSV.")
+    if len(result.theta_true) > 2:
+        st.plotly_chart(theta_figure(result.theta_true, result.theta_hat), width="stretch",
+                        key="syn_theta_figure")
+        st.caption("Open bars: the true dropout θ per feature; filled bars: FLDA's "
+                   "estimate θ̂ (section 3.3.1). Bars of equal height mean the transfer "
+                   "model was recovered; features with θ̂ = 1 get weight 0.")
 
 
 def main():
@@ -183,76 +210,25 @@ def main():
             "source classifier, the oracle trained on labelled target data, and FLDA, "
             "which sees the target only without labels (paper section 4.1.1).")
         draw_controls()
-    data_key, problems = read_configuration()
+    data_key, problems = ui_common.read_domain_config("syn")
     ui_common.write_to_url(SETTINGS)
-    if problems:
-        for problem in problems:
-            st.error(f"{problem} Fix it in the sidebar; nothing else was changed.")
+    if ui_common.show_problems(problems):
         return
-    distribution, params, n_source, n_target, theta, _ = data_key
+    distribution, params, _, _, theta, _ = data_key
     paper = matching_paper_setting(distribution, params, theta)
     if paper is not None:
         st.info(f"**Paper setting: {paper.label}.** {paper.summary}", icon=":material/menu_book:")
-
     try:
-        result = run_experiment(data_key, float(st.session_state["syn.l2"]))
+        with ui_common.progress_bar("Fitting classifiers…") as progress:
+            result = fit_classifiers(ui_common.cached_domains(*data_key),
+                                     l2=float(st.session_state["syn.l2"]),
+                                     fit=ui_common.linear_fitter(data_key), progress=progress)
     except ValueError as error:
         st.error(f"Could not fit the classifiers: {error} Change the data settings in the "
                  "sidebar.")
         return
-
-    loss_choice = st.session_state["syn.loss"]
-    losses = LOSSES if loss_choice == "both" else (loss_choice,)
-    if len(theta) == 2:
-        target_counts, source_counts = cached_counts(data_key)
-        panels = [(f"{loss.capitalize()} loss", boundary_lines(result.for_loss(loss)))
-                  for loss in losses]
-        fig = decision_boundary_figure(
-            target_counts, panels,
-            source_counts=source_counts if st.session_state["syn.show_source"] else None)
-        st.plotly_chart(fig, width="stretch", key="syn_figure")
-        st.caption(figure_caption(data_key, result, paper))
-    else:
-        st.info(f"{len(theta)} feature(s): the scatter plot needs exactly 2 features, so "
-                "only the errors and the dropout estimates are shown.",
-                icon=":material/info:")
-
-    references = {}
-    if paper is not None:
-        references[f"paper, {paper.label.split(' (')[0]}"] = paper.errors
-        if paper is PAPER_FIGURE2:
-            references["paper, Table 1"] = table1_unperturbed_errors()
-    errors = error_table(result, references)
-    col_errors, col_theta = st.container(), st.container()
-    with col_errors:
-        st.subheader("Target errors")
-        st.dataframe(errors, hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                    for c in errors.columns if errors[c].dtype.kind == "f"})
-        st.caption(error_caption(paper, data_key))
-        st.download_button("Download errors (CSV)", errors.to_csv(index=False),
-                           file_name="flda_synthetic_errors.csv", mime="text/csv",
-                           key="syn_download_errors",
-                           help="The table above as CSV, for your own analysis.")
-    thetas = theta_table(result.theta_true, result.theta_hat, params, distribution)
-    with col_theta:
-        st.subheader("Dropout: true θ vs estimated θ̂")
-        st.dataframe(thetas, hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                    for c in thetas.columns if thetas[c].dtype.kind == "f"})
-        st.caption("FLDA's first stage (section 3.3.1): θ̂_d = max(0, 1 − ζ_d/η_d) from "
-                   "how often feature d is non-zero in the target (ζ) and in the source "
-                   "(η). With enough samples θ̂ recovers the θ that made the target.")
-        st.download_button("Download θ table (CSV)", thetas.to_csv(index=False),
-                           file_name="flda_synthetic_theta.csv", mime="text/csv",
-                           key="syn_download_theta",
-                           help="True and estimated dropout per feature as CSV.")
-    if len(theta) > 2:
-        st.plotly_chart(theta_figure(result.theta_true, result.theta_hat), width="stretch",
-                        key="syn_theta_figure")
-        st.caption("Open bars: the true dropout θ per feature; filled bars: FLDA's "
-                   "estimate θ̂ (section 3.3.1). Bars of equal height mean the transfer "
-                   "model was recovered; features with θ̂ = 1 get weight 0.")
+    show_figure(data_key, result, paper)
+    show_tables(data_key, result, paper)
     if not present:
         st.page_link("pages/transfer.py", label="What if θ̂ were wrong? Perturb it on the "
                      "Transfer parameters page (Table 1, Figure 4)", icon=":material/tune:")

@@ -1,6 +1,6 @@
 """Transfer parameters: how wrong may θ̂ be? The paper's Table 1 and Figure 4 (section 4.1.3).
 
-Widgets -> cached data generation and fits (``flda_core.experiments.synthetic``) ->
+Widgets -> ``flda_core.experiments.perturbation.run_perturbation`` with the shared cached fit ->
 figures built in ``flda_core.figures.synthetic``.  Widget keys start with
 ``"tp."`` and are mirrored in the URL.
 """
@@ -8,25 +8,24 @@ figures built in ``flda_core.figures.synthetic``.  Widget keys start with
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui_common
-from flda_core.experiments.synthetic import (
-    parse_domain_config,
-    LOSSES, PAPER_PERTURBATIONS, PAPER_TABLE1, ExperimentResult, feasible_perturbations,
-    fit_linear, format_values, matching_paper_setting, paper_table1_frame,
-    sweep_frame, table1_frame)
-from flda_core.figures.synthetic import (
-    BoundaryLine, boundary_equation, decision_boundary_figure, lattice_counts,
-    perturbation_error_figure, perturbed_boundary_lines, theta_figure)
-from flda_core.figures.style import FAMILY_COLORS, classifier_name
+from flda_core.experiments.perturbation import (CURVE_STEP, PAPER_PERTURBATIONS, PAPER_TABLE1,
+                                                own_theta_fits, own_theta_frame,
+                                                paper_table1_frame, run_perturbation,
+                                                sweep_frame)
+from flda_core.experiments.synthetic import PAPER_FIGURE2, matching_paper_setting
+from flda_core.figures.style import FAMILY_COLORS
+from flda_core.figures.synthetic import (BoundaryLine, boundary_equation, decision_boundary_figure,
+                                         lattice_counts, perturbation_error_figure,
+                                         perturbed_boundary_lines, theta_figure)
+from flda_core.names import LOSS_TITLES, LOSSES, classifier_name
 
 MAX_FEATURES = 10
 MAX_SAMPLES = 100_000
 QUICK_SAMPLES = 10_000
-STEP = 0.05
-PERTURBATION_OPTIONS = tuple(round(k * STEP, 2) for k in range(-10, 11))
+PERTURBATION_OPTIONS = tuple(round(k * CURVE_STEP, 2) for k in range(-10, 11))
 L2_OPTIONS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 OWN_MODES = ("perturb", "hand")
 OWN_MODE_LABELS = {"perturb": "perturb θ̂ per feature", "hand": "set θ by hand"}
@@ -69,27 +68,11 @@ def keep_feature_valid(n_features):
         st.session_state["tp.feature"] = 1
 
 
-@st.cache_data(max_entries=512, show_spinner=False)
-def cached_fit(data_key, family, loss, l2, theta=None, perturbation=None):
-    """Cached :func:`flda_core.experiments.synthetic.fit_linear`; ``theta`` is a tuple or None."""
-    return fit_linear(ui_common.cached_domains(*data_key), family, loss, l2=l2, theta=theta,
-                      perturbation=perturbation)
-
-
 @st.cache_data(max_entries=8, show_spinner=False)
 def cached_target_counts(data_key):
     """Lattice counts of the target domain's first two features."""
     pair = ui_common.cached_domains(*data_key)
     return lattice_counts(pair.X_target, pair.y_target)
-
-
-def read_configuration():
-    """Validated data configuration (a hashable key) or a list of error messages."""
-    state = st.session_state
-    return parse_domain_config(
-        state["tp.distribution"], state["tp.n_features"], state["tp.class1"],
-        state["tp.class2"], state["tp.theta"], state["tp.n_source"],
-        state["tp.n_target"], ui_common.get_seed())
 
 
 def draw_controls():
@@ -125,7 +108,7 @@ def draw_controls():
                             "FLDA boundary in the figure and one column of the table. The "
                             "paper uses +0, +0.1, +0.2, +0.3. Values that would leave "
                             "θ ∈ [0, 1] are skipped.")
-        st.slider("Range of the error curve", min_value=-1.0, max_value=1.0, step=STEP,
+        st.slider("Range of the error curve", min_value=-1.0, max_value=1.0, step=CURVE_STEP,
                   key="tp.curve_range",
                   help="Perturbations (step 0.05) for the error-versus-perturbation "
                        "curve; points where θ̂ + perturbation leaves [0, 1] are skipped.")
@@ -166,28 +149,6 @@ def own_theta(theta_hat):
     return np.array([st.session_state.get(f"tp.theta_{d}", 0.0) for d in range(1, n + 1)])
 
 
-def fit_all(data_key, l2, feature, theta_hat, deltas):
-    """Naive S-*/T-* fits and FLDA at ``θ̂ + delta`` for each loss, with a progress bar."""
-    jobs = [("naive", loss, family, None) for loss in LOSSES for family in ("source", "target")]
-    jobs += [("flda", loss, "flda", d) for loss in LOSSES for d in deltas]
-    bar = st.empty()
-    naive, sweep = {}, []
-    for i, (kind, loss, family, delta) in enumerate(jobs):
-        name = classifier_name(family, loss)
-        bar.progress(i / len(jobs), text=f"Fitting {name}"
-                     + (f" with θ̂{feature + 1} {delta:+.2f}" if delta is not None else "")
-                     + f" ({i + 1}/{len(jobs)})")
-        if kind == "naive":
-            naive[name] = cached_fit(data_key, family, loss, l2)
-        else:
-            theta = np.array(theta_hat)
-            theta[feature] = min(1.0, max(0.0, theta[feature] + delta))
-            sweep.append(cached_fit(data_key, "flda", loss, l2, tuple(np.round(theta, 12)),
-                                    delta))
-    bar.empty()
-    return naive, sweep
-
-
 def own_line(fit, theta):
     """Boundary of FLDA with the user's θ (dash-dot, FLDA colour)."""
     return BoundaryLine(
@@ -205,11 +166,115 @@ CURVE_CAPTION = (
     "**Why a small error barely matters:** at the correct θ the adapted classifier "
     "minimises the (expected) target risk, so the error is flat there — a small shift "
     "changes it only to second order. **Why a large one hurts:** FLDA's penalty on "
-    "feature d grows with θ_d/(1 − θ_d) · x_d², the variance dropout adds (eq. "
-    "`z_model`); at θ̂₁ = 0.5 that factor is 1, at +0.1 it is 1.5 and at +0.3 already 4 "
-    "(and infinite at θ = 1). Overestimating θ shrinks the weight of feature 1 more "
-    "than the target calls for, so the boundary turns towards using feature 2 only; "
-    "underestimating it (negative shifts) leaves FLDA closer to the naive classifier.")
+    "feature d grows with θ_d/(1 − θ_d) · x_d², the variance dropout adds (section "
+    "3.3.1, the variance term of Eq. (10)); at θ̂₁ = 0.5 that factor is 1, at +0.1 it is "
+    "1.5 and at +0.3 already 4 (and infinite at θ = 1). Overestimating θ shrinks the "
+    "weight of feature 1 more than the target calls for, so the boundary turns towards "
+    "using feature 2 only; underestimating it (negative shifts) leaves FLDA closer to the "
+    "naive classifier.")
+
+
+def show_boundaries(data_key, result, own_fits, theta_own, theta_true):
+    """Figure 4 (2 features) or the θ bars."""
+    feature = result.feature
+    if len(theta_true) != 2:
+        st.plotly_chart(theta_figure(theta_true, result.theta_hat,
+                                     theta_own if own_fits else None),
+                        width="stretch", key="tp_theta")
+        st.caption("Decision boundaries need exactly 2 features; shown instead: the true θ "
+                   "(open bars), FLDA's estimate θ̂ (filled) and your θ (diamonds).")
+        return
+    panels = []
+    for loss in LOSSES:
+        lines = perturbed_boundary_lines(
+            [result.naive.classifiers[classifier_name(f, loss)] for f in ("source", "target")],
+            result.chosen_fits(loss), feature)
+        if loss in own_fits:
+            lines.append(own_line(own_fits[loss], theta_own))
+        panels.append((LOSS_TITLES[loss], lines))
+    st.plotly_chart(decision_boundary_figure(cached_target_counts(data_key), panels, height=600),
+                    width="stretch", key="tp_boundaries")
+    st.caption(
+        "**Mirrors the paper's Figure 4.** Target data (marker area ∝ number of samples "
+        "at each lattice point, hover for counts) with the boundaries of the naive source "
+        "classifier (orange dashed), the target oracle (purple dotted) and FLDA at "
+        f"θ̂{feature + 1} plus each chosen perturbation (green; fainter = larger "
+        "perturbation, labelled at the line's end). Look how +0 lies on the oracle and "
+        "how larger perturbations tilt the boundary towards ignoring feature "
+        f"{feature + 1}. The dash-dot line is FLDA with your θ from the sliders."
+        + (" Move a slider to add it." if not own_fits else ""))
+
+
+def table1_caption(data_key, result, ours):
+    """What this run's Table 1 holds (numbers from the run)."""
+    feature = result.feature
+    return (f"Target errors with {data_key[2]:,} source and {data_key[3]:,} target samples "
+            f"(seed {data_key[5]}): SL/TL are the naive source/target classifiers, "
+            f"θ̂{feature + 1}+d is FLDA with that perturbation. θ̂ = "
+            f"({', '.join(f'{t:.3f}' for t in result.theta_hat)}).")
+
+
+def paper_caption(paper, ours):
+    """The published Table 1 and how far this run is from it (only for its setting)."""
+    published = paper_table1_frame()
+    errors = PAPER_FIGURE2.errors
+    text = (f"The paper's Table 1 (Poisson rates 2/6, θ = [0.5, 0], "
+            f"{PAPER_TABLE1.n_source:,} samples per domain). Note the paper's Figure 2 text "
+            f"reports other numbers ({errors['S-LS']:.3f}/{errors['T-LS']:.3f}/"
+            f"{errors['S-LR']:.3f}/{errors['T-LR']:.3f} for S-LS/T-LS/S-LR/T-LR) for the very "
+            "same setting.")
+    common = [c for c in ours.columns if c in published.columns]
+    if paper is not None and common:
+        gap = float(np.nanmax(np.abs(ours[common].to_numpy() - published[common].to_numpy())))
+        text += (f" This run differs from the published table by at most {gap:.3f} in the "
+                 f"{len(common)} shared columns.")
+    return text
+
+
+def show_tables(data_key, result, paper, own_fits):
+    """Table 1 of this run, as published, and the fits at your θ."""
+    feature = result.feature
+    # One above the other: side by side, the 6+ numeric columns of each table do
+    # not fit half a laptop screen and the last ones scroll out of sight.
+    st.subheader("Table 1, this run")
+    ours = result.table1()
+    st.dataframe(ours, width="stretch",
+                 column_config=ui_common.number_columns(ours, columns=ours.columns))
+    st.caption(table1_caption(data_key, result, ours))
+    st.download_button("Download table (CSV)", ours.to_csv(), file_name="flda_table1.csv",
+                       mime="text/csv", key="tp_download_table",
+                       help="This run's Table 1 as CSV.")
+    st.download_button("Download error curve (CSV)", sweep_frame(result.sweep, feature)
+                       .to_csv(index=False), file_name="flda_perturbation_curve.csv",
+                       mime="text/csv", key="tp_download_curve",
+                       help="Every point of the error curve (both losses) as CSV.")
+    st.subheader("Table 1, as published")
+    published = paper_table1_frame()
+    st.dataframe(published, width="stretch",
+                 column_config=ui_common.number_columns(published, columns=published.columns))
+    st.caption(paper_caption(paper, ours))
+    if own_fits:
+        st.subheader("Your θ")
+        two = len(result.theta_hat) == 2
+        own = own_theta_frame(own_fits, lambda f: boundary_equation(f.coef[:2], f.intercept)
+                              if two else "")
+        st.dataframe(own, hide_index=True, width="stretch",
+                     column_config=ui_common.number_columns(
+                         own, columns=("target error", "source error")))
+        st.caption("FLDA fitted with the θ from the sliders, for comparison with the "
+                   "θ̂ + 0 column of the table above.")
+
+
+def show_feasibility(result):
+    """Warn about skipped perturbations; False (with an error) when none is feasible."""
+    if result.skipped:
+        st.warning(f"Perturbations {', '.join(f'{d:+g}' for d in result.skipped)} skipped: "
+                   f"θ̂{result.feature + 1} = {result.theta_hat[result.feature]:.3f} plus them "
+                   "leaves [0, 1].")
+    if not result.curve:
+        st.error("No perturbation in the chosen range keeps θ within [0, 1]. Widen the "
+                 "range of the error curve in the sidebar.")
+    return bool(result.curve)
 
 
 def main():
@@ -224,132 +289,42 @@ def main():
             "cost? Shift θ̂ and watch the decision boundary and the target error "
             "(paper section 4.1.3, Table 1 and Figure 4).")
         draw_controls()
-    data_key, problems = read_configuration()
+    data_key, problems = ui_common.read_domain_config("tp")
     n_features = int(st.session_state["tp.n_features"])
     own_settings = own_theta_settings(data_key[4] if data_key else (0.0,) * n_features)
     ui_common.restore_from_url(own_settings)
-    if problems:
-        ui_common.write_to_url(SETTINGS + own_settings)
-        for problem in problems:
-            st.error(f"{problem} Fix it in the sidebar; nothing else was changed.")
-        return
-    distribution, params, n_source, n_target, theta_true, _ = data_key
-    feature = min(int(st.session_state["tp.feature"]), n_features) - 1
-    l2 = float(st.session_state["tp.l2"])
+    if ui_common.show_problems(problems):
+        return ui_common.write_to_url(SETTINGS + own_settings)
+    distribution, params, _, _, theta_true, _ = data_key
     paper = matching_paper_setting(distribution, params, theta_true, candidates=(PAPER_TABLE1,))
     if paper is not None:
-        st.info(f"**Paper setting: {paper.label}.** {paper.summary}",
-                icon=":material/menu_book:")
-
+        st.info(f"**Paper setting: {paper.label}.** {paper.summary}", icon=":material/menu_book:")
+    fit, l2 = ui_common.linear_fitter(data_key), float(st.session_state["tp.l2"])
     try:
-        base = cached_fit(data_key, "flda", LOSSES[0], l2)
+        with ui_common.progress_bar("Fitting classifiers…") as progress:
+            result = run_perturbation(
+                ui_common.cached_domains(*data_key),
+                min(int(st.session_state["tp.feature"]), n_features) - 1,
+                st.session_state["tp.perturbations"], st.session_state["tp.curve_range"], l2,
+                fit=fit, progress=progress)
     except ValueError as error:
         st.error(f"Could not fit the classifiers: {error} Change the data settings.")
         return
-    theta_hat = base.theta
-    chosen = feasible_perturbations(theta_hat[feature], sorted(st.session_state["tp.perturbations"]))
-    lo, hi = st.session_state["tp.curve_range"]
-    grid = [round(k * STEP, 2) + 0.0 for k in range(round(lo / STEP), round(hi / STEP) + 1)]
-    curve = feasible_perturbations(theta_hat[feature], sorted(set(grid) | set(chosen)))
-    skipped = sorted(set(st.session_state["tp.perturbations"]) - set(chosen))
-    if skipped:
-        st.warning(f"Perturbations {', '.join(f'{d:+g}' for d in skipped)} skipped: "
-                   f"θ̂{feature + 1} = {theta_hat[feature]:.3f} plus them leaves [0, 1].")
-    if not curve:
-        st.error("No perturbation in the chosen range keeps θ within [0, 1]. Widen the "
-                 "range of the error curve in the sidebar.")
-        ui_common.write_to_url(SETTINGS + own_settings)
-        return
-    naive, sweep = fit_all(data_key, l2, feature, theta_hat, curve)
-
+    if not show_feasibility(result):
+        return ui_common.write_to_url(SETTINGS + own_settings)
     if not present:
         st.subheader("Your θ")
-        theta_own = draw_own_theta_controls(theta_hat, theta_true)
+        theta_own = draw_own_theta_controls(result.theta_hat, theta_true)
     else:
-        theta_own = own_theta(theta_hat)
+        theta_own = own_theta(result.theta_hat)
     ui_common.write_to_url(SETTINGS + own_settings)
-    own_active = not np.allclose(theta_own, theta_hat)
-    own_fits = {loss: cached_fit(data_key, "flda", loss, l2, tuple(np.round(theta_own, 12)))
-                for loss in LOSSES} if own_active else {}
-
-    if n_features == 2:
-        counts = cached_target_counts(data_key)
-        panels = []
-        for loss in LOSSES:
-            lines = perturbed_boundary_lines(
-                [naive[classifier_name(f, loss)] for f in ("source", "target")],
-                [f for f in sweep if f.loss == loss and f.perturbation in chosen], feature)
-            if loss in own_fits:
-                lines.append(own_line(own_fits[loss], theta_own))
-            panels.append((f"{loss.capitalize()} loss", lines))
-        st.plotly_chart(decision_boundary_figure(counts, panels, height=600), width="stretch",
-                        key="tp_boundaries")
-        st.caption(
-            "**Mirrors the paper's Figure 4.** Target data (marker area ∝ number of samples "
-            "at each lattice point, hover for counts) with the boundaries of the naive source "
-            "classifier (orange dashed), the target oracle (purple dotted) and FLDA at "
-            f"θ̂{feature + 1} plus each chosen perturbation (green; fainter = larger "
-            "perturbation, labelled at the line's end). Look how +0 lies on the oracle and "
-            "how larger perturbations tilt the boundary towards ignoring feature "
-            f"{feature + 1}. The dash-dot line is FLDA with your θ from the sliders."
-            + (" Move a slider to add it." if not own_active else ""))
-    else:
-        st.plotly_chart(theta_figure(theta_true, theta_hat, theta_own if own_active else None),
-                        width="stretch", key="tp_theta")
-        st.caption("Decision boundaries need exactly 2 features; shown instead: the true θ "
-                   "(open bars), FLDA's estimate θ̂ (filled) and your θ (diamonds).")
-
-    naive_list = list(naive.values())
+    own_fits = own_theta_fits(theta_own, result.theta_hat, l2, fit=fit)
+    show_boundaries(data_key, result, own_fits, theta_own, theta_true)
     st.plotly_chart(perturbation_error_figure(
-        sweep, naive_list, feature, paper=paper.errors if paper is not None else None),
-        width="stretch", key="tp_curve")
+        result.sweep, list(result.naive.classifiers.values()), result.feature,
+        paper=paper.errors if paper is not None else None), width="stretch", key="tp_curve")
     st.caption(CURVE_CAPTION)
-
-    result = ExperimentResult(theta_true=np.asarray(theta_true), theta_hat=theta_hat,
-                              classifiers=naive)
-    # One above the other: side by side, the 6+ numeric columns of each table do
-    # not fit half a laptop screen and the last ones scroll out of sight.
-    col_ours, col_paper = st.container(), st.container()
-    with col_ours:
-        st.subheader("Table 1, this run")
-        ours = table1_frame(result, [f for f in sweep if f.perturbation in chosen], feature)
-        st.dataframe(ours, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                    for c in ours.columns})
-        st.caption(f"Target errors with {n_source:,} source and {n_target:,} target samples "
-                   f"(seed {data_key[5]}): SL/TL are the naive source/target classifiers, "
-                   f"θ̂{feature + 1}+d is FLDA with that perturbation. θ̂ = "
-                   f"({', '.join(f'{t:.3f}' for t in theta_hat)}).")
-        st.download_button("Download table (CSV)", ours.to_csv(), file_name="flda_table1.csv",
-                           mime="text/csv", key="tp_download_table",
-                           help="This run's Table 1 as CSV.")
-        st.download_button("Download error curve (CSV)", sweep_frame(sweep, feature)
-                           .to_csv(index=False), file_name="flda_perturbation_curve.csv",
-                           mime="text/csv", key="tp_download_curve",
-                           help="Every point of the error curve (both losses) as CSV.")
-    with col_paper:
-        st.subheader("Table 1, as published")
-        st.dataframe(paper_table1_frame(), width="stretch",
-                     column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                    for c in paper_table1_frame().columns})
-        st.caption("The paper's Table 1 (Poisson rates 2/6, θ = [0.5, 0], 100,000 samples "
-                   "per domain). With that preset our errors agree to about 0.002 "
-                   "(S-LS 0.246, T-LS = FLDA-Q 0.136, S-LR 0.264, T-LR = FLDA-L 0.138). "
-                   "Note the paper's Figure 2 text reports other numbers (0.181/0.099/"
-                   "0.170/0.084) for the very same setting; our reproduction agrees with "
-                   "Table 1.")
-    if own_fits:
-        st.subheader("Your θ")
-        own = pd.DataFrame([{"classifier": f.name, "theta": format_values(np.round(f.theta, 3)),
-                             "target error": f.target_error, "source error": f.source_error,
-                             "decision boundary": boundary_equation(f.coef[:2], f.intercept)
-                             if n_features == 2 else ""}
-                            for f in own_fits.values()])
-        st.dataframe(own, hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                    for c in ("target error", "source error")})
-        st.caption("FLDA fitted with the θ from the sliders, for comparison with the "
-                   "θ̂ + 0 column of the table above.")
+    show_tables(data_key, result, paper, own_fits)
 
 
 main()

@@ -1,7 +1,8 @@
 """Your data: upload a labelled source CSV and a target CSV and try FLDA on them.
 
-Thin page over :mod:`flda_core.datasets.tabular` (reading, validation, preparation,
-fits) and :mod:`flda_core.figures.tabular` (figures).
+Thin page over :mod:`flda_core.datasets.csv` (reading, validation),
+:mod:`flda_core.datasets.tabular` (preparation), :mod:`flda_core.experiments.your_data`
+(fits, via ``fit_models`` with the page's cached fit) and :mod:`flda_core.figures.tabular`.
 
 Session state (keys with the page prefix survive switching pages):
 
@@ -25,8 +26,12 @@ from __future__ import annotations
 import streamlit as st
 
 import ui_common
-from flda_core.figures import tabular as figs
+from flda_core.datasets import csv as csvio
 from flda_core.datasets import tabular as tab
+from flda_core.errors import DataValidationError
+from flda_core.experiments import your_data as yd
+from flda_core.figures import tabular as figs
+from flda_core.names import TABLE_CLASSIFIERS
 
 SLOTS = ("source", "target")
 FILES_KEY = "data.files"
@@ -55,7 +60,7 @@ SETTINGS = [
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def parse_cached(raw, name):
-    return tab.parse_csv(raw, name)
+    return csvio.parse_csv(raw, name)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -67,9 +72,9 @@ def prepare_cached(source_raw, source_name, target_raw, target_name, label, matc
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def fit_cached(inputs, name, l2):
-    prepared = prepare_cached(*inputs)
-    return tab.fit_models(prepared, l2=l2, names=(name,)).get(name)
+def fit_model_cached(inputs, name, l2):
+    """Cached :func:`flda_core.experiments.your_data.fit_model` (one classifier)."""
+    return yd.fit_model(prepare_cached(*inputs), name, l2)
 
 
 # ----------------------------------------------------------------------------- loading files
@@ -83,7 +88,7 @@ def accept_file(slot, name, raw):
     rejected = st.session_state.setdefault(REJECTED_KEY, {})
     try:
         parse_cached(raw, name)
-    except tab.DataValidationError as error:
+    except DataValidationError as error:
         rejected[slot] = {"name": name, "message": error.message, "hint": error.hint}
         return False
     except Exception as error:  # a bug, not the user's fault: still no traceback
@@ -136,7 +141,7 @@ def remember_choices():
 
 def load_sample(key):
     """Load both files of a sample set (button callback)."""
-    source_name, source_raw, target_name, target_raw = tab.read_sample(key)
+    source_name, source_raw, target_name, target_raw = tab.read_sample(key, ui_common.SAMPLE_DIR)
     accepted = accept_file("source", source_name, source_raw) and \
         accept_file("target", target_name, target_raw)
     if accepted:
@@ -170,8 +175,8 @@ def draw_loaders():
     help_text = {
         "source": ("CSV with a header row: one column per feature and a label column "
                    "(choose it below). Comma, semicolon, tab or pipe separated; "
-                   f"at most {tab.MAX_FILE_BYTES // 2**20} MB, {tab.MAX_ROWS:,} rows and "
-                   f"{tab.MAX_COLUMNS:,} columns. Empty cells, NA, NaN and ? are missing values."),
+                   f"at most {csvio.MAX_FILE_BYTES // 2**20} MB, {csvio.MAX_ROWS:,} rows and "
+                   f"{csvio.MAX_COLUMNS:,} columns. Empty cells, NA, NaN and ? are missing values."),
         "target": ("CSV with the same features as the source (matched by name, or by "
                    "position). A label column is optional: with it the page reports errors, "
                    "without it only predictions. FLDA itself never sees the target labels."),
@@ -182,7 +187,7 @@ def draw_loaders():
         with column:
             uploaded = st.file_uploader(
                 titles[slot], type=["csv", "tsv", "txt"], key=UPLOAD_KEYS[slot],
-                help=help_text[slot], max_upload_size=tab.MAX_FILE_BYTES // 2**20)
+                help=help_text[slot], max_upload_size=csvio.MAX_FILE_BYTES // 2**20)
             take_upload(slot, uploaded)
             show_file_status(slot)
     st.markdown("**…or load a sample pair** (files in `sample_data/`):")
@@ -201,7 +206,7 @@ def draw_options(source_table):
     """Label column, matching, missing values, regularisation; returns the choices."""
     columns = list(source_table.columns)
     if st.session_state.get("data.label") not in columns:
-        set_choice("data.label", tab.guess_label_column(source_table))
+        set_choice("data.label", csvio.guess_label_column(source_table))
     label = st.session_state["data.label"]
     set_choice("data.exclude", [c for c in st.session_state.get("data.exclude", [])
                                 if c in columns and c != label])
@@ -278,17 +283,12 @@ def show_report(prepared, source_name, target_name):
         st.warning(note, icon=":material/warning:")
 
 
-def run_fits(inputs, l2, has_labels):
-    names = [n for n in tab.MODEL_NAMES if n != "T-LR" or has_labels]
-    progress = st.progress(0.0, text="Fitting classifiers…")
-    models = {}
-    for i, name in enumerate(names):
-        progress.progress(i / len(names), text=f"Fitting {name} ({i + 1} of {len(names)})…")
-        model = fit_cached(inputs, name, l2)
-        if model is not None:
-            models[name] = model
-    progress.empty()
-    for note in tab.convergence_notes(models):
+def fit_all_models(inputs, l2):
+    """The page's experiment: :func:`flda_core.experiments.your_data.fit_models`."""
+    with ui_common.progress_bar("Fitting classifiers…") as progress:
+        models = yd.fit_models(prepare_cached(*inputs), l2=l2, progress=progress,
+                               fit=lambda name, l2: fit_model_cached(inputs, name, l2))
+    for note in yd.convergence_notes(models):
         st.warning(note, icon=":material/warning:")
     return models
 
@@ -345,22 +345,22 @@ def prediction_columns(predictions):
             "true label", help="The label in the target file. Used for the error only; "
                                "FLDA never sees it."),
     }
-    for name in tab.MODEL_NAMES:
+    for name in TABLE_CLASSIFIERS:
         if name in predictions.columns:
             config[name] = column.TextColumn(
                 name, help=f"Class predicted by {name}: {CLASSIFIER_HELP[name]}.")
-    for name, cls in tab.probability_columns(predictions):
+    for name, cls in yd.probability_columns(predictions):
         config[name] = column.NumberColumn(
             f"P({cls})", format="%.3f",
-            help=f"{tab.PROBABILITY_MODEL}'s probability that the row is of class {cls!r} "
+            help=f"{yd.PROBABILITY_MODEL}'s probability that the row is of class {cls!r} "
                  "(the probabilities of a row sum to 1).")
     return config
 
 
 def show_results(prepared, models, source_name, target_name, top_n):
-    thetas = tab.theta_frame(prepared, models)
-    errors = tab.error_table(prepared, models)
-    predictions = tab.predictions_frame(prepared, models)
+    thetas = yd.theta_frame(prepared, models)
+    errors = yd.target_error_table(prepared, models)
+    predictions = yd.predictions_frame(prepared, models)
     section = iter(range(3, 10))  # steps 1 and 2 are the loaders and the options
 
     st.subheader(f"{next(section)} · Error on the target")
@@ -375,11 +375,11 @@ def show_results(prepared, models, source_name, target_name, top_n):
                                help="The error table: classifier, family, error rate, number "
                                     "wrong and number of labelled target rows.")
         with right:
-            st.plotly_chart(figs.error_figure(errors), width="stretch")
+            st.plotly_chart(figs.target_error_figure(errors), width="stretch")
         st.caption(
             "Error on the labelled target rows, one row of the paper's error tables "
-            "(Table 'missing' for missing data at test time, section 4.2.2; IMDB, spam and "
-            "Amazon tables). Look at whether FLDA-Q/FLDA-L (green) close the gap between the "
+            "(Table 3 for missing data at test time, section 4.2.2; Tables 7-9 for IMDB, "
+            "spam and Amazon). Look at whether FLDA-Q/FLDA-L (green) close the gap between the "
             "source classifiers S-LS/S-LR (orange) and the T-LR oracle (purple), which was "
             "trained on the target labels and is out of reach in practice.")
     else:
@@ -393,7 +393,7 @@ def show_results(prepared, models, source_name, target_name, top_n):
              if n_shown < n_total else f"all {n_total} features")
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(figs.theta_figure(thetas, top_n), width="stretch")
+        st.plotly_chart(figs.feature_theta_figure(thetas, top_n), width="stretch")
         st.caption(
             f"Estimated dropout probability θ̂ = max(0, 1 − ζ/η) of {which} "
             "(section 3.3.1), η and ζ being the fractions of source and target rows where a "
@@ -419,7 +419,7 @@ def show_results(prepared, models, source_name, target_name, top_n):
 
     if "FLDA-L weight" in thetas.columns:
         st.subheader(f"{next(section)} · How FLDA re-weights the features")
-        st.plotly_chart(figs.weights_figure(thetas, top_n), width="stretch")
+        st.plotly_chart(figs.feature_weights_figure(thetas, top_n), width="stretch")
         st.caption(
             f"Weights of S-LR and FLDA-L (positive favours class {prepared.classes[-1]!r}) "
             f"for {which}, the largest θ̂ on top. FLDA shrinks the weights of features that "
@@ -427,7 +427,7 @@ def show_results(prepared, models, source_name, target_name, top_n):
             "panel of the paper's Figure 6 shows for digit pixels.")
 
     st.subheader(f"{next(section)} · Target predictions")
-    probabilities = [name for name, _ in tab.probability_columns(predictions)]
+    probabilities = [name for name, _ in yd.probability_columns(predictions)]
     labels = [c for c in predictions.columns if c not in probabilities]
     config = prediction_columns(predictions)
     left, right = st.columns([2, 3])
@@ -442,9 +442,9 @@ def show_results(prepared, models, source_name, target_name, top_n):
         st.dataframe(predictions, hide_index=True, width="stretch", height=320,
                      column_order=labels, column_config=config)
         if probabilities:
-            with st.expander(f"{tab.PROBABILITY_MODEL}'s class probabilities per row"):
+            with st.expander(f"{yd.PROBABILITY_MODEL}'s class probabilities per row"):
                 st.dataframe(predictions, hide_index=True, width="stretch", height=280,
-                             column_order=["row", tab.PROBABILITY_MODEL, *probabilities],
+                             column_order=["row", yd.PROBABILITY_MODEL, *probabilities],
                              column_config=config)
         st.download_button(
             "Download predictions (CSV)", csv_bytes(predictions),
@@ -456,7 +456,26 @@ def show_results(prepared, models, source_name, target_name, top_n):
 
 # ----------------------------------------------------------------------------- page
 
+def sync_sample_url():
+    """``?sample=<key>`` while a sample pair is loaded, no ``sample`` after an upload."""
+    sample = st.session_state.get(SAMPLE_KEY, "")
+    if sample:
+        if st.query_params.get("sample") != sample:
+            st.query_params["sample"] = sample
+    elif "sample" in st.query_params:
+        del st.query_params["sample"]
+
+
+def read_inputs(source, target):
+    """The hashable arguments of :func:`prepare_cached` from the files and the options."""
+    state = st.session_state
+    return (source["bytes"], source["name"], target["bytes"], target["name"],
+            state["data.label"], state["data.match"], state["data.missing"],
+            tuple(state.get("data.exclude", [])), bool(state["data.scale"]))
+
+
 def main():
+    """Draw the page."""
     st.title("Your data")
     present = ui_common.presentation_mode()
     restore_choices()
@@ -485,32 +504,20 @@ def main():
     source_table = parse_cached(source["bytes"], source["name"])
     if present:
         if st.session_state.get("data.label") not in source_table.columns:
-            set_choice("data.label", tab.guess_label_column(source_table))
+            set_choice("data.label", csvio.guess_label_column(source_table))
     else:
         draw_options(source_table)
     remember_choices()
     ui_common.write_to_url(SETTINGS)
-    sample = st.session_state.get(SAMPLE_KEY, "")
-    if sample:
-        if st.query_params.get("sample") != sample:
-            st.query_params["sample"] = sample
-    elif "sample" in st.query_params:
-        del st.query_params["sample"]
-
-    inputs = (source["bytes"], source["name"], target["bytes"], target["name"],
-              st.session_state["data.label"], st.session_state["data.match"],
-              st.session_state["data.missing"],
-              tuple(st.session_state.get("data.exclude", [])),
-              bool(st.session_state["data.scale"]))
+    sync_sample_url()
+    inputs = read_inputs(source, target)
     try:
         prepared = prepare_cached(*inputs)
-    except tab.DataValidationError as error:
-        st.error(f"**These files cannot be used together yet.** {error.message}\n\n"
-                 f"**Fix:** {error.hint}", icon=":material/error:")
-        return
+    except DataValidationError as error:
+        return ui_common.show_data_error("These files cannot be used together yet.", error)
     if not present:
         show_report(prepared, source["name"], target["name"])
-    models = run_fits(inputs, float(st.session_state["data.l2"]), prepared.has_target_labels)
+    models = fit_all_models(inputs, float(st.session_state["data.l2"]))
     show_results(prepared, models, source["name"], target["name"],
                  int(st.session_state["data.top_n"]))
 

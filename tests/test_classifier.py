@@ -26,7 +26,7 @@ def _data(n=120, m=8, n_classes=2, seed=0, density=None):
 
 
 def _algorithm_1(X, t, theta, l2):
-    """Eq. flda-quad / Algorithm 1 written literally with the bias appended as a
+    """Eq. (11) / Algorithm 1 written literally with the bias appended as a
     feature that is never dropped out (theta = 0) and never penalised."""
     n = X.shape[0]
     Xa = np.column_stack([X, np.ones(n)])

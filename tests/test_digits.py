@@ -7,7 +7,9 @@ import pandas as pd
 import pytest
 
 from flda_core.datasets import digits as dg
-from flda_core.datasets.tabular import DataValidationError
+from flda_core.experiments import digits as ed
+from flda_core.names import TABLE_CLASSIFIERS
+from flda_core.errors import DataValidationError, DigitDataUnavailable
 from flda_core.transfer import estimate_dropout, nonzero_rate
 
 
@@ -190,7 +192,7 @@ def test_openml_fails_fast_with_clear_message_without_network(tmp_path):
     def must_not_download(name, data_home):
         raise AssertionError("no download may start when OpenML is unreachable")
 
-    with pytest.raises(dg.DigitDataUnavailable, match="cannot be reached"):
+    with pytest.raises(DigitDataUnavailable, match="cannot be reached"):
         dg.load_mnist_usps(cache_dir=tmp_path, fetch=must_not_download, reachable=lambda: False)
 
 
@@ -198,7 +200,7 @@ def test_openml_download_errors_become_digit_data_unavailable(tmp_path):
     def broken(name, data_home):
         raise OSError("Connection reset by peer")
 
-    with pytest.raises(dg.DigitDataUnavailable, match="Connection reset"):
+    with pytest.raises(DigitDataUnavailable, match="Connection reset"):
         dg.load_mnist_usps(cache_dir=tmp_path, fetch=broken, reachable=lambda: True)
     assert not list(tmp_path.glob("*.npz"))
 
@@ -229,7 +231,7 @@ def test_prepare_mnist_resizes_to_16_by_16():
     assert out.shape == (2, 256)
     np.testing.assert_allclose(out[0], 1.0)
     np.testing.assert_allclose(out[1], 0.0)
-    with pytest.raises(dg.DigitDataUnavailable, match="784"):
+    with pytest.raises(DigitDataUnavailable, match="784"):
         dg.prepare_mnist(np.zeros((2, 100)))
 
 
@@ -325,8 +327,8 @@ def small(offline):
 
 def test_fit_method_source_and_flda(small):
     X_s, y_s, X_t, y_t = small
-    naive = dg.fit_method(X_s, y_s, X_t, y_t, "S-LR", l2=1e-3)
-    flda = dg.fit_method(X_s, y_s, X_t, y_t, "FLDA-L", l2=1e-3)
+    naive = ed.fit_method(X_s, y_s, X_t, y_t, "S-LR", l2=1e-3)
+    flda = ed.fit_method(X_s, y_s, X_t, y_t, "FLDA-L", l2=1e-3)
     assert naive.coef.shape == flda.coef.shape == (5, 256)
     np.testing.assert_array_equal(naive.theta, 0.0)
     np.testing.assert_allclose(flda.theta, estimate_dropout(X_s, X_t))
@@ -342,15 +344,15 @@ def test_fit_method_source_and_flda(small):
 
 def test_fit_method_zero_tol_changes_theta(small):
     X_s, y_s, X_t, y_t = small
-    strict = dg.fit_method(X_s, y_s, X_t, y_t, "FLDA-Q", l2=1e-3)
-    loose = dg.fit_method(X_s, y_s, X_t, y_t, "FLDA-Q", l2=1e-3, zero_tol=0.3)
+    strict = ed.fit_method(X_s, y_s, X_t, y_t, "FLDA-Q", l2=1e-3)
+    loose = ed.fit_method(X_s, y_s, X_t, y_t, "FLDA-Q", l2=1e-3, zero_tol=0.3)
     np.testing.assert_allclose(loose.theta, estimate_dropout(X_s, X_t, zero_tol=0.3))
     assert not np.allclose(strict.theta, loose.theta)
 
 
 def test_oracle_error_is_cross_validated_not_training_error(small):
     X_s, y_s, X_t, y_t = small
-    oracle = dg.fit_method(X_s, y_s, X_t, y_t, "T-LR", l2=1e-5)
+    oracle = ed.fit_method(X_s, y_s, X_t, y_t, "T-LR", l2=1e-5)
     from flda_core.classifier import FLDAClassifier
     train_error = np.mean(FLDAClassifier(l2=1e-5, tol=1e-4).fit(X_t, y_t).predict(X_t) != y_t)
     assert oracle.error > train_error
@@ -358,7 +360,7 @@ def test_oracle_error_is_cross_validated_not_training_error(small):
 
 def test_cross_validate_l2_picks_the_grid_minimum(small):
     X_s, y_s, _, _ = small
-    best, errors = dg.cross_validate_l2(X_s, y_s, "S-LS", grid=(1e-4, 1e-1, 1e3))
+    best, errors = ed.cross_validate_l2(X_s, y_s, "S-LS", grid=(1e-4, 1e-1, 1e3))
     assert set(errors) == {1e-4, 1e-1, 1e3}
     assert errors[best] == min(errors.values())
     assert errors[1e3] > errors[1e-4]  # a huge penalty predicts one class
@@ -366,31 +368,31 @@ def test_cross_validate_l2_picks_the_grid_minimum(small):
 
 def test_fit_method_with_cv_reports_its_choice(small):
     X_s, y_s, X_t, y_t = small
-    result = dg.fit_method(X_s, y_s, X_t, y_t, "FLDA-Q", l2=None)
-    assert result.l2 in dg.L2_GRID and set(result.cv_errors) == set(dg.L2_GRID)
+    result = ed.fit_method(X_s, y_s, X_t, y_t, "FLDA-Q", l2=None)
+    assert result.l2 in ed.L2_GRID and set(result.cv_errors) == set(ed.L2_GRID)
 
 
 def test_binary_problem_gives_one_weight_row_per_class(small):
     X_s, y_s, X_t, y_t = small
     s, t = y_s < 2, y_t < 2
-    result = dg.fit_method(X_s[s], y_s[s], X_t[t], y_t[t], "FLDA-L", l2=1e-3)
+    result = ed.fit_method(X_s[s], y_s[s], X_t[t], y_t[t], "FLDA-L", l2=1e-3)
     assert result.coef.shape == (2, 256)
     np.testing.assert_allclose(result.weights(0), -result.weights(1))
 
 
 def test_error_and_paper_tables(offline):
-    results = {(d, m): dg.MethodResult(m, 0.1 * k, 1e-3, {}, np.zeros((10, 256)),
+    results = {(d, m): ed.MethodResult(m, 0.1 * k, 1e-3, {}, np.zeros((10, 256)),
                                        np.zeros(10), np.arange(10), np.zeros(256))
                for k, (d, m) in enumerate((d, m) for d in ("A → B", "B → A")
-                                          for m in dg.METHODS)}
-    table = dg.error_table(results, offline)
-    assert list(table.columns) == list(dg.METHODS)
+                                          for m in TABLE_CLASSIFIERS)}
+    table = ed.table4_frame(results, offline)
+    assert list(table.columns) == list(TABLE_CLASSIFIERS)
     assert table.shape == (2, 5) and table.index[0].startswith("A → B")
     assert table.iloc[1, 0] == pytest.approx(0.5)
-    paper = dg.paper_table(offline)
+    paper = ed.paper_table(offline)
     assert paper.index[0] == "paper U → M (like A → B here)"
     assert paper.loc[paper.index[0], "FLDA-Q"] == 0.640 and np.isnan(paper.iloc[0, 0])
-    both = dg.comparison_table(table, paper)
+    both = ed.comparison_table(table, paper)
     assert list(both["from"]) == ["here", "here", "paper, Table 4", "paper, Table 4"]
 
 
@@ -398,4 +400,4 @@ def test_cross_validation_refuses_a_class_with_one_image(small):
     X_s, y_s, X_t, y_t = small
     keep = np.concatenate([np.flatnonzero(y_s != 4), np.flatnonzero(y_s == 4)[:1]])
     with pytest.raises(ValueError, match="at least 2 images of every class"):
-        dg.fit_method(X_s[keep], y_s[keep], X_t, y_t, "S-LS", l2=None)
+        ed.fit_method(X_s[keep], y_s[keep], X_t, y_t, "S-LS", l2=None)

@@ -1,14 +1,16 @@
-"""Tests of flda_core.experiments.synthetic (paper section 4.1: Figures 1-2, Table 1)."""
+"""Tests of flda_core.experiments.synthetic and .perturbation (section 4.1: Figures 1-2, Table 1)."""
 
 import numpy as np
 import pytest
 
 from flda_core.classifier import FLDAClassifier
+from flda_core.datasets.numbers import format_values, parse_per_feature
+from flda_core.experiments.perturbation import (
+    PAPER_TABLE1, feasible_perturbations, paper_table1_frame, perturbation_sweep, sweep_frame,
+    table1_frame, table1_unperturbed_errors)
 from flda_core.experiments.synthetic import (
-    PAPER_FIGURE1, PAPER_FIGURE2, PAPER_TABLE1, error_table, feasible_perturbations,
-    fit_classifiers, fit_linear, format_values, matching_paper_setting, paper_table1_frame,
-    parse_per_feature, perturbation_sweep, sweep_frame, table1_frame,
-    table1_unperturbed_errors, theta_table)
+    PAPER_FIGURE1, PAPER_FIGURE2, classifier_errors, fit_classifiers, fit_linear,
+    matching_paper_setting, theta_table)
 from flda_core.datasets.synthetic import make_domains
 
 
@@ -73,8 +75,8 @@ def test_fit_linear_rejects_bad_family_and_multiclass(poisson_pair):
         fit_linear(three, "source", "quadratic")
 
 
-def test_error_table_with_references(poisson_result):
-    table = error_table(poisson_result, {"paper, Figure 2": PAPER_FIGURE2.errors,
+def test_classifier_errors_with_references(poisson_result):
+    table = classifier_errors(poisson_result, {"paper, Figure 2": PAPER_FIGURE2.errors,
                                          "partial": {"S-LS": 0.5}})
     assert list(table["classifier"]) == ["S-LS", "T-LS", "FLDA-Q", "S-LR", "T-LR", "FLDA-L"]
     assert table.loc[table.classifier == "FLDA-L", "paper, Figure 2"].item() == 0.084
@@ -156,7 +158,8 @@ def test_progress_callback_reaches_one(poisson_pair):
 
 
 def test_parse_domain_config_returns_a_make_domains_key_or_named_problems():
-    from flda_core.experiments.synthetic import parse_domain_config, truncate_per_feature
+    from flda_core.datasets.numbers import truncate_per_feature
+    from flda_core.datasets.synthetic import parse_domain_config
     key, problems = parse_domain_config("poisson", 2, "2, 2", "6", "0.5, 0", 100, 200, 3)
     assert problems == []
     assert key == ("poisson", ((2.0, 2.0), (6.0, 6.0)), 100, 200, (0.5, 0.0), 3)

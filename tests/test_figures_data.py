@@ -24,7 +24,7 @@ def thetas(n=8):
 
 def test_theta_figure_shows_the_top_features_sorted_largest_on_top():
     frame = thetas(12)
-    fig = figs.theta_figure(frame, top_n=5)
+    fig = figs.feature_theta_figure(frame, top_n=5)
     bar = fig.data[0]
     assert len(bar.x) == 5
     np.testing.assert_allclose(bar.x[::-1], np.sort(frame["theta"])[::-1][:5])
@@ -33,14 +33,14 @@ def test_theta_figure_shows_the_top_features_sorted_largest_on_top():
 
 
 def test_theta_figure_with_fewer_features_than_top_n_shows_all():
-    fig = figs.theta_figure(thetas(3), top_n=20)
+    fig = figs.feature_theta_figure(thetas(3), top_n=20)
     assert len(fig.data[0].x) == 3
 
 
 def test_long_feature_names_are_shortened_but_kept_in_hover():
     frame = thetas(2)
     frame.loc[0, "feature"] = "a" * 60
-    fig = figs.theta_figure(frame)
+    fig = figs.feature_theta_figure(frame)
     assert all(len(label) <= 28 for label in fig.data[0].y)
     assert "a" * 60 in list(fig.data[0].customdata[:, 0])
 
@@ -76,8 +76,8 @@ def test_shortened_feature_names_stay_distinct():
     """Two long names with the same beginning must not merge into one bar."""
     frame = thetas(3)
     frame["feature"] = ["x" * 40 + "_a", "x" * 40 + "_b", "short"]
-    for fig in (figs.theta_figure(frame), figs.nonzero_proportion_figure(frame),
-                figs.weights_figure(frame)):
+    for fig in (figs.feature_theta_figure(frame), figs.nonzero_proportion_figure(frame),
+                figs.feature_weights_figure(frame)):
         labels = list(fig.data[0].y)
         assert len(set(labels)) == 3 and all(len(label) <= 28 for label in labels)
         assert "short" in labels
@@ -88,8 +88,8 @@ def all_figures():
     errors = pd.DataFrame({"classifier": ["S-LR", "FLDA-L"], "family": ["source", "flda"],
                            "error": [0.3, 0.2], "errors": [3, 2], "n_target": [10, 10]})
     predictions = pd.DataFrame({"row": [1, 2], "FLDA-Q": ["a", "b"], "FLDA-L": ["b", "b"]})
-    return {"theta": figs.theta_figure(frame), "nonzero": figs.nonzero_proportion_figure(frame),
-            "error": figs.error_figure(errors), "weights": figs.weights_figure(frame),
+    return {"theta": figs.feature_theta_figure(frame), "nonzero": figs.nonzero_proportion_figure(frame),
+            "error": figs.target_error_figure(errors), "weights": figs.feature_weights_figure(frame),
             "mix": figs.prediction_mix_figure(predictions, ["a", "b"])}
 
 
@@ -107,7 +107,7 @@ def test_error_figure_uses_the_classifier_colours():
                            "family": ["source", "source", "flda", "flda", "target"],
                            "error": [0.3, 0.29, 0.2, 0.21, 0.07], "errors": [3, 3, 2, 2, 1],
                            "n_target": [10] * 5})
-    fig = figs.error_figure(errors)
+    fig = figs.target_error_figure(errors)
     bar = fig.data[0]
     assert list(bar.x) == list(errors["classifier"])
     assert list(bar.marker.color) == [classifier_color(n) for n in errors["classifier"]]
@@ -139,9 +139,9 @@ def test_prediction_mix_without_labels_has_no_truth_bar():
 
 def test_weights_figure_compares_source_and_flda_weights():
     frame = thetas(6)
-    fig = figs.weights_figure(frame, top_n=3)
+    fig = figs.feature_weights_figure(frame, top_n=3)
     assert [trace.name for trace in fig.data] == ["S-LR", "FLDA-L"]
     np.testing.assert_allclose(fig.data[1].x[::-1], frame["FLDA-L weight"][:3])
     assert fig.data[0].marker.color == classifier_color("S-LR")
     with pytest.raises(ValueError, match="binary"):
-        figs.weights_figure(frame.drop(columns=["FLDA-L weight"]))
+        figs.feature_weights_figure(frame.drop(columns=["FLDA-L weight"]))

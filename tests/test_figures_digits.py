@@ -5,6 +5,8 @@ import pandas as pd
 import pytest
 
 from flda_core.datasets import digits as dg
+from flda_core.experiments import digits as ed
+from flda_core.names import TABLE_CLASSIFIERS
 from flda_core.figures import digits as fd
 from flda_core.figures.style import classifier_color
 
@@ -55,7 +57,7 @@ def test_weights_figure_shared_diverging_range_centred_on_zero():
     side = 6
     w_src, w_flda = _image(side, 1, signed=True) * 4, _image(side, 2, signed=True)
     theta = _image(side, 3)
-    fig = fd.weights_figure(w_src, theta, w_flda, side, digit=0)
+    fig = fd.digit_weights_figure(w_src, theta, w_flda, side, digit=0)
     src, th, flda = fig.data
     assert src.coloraxis == flda.coloraxis == "coloraxis" and th.coloraxis == "coloraxis2"
     m = max(np.abs(w_src).max(), np.abs(w_flda).max())
@@ -88,7 +90,7 @@ def test_weights_figure_maps_are_large_on_a_laptop_window():
     """Two weight maps side by side above theta: each at least 350 px wide in the
     ~800 px wide main column of a 1280 px window (it was ~200 px with three in a row)."""
     side = 16
-    fig = fd.weights_figure(_image(side, 1, True), _image(side, 2), _image(side, 3, True),
+    fig = fd.digit_weights_figure(_image(side, 1, True), _image(side, 2), _image(side, 3, True),
                             side, digit=3)
     src, th, flda = fig.data
     assert (src.xaxis, flda.xaxis, th.xaxis) == ("x", "x2", "x3")
@@ -109,7 +111,7 @@ def test_weights_figure_separate_ranges_rescale_the_naive_panel():
     w_src[0] = 10.0
     w_flda = np.zeros(16)
     w_flda[1] = -2.0
-    fig = fd.weights_figure(w_src, np.zeros(16), w_flda, side, digit=7, source_name="S-LS",
+    fig = fd.digit_weights_figure(w_src, np.zeros(16), w_flda, side, digit=7, source_name="S-LS",
                             flda_name="FLDA-Q", shared_range=False)
     assert fig.layout.coloraxis.cmax == pytest.approx(2.0)
     assert fig.data[0].z[0][0] == pytest.approx(2.0)  # rescaled by 2 / 10
@@ -129,11 +131,11 @@ def test_sample_images_figure_one_image_per_class_and_domain():
 
 
 def test_error_figure_bars_in_style_colours_with_paper_markers():
-    table = pd.DataFrame({m: [0.1, 0.2] for m in dg.METHODS},
+    table = pd.DataFrame({m: [0.1, 0.2] for m in TABLE_CLASSIFIERS},
                          index=["A → B: x → y", "B → A: y → x"])
-    fig = fd.error_figure(table, dg.paper_table(dg.make_offline_domains()))
+    fig = fd.table4_figure(table, ed.paper_table(dg.make_offline_domains()))
     bars = [t for t in fig.data if t.type == "bar"]
-    assert [b.name for b in bars] == list(dg.METHODS)
+    assert [b.name for b in bars] == list(TABLE_CLASSIFIERS)
     for bar in bars:
         assert bar.marker.color == classifier_color(bar.name)
         assert list(bar.x) == ["A → B", "B → A"]
@@ -148,9 +150,9 @@ def test_error_figure_bars_in_style_colours_with_paper_markers():
 
 def test_paper_markers_readable_on_light_and_dark_pages():
     """Not black (invisible on the dark theme): grey dashes over a dark outline."""
-    table = pd.DataFrame({m: [0.1, 0.2] for m in dg.METHODS},
+    table = pd.DataFrame({m: [0.1, 0.2] for m in TABLE_CLASSIFIERS},
                          index=["A → B: x → y", "B → A: y → x"])
-    fig = fd.error_figure(table, dg.paper_table(dg.make_offline_domains()))
+    fig = fd.table4_figure(table, ed.paper_table(dg.make_offline_domains()))
     outline, mark = [t for t in fig.data if t.type == "scatter"]
     assert mark.marker.line.color == fd.PAPER_MARK_COLOR == "#999999"
 

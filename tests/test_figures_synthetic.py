@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from flda_core.experiments.synthetic import (
-    PAPER_TABLE1, fit_classifiers, perturbation_sweep)
+from flda_core.experiments.perturbation import PAPER_TABLE1, perturbation_sweep
+from flda_core.experiments.synthetic import fit_classifiers
 from flda_core.figures.synthetic import (
     MAX_MARKER_SIZE, MIN_MARKER_SIZE, BoundaryLine, boundary_lines, boundary_segment,
     decision_boundary_figure, lattice_counts, marker_sizes, perturbation_error_figure,

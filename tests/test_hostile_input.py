@@ -24,7 +24,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from flda_core.datasets import digits as dg
 from flda_core.datasets import npz
-from flda_core.datasets.tabular import DataValidationError
+from flda_core.errors import DataValidationError
 
 
 def _npz(compress=False, **arrays):
@@ -199,14 +199,16 @@ def test_no_corrupted_npz_escapes_as_another_exception(data, cut, flip):
 # --------------------------------------------------------------------------- CSV files
 
 from flda_core.datasets import cost  # noqa: E402
+from flda_core.datasets import csv as csvmod  # noqa: E402
 from flda_core.datasets import tabular as tab  # noqa: E402
+from flda_core.experiments import your_data as yd  # noqa: E402
 
 LABELLED = "a,b,label\n1,0,x\n2,1,x\n0,3,y\n1,4,y\n"
 
 
 def _prepare(source, target=None, label="label", **kwargs):
-    source = tab.parse_csv(source, "source.csv")
-    target = tab.parse_csv(target if target is not None else LABELLED, "target.csv")
+    source = csvmod.parse_csv(source, "source.csv")
+    target = csvmod.parse_csv(target if target is not None else LABELLED, "target.csv")
     return tab.prepare_domains(source, target, label, **kwargs)
 
 
@@ -214,7 +216,7 @@ def test_utf32_file_is_decoded_not_read_as_utf16_with_nul_names():
     for encoding in ("utf-32", "utf-32-be"):
         raw = (codecs.BOM_UTF32_BE if encoding.endswith("be") else b"") \
             + LABELLED.encode(encoding)
-        table = tab.parse_csv(raw, "wide.csv")
+        table = csvmod.parse_csv(raw, "wide.csv")
         assert table.columns == ("a", "b", "label")
         assert table.encoding == "UTF-32"
         assert table.frame["label"].tolist() == ["x", "x", "y", "y"]
@@ -223,14 +225,14 @@ def test_utf32_file_is_decoded_not_read_as_utf16_with_nul_names():
 @pytest.mark.parametrize("encoding, wide", [("utf-32-le", "UTF-32"), ("utf-16-le", "UTF-16")])
 def test_wide_text_without_byte_order_mark_gets_an_encoding_message(encoding, wide):
     with pytest.raises(DataValidationError, match=f"looks like {wide} text") as info:
-        tab.parse_csv(LABELLED.encode(encoding), "nobom.csv")
+        csvmod.parse_csv(LABELLED.encode(encoding), "nobom.csv")
     assert "UTF-8" in info.value.hint
 
 
 @pytest.mark.parametrize("line, delimiter", [("sep=,", ","), ("sep=;", ";"), ('"sep=|"', "|")])
 def test_excel_separator_line_is_skipped_and_obeyed(line, delimiter):
     body = LABELLED.replace(",", delimiter)
-    table = tab.parse_csv(f"{line}\r\n{body}".encode(), "excel.csv")
+    table = csvmod.parse_csv(f"{line}\r\n{body}".encode(), "excel.csv")
     assert table.columns == ("a", "b", "label") and table.delimiter == delimiter
     assert table.n_rows == 4
     assert any("Excel" in w for w in table.warnings)
@@ -238,15 +240,15 @@ def test_excel_separator_line_is_skipped_and_obeyed(line, delimiter):
 
 def test_excel_separator_line_naming_an_unknown_delimiter_is_refused():
     with pytest.raises(DataValidationError, match="asks for the delimiter ':'"):
-        tab.parse_csv(b"sep=:\na:b\n1:2\n", "colon.csv")
+        csvmod.parse_csv(b"sep=:\na:b\n1:2\n", "colon.csv")
 
 
 def test_quoted_line_break_in_a_column_name_is_named():
     with pytest.raises(DataValidationError, match="contains a line break") as info:
-        tab.parse_csv(b'a,"la\nbel"\n1,x\n2,y\n', "broken.csv")
+        csvmod.parse_csv(b'a,"la\nbel"\n1,x\n2,y\n', "broken.csv")
     assert "'la\\nbel'" in info.value.message and info.value.hint
     # A quoted line break inside a *data* cell is valid CSV and still read.
-    table = tab.parse_csv(b'a,label\n1,"x\ny"\n2,z\n', "cell.csv")
+    table = csvmod.parse_csv(b'a,label\n1,"x\ny"\n2,z\n', "cell.csv")
     assert table.frame["label"].tolist() == ["x\ny", "z"]
 
 
@@ -256,7 +258,7 @@ def test_headerless_count_file_is_explained():
         _prepare(counts, counts, label="2")
     assert "naming the columns" in info.value.hint
     with pytest.raises(DataValidationError, match="no header row") as info:
-        tab.parse_csv(b"1,0,0\n2,1,1\n", "dup.csv")  # repeated numbers as names
+        csvmod.parse_csv(b"1,0,0\n2,1,1\n", "dup.csv")  # repeated numbers as names
     assert "naming the columns" in info.value.hint
     with pytest.raises(DataValidationError, match="too few") as info:
         _prepare(b"a,label\n1,0\n2,1\n3,0\n", LABELLED)  # has a header: no such note
@@ -279,10 +281,10 @@ def test_non_integer_or_mixed_labels_become_class_names_with_a_note(source, targ
     assert "used as class names" in notes
     if unseen:
         assert unseen in notes
-    models = tab.fit_models(prepared, names=("S-LR", "FLDA-L"))
+    models = yd.fit_models(prepared, names=("S-LR", "FLDA-L"))
     predicted = models["FLDA-L"].predict(prepared.X_target)
     assert set(map(str, predicted)) <= set(classes)
-    assert len(tab.error_table(prepared, models)) == 2
+    assert len(yd.target_error_table(prepared, models)) == 2
 
 
 def test_integer_and_float_spellings_of_one_label_are_one_class():
@@ -470,10 +472,10 @@ def test_data_page_figures_escape_feature_class_and_file_names():
     thetas = pd.DataFrame({"feature": [HOSTILE_NAME, "plain"], "theta": [0.5, 0.1],
                            "source_nonzero": [0.8, 0.5], "target_nonzero": [0.4, 0.45],
                            "S-LR weight": [0.3, -0.2], "FLDA-L weight": [0.1, -0.3]})
-    for fig in (data_figures.theta_figure(thetas),
+    for fig in (data_figures.feature_theta_figure(thetas),
                 data_figures.nonzero_proportion_figure(thetas, source_name=HOSTILE_NAME,
                                                        target_name="t.csv"),
-                data_figures.weights_figure(thetas)):
+                data_figures.feature_weights_figure(thetas)):
         assert "&lt;a href" in _assert_inert(fig)
     predictions = pd.DataFrame({"true_label": [HOSTILE_NAME, "b"], "S-LR": ["b", "b"],
                                 "FLDA-L": [HOSTILE_NAME, "b"]})
@@ -484,7 +486,7 @@ def test_digit_figures_escape_file_names_and_labels():
     side = 4
     rate = np.linspace(0, 1, side * side)
     _assert_inert(digit_figures.nonzero_rate_figure(rate, rate, side, HOSTILE_NAME, "b.npz"))
-    _assert_inert(digit_figures.weights_figure(rate, rate, rate, side, HOSTILE_NAME))
+    _assert_inert(digit_figures.digit_weights_figure(rate, rate, rate, side, HOSTILE_NAME))
     X = np.tile(rate, (2, 1))
     y = np.array([HOSTILE_NAME, "b"])
     _assert_inert(digit_figures.sample_images_figure(X, y, X, y, side, HOSTILE_NAME, "b.npz"))
@@ -636,6 +638,6 @@ def test_any_label_mix_is_refused_clearly_or_fitted(source, target):
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        models = tab.fit_models(prepared, names=("S-LR", "FLDA-L", "T-LR"))
-    tab.error_table(prepared, models)
-    tab.predictions_frame(prepared, models)
+        models = yd.fit_models(prepared, names=("S-LR", "FLDA-L", "T-LR"))
+    yd.target_error_table(prepared, models)
+    yd.predictions_frame(prepared, models)

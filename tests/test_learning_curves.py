@@ -12,12 +12,13 @@ from hypothesis import strategies as st
 from flda_core.classifier import FLDAClassifier
 from flda_core.figures.learning_curves import gap_figure, learning_curve_figure, log_ticks
 from flda_core.experiments.learning_curves import (
-    DOMAINS, FAMILIES, TABLE_COLUMNS, adaptation_sample_size, error_rates,
+    DOMAINS, FAMILIES, TABLE_COLUMNS, adaptation_sample_size,
     estimate_dropout_prefixes, learning_curves, logistic_learning_errors,
     make_learning_curve_data, mean_sem_table, oracle_gaps, parse_sample_sizes, prefix_sums,
     quadratic_fits, quadratic_learning_errors, sample_size_grid, solve_psd_min_norm,
     stratified_order, summarize_errors, training_orders)
 from flda_core.transfer import estimate_dropout
+from flda_core.experiments.scoring import lattice_error_rates
 
 
 @pytest.fixture(scope="module")
@@ -197,7 +198,7 @@ def test_error_rates_equal_predict(small_bernoulli):
     coef, intercept = rng.normal(size=(4, 5, 2)), rng.normal(size=(4, 5))
     coef[0, 0] = 0.0
     intercept[0, 0] = 0.0                                        # score exactly 0 -> class 0
-    errors = error_rates(coef, intercept, d.X_target_val, d.y_target_val, chunk=3)
+    errors = lattice_error_rates(coef, intercept, d.X_target_val, d.y_target_val, chunk=3)
     assert errors.shape == (4, 5)
     for i in range(4):
         for j in range(5):
@@ -211,8 +212,8 @@ def test_scores_on_the_boundary_are_ties_not_rounding_noise():
     X = np.array([[1.0, 1.0], [1.0, 1.0], [1.0, 1.0], [3.0, 3.0]])
     y = np.array([1, 1, 0, 1])
     assert 0.1 + 0.2 - 0.3 > 0
-    assert error_rates(np.array([0.1, 0.2]), np.array(-0.3), X, y) == pytest.approx(0.5)
-    assert error_rates(np.array([0.1, 0.2]), np.array(-0.29), X, y) == pytest.approx(0.25)
+    assert lattice_error_rates(np.array([0.1, 0.2]), np.array(-0.3), X, y) == pytest.approx(0.5)
+    assert lattice_error_rates(np.array([0.1, 0.2]), np.array(-0.29), X, y) == pytest.approx(0.25)
 
 
 def test_quadratic_errors_equal_errors_of_classifier_fits(small_bernoulli):
@@ -361,9 +362,10 @@ def test_logistic_errors_match_direct_fits_and_report_progress(small_bernoulli):
     d = small_bernoulli
     calls = []
     errors, unconverged = logistic_learning_errors(
-        d, [3, 40], [1, 2], ridge=2.0, seed=5, progress=lambda a, b: calls.append((a, b)))
+        d, [3, 40], [1, 2], ridge=2.0, seed=5, progress=lambda f, text: calls.append((f, text)))
     assert errors.shape == (3, 2, 2, 2)
-    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)] and unconverged == 0
+    assert [f for f, _ in calls] == [0.0, 0.25, 0.5, 0.75, 1.0] and unconverged == 0
+    assert calls[1][1].startswith("Fitting S-LR, T-LR and FLDA-L: repeat 1, n = 40")
     so, to = training_orders(d, [2], seed=5)
     X, y, Xu = d.X_source_train[so[0, :40]], d.y_source_train[so[0, :40]], \
         d.X_target_train[to[0, :40]]

@@ -7,6 +7,7 @@ import pytest
 from apptest_support import chart_specs, open_page
 
 from flda_core.datasets import digits as dg
+from flda_core.experiments import digits as ed
 
 PAGE = "pages/digits.py"
 
@@ -30,13 +31,13 @@ def _z(chart, index):
 @pytest.fixture()
 def count_fits(monkeypatch):
     calls = []
-    original = dg.fit_method
+    original = ed.fit_method
 
     def counting(*args, **kwargs):
         calls.append(args[4] if len(args) > 4 else kwargs.get("method"))
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(dg, "fit_method", counting)
+    monkeypatch.setattr(ed, "fit_method", counting)
     return calls
 
 
@@ -127,7 +128,7 @@ def test_cross_validated_default():
     assert not at.error
     l2_table = at.dataframe[1].value
     assert len(l2_table) == 10
-    assert set(l2_table["l2"]) <= set(dg.L2_GRID)
+    assert set(l2_table["l2"]) <= set(ed.L2_GRID)
     assert l2_table.filter(like="CV error").notna().all().all()
 
 

@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from flda_core.datasets import tabular as tab
+from flda_core.names import TABLE_CLASSIFIERS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE = os.path.join(ROOT, "pages", "your_data.py")
@@ -62,7 +63,7 @@ def test_sample_set_gives_error_table_figures_and_downloads():
     at.button(key="data_sample_breast_cancer").click().run()
     assert not at.exception and not errors(at)
     table = at.dataframe[0].value
-    assert list(table["classifier"]) == list(tab.MODEL_NAMES)
+    assert list(table["classifier"]) == list(TABLE_CLASSIFIERS)
     assert table.set_index("classifier").loc["FLDA-L", "error"] < \
         table.set_index("classifier").loc["S-LR", "error"]
     assert any("set to 0" in i.value and "4.2.2" in i.value for i in at.info)
@@ -92,7 +93,7 @@ def test_good_uploads_are_used():
     upload(at, "target", "theirs.csv", TARGET)
     assert not errors(at)
     assert loaded_name(at, "source") == "mine.csv" and loaded_name(at, "target") == "theirs.csv"
-    assert list(at.dataframe[0].value["classifier"]) == list(tab.MODEL_NAMES)
+    assert list(at.dataframe[0].value["classifier"]) == list(TABLE_CLASSIFIERS)
     assert at.selectbox(key="data.label").value == "label"
 
 
@@ -118,7 +119,7 @@ def test_bad_upload_shows_error_and_keeps_previous_file(name, raw, fragment):
     assert "Fix:" in shown[0] and "previously loaded **theirs.csv**" in shown[0]
     assert loaded_name(at, "target") == "theirs.csv"
     # Results of the kept data are still shown.
-    assert list(at.dataframe[0].value["classifier"]) == list(tab.MODEL_NAMES)
+    assert list(at.dataframe[0].value["classifier"]) == list(TABLE_CLASSIFIERS)
     # A later rerun (another widget changed) keeps showing the problem.
     at.select_slider(key="data.l2").set_value(1e-2).run()
     assert any(fragment in e for e in errors(at))
@@ -158,7 +159,7 @@ def test_label_with_one_class_is_reported_and_another_label_can_be_chosen():
     assert any("'label' in mine.csv are not numeric" in e for e in errors(at))
     at.multiselect(key="data.exclude").set_value(["label"]).run()  # ... once text is ignored
     assert not errors(at)
-    assert list(at.dataframe[0].value["classifier"]) == list(tab.MODEL_NAMES)
+    assert list(at.dataframe[0].value["classifier"]) == list(TABLE_CLASSIFIERS)
     at.selectbox(key="data.label").set_value("label").run()
     one_class = b"a,b,label\n1,2,x\n3,4,x\n"
     upload(at, "source", "one.csv", one_class)
@@ -211,7 +212,7 @@ def test_sample_in_url_is_loaded():
     at.run()
     assert not at.exception and not errors(at)
     assert at.session_state["data.files"]["source"]["name"] == "poisson_source.csv"
-    assert list(at.dataframe[0].value["classifier"]) == list(tab.MODEL_NAMES)
+    assert list(at.dataframe[0].value["classifier"]) == list(TABLE_CLASSIFIERS)
 
 
 def test_presentation_mode_hides_controls_but_shows_results():
@@ -267,7 +268,7 @@ def test_predictions_table_hides_probabilities_in_an_expander_not_in_the_downloa
     # Both tables get the whole frame (the CSV download has every column) ...
     assert {"FLDA-L P(ham)", "FLDA-L P(spam)"} <= set(main.value.columns)
     # ... the main one shows the predicted labels only, the expander the probabilities.
-    assert list(main.proto.column_order) == ["row", "true_label", *tab.MODEL_NAMES]
+    assert list(main.proto.column_order) == ["row", "true_label", *TABLE_CLASSIFIERS]
     assert list(probabilities.proto.column_order) == ["row", "FLDA-L", "FLDA-L P(ham)",
                                                       "FLDA-L P(spam)"]
     assert [e.label for e in at.expander] == ["FLDA-L's class probabilities per row"]

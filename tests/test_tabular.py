@@ -7,8 +7,14 @@ import pandas as pd
 import pytest
 from sklearn.linear_model import LogisticRegression
 
+from flda_core.datasets import csv as csvio
 from flda_core.datasets import tabular as tab
-from flda_core.datasets.tabular import DataValidationError, parse_csv, prepare_domains
+from flda_core.errors import DataValidationError
+from flda_core.experiments import your_data as yd
+from flda_core.names import TABLE_CLASSIFIERS
+from ui_common import SAMPLE_DIR
+from flda_core.datasets.csv import parse_csv
+from flda_core.datasets.tabular import prepare_domains
 
 
 def table(text, name="file.csv"):
@@ -105,25 +111,25 @@ def test_numeric_header_warns_that_first_row_may_be_data():
 
 
 def test_size_row_and_column_limits(monkeypatch):
-    monkeypatch.setattr(tab, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(csvio, "MAX_FILE_BYTES", 100)
     assert "limit is" in str(error_of(b"a,b\n" + b"1,2\n" * 40))
-    monkeypatch.setattr(tab, "MAX_FILE_BYTES", 10**9)
-    monkeypatch.setattr(tab, "MAX_ROWS", 3)
+    monkeypatch.setattr(csvio, "MAX_FILE_BYTES", 10**9)
+    monkeypatch.setattr(csvio, "MAX_ROWS", 3)
     assert "4 data rows" in str(error_of(b"a,b\n" + b"1,2\n" * 4))
-    monkeypatch.setattr(tab, "MAX_COLUMNS", 3)
+    monkeypatch.setattr(csvio, "MAX_COLUMNS", 3)
     assert "4 columns" in str(error_of(b"a,b,c,d\n1,2,3,4\n"))
-    monkeypatch.setattr(tab, "MAX_CELLS", 5)
+    monkeypatch.setattr(csvio, "MAX_CELLS", 5)
     assert "values; the limit" in str(error_of(b"a,b\n1,2\n3,4\n5,6\n"))
 
 
 def test_documented_limits():
-    assert tab.MAX_FILE_BYTES == 50 * 2**20
-    assert tab.MAX_ROWS == 200_000 and tab.MAX_COLUMNS == 5_000
+    assert csvio.MAX_FILE_BYTES == 50 * 2**20
+    assert csvio.MAX_ROWS == 200_000 and csvio.MAX_COLUMNS == 5_000
 
 
 def test_guess_label_column():
-    assert tab.guess_label_column(table("a,Class,b\n1,x,2\n")) == "Class"
-    assert tab.guess_label_column(table("a,b,c\n1,2,3\n")) == "c"
+    assert csvio.guess_label_column(table("a,Class,b\n1,x,2\n")) == "Class"
+    assert csvio.guess_label_column(table("a,b,c\n1,2,3\n")) == "c"
 
 
 # ----------------------------------------------------------------------------- preparation
@@ -259,34 +265,34 @@ def test_scaling_divides_by_source_rms_and_keeps_zeros_and_theta():
     np.testing.assert_allclose(scaled.scale, rms)
     np.testing.assert_allclose(scaled.X_source * rms, raw.X_source)
     assert np.array_equal(scaled.X_target == 0, raw.X_target == 0)
-    np.testing.assert_allclose(tab.theta_frame(scaled)["theta"], tab.theta_frame(raw)["theta"])
+    np.testing.assert_allclose(yd.theta_frame(scaled)["theta"], yd.theta_frame(raw)["theta"])
 
 
 # ----------------------------------------------------------------------------- models
 
 def sample_prepared(key="breast_cancer", **kwargs):
-    source_name, source_raw, target_name, target_raw = tab.read_sample(key)
+    source_name, source_raw, target_name, target_raw = tab.read_sample(key, SAMPLE_DIR)
     return prepare_domains(parse_csv(source_raw, source_name), parse_csv(target_raw, target_name),
                            tab.SAMPLE_SETS[key].label, **kwargs)
 
 
 def test_theta_frame_matches_direct_counts_and_classifier():
     p = sample_prepared("poisson")
-    models = tab.fit_models(p, l2=1e-3, names=("FLDA-L",))
-    thetas = tab.theta_frame(p, models).set_index("feature")
+    models = yd.fit_models(p, l2=1e-3, names=("FLDA-L",))
+    thetas = yd.theta_frame(p, models).set_index("feature")
     for j, name in enumerate(p.feature_names):
         eta = np.mean(p.X_source[:, j] != 0)
         zeta = np.mean(p.X_target[:, j] != 0)
         assert thetas.loc[name, "source_nonzero"] == pytest.approx(eta)
         assert thetas.loc[name, "theta"] == pytest.approx(max(0.0, 1 - zeta / eta))
         assert thetas.loc[name, "theta"] == pytest.approx(models["FLDA-L"].theta_[j])
-    assert list(tab.theta_frame(p)["theta"]) == sorted(thetas["theta"], reverse=True)
+    assert list(yd.theta_frame(p)["theta"]) == sorted(thetas["theta"], reverse=True)
 
 
 def test_source_logistic_regression_agrees_with_scikit_learn():
     p = sample_prepared("breast_cancer")
     l2 = 1e-2
-    models = tab.fit_models(p, l2=l2, names=("S-LR",))
+    models = yd.fit_models(p, l2=l2, names=("S-LR",))
     reference = LogisticRegression(C=1 / (2 * l2 * len(p.y_source)), tol=1e-10,
                                    max_iter=10_000).fit(p.X_source, list(p.y_source))
     np.testing.assert_allclose(models["S-LR"].coef_, reference.coef_, rtol=1e-3, atol=1e-4)
@@ -296,9 +302,9 @@ def test_source_logistic_regression_agrees_with_scikit_learn():
 
 def test_error_table_counts_mistakes_independently():
     p = sample_prepared("breast_cancer")
-    models = tab.fit_models(p, l2=1e-3)
-    assert list(models) == list(tab.MODEL_NAMES)
-    errors = tab.error_table(p, models).set_index("classifier")
+    models = yd.fit_models(p, l2=1e-3)
+    assert list(models) == list(TABLE_CLASSIFIERS)
+    errors = yd.target_error_table(p, models).set_index("classifier")
     truth = np.array([str(v) for v in p.y_target])
     for name, model in models.items():
         wrong = int(np.sum(np.array([str(v) for v in model.predict(p.X_target)]) != truth))
@@ -313,34 +319,35 @@ def test_error_table_counts_mistakes_independently():
 
 def test_unlabelled_target_gives_predictions_only():
     p = sample_prepared("poisson_unlabelled")
-    models = tab.fit_models(p, l2=1e-3)
+    models = yd.fit_models(p, l2=1e-3)
     assert "T-LR" not in models
-    assert tab.error_table(p, models).empty
-    predictions = tab.predictions_frame(p, models)
+    assert yd.target_error_table(p, models).empty
+    predictions = yd.predictions_frame(p, models)
     assert "true_label" not in predictions.columns
     assert len(predictions) == 400 and list(predictions["row"][:3]) == [1, 2, 3]
     assert set(predictions["FLDA-Q"]) <= {"ham", "spam"}
     np.testing.assert_allclose(predictions["FLDA-L P(ham)"] + predictions["FLDA-L P(spam)"], 1)
-    assert tab.probability_columns(predictions) == [("FLDA-L P(ham)", "ham"),
+    assert yd.probability_columns(predictions) == [("FLDA-L P(ham)", "ham"),
                                                     ("FLDA-L P(spam)", "spam")]
-    without_flda_l = tab.predictions_frame(p, {n: m for n, m in models.items() if n != "FLDA-L"})
-    assert tab.probability_columns(without_flda_l) == []
+    without_flda_l = yd.predictions_frame(p, {n: m for n, m in models.items() if n != "FLDA-L"})
+    assert yd.probability_columns(without_flda_l) == []
 
 
 def test_probability_columns_keep_odd_class_names():
     frame = pd.DataFrame({"row": [1], "FLDA-L": ["a (b)"], "FLDA-L P(a (b))": [0.4],
                           "FLDA-L P()": [0.6], "FLDA-Q": ["x"]})
-    assert tab.probability_columns(frame) == [("FLDA-L P(a (b))", "a (b)"), ("FLDA-L P()", "")]
+    assert yd.probability_columns(frame) == [("FLDA-L P(a (b))", "a (b)"), ("FLDA-L P()", "")]
 
 
-def test_fit_models_callback_and_unknown_names():
+def test_fit_models_progress_and_unknown_names():
     p = sample_prepared("poisson")
     calls = []
-    tab.fit_models(p, names=("S-LS", "FLDA-Q"), callback=lambda i, n, name: calls.append(
-        (i, n, name)))
-    assert calls == [(0, 2, "S-LS"), (1, 2, "FLDA-Q")]
+    yd.fit_models(p, names=("S-LS", "FLDA-Q"), progress=lambda fraction, text: calls.append(
+        (fraction, text)))
+    assert calls == [(0.0, "Fitting S-LS (1 of 2)…"), (0.5, "Fitting FLDA-Q (2 of 2)…"),
+                     (1.0, "Done")]
     with pytest.raises(ValueError):
-        tab.fit_models(p, names=("SVM",))
+        yd.fit_models(p, names=("SVM",))
 
 
 # ----------------------------------------------------------------------------- sample data
@@ -349,16 +356,16 @@ def test_sample_files_are_reproduced_exactly_by_the_script(tmp_path):
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("make_samples",
-                                                  tab.SAMPLE_DIR / "make_samples.py")
+                                                  SAMPLE_DIR / "make_samples.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     written = module.main(tmp_path)
     assert len(written) == 5
     for path in written:
-        committed = tab.SAMPLE_DIR / path.name
+        committed = SAMPLE_DIR / path.name
         assert path.read_bytes() == committed.read_bytes(), path.name
         assert committed.stat().st_size < 200_000
-    readme = (tab.SAMPLE_DIR / "README.md").read_text()
+    readme = (SAMPLE_DIR / "README.md").read_text()
     for path in written:
         assert path.name in readme
 
@@ -371,24 +378,24 @@ def test_samples_are_valid_and_show_their_story():
     assert cancer.report.missing_cells_source == 0
     assert cancer.report.missing_cells_target > 0
     poisson = sample_prepared("poisson")
-    thetas = tab.theta_frame(poisson).set_index("feature")["theta"]
+    thetas = yd.theta_frame(poisson).set_index("feature")["theta"]
     assert thetas["free"] > 0.6 and thetas["meeting"] < 0.15
 
 
 def test_convergence_notes_name_stalled_logistic_fits():
     p = sample_prepared("breast_cancer", scale=False)
-    models = tab.fit_models(p, l2=1e-6, names=("S-LS", "S-LR"))
+    models = yd.fit_models(p, l2=1e-6, names=("S-LS", "S-LR"))
     assert models["S-LR"].n_iter_ == models["S-LR"].max_iter  # raw units: ill-conditioned
-    notes = tab.convergence_notes(models)
+    notes = yd.convergence_notes(models)
     assert len(notes) == 1 and notes[0].startswith("S-LR stopped") and "S-LS" not in notes[0]
     scaled = sample_prepared("breast_cancer")
-    assert tab.convergence_notes(tab.fit_models(scaled, l2=1e-3, names=("S-LR",))) == []
+    assert yd.convergence_notes(yd.fit_models(scaled, l2=1e-3, names=("S-LR",))) == []
 
 
 def test_one_class_message_names_the_class_plainly():
-    source = tab.parse_csv(b"a,b,label\n1,2,x\n3,4,x\n5,6,x\n", "s.csv")
-    target = tab.parse_csv(b"a,b\n1,0\n0,4\n", "t.csv")
-    with pytest.raises(tab.DataValidationError) as info:
+    source = csvio.parse_csv(b"a,b,label\n1,2,x\n3,4,x\n5,6,x\n", "s.csv")
+    target = csvio.parse_csv(b"a,b\n1,0\n0,4\n", "t.csv")
+    with pytest.raises(DataValidationError) as info:
         tab.prepare_domains(source, target, label="label")
     assert "only one class ('x')" in info.value.message
     assert "np." not in info.value.message

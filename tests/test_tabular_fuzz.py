@@ -18,7 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flda_core.datasets import tabular as tab
-from flda_core.datasets.tabular import DataValidationError, parse_csv, prepare_domains
+from flda_core.errors import DataValidationError
+from flda_core.experiments import your_data as yd
+from flda_core.datasets.csv import parse_csv
+from flda_core.datasets.tabular import prepare_domains
 
 pytestmark = pytest.mark.slow
 
@@ -125,9 +128,9 @@ def test_prepare_gives_arrays_or_a_clear_error(source_raw, target_raw, data):
     assert prepared.X_source.shape[1] == prepared.X_target.shape[1] >= 1
     assert len(prepared.y_source) == prepared.X_source.shape[0]
     assert len(prepared.classes) >= 2
-    models = tab.fit_models(prepared, l2=1e-2)
-    assert len(tab.predictions_frame(prepared, models)) == prepared.X_target.shape[0]
-    assert len(tab.theta_frame(prepared, models)) == len(prepared.feature_names)
+    models = yd.fit_models(prepared, l2=1e-2)
+    assert len(yd.predictions_frame(prepared, models)) == prepared.X_target.shape[0]
+    assert len(yd.theta_frame(prepared, models)) == len(prepared.feature_names)
 
 
 @st.composite
@@ -160,6 +163,6 @@ def test_valid_numeric_files_are_prepared_and_fitted(pair, missing):
         check_error(error)
         assert missing == "drop"
         return
-    models = tab.fit_models(prepared, l2=1e-3)
+    models = yd.fit_models(prepared, l2=1e-3)
     for model in models.values():
         assert np.all(np.isfinite(model.coef_))

@@ -17,7 +17,7 @@ iteration cap.
 
 from __future__ import annotations
 
-from .tabular import DataValidationError
+from ..errors import DataValidationError
 
 __all__ = ["MAX_FIT_COST", "LONG_FIT_COST", "fit_cost", "check_fit_cost", "fit_cost_note"]
 

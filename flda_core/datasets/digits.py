@@ -19,11 +19,17 @@ Three sources of two digit collections ("domain A" and "domain B") on one
    seconds with :class:`DigitDataUnavailable`.
 3. :func:`make_uploaded_domains` -- two user files (CSV or NPZ) of flattened
    square images with labels; every problem raises
-   :class:`~flda_core.datasets.tabular.DataValidationError` with a hint.
+   :class:`~flda_core.errors.DataValidationError` with a hint.
 
-:func:`fit_method` fits one of the paper's classifiers for one direction
-(source -> target) and returns its target error, weights and ``theta``;
-:func:`cross_validate_l2` chooses the ridge penalty on the source data.
+:func:`direction_data` gives the arrays of one direction (source -> target).
+The experiment on them (Table 4, Figures 5-6) is
+:mod:`flda_core.experiments.digits`.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations
@@ -31,34 +37,28 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
-import warnings
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import StratifiedKFold
-from threadpoolctl import threadpool_limits
 
-from ..classifier import FLDAClassifier
+from ..errors import DataValidationError, DigitDataUnavailable
 from .cost import check_fit_cost
+from .csv import parse_csv
 from .npz import ArraySpec, looks_like_npy, looks_like_zip, read_npz
-from .tabular import DataValidationError, parse_csv
-from ..transfer import estimate_dropout
 
 __all__ = [
-    "SIDE", "OFFLINE_INNER_SIDE", "PAPER_N_MNIST", "PAPER_N_USPS", "PAPER_TABLE4",
-    "METHODS", "L2_GRID", "MAX_UPLOAD_BYTES", "MAX_UPLOAD_SAMPLES", "MAX_UPLOAD_ARRAY_BYTES",
+    "SIDE", "OFFLINE_INNER_SIDE", "PAPER_N_MNIST", "PAPER_N_USPS",
+    "MAX_UPLOAD_BYTES", "MAX_UPLOAD_SAMPLES", "MAX_UPLOAD_ARRAY_BYTES",
     "MAX_PIXEL_MAGNITUDE", "LABEL_NAMES",
-    "DigitDomains", "DigitDataUnavailable", "MethodResult",
+    "DigitDomains", "DigitDataUnavailable",
     "resample_matrix", "resize_images", "place_centred", "rescale_to_unit",
     "stratified_halves", "balanced_subsample", "augment_shifts", "fingerprint",
     "make_offline_domains", "default_cache_dir", "is_cached", "openml_reachable", "prepare_mnist",
     "prepare_usps", "load_mnist_usps", "read_digit_file", "make_uploaded_domains",
-    "direction_data", "make_classifier", "cross_validate_l2", "fit_method",
-    "error_table", "paper_table", "comparison_table",
+    "direction_data",
 ]
 
 #: Side length of the common pixel grid (the paper resizes both sets to 16 x 16).
@@ -68,16 +68,6 @@ OFFLINE_INNER_SIDE = 12
 #: Sample sizes of section 4.2.3.
 PAPER_N_MNIST = 14_000
 PAPER_N_USPS = 9_298
-#: Table 4 (``err_digits``) of the paper: target error rates, M = MNIST, U = USPS.
-#: S-LS is not in the paper's table.
-PAPER_TABLE4 = {
-    "M → U": {"S-LR": 0.747, "FLDA-Q": 0.811, "FLDA-L": 0.678, "T-LR": 0.055},
-    "U → M": {"S-LR": 0.770, "FLDA-Q": 0.640, "FLDA-L": 0.684, "T-LR": 0.234},
-}
-#: Classifiers compared on the page, in the order of the paper's tables.
-METHODS = ("S-LS", "S-LR", "FLDA-Q", "FLDA-L", "T-LR")
-#: Ridge penalties tried by cross-validation on the source data.
-L2_GRID = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)
 #: Largest uploaded file accepted (bytes).
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 #: Most images per uploaded file.
@@ -96,16 +86,6 @@ LABEL_NAMES = ("label", "labels", "y", "target", "class", "digit")
 IMAGE_NAMES = ("X", "x", "images", "data", "pixels")
 
 _OPENML_HOST = "api.openml.org"
-#: BLAS threads used while fitting.  The matrices here are small (256 features,
-#: 10 classes): on a shared machine multi-threaded BLAS is up to 10x *slower*
-#: (measured: 15 s instead of 0.9 s for one S-LR fit on 900 digits).
-BLAS_THREADS = 1
-
-
-class DigitDataUnavailable(RuntimeError):
-    """MNIST/USPS could not be loaded (no network, OpenML down, bad download)."""
-
-
 @dataclass(frozen=True)
 class DigitDomains:
     """Two labelled collections of square digit images on one pixel grid.
@@ -776,52 +756,6 @@ def make_uploaded_domains(file_a, file_b, rescale=True):
     return _domains(X_a, y_a, X_b, y_b, side_a, name_a, name_b, "upload", description, {})
 
 
-# --------------------------------------------------------------------------
-# Experiments: one classifier, one direction
-# --------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class MethodResult:
-    """One classifier fitted for one direction.
-
-    Attributes
-    ----------
-    method : str
-        Paper name (``"S-LR"``, ``"FLDA-L"``, ...).
-    error : float
-        Error rate on all target images (T-LR: 3-fold cross-validated on the target).
-    l2 : float
-        Ridge penalty used.
-    cv_errors : dict
-        ``{l2: mean validation error}`` when ``l2`` was chosen by cross-validation.
-    coef : ndarray of shape (n_classes, n_features)
-        One row per class (for two classes the second row is the fitted
-        weight vector and the first its negative).
-    intercept : ndarray of shape (n_classes,)
-    classes : ndarray
-    theta : ndarray of shape (n_features,)
-        Dropout probabilities used (0 for S-* and T-LR).
-    n_iter : int
-    """
-
-    method: str
-    error: float
-    l2: float
-    cv_errors: dict
-    coef: np.ndarray = field(repr=False)
-    intercept: np.ndarray = field(repr=False)
-    classes: np.ndarray = field(repr=False)
-    theta: np.ndarray = field(repr=False)
-    n_iter: int = 0
-
-    def weights(self, label):
-        """Weights of the one-vs-rest / softmax predictor of class ``label``."""
-        index = np.flatnonzero(self.classes == label)
-        if len(index) == 0:
-            raise KeyError(f"Class {label!r} is not among {self.classes.tolist()}.")
-        return self.coef[index[0]]
-
-
 def direction_data(domains, direction):
     """``(X_source, y_source, X_target, y_target)`` for ``"A → B"`` or ``"B → A"``."""
     if direction == "A → B":
@@ -829,165 +763,3 @@ def direction_data(domains, direction):
     if direction == "B → A":
         return domains.X_b, domains.y_b, domains.X_a, domains.y_a
     raise ValueError(f"direction must be 'A → B' or 'B → A', got {direction!r}.")
-
-
-def make_classifier(method, l2, theta=None, tol=1e-4, max_iter=500):
-    """An unfitted :class:`FLDAClassifier` for a paper name.
-
-    S-LS / S-LR / T-LR use ``theta = 0`` (plain least squares / logistic
-    regression), FLDA-Q / FLDA-L the given dropout ``theta``.
-    """
-    loss = "quadratic" if method in ("S-LS", "FLDA-Q", "T-LS") else "logistic"
-    if method not in METHODS and method != "T-LS":
-        raise ValueError(f"Unknown method {method!r}; choose from {METHODS}.")
-    use_theta = theta if method.startswith("FLDA") else None
-    return FLDAClassifier(loss=loss, l2=float(l2), theta=use_theta, tol=tol, max_iter=max_iter)
-
-
-def _fold_errors(X, y, method, theta, grid, n_folds, random_state, tol):
-    """Mean validation error per l2 over stratified folds, shape (len(grid),)."""
-    n_folds = int(min(n_folds, np.min(np.unique(y, return_counts=True)[1])))
-    if n_folds < 2:
-        raise ValueError("Cross-validation needs at least 2 images of every class.")
-    folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
-    errors = np.zeros(len(grid))
-    for train, test in folds.split(X, y):
-        for k, l2 in enumerate(grid):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                model = make_classifier(method, l2, theta, tol=tol).fit(X[train], y[train])
-            errors[k] += np.mean(model.predict(X[test]) != y[test]) / n_folds
-    return errors
-
-
-def cross_validate_l2(X, y, method, theta=None, grid=L2_GRID, n_folds=3, random_state=0,
-                      tol=1e-3, max_samples=3_000):
-    """Choose the ridge penalty by k-fold cross-validation on labelled data.
-
-    As in the paper (section 4.2), hyperparameters are chosen on the source
-    data only (T-LR, the oracle, on the target).  FLDA keeps its ``theta``
-    (estimated from all source and target images) fixed in every fold.  To
-    stay cheap, at most ``max_samples`` images (a seeded, stratified subset)
-    are used and logistic fits stop at tolerance ``tol``.  Ties go to the
-    larger penalty.
-
-    Returns
-    -------
-    best_l2 : float
-    errors : dict ``{l2: mean validation error}``
-    """
-    X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
-    if len(y) > max_samples:
-        keep = balanced_subsample(y, max_samples, random_state)
-        X, y = X[keep], y[keep]
-    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
-        errors = _fold_errors(X, y, method, theta, tuple(grid), n_folds, random_state, tol)
-    best = max(range(len(grid)), key=lambda k: (-round(errors[k], 12), grid[k]))
-    return float(grid[best]), {float(l2): float(e) for l2, e in zip(grid, errors)}
-
-
-def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol=0.0,
-               tol=1e-4, n_folds=3, random_state=0):
-    """Fit one of :data:`METHODS` for one direction and measure its target error.
-
-    S-LS, S-LR, FLDA-Q and FLDA-L are trained on all source images (FLDA also
-    sees the unlabelled target images through ``theta``, estimated with
-    ``|x| <= zero_tol`` counted as zero) and tested on all target images, as
-    in Table 4.  T-LR, the oracle, is trained on labelled target images; its
-    error is the ``n_folds``-fold cross-validated error on the target, so it is
-    never measured on images it was trained on; its weights come from a fit on
-    all target images.
-
-    Parameters
-    ----------
-    l2 : float or None
-        Ridge penalty; ``None`` chooses it with :func:`cross_validate_l2`.
-
-    Returns
-    -------
-    MethodResult
-    """
-    X_source = np.asarray(X_source, dtype=np.float64)
-    X_target = np.asarray(X_target, dtype=np.float64)
-    y_source, y_target = np.asarray(y_source), np.asarray(y_target)
-    n_features = X_source.shape[1]
-    theta = (estimate_dropout(X_source, X_target, zero_tol=zero_tol)
-             if method.startswith("FLDA") else np.zeros(n_features))
-    if method == "T-LR":
-        train_X, train_y = X_target, y_target
-    else:
-        train_X, train_y = X_source, y_source
-    cv_errors = {}
-    if l2 is None:
-        l2, cv_errors = cross_validate_l2(train_X, train_y, method, theta,
-                                          random_state=random_state)
-    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model = make_classifier(method, l2, theta, tol=tol).fit(train_X, train_y)
-        if method == "T-LR":
-            error = float(_fold_errors(X_target, y_target, method, theta, (l2,), n_folds,
-                                       random_state, tol)[0])
-        else:
-            error = float(np.mean(model.predict(X_target) != y_target))
-    coef = model.coef_
-    if coef.shape[0] == 1:  # two classes: show the positive class's predictor for both
-        coef = np.vstack([-coef[0], coef[0]])
-        intercept = np.array([-model.intercept_[0], model.intercept_[0]])
-    else:
-        intercept = model.intercept_
-    return MethodResult(method=method, error=float(error), l2=float(l2), cv_errors=cv_errors,
-                        coef=coef, intercept=intercept, classes=model.classes_, theta=theta,
-                        n_iter=int(model.n_iter_))
-
-
-def error_table(results, domains):
-    """Target error rates, one row per direction, one column per method.
-
-    Parameters
-    ----------
-    results : dict ``{(direction, method): MethodResult}``
-    domains : DigitDomains
-
-    Returns
-    -------
-    pandas.DataFrame
-        Index: ``"A → B (name_a → name_b)"``, ...; columns: :data:`METHODS`
-        present in ``results``; values in [0, 1].
-    """
-    rows = {}
-    for direction in ("A → B", "B → A"):
-        src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
-        label = f"{direction}: {domains.name(src)} → {domains.name(tgt)}"
-        row = {m: results[(direction, m)].error for m in METHODS if (direction, m) in results}
-        if row:
-            rows[label] = row
-    frame = pd.DataFrame.from_dict(rows, orient="index")
-    frame.index.name = "direction (source → target)"
-    return frame.reindex(columns=[m for m in METHODS if m in frame.columns])
-
-
-def paper_table(domains=None):
-    """The paper's Table 4 as a DataFrame (S-LS, not in the paper, is missing).
-
-    With ``domains`` that mirror MNIST/USPS (``paper_rows`` set), the rows are
-    in the order of :func:`error_table` (A -> B first) and say which direction
-    here they correspond to.
-    """
-    mapping = {} if domains is None else dict(domains.paper_rows)
-    if mapping:
-        order = [(mapping[d], f"paper {mapping[d]} (like {d} here)")
-                 for d in ("A → B", "B → A")]
-    else:
-        order = [(row, f"paper {row}") for row in PAPER_TABLE4]
-    rows = {label: {m: PAPER_TABLE4[row].get(m, np.nan) for m in METHODS} for row, label in order}
-    frame = pd.DataFrame.from_dict(rows, orient="index").astype(np.float64)
-    frame.index.name = "direction (source → target)"
-    return frame[list(METHODS)]
-
-
-def comparison_table(ours, paper):
-    """:func:`error_table` above :func:`paper_table`, one row each, a column saying which."""
-    ours = ours.reindex(columns=list(METHODS)).assign(**{"from": "here"})
-    paper = paper.reindex(columns=list(METHODS)).assign(**{"from": "paper, Table 4"})
-    frame = pd.concat([ours, paper])
-    return frame[["from", *METHODS]]

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib import format as npy_format
 
-from .tabular import DataValidationError
+from ..errors import DataValidationError
 
 __all__ = ["NPY_MAGIC", "ZIP_MAGIC", "MAX_MEMBERS", "MAX_LABEL_CHARS", "ArraySpec",
            "looks_like_npy", "looks_like_zip", "read_npz"]

@@ -3,8 +3,14 @@
 Source data are drawn from per-class, per-feature Bernoulli (section 4.1.1,
 Figure 1) or Poisson (Figure 2, sections 4.1.2-4.1.3) distributions.  The
 target domain is *fresh* source data passed through the dropout transfer model
-with a known ``theta_true`` (eq. ``dropout``), so the model assumptions hold by
+with a known ``theta_true`` (Eq. (8)), so the model assumptions hold by
 construction and FLDA should match a classifier trained on labelled target data.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations
@@ -14,18 +20,25 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..transfer import apply_dropout, check_theta
+from .numbers import parse_per_feature
 
 __all__ = ["DomainPair", "make_bernoulli_domains", "make_poisson_domains", "make_domains",
-           "bernoulli_target_lattice", "exact_target_error", "ShiftedDomainPair",
-           "make_appearance_domains", "make_rate_domains", "APPEARANCE_PARAMS",
-           "RATE_PARAMS"]
+           "bernoulli_target_lattice", "exact_target_error", "PAPER_BERNOULLI_PARAMS",
+           "PAPER_POISSON_PARAMS", "PAPER_PARAMS", "PAPER_THETA", "PARAM_WORD", "PARAM_BOUNDS",
+           "parse_domain_config", "ShiftedDomainPair", "make_appearance_domains",
+           "make_rate_domains", "APPEARANCE_PARAMS", "RATE_PARAMS"]
 
 #: The paper's defaults (section 4.1.1): class one 0.7, class two 0.3, both features.
 PAPER_BERNOULLI_PARAMS = ((0.7, 0.7), (0.3, 0.3))
 #: The paper's defaults (sections 4.1.1-4.1.3): rates 2 (class one) and 6 (class two).
 PAPER_POISSON_PARAMS = ((2.0, 2.0), (6.0, 6.0))
+#: The paper's class-conditional parameters per distribution (section 4.1.1).
+PAPER_PARAMS = {"bernoulli": PAPER_BERNOULLI_PARAMS, "poisson": PAPER_POISSON_PARAMS}
 #: Feature 1 dropped with probability 0.5, feature 2 untouched.
 PAPER_THETA = (0.5, 0.0)
+#: What the per-class parameters are called, and their allowed range, per distribution.
+PARAM_WORD = {"bernoulli": "success probabilities", "poisson": "rates"}
+PARAM_BOUNDS = {"bernoulli": (0.0, 1.0), "poisson": (0.0, 1000.0)}
 
 
 @dataclass(frozen=True)
@@ -217,6 +230,45 @@ def exact_target_error(predict, probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPE
     predicted = np.asarray(predict(points))
     wrong = predicted[None, :] != np.arange(n_classes)[:, None]
     return float(np.sum(prior[:, None] * class_probabilities * wrong))
+
+
+def parse_domain_config(distribution, n_features, class1, class2, theta,
+                        n_source, n_target, seed):
+    """Validate the synthetic-domain settings typed on a page (section 4.1).
+
+    Parameters
+    ----------
+    distribution : {"bernoulli", "poisson"}
+    n_features : int
+    class1, class2, theta : str
+        Per-feature values as typed, e.g. ``"0.7, 0.7"`` (see :func:`parse_per_feature`).
+    n_source, n_target, seed : int
+
+    Returns
+    -------
+    key : tuple or None
+        ``(distribution, (class1, class2), n_source, n_target, theta, seed)``
+        with tuples of floats: the arguments of
+        :func:`flda_core.datasets.synthetic.make_domains` in a hashable form; None if
+        any value is invalid.
+    problems : list of str
+        One message per invalid entry, naming it and how to fix it.
+    """
+    n = int(n_features)
+    lo, hi = PARAM_BOUNDS[distribution]
+    word = PARAM_WORD[distribution]
+    problems, values = [], []
+    for text, name, bounds in ((class1, f"Class 1 {word}", (lo, hi)),
+                               (class2, f"Class 2 {word}", (lo, hi)),
+                               (theta, "True dropout θ", (0.0, 1.0))):
+        try:
+            values.append(parse_per_feature(text, n, name, *bounds))
+        except ValueError as error:
+            problems.append(str(error))
+    if problems:
+        return None, problems
+    return (distribution, (values[0], values[1]), int(n_source), int(n_target), values[2],
+            int(seed)), []
 
 
 # --------------------------------------------------------------------------

@@ -37,10 +37,17 @@ order, and the ``(m x m)`` normal equations of every (repeat, size) cell are
 solved as one stacked eigen-decomposition.  The result equals
 ``FLDAClassifier(loss="quadratic", l2=ridge / n)`` (see
 :func:`quadratic_fits` for the details, including singular systems).
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass, field
 
@@ -49,10 +56,12 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
 from ..classifier import FLDAClassifier
-from .synthetic import split_values
-from ..figures.style import classifier_name
+from ..datasets.numbers import parse_numbers
+from ..names import FAMILIES, LOSSES, classifier_name
+from .progress import finish, report
 from ..datasets.synthetic import PAPER_POISSON_PARAMS, PAPER_THETA, make_domains
 from ..transfer import dropout_variance_factor
+from .scoring import error_rate, lattice_error_rates
 
 __all__ = [
     "FAMILIES",
@@ -68,7 +77,6 @@ __all__ = [
     "estimate_dropout_prefixes",
     "solve_psd_min_norm",
     "quadratic_fits",
-    "error_rates",
     "quadratic_learning_errors",
     "logistic_learning_errors",
     "summarize_errors",
@@ -76,18 +84,22 @@ __all__ = [
     "oracle_gaps",
     "learning_curves",
     "adaptation_sample_size",
+    "LearningCurveConfig",
+    "learning_curve_config",
+    "repeat_errors",
+    "run_learning_curves",
+    "per_repeat_frame",
+    "Headline",
+    "headline",
+    "small_sample_gaps",
 ]
 
-#: Classifier families in the order they are stored and drawn.
-FAMILIES = ("source", "target", "flda")
 #: Validation domains: the paper's top (source) and bottom (target) panels.
 DOMAINS = ("source", "target")
 #: Relative eigenvalue below which a normal-equation matrix counts as singular.
 SINGULAR_RTOL = 1e-12
 #: Repeats processed together by :func:`quadratic_learning_errors` (memory bound).
 REPEAT_BLOCK = 25
-#: Scores this close to 0 (relative to |x|.|w| + |b|) are ties, see :func:`error_rates`.
-TIE_RTOL = 1e-9
 #: Spawn-key roots that keep the data draws and the repeat orders independent.
 _DATA_KEY, _REPEAT_KEY = 0, 1
 #: Columns of the curves table (and of the CSV download).
@@ -232,18 +244,14 @@ def parse_sample_sizes(text, n_max):
     ValueError
         With a message that names the offending entry and the allowed range.
     """
-    tokens = split_values(text)
-    if not tokens:
-        raise ValueError("The list of sample sizes is empty; enter e.g. '2, 5, 10, 100, 1000'.")
+    values = parse_numbers(
+        text, empty="The list of sample sizes is empty; enter e.g. '2, 5, 10, 100, 1000'.",
+        not_a_number="'{token}' is not a number; enter whole numbers separated by commas, "
+                     "e.g. '2, 5, 10, 100'.")
     sizes = []
-    for tok in tokens:
-        try:
-            value = float(tok)
-        except ValueError:
-            raise ValueError(f"'{tok}' is not a number; enter whole numbers separated by "
-                             "commas, e.g. '2, 5, 10, 100'.") from None
-        if not np.isfinite(value) or value != int(value):
-            raise ValueError(f"'{tok}' is not a whole number; sample sizes count samples.")
+    for value in values:
+        if value != int(value):
+            raise ValueError(f"'{value:g}' is not a whole number; sample sizes count samples.")
         if not 2 <= value <= n_max:
             raise ValueError(f"Sample size {int(value)} is outside 2 .. {n_max} (at least one "
                              "sample per class, at most the training pool size).")
@@ -372,7 +380,7 @@ def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
     """Closed-form least-squares fits for every (repeat, size) cell at once.
 
     Solves, per cell, the system of :func:`flda_core.solvers.solve_quadratic`
-    (eq. ``flda-quad`` with the bias split off)::
+    (Eq. (11) with the bias split off)::
 
         (Xc^T Xc + diag(c * s + ridge)) w = Xc^T t,   b = mean(t) - mu . w
 
@@ -427,54 +435,6 @@ def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
     return coef, intercept
 
 
-def error_rates(coef, intercept, X, y, chunk=256):
-    """Error rates of many linear classifiers on one labelled set.
-
-    A sample is predicted as class 1 when ``x . w + b > 0`` and as class 0
-    otherwise, as :meth:`FLDAClassifier.predict` does for binary labels --
-    with one safeguard: a score within ``TIE_RTOL * (|x| . |w| + |b|)`` of 0
-    counts as exactly 0 (class 0).  Count data live on a lattice, and a
-    least-squares boundary through lattice points is common at small ``n``
-    (e.g. S-LS on 4 samples); such points would otherwise be assigned by
-    rounding noise of order 1e-16, and with many validation samples on one
-    lattice point the error rate would change by several tenths of a percent
-    between two mathematically equal classifiers.
-
-    Identical rows of ``X`` are scored once and weighted by how often each
-    class occurs with them (count data in few dimensions repeat a lot: the
-    10,000 Poisson validation samples of Figure 3 have only a few hundred
-    distinct rows), which gives the same error rates.
-
-    Parameters
-    ----------
-    coef : ndarray of shape (..., m)
-    intercept : ndarray of shape (...)
-    X : ndarray of shape (n_val, m)
-    y : ndarray of shape (n_val,) with values in {0, 1}
-    chunk : int
-        Classifiers scored at a time (bounds memory at ``chunk * n_rows`` floats).
-
-    Returns
-    -------
-    error : ndarray of shape (...)
-    """
-    lead = np.shape(intercept)
-    W = np.asarray(coef, dtype=np.float64).reshape(-1, X.shape[1])
-    b = np.asarray(intercept, dtype=np.float64).reshape(-1)
-    rows, inverse = np.unique(np.asarray(X, dtype=np.float64), axis=0, return_inverse=True)
-    positive = np.asarray(y).ravel() == 1
-    n_positive = np.bincount(inverse.ravel(), weights=positive, minlength=len(rows))
-    n_negative = np.bincount(inverse.ravel(), weights=~positive, minlength=len(rows))
-    out = np.empty(len(b))
-    for start in range(0, len(b), chunk):
-        Wc, bc = W[start:start + chunk], b[start:start + chunk]
-        scale = np.abs(rows) @ np.abs(Wc).T + np.abs(bc)
-        says_positive = rows @ Wc.T + bc > TIE_RTOL * scale
-        wrong = np.where(says_positive, n_negative[:, None], n_positive[:, None])
-        out[start:start + chunk] = wrong.sum(axis=0)
-    return (out / len(positive)).reshape(lead)
-
-
 def _check_sizes(sizes, n_pool):
     sizes = np.asarray(sizes, dtype=int)
     if sizes.ndim != 1 or len(sizes) == 0 or np.any(np.diff(sizes) <= 0):
@@ -522,7 +482,7 @@ def quadratic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0):
     errors = np.empty((len(FAMILIES), len(DOMAINS), len(repeats), len(sizes)))
     for f, (coef, intercept) in enumerate(fits):
         for d, domain in enumerate(DOMAINS):
-            errors[f, d] = error_rates(coef, intercept, *data.validation(domain))
+            errors[f, d] = lattice_error_rates(coef, intercept, *data.validation(domain))
     return errors
 
 
@@ -543,8 +503,9 @@ def logistic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0, tol=1e-6,
         As in :func:`quadratic_learning_errors`.
     tol, max_iter
         Passed to :class:`FLDAClassifier`.
-    progress : callable(done, total) or None
-        Called after every (repeat, size) cell.
+    progress : callable(fraction, text), optional
+        Called before every (repeat, size) cell and once at the end (see
+        :mod:`flda_core.experiments.progress`).
 
     Returns
     -------
@@ -559,6 +520,8 @@ def logistic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0, tol=1e-6,
     validation = [data.validation(domain) for domain in DOMAINS]
     for r in range(len(repeats)):
         for g, n in enumerate(sizes):
+            report(progress, done, total, f"Fitting S-LR, T-LR and FLDA-L: repeat "
+                                          f"{repeats[r]}, n = {n:,} ({done + 1}/{total})")
             Xs = data.X_source_train[source_orders[r, :n]]
             ys = data.y_source_train[source_orders[r, :n]]
             Xt = data.X_target_train[target_orders[r, :n]]
@@ -574,10 +537,9 @@ def logistic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0, tol=1e-6,
             n_unconverged += sum(issubclass(w.category, ConvergenceWarning) for w in caught)
             for f, clf in enumerate(models):
                 for d, (X_val, y_val) in enumerate(validation):
-                    errors[f, d, r, g] = np.mean(clf.predict(X_val) != y_val)
+                    errors[f, d, r, g] = error_rate(clf, X_val, y_val)
             done += 1
-            if progress is not None:
-                progress(done, total)
+    finish(progress)
     return errors, n_unconverged
 
 
@@ -749,8 +711,8 @@ def learning_curves(data, sizes, n_repeats=50, loss="quadratic", ridge=0.0, seed
         Fixed l2 penalty on the summed loss (``FLDAClassifier(l2=ridge / n)``).
     seed : int
         Seeds the repeat orders (the data have their own seed).
-    progress : callable(done, total) or None
-        Logistic only: called after each (repeat, size) cell.
+    progress : callable(fraction, text), optional
+        Logistic only: called before each (repeat, size) cell and at the end.
 
     Returns
     -------
@@ -806,3 +768,203 @@ def adaptation_sample_size(table, classifier, reference, domain="target", tolera
     first_far = np.flatnonzero(~close)
     start = 0 if len(first_far) == 0 else first_far[-1] + 1
     return int(a.index[start])
+
+
+# --------------------------------------------------------------------------- the page's experiment
+
+@dataclass(frozen=True)
+class LearningCurveConfig:
+    """A validated, hashable setting of the learning-curve experiment (section 4.1.2).
+
+    Attributes
+    ----------
+    distribution : {"poisson", "bernoulli"}
+    params : tuple of tuple of float, shape (2, 2)
+    theta : tuple of float
+    n_pool : int
+        Size of each of the four data sets.
+    seed : int
+    sizes : tuple of int
+        Training-set sizes, strictly increasing, in ``2 .. n_pool``.
+    ridge : float
+        Fixed l2 penalty on the summed loss (``FLDAClassifier(l2=ridge / n)``).
+    """
+
+    distribution: str
+    params: tuple
+    theta: tuple
+    n_pool: int
+    seed: int
+    sizes: tuple
+    ridge: float = 0.0
+
+    def data(self):
+        """The four data sets (:func:`make_learning_curve_data`)."""
+        return make_learning_curve_data(self.distribution, self.params, self.theta,
+                                        n_train=self.n_pool, n_validation=self.n_pool,
+                                        seed=self.seed)
+
+
+def learning_curve_config(distribution, params, theta, n_pool, seed, sizes, ridge=0.0):
+    """Validate a page's settings into a :class:`LearningCurveConfig` plus notes.
+
+    Parameters
+    ----------
+    sizes : ("log", n_min, n_max, n_sizes) or ("custom", text)
+        A log-spaced grid (:func:`sample_size_grid`) or a typed list
+        (:func:`parse_sample_sizes`).
+
+    Returns
+    -------
+    config : LearningCurveConfig
+    notes : list of str
+        Settings that are valid but make the experiment pointless (equal
+        classes, everything dropped), each with the fix.
+
+    Raises
+    ------
+    ValueError
+        Naming the problem and the fix.
+    """
+    params = tuple(tuple(float(v) for v in row) for row in params)
+    theta = tuple(float(t) for t in theta)
+    n_pool = int(n_pool)
+    if sizes[0] == "log":
+        n_min, n_max, n_sizes = (int(v) for v in sizes[1:])
+        if n_max > n_pool:
+            raise ValueError(f"Largest n ({n_max:,}) exceeds the samples per data set "
+                             f"({n_pool:,}). Lower 'Largest n' or raise 'Samples per data set'.")
+        if n_min > n_max:
+            raise ValueError(f"Smallest n ({n_min:,}) is above largest n ({n_max:,}). "
+                             "Swap or change them.")
+        grid = sample_size_grid(n_min, n_max, n_sizes)
+    else:
+        try:
+            grid = parse_sample_sizes(sizes[1], n_pool)
+        except ValueError as exc:
+            raise ValueError(f"Sample sizes: {exc}") from None
+    notes = []
+    if params[0] == params[1]:
+        notes.append("Both classes have the same class-conditional parameters: there is "
+                     "nothing to learn and every classifier should sit at 50% error. Change "
+                     "the class 1 or class 2 values under *Data*.")
+    if all(t == 1.0 for t in theta):
+        notes.append("θ = 1 for every feature: the target domain is all zeros, so no "
+                     "classifier can beat 50% error there. Lower θ under *Data*.")
+    config = LearningCurveConfig(distribution, params, theta, n_pool, int(seed),
+                                 tuple(int(n) for n in grid), float(ridge))
+    return config, notes
+
+
+def repeat_errors(config, loss, repeats):
+    """Errors of one loss family for some repeats: the default ``fit`` of
+    :func:`run_learning_curves`.
+
+    Returns
+    -------
+    errors : ndarray of shape (3, 2, len(repeats), len(config.sizes))
+    n_unconverged : int
+    """
+    data, sizes = config.data(), np.array(config.sizes)
+    if loss == "quadratic":
+        return quadratic_learning_errors(data, sizes, repeats, config.ridge, config.seed), 0
+    return logistic_learning_errors(data, sizes, repeats, config.ridge, config.seed)
+
+
+def run_learning_curves(config, n_repeats, loss="quadratic", fit=None, progress=None):
+    """Figure 3 (section 4.1.2) for one loss: the entry point of the page.
+
+    The quadratic family is computed for all repeats in one batched call; the
+    logistic family one repeat at a time (so a page can cache and report each).
+
+    Parameters
+    ----------
+    config : LearningCurveConfig
+    n_repeats : int
+    loss : {"quadratic", "logistic"}
+    fit : callable(config, loss, repeats) -> (errors, n_unconverged), optional
+        Defaults to :func:`repeat_errors`; a page passes its cached version.
+        ``repeats`` is a tuple of repeat indices.
+    progress : callable(fraction, text), optional
+        See :mod:`flda_core.experiments.progress`; logistic only, with the time left.
+
+    Returns
+    -------
+    LearningCurveResult
+    """
+    if int(n_repeats) != n_repeats or n_repeats < 1:
+        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}.")
+    fit = repeat_errors if fit is None else fit
+    sizes = np.asarray(config.sizes, dtype=int)
+    if loss == "quadratic":
+        errors, _ = fit(config, loss, tuple(range(int(n_repeats))))
+        return LearningCurveResult(errors, sizes, loss, 0)
+    if loss != "logistic":
+        raise ValueError(f"loss must be 'quadratic' or 'logistic', got {loss!r}.")
+    parts, unconverged, start = [], 0, time.perf_counter()
+    for r in range(int(n_repeats)):
+        report(progress, r, n_repeats, _repeat_text(r, n_repeats, start))
+        errors, bad = fit(config, loss, (r,))
+        parts.append(errors)
+        unconverged += bad
+    finish(progress)
+    return LearningCurveResult(np.concatenate(parts, axis=2), sizes, loss, unconverged)
+
+
+def _repeat_text(r, n_repeats, start):
+    text = f"Fitting logistic classifiers: repeat {r + 1} of {n_repeats}"
+    if r:
+        left = (time.perf_counter() - start) / r * (n_repeats - r)
+        text += f", about {left:.0f} s left" if left >= 1 else ""
+    return text
+
+
+def per_repeat_frame(result):
+    """Every single error rate of a :class:`LearningCurveResult` (classifier, domain,
+    repeat, n), for the raw download."""
+    errors, sizes, loss = result.errors, result.sizes, result.loss
+    f, d, r, g = np.meshgrid(range(len(FAMILIES)), range(len(DOMAINS)),
+                             range(errors.shape[2]), range(len(sizes)), indexing="ij")
+    return pd.DataFrame({
+        "classifier": [classifier_name(FAMILIES[i], loss) for i in f.ravel()],
+        "loss": loss,
+        "domain": [DOMAINS[i] for i in d.ravel()],
+        "repeat": r.ravel(),
+        "n": np.asarray(sizes)[g.ravel()],
+        "error": errors[f.ravel(), d.ravel(), r.ravel(), g.ravel()],
+    })
+
+
+@dataclass(frozen=True)
+class Headline:
+    """When FLDA caught up with the oracle, for one loss (the page's metrics)."""
+
+    flda: str
+    oracle: str
+    naive: str
+    adapted_from: int | None
+    flda_error: float
+    naive_error: float
+    largest_n: int
+
+
+def headline(table, tolerance):
+    """One :class:`Headline` per loss in ``table`` (:func:`summarize_errors` output):
+    :func:`adaptation_sample_size` on the target and the errors at the largest n."""
+    out = []
+    for loss in [loss for loss in LOSSES if loss in set(table["loss"])]:
+        part = table[table["loss"] == loss]
+        flda, oracle, naive = (classifier_name(f, loss) for f in ("flda", "target", "source"))
+        largest_n = int(part["n"].max())
+        largest = part[(part["domain"] == "target") & (part["n"] == largest_n)] \
+            .set_index("classifier")["mean_error"]
+        out.append(Headline(flda, oracle, naive,
+                            adaptation_sample_size(part, flda, oracle, "target", tolerance),
+                            float(largest[flda]), float(largest[naive]), largest_n))
+    return out
+
+
+def small_sample_gaps(gaps, n_max):
+    """Mean gap to the oracle of each FLDA curve over the sizes ``n <= n_max``."""
+    small = gaps[(gaps["n"] <= n_max) & (gaps["classifier"].str.startswith("FLDA"))]
+    return {name: float(group["mean_gap"].mean()) for name, group in small.groupby("classifier")}

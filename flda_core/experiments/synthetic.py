@@ -4,17 +4,24 @@
   :class:`~flda_core.datasets.synthetic.DomainPair` -- the naive source classifiers
   S-LS / S-LR, the target oracles T-LS / T-LR and the adapted FLDA-Q / FLDA-L
   (section 4.1.1, Figures 1-2) -- and reports their target errors.
-* :func:`perturbation_sweep` refits FLDA with the estimated dropout of one
-  feature shifted by a list of perturbations (section 4.1.3, Table 1 and
-  Figure 4).
-* :data:`PAPER_FIGURE1`, :data:`PAPER_FIGURE2` and :data:`PAPER_TABLE1` hold the
-  exact settings and the numbers the paper reports, so pages can show them
-  alongside a reproduction.
-* :func:`parse_per_feature` turns text such as ``"0.7, 0.7"`` into one value
-  per feature, with error messages a user can act on.
+  It is the entry point of the "Synthetic domains" page, which passes its
+  cached :func:`fit_linear` as ``fit=``.
+* :data:`PAPER_FIGURE1` and :data:`PAPER_FIGURE2` hold the exact settings and
+  the numbers the paper reports, so pages can show them alongside a
+  reproduction.
+
+The perturbation experiment of section 4.1.3 (Table 1, Figure 4) is
+:mod:`flda_core.experiments.perturbation`; errors are counted as
+:mod:`flda_core.experiments.scoring` defines them.
 
 Every function here is pure (no Streamlit) and returns plain data: frozen
 dataclasses of NumPy arrays and pandas DataFrames.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations
@@ -27,23 +34,19 @@ import numpy as np
 import pandas as pd
 
 from ..classifier import FLDAClassifier
-from ..figures.style import classifier_name
+from ..datasets.synthetic import exact_target_error
+from ..names import FAMILIES, LOSSES, classifier_name
+from .progress import finish, report
+from .scoring import binary_error
 
 __all__ = [
-    "LOSSES", "FAMILIES", "FittedLinear", "ExperimentResult", "PaperSetting",
-    "PAPER_FIGURE1", "PAPER_FIGURE2", "PAPER_TABLE1", "PAPER_PERTURBATIONS",
-    "fit_linear", "fit_classifiers", "error_table", "theta_table",
-    "feasible_perturbations", "perturbation_sweep", "sweep_frame", "table1_frame",
-    "paper_table1_frame", "table1_unperturbed_errors", "parse_per_feature", "format_values", "matching_paper_setting",
+    "FittedLinear", "ExperimentResult", "PaperSetting", "PAPER_FIGURE1", "PAPER_FIGURE2",
+    "fit_linear", "fit_classifiers", "classifier_errors", "theta_table",
+    "matching_paper_setting", "lattice_tie_errors",
 ]
 
-#: The two losses of the paper, in the order the paper reports them.
-LOSSES = ("quadratic", "logistic")
-#: Classifier families: trained on source, on labelled target (oracle), adapted.
-FAMILIES = ("source", "target", "flda")
 _TRAINED_ON = {"source": "labelled source", "target": "labelled target (oracle)",
                "flda": "labelled source + unlabelled target"}
-_LOSS_LABEL = {"quadratic": "Quadratic", "logistic": "Logistic"}
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,8 @@ class ExperimentResult:
 class PaperSetting:
     """One artificial-data experiment of the paper: its settings and reported errors.
 
-    ``errors`` maps paper classifier names to the reported target error.
+    ``errors`` maps paper classifier names to the reported target error;
+    ``<name>`` in ``summary`` is replaced by ``errors[name]`` (3 decimals).
     """
 
     label: str
@@ -119,6 +123,12 @@ class PaperSetting:
     errors: Mapping[str, float]
     summary: str
 
+    def __post_init__(self):
+        # ``<name>`` in the summary stands for the reported error of ``name``, so
+        # every number in the text comes from ``errors``.
+        object.__setattr__(self, "summary", re.sub(
+            r"<([^<>]+)>", lambda m: f"{self.errors[m.group(1)]:.3f}", self.summary))
+
 
 #: Section 4.1.1, Figure 1: bivariate Bernoulli, theta = [0.5, 0].
 PAPER_FIGURE1 = PaperSetting(
@@ -126,30 +136,16 @@ PAPER_FIGURE1 = PaperSetting(
     params=((0.7, 0.7), (0.3, 0.3)), theta=(0.5, 0.0), n_source=100_000, n_target=100_000,
     errors={"S-LS": 0.400, "T-LS": 0.300, "FLDA-Q": 0.300,
             "S-LR": 0.248, "T-LR": 0.301, "FLDA-L": 0.301},
-    summary="The paper reports S-LS 0.400, T-LS = FLDA-Q 0.300, S-LR 0.248 and "
-            "T-LR = FLDA-L 0.301: FLDA's boundary lies on top of the target classifier's.")
+    summary="The paper reports S-LS <S-LS>, T-LS = FLDA-Q <FLDA-Q>, S-LR <S-LR> and "
+            "T-LR = FLDA-L <FLDA-L>: FLDA's boundary lies on top of the target classifier's.")
 #: Section 4.1.1, Figure 2: bivariate Poisson, rates 2 and 6, theta = [0.5, 0].
 PAPER_FIGURE2 = PaperSetting(
     label="Figure 2 (Poisson)", distribution="poisson",
     params=((2.0, 2.0), (6.0, 6.0)), theta=(0.5, 0.0), n_source=100_000, n_target=100_000,
     errors={"S-LS": 0.181, "T-LS": 0.099, "FLDA-Q": 0.099,
             "S-LR": 0.170, "T-LR": 0.084, "FLDA-L": 0.084},
-    summary="The paper reports S-LS 0.181, T-LS = FLDA-Q 0.099, S-LR 0.170 and "
-            "T-LR = FLDA-L 0.084: FLDA fully adapts to the dropout of feature 1.")
-#: Perturbations added to the estimated theta of feature 1 in Table 1 / Figure 4.
-PAPER_PERTURBATIONS = (0.0, 0.1, 0.2, 0.3)
-#: Section 4.1.3, Table 1 (same data model as Figure 2). Keys of ``errors``:
-#: S-*/T-* names, and ``"FLDA-Q+0.1"`` etc. for the perturbed FLDA fits.
-PAPER_TABLE1 = PaperSetting(
-    label="Table 1 / Figure 4 (Poisson, perturbed theta)", distribution="poisson",
-    params=((2.0, 2.0), (6.0, 6.0)), theta=(0.5, 0.0), n_source=100_000, n_target=100_000,
-    errors={"S-LS": 0.245, "T-LS": 0.137, "FLDA-Q+0": 0.138, "FLDA-Q+0.1": 0.145,
-            "FLDA-Q+0.2": 0.149, "FLDA-Q+0.3": 0.150,
-            "S-LR": 0.264, "T-LR": 0.139, "FLDA-L+0": 0.139, "FLDA-L+0.1": 0.140,
-            "FLDA-L+0.2": 0.142, "FLDA-L+0.3": 0.146},
-    summary="The paper reports that adding 0.1-0.3 to the estimated theta of feature 1 "
-            "raises the target error only by a few percent (FLDA-Q 0.138 -> 0.150, "
-            "FLDA-L 0.139 -> 0.146), while the naive S-LS / S-LR stay at 0.245 / 0.264.")
+    summary="The paper reports S-LS <S-LS>, T-LS = FLDA-Q <FLDA-Q>, S-LR <S-LR> and "
+            "T-LR = FLDA-L <FLDA-L>: FLDA fully adapts to the dropout of feature 1.")
 
 
 def matching_paper_setting(distribution, params, theta, n_source=None, n_target=None,
@@ -170,11 +166,6 @@ def matching_paper_setting(distribution, params, theta, n_source=None, n_target=
                 and n_target in (None, setting.n_target)):
             return setting
     return None
-
-
-def _error(clf_coef, clf_intercept, X, y):
-    scores = np.asarray(X @ clf_coef) + clf_intercept
-    return float(np.mean((scores > 0).astype(int) != y))
 
 
 def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None):
@@ -223,21 +214,25 @@ def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None):
     return FittedLinear(
         name=classifier_name(family, loss), family=family, loss=loss, coef=coef,
         intercept=intercept, theta=clf.theta_.copy(),
-        target_error=_error(coef, intercept, pair.X_target, pair.y_target),
-        source_error=_error(coef, intercept, pair.X_source, pair.y_source),
+        target_error=binary_error(coef, intercept, pair.X_target, pair.y_target),
+        source_error=binary_error(coef, intercept, pair.X_source, pair.y_source),
         perturbation=perturbation)
 
 
-def fit_classifiers(pair, losses=LOSSES, l2=0.0, progress=None):
-    """Fit S-*, T-* and FLDA-* for each loss: the experiment of section 4.1.1.
+def fit_classifiers(pair, losses=LOSSES, l2=0.0, progress=None, fit=None, families=FAMILIES):
+    """Fit S-*, T-* and FLDA-* for each loss: the experiment of section 4.1.1 (Figures 1-2).
 
     Parameters
     ----------
     pair : DomainPair
     losses : sequence of {"quadratic", "logistic"}, default=both
     l2 : float, default=0.0
-    progress : callable(fraction, message), optional
-        Called before each fit (for progress bars).
+    progress : callable(fraction, text), optional
+        See :mod:`flda_core.experiments.progress`.
+    fit : callable(family, loss, l2, theta=None, perturbation=None) -> FittedLinear, optional
+        Fits one classifier on ``pair``; defaults to :func:`fit_linear`.  A page
+        passes its cached version (``ui_common.linear_fitter``).
+    families : sequence of {"source", "target", "flda"}, default=all three
 
     Returns
     -------
@@ -248,22 +243,24 @@ def fit_classifiers(pair, losses=LOSSES, l2=0.0, progress=None):
     for loss in losses:
         if loss not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}.")
+    if fit is None:
+        def fit(family, loss, l2, theta=None, perturbation=None):
+            return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation)
     fits = {}
-    jobs = [(loss, family) for loss in losses for family in FAMILIES]
+    jobs = [(loss, family) for loss in losses for family in families]
+    sizes = f"{len(pair.y_source):,} + {len(pair.y_target):,} samples"
     for i, (loss, family) in enumerate(jobs):
         name = classifier_name(family, loss)
-        if progress is not None:
-            progress(i / len(jobs), f"Fitting {name} ({i + 1}/{len(jobs)})")
-        fits[name] = fit_linear(pair, family, loss, l2=l2)
-    if progress is not None:
-        progress(1.0, "Done")
+        report(progress, i, len(jobs), f"Fitting {name} on {sizes} ({i + 1}/{len(jobs)})")
+        fits[name] = fit(family, loss, l2)
+    finish(progress)
     flda = [f for f in fits.values() if f.family == "flda"]
     theta_hat = flda[0].theta if flda else np.zeros(pair.n_features)
     return ExperimentResult(theta_true=np.asarray(pair.theta_true, dtype=float).copy(),
                             theta_hat=theta_hat, classifiers=fits)
 
 
-def error_table(result, references=None):
+def classifier_errors(result, references=None):
     """Errors of the fitted classifiers as a DataFrame (the numbers of Figures 1-2).
 
     Parameters
@@ -289,16 +286,6 @@ def error_table(result, references=None):
     return pd.DataFrame(rows)
 
 
-def table1_unperturbed_errors():
-    """Table 1's errors of the six classifiers without perturbation (FLDA at θ̂ + 0)."""
-    errors = {}
-    for loss in LOSSES:
-        for family in FAMILIES:
-            name = classifier_name(family, loss)
-            errors[name] = PAPER_TABLE1.errors[f"{name}+0" if family == "flda" else name]
-    return errors
-
-
 def theta_table(theta_true, theta_hat, params=None, distribution=None):
     """True versus estimated dropout per feature (section 3.3.1).
 
@@ -318,224 +305,34 @@ def theta_table(theta_true, theta_hat, params=None, distribution=None):
     return pd.DataFrame(data)
 
 
-def feasible_perturbations(theta_value, perturbations):
-    """The perturbations ``d`` for which ``theta_value + d`` is a valid dropout in [0, 1].
+def lattice_tie_errors(setting=PAPER_FIGURE1):
+    """Exact target errors of S-LS's expected boundary when it runs through lattice points.
 
-    A tolerance of 1e-12 absorbs rounding; returned values keep their order.
-    """
-    return [float(d) + 0.0 for d in perturbations if -1e-12 <= theta_value + d <= 1 + 1e-12]
-
-
-def perturbation_sweep(pair, perturbations, feature=0, losses=LOSSES, l2=0.0,
-                       theta_base=None, progress=None):
-    """Refit FLDA with one feature's dropout shifted: section 4.1.3, Table 1 / Figure 4.
-
-    For each loss and each ``d`` in ``perturbations`` FLDA is fitted with
-    ``theta = theta_base`` except ``theta[feature] = theta_base[feature] + d``.
-
-    Parameters
-    ----------
-    pair : DomainPair
-    perturbations : sequence of float
-        Amounts added to ``theta_base[feature]``; every sum must lie in [0, 1]
-        (filter with :func:`feasible_perturbations`).
-    feature : int, default=0
-        Zero-based index of the perturbed feature (the paper perturbs feature 1,
-        index 0).
-    losses : sequence of {"quadratic", "logistic"}
-    l2 : float, default=0.0
-    theta_base : array-like of shape (n_features,), optional
-        Defaults to the maximum-likelihood estimate from the pair's data.
-    progress : callable(fraction, message), optional
+    For two-feature Bernoulli domains whose classes differ symmetrically (as in
+    Figure 1, section 4.1.1) the population least-squares boundary of the
+    source is ``x1 + x2 = c`` with ``c`` the mean over classes of the summed
+    success probabilities; on the target lattice it passes *exactly* through
+    points such as (0, 1).  A finite sample tilts it a hair to either side, so
+    those points - and every sample on them - go to one class or the other.
 
     Returns
     -------
-    list of FittedLinear
-        One per (loss, perturbation), losses outermost; ``perturbation`` set.
+    (float, float)
+        The exact target errors (:func:`~flda_core.datasets.synthetic.exact_target_error`)
+        with the points on the boundary given to the first and to the second
+        class, smaller first; equal when no lattice point lies on it.
     """
-    from ..transfer import estimate_dropout  # local: keeps the import list short
+    params = np.asarray(setting.params, dtype=float)
+    c = params.sum(axis=1).mean()
+    low_class = int(np.argmin(params.sum(axis=1)))       # fewer ones: small sums
 
-    if not 0 <= feature < pair.n_features:
-        raise ValueError(f"feature must be in 0..{pair.n_features - 1}, got {feature}.")
-    base = (estimate_dropout(pair.X_source, pair.X_target) if theta_base is None
-            else np.asarray(theta_base, dtype=float).copy())
-    perturbations = [float(d) for d in perturbations]
-    bad = [d for d in perturbations if not -1e-12 <= base[feature] + d <= 1 + 1e-12]
-    if bad:
-        raise ValueError(
-            f"theta[{feature}] = {base[feature]:.3f} plus {bad} leaves [0, 1]; "
-            "use feasible_perturbations() to keep only valid perturbations.")
-    jobs = [(loss, d) for loss in losses for d in perturbations]
-    fits = []
-    for i, (loss, d) in enumerate(jobs):
-        if progress is not None:
-            progress(i / len(jobs), f"Fitting {classifier_name('flda', loss)} with "
-                                    f"theta_{feature + 1} {d:+.2f} ({i + 1}/{len(jobs)})")
-        theta = base.copy()
-        theta[feature] = min(1.0, max(0.0, base[feature] + d))
-        fits.append(fit_linear(pair, "flda", loss, l2=l2, theta=theta, perturbation=d))
-    if progress is not None:
-        progress(1.0, "Done")
-    return fits
+    def predictor(on_boundary):
+        def predict(points):
+            sums = points.sum(axis=1)
+            tie = np.isclose(sums, c)
+            low = (sums < c) & ~tie if on_boundary != low_class else (sums < c) | tie
+            return np.where(low, low_class, 1 - low_class)
+        return predict
 
-
-def sweep_frame(fits, feature=0):
-    """Long table of a sweep: ``loss``, ``classifier``, ``perturbation``,
-    ``theta of feature <feature+1>``, ``target error``, ``source error``."""
-    return pd.DataFrame([{
-        "loss": f.loss, "classifier": f.name, "perturbation": f.perturbation,
-        f"theta of feature {feature + 1}": float(f.theta[feature]),
-        "target error": f.target_error, "source error": f.source_error} for f in fits])
-
-
-def _perturbation_column(delta, feature):
-    return f"θ̂{_subscript(feature + 1)}{delta:+g}".replace("+-", "-")
-
-
-def _subscript(number):
-    return str(number).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
-
-
-def table1_frame(result, fits, feature=0):
-    """Table 1 layout: one row per loss; columns SL, TL, then ``θ̂₁+0``, ``θ̂₁+0.1``, ...
-
-    ``result`` supplies the naive S-* and T-* errors, ``fits`` (from
-    :func:`perturbation_sweep`) the perturbed FLDA errors.
-    """
-    rows = []
-    for loss in LOSSES:
-        loss_fits = [f for f in fits if f.loss == loss]
-        if not loss_fits:
-            continue
-        row = {"loss": _LOSS_LABEL[loss] + " loss",
-               "SL": result.classifiers[classifier_name("source", loss)].target_error,
-               "TL": result.classifiers[classifier_name("target", loss)].target_error}
-        for f in sorted(loss_fits, key=lambda f: f.perturbation):
-            row[_perturbation_column(f.perturbation, feature)] = f.target_error
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("loss")
-
-
-def paper_table1_frame():
-    """The paper's Table 1 exactly as published, in the layout of :func:`table1_frame`."""
-    rows = []
-    for loss in LOSSES:
-        flda = classifier_name("flda", loss)
-        row = {"loss": _LOSS_LABEL[loss] + " loss",
-               "SL": PAPER_TABLE1.errors[classifier_name("source", loss)],
-               "TL": PAPER_TABLE1.errors[classifier_name("target", loss)]}
-        for d in PAPER_PERTURBATIONS:
-            row[_perturbation_column(d, 0)] = PAPER_TABLE1.errors[f"{flda}+{d:g}"]
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("loss")
-
-
-_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
-
-
-def split_values(text):
-    """The entries of a typed list: separated by commas, semicolons or white space."""
-    return [token for token in re.split(r"[,;\s]+", str(text).strip()) if token]
-
-
-def parse_per_feature(text, n_features, name, lo=None, hi=None):
-    """Parse ``"0.7, 0.7"`` into one float per feature.
-
-    Values are separated by commas, semicolons or spaces. Fewer values than
-    features are allowed: the last value is repeated (so ``"0.5"`` means 0.5
-    for every feature and ``"0.5, 0"`` with 5 features means
-    ``0.5, 0, 0, 0, 0``).
-
-    Parameters
-    ----------
-    text : str
-    n_features : int
-    name : str
-        What the values are, used in error messages (e.g. ``"theta"``).
-    lo, hi : float, optional
-        Inclusive bounds every value must respect.
-
-    Returns
-    -------
-    tuple of float, length ``n_features``
-
-    Raises
-    ------
-    ValueError
-        With a message naming the offending entry and how to fix it.
-    """
-    tokens = split_values(text)
-    if not tokens:
-        raise ValueError(f"{name}: no values given. Type one number per feature, "
-                         "separated by commas, e.g. 0.7, 0.7.")
-    bad = [t for t in tokens if not _NUMBER.match(t)]
-    if bad:
-        raise ValueError(f"{name}: {bad[0]!r} is not a number. Use digits with a "
-                         "decimal point, separated by commas, e.g. 0.7, 0.7.")
-    values = [float(t) for t in tokens]
-    if len(values) > n_features:
-        raise ValueError(f"{name}: {len(values)} values given but there are only "
-                         f"{n_features} features. Remove {len(values) - n_features} "
-                         "value(s) or increase the number of features.")
-    for position, value in enumerate(values, start=1):
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            bounds = f"between {lo:g} and {hi:g}" if lo is not None and hi is not None \
-                else (f"at least {lo:g}" if lo is not None else f"at most {hi:g}")
-            raise ValueError(f"{name}: value {position} ({value:g}) must be {bounds}.")
-    values += [values[-1]] * (n_features - len(values))
-    return tuple(values)
-
-
-def format_values(values):
-    """Inverse of :func:`parse_per_feature` for display: ``(0.7, 0.7) -> "0.7, 0.7"``."""
-    return ", ".join(f"{v:g}" for v in values)
-
-
-#: What the per-class parameters are called, and their allowed range, per distribution.
-PARAM_WORD = {"bernoulli": "success probabilities", "poisson": "rates"}
-PARAM_BOUNDS = {"bernoulli": (0.0, 1.0), "poisson": (0.0, 1000.0)}
-
-
-def parse_domain_config(distribution, n_features, class1, class2, theta,
-                        n_source, n_target, seed):
-    """Validate the synthetic-domain settings typed on a page (section 4.1).
-
-    Parameters
-    ----------
-    distribution : {"bernoulli", "poisson"}
-    n_features : int
-    class1, class2, theta : str
-        Per-feature values as typed, e.g. ``"0.7, 0.7"`` (see :func:`parse_per_feature`).
-    n_source, n_target, seed : int
-
-    Returns
-    -------
-    key : tuple or None
-        ``(distribution, (class1, class2), n_source, n_target, theta, seed)``
-        with tuples of floats: the arguments of
-        :func:`flda_core.datasets.synthetic.make_domains` in a hashable form; None if
-        any value is invalid.
-    problems : list of str
-        One message per invalid entry, naming it and how to fix it.
-    """
-    n = int(n_features)
-    lo, hi = PARAM_BOUNDS[distribution]
-    word = PARAM_WORD[distribution]
-    problems, values = [], []
-    for text, name, bounds in ((class1, f"Class 1 {word}", (lo, hi)),
-                               (class2, f"Class 2 {word}", (lo, hi)),
-                               (theta, "True dropout θ", (0.0, 1.0))):
-        try:
-            values.append(parse_per_feature(text, n, name, *bounds))
-        except ValueError as error:
-            problems.append(str(error))
-    if problems:
-        return None, problems
-    return (distribution, (values[0], values[1]), int(n_source), int(n_target), values[2],
-            int(seed)), []
-
-
-def truncate_per_feature(text, n_features):
-    """Keep the first ``n_features`` comma-separated values of ``text`` (others dropped)."""
-    values = split_values(text)
-    return ", ".join(values[:n_features]) if len(values) > n_features else text
+    errors = [exact_target_error(predictor(k), params, setting.theta) for k in (0, 1)]
+    return tuple(sorted(errors))

@@ -4,6 +4,12 @@ Every image is a ``side x side`` heatmap with square pixels and row 0 at the
 top (as the digit is written).  Weight maps use a diverging colour scale
 centred on zero with one range shared by the naive and the adapted
 classifier, so that a pixel's colour means the same weight in both panels.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations
@@ -17,8 +23,8 @@ from .style import classifier_color
 
 __all__ = [
     "PROBABILITY_SCALE", "WEIGHT_SCALE", "INK_SCALE", "PAPER_MARK_COLOR",
-    "as_image", "symmetric_range", "nonzero_rate_figure", "weights_figure",
-    "sample_images_figure", "error_figure",
+    "as_image", "symmetric_range", "nonzero_rate_figure", "digit_weights_figure",
+    "sample_images_figure", "table4_figure",
 ]
 
 #: Sequential scale for probabilities in [0, 1] (non-zero rates, theta).
@@ -107,7 +113,7 @@ def nonzero_rate_figure(rate_a, rate_b, side, name_a, name_b, zero_tol=0.0):
     return fig
 
 
-#: Pixel geometry of :func:`weights_figure`: the two weight maps side by side
+#: Pixel geometry of :func:`digit_weights_figure`: the two weight maps side by side
 #: (``_WEIGHT_ROW`` px tall), a gap holding their colour bar and the title of
 #: the theta map, the theta map below (``_THETA_ROW`` px), room for its colour
 #: bar.  On a 1280 px laptop window each weight map is then about 380 px wide.
@@ -115,7 +121,7 @@ _WEIGHT_ROW, _ROW_GAP, _THETA_ROW = 400, 120, 330
 _WEIGHTS_MARGIN = dict(l=10, r=10, t=50, b=70)
 
 
-def weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR",
+def digit_weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR",
                    flda_name="FLDA-L", shared_range=True):
     """Naive weights, dropout ``theta`` and adapted weights for one digit (Figure 6).
 
@@ -216,13 +222,13 @@ def sample_images_figure(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=1
     return fig
 
 
-def error_figure(table, paper=None):
+def table4_figure(table, paper=None):
     """Target error per classifier and direction, with the paper's Table 4 as markers.
 
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`flda_core.datasets.digits.error_table` (rows: directions, columns: methods).
+        :func:`flda_core.experiments.digits.table4_frame` (rows: directions, columns: methods).
     paper : pandas.DataFrame, optional
         :func:`flda_core.datasets.digits.paper_table`, same row order as ``table``.
 

@@ -5,6 +5,12 @@ The builders take the long table of :func:`flda_core.experiments.learning_curves
 never import streamlit.  Colours and names come from :mod:`flda_core.figures.style`;
 as in the paper's caption, curves on the *source* validation set are dotted
 and curves on the *target* validation set are solid.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations
@@ -13,9 +19,10 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..names import LOSS_TITLES
 from .style import classifier_color
 
-__all__ = ["DOMAIN_DASH", "DOMAIN_TITLES", "LOSS_TITLES", "hex_to_rgba", "log_ticks",
+__all__ = ["DOMAIN_DASH", "DOMAIN_TITLES", "hex_to_rgba", "log_ticks",
            "learning_curve_figure", "gap_figure"]
 
 #: Line style per validation domain (Figure 3's caption: dotted source, solid target).
@@ -24,7 +31,6 @@ DOMAIN_DASH = {"source": "dot", "target": "solid"}
 LOSS_SYMBOL = {"quadratic": "circle", "logistic": "square"}
 DOMAIN_TITLES = {"source": "Error on the source validation set",
                  "target": "Error on the target validation set"}
-LOSS_TITLES = {"quadratic": "quadratic loss", "logistic": "logistic loss"}
 #: Column order of the panels.
 _LOSS_ORDER = ("quadratic", "logistic")
 _DOMAIN_ORDER = ("source", "target")
@@ -92,7 +98,7 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None):
     if table.empty:
         raise ValueError("The learning-curve table is empty; nothing to plot.")
     losses = _losses_in(table)
-    titles = [f"{DOMAIN_TITLES[d]} ({LOSS_TITLES[loss]})" if len(losses) > 1
+    titles = [f"{DOMAIN_TITLES[d]} ({LOSS_TITLES[loss].lower()})" if len(losses) > 1
               else DOMAIN_TITLES[d] for d in _DOMAIN_ORDER for loss in losses]
     fig = make_subplots(rows=2, cols=len(losses), shared_xaxes=True,
                         subplot_titles=titles, vertical_spacing=0.12,

@@ -3,12 +3,15 @@
 Every page and every figure builder takes its colours and names from here, so
 that S-LS/S-LR (naive source), T-LS/T-LR (target oracle) and FLDA-Q/FLDA-L
 look the same everywhere (Okabe-Ito colour-blind-safe palette, readable on
-light and dark backgrounds).
+light and dark backgrounds).  The names themselves are defined in
+:mod:`flda_core.names` (re-exported here for the figure builders).
 """
 
 from __future__ import annotations
 
 import colorsys
+
+from ..names import CLASSIFIER_NAMES, classifier_family, classifier_name
 
 __all__ = [
     "FAMILY_COLORS", "FAMILY_DASH", "CLASS_COLORS", "CLASSIFIER_NAMES", "LABEL_HALO",
@@ -27,27 +30,6 @@ FAMILY_DASH = {"source": "dash", "target": "dot", "flda": "solid"}
 #: Colours of class markers in scatter plots (the paper's red and blue dots).
 CLASS_COLORS = ("#D55E00", "#0072B2", "#56B4E9", "#F0E442", "#999999",
                 "#882255", "#44AA99", "#117733", "#332288", "#AA4499")
-
-#: The paper's names, by (family, loss).
-CLASSIFIER_NAMES = {
-    ("source", "quadratic"): "S-LS",
-    ("target", "quadratic"): "T-LS",
-    ("flda", "quadratic"): "FLDA-Q",
-    ("source", "logistic"): "S-LR",
-    ("target", "logistic"): "T-LR",
-    ("flda", "logistic"): "FLDA-L",
-}
-_FAMILY_OF = {name: family for (family, _), name in CLASSIFIER_NAMES.items()}
-
-
-def classifier_name(family, loss):
-    """Paper name, e.g. ``classifier_name("flda", "quadratic") == "FLDA-Q"``."""
-    return CLASSIFIER_NAMES[(family, loss)]
-
-
-def classifier_family(name):
-    """Family of a paper name: ``"source"``, ``"target"`` or ``"flda"``."""
-    return _FAMILY_OF[name]
 
 
 def classifier_color(name):

@@ -13,6 +13,12 @@ point.  Scatter plots therefore show one marker per (lattice point, class)
 whose *area* is proportional to the number of samples there
 (:func:`lattice_counts`, :func:`marker_sizes`); hovering a marker shows the
 exact count.  Colours and names come from :mod:`flda_core.figures.style`.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..names import LOSS_TITLES
 from .style import (CLASS_COLORS, FAMILY_COLORS, classifier_color, classifier_dash, label_color,
                     text_halo)
 
@@ -45,7 +52,6 @@ LABELLED_MIN_PAD = 0.55
 #: Fill opacity of target-domain discs; their outline stays opaque so that two
 #: classes sharing a lattice point both remain visible, on light and dark themes.
 TARGET_FILL_ALPHA = 0.45
-_LOSS_TITLE = {"quadratic": "Quadratic loss", "logistic": "Logistic loss"}
 
 
 @dataclass(frozen=True)
@@ -363,7 +369,7 @@ def perturbation_error_figure(sweep_fits, naive_fits, feature=0, paper=None,
     if not losses:
         raise ValueError("perturbation_error_figure needs at least one sweep fit.")
     fig = make_subplots(rows=1, cols=len(losses), shared_yaxes=True,
-                        subplot_titles=[_LOSS_TITLE[loss] for loss in losses],
+                        subplot_titles=[LOSS_TITLES[loss] for loss in losses],
                         horizontal_spacing=0.06)
     sub = str(feature + 1).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
     deltas = [f.perturbation for f in sweep_fits]

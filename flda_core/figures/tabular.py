@@ -1,12 +1,18 @@
 """Plotly figures of the "Your data" page (built from :mod:`flda_core.datasets.tabular` results).
 
 Each builder takes plain data frames (see :func:`flda_core.datasets.tabular.theta_frame`,
-:func:`~flda_core.datasets.tabular.error_table`,
+:func:`~flda_core.experiments.your_data.target_error_table`,
 :func:`~flda_core.datasets.tabular.predictions_frame`) and returns a
 ``plotly.graph_objects.Figure`` in the project's style (:mod:`flda_core.figures.style`).
 The figures carry no title: the page names each section with a heading of its
 own and says what to look at in a caption, so a title inside the chart would
 only repeat it.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
 """
 
 from __future__ import annotations
@@ -17,8 +23,8 @@ import plotly.graph_objects as go
 from ..safe_text import escape_plotly
 from .style import CLASS_COLORS, FAMILY_COLORS, classifier_color
 
-__all__ = ["theta_figure", "nonzero_proportion_figure", "error_figure",
-           "prediction_mix_figure", "weights_figure", "top_changed_features",
+__all__ = ["feature_theta_figure", "nonzero_proportion_figure", "target_error_figure",
+           "prediction_mix_figure", "feature_weights_figure", "top_changed_features",
            "DEFAULT_TOP_FEATURES"]
 
 #: Features shown by default in the per-feature bar charts.
@@ -69,7 +75,7 @@ def _short_labels(names, width=28):
     return labels
 
 
-def theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
+def feature_theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
     """Sorted horizontal bars of the estimated dropout probability per feature.
 
     Parameters
@@ -143,13 +149,13 @@ def nonzero_proportion_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_name="s
     return _layout(fig, height=_per_feature_height(len(shown)))
 
 
-def error_figure(errors):
+def target_error_figure(errors):
     """Bar chart of the target error per classifier (a row of the paper's tables).
 
     Parameters
     ----------
     errors : pandas.DataFrame
-        Output of :func:`flda_core.datasets.tabular.error_table`.
+        Output of :func:`flda_core.experiments.your_data.target_error_table`.
     """
     fig = go.Figure(go.Bar(
         x=errors["classifier"], y=errors["error"],
@@ -193,7 +199,7 @@ def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L
     return _layout(fig, height=340)
 
 
-def weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-LR", flda_model="FLDA-L"):
+def feature_weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-LR", flda_model="FLDA-L"):
     """Weights of the source classifier and of FLDA for the most dropped features.
 
     FLDA shrinks the weights of features that are often missing in the target

@@ -1,0 +1,41 @@
+"""The one progress signature every experiment entry point accepts.
+
+``progress(fraction, text)`` is called with ``fraction`` in [0, 1] (the share
+of the work done) and a short sentence saying what runs next, e.g.
+``progress(0.5, "Fitting FLDA-Q (4/6)")``; the last call is
+``progress(1.0, "Done")``.  A Streamlit page passes the ``progress`` method of
+an ``st.progress`` bar (see ``ui_common.progress_bar``); tests pass a list's
+``append``; ``None`` means no reporting.
+"""
+
+from __future__ import annotations
+
+__all__ = ["report", "finish", "scaled"]
+
+
+def report(progress, done, total, text):
+    """Call ``progress(done / total, text)`` unless ``progress`` is None."""
+    if progress is not None:
+        progress(done / total if total else 1.0, text)
+
+
+def finish(progress):
+    """Call ``progress(1.0, "Done")`` unless ``progress`` is None."""
+    if progress is not None:
+        progress(1.0, "Done")
+
+
+def scaled(progress, start, stop):
+    """``progress`` of a sub-task that covers ``[start, stop]`` of the whole work.
+
+    Its fractions are mapped into that interval and its final ``"Done"`` is
+    dropped (the caller reports its own), so an entry point can chain
+    several experiments behind one progress bar.
+    """
+    if progress is None:
+        return None
+
+    def sub(fraction, text):
+        if not (fraction >= 1.0 and text == "Done"):
+            progress(start + fraction * (stop - start), text)
+    return sub

@@ -1,0 +1,214 @@
+"""Your own data, step 3: fit the paper's classifiers and summarise them (section 4.2).
+
+The "Your data" page's experiment.  Steps 1 and 2 (reading and matching two
+CSV files) are :mod:`flda_core.datasets.csv` and
+:mod:`flda_core.datasets.tabular`.  :func:`fit_models` is the entry point: it
+fits S-LS, S-LR, FLDA-Q (Algorithm 1), FLDA-L (Algorithm 2) and, when the
+target carries labels of at least two classes, the T-LR oracle of section
+4.2.1; :func:`target_error_table`, :func:`predictions_frame` and
+:func:`theta_frame` summarise them.  Labels are predicted with the shared tie
+rule of :mod:`flda_core.experiments.scoring`.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
+"""
+
+from __future__ import annotations
+
+import warnings as _warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
+
+from ..classifier import FLDAClassifier
+from ..datasets.tabular import native_labels
+from ..names import TABLE_CLASSIFIERS, classifier_family, classifier_loss
+from ..transfer import estimate_dropout, nonzero_rate
+from .progress import finish, report
+from .scoring import predict_labels
+
+__all__ = ["PROBABILITY_MODEL", "fit_models", "fit_model", "convergence_notes",
+           "target_error_table", "predictions_frame", "probability_columns", "theta_frame"]
+
+#: The classifier whose class probabilities :func:`predictions_frame` reports.
+PROBABILITY_MODEL = "FLDA-L"
+
+
+def fit_model(prepared, name, l2=1e-3):
+    """Fit one of :data:`~flda_core.names.TABLE_CLASSIFIERS` on prepared data.
+
+    S-LS/S-LR: ``theta = 0`` (plain source classifiers); FLDA-Q/FLDA-L:
+    ``theta`` estimated from the target (eq. (8), Algorithms 1-2); T-LR:
+    logistic regression on the labelled target rows (the oracle), ``None``
+    when the target has fewer than two labelled classes.  Convergence warnings
+    are reported by :func:`convergence_notes` instead of the log.
+    """
+    if name not in TABLE_CLASSIFIERS:
+        raise ValueError(f"Unknown classifier(s) {[name]}; choose from {TABLE_CLASSIFIERS}.")
+    if name == "T-LR" and not _target_trainable(prepared):
+        return None
+    model = FLDAClassifier(loss=classifier_loss(name), l2=l2)
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("ignore", ConvergenceWarning)
+        _fit_one(model, name, prepared)
+    return model
+
+
+def fit_models(prepared, l2=1e-3, names=TABLE_CLASSIFIERS, progress=None, fit=None):
+    """Fit the paper's classifiers on prepared data (sections 3.4, 4.2.1): the entry point.
+
+    Parameters
+    ----------
+    prepared : PreparedDomains
+    l2 : float, default=1e-3
+        Ridge penalty on the *mean* loss, the same for every classifier.
+    names : sequence of str
+        Which of :data:`~flda_core.names.TABLE_CLASSIFIERS` to fit.  ``"T-LR"``
+        (logistic regression on the labelled target rows, the oracle) is
+        skipped when the target has fewer than two labelled classes.
+    progress : callable(fraction, text), optional
+        See :mod:`flda_core.experiments.progress`.
+    fit : callable(name, l2) -> FLDAClassifier or None, optional
+        Fits one classifier; defaults to :func:`fit_model` on ``prepared``.  A
+        page passes its cached version.
+
+    Returns
+    -------
+    dict of str -> FLDAClassifier
+    """
+    unknown = [n for n in names if n not in TABLE_CLASSIFIERS]
+    if unknown:
+        raise ValueError(f"Unknown classifier(s) {unknown}; choose from {TABLE_CLASSIFIERS}.")
+    if fit is None:
+        def fit(name, l2):
+            return fit_model(prepared, name, l2)
+    names = [n for n in names if n != "T-LR" or _target_trainable(prepared)]
+    models = {}
+    for i, name in enumerate(names):
+        report(progress, i, len(names), f"Fitting {name} ({i + 1} of {len(names)})…")
+        model = fit(name, l2)
+        if model is not None:
+            models[name] = model
+    finish(progress)
+    return models
+
+
+def convergence_notes(models):
+    """Messages for logistic fits that stopped at ``max_iter`` before converging."""
+    stalled = [name for name, model in models.items()
+               if model.loss == "logistic" and model.n_iter_ >= model.max_iter]
+    if not stalled:
+        return []
+    return [f"{', '.join(stalled)} stopped after {models[stalled[0]].max_iter} iterations "
+            "without converging; their results may be slightly off. Scale the features or "
+            "increase l2."]
+
+
+def _fit_one(model, name, prepared):
+    """Source classifiers ignore the target, FLDA estimates theta from it, T-LR trains on it."""
+    if name in ("S-LS", "S-LR"):
+        model.fit(prepared.X_source, prepared.y_source)
+    elif name in ("FLDA-Q", "FLDA-L"):
+        model.fit(prepared.X_source, prepared.y_source, X_target=prepared.X_target)
+    else:
+        mask = prepared.target_labelled
+        model.fit(prepared.X_target[mask], native_labels(prepared.y_target[mask]))
+
+
+def _target_trainable(prepared):
+    if not prepared.has_target_labels:
+        return False
+    labels = prepared.y_target[prepared.target_labelled]
+    return len({str(v) for v in labels}) >= 2
+
+
+def target_error_table(prepared, models):
+    """Classification error on the labelled target rows, one row per classifier.
+
+    Mirrors one row of the paper's tables (e.g. Table 3, section 4.2.2): S-LS,
+    S-LR, FLDA-Q, FLDA-L and the T-LR oracle.  Predictions follow the tie rule
+    of :mod:`flda_core.experiments.scoring`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``classifier``, ``family`` ("source", "flda" or "target"),
+        ``error``, ``errors``, ``n_target``.  Empty when the target has no labels.
+    """
+    columns = ["classifier", "family", "error", "errors", "n_target"]
+    if not prepared.has_target_labels:
+        return pd.DataFrame(columns=columns)
+    mask = prepared.target_labelled
+    truth = prepared.y_target[mask]
+    rows = []
+    for name, model in models.items():
+        predicted = predict_labels(model, prepared.X_target[mask])
+        wrong = int(sum(p != t for p, t in zip(predicted, truth)))
+        rows.append((name, classifier_family(name), wrong / len(truth), wrong, len(truth)))
+    return pd.DataFrame(rows, columns=columns)
+
+
+def predictions_frame(prepared, models):
+    """Target predictions of every fitted classifier, one row per target sample.
+
+    Columns: ``row`` (data row in the target file), ``true_label`` (if the
+    target is labelled), one ``<classifier>`` column of predicted labels per
+    model, and ``FLDA-L P(<class>)`` probabilities when FLDA-L was fitted.
+    """
+    frame = pd.DataFrame({"row": prepared.target_rows})
+    if prepared.has_target_labels:
+        frame["true_label"] = pd.Series(list(prepared.y_target), dtype=object)
+    for name, model in models.items():
+        frame[name] = pd.Series(list(predict_labels(model, prepared.X_target)), dtype=object)
+    if PROBABILITY_MODEL in models:
+        model = models[PROBABILITY_MODEL]
+        probabilities = model.predict_proba(prepared.X_target)
+        for j, cls in enumerate(model.classes_):
+            frame[f"{PROBABILITY_MODEL} P({cls})"] = probabilities[:, j]
+    return frame
+
+
+def probability_columns(predictions):
+    """The class-probability columns of :func:`predictions_frame`, in class order.
+
+    Returns
+    -------
+    list of (str, str)
+        ``(column, class)`` pairs, e.g. ``[("FLDA-L P(ham)", "ham"), ...]``;
+        empty when FLDA-L was not fitted.
+    """
+    prefix, suffix = f"{PROBABILITY_MODEL} P(", ")"
+    return [(str(c), str(c)[len(prefix):-len(suffix)]) for c in predictions.columns
+            if str(c).startswith(prefix) and str(c).endswith(suffix)]
+
+
+def theta_frame(prepared, models=None):
+    """Per-feature transfer parameters and non-zero proportions.
+
+    ``source_nonzero`` and ``target_nonzero`` are the fractions of rows in
+    which the feature is non-zero (eta and zeta, the quantities of the
+    paper's word-proportion figures for IMDB, spam and Amazon); ``theta`` is
+    the dropout estimate :func:`~flda_core.transfer.estimate_dropout`,
+    ``max(0, 1 - zeta / eta)`` (section 3.3.1).  With
+    ``models``, the weights of the binary S-LR and FLDA-L classifiers (on the
+    scaled features) are added.
+
+    Returns
+    -------
+    pandas.DataFrame, sorted by decreasing ``theta``.
+    """
+    eta = nonzero_rate(prepared.X_source)
+    zeta = nonzero_rate(prepared.X_target)
+    theta = estimate_dropout(prepared.X_source, prepared.X_target)
+    frame = pd.DataFrame({"feature": list(prepared.feature_names), "theta": theta,
+                          "source_nonzero": eta, "target_nonzero": zeta,
+                          "difference": zeta - eta})
+    for name in ("S-LR", "FLDA-L"):
+        if models and name in models and models[name].coef_.shape[0] == 1:
+            frame[f"{name} weight"] = models[name].coef_[0]
+    order = np.lexsort((frame["feature"].to_numpy(dtype=str), -frame["theta"].to_numpy()))
+    return frame.iloc[order].reset_index(drop=True)

@@ -1,0 +1,58 @@
+"""The paper's classifier names, families and losses: defined once, used everywhere.
+
+Kouw et al. (2016) compare three families of linear classifiers for each of two
+losses (sections 3.4 and 4): trained on labelled source data (S-LS, S-LR),
+trained on labelled target data, the oracle (T-LS, T-LR), and FLDA, trained on
+labelled source data under the dropout transfer model estimated from unlabelled
+target data (FLDA-Q, Algorithm 1; FLDA-L, Algorithm 2).  Experiments, figures
+and pages take these names from here, so a name, a family and a loss always
+belong together.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LOSSES", "LOSS_TITLES", "FAMILIES", "CLASSIFIER_NAMES", "TABLE_CLASSIFIERS",
+           "classifier_name", "classifier_family", "classifier_loss"]
+
+#: The two losses of the paper, in the order the paper reports them.
+LOSSES = ("quadratic", "logistic")
+#: How tables and figure titles name a loss ("Quadratic loss", "Logistic loss").
+LOSS_TITLES = {"quadratic": "Quadratic loss", "logistic": "Logistic loss"}
+#: Classifier families: trained on source, on labelled target (oracle), adapted.
+FAMILIES = ("source", "target", "flda")
+
+#: The paper's names, by (family, loss).
+CLASSIFIER_NAMES = {
+    ("source", "quadratic"): "S-LS",
+    ("target", "quadratic"): "T-LS",
+    ("flda", "quadratic"): "FLDA-Q",
+    ("source", "logistic"): "S-LR",
+    ("target", "logistic"): "T-LR",
+    ("flda", "logistic"): "FLDA-L",
+}
+_FAMILY_LOSS = {name: key for key, name in CLASSIFIER_NAMES.items()}
+
+#: The classifiers of the paper's natural-data tables (section 4.2, e.g. Tables 3
+#: and 4), in their column order: the oracle T-LR last.
+TABLE_CLASSIFIERS = ("S-LS", "S-LR", "FLDA-Q", "FLDA-L", "T-LR")
+
+
+def classifier_name(family, loss):
+    """Paper name, e.g. ``classifier_name("flda", "quadratic") == "FLDA-Q"``."""
+    return CLASSIFIER_NAMES[(family, loss)]
+
+
+def classifier_family(name):
+    """Family of a paper name: ``"source"``, ``"target"`` or ``"flda"``."""
+    return _FAMILY_LOSS[name][0]
+
+
+def classifier_loss(name):
+    """Loss of a paper name: ``"quadratic"`` (S-LS, T-LS, FLDA-Q) or ``"logistic"``."""
+    return _FAMILY_LOSS[name][1]
