@@ -21,6 +21,7 @@ PAGES = [
     st.Page("pages/transfer.py", title="Transfer parameters", icon=":material/tune:"),
     st.Page("pages/learning_curves.py", title="Learning curves", icon=":material/show_chart:"),
     st.Page("pages/digits.py", title="Handwritten digits", icon=":material/draw:"),
+    st.Page("pages/real_data.py", title="Real data", icon=":material/table_chart:"),
     st.Page("pages/your_data.py", title="Your data", icon=":material/upload_file:"),
 ]
 
