@@ -177,7 +177,8 @@ def main():
                 "and C and the RBF bandwidth of every SVM, for a baseline on the source "
                 "after its adaptation step.\n"
                 "* T-LR (the oracle) is trained on the target labels; its error is a 3-fold "
-                "cross-validated error on the target, l2 chosen inside each training fold.\n"
+                "cross-validated error on the target (each row predicted by a model that did not "
+                "see it), l2 chosen by cross-validation on the target.\n"
                 + "".join(f"* {name}: {note}.\n" for name, note in bl.BASELINE_NOTES.items())
                 + "".join(f"* {name}: not available — {why}.\n"
                           for name, why in bl.NOT_AVAILABLE.items()))

@@ -54,7 +54,7 @@ def test_oracle_and_baseline_cells_on_hepatitis():
         assert 0 <= cell.error <= 1 and cell.n_target == 75
         assert cell.n_wrong == round(cell.error * 75)
         assert cell.params
-    assert "per fold" in md.fit_one("hepatitis", "T-LR").params
+    assert "on the target" in md.fit_one("hepatitis", "T-LR").params
 
 
 def test_run_calls_fit_once_per_cell_and_reports_progress():
