@@ -55,7 +55,7 @@ from sklearn.utils.validation import check_is_fitted
 __all__ = [
     "BASELINES", "NOT_AVAILABLE", "BASELINE_NOTES", "C_GRID", "GAMMA_FACTORS",
     "SourceCV", "logistic_cv", "svm_cv", "make_baseline", "domain_arrays",
-    "fit_baseline",
+    "fit_baseline", "error_row",
 ]
 
 #: Baselines taken from skada, in the order of the paper's Table 3.
@@ -281,3 +281,32 @@ def fit_baseline(name, X_source, y_source, X_target, n_folds=3, random_state=0):
         predicted = pipeline.predict(np.asarray(X_target, dtype=np.float64),
                                      sample_domain=target)
     return classes[np.asarray(predicted, dtype=np.int64)], pipeline
+
+
+def error_row(name, X_source, y_source, X_target, y_target, labelled=None, random_state=0):
+    """Fit a baseline and score it on the labelled target rows.
+
+    The row format of :func:`flda_core.datasets.tabular.error_table`, so the
+    "Your data" page can append baselines to its table.
+
+    Parameters
+    ----------
+    y_target : array-like of shape (n_target,)
+        Target labels (used for the error only; the baseline never sees them).
+    labelled : array-like of bool, optional
+        Which target rows carry a label (default: all).
+
+    Returns
+    -------
+    dict with ``classifier``, ``family`` (``"baseline"``), ``error``, ``errors``
+    and ``n_target``.
+    """
+    y_target = np.asarray(y_target, dtype=object)
+    labelled = np.ones(len(y_target), bool) if labelled is None else np.asarray(labelled, bool)
+    if not labelled.any():
+        raise ValueError("The target has no labelled rows to measure an error on.")
+    predicted, _ = fit_baseline(name, X_source, y_source, X_target, random_state=random_state)
+    truth = y_target[labelled]
+    wrong = int(sum(p != t for p, t in zip(predicted[labelled], truth)))
+    return {"classifier": name, "family": "baseline", "error": wrong / len(truth),
+            "errors": wrong, "n_target": len(truth)}
