@@ -50,7 +50,7 @@ from . import baselines as bl
 
 __all__ = [
     "CLASSIFIERS", "AVAILABLE", "FLDA_L2_GRID", "PAPER_TABLE3", "CellResult",
-    "MissingDataResult", "problem", "fit_one", "run_missing_data", "paper_table",
+    "MissingDataResult", "problem", "fit_arrays", "fit_one", "run_missing_data", "paper_table",
     "theta_table",
 ]
 
@@ -146,6 +146,40 @@ def _oracle_predictions(X, y, random_state):
     return predicted, f"l2={l2:g} (CV on the target)"
 
 
+def fit_arrays(classifier, X_source, y_source, X_target, y_target, random_state=0):
+    """Fit one available classifier on a source/target pair and predict the target.
+
+    The shared core of :func:`fit_one` and of the network benchmarks
+    (:mod:`flda_core.datasets.benchmarks`).  ``y_target`` is used by the
+    T-LR oracle only.
+
+    Returns
+    -------
+    predicted : ndarray of shape (n_target,)
+    params : str
+        The hyper-parameters cross-validation chose.
+    """
+    X_s, y_s = np.asarray(X_source, dtype=np.float64), np.asarray(y_source)
+    X_t, y_t = np.asarray(X_target, dtype=np.float64), np.asarray(y_target)
+    with threadpool_limits(limits=1, user_api="blas"):
+        if classifier in bl.BASELINES:
+            predicted, pipeline = bl.fit_baseline(classifier, X_s, y_s, X_t,
+                                                  n_folds=_N_FOLDS, random_state=random_state)
+            return predicted, _describe(pipeline[-1].base_estimator_.best_params_)
+        if classifier == "T-LR":
+            return _oracle_predictions(X_t, y_t, random_state)
+        if classifier == "S-SVM":
+            model = bl.svm_cv(n_folds=_N_FOLDS, random_state=random_state)
+        elif classifier in ("S-LR", "FLDA-Q", "FLDA-L"):
+            loss = "quadratic" if classifier == "FLDA-Q" else "logistic"
+            theta = estimate_dropout(X_s, X_t) if classifier.startswith("FLDA") else None
+            model = _l2_cv(loss, theta, random_state)
+        else:
+            raise ValueError(f"{classifier!r} is not available; choose from {AVAILABLE}.")
+        model.fit(X_s, y_s)
+        return model.predict(X_t), _describe(model.best_params_)
+
+
 def fit_one(key, classifier, impute="zero", random_state=0):
     """Fit one classifier on one data set and score it on the target rows.
 
@@ -171,25 +205,9 @@ def fit_one(key, classifier, impute="zero", random_state=0):
         return CellResult(key, classifier, float("nan"), 0, n_target, "", 0.0,
                           bl.NOT_AVAILABLE[classifier])
     start = time.perf_counter()
-    X_s, y_s, X_t, y_t = data.X_source, data.y_source, data.X_target, data.y_target
-    with threadpool_limits(limits=1, user_api="blas"):
-        if classifier in bl.BASELINES:
-            predicted, pipeline = bl.fit_baseline(classifier, X_s, y_s, X_t,
-                                                  n_folds=_N_FOLDS, random_state=random_state)
-            params = _describe(pipeline[-1].base_estimator_.best_params_)
-        elif classifier == "T-LR":
-            predicted, params = _oracle_predictions(X_t, y_t, random_state)
-        else:
-            if classifier == "S-SVM":
-                model = bl.svm_cv(n_folds=_N_FOLDS, random_state=random_state)
-            else:
-                loss = "quadratic" if classifier == "FLDA-Q" else "logistic"
-                theta = estimate_dropout(X_s, X_t) if classifier.startswith("FLDA") else None
-                model = _l2_cv(loss, theta, random_state)
-            model.fit(X_s, y_s)
-            predicted = model.predict(X_t)
-            params = _describe(model.best_params_)
-    wrong = int(np.sum(predicted != y_t))
+    predicted, params = fit_arrays(classifier, data.X_source, data.y_source, data.X_target,
+                                   data.y_target, random_state)
+    wrong = int(np.sum(predicted != data.y_target))
     return CellResult(key, classifier, wrong / n_target, wrong, n_target, params,
                       time.perf_counter() - start)
 
