@@ -292,6 +292,7 @@ def draw_options(source_table):
                       "lacks the label column.")
         st.radio("Missing values", tab.MISSING_OPTIONS, key="data.missing",
                  on_change=remember_choice, args=("data.missing",),
+                 disabled=st.session_state.get("data.mode") == "one",  # gaps are the target
                  format_func=MISSING_LABELS.get,
                  help="Zeros is the paper's choice for missing data at test time "
                       "(section 4.2.2): a missing value is a dropped-out feature, which is "
