@@ -80,17 +80,28 @@ def test_source_cv_passes_sample_weights_and_scales_gamma():
     assert np.all(weighted.predict(X) == 0)
 
 
-def test_fitting_a_baseline_leaves_metadata_routing_as_it_was():
-    # skada switches routing on when imported; the lazy import must not leak it
-    code = ("import sklearn\n"
-            "from tests.test_baselines import shifted_problem\n"
-            "from flda_core.experiments.baselines import fit_baseline\n"
-            "X_s, y_s, X_t, _ = shifted_problem(n=40)\n"
-            "fit_baseline('CORAL', X_s, y_s, X_t)\n"
-            "print(sklearn.get_config()['enable_metadata_routing'])\n")
+FIRST_SKADA_USE = {
+    "baseline": ("from tests.test_baselines import shifted_problem\n"
+                 "from flda_core.experiments.baselines import fit_baseline\n"
+                 "X_s, y_s, X_t, _ = shifted_problem(n=40)\n"
+                 "fit_baseline('CORAL', X_s, y_s, X_t)\n"),
+    "fetcher": ("import tempfile\n"
+                "from flda_core.datasets import benchmarks as bm\n"
+                "try:\n"
+                "    bm._skada_fetch(bm.BENCHMARKS['amazon'], 'books', tempfile.mkdtemp(), False)\n"
+                "except OSError:\n"
+                "    pass\n"),
+}
+
+
+@pytest.mark.parametrize("use", list(FIRST_SKADA_USE))
+def test_first_use_of_skada_leaves_metadata_routing_as_it_was(use):
+    # skada switches routing on when imported; the lazy imports must not leak it
+    code = ("import sys, sklearn\n" + FIRST_SKADA_USE[use]
+            + "print('skada' in sys.modules, sklearn.get_config()['enable_metadata_routing'])\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, timeout=120, check=True)
-    assert out.stdout.strip().splitlines()[-1] == "False"
+    assert out.stdout.strip().splitlines()[-1] == "True False"
 
 
 # ----------------------------------------------------------------------------- routing

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import sklearn
 
 from .digits import default_cache_dir, openml_reachable
 
@@ -163,7 +164,8 @@ def paper_rows(key):
 
 
 def _skada_fetch(benchmark, domain, data_home, download_if_missing):
-    from skada import datasets as sd  # imported here only: skada switches routing on
+    with sklearn.config_context():  # restores the routing flag skada's import switches on
+        from skada import datasets as sd
 
     kwargs = {}
     for name, value in benchmark.kwargs:
