@@ -137,3 +137,12 @@ def test_flda_requests_x_target_by_default():
     with sklearn.config_context(enable_metadata_routing=True):
         request = FLDAClassifier().get_metadata_routing()
         assert request.fit.requests["X_target"] is True
+
+
+def test_cv_folds_stratify_when_they_can_and_cover_every_row_once():
+    y = np.repeat([0, 1], [9, 6])
+    folds = list(bl.cv_folds(y, 3, 0))
+    assert [np.bincount(y[test]).tolist() for _, test in folds] == [[3, 2]] * 3
+    rare = np.array([0] * 10 + [1] * 10 + [2])  # a class with one row (arrhythmia's source)
+    folds = list(bl.cv_folds(rare, 3, 0))
+    assert sorted(np.concatenate([test for _, test in folds]).tolist()) == list(range(21))

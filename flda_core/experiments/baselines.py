@@ -54,7 +54,7 @@ from sklearn.utils.validation import check_is_fitted
 
 __all__ = [
     "BASELINES", "NOT_AVAILABLE", "BASELINE_NOTES", "C_GRID", "GAMMA_FACTORS",
-    "SourceCV", "logistic_cv", "svm_cv", "make_baseline", "domain_arrays",
+    "cv_folds", "SourceCV", "logistic_cv", "svm_cv", "make_baseline", "domain_arrays",
     "fit_baseline", "error_row",
 ]
 
@@ -89,7 +89,7 @@ TCA_MAX_ROWS = 600
 _SOURCE, _TARGET = 1, -2
 
 
-def _folds(y, n_folds, random_state):
+def cv_folds(y, n_folds, random_state):
     """Stratified folds when every class has ``n_folds`` rows, else shuffled folds."""
     counts = np.unique(y, return_counts=True)[1]
     n_folds = int(min(n_folds, len(y)))
@@ -152,7 +152,7 @@ class SourceCV(ClassifierMixin, BaseEstimator):
         candidates = self._candidates(X)
         errors = np.zeros(len(candidates))
         if len(candidates) > 1 and len(np.unique(y)) > 1:
-            folds = list(_folds(y, self.n_folds, self.random_state))
+            folds = list(cv_folds(y, self.n_folds, self.random_state))
             for train, test in folds:
                 for k, params in enumerate(candidates):
                     model = self._fit_one(params, X[train], y[train],

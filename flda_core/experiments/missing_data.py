@@ -137,7 +137,7 @@ def _oracle_predictions(X, y, random_state):
     """
     l2 = _l2_cv("logistic", None, random_state).fit(X, y).best_params_["l2"]
     predicted = np.empty(len(y), dtype=y.dtype)
-    for train, test in bl._folds(y, _N_FOLDS, random_state):
+    for train, test in bl.cv_folds(y, _N_FOLDS, random_state):
         model = _flda("logistic", None).set_params(l2=l2)
         if len(np.unique(y[train])) < 2:
             predicted[test] = y[train][0]
