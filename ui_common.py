@@ -343,6 +343,7 @@ PAGE_SPECS = (
     ("pages/transfer.py", "Transfer parameters", ":material/tune:"),
     ("pages/learning_curves.py", "Learning curves", ":material/show_chart:"),
     ("pages/digits.py", "Handwritten digits", ":material/draw:"),
+    ("pages/real_data.py", "Real data", ":material/table_chart:"),
     ("pages/your_data.py", "Your data", ":material/upload_file:"),
 )
 

@@ -161,6 +161,11 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
     array([0.5, 0. ])
     """
 
+    # Request X_target in fit by default, so that meta-estimators (GridSearchCV,
+    # cross_val_score, Pipeline) route it also when scikit-learn's metadata
+    # routing is on (skada switches it on for the whole process when imported).
+    __metadata_request__fit = {"X_target": True}
+
     _parameter_constraints = {
         "loss": [StrOptions({"logistic", "quadratic"})],
         "l2": [Interval(Real, 0, None, closed="left")],

@@ -23,6 +23,7 @@ Session state (keys with the page prefix survive switching pages):
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 import ui_common
@@ -32,6 +33,8 @@ from flda_core.errors import DataValidationError
 from flda_core.experiments import your_data as yd
 from flda_core.figures import tabular as figs
 from flda_core.names import TABLE_CLASSIFIERS
+from flda_core.datasets import uci
+from flda_core.experiments import baselines as bl
 
 SLOTS = ("source", "target")
 FILES_KEY = "data.files"
@@ -40,7 +43,10 @@ SEEN_KEY = "data.seen_uploads"
 SAMPLE_KEY = "data.sample"
 CHOICES_KEY = "data.choices"
 CHOICE_KEYS = ("data.label", "data.exclude", "data.match", "data.missing", "data.l2",
-               "data.scale", "data.top_n")
+               "data.scale", "data.top_n", "data.mode", "data.baselines")
+#: "two": a source and a target file; "one": one file split into complete rows
+#: (source) and rows with gaps (target), the paper's protocol of section 4.2.2.
+MODE_LABELS = {"two": "a source and a target file", "one": "one file with gaps"}
 UPLOAD_KEYS = {"source": "data_source_upload", "target": "data_target_upload"}
 L2_OPTIONS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 MISSING_LABELS = {"zero": "treat as zeros (dropped-out features)",
@@ -53,6 +59,8 @@ SETTINGS = [
     ui_common.Setting("data.l2", 1e-3, options=L2_OPTIONS),
     ui_common.Setting("data.scale", True),
     ui_common.Setting("data.top_n", figs.DEFAULT_TOP_FEATURES, lo=5, hi=60),
+    ui_common.Setting("data.mode", "two", options=tuple(MODE_LABELS)),
+    ui_common.Setting("data.baselines", False),
 ]
 
 
@@ -66,9 +74,31 @@ def parse_cached(raw, name):
 @st.cache_data(show_spinner=False, max_entries=16)
 def prepare_cached(source_raw, source_name, target_raw, target_name, label, match, missing,
                    exclude, scale):
-    return tab.prepare_domains(parse_cached(source_raw, source_name),
-                               parse_cached(target_raw, target_name), label, match=match,
-                               missing=missing, exclude=exclude, scale=scale)
+    if target_raw is None:  # one file with gaps: complete rows vs rows with a gap
+        source, target = uci.split_by_missing(parse_cached(source_raw, source_name), label,
+                                              exclude)
+    else:
+        source, target = parse_cached(source_raw, source_name), parse_cached(target_raw,
+                                                                            target_name)
+    return tab.prepare_domains(source, target, label, match=match, missing=missing,
+                               exclude=exclude, scale=scale)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def baseline_cached(inputs, name, seed):
+    prepared = prepare_cached(*inputs)
+    return bl.error_row(name, prepared.X_source, prepared.y_source, prepared.X_target,
+                        prepared.y_target, prepared.target_labelled, random_state=seed)
+
+
+def run_baselines(inputs, seed):
+    """Error rows of the skada baselines (KMM, SA, TCA, CORAL, OT), with progress."""
+    rows = []
+    with ui_common.progress_bar("Fitting the baselines…") as progress:
+        for i, name in enumerate(bl.BASELINES):
+            progress(i / len(bl.BASELINES), f"Fitting {name} ({i + 1} of {len(bl.BASELINES)})…")
+            rows.append(baseline_cached(inputs, name, seed))
+    return rows
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -150,6 +180,27 @@ def load_sample(key):
         set_choice("data.exclude", [])
 
 
+def load_uci_sample(key):
+    """Load one shipped UCI file as the file with gaps (button callback)."""
+    spec = uci.UCI_SETS[key]
+    if accept_file("source", spec.file, (uci.UCI_DIR / spec.file).read_bytes()):
+        st.session_state[SAMPLE_KEY] = ""
+        set_choice("data.label", spec.label)
+        set_choice("data.exclude", list(spec.exclude))
+
+
+def draw_uci_samples():
+    st.markdown("**…or load a UCI data set with gaps** (`sample_data/uci/`, CC BY 4.0; "
+                "the paper's section 4.2.2):")
+    keys = [k for k in uci.UCI_SETS if k != "automobile"]  # automobile has text features
+    for column, key in zip(st.columns(len(keys)), keys):
+        column.button(uci.UCI_SETS[key].title, key=f"data_uci_{key}", on_click=load_uci_sample,
+                      args=(key,), width="stretch",
+                      help=f"{uci.UCI_SETS[key].file}: label '{uci.UCI_SETS[key].label}'"
+                           + "".join(f"; '{c}' ignored ({why})"
+                                     for c, why in uci.UCI_SETS[key].exclude.items()) + ".")
+
+
 def loaded(slot):
     return st.session_state.get(FILES_KEY, {}).get(slot)
 
@@ -171,6 +222,12 @@ def show_file_status(slot):
 
 def draw_loaders():
     st.subheader("1 · Load a source and a target file")
+    st.radio("Files", tuple(MODE_LABELS), key="data.mode", format_func=MODE_LABELS.get,
+             horizontal=True, on_change=remember_choice, args=("data.mode",),
+             help="One file with gaps: the paper's missing data at test time in one click "
+                  "(section 4.2.2) — rows without an empty feature cell become the labelled "
+                  "source, rows with one become the target, and the gaps are zeros.")
+    one_file = st.session_state["data.mode"] == "one"
     columns = st.columns(2)
     help_text = {
         "source": ("CSV with a header row: one column per feature and a label column "
@@ -181,15 +238,19 @@ def draw_loaders():
                    "position). A label column is optional: with it the page reports errors, "
                    "without it only predictions. FLDA itself never sees the target labels."),
     }
-    titles = {"source": "Source CSV (labelled training data)",
+    titles = {"source": "CSV with gaps (labelled; split in two)" if one_file else
+              "Source CSV (labelled training data)",
               "target": "Target CSV (data to adapt to)"}
-    for slot, column in zip(SLOTS, columns):
+    for slot, column in zip(SLOTS[:1] if one_file else SLOTS, columns):
         with column:
             uploaded = st.file_uploader(
                 titles[slot], type=["csv", "tsv", "txt"], key=UPLOAD_KEYS[slot],
                 help=help_text[slot], max_upload_size=csvio.MAX_FILE_BYTES // 2**20)
             take_upload(slot, uploaded)
             show_file_status(slot)
+    if one_file:
+        draw_uci_samples()
+        return
     st.markdown("**…or load a sample pair** (files in `sample_data/`):")
     sample_columns = st.columns(len(tab.SAMPLE_SETS))
     for column, (key, sample) in zip(sample_columns, tab.SAMPLE_SETS.items()):
@@ -234,6 +295,7 @@ def draw_options(source_table):
                       "lacks the label column.")
         st.radio("Missing values", tab.MISSING_OPTIONS, key="data.missing",
                  on_change=remember_choice, args=("data.missing",),
+                 disabled=st.session_state.get("data.mode") == "one",  # gaps are the target
                  format_func=MISSING_LABELS.get,
                  help="Zeros is the paper's choice for missing data at test time "
                       "(section 4.2.2): a missing value is a dropped-out feature, which is "
@@ -246,6 +308,11 @@ def draw_options(source_table):
                          help="Ridge penalty l2·‖w‖² added to the mean (expected) loss of "
                               "every classifier (S-LS, S-LR, FLDA-Q, FLDA-L, T-LR). Larger "
                               "values give smaller weights. 1e-3 suits a few hundred rows.")
+        st.checkbox("Add the domain-adaptation baselines", key="data.baselines",
+                    on_change=remember_choice, args=("data.baselines",),
+                    help="Add KMM, SA, TCA, CORAL and optimal transport (skada library, as "
+                         "on the Real data page) to the error table; their classifiers' C "
+                         "(and SVM bandwidth) by cross-validation on the source. Slower.")
         st.checkbox("Scale features (divide by source RMS)", key="data.scale",
                     on_change=remember_choice, args=("data.scale",),
                     help="Divides every feature by its root mean square in the source so one "
@@ -320,7 +387,7 @@ def error_columns():
         "family": column.TextColumn(
             "family", width=65,
             help="source: naive source classifier (orange); flda: FLDA (green); "
-                 "target: oracle (purple)."),
+                 "target: oracle (purple); baseline: skada domain adaptation (blue)."),
         "error": column.NumberColumn(
             "error", width=65, format="%.3f",
             help="Fraction of the labelled target rows classified wrongly."),
@@ -357,9 +424,11 @@ def prediction_columns(predictions):
     return config
 
 
-def show_results(prepared, models, source_name, target_name, top_n):
+def show_results(prepared, models, source_name, target_name, top_n, baseline_rows=()):
     thetas = yd.theta_frame(prepared, models)
     errors = yd.target_error_table(prepared, models)
+    if baseline_rows and len(errors):
+        errors = pd.concat([errors, pd.DataFrame(list(baseline_rows))], ignore_index=True)
     predictions = yd.predictions_frame(prepared, models)
     section = iter(range(3, 10))  # steps 1 and 2 are the loaders and the options
 
@@ -466,11 +535,16 @@ def sync_sample_url():
         del st.query_params["sample"]
 
 
-def read_inputs(source, target):
-    """The hashable arguments of :func:`prepare_cached` from the files and the options."""
+def read_inputs(source, target, one_file=False):
+    """The hashable arguments of :func:`prepare_cached` from the files and the options.
+
+    With one file (``one_file``), its gaps are what the target has: they are
+    treated as zeros, as in the paper's missing-data protocol (section 4.2.2).
+    """
     state = st.session_state
     return (source["bytes"], source["name"], target["bytes"], target["name"],
-            state["data.label"], state["data.match"], state["data.missing"],
+            state["data.label"], state["data.match"],
+            "zero" if one_file else state["data.missing"],
             tuple(state.get("data.exclude", [])), bool(state["data.scale"]))
 
 
@@ -495,9 +569,14 @@ def main():
             "(sections 3.3–3.4 of the paper). Missing cells count as dropped-out features.")
         draw_loaders()
 
+    one_file = st.session_state.get("data.mode") == "one"
     source, target = loaded("source"), loaded("target")
+    if one_file and source:
+        target = {"bytes": None, "name": f"{source['name']} (rows with gaps)"}
     if not (source and target):
         missing = [slot for slot in SLOTS if not loaded(slot)]
+        if one_file:
+            missing = ["file with gaps"]
         st.info(f"Load a {' and a '.join(missing)} file (or a sample pair) to see results.",
                 icon=":material/upload_file:")
         return
@@ -510,7 +589,7 @@ def main():
     remember_choices()
     ui_common.write_to_url(SETTINGS)
     sync_sample_url()
-    inputs = read_inputs(source, target)
+    inputs = read_inputs(source, target, one_file)
     try:
         prepared = prepare_cached(*inputs)
     except DataValidationError as error:
@@ -518,8 +597,14 @@ def main():
     if not present:
         show_report(prepared, source["name"], target["name"])
     models = fit_all_models(inputs, float(st.session_state["data.l2"]))
+    baseline_rows = ()
+    if st.session_state.get("data.baselines") and prepared.has_target_labels:
+        try:
+            baseline_rows = run_baselines(inputs, ui_common.get_seed())
+        except ValueError as error:
+            st.warning(f"The baselines could not be fitted: {error}", icon=":material/warning:")
     show_results(prepared, models, source["name"], target["name"],
-                 int(st.session_state["data.top_n"]))
+                 int(st.session_state["data.top_n"]), baseline_rows)
 
 
 main()

@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 
 from ..safe_text import escape_plotly
 from .style import CLASS_COLORS, FAMILY_COLORS, classifier_color
+from .real_data import color_of
 
 __all__ = ["feature_theta_figure", "nonzero_proportion_figure", "target_error_figure",
            "prediction_mix_figure", "feature_weights_figure", "top_changed_features",
@@ -159,7 +160,7 @@ def target_error_figure(errors):
     """
     fig = go.Figure(go.Bar(
         x=errors["classifier"], y=errors["error"],
-        marker_color=[classifier_color(n) for n in errors["classifier"]],
+        marker_color=[color_of(n) for n in errors["classifier"]],  # baselines: blue
         text=[f"{e:.3f}" for e in errors["error"]], textposition="outside",
         customdata=np.column_stack([errors["errors"], errors["n_target"]]),
         hovertemplate=("<b>%{x}</b><br>error %{y:.3f}"

@@ -590,6 +590,11 @@ def _digits_control(page, tracker):
     return None
 
 
+def _real_data_control(page, tracker):
+    value = press_slider(page, tracker, "Features shown", "ArrowLeft")
+    return "top_n", str(int(float(value)))
+
+
 def _your_data_prepare(page, tracker):
     """The page starts empty: load the first sample pair, as a visitor would."""
     button = page.locator('[data-testid="stButton"] button').filter(
@@ -613,6 +618,8 @@ PAGES = (
              _learning_control),
     PageSpec("digits", "Handwritten digits", "Handwritten digits", "digits",
              _digits_control),
+    PageSpec("real_data", "Real data", "Real data: missing data at test time", "real_data",
+             _real_data_control),
     PageSpec("your_data", "Your data", "Your data", "your_data", _your_data_control,
              prepare=_your_data_prepare),
 )
