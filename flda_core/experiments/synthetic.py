@@ -177,7 +177,7 @@ def _error(clf_coef, clf_intercept, X, y):
     return float(np.mean((scores > 0).astype(int) != y))
 
 
-def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None):
+def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None, estimator=None):
     """Fit one of the paper's classifiers on ``pair`` and measure its errors.
 
     Parameters
@@ -197,6 +197,10 @@ def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None):
         Fixed dropout probabilities for ``family="flda"`` (section 4.1.3).
     perturbation : float, optional
         Recorded in the result (see :func:`perturbation_sweep`).
+    estimator : FLDAClassifier, optional
+        Refit this estimator (its ``loss``, ``l2`` and ``theta`` are set here)
+        instead of a new one; one with ``warm_start=True`` reused over calls
+        starts each fit from the previous solution.
 
     Returns
     -------
@@ -209,7 +213,8 @@ def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None):
     if len(pair.classes) != 2:
         raise ValueError("fit_linear handles two classes (the paper's section 4.1); "
                          f"got {len(pair.classes)}.")
-    clf = FLDAClassifier(loss=loss, l2=l2, theta=theta if family == "flda" else None)
+    clf = FLDAClassifier() if estimator is None else estimator
+    clf.set_params(loss=loss, l2=l2, theta=theta if family == "flda" else None)
     if family == "source":
         clf.fit(pair.X_source, pair.y_source)
     elif family == "target":
@@ -366,14 +371,18 @@ def perturbation_sweep(pair, perturbations, feature=0, losses=LOSSES, l2=0.0,
             f"theta[{feature}] = {base[feature]:.3f} plus {bad} leaves [0, 1]; "
             "use feasible_perturbations() to keep only valid perturbations.")
     jobs = [(loss, d) for loss in losses for d in perturbations]
-    fits = []
+    fits, warm_estimators = [], {}
     for i, (loss, d) in enumerate(jobs):
         if progress is not None:
             progress(i / len(jobs), f"Fitting {classifier_name('flda', loss)} with "
                                     f"theta_{feature + 1} {d:+.2f} ({i + 1}/{len(jobs)})")
         theta = base.copy()
         theta[feature] = min(1.0, max(0.0, base[feature] + d))
-        fits.append(fit_linear(pair, "flda", loss, l2=l2, theta=theta, perturbation=d))
+        # One warm-started estimator per loss: each refit starts from the
+        # previous perturbation's solution (FLDA-L needs fewer L-BFGS steps).
+        warm = warm_estimators.setdefault(loss, FLDAClassifier(warm_start=True))
+        fits.append(fit_linear(pair, "flda", loss, l2=l2, theta=theta, perturbation=d,
+                               estimator=warm))
     if progress is not None:
         progress(1.0, "Done")
     return fits
