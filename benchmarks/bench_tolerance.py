@@ -82,8 +82,11 @@ from flda_core.transfer import dropout_variance_factor, estimate_dropout, nonzer
 
 #: Tolerances compared; the first is the reference ("tightest") solution.
 TOLS = (1e-8, 1e-6, 1e-5, 1e-4, 1e-3)
-#: A reported error that moves by more than this counts as changed.
+#: A reported error that moves by more than this (or by more than one
+#: evaluation sample, when that is coarser) counts as changed.
 ERROR_CHANGE = 1e-3
+#: Binary scores within this fraction of ``|x|.|w| + |b|`` of 0 are ties (class 0).
+TIE_RTOL = 1e-6
 MAX_ITER = 1000
 
 
@@ -116,12 +119,32 @@ def objective(clf, X, y):
                                           clf.l2)[0]
 
 
+def error_rate(model, X, y):
+    """Misclassification rate; a binary score within ``TIE_RTOL`` of 0 is a tie.
+
+    Count data live on a lattice, and at small ``n`` the optimal boundary can
+    pass exactly through lattice points (e.g. ``x1 + 2 x2 = 12`` for a
+    2-sample learning-curve subset): whole validation points then sit at a
+    score of ~1e-12 relative, and L-BFGS at any tolerance puts them on either
+    side at random.  Those ties are assigned to class 0 here, so the table
+    measures the tolerance, not a coin toss (``learning_curves.error_rates``
+    does the same at 1e-9).
+    """
+    scores = model.decision_function(X)
+    if scores.ndim == 1:
+        scale = np.abs(X) @ np.abs(model.coef_[0]) + np.abs(model.intercept_[0])
+        index = (scores > TIE_RTOL * scale).astype(int)
+    else:
+        index = np.argmax(scores, axis=1)
+    return float(np.mean(model.classes_[index] != y))
+
+
 def run_fit(fit, tol):
     start = time.perf_counter()
     clf = FLDAClassifier(loss="logistic", l2=fit.l2, theta=fit.theta, tol=tol,
                          max_iter=MAX_ITER).fit(fit.X, fit.y, X_target=fit.X_target)
     seconds = time.perf_counter() - start
-    error = float(np.mean(clf.predict(fit.X_eval) != fit.y_eval))
+    error = error_rate(clf, fit.X_eval, fit.y_eval)
     return error, objective(clf, fit.X, fit.y), seconds, int(clf.n_iter_)
 
 
@@ -132,7 +155,7 @@ def run_lr(fit, tol=1e-4):
     start = time.perf_counter()
     lr = LogisticRegression(C=C, tol=tol, max_iter=MAX_ITER).fit(fit.X, fit.y)
     seconds = time.perf_counter() - start
-    return float(np.mean(lr.predict(fit.X_eval) != fit.y_eval)), seconds
+    return error_rate(lr, fit.X_eval, fit.y_eval), seconds, int(lr.n_iter_.max())
 
 
 def _cell_means(fits, errors):
@@ -142,9 +165,12 @@ def _cell_means(fits, errors):
     return {c: float(np.mean(e)) for c, e in cells.items()}
 
 
-def _largest_change(cells, reference):
+def _largest_change(cells, reference, fits):
+    """Largest |change| of a reported error, its cell, and how many cells changed."""
+    allowed = {f.cell: max(ERROR_CHANGE, 1.0 / len(f.y_eval)) + 1e-12 for f in fits}
     worst = max(cells, key=lambda c: abs(cells[c] - reference[c]))
-    return abs(cells[worst] - reference[worst]), worst
+    n_changed = sum(abs(cells[c] - reference[c]) > allowed[c] for c in cells)
+    return abs(cells[worst] - reference[worst]), worst, n_changed
 
 
 def evaluate(name, fits):
@@ -155,23 +181,25 @@ def evaluate(name, fits):
         results[tol] = (_cell_means(fits, [r[0] for r in rows]), [r[1] for r in rows],
                         sum(r[2] for r in rows), sum(r[3] for r in rows))
     lr_default = [run_lr(f) for f in fits]
-    t_lr = sum(r[1] for r in lr_default)
-    lr_change, lr_cell = _largest_change(_cell_means(fits, [r[0] for r in lr_default]),
-                                         _cell_means(fits, [run_lr(f, TOLS[0])[0] for f in fits]))
+    t_lr, it_lr = sum(r[1] for r in lr_default), sum(r[2] for r in lr_default)
+    lr_change, lr_cell, _ = _largest_change(
+        _cell_means(fits, [r[0] for r in lr_default]),
+        _cell_means(fits, [run_lr(f, TOLS[0])[0] for f in fits]), fits)
     ref_cells, ref_obj = results[TOLS[0]][0], results[TOLS[0]][1]
     print(f"\n{name}: {len(fits)} fits, {len(ref_cells)} reported errors.\n"
-          f"  LogisticRegression at its default tol=1e-4: {t_lr:.3f} s; its errors differ from "
+          f"  LogisticRegression at its default tol=1e-4: {t_lr:.3f} s, {it_lr} iterations; "
+          "its errors differ from "
           f"its own tol={TOLS[0]:g} fits by up to {lr_change:.4f} ({lr_cell})")
-    print(f"  {'tol':>6} | {'max |d err|':>11} | {'mean err':>8} | {'obj gap':>8} | "
-          f"{'time s':>7} | {'iters':>6} | {'/LR':>5} | largest change in")
+    print(f"  {'tol':>6} | {'max |d err|':>11} | {'changed':>7} | {'mean err':>8} | "
+          f"{'obj gap':>8} | {'time s':>7} | {'iters':>6} | {'/LR':>5} | largest change in")
     changes = {}
     for tol, (cells, objs, seconds, iters) in results.items():
-        change, cell = _largest_change(cells, ref_cells)
+        change, cell, n_changed = _largest_change(cells, ref_cells, fits)
         gap = max((o - r) / max(abs(r), 1e-300) for o, r in zip(objs, ref_obj))
-        changes[tol] = change
-        print(f"  {tol:6.0e} | {change:11.4f} | {np.mean(list(cells.values())):8.4f} | "
-              f"{gap:8.1e} | {seconds:7.3f} | {iters:6d} | {seconds / t_lr:5.2f} | "
-              f"{cell if change > 0 else '-'}")
+        changes[tol] = (change, n_changed)
+        print(f"  {tol:6.0e} | {change:11.4f} | {n_changed:7d} | "
+              f"{np.mean(list(cells.values())):8.4f} | {gap:8.1e} | {seconds:7.3f} | "
+              f"{iters:6d} | {seconds / t_lr:5.2f} | {cell if change > 0 else '-'}")
     return changes
 
 
@@ -249,9 +277,82 @@ def uci_fits(quick):
             warnings.simplefilter("ignore", ConvergenceWarning)
             l2_plain = cv_l2(Xs, ys, "logistic", n_folds=5)
             l2_flda = cv_l2(Xs, ys, "logistic", "dropout", {"theta": theta}, n_folds=5)
+            if not quick:
+                chosen = {tol: cv_l2(Xs, ys, "logistic", "dropout", {"theta": theta}, 5,
+                                     tol=tol) for tol in TOLS}
+                print(f"  {name} FLDA-L: l2 chosen by 5-fold CV with fits at "
+                      + ", ".join(f"tol {t:.0e} -> {v:g}" for t, v in chosen.items()))
         fits += [Fit(f"{name} S-LR", Xs, ys, zeros, yt, l2=l2_plain),
                  Fit(f"{name} FLDA-L", Xs, ys, zeros, yt, l2=l2_flda, theta=theta)]
     return fits
+
+
+def helper_settings():
+    """Digits (Table 4) as the page computes it, with the helpers' old and new tolerances.
+
+    Old: cross-validation fits at 1e-3, final fit at 1e-4; new: 1e-4 and 1e-6
+    (the defaults of ``cross_validate_l2`` / ``fit_method`` now).  Both use
+    the warm-started cross-validation.  Reference: CV and fit at 1e-8.
+    """
+    data = dg.make_offline_domains(random_state=0)
+    print("\nDigits as on the page (l2 by 3-fold CV on the source, then one fit): "
+          "target error and time per (CV tol, fit tol)")
+    settings = {"old (1e-3, 1e-4)": (1e-3, 1e-4), "new (1e-4, 1e-6)": (1e-4, 1e-6),
+                "tight (1e-8, 1e-8)": (1e-8, 1e-8)}
+    print(f"  {'':18}" + "".join(f" | {k:>24}" for k in settings))
+    for direction in ("A → B", "B → A"):
+        Xs, ys, Xt, yt = dg.direction_data(data, direction)
+        theta = estimate_dropout(Xs, Xt)
+        for method in ("S-LR", "FLDA-L"):
+            cells = []
+            for cv_tol, fit_tol in settings.values():
+                start = time.perf_counter()
+                l2, _ = dg.cross_validate_l2(Xs, ys, method, theta, tol=cv_tol)
+                model = dg.make_classifier(method, l2, theta, tol=fit_tol).fit(Xs, ys)
+                seconds = time.perf_counter() - start
+                error = np.mean(model.predict(Xt) != yt)
+                cells.append(f"err {error:.4f} l2 {l2:<6g} {seconds:5.2f} s")
+            print(f"  {direction} {method:6}" + "".join(f" | {c:>24}" for c in cells))
+
+
+def warm_start_savings(pair):
+    """Total L-BFGS iterations with and without warm starts, and the largest
+    difference of a target error between the two, along (a) the digits
+    cross-validation grid and (b) Table 1's perturbation sweep."""
+    from sklearn.model_selection import StratifiedKFold
+    print("\nWarm starts (tol 1e-6 fits; 1e-4 for the CV grid as in cross_validate_l2): "
+          "total L-BFGS iterations cold -> warm, largest |d err|")
+    data = dg.make_offline_domains(random_state=0)
+    grid = sorted(dg.L2_GRID, reverse=True)
+    for direction in ("A → B", "B → A"):
+        Xs, ys, Xt, _ = dg.direction_data(data, direction)
+        theta = estimate_dropout(Xs, Xt)
+        iters, errors = {False: 0, True: 0}, {False: [], True: []}
+        for train, test in StratifiedKFold(3, shuffle=True, random_state=0).split(Xs, ys):
+            for warm in (False, True):
+                model = dg.make_classifier("FLDA-L", grid[0], theta, tol=1e-4)
+                model.set_params(warm_start=warm)
+                for l2 in grid:
+                    model.set_params(l2=l2).fit(Xs[train], ys[train])
+                    iters[warm] += model.n_iter_
+                    errors[warm].append(np.mean(model.predict(Xs[test]) != ys[test]))
+        change = np.max(np.abs(np.subtract(errors[True], errors[False])))
+        print(f"  digits {direction} FLDA-L, 3 folds x l2 {grid}: {iters[False]} -> "
+              f"{iters[True]} iterations ({iters[True] / iters[False]:.2f}x), "
+              f"|d err| <= {change:.4f}")
+    base = estimate_dropout(pair.X_source, pair.X_target)
+    iters, errors = {False: 0, True: 0}, {False: [], True: []}
+    for warm in (False, True):
+        model = FLDAClassifier(warm_start=warm)
+        for d in ex.PAPER_PERTURBATIONS:
+            theta = base.copy()
+            theta[0] = min(1.0, base[0] + d)
+            model.set_params(theta=theta).fit(pair.X_source, pair.y_source)
+            iters[warm] += model.n_iter_
+            errors[warm].append(np.mean(model.predict(pair.X_target) != pair.y_target))
+    change = np.max(np.abs(np.subtract(errors[True], errors[False])))
+    print(f"  Table 1 sweep, FLDA-L, theta_1 + {ex.PAPER_PERTURBATIONS}: {iters[False]} -> "
+          f"{iters[True]} iterations ({iters[True] / iters[False]:.2f}x), |d err| <= {change:.4f}")
 
 
 def main(argv=None):
@@ -262,7 +363,7 @@ def main(argv=None):
     repeats = 3 if args.quick else 10
     print(f"tolerances {TOLS}; reference = {TOLS[0]:g}; 'changed' = a reported error "
           f"moves by more than {ERROR_CHANGE}")
-    worst = {tol: 0.0 for tol in TOLS}
+    worst = {tol: (0.0, 0) for tol in TOLS}
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         _, fits1 = synthetic_fits("bernoulli", ex.PAPER_FIGURE1.params, n)
@@ -284,13 +385,24 @@ def main(argv=None):
             fits = make()
             if not fits:
                 continue
-            for tol, change in evaluate(name, fits).items():
-                worst[tol] = max(worst[tol], change)
+            changes = evaluate(name, fits)
+            if "ridge 0" in name:
+                print("  (not counted below: without a penalty the small subsets are "
+                      "separable, the objective has no minimiser, and every tolerance "
+                      "stops at another point of a diverging path)")
+                continue
+            for tol, (change, n_changed) in changes.items():
+                worst[tol] = (max(worst[tol][0], change), worst[tol][1] + n_changed)
+        helper_settings()
+        warm_start_savings(pair2)
     print("\nLargest change of any reported target error vs tol = "
-          f"{TOLS[0]:g}, over all experiments:")
-    for tol, change in worst.items():
-        flag = "changed" if change > ERROR_CHANGE else "unchanged"
-        print(f"  tol {tol:6.0e}: {change:.4f} ({flag})")
+          f"{TOLS[0]:g}, over the experiments with a minimiser:")
+    for tol, (change, n_changed) in worst.items():
+        print(f"  tol {tol:6.0e}: up to {change:.4f}; {n_changed} reported errors changed")
+    safe = [tol for tol in TOLS if all(worst[t][1] == 0 for t in TOLS if t <= tol)]
+    print(f"Loosest tolerance with no reported error moving by more than {ERROR_CHANGE} "
+          f"(or one evaluation sample): {max(safe):g} "
+          f"(FLDAClassifier's default: {FLDAClassifier().tol:g})")
 
 
 if __name__ == "__main__":
