@@ -1,8 +1,11 @@
 """warm_start=True: same solution as a cold fit (to solver tolerance), fewer iterations."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 
 from flda_core.classifier import FLDAClassifier
 from flda_core.datasets import digits as dg
@@ -49,7 +52,10 @@ def test_warm_started_logistic_fit_equals_cold_fit(n_classes, transfer):
         assert np.all(warm.coef_[:, 1] == 0)
     # Refitting at the same parameters starts at the optimum: the starting point
     # is mapped exactly (scaled coordinates, intercept shift of the general path).
-    again = warm.fit(X, y, X_target=target)
+    # ... and that is a normal convergence, not a ConvergenceWarning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        again = warm.fit(X, y, X_target=target)
     assert again.n_iter_ <= 1
     np.testing.assert_allclose(again.coef_, cold.coef_, atol=2e-5)
 
@@ -122,3 +128,17 @@ def test_cross_validation_on_digits_matches_cold_fits_per_grid_point():
             model = dg.make_classifier("FLDA-L", l2, theta, tol=1e-7, max_iter=5000)
             cold[k] += np.mean(model.fit(X[train], y[train]).predict(X[test]) != y[test]) / 3
     np.testing.assert_allclose([errors[l2] for l2 in grid], cold, atol=1e-12)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_refit_from_a_converged_start_stops_at_once_without_a_warning(n_classes):
+    """A warm start that is already converged (gradient below tol) is a normal,
+    zero-iteration stop: the weights stay as they are and nothing is "wrong"."""
+    X, y, theta = _data(n_classes=n_classes)
+    clf = FLDAClassifier(theta=theta, l2=1e-2, tol=1e-6, warm_start=True).fit(X, y)
+    coef = clf.coef_.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf.fit(X, y)
+    assert clf.n_iter_ == 0
+    np.testing.assert_array_equal(clf.coef_, coef)
