@@ -832,7 +832,8 @@ def make_classifier(method, l2, theta=None, tol=1e-6, max_iter=1000):
     S-LS / S-LR / T-LR use ``theta = 0`` (plain least squares / logistic
     regression), FLDA-Q / FLDA-L the given dropout ``theta``.  ``tol=1e-6``
     (the classifier's default): at 1e-5 the Table 4 errors of the offline
-    domains move by 0.002, at 1e-4 by 0.025 (``benchmarks/bench_tolerance.py``).
+    domains move by up to 0.002, at 1e-4 by up to 0.06
+    (``benchmarks/bench_tolerance.py``).
     """
     loss = "quadratic" if method in ("S-LS", "FLDA-Q", "T-LS") else "logistic"
     if method not in METHODS and method != "T-LS":

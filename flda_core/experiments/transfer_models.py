@@ -46,8 +46,8 @@ def fit_flda(X, y, loss, l2, transfer="dropout", params=None, tol=1e-6, max_iter
     """:class:`FLDAClassifier` with given transfer parameters (``None``: the plain classifier).
 
     ``tol=1e-6``: looser L-BFGS tolerances move the missing-data (Table 3)
-    target errors by up to 0.027 (1e-4) on the UCI data; see
-    ``benchmarks/bench_tolerance.py``.
+    target errors on the UCI data by up to 0.008 (1e-4) and 0.02 (1e-3);
+    see ``benchmarks/bench_tolerance.py``.
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
