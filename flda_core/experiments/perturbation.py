@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..classifier import FLDAClassifier
 from ..datasets.numbers import format_values
 from ..names import FAMILIES, LOSS_TITLES, LOSSES, classifier_name
 from ..transfer import estimate_dropout
@@ -105,8 +106,14 @@ def perturbation_sweep(pair, perturbations, feature=0, losses=LOSSES, l2=0.0,
             f"theta[{feature}] = {base[feature]:.3f} plus {bad} leaves [0, 1]; "
             "use feasible_perturbations() to keep only valid perturbations.")
     if fit is None:
+        # One warm-started estimator per loss: each refit starts from the
+        # previous perturbation's solution (FLDA-L needs fewer L-BFGS steps).
+        warm_estimators = {}
+
         def fit(family, loss, l2, theta=None, perturbation=None):
-            return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation)
+            warm = warm_estimators.setdefault(loss, FLDAClassifier(warm_start=True))
+            return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation,
+                              estimator=warm)
     jobs = [(loss, d) for loss in losses for d in perturbations]
     fits = []
     for i, (loss, d) in enumerate(jobs):

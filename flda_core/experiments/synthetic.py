@@ -168,7 +168,7 @@ def matching_paper_setting(distribution, params, theta, n_source=None, n_target=
     return None
 
 
-def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None):
+def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None, estimator=None):
     """Fit one of the paper's classifiers on ``pair`` and measure its errors.
 
     Parameters
@@ -188,6 +188,10 @@ def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None):
         Fixed dropout probabilities for ``family="flda"`` (section 4.1.3).
     perturbation : float, optional
         Recorded in the result (see :func:`perturbation_sweep`).
+    estimator : FLDAClassifier, optional
+        Refit this estimator (its ``loss``, ``l2`` and ``theta`` are set here)
+        instead of a new one; one with ``warm_start=True`` reused over calls
+        starts each fit from the previous solution.
 
     Returns
     -------
@@ -200,7 +204,8 @@ def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None):
     if len(pair.classes) != 2:
         raise ValueError("fit_linear handles two classes (the paper's section 4.1); "
                          f"got {len(pair.classes)}.")
-    clf = FLDAClassifier(loss=loss, l2=l2, theta=theta if family == "flda" else None)
+    clf = FLDAClassifier() if estimator is None else estimator
+    clf.set_params(loss=loss, l2=l2, theta=theta if family == "flda" else None)
     if family == "source":
         clf.fit(pair.X_source, pair.y_source)
     elif family == "target":

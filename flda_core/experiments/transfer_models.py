@@ -42,8 +42,13 @@ L2_GRID = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)
 TAGS = {"logistic": ("L", "S-LR", "T-LR"), "quadratic": ("Q", "S-LS", "T-LS")}
 
 
-def fit_flda(X, y, loss, l2, transfer="dropout", params=None, tol=1e-4, max_iter=500):
-    """:class:`FLDAClassifier` with given transfer parameters (``None``: the plain classifier)."""
+def fit_flda(X, y, loss, l2, transfer="dropout", params=None, tol=1e-6, max_iter=1000):
+    """:class:`FLDAClassifier` with given transfer parameters (``None``: the plain classifier).
+
+    ``tol=1e-6``: looser L-BFGS tolerances move the missing-data (Table 3)
+    target errors on the UCI data by up to 0.008 (1e-4) and 0.02 (1e-3);
+    see ``benchmarks/bench_tolerance.py``.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return FLDAClassifier(loss=loss, l2=l2, transfer=transfer, transfer_params=params,
@@ -61,12 +66,16 @@ def _folds(y, n_folds, seed):
     return StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed).split(y, y)
 
 
-def cv_l2(X, y, loss, transfer="dropout", params=None, n_folds=3, grid=L2_GRID):
-    """The ``l2`` in ``grid`` with the lowest k-fold error on ``(X, y)``; ties -> larger."""
+def cv_l2(X, y, loss, transfer="dropout", params=None, n_folds=3, grid=L2_GRID, tol=1e-4):
+    """The ``l2`` in ``grid`` with the lowest k-fold error on ``(X, y)``; ties -> larger.
+
+    Logistic fits stop at ``tol`` (the ``l2`` chosen at 1e-4 equals the one
+    chosen at 1e-8 in ``benchmarks/bench_tolerance.py``).
+    """
     errors = np.zeros(len(grid))
     for train, test in _folds(y, n_folds, 0):
         for k, l2 in enumerate(grid):
-            model = fit_flda(X[train], y[train], loss, l2, transfer, params, tol=1e-3)
+            model = fit_flda(X[train], y[train], loss, l2, transfer, params, tol=tol)
             errors[k] += _error(model, X[test], y[test])
     best = max(range(len(grid)), key=lambda k: (-round(errors[k], 12), grid[k]))
     return float(grid[best])
