@@ -207,29 +207,38 @@ def _gram_block(block, columns):
     return (G.toarray() if sp.issparse(G) else np.asarray(G),)
 
 
-def _centred_product_block(block, columns, v, mu_v):
-    """``(X_bᵀ u_b, Σ u_b)`` with ``u_b = X_b v − μ·v`` (one CG product, one block)."""
-    Xa = _select(_as_block(block), columns)
-    u = np.asarray(Xa @ v).ravel() - mu_v
-    return np.asarray(Xa.T @ u).ravel(), u.sum()
+def _centred_product_block(block, v, mu_v):
+    """``(X_bᵀ u_b, Σ u_b)`` with ``u_b = X_b v − μ·v`` (one CG product, one block).
+
+    ``v`` is zero outside the active features, so no column selection is
+    needed on every product: the inactive columns add exact zeros.
+    """
+    X = _as_block(block)
+    u = np.asarray(X @ v).ravel() - mu_v
+    return np.asarray(X.T @ u).ravel(), u.sum()
 
 
-def _logistic_block(block, y_index, n_classes, columns, penalized, c_penalized, W, b):
-    """Block sum (not mean) of the FLDA-L objective and gradient, ``l2 = 0``."""
-    X = _select(_as_block(block), columns)
+def _logistic_block(block, y_index, n_classes, c, W, b):
+    """Block sum (not mean) of the FLDA-L objective and gradient, ``l2 = 0``.
+
+    ``W`` and ``c`` span all features, zero outside the active ones and ``c``
+    zero where ``θ = 0``: the dropout variances ``Q`` keep the sparsity of the
+    block and the zero entries add exact zeros, so no column selection is
+    repeated on every evaluation.
+    """
+    X = _as_block(block)
     n_b = X.shape[0]
     if n_b == 0:
         return 0.0, np.zeros_like(W), np.zeros_like(b)
     y_index = np.asarray(y_index, dtype=np.intp)
-    X_pen = X if penalized is None else _select(X, penalized)
-    Q = dropout_variances(X_pen, c_penalized)
+    Q = dropout_variances(X, c)
     if n_classes == 2:
         value, grad_W, grad_b = logistic_binary_objective(
-            W, b, X, Q, (y_index == 1).astype(np.float64), 0.0, penalized)
+            W, b, X, Q, (y_index == 1).astype(np.float64), 0.0)
     else:
         Y = np.zeros((n_b, n_classes))
         Y[np.arange(n_b), y_index] = 1.0
-        value, grad_W, grad_b = logistic_multinomial_objective(W, b, X, Q, Y, 0.0, penalized)
+        value, grad_W, grad_b = logistic_multinomial_objective(W, b, X, Q, Y, 0.0)
     return n_b * value, n_b * grad_W, n_b * np.asarray(grad_b, dtype=np.float64)
 
 
@@ -391,12 +400,14 @@ def fit(estimator, X, y, X_target=None):
             n_iter = 1
         elif solver == "cg":
             mu = sum_x / n
+            v_full = np.zeros(n_features)
 
             def matvec(v):
                 v = np.ravel(v)
+                v_full[active] = v
                 (Xtu, sum_u), = _compute(_map_reduce(
-                    _centred_product_block, X_blocks, args=(columns, v, float(mu @ v))))
-                return Xtu - mu * sum_u + penalty * v
+                    _centred_product_block, X_blocks, args=(v_full, float(mu @ v))))
+                return Xtu[active] - mu * sum_u + penalty * v
 
             W, n_iter = preconditioned_cg(matvec, sum_x2 - n * mu ** 2 + penalty,
                                           xt_t - np.outer(mu, sum_t), estimator.tol,
@@ -407,13 +418,14 @@ def fit(estimator, X, y, X_target=None):
                 raise ValueError(
                     f"solver='woodbury' forms an n x n matrix; with {n} rows use "
                     "'cholesky', 'cg' or 'auto' on dask arrays.")
-            X_active = _select(_as_block(X.compute() if is_dask_collection(X) else X), columns)
-            T = _targets(np.asarray(y_index.compute() if is_dask_collection(y_index)
-                                    else y_index), n_classes)
+            blocks = [_as_block(block) for block in _compute(*X_blocks)]
+            X_active = _select(sp.vstack(blocks, format="csr") if sp.issparse(blocks[0])
+                               else np.vstack(blocks), columns)
+            T = _targets(np.concatenate(_compute(*y_blocks)), n_classes)
             W, b, solver, n_iter = solve_quadratic(X_active, T, c, estimator.l2, "woodbury")
         estimator.solver_ = solver
     else:
-        W, b, n_iter = _fit_logistic(X_blocks, y_blocks, n, n_classes, columns, c,
+        W, b, n_iter = _fit_logistic(X_blocks, y_blocks, n, n_classes, active, c,
                                      source["class_counts"] / n, estimator)
         estimator.solver_ = "lbfgs"
     return _store(estimator, classes, theta, active, W, b, n_iter)
@@ -431,21 +443,20 @@ def _store(estimator, classes, theta, active, W, b, n_iter):
     return estimator
 
 
-def _fit_logistic(X_blocks, y_blocks, n, n_classes, columns, c, prior, estimator):
+def _fit_logistic(X_blocks, y_blocks, n, n_classes, active, c, prior, estimator):
     """FLDA-L: L-BFGS whose every objective/gradient is one map-reduce."""
     l2 = estimator.l2
-    penalized = np.flatnonzero(c > 0)
-    c_penalized = c[penalized]
-    if len(penalized) == len(c):
-        penalized = None
+    c_full = np.zeros(len(active))
+    c_full[active] = c
 
     def objective(W, b):
+        W_full = np.zeros((len(active),) + W.shape[1:])
+        W_full[active] = W
         total = _map_reduce(_logistic_block, X_blocks, y_blocks,
-                            args=(n_classes, columns, penalized, c_penalized, W,
-                                  np.asarray(b, dtype=np.float64)))
+                            args=(n_classes, c_full, W_full, np.asarray(b, dtype=np.float64)))
         (value, grad_W, grad_b), = _compute(total)
         grad_b = grad_b / n
-        return (value / n + l2 * float(np.vdot(W, W)), grad_W / n + 2.0 * l2 * W,
+        return (value / n + l2 * float(np.vdot(W, W)), grad_W[active] / n + 2.0 * l2 * W,
                 float(grad_b) if n_classes == 2 else grad_b)
 
     return minimize_logistic(objective, len(c), n_classes, prior, c, estimator.tol,

@@ -120,6 +120,9 @@ def test_woodbury_gathers_few_rows_and_refuses_many(client):
     reference = FLDAClassifier(**params).fit(X, y, X_target=X_target)
     assert_same_model(FLDAClassifier(**params).fit(to_dask(X, 64), y, X_target=X_target),
                       reference)
+    X_sparse = sp.csr_matrix(X)
+    assert_same_model(FLDAClassifier(**params).fit(to_dask(X_sparse, 64), y,
+                                                   X_target=X_target), reference)
     big = da.zeros((3000, 4), chunks=(1000, 4))
     with pytest.raises(ValueError, match="n x n"):
         FLDAClassifier(**params).fit(big, np.arange(3000) % 2)
