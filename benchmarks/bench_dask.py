@@ -117,7 +117,8 @@ def lazy_domain(domain, n_rows, n_features, density, block_rows, seed=SEED):
 
 
 def _peak_rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    """Peak resident memory of this (worker) process, MB (Linux reports KiB)."""
+    return os.getpid(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def models(args):
@@ -157,7 +158,7 @@ def run_cluster(n_workers, args, results):
                 warnings.simplefilter("ignore")
                 clf = FLDAClassifier(**params).fit(X, y, X_target=X_target)
             elapsed = time.perf_counter() - start
-            peaks = client.run(_peak_rss_mb)
+            peaks = dict(client.run(_peak_rss_mb).values())  # pid -> MB
             results[(name, n_workers)] = elapsed
             results[(name, n_workers, "coef")] = clf.coef_
             print(f"  {n_workers} worker(s): {name} fit {elapsed:.1f} s "
