@@ -132,7 +132,7 @@ def models(args):
 def run_cluster(n_workers, args, results):
     cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
                                        processes=True, memory_limit="4GB",
-                                       dashboard_address=None, silence_logs=40)
+                                       dashboard_address=":0", silence_logs=40)
     client = distributed.Client(cluster)
     try:
         X, y = lazy_domain(0, args.rows, args.features, args.density, args.block_rows)

@@ -24,8 +24,9 @@ the in-memory fit on the same data up to the rounding of the block sums.
 
 Reductions run on whatever Dask scheduler is active (the threaded default,
 ``dask.config.set(scheduler="processes")`` or a ``distributed.Client``).
-Blocks may be dense ``numpy`` arrays, ``scipy.sparse`` matrices or
-``sparse.COO`` arrays.  Dask is imported lazily: in-memory use of
+Blocks may be dense ``numpy`` arrays or ``scipy.sparse`` matrices (blocks
+with a ``tocsr()`` method, such as ``sparse.COO`` of the optional ``sparse``
+package, are converted to CSR).  Dask is imported lazily: in-memory use of
 :mod:`flda_core` never needs it, and :func:`partial_fit_quadratic` works on
 plain arrays without Dask.
 
@@ -478,6 +479,12 @@ def partial_fit_quadratic(estimator, X, y, classes=None, X_target=None):
     ``|x| > zero_tol``), ``Σx``, ``Σx²``, the ``m x m`` Gram matrix ``XᵀX``,
     ``XᵀT`` and ``ΣT`` over all features, and the target row count and
     non-zero counts: memory ``O(m²)`` whatever the number of batches.
+
+    The call pattern is scikit-learn's (``classes=`` on the first call), so
+    wrappers that feed blocks to ``partial_fit`` with fixed keyword arguments
+    (``dask_ml.wrappers.Incremental``) work; passing the *same* ``X_target``
+    with every block leaves θ̂ unchanged (counts and rows both scale by the
+    number of blocks, and their ratio is exact).
     """
     state = getattr(estimator, _PARTIAL, None)
     # A new sequence starts on the first call and after a full fit().

@@ -24,7 +24,7 @@ RTOL = 1e-8
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                       dashboard_address=None)
+                                       dashboard_address=":0")
     client = distributed.Client(cluster)
     yield client
     client.close()
@@ -239,12 +239,13 @@ def test_partial_fit_loop_over_files_and_dask_batches(client, tmp_path):
                         X_target=X_target if k == 2 else None)
     reference = FLDAClassifier(loss="quadratic").fit(X, y, X_target=X_target)
     assert_same_model(clf, reference)
-    # The same stream as dask batches (e.g. the blocks of one large array).
+    # The same stream as dask batches, fed as dask_ml.wrappers.Incremental does:
+    # fixed keyword arguments, so the whole target comes with every block.
     X_dask, X_target_dask = to_dask(X, 100), to_dask(X_target, 150)
     streamed = FLDAClassifier(loss="quadratic")
     for k in range(X_dask.numblocks[0]):
         streamed.partial_fit(X_dask.blocks[k], y[100 * k:100 * (k + 1)], classes=np.unique(y),
-                             X_target=X_target_dask if k == 0 else None)
+                             X_target=X_target_dask)
     assert_same_model(streamed, reference)
 
 
