@@ -233,6 +233,8 @@ def _logistic_block(block, y_index, n_classes, c, W, b):
         return 0.0, np.zeros_like(W), np.zeros_like(b)
     y_index = np.asarray(y_index, dtype=np.intp)
     Q = dropout_variances(X, c)
+    if sp.issparse(Q):
+        Q.eliminate_zeros()  # keep only the entries of dropped-out features (θ > 0)
     if n_classes == 2:
         value, grad_W, grad_b = logistic_binary_objective(
             W, b, X, Q, (y_index == 1).astype(np.float64), 0.0)
