@@ -198,6 +198,7 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         return estimate_dropout(X, X_target, zero_tol=self.zero_tol)
 
     @available_if(lambda estimator: estimator.loss == "quadratic")
+    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, X_target=None):
         """FLDA-Q from batches: accumulate sufficient statistics, then re-solve.
 

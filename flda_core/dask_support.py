@@ -431,6 +431,8 @@ def fit(estimator, X, y, X_target=None):
         W, b, n_iter = _fit_logistic(X_blocks, y_blocks, n, n_classes, active, c,
                                      source["class_counts"] / n, estimator)
         estimator.solver_ = "lbfgs"
+    if hasattr(estimator, "feature_names_in_"):
+        del estimator.feature_names_in_  # from an earlier in-memory fit on a DataFrame
     return _store(estimator, classes, theta, active, W, b, n_iter)
 
 
