@@ -111,7 +111,10 @@ def _label_blocks(y_index, X):
     if not is_dask_collection(X):
         return [y_index]
     if is_dask_collection(y_index):
-        return list(y_index.rechunk((X.chunks[0],)).to_delayed())
+        import dask
+        # Labels are small next to X: keep them (on the cluster, if there is
+        # one) instead of recomputing their rechunked graph on every pass.
+        return list(dask.persist(*y_index.rechunk((X.chunks[0],)).to_delayed()))
     bounds = np.cumsum((0,) + X.chunks[0])
     return [y_index[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
 

@@ -130,7 +130,7 @@ def test_woodbury_gathers_few_rows_and_refuses_many(client):
 
 def test_dask_labels_theta_parameter_and_in_memory_source(client):
     X, y, X_target = make_data(2, False, seed=4)
-    theta = np.linspace(0.0, 0.9, X.shape[1])
+    theta = np.linspace(0.0, 0.6, X.shape[1])
     theta[0] = 1.0
     params = dict(loss="logistic", theta=theta, **LOGISTIC)
     reference = FLDAClassifier(**params).fit(X, y)
