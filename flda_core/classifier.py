@@ -14,6 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from scipy.special import expit
 
+from . import dask_support
 from .solvers import QUADRATIC_SOLVERS, solve_logistic, solve_quadratic
 from .transfer import check_theta, dropout_variance_factor, estimate_dropout, nonzero_rate
 from .transfer_models import (MAX_DENSE_ENTRIES, TRANSFER_MODELS, DropoutTransfer,
@@ -59,6 +60,12 @@ def _check_inputs(X, y):
 
 def _is_logistic(estimator):
     return estimator.loss == "logistic"
+
+
+def _streams_dropout_quadratic(estimator):
+    """``partial_fit`` exists for FLDA-Q with the paper's dropout model only."""
+    return (estimator.loss == "quadratic" and estimator.transfer == "dropout"
+            and estimator.transfer_params is None)
 
 
 class FLDAClassifier(ClassifierMixin, BaseEstimator):
@@ -229,7 +236,15 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self : FLDAClassifier
+
+        Notes
+        -----
+        ``X`` and ``X_target`` may be ``dask.array`` collections (dense or
+        sparse blocks): the fit then runs as block-wise reductions on the
+        active Dask scheduler (:mod:`flda_core.dask_support`).
         """
+        if dask_support.is_dask_collection(X, X_target):
+            return dask_support.fit(self, X, y, X_target)
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"),
                              dtype=np.float64, y_numeric=False,
                              ensure_all_finite=self._finite_check())
@@ -384,6 +399,39 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
                 "source and target must share one feature space.")
         return estimate_dropout(X, X_target, zero_tol=self.zero_tol)
 
+    @available_if(_streams_dropout_quadratic)
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, X_target=None):
+        """FLDA-Q from batches: accumulate sufficient statistics, then re-solve.
+
+        Each call adds the batch's counts and moments (``XᵀX``, ``XᵀT``,
+        ``Σx``, ``Σx²``, non-zero counts for θ̂) to those of earlier calls
+        and solves eq. (11) on all data seen so far, so after the last batch
+        the model equals :meth:`fit` on the concatenated batches (solver
+        ``"cholesky"``; memory ``O(n_features²)`` whatever the number of
+        batches).  Only for ``loss="quadratic"``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features) or None
+            A batch of labelled source data; ``None`` to add only target data.
+        y : array-like of shape (n_samples,) or None
+        classes : array-like, optional
+            All labels of the stream; required on the first call unless the
+            estimator was fitted before, whose ``classes_`` are then used.  A
+            call after :meth:`fit` starts a new stream (``fit`` keeps no
+            statistics).
+        X_target : {array-like, sparse matrix, dask array}, optional
+            A batch of unlabelled target data: its non-zero counts are added
+            to those of earlier target batches, and θ̂ uses all target rows
+            seen so far.  Target batches need not match source batches.
+
+        Returns
+        -------
+        self : FLDAClassifier
+        """
+        return dask_support.partial_fit_quadratic(self, X, y, classes, X_target)
+
     def decision_function(self, X):
         """Linear scores ``X @ coef_.T + intercept_``.
 
@@ -391,6 +439,8 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         ``classes_[1]``) and (n_samples, n_classes) otherwise.
         """
         check_is_fitted(self)
+        if dask_support.is_dask_collection(X):
+            return dask_support.predict_lazy(self, X, "decision_function")
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64,
                           reset=False, ensure_all_finite=self._finite_check())
         if self.transfer == "imputation":
@@ -399,14 +449,18 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
-        """Predicted class labels for ``X``."""
+        """Predicted class labels for ``X`` (lazy for a dask array)."""
+        if dask_support.is_dask_collection(X):
+            return dask_support.predict_lazy(self, X, "predict")
         scores = self.decision_function(X)
         index = (scores > 0).astype(int) if scores.ndim == 1 else np.argmax(scores, axis=1)
         return self.classes_[index]
 
     @available_if(_is_logistic)
     def predict_proba(self, X):
-        """Class probabilities of the logistic model (FLDA-L only)."""
+        """Class probabilities of the logistic model (FLDA-L only; lazy for a dask array)."""
+        if dask_support.is_dask_collection(X):
+            return dask_support.predict_lazy(self, X, "predict_proba")
         scores = self.decision_function(X)
         if scores.ndim == 1:
             p = expit(scores)

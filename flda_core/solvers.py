@@ -45,7 +45,8 @@ from threadpoolctl import threadpool_limits
 from .objectives import (dropout_variances, logistic_binary_objective,
                          logistic_multinomial_objective)
 
-__all__ = ["solve_quadratic", "solve_logistic", "QUADRATIC_SOLVERS"]
+__all__ = ["solve_quadratic", "solve_logistic", "minimize_logistic", "preconditioned_cg",
+           "QUADRATIC_SOLVERS"]
 
 QUADRATIC_SOLVERS = ("auto", "cholesky", "woodbury", "cg")
 #: Largest number of features for which "auto" forms the m x m Gram matrix.
@@ -174,8 +175,21 @@ def _conjugate_gradients(X, rhs, mu, penalty, tol, max_iter, init=None):
         u = X @ v - mu @ v                     # Xc v
         return np.asarray(X.T @ u).ravel() - mu * u.sum() + penalty * v
 
-    operator = LinearOperator((m, m), matvec=matvec, dtype=np.float64)
     diagonal = _column_sum_squares(X) - n * mu ** 2 + penalty
+    return preconditioned_cg(matvec, diagonal, rhs, tol, max_iter, init)
+
+
+def preconditioned_cg(matvec, diagonal, rhs, tol, max_iter, init=None):
+    """Jacobi-preconditioned conjugate gradients for ``A W = rhs``, column by column.
+
+    ``matvec(v)`` returns ``A v`` for symmetric PSD ``A`` with diagonal
+    ``diagonal``; only these products are needed, so ``A`` may live anywhere
+    (in memory here, as block-wise sums in :mod:`flda_core.dask_support`).
+    ``init`` (shaped like ``rhs``) is the starting point (warm start).
+    Returns ``W`` and the largest iteration count over the columns.
+    """
+    m = rhs.shape[0]
+    operator = LinearOperator((m, m), matvec=matvec, dtype=np.float64)
     diagonal = np.where(diagonal > 0, diagonal, 1.0)
     preconditioner = LinearOperator((m, m), matvec=lambda v: np.ravel(v) / diagonal,
                                     dtype=np.float64)
@@ -194,7 +208,7 @@ def _conjugate_gradients(X, rhs, mu, penalty, tol, max_iter, init=None):
         n_iter = max(n_iter, count[0], 1)
         if info > 0:
             warnings.warn(f"Conjugate gradients did not reach rtol={tol} in {max_iter} "
-                          "iterations; increase max_iter.", ConvergenceWarning, stacklevel=3)
+                          "iterations; increase max_iter.", ConvergenceWarning, stacklevel=4)
     return W, n_iter
 
 
@@ -344,23 +358,45 @@ def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000, varian
     if n_classes == 2:
         y01 = (y_index == 1).astype(np.float64)
 
+        def objective(w, b):
+            return logistic_binary_objective(w, b, X, Q, y01, l2, penalized)
+    else:
+        Y = np.zeros((n, n_classes))
+        Y[np.arange(n), y_index] = 1.0
+
+        def objective(W, b):
+            return logistic_multinomial_objective(W, b, X, Q, Y, l2, penalized)
+    return minimize_logistic(objective, m, n_classes, prior, scale, tol, max_iter, init)
+
+
+def minimize_logistic(objective, n_features, n_classes, prior, scale, tol, max_iter,
+                      init=None):
+    """L-BFGS on a logistic FLDA objective, in rescaled coordinates ``w = v * scale``.
+
+    ``objective(W, b)`` returns ``(value, grad_W, grad_b)`` with ``W`` of shape
+    ``(n_features,)`` and scalar ``b`` for two classes, ``(n_features,
+    n_classes)`` and ``(n_classes,)`` otherwise; it may evaluate in memory
+    (:func:`solve_logistic`) or as one map-reduce over row blocks
+    (:mod:`flda_core.dask_support`).  ``prior`` (class frequencies) sets the
+    starting intercept; ``scale`` (per feature, e.g. :func:`_dropout_scale`)
+    only changes the coordinates L-BFGS works in, never the minimiser;
+    ``init`` is a warm start as in :func:`solve_logistic`.  Returns ``W``,
+    ``b`` and the iteration count as :func:`solve_logistic`.
+    """
+    m = n_features
+    if n_classes == 2:
         def fun(params):
             w = params[:m] * scale
-            value, grad_w, grad_b = logistic_binary_objective(w, params[m], X, Q, y01, l2,
-                                                              penalized)
+            value, grad_w, grad_b = objective(w, params[m])
             return value, np.append(grad_w * scale, grad_b)
 
         b0 = np.log(prior[1] / prior[0])
         x0 = np.append(np.zeros(m), b0)
         n_out = 1
     else:
-        Y = np.zeros((n, n_classes))
-        Y[np.arange(n), y_index] = 1.0
-
         def fun(params):
             W = params[:m * n_classes].reshape(m, n_classes) * scale[:, None]
-            value, grad_W, grad_b = logistic_multinomial_objective(
-                W, params[m * n_classes:], X, Q, Y, l2, penalized)
+            value, grad_W, grad_b = objective(W, params[m * n_classes:])
             return value, np.concatenate([(grad_W * scale[:, None]).ravel(), grad_b])
 
         log_prior = np.log(prior)

@@ -1,6 +1,6 @@
 """The layout's import rules (CONTRIBUTING.md, "Layout"), checked by parsing every import.
 
-* The method (``flda_core/{transfer,transfer_models,objectives,solvers,classifier}.py``)
+* The method (``flda_core/{transfer,transfer_models,objectives,solvers,classifier,dask_support}.py``)
   imports only itself: nothing from datasets, experiments, figures or the helpers.
 * ``flda_core/names.py``, ``errors.py``, ``safe_text.py`` and ``url_state.py`` import
   nothing from ``flda_core``; ``error_report.py`` only ``errors``.
@@ -20,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "flda_core"
-METHOD = {"transfer", "transfer_models", "objectives", "solvers", "classifier"}
+METHOD = {"transfer", "transfer_models", "objectives", "solvers", "classifier", "dask_support"}
 #: For each part of flda_core, the parts it may import.
 ALLOWED = {
     "method": {"method"},
