@@ -31,6 +31,7 @@ from ..classifier import FLDAClassifier
 from ..datasets.digits import balanced_subsample, direction_data
 from ..names import TABLE_CLASSIFIERS, classifier_loss
 from ..transfer import estimate_dropout
+from ..transfer_models import make_transfer_model
 from .progress import finish, report
 from .scoring import error_rate
 
@@ -77,8 +78,12 @@ class MethodResult:
     intercept : ndarray of shape (n_classes,)
     classes : ndarray
     theta : ndarray of shape (n_features,)
-        Dropout probabilities used (0 for S-* and T-LR).
+        Dropout probabilities used (0 for S-* and T-LR, and for FLDA with a
+        transfer model without dropout).
     n_iter : int
+    transfer : str
+        FLDA's transfer model; ``transfer_params`` its estimated parameters
+        (None for S-* and T-LR).
     """
 
     method: str
@@ -90,6 +95,8 @@ class MethodResult:
     classes: np.ndarray = field(repr=False)
     theta: np.ndarray = field(repr=False)
     n_iter: int = 0
+    transfer: str = "dropout"
+    transfer_params: dict | None = field(default=None, repr=False)
 
     def weights(self, label):
         """Weights of the one-vs-rest / softmax predictor of class ``label``."""
@@ -99,20 +106,26 @@ class MethodResult:
         return self.coef[index[0]]
 
 
-def make_classifier(method, l2, theta=None, tol=1e-4, max_iter=500):
+def make_classifier(method, l2, theta=None, tol=1e-4, max_iter=500, transfer="dropout",
+                    transfer_params=None):
     """An unfitted :class:`FLDAClassifier` for a paper name.
 
     S-LS / S-LR / T-LR use ``theta = 0`` (plain least squares / logistic
-    regression), FLDA-Q / FLDA-L the given dropout ``theta``.
+    regression), FLDA-Q / FLDA-L the given dropout ``theta`` or, for another
+    ``transfer`` model, its ``transfer_params``.
     """
     if method not in TABLE_CLASSIFIERS and method != "T-LS":
         raise ValueError(f"Unknown method {method!r}; choose from {TABLE_CLASSIFIERS}.")
     loss = classifier_loss(method)
+    if method.startswith("FLDA") and transfer != "dropout":
+        return FLDAClassifier(loss=loss, l2=float(l2), transfer=transfer,
+                              transfer_params=transfer_params, tol=tol, max_iter=max_iter)
     use_theta = theta if method.startswith("FLDA") else None
     return FLDAClassifier(loss=loss, l2=float(l2), theta=use_theta, tol=tol, max_iter=max_iter)
 
 
-def _fold_errors(X, y, method, theta, grid, n_folds, random_state, tol):
+def _fold_errors(X, y, method, theta, grid, n_folds, random_state, tol, transfer="dropout",
+                 transfer_params=None):
     """Mean validation error per l2 over stratified folds, shape (len(grid),)."""
     n_folds = int(min(n_folds, np.min(np.unique(y, return_counts=True)[1])))
     if n_folds < 2:
@@ -123,18 +136,20 @@ def _fold_errors(X, y, method, theta, grid, n_folds, random_state, tol):
         for k, l2 in enumerate(grid):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                model = make_classifier(method, l2, theta, tol=tol).fit(X[train], y[train])
+                model = make_classifier(method, l2, theta, tol=tol, transfer=transfer,
+                                        transfer_params=transfer_params).fit(X[train], y[train])
             errors[k] += error_rate(model, X[test], y[test]) / n_folds
     return errors
 
 
 def cross_validate_l2(X, y, method, theta=None, grid=L2_GRID, n_folds=3, random_state=0,
-                      tol=1e-3, max_samples=3_000):
+                      tol=1e-3, max_samples=3_000, transfer="dropout", transfer_params=None):
     """Choose the ridge penalty by k-fold cross-validation on labelled data.
 
     As in the paper (section 4.2), hyperparameters are chosen on the source
     data only (T-LR, the oracle, on the target).  FLDA keeps its ``theta``
-    (estimated from all source and target images) fixed in every fold.  To
+    (estimated from all source and target images) fixed in every fold, as
+    another ``transfer`` model keeps its ``transfer_params``.  To
     stay cheap, at most ``max_samples`` images (a seeded, stratified subset)
     are used and logistic fits stop at tolerance ``tol``.  Ties go to the
     larger penalty.
@@ -149,13 +164,14 @@ def cross_validate_l2(X, y, method, theta=None, grid=L2_GRID, n_folds=3, random_
         keep = balanced_subsample(y, max_samples, random_state)
         X, y = X[keep], y[keep]
     with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
-        errors = _fold_errors(X, y, method, theta, tuple(grid), n_folds, random_state, tol)
+        errors = _fold_errors(X, y, method, theta, tuple(grid), n_folds, random_state, tol,
+                              transfer, transfer_params)
     best = max(range(len(grid)), key=lambda k: (-round(errors[k], 12), grid[k]))
     return float(grid[best]), {float(l2): float(e) for l2, e in zip(grid, errors)}
 
 
 def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol=0.0,
-               tol=1e-4, n_folds=3, random_state=0):
+               tol=1e-4, n_folds=3, random_state=0, transfer="dropout"):
     """Fit one of :data:`TABLE_CLASSIFIERS` for one direction and measure its target error.
 
     S-LS, S-LR, FLDA-Q and FLDA-L are trained on all source images (FLDA also
@@ -170,6 +186,9 @@ def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol
     ----------
     l2 : float or None
         Ridge penalty; ``None`` chooses it with :func:`cross_validate_l2`.
+    transfer : str, default="dropout"
+        FLDA's transfer model (:data:`flda_core.transfer_models.TRANSFER_MODELS`),
+        its parameters estimated once from all source and target images.
 
     Returns
     -------
@@ -179,8 +198,15 @@ def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol
     X_target = np.asarray(X_target, dtype=np.float64)
     y_source, y_target = np.asarray(y_source), np.asarray(y_target)
     n_features = X_source.shape[1]
-    theta = (estimate_dropout(X_source, X_target, zero_tol=zero_tol)
-             if method.startswith("FLDA") else np.zeros(n_features))
+    params = None
+    if method.startswith("FLDA") and transfer != "dropout":
+        params = make_transfer_model(transfer).fit(X_source, X_target, zero_tol=zero_tol).params()
+        theta = np.asarray(params.get("theta", np.zeros(n_features)), dtype=np.float64)
+    else:
+        theta = (estimate_dropout(X_source, X_target, zero_tol=zero_tol)
+                 if method.startswith("FLDA") else np.zeros(n_features))
+        transfer = "dropout"
+    chosen = {"transfer": transfer, "transfer_params": params}
     if method == "T-LR":
         train_X, train_y = X_target, y_target
     else:
@@ -188,10 +214,10 @@ def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol
     cv_errors = {}
     if l2 is None:
         l2, cv_errors = cross_validate_l2(train_X, train_y, method, theta,
-                                          random_state=random_state)
+                                          random_state=random_state, **chosen)
     with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model = make_classifier(method, l2, theta, tol=tol).fit(train_X, train_y)
+        model = make_classifier(method, l2, theta, tol=tol, **chosen).fit(train_X, train_y)
         if method == "T-LR":
             error = float(_fold_errors(X_target, y_target, method, theta, (l2,), n_folds,
                                        random_state, tol)[0])
@@ -205,7 +231,7 @@ def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol
         intercept = model.intercept_
     return MethodResult(method=method, error=float(error), l2=float(l2), cv_errors=cv_errors,
                         coef=coef, intercept=intercept, classes=model.classes_, theta=theta,
-                        n_iter=int(model.n_iter_))
+                        n_iter=int(model.n_iter_), **chosen)
 
 
 def table4_frame(results, domains):
@@ -266,7 +292,7 @@ FIGURE6_PAIRS = {"logistic": ("S-LR", "FLDA-L"), "quadratic": ("S-LS", "FLDA-Q")
 
 
 def run_digits(domains, first_direction="A → B", loss="logistic", l2=None, zero_tol=0.0,
-               seed=0, fit=None, progress=None):
+               seed=0, fit=None, progress=None, transfer="dropout", methods=TABLE_CLASSIFIERS):
     """Every classifier of Table 4 in both directions: the experiment's entry point.
 
     The pair of Figure 6 for ``loss`` and ``first_direction`` is fitted first
@@ -292,18 +318,25 @@ def run_digits(domains, first_direction="A → B", loss="logistic", l2=None, zer
         its cached version.
     progress : callable(fraction, text), optional
         See :mod:`flda_core.experiments.progress`.
+    transfer : str, default="dropout"
+        FLDA's transfer model; any other than dropout is passed to ``fit`` as
+        ``transfer=`` for the FLDA methods.
+    methods : sequence of str, default=:data:`TABLE_CLASSIFIERS`
+        Which classifiers to fit (the Figure 6 pair of ``loss`` is fitted
+        first when among them).
 
     Returns
     -------
     dict ``{(direction, method): MethodResult}``
     """
     if fit is None:
-        def fit(direction, method, l2, zero_tol):
+        def fit(direction, method, l2, zero_tol, transfer="dropout"):
             X_s, y_s, X_t, y_t = direction_data(domains, direction)
             return fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol,
-                              random_state=seed)
-    jobs = [(first_direction, m) for m in FIGURE6_PAIRS[loss]]
-    jobs += [(d, m) for d in DIRECTIONS for m in TABLE_CLASSIFIERS if (d, m) not in jobs]
+                              random_state=seed, transfer=transfer)
+    extra = {} if transfer == "dropout" else {"transfer": transfer}
+    jobs = [(first_direction, m) for m in FIGURE6_PAIRS[loss] if m in methods]
+    jobs += [(d, m) for d in DIRECTIONS for m in methods if (d, m) not in jobs]
     results = {}
     for i, (direction, method) in enumerate(jobs):
         src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
@@ -312,7 +345,8 @@ def run_digits(domains, first_direction="A → B", loss="logistic", l2=None, zer
                + (", choosing l2 by 3-fold cross-validation" if l2 is None else "")
                + f" — {i + 1} of {len(jobs)}")
         tol = zero_tol if method.startswith("FLDA") else 0.0
-        results[(direction, method)] = fit(direction, method, l2, tol)
+        results[(direction, method)] = fit(direction, method, l2, tol,
+                                           **(extra if method.startswith("FLDA") else {}))
     finish(progress)
     return results
 
