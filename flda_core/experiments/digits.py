@@ -38,7 +38,8 @@ from .scoring import error_rate
 __all__ = [
     "PAPER_TABLE4", "L2_GRID", "BLAS_THREADS", "DIRECTIONS", "MethodResult",
     "make_classifier", "cross_validate_l2", "fit_method", "run_digits", "table4_frame",
-    "paper_table", "comparison_table", "l2_frame", "pixel_frame",
+    "paper_table", "comparison_table", "l2_frame", "pixel_frame", "COMPARED_TRANSFERS",
+    "run_transfer_comparison", "transfer_comparison_frame",
 ]
 
 #: Table 4 of the paper: target error rates, M = MNIST, U = USPS.
@@ -365,6 +366,11 @@ def pixel_frame(domains, rates, results, direction, loss, digit):
                           f"P_nonzero_A ({domains.name_a})": rates[0],
                           f"P_nonzero_B ({domains.name_b})": rates[1],
                           f"theta ({direction})": results[(direction, shown[1])].theta})
+    adapted = results[(direction, shown[1])]
+    if adapted.transfer != "dropout":
+        for name, values in adapted.transfer_params.items():
+            if name != "theta":
+                frame[f"{adapted.transfer} {name} ({direction})"] = values
     for method in shown:
         frame[f"{method} weight, digit {digit} ({direction})"] = \
             results[(direction, method)].weights(digit)
@@ -381,3 +387,50 @@ def l2_frame(results):
         record.update({f"CV error at l2={k:g}": v for k, v in r.cv_errors.items()})
         records.append(record)
     return pd.DataFrame.from_records(records)
+
+
+#: Transfer models compared on the digits (issue 15): can FLDA adapt in the direction
+#: where pixels appear (the paper's M → U)?
+COMPARED_TRANSFERS = ("dropout", "two-sided", "rate")
+
+
+def run_transfer_comparison(domains, loss="logistic", l2=None, zero_tol=0.0, seed=0,
+                            transfers=COMPARED_TRANSFERS, fit=None, progress=None):
+    """The source classifier, FLDA with every model in ``transfers`` and T-LR, both ways.
+
+    Calls :func:`run_digits` once per transfer model (only the FLDA of
+    ``loss``; the source classifier and T-LR with the first).
+
+    Returns
+    -------
+    dict ``{transfer: {(direction, method): MethodResult}}``
+    """
+    source, flda = FIGURE6_PAIRS[loss]
+    out = {}
+    for k, transfer in enumerate(transfers):
+        methods = (source, flda, "T-LR") if k == 0 else (flda,)
+        part = None if progress is None else (
+            lambda f, text, k=k: progress((k + f) / len(transfers), f"{transfer}: {text}"))
+        out[transfer] = run_digits(domains, DIRECTIONS[0], loss, l2, zero_tol, seed, fit=fit,
+                                   progress=part, transfer=transfer, methods=methods)
+    finish(progress)
+    return out
+
+
+def transfer_comparison_frame(comparison, domains, loss="logistic"):
+    """Target errors of :func:`run_transfer_comparison`: one row per direction.
+
+    Columns: the source classifier, ``"<FLDA> <transfer>"`` per model, ``T-LR``.
+    """
+    source, flda = FIGURE6_PAIRS[loss]
+    first = next(iter(comparison.values()))
+    rows = {}
+    for direction in DIRECTIONS:
+        src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
+        row = {source: first[(direction, source)].error}
+        row.update({f"{flda} {t}": r[(direction, flda)].error for t, r in comparison.items()})
+        row["T-LR"] = first[(direction, "T-LR")].error
+        rows[f"{direction}: {domains.name(src)} → {domains.name(tgt)}"] = row
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = "direction (source → target)"
+    return frame
