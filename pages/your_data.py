@@ -359,11 +359,20 @@ def show_report(prepared, source_name, target_name):
 
 def fit_all_models(inputs, l2):
     """The page's experiment: :func:`flda_core.experiments.your_data.fit_models`."""
-    with ui_common.progress_bar("Fitting classifiers…") as progress:
-        models = yd.fit_models(prepare_cached(*inputs), l2=l2, progress=progress,
-                               fit=lambda name, l2, transfer="dropout": fit_model_cached(
-                                   inputs, name, l2, transfer),
-                               transfer=st.session_state["data.transfer"])
+    transfer = st.session_state["data.transfer"]
+    try:
+        with ui_common.progress_bar("Fitting classifiers…") as progress:
+            models = yd.fit_models(prepare_cached(*inputs), l2=l2, progress=progress,
+                                   fit=lambda name, l2, transfer="dropout": fit_model_cached(
+                                       inputs, name, l2, transfer),
+                                   transfer=transfer)
+    except ValueError as error:
+        if transfer == "dropout":
+            raise
+        st.error(f"**FLDA cannot use the {transfer} transfer model on these data.** {error}"
+                 "\n\n**Fix:** choose another transfer model in step 2.",
+                 icon=":material/error:")
+        return None
     for note in yd.convergence_notes(models):
         st.warning(note, icon=":material/warning:")
     return models
@@ -630,6 +639,8 @@ def main():
     if not present:
         show_report(prepared, source["name"], target["name"])
     models = fit_all_models(inputs, float(st.session_state["data.l2"]))
+    if models is None:
+        return
     baseline_rows = ()
     if st.session_state.get("data.baselines") and prepared.has_target_labels:
         try:
