@@ -268,8 +268,9 @@ def run_perturbation(pair, feature=0, perturbations=PAPER_PERTURBATIONS,
     PerturbationResult
     """
     if fit is None:
-        def fit(family, loss, l2, theta=None, perturbation=None):
-            return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation)
+        def fit(family, loss, l2, theta=None, perturbation=None, transfer="dropout"):
+            return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation,
+                              transfer=transfer)
     theta_hat = fit("flda", LOSSES[0], l2).theta
     requested = sorted(float(d) for d in perturbations)
     chosen = feasible_perturbations(theta_hat[feature], requested)
