@@ -39,9 +39,10 @@ import streamlit as st
 import numpy as np
 
 from flda_core.datasets.numbers import format_values, truncate_per_feature
-from flda_core.datasets.synthetic import (PAPER_PARAMS, PARAM_BOUNDS, PARAM_WORD, make_domains,
-                                          parse_domain_config)
+from flda_core.datasets.synthetic import (PAPER_PARAMS, PARAM_BOUNDS, PARAM_WORD, SHIFT_PRESETS,
+                                          make_any_domains, parse_domain_config)
 from flda_core.experiments.synthetic import fit_linear
+from flda_core.transfer_models import TRANSFER_MODELS
 
 SEED_KEY = "shared.seed"
 #: The sample data shipped with the project (``sample_data/`` next to ``app.py``),
@@ -54,7 +55,8 @@ __all__ = ["Setting", "SEED_KEY", "get_seed", "presentation_mode", "keep_widget_
            "SAMPLE_DIR", "cached_linear_fit", "linear_fitter", "read_domain_config",
            "show_problems", "show_data_error", "number_columns", "PAGE_SPECS", "app_pages",
            "in_pages_directory_mode",
-           "domain_settings", "domain_values", "draw_domain_controls"]
+           "domain_settings", "domain_values", "draw_domain_controls",
+           "TRANSFER_OPTIONS", "transfer_setting", "transfer_control"]
 
 
 @dataclass(frozen=True)
@@ -167,11 +169,12 @@ def write_to_url(settings):
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
-def cached_linear_fit(data_key, family, loss, l2, theta=None, perturbation=None):
+def cached_linear_fit(data_key, family, loss, l2, theta=None, perturbation=None,
+                      transfer="dropout"):
     """Cached :func:`flda_core.experiments.synthetic.fit_linear` on the domains of
     ``data_key`` (``theta`` a tuple or None).  One cache for every synthetic page."""
     return fit_linear(cached_domains(*data_key), family, loss, l2=l2, theta=theta,
-                      perturbation=perturbation)
+                      perturbation=perturbation, transfer=transfer)
 
 
 def linear_fitter(data_key):
@@ -180,16 +183,55 @@ def linear_fitter(data_key):
     ``theta`` arrays are turned into rounded tuples, so equal values share a
     cache entry.
     """
-    def fit(family, loss, l2, theta=None, perturbation=None):
+    def fit(family, loss, l2, theta=None, perturbation=None, transfer="dropout"):
         key = None if theta is None else tuple(np.round(np.asarray(theta, dtype=float), 12))
-        return cached_linear_fit(data_key, family, loss, float(l2), key, perturbation)
+        return cached_linear_fit(data_key, family, loss, float(l2), key, perturbation,
+                                 transfer)
     return fit
 
 
+# --- The transfer model FLDA uses (issue 15), one control on every page that fits FLDA.
+
+#: Every transfer model of :mod:`flda_core.transfer_models`, dropout (the paper's) first.
+TRANSFER_OPTIONS = tuple(TRANSFER_MODELS)
+
+
+def transfer_setting(prefix, options=TRANSFER_OPTIONS):
+    """The URL-mirrored setting ``"<prefix>.transfer"`` (``?transfer=two-sided``)."""
+    return Setting(f"{prefix}.transfer", "dropout", options=tuple(options))
+
+
+def transfer_help(options=TRANSFER_OPTIONS, note=""):
+    """Help text listing the one-line explanation of every model in ``options``."""
+    lines = "\n".join(f"- **{name}**: {TRANSFER_MODELS[name]}" for name in options)
+    return ("How FLDA models the change from source to target; its parameters are "
+            "estimated from the unlabelled target data (dropout is the paper's model, "
+            "section 3.3.1; the others go beyond the paper).\n\n" + lines
+            + (f"\n\n{note}" if note else ""))
+
+
+def transfer_control(prefix, options=TRANSFER_OPTIONS, note="", container=None):
+    """The "Transfer model" select box; returns the chosen model name."""
+    return (container or st).selectbox(
+        "Transfer model", tuple(options), key=f"{prefix}.transfer",
+        help=transfer_help(options, note))
+
+
 def read_domain_config(prefix):
-    """The page's validated data configuration (a hashable ``make_domains`` key) or a
-    list of problems (:func:`flda_core.datasets.synthetic.parse_domain_config`)."""
+    """The page's validated data configuration (a hashable :func:`cached_domains` key) or a
+    list of problems (:func:`flda_core.datasets.synthetic.parse_domain_config`).
+
+    When ``"<prefix>.shift"`` names a preset of
+    :data:`flda_core.datasets.synthetic.SHIFT_PRESETS`, the key is that preset's
+    fixed data model with the page's sample sizes and seed.
+    """
     state = st.session_state
+    shift = state.get(f"{prefix}.shift", "dropout")
+    if shift in SHIFT_PRESETS:  # a fixed data model other than dropout (issue 15)
+        _, params, true = SHIFT_PRESETS[shift]
+        return (shift, tuple(tuple(float(v) for v in row) for row in params),
+                int(state[f"{prefix}.n_source"]), int(state[f"{prefix}.n_target"]),
+                tuple(float(v) for v in true), get_seed()), []
     return parse_domain_config(
         state[f"{prefix}.distribution"], state[f"{prefix}.n_features"],
         state[f"{prefix}.class1"], state[f"{prefix}.class2"], state[f"{prefix}.theta"],
@@ -218,11 +260,13 @@ def number_columns(frame, fmt="%.3f", columns=None):
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def cached_domains(distribution, params, n_source, n_target, theta, seed):
-    """Cached :func:`flda_core.datasets.synthetic.make_domains` (arguments are plain tuples).
-
-    Shared by the synthetic-data pages, so switching between them reuses the data.
+    """Cached :func:`flda_core.datasets.synthetic.make_any_domains` (arguments are plain
+    tuples): ``distribution`` "bernoulli"/"poisson" makes dropout domains with
+    ``theta``; a shift preset key ("appearance", "rate") makes those domains with
+    ``theta`` as the shift's parameter.  Shared by the synthetic-data pages, so
+    switching between them reuses the data.
     """
-    return make_domains(distribution, params, n_source, n_target, theta, random_state=seed)
+    return make_any_domains(distribution, params, n_source, n_target, theta, random_state=seed)
 
 
 @contextmanager

@@ -46,6 +46,8 @@ SETTINGS = [
     ui_common.Setting("dig.n_mnist", dg.PAPER_N_MNIST, lo=1_000, hi=70_000),
     ui_common.Setting("dig.n_usps", dg.PAPER_N_USPS, lo=1_000, hi=dg.PAPER_N_USPS),
     ui_common.Setting("dig.rescale", True),
+    ui_common.transfer_setting("dig", options=ed.COMPARED_TRANSFERS),
+    ui_common.Setting("dig.compare", False),
 ]
 
 
@@ -72,11 +74,19 @@ def rates_cached(key, zero_tol, _data):
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def fit_direction_cached(key, direction, method, l2, zero_tol, seed, _data):
+def fit_direction_cached(key, direction, method, l2, zero_tol, seed, _data, transfer="dropout"):
     """One classifier for one direction; ``key`` (the data fingerprint) stands for ``_data``."""
     X_s, y_s, X_t, y_t = dg.direction_data(_data, direction)
     return ed.fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol,
-                         random_state=seed)
+                         random_state=seed, transfer=transfer)
+
+
+def cached_fitter(data, seed):
+    """The ``fit=`` of :func:`run_digits` backed by :func:`fit_direction_cached`."""
+    def fit(direction, method, l2, tol, transfer="dropout"):
+        return fit_direction_cached(data.key, direction, method, l2, tol, seed, _data=data,
+                                    transfer=transfer)
+    return fit
 
 
 # ---------------------------------------------------------------- data
@@ -188,8 +198,7 @@ def fit_both_directions(data, first_direction, loss, zero_tol, seed):
     with ui_common.progress_bar("Fitting classifiers…") as progress:
         return ed.run_digits(
             data, first_direction, loss, l2_setting(), zero_tol, seed, progress=progress,
-            fit=lambda direction, method, l2, tol: fit_direction_cached(data.key, direction, method, l2,
-                                                              tol, seed, _data=data))
+            fit=cached_fitter(data, seed), transfer=st.session_state["dig.transfer"])
 
 
 # ---------------------------------------------------------------- drawing
@@ -208,6 +217,13 @@ def draw_model_controls(classes):
         st.select_slider("l2", options=L2_OPTIONS, key="dig.l2", format_func=lambda v: f"{v:g}",
                          help="Weight of l2 * ||W||² added to the mean loss (the intercept is "
                               "not penalised). l2 = 1 / (2 C n) matches scikit-learn's C.")
+    ui_common.transfer_control("dig", options=ed.COMPARED_TRANSFERS, note=(
+        "Imputation is not offered here: digit images have no missing pixels."))
+    st.toggle("Compare transfer models (both directions)", key="dig.compare",
+              help="Also fit FLDA with " + ", ".join(ed.COMPARED_TRANSFERS) + " in both "
+                   "directions and show their target errors side by side: does a model that "
+                   "lets pixels appear remove the M → U asymmetry? About three times the "
+                   "fitting work of the table above (cached afterwards).")
 
 
 def draw_view_controls(classes):
@@ -313,6 +329,19 @@ def weights_caption(data, direction, digit, naive, adapted):
            "target (the paper's M → U case)."))
 
 
+def transfer_note(adapted):
+    """For a transfer model other than dropout: what the θ map is, and its other parameters."""
+    if adapted.transfer == "dropout":
+        return ""
+    params = adapted.transfer_params
+    means = ", ".join(f"{name} {values.mean():.3f}" for name, values in params.items())
+    return (f"\n\n**{adapted.method} uses the {adapted.transfer} transfer model.** The θ map "
+            "shows its dropout part" + ("" if "theta" in params else " (it has none: 0 "
+                                               "everywhere)")
+            + f"; mean estimated parameters over the pixels: {means} (per pixel in the pixel-map "
+              "download).")
+
+
 def show_weights(data, results, direction, loss, digit, present):
     """Figure 6: the naive and the adapted weights of one digit."""
     source_name, flda_name = ed.FIGURE6_PAIRS[loss]
@@ -326,7 +355,8 @@ def show_weights(data, results, direction, loss, digit, present):
                                    data.side, digit, source_name, flda_name,
                                    bool(st.session_state["dig.shared_range"])),
                     width="stretch", key="dig_weights")
-    st.caption(weights_caption(data, direction, digit, naive, adapted))
+    st.caption(weights_caption(data, direction, digit, naive, adapted)
+               + transfer_note(adapted))
 
 
 def show_errors(data, results):
@@ -348,6 +378,44 @@ def show_errors(data, results):
                + (" Grey dashes (dark outline) in the chart: the paper's values for the "
                   "matching direction." if data.paper_rows else ""))
     return both
+
+
+def comparison_caption(data, frame, loss):
+    """What the transfer-model comparison shows, from its numbers."""
+    source, flda = ed.FIGURE6_PAIRS[loss]
+    models = [c for c in frame.columns if c.startswith(flda)]
+    parts = []
+    for (label, row), direction in zip(frame.iterrows(), ed.DIRECTIONS):
+        best = min(models, key=lambda c: (round(row[c], 12), models.index(c)))
+        paper_row = data.paper_rows.get(direction)
+        parts.append(f"{label}{f' (like the paper’s {paper_row})' if paper_row else ''}: "
+                     f"{source} {row[source]:.3f}, "
+                     + ", ".join(f"{c.split(' ', 1)[1]} {row[c]:.3f}" for c in models)
+                     + f"; best FLDA: {best.split(' ', 1)[1]} "
+                       f"({row[best] - row[source]:+.3f} vs {source})")
+    gains = {c.split(" ", 1)[1]: [frame[source].iloc[i] - frame[c].iloc[i] for i in range(2)]
+             for c in models}
+    spread = "; ".join(f"{t}: {g[0]:+.3f} vs {g[1]:+.3f}" for t, g in gains.items())
+    return ("Target errors of FLDA with each transfer model in both directions (lower is "
+            "better; T-LR the oracle). The paper's Table 4 has dropout only; the other models "
+            "go beyond it. " + "; ".join(parts) + ". Gain over the source classifier "
+            f"(A → B vs B → A) — {spread}: the asymmetry is gone for a model only if both "
+            "gains are positive.")
+
+
+def show_comparison(data, loss, zero_tol, seed):
+    """The transfer models side by side in both directions (issue 15)."""
+    st.subheader("Beyond dropout: transfer models in both directions")
+    with ui_common.progress_bar("Fitting FLDA with every transfer model…") as progress:
+        comparison = ed.run_transfer_comparison(data, loss, l2_setting(), zero_tol, seed,
+                                                fit=cached_fitter(data, seed),
+                                                progress=progress)
+    frame = ed.transfer_comparison_frame(comparison, data, loss)
+    st.dataframe(frame, width="stretch", column_config=ui_common.number_columns(frame))
+    st.caption(comparison_caption(data, frame, loss))
+    st.download_button("Download comparison (CSV)", frame.to_csv().encode("utf-8"),
+                       file_name="flda_digits_transfer_models.csv", mime="text/csv",
+                       key="dig_dl_transfer", help="The table above as CSV.")
 
 
 def show_downloads(data, rates, results, both, direction, loss, digit):
@@ -423,6 +491,8 @@ def main():
         return
     show_weights(data, results, direction, loss, digit, present)
     both = show_errors(data, results)
+    if st.session_state["dig.compare"]:
+        show_comparison(data, loss, zero_tol, seed)
     if not present:
         show_downloads(data, rates, results, both, direction, loss, digit)
 

@@ -19,6 +19,7 @@ from flda_core.datasets import uci
 from flda_core.experiments import baselines as bl
 from flda_core.experiments import missing_data as md
 from flda_core.figures.real_data import error_comparison_figure, theta_figure
+from flda_core.transfer_models import TRANSFER_MODELS
 
 KEYS = tuple(uci.UCI_SETS)
 IMPUTE_LABELS = {"zero": "zeros (the paper's choice)",
@@ -30,6 +31,7 @@ SETTINGS = [
     ui_common.Setting("real.theta_set", "heart", options=KEYS),
     ui_common.Setting("real.top_n", 25, lo=5, hi=80),
     ui_common.Setting("real.bench", "office31_decaf", options=tuple(bm.BENCHMARKS)),
+    ui_common.transfer_setting("real"),
 ]
 BENCH_RESULT_KEY = "real_bench_result"  # {"key", "pair", "errors"} or {"error": message}
 
@@ -84,7 +86,8 @@ def draw_benchmarks(classifiers, seed):
     names = [c for c in classifiers if c not in bl.NOT_AVAILABLE and c != "S-SVM"]
     st.button("Download (if needed) and run", key="real_bench_run", type="primary",
               help=f"Fits {', '.join(names)} on the chosen pair; hyper-parameters by "
-                   "cross-validation on the source as above.",
+                   "cross-validation on the source as above. FLDA uses dropout here "
+                   "(the paper's model), whatever the transfer model chosen above.",
               on_click=run_benchmark, args=(key, pair, tuple(names), seed))
     outcome = st.session_state.get(BENCH_RESULT_KEY)
     paper = bm.paper_rows(key)
@@ -109,9 +112,9 @@ def draw_benchmarks(classifiers, seed):
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def fit_cached(key, classifier, impute, seed):
+def fit_cached(key, classifier, impute, seed, transfer="dropout"):
     """One (data set, classifier) cell of Table 3."""
-    return md.fit_one(key, classifier, impute, seed)
+    return md.fit_one(key, classifier, impute, seed, transfer)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -129,6 +132,11 @@ def draw_controls():
                       "(section 4.2.2). Mean: features are centred on the source mean, so a "
                       "gap holds the source mean; FLDA's dropout then replaces a feature by "
                       "its mean, the alternative the paper names.")
+        ui_common.transfer_control("real", note=(
+            "Imputation keeps the target's gaps as gaps (NaN) for FLDA and fills them in "
+            "expectation with the source mean; the other classifiers still see the gaps "
+            "filled as chosen above. Rate needs non-negative features: where a data set "
+            "has negative values its FLDA cells stay empty and say why."))
         st.checkbox("Domain-adaptation baselines (skada)", key="real.baselines",
                     help="Add KMM, SA, TCA, CORAL and optimal transport from the skada "
                          "library (about half of the computing time). SCL and GFK are not "
@@ -138,14 +146,14 @@ def draw_controls():
                        help="Rows of the table. All six are the paper's Table 3.")
 
 
-def run_table(keys, classifiers, impute, seed):
+def run_table(keys, classifiers, impute, seed, transfer="dropout"):
     bar = st.progress(0.0, text="Fitting classifiers…")
 
     def progress(fraction, text):
         bar.progress(min(1.0, fraction), text=f"Fitting {text}…")
 
     result = md.run_missing_data(keys, classifiers, impute, seed, fit=fit_cached,
-                                 progress=progress)
+                                 progress=progress, transfer=transfer)
     bar.empty()
     return result
 
@@ -188,6 +196,43 @@ def theta_caption(thetas, title):
             f"in the source gets θ̂ = 0.")
 
 
+def show_transfer_notes(result):
+    """Which transfer model FLDA used, and the cells where it does not apply."""
+    if result.transfer == "dropout":
+        return
+    kept = (" FLDA sees the target's gaps as gaps (NaN) and fills them in expectation with "
+            "the source mean; the other classifiers see the filled gaps."
+            if result.transfer == "imputation" else "")
+    st.info(f"FLDA-Q and FLDA-L use the **{result.transfer}** transfer model: "
+            f"{TRANSFER_MODELS[result.transfer]}{kept}", icon=":material/info:")
+    for (key, name), cell in result.cells.items():
+        if cell.note and name.startswith("FLDA"):
+            st.warning(f"{uci.UCI_SETS[key].title}, {name}: {cell.note} The cell is left "
+                       "empty; choose another transfer model to fill it.",
+                       icon=":material/warning:")
+
+
+def show_transfer_parameters(result, key, title):
+    """The estimated parameters of a transfer model other than dropout, for one data set."""
+    if result.transfer == "dropout":
+        return
+    frame = result.transfer_params.get(key)
+    st.markdown(f"**{title}: estimated {result.transfer} parameters**")
+    if frame is None:
+        st.info(f"The {result.transfer} transfer model does not apply to {title} (see the "
+                "warning above), so it has no parameters here.", icon=":material/info:")
+        return
+    st.dataframe(frame, hide_index=True, width="stretch",
+                 column_config=ui_common.number_columns(frame))
+    st.caption("Per encoded feature, the parameters FLDA-Q and FLDA-L used (estimated from "
+               "all source and target rows), beside the share of target rows missing the "
+               "feature's column.")
+    st.download_button("Download the parameters (CSV)", frame.to_csv(index=False).encode(),
+                       file_name=f"flda_{result.transfer}_{key}.csv", mime="text/csv",
+                       key="real_download_transfer",
+                       help="The table above as CSV.")
+
+
 def main():
     ui_common.restore_from_url(SETTINGS)
     present = ui_common.presentation_mode()
@@ -221,7 +266,8 @@ def main():
         + " ".join(n for k in keys for n in notes[k]))
 
     st.subheader("Errors on the rows with gaps (Table 3)")
-    result = run_table(keys, classifiers, impute, seed)
+    result = run_table(keys, classifiers, impute, seed, st.session_state["real.transfer"])
+    show_transfer_notes(result)
     left, right = st.columns(2)
     with left:
         st.markdown("**Here**")
@@ -286,6 +332,7 @@ def main():
                        key="real_download_theta",
                        help="Per encoded feature: its file column, θ̂ and the share of "
                             "target rows in which the column is empty.")
+    show_transfer_parameters(result, key, title)
     if not present:
         draw_benchmarks(classifiers, seed)
 

@@ -11,12 +11,16 @@ import streamlit as st
 
 import ui_common
 from flda_core.experiments.perturbation import PAPER_TABLE1, table1_unperturbed_errors
+from flda_core.datasets.synthetic import SHIFT_PRESETS
 from flda_core.experiments.synthetic import (PAPER_FIGURE1, PAPER_FIGURE2, classifier_errors,
-                                             fit_classifiers, lattice_tie_errors,
-                                             matching_paper_setting, theta_table)
+                                             closest_to_oracle, fit_classifiers,
+                                             lattice_tie_errors, matching_paper_setting,
+                                             theta_table, transfer_errors)
+from flda_core.experiments.transfer_models import transfer_parameter_frame
 from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure, lattice_counts,
                                          theta_figure)
 from flda_core.names import LOSS_TITLES, LOSSES
+from flda_core.transfer_models import TRANSFER_MODELS
 
 MAX_FEATURES = 50
 MAX_SAMPLES = 100_000
@@ -31,13 +35,41 @@ SETTINGS = ui_common.domain_settings("syn", PAPER_FIGURE1, MAX_FEATURES, QUICK_S
     ui_common.Setting("syn.loss", "both", options=LOSS_OPTIONS),
     ui_common.Setting("syn.l2", 0.0, options=L2_OPTIONS),
     ui_common.Setting("syn.show_source", False),
+    ui_common.Setting("syn.shift", "dropout", options=("dropout", *SHIFT_PRESETS)),
+    ui_common.transfer_setting("syn"),
 ]
+#: The shift presets (issue 15): shift -> (button label, FLDA transfer model loaded, what it is).
+SHIFT_BUTTONS = {
+    "appearance": ("Features appear in the target", "two-sided",
+                   "Four binary features; in the target every 0 of feature 1 becomes 1 with "
+                   "probability {phi}. No feature gets rarer, so dropout's θ̂ is (nearly) 0; "
+                   "the two-sided model estimates the appearance rate φ."),
+    "rate": ("Count rates change", "rate",
+             "Poisson counts (rates {rates}); in the target the rate of every feature is "
+             "multiplied by {factor}. The rate model estimates that factor r."),
+}
+#: FLDA variants compared on the shift presets.
+COMPARED_TRANSFERS = ("dropout", "two-sided", "rate")
 
 
 def preset_values(setting, n_samples):
     """Session values that reproduce a :class:`PaperSetting` with ``n_samples`` per domain."""
     return {**ui_common.domain_values("syn", setting, n_samples),
-            "syn.loss": "both", "syn.l2": 0.0}
+            "syn.loss": "both", "syn.l2": 0.0, "syn.shift": "dropout", "syn.transfer": "dropout"}
+
+
+def shift_text(shift):
+    """What the data of a shift preset are, with the numbers of its generator."""
+    _, params, true = SHIFT_PRESETS[shift]
+    return SHIFT_BUTTONS[shift][2].format(
+        phi=f"{true[0]:g}", factor=" / ".join(f"{v:g}" for v in true),
+        rates=" vs ".join("/".join(f"{v:g}" for v in row) for row in params))
+
+
+def shift_values(shift):
+    """Session values of a shift preset: its data, 10,000 samples, the matching transfer."""
+    return {"syn.shift": shift, "syn.transfer": SHIFT_BUTTONS[shift][1], "syn.loss": "both",
+            "syn.l2": 0.0, "syn.n_source": QUICK_SAMPLES, "syn.n_target": QUICK_SAMPLES}
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -69,13 +101,32 @@ def draw_controls():
                   args=(preset_values(PAPER_FIGURE1, QUICK_SAMPLES),),
                   help="Figure 1's data model with 10,000 samples per domain: every "
                        "change re-runs instantly.")
+        st.subheader("Beyond dropout")
+        for shift, (label, transfer, _) in SHIFT_BUTTONS.items():
+            st.button(label, width="stretch", on_click=ui_common.apply_values,
+                      args=(shift_values(shift),), key=f"syn_preset_{shift}",
+                      help=shift_text(shift) + f" Loads FLDA with the {transfer} transfer "
+                           "model; 10,000 samples per domain.")
 
-        ui_common.draw_domain_controls(
-            "syn", MAX_FEATURES, MAX_SAMPLES,
-            features_help="With 2 features the data and decision boundaries are plotted; "
-                          "with more (up to 50) only the error table and θ are shown.")
+        if st.session_state["syn.shift"] == "dropout":
+            ui_common.draw_domain_controls(
+                "syn", MAX_FEATURES, MAX_SAMPLES,
+                features_help="With 2 features the data and decision boundaries are "
+                              "plotted; with more (up to 50) only the error table and θ "
+                              "are shown.")
+        else:
+            st.subheader("Data")
+            st.info(f"**{SHIFT_BUTTONS[st.session_state['syn.shift']][0]}.** "
+                    + shift_text(st.session_state["syn.shift"]), icon=":material/info:")
+            st.button("Back to dropout data (Figure 1)", width="stretch",
+                      on_click=ui_common.apply_values, key="syn_back_to_dropout",
+                      args=(preset_values(PAPER_FIGURE1, QUICK_SAMPLES),),
+                      help="Leave the preset and edit the data model again.")
 
         st.subheader("Classifiers")
+        ui_common.transfer_control("syn", note=(
+            "Imputation needs missing values: the synthetic targets have none, so with it "
+            "FLDA is the source classifier."))
         st.radio("Loss", LOSS_OPTIONS, format_func=LOSS_LABELS.get, key="syn.loss",
                  help="Which loss to plot: quadratic (least squares, FLDA-Q, Algorithm 1) "
                       "or logistic (FLDA-L, Algorithm 2), or both side by side as in the "
@@ -91,9 +142,33 @@ def draw_controls():
                          "paper's figures show the target domain only.")
 
 
+def shift_caption(shift, errors):
+    """What the current numbers of a shift preset show (:func:`transfer_errors`)."""
+    parts = []
+    for loss in LOSSES:
+        rows = errors[errors["loss"] == loss]
+        best, error, oracle = closest_to_oracle(errors, loss)
+        source = float(rows["target error"].iloc[0])
+        flda = ", ".join(f"{transfer} {error:.3f}" for transfer, error
+                         in zip(rows["transfer"], rows["target error"]) if transfer)
+        parts.append(f"{loss} loss: source "
+                     f"{rows['classifier'].iloc[0]} {source:.3f}, oracle "
+                     f"{rows['classifier'].iloc[-1]} {oracle:.3f}; FLDA with {flda} — closest "
+                     f"to the oracle: **{best}** ({error - oracle:+.3f})")
+    return (f"Target errors of FLDA with each transfer model on the *{SHIFT_BUTTONS[shift][0]}* "
+            "data (this run; the paper has no such experiment, it goes beyond its dropout "
+            "model). " + "; ".join(parts) + ".")
+
+
 def figure_caption(data_key, result, paper):
     """What to look at in the scatter plot (Figures 1-2)."""
     distribution = data_key[0]
+    if distribution in SHIFT_PRESETS:
+        return (f"Target domain of the *{SHIFT_BUTTONS[distribution][0]}* preset: marker "
+                "area ∝ number of samples, one colour per class; lines are the decision "
+                "boundaries (orange dashed = source classifier, purple dotted = oracle, "
+                f"green solid = FLDA with the {result.transfer} transfer model). Look for "
+                "the green line moving from the orange one towards the purple one.")
     figure = "Figure 1" if distribution == "bernoulli" else "Figure 2"
     text = (
         f"**Mirrors the paper's {figure}** (section 4.1.1). Each marker is one point of "
@@ -148,7 +223,8 @@ def show_figure(data_key, result, paper):
     theta = data_key[4]
     if len(theta) != 2:
         st.info(f"{len(theta)} feature(s): the scatter plot needs exactly 2 features, so "
-                "only the errors and the dropout estimates are shown.", icon=":material/info:")
+                "only the errors and the transfer-model estimates are shown.",
+                icon=":material/info:")
         return
     loss_choice = st.session_state["syn.loss"]
     losses = LOSSES if loss_choice == "both" else (loss_choice,)
@@ -179,6 +255,9 @@ def show_tables(data_key, result, paper):
                        key="syn_download_errors",
                        help="The table above as CSV, for your own analysis.")
     distribution, params = data_key[0], data_key[1]
+    if result.transfer != "dropout" or distribution in SHIFT_PRESETS:
+        show_transfer_parameters(data_key, result)
+        return
     thetas = theta_table(result.theta_true, result.theta_hat, params, distribution)
     st.subheader("Dropout: true θ vs estimated θ̂")
     st.dataframe(thetas, hide_index=True, width="stretch",
@@ -196,6 +275,48 @@ def show_tables(data_key, result, paper):
         st.caption("Open bars: the true dropout θ per feature; filled bars: FLDA's "
                    "estimate θ̂ (section 3.3.1). Bars of equal height mean the transfer "
                    "model was recovered; features with θ̂ = 1 get weight 0.")
+
+
+def show_transfer_parameters(data_key, result):
+    """Estimated (and true) parameters of FLDA's transfer model, like the θ̂ table."""
+    pair = ui_common.cached_domains(*data_key)
+    truth = getattr(pair, "true_params", {"theta": pair.theta_true})
+    frame = transfer_parameter_frame(result.transfer, result.transfer_params, truth)
+    st.subheader(f"Transfer model '{result.transfer}': estimated parameters")
+    st.dataframe(frame, hide_index=True, width="stretch",
+                 column_config=ui_common.number_columns(frame))
+    note = ""
+    if result.transfer == "imputation":
+        note = (f" Imputation needs missing values: this target has none, so θ̂ (largest "
+                f"{result.transfer_params['theta'].max():.3f}) leaves FLDA equal to the source "
+                "classifier.")
+    elif result.transfer == "dropout" and data_key[0] in SHIFT_PRESETS:
+        note = (f" Dropout can only model features that get rarer: here its largest θ̂ is "
+                f"{result.transfer_params['theta'].max():.3f}.")
+    st.caption("FLDA's first stage with the chosen transfer model: every parameter is "
+               "estimated per feature from the unlabelled target and the source. The model: "
+               + TRANSFER_MODELS[result.transfer] + " 'true' columns show "
+               "the values that made the target, where the model shares them." + note)
+    st.download_button("Download parameters (CSV)", frame.to_csv(index=False),
+                       file_name="flda_synthetic_transfer_parameters.csv", mime="text/csv",
+                       key="syn_download_transfer",
+                       help="Estimated (and true) transfer parameters per feature as CSV.")
+
+
+def show_shift_comparison(data_key):
+    """On a shift preset: S-*, FLDA with every compared transfer model, T-*."""
+    with ui_common.progress_bar("Comparing transfer models…") as progress:
+        errors = transfer_errors(ui_common.cached_domains(*data_key), COMPARED_TRANSFERS,
+                                 l2=float(st.session_state["syn.l2"]),
+                                 fit=ui_common.linear_fitter(data_key), progress=progress)
+    st.subheader("Which transfer model adapts?")
+    st.dataframe(errors, hide_index=True, width="stretch",
+                 column_config=ui_common.number_columns(errors))
+    st.caption(shift_caption(data_key[0], errors))
+    st.download_button("Download comparison (CSV)", errors.to_csv(index=False),
+                       file_name="flda_synthetic_transfer_models.csv", mime="text/csv",
+                       key="syn_download_compare",
+                       help="Target error of every classifier and transfer model as CSV.")
 
 
 def main():
@@ -222,13 +343,16 @@ def main():
         with ui_common.progress_bar("Fitting classifiers…") as progress:
             result = fit_classifiers(ui_common.cached_domains(*data_key),
                                      l2=float(st.session_state["syn.l2"]),
-                                     fit=ui_common.linear_fitter(data_key), progress=progress)
+                                     fit=ui_common.linear_fitter(data_key), progress=progress,
+                                     transfer=st.session_state["syn.transfer"])
     except ValueError as error:
         st.error(f"Could not fit the classifiers: {error} Change the data settings in the "
                  "sidebar.")
         return
     show_figure(data_key, result, paper)
     show_tables(data_key, result, paper)
+    if data_key[0] in SHIFT_PRESETS:
+        show_shift_comparison(data_key)
     if not present:
         st.page_link("pages/transfer.py", label="What if θ̂ were wrong? Perturb it on the "
                      "Transfer parameters page (Table 1, Figure 4)", icon=":material/tune:")

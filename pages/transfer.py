@@ -11,6 +11,8 @@ import numpy as np
 import streamlit as st
 
 import ui_common
+from flda_core.experiments.transfer_models import transfer_parameter_frame
+from flda_core.transfer_models import TRANSFER_MODELS
 from flda_core.experiments.perturbation import (CURVE_STEP, PAPER_PERTURBATIONS, PAPER_TABLE1,
                                                 own_theta_fits, own_theta_frame,
                                                 paper_table1_frame, run_perturbation,
@@ -50,6 +52,7 @@ SETTINGS = ui_common.domain_settings("tp", PAPER_TABLE1, MAX_FEATURES, QUICK_SAM
                       options=PERTURBATION_OPTIONS),
     ui_common.Setting("tp.curve_range", (-0.5, 0.5), lo=-1.0, hi=1.0),
     ui_common.Setting("tp.own_mode", "perturb", options=OWN_MODES),
+    ui_common.transfer_setting("tp"),
 ]
 
 
@@ -97,6 +100,9 @@ def draw_controls():
                          format_func=lambda v: "0 (none, as in the paper)" if v == 0 else f"{v:g}",
                          help="Ridge penalty λ‖w‖² on every classifier's mean loss; the "
                               "paper uses none.")
+        ui_common.transfer_control("tp", note=(
+            "This page perturbs dropout's θ̂ (section 4.1.3), which only the dropout model "
+            "has: another model is fitted unperturbed and shown beside the sweep."))
         st.subheader("Perturbation sweep")
         n = int(st.session_state["tp.n_features"])
         st.selectbox("Perturbed feature", list(range(1, n + 1)), key="tp.feature",
@@ -265,6 +271,27 @@ def show_tables(data_key, result, paper, own_fits):
                    "θ̂ + 0 column of the table above.")
 
 
+def show_transfer_comparison(result):
+    """With a transfer model other than dropout: what it gives, unperturbed (issue 15)."""
+    if not result.transfer_fits:
+        return
+    fits = list(result.transfer_fits.values())
+    transfer = fits[0].transfer
+    unperturbed = {f.loss: f for f in result.sweep if f.perturbation == 0.0}
+    st.subheader(f"Transfer model '{transfer}' (not perturbed)")
+    st.info(f"The sweep above perturbs the **dropout** θ̂, which only the dropout model has, so "
+            f"it does not apply to the {transfer} model. Unperturbed, FLDA with {transfer}: "
+            + "; ".join(f"{f.name} target error {f.target_error:.3f}"
+                        + (f" (dropout: {unperturbed[f.loss].target_error:.3f})"
+                           if f.loss in unperturbed else "") for f in fits) + ".",
+            icon=":material/info:")
+    frame = transfer_parameter_frame(transfer, fits[0].transfer_params)
+    st.dataframe(frame, hide_index=True, width="stretch",
+                 column_config=ui_common.number_columns(frame))
+    st.caption(f"The {transfer} model's parameters, estimated per feature from the source and "
+               f"the unlabelled target. The model: {TRANSFER_MODELS[transfer]}")
+
+
 def show_feasibility(result):
     """Warn about skipped perturbations; False (with an error) when none is feasible."""
     if result.skipped:
@@ -306,7 +333,7 @@ def main():
                 ui_common.cached_domains(*data_key),
                 min(int(st.session_state["tp.feature"]), n_features) - 1,
                 st.session_state["tp.perturbations"], st.session_state["tp.curve_range"], l2,
-                fit=fit, progress=progress)
+                fit=fit, progress=progress, transfer=st.session_state["tp.transfer"])
     except ValueError as error:
         st.error(f"Could not fit the classifiers: {error} Change the data settings.")
         return
@@ -325,6 +352,7 @@ def main():
         paper=paper.errors if paper is not None else None), width="stretch", key="tp_curve")
     st.caption(CURVE_CAPTION)
     show_tables(data_key, result, paper, own_fits)
+    show_transfer_comparison(result)
 
 
 main()

@@ -35,6 +35,8 @@ from flda_core.figures import tabular as figs
 from flda_core.names import TABLE_CLASSIFIERS
 from flda_core.datasets import uci
 from flda_core.experiments import baselines as bl
+from flda_core.experiments.transfer_models import transfer_parameter_frame
+from flda_core.transfer_models import TRANSFER_MODELS
 
 SLOTS = ("source", "target")
 FILES_KEY = "data.files"
@@ -61,6 +63,7 @@ SETTINGS = [
     ui_common.Setting("data.top_n", figs.DEFAULT_TOP_FEATURES, lo=5, hi=60),
     ui_common.Setting("data.mode", "two", options=tuple(MODE_LABELS)),
     ui_common.Setting("data.baselines", False),
+    ui_common.transfer_setting("data"),
 ]
 
 
@@ -102,9 +105,9 @@ def run_baselines(inputs, seed):
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def fit_model_cached(inputs, name, l2):
+def fit_model_cached(inputs, name, l2, transfer="dropout"):
     """Cached :func:`flda_core.experiments.your_data.fit_model` (one classifier)."""
-    return yd.fit_model(prepare_cached(*inputs), name, l2)
+    return yd.fit_model(prepare_cached(*inputs), name, l2, transfer)
 
 
 # ----------------------------------------------------------------------------- loading files
@@ -308,6 +311,10 @@ def draw_options(source_table):
                          help="Ridge penalty l2·‖w‖² added to the mean (expected) loss of "
                               "every classifier (S-LS, S-LR, FLDA-Q, FLDA-L, T-LR). Larger "
                               "values give smaller weights. 1e-3 suits a few hundred rows.")
+        ui_common.transfer_control("data", note=(
+            "Imputation needs gaps kept as gaps: this page fills missing cells with zeros "
+            "(or drops their rows), so with it FLDA equals the source classifier; the Real "
+            "data page keeps gaps for the imputation model."))
         st.checkbox("Add the domain-adaptation baselines", key="data.baselines",
                     on_change=remember_choice, args=("data.baselines",),
                     help="Add KMM, SA, TCA, CORAL and optimal transport (skada library, as "
@@ -352,9 +359,20 @@ def show_report(prepared, source_name, target_name):
 
 def fit_all_models(inputs, l2):
     """The page's experiment: :func:`flda_core.experiments.your_data.fit_models`."""
-    with ui_common.progress_bar("Fitting classifiers…") as progress:
-        models = yd.fit_models(prepare_cached(*inputs), l2=l2, progress=progress,
-                               fit=lambda name, l2: fit_model_cached(inputs, name, l2))
+    transfer = st.session_state["data.transfer"]
+    try:
+        with ui_common.progress_bar("Fitting classifiers…") as progress:
+            models = yd.fit_models(prepare_cached(*inputs), l2=l2, progress=progress,
+                                   fit=lambda name, l2, transfer="dropout": fit_model_cached(
+                                       inputs, name, l2, transfer),
+                                   transfer=transfer)
+    except ValueError as error:
+        if transfer == "dropout":
+            raise
+        st.error(f"**FLDA cannot use the {transfer} transfer model on these data.** {error}"
+                 "\n\n**Fix:** choose another transfer model in step 2.",
+                 icon=":material/error:")
+        return None
     for note in yd.convergence_notes(models):
         st.warning(note, icon=":material/warning:")
     return models
@@ -535,6 +553,30 @@ def sync_sample_url():
         del st.query_params["sample"]
 
 
+def show_transfer_parameters(prepared, models):
+    """FLDA's estimated parameters when its transfer model is not dropout (issue 15)."""
+    flda = next((models[n] for n in ("FLDA-L", "FLDA-Q") if n in models), None)
+    if flda is None or flda.transfer == "dropout":
+        return
+    frame = transfer_parameter_frame(flda.transfer, flda.transfer_params_,
+                                     feature_names=prepared.feature_names)
+    st.subheader(f"Transfer model '{flda.transfer}': estimated parameters")
+    if flda.transfer == "imputation":
+        st.info(f"Imputation needs missing cells kept as gaps; here they were filled (largest "
+                f"θ̂ = {flda.transfer_params_['theta'].max():.3f}), so FLDA-Q/FLDA-L equal "
+                "the source classifiers. The Real data page keeps the gaps for this model.",
+                icon=":material/info:")
+    st.dataframe(frame, hide_index=True, width="stretch",
+                 column_config=ui_common.number_columns(frame))
+    st.caption("Per feature, the parameters FLDA-Q and FLDA-L used, estimated from the "
+               "source and the unlabelled target. The model: "
+               + TRANSFER_MODELS[flda.transfer])
+    st.download_button("Download parameters (CSV)", csv_bytes(frame),
+                       file_name="flda_transfer_parameters.csv", mime="text/csv",
+                       key="data_download_transfer",
+                       help="The estimated transfer parameters per feature as CSV.")
+
+
 def read_inputs(source, target, one_file=False):
     """The hashable arguments of :func:`prepare_cached` from the files and the options.
 
@@ -597,6 +639,8 @@ def main():
     if not present:
         show_report(prepared, source["name"], target["name"])
     models = fit_all_models(inputs, float(st.session_state["data.l2"]))
+    if models is None:
+        return
     baseline_rows = ()
     if st.session_state.get("data.baselines") and prepared.has_target_labels:
         try:
@@ -605,6 +649,7 @@ def main():
             st.warning(f"The baselines could not be fitted: {error}", icon=":material/warning:")
     show_results(prepared, models, source["name"], target["name"],
                  int(st.session_state["data.top_n"]), baseline_rows)
+    show_transfer_parameters(prepared, models)
 
 
 main()

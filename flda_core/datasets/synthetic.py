@@ -26,7 +26,8 @@ __all__ = ["DomainPair", "make_bernoulli_domains", "make_poisson_domains", "make
            "bernoulli_target_lattice", "exact_target_error", "PAPER_BERNOULLI_PARAMS",
            "PAPER_POISSON_PARAMS", "PAPER_PARAMS", "PAPER_THETA", "PARAM_WORD", "PARAM_BOUNDS",
            "parse_domain_config", "ShiftedDomainPair", "make_appearance_domains",
-           "make_rate_domains", "APPEARANCE_PARAMS", "RATE_PARAMS"]
+           "make_rate_domains", "APPEARANCE_PARAMS", "RATE_PARAMS", "APPEARANCE_PHI",
+           "RATE_FACTOR", "SHIFT_PRESETS", "make_any_domains"]
 
 #: The paper's defaults (section 4.1.1): class one 0.7, class two 0.3, both features.
 PAPER_BERNOULLI_PARAMS = ((0.7, 0.7), (0.3, 0.3))
@@ -309,6 +310,19 @@ class ShiftedDomainPair:
     distribution: str = "bernoulli"
     params: np.ndarray = field(repr=False, default=None)
 
+    @property
+    def n_features(self):
+        return self.X_source.shape[1]
+
+    @property
+    def classes(self):
+        return np.unique(self.y_source)
+
+    @property
+    def theta_true(self):
+        """The true dropout part of the shift (zeros when the shift has none)."""
+        return np.asarray(self.true_params.get("theta", np.zeros(self.n_features)), dtype=float)
+
 
 def _labelled_draws(distribution, params, n_source, n_target, rng):
     n_classes = params.shape[0]
@@ -380,3 +394,27 @@ def make_rate_domains(n_source=10_000, n_target=10_000, rates=RATE_PARAMS,
     X_target = _draw("poisson", params * factor, y_target, rng)
     return ShiftedDomainPair(X_source, y_source, X_target, y_target, "rate",
                              {"rate": factor}, "poisson", params)
+
+
+#: Synthetic shifts other than dropout, by the key the pages use as "distribution":
+#: key -> (generator, default class parameters, default true shift parameters).
+SHIFT_PRESETS = {
+    "appearance": (make_appearance_domains, APPEARANCE_PARAMS, APPEARANCE_PHI),
+    "rate": (make_rate_domains, RATE_PARAMS, RATE_FACTOR),
+}
+
+
+def make_any_domains(distribution, params, n_source, n_target, shift, random_state=None):
+    """One entry point for every synthetic data model, keyed by ``distribution``.
+
+    ``"bernoulli"`` / ``"poisson"``: :func:`make_domains` with dropout ``shift``
+    (theta).  A key of :data:`SHIFT_PRESETS`: ``"appearance"`` calls
+    :func:`make_appearance_domains` with ``shift`` as ``phi``; ``"rate"`` calls
+    :func:`make_rate_domains` with ``shift`` as ``rate_factor``.  All
+    arguments are plain (hashable) values, so a page can cache on them.
+    """
+    if distribution in SHIFT_PRESETS:
+        generator = SHIFT_PRESETS[distribution][0]
+        return generator(n_source, n_target, params, shift, random_state=random_state)
+    return make_domains(distribution, params, n_source, n_target, shift,
+                        random_state=random_state)

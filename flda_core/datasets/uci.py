@@ -211,7 +211,7 @@ def _is_text(series):
     return not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)
 
 
-def encode_features(source, target, columns, impute="zero"):
+def encode_features(source, target, columns, impute="zero", keep_gaps=False):
     """Numeric matrices for ``columns`` of two frames; gaps become exact zeros.
 
     Text columns are one-hot encoded with the categories seen in the source
@@ -219,7 +219,8 @@ def encode_features(source, target, columns, impute="zero"):
     value, or a category the source never shows, is a row of zeros in that
     group, i.e. the whole group dropped out.  Then every column is scaled on
     the source (see the module docstring for ``impute``) and the gaps are set
-    to 0.
+    to 0 -- or, with ``keep_gaps``, the target's gaps stay ``NaN`` (for the
+    ``"imputation"`` transfer model of :mod:`flda_core.transfer_models`).
 
     Returns
     -------
@@ -260,7 +261,8 @@ def encode_features(source, target, columns, impute="zero"):
     centre = np.nan_to_num(centre)
     spread = np.where(np.isfinite(spread) & (spread > 0), spread, 1.0)
     X_s = np.nan_to_num((X_s - centre) / spread, nan=0.0)
-    X_t = np.nan_to_num((X_t - centre) / spread, nan=0.0)
+    X_t = (X_t - centre) / spread
+    X_t = X_t if keep_gaps else np.nan_to_num(X_t, nan=0.0)
     return X_s, X_t, names, origin
 
 
@@ -315,7 +317,7 @@ class MissingDataProblem:
                 "source classes": len(np.unique(self.y_source))}
 
 
-def make_missing_problem(key, impute="zero", directory=None):
+def make_missing_problem(key, impute="zero", directory=None, keep_gaps=False):
     """Load a shipped data set and build the paper's source/target problem.
 
     Parameters
@@ -325,6 +327,8 @@ def make_missing_problem(key, impute="zero", directory=None):
     impute : {"zero", "mean"}
     directory : path-like, optional
         Folder with the CSV files (default :data:`UCI_DIR`).
+    keep_gaps : bool, default=False
+        Leave the target's gaps as ``NaN`` (see :func:`encode_features`).
 
     Returns
     -------
@@ -334,7 +338,7 @@ def make_missing_problem(key, impute="zero", directory=None):
     frame = load_uci(key, directory)
     source, target = split_by_missing(frame, spec.label, tuple(spec.exclude))
     columns = feature_columns(frame, spec.label, tuple(spec.exclude))
-    X_s, X_t, names, origin = encode_features(source, target, columns, impute)
+    X_s, X_t, names, origin = encode_features(source, target, columns, impute, keep_gaps)
     gap_rate = target[columns].isna().mean(axis=0)
     missing_rate = np.array([gap_rate[c] for c in origin], dtype=np.float64)
     notes = [f"'{c}' is not used as a feature: {why}." for c, why in spec.exclude.items()]

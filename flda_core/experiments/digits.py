@@ -31,13 +31,15 @@ from ..classifier import FLDAClassifier
 from ..datasets.digits import balanced_subsample, direction_data
 from ..names import TABLE_CLASSIFIERS, classifier_loss
 from ..transfer import estimate_dropout
+from ..transfer_models import make_transfer_model
 from .progress import finish, report
 from .scoring import error_rate
 
 __all__ = [
     "PAPER_TABLE4", "L2_GRID", "BLAS_THREADS", "DIRECTIONS", "MethodResult",
     "make_classifier", "cross_validate_l2", "fit_method", "run_digits", "table4_frame",
-    "paper_table", "comparison_table", "l2_frame", "pixel_frame",
+    "paper_table", "comparison_table", "l2_frame", "pixel_frame", "COMPARED_TRANSFERS",
+    "run_transfer_comparison", "transfer_comparison_frame",
 ]
 
 #: Table 4 of the paper: target error rates, M = MNIST, U = USPS.
@@ -77,8 +79,12 @@ class MethodResult:
     intercept : ndarray of shape (n_classes,)
     classes : ndarray
     theta : ndarray of shape (n_features,)
-        Dropout probabilities used (0 for S-* and T-LR).
+        Dropout probabilities used (0 for S-* and T-LR, and for FLDA with a
+        transfer model without dropout).
     n_iter : int
+    transfer : str
+        FLDA's transfer model; ``transfer_params`` its estimated parameters
+        (None for S-* and T-LR).
     """
 
     method: str
@@ -90,6 +96,8 @@ class MethodResult:
     classes: np.ndarray = field(repr=False)
     theta: np.ndarray = field(repr=False)
     n_iter: int = 0
+    transfer: str = "dropout"
+    transfer_params: dict | None = field(default=None, repr=False)
 
     def weights(self, label):
         """Weights of the one-vs-rest / softmax predictor of class ``label``."""
@@ -99,23 +107,28 @@ class MethodResult:
         return self.coef[index[0]]
 
 
-def make_classifier(method, l2, theta=None, tol=1e-6, max_iter=1000):
+def make_classifier(method, l2, theta=None, tol=1e-6, max_iter=1000, transfer="dropout",
+                    transfer_params=None):
     """An unfitted :class:`FLDAClassifier` for a paper name.
 
     S-LS / S-LR / T-LR use ``theta = 0`` (plain least squares / logistic
-    regression), FLDA-Q / FLDA-L the given dropout ``theta``.  ``tol=1e-6``
-    (the classifier's default): at 1e-5 the Table 4 errors of the offline
-    domains move by up to 0.002, at 1e-4 by up to 0.06
-    (``benchmarks/bench_tolerance.py``).
+    regression), FLDA-Q / FLDA-L the given dropout ``theta`` or, for another
+    ``transfer`` model, its ``transfer_params``.  ``tol=1e-6`` (the
+    classifier's default): at 1e-5 the Table 4 errors of the offline domains
+    move by up to 0.002, at 1e-4 by up to 0.06 (``benchmarks/bench_tolerance.py``).
     """
     if method not in TABLE_CLASSIFIERS and method != "T-LS":
         raise ValueError(f"Unknown method {method!r}; choose from {TABLE_CLASSIFIERS}.")
     loss = classifier_loss(method)
+    if method.startswith("FLDA") and transfer != "dropout":
+        return FLDAClassifier(loss=loss, l2=float(l2), transfer=transfer,
+                              transfer_params=transfer_params, tol=tol, max_iter=max_iter)
     use_theta = theta if method.startswith("FLDA") else None
     return FLDAClassifier(loss=loss, l2=float(l2), theta=use_theta, tol=tol, max_iter=max_iter)
 
 
-def _fold_errors(X, y, method, theta, grid, n_folds, random_state, tol):
+def _fold_errors(X, y, method, theta, grid, n_folds, random_state, tol, transfer="dropout",
+                 transfer_params=None):
     """Mean validation error per l2 over stratified folds, shape (len(grid),)."""
     n_folds = int(min(n_folds, np.min(np.unique(y, return_counts=True)[1])))
     if n_folds < 2:
@@ -125,7 +138,8 @@ def _fold_errors(X, y, method, theta, grid, n_folds, random_state, tol):
     for train, test in folds.split(X, y):
         # Warm start along the grid, largest l2 first: each fit starts from the
         # solution of the next stronger penalty (fewer L-BFGS iterations).
-        model = make_classifier(method, max(grid), theta, tol=tol).set_params(warm_start=True)
+        model = make_classifier(method, max(grid), theta, tol=tol, transfer=transfer,
+                                transfer_params=transfer_params).set_params(warm_start=True)
         for k in sorted(range(len(grid)), key=lambda k: -grid[k]):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
@@ -135,12 +149,13 @@ def _fold_errors(X, y, method, theta, grid, n_folds, random_state, tol):
 
 
 def cross_validate_l2(X, y, method, theta=None, grid=L2_GRID, n_folds=3, random_state=0,
-                      tol=1e-4, max_samples=3_000):
+                      tol=1e-4, max_samples=3_000, transfer="dropout", transfer_params=None):
     """Choose the ridge penalty by k-fold cross-validation on labelled data.
 
     As in the paper (section 4.2), hyperparameters are chosen on the source
     data only (T-LR, the oracle, on the target).  FLDA keeps its ``theta``
-    (estimated from all source and target images) fixed in every fold.  To
+    (estimated from all source and target images) fixed in every fold, as
+    another ``transfer`` model keeps its ``transfer_params``.  To
     stay cheap, at most ``max_samples`` images (a seeded, stratified subset)
     are used and logistic fits stop at tolerance ``tol`` (1e-4 picks the same
     ``l2`` as 1e-8 fits on the offline domains; 1e-3 a different one in 3 of
@@ -158,13 +173,14 @@ def cross_validate_l2(X, y, method, theta=None, grid=L2_GRID, n_folds=3, random_
         keep = balanced_subsample(y, max_samples, random_state)
         X, y = X[keep], y[keep]
     with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
-        errors = _fold_errors(X, y, method, theta, tuple(grid), n_folds, random_state, tol)
+        errors = _fold_errors(X, y, method, theta, tuple(grid), n_folds, random_state, tol,
+                              transfer, transfer_params)
     best = max(range(len(grid)), key=lambda k: (-round(errors[k], 12), grid[k]))
     return float(grid[best]), {float(l2): float(e) for l2, e in zip(grid, errors)}
 
 
 def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol=0.0,
-               tol=1e-6, n_folds=3, random_state=0):
+               tol=1e-6, n_folds=3, random_state=0, transfer="dropout"):
     """Fit one of :data:`TABLE_CLASSIFIERS` for one direction and measure its target error.
 
     S-LS, S-LR, FLDA-Q and FLDA-L are trained on all source images (FLDA also
@@ -179,6 +195,9 @@ def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol
     ----------
     l2 : float or None
         Ridge penalty; ``None`` chooses it with :func:`cross_validate_l2`.
+    transfer : str, default="dropout"
+        FLDA's transfer model (:data:`flda_core.transfer_models.TRANSFER_MODELS`),
+        its parameters estimated once from all source and target images.
 
     Returns
     -------
@@ -188,8 +207,15 @@ def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol
     X_target = np.asarray(X_target, dtype=np.float64)
     y_source, y_target = np.asarray(y_source), np.asarray(y_target)
     n_features = X_source.shape[1]
-    theta = (estimate_dropout(X_source, X_target, zero_tol=zero_tol)
-             if method.startswith("FLDA") else np.zeros(n_features))
+    params = None
+    if method.startswith("FLDA") and transfer != "dropout":
+        params = make_transfer_model(transfer).fit(X_source, X_target, zero_tol=zero_tol).params()
+        theta = np.asarray(params.get("theta", np.zeros(n_features)), dtype=np.float64)
+    else:
+        theta = (estimate_dropout(X_source, X_target, zero_tol=zero_tol)
+                 if method.startswith("FLDA") else np.zeros(n_features))
+        transfer = "dropout"
+    chosen = {"transfer": transfer, "transfer_params": params}
     if method == "T-LR":
         train_X, train_y = X_target, y_target
     else:
@@ -197,10 +223,10 @@ def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol
     cv_errors = {}
     if l2 is None:
         l2, cv_errors = cross_validate_l2(train_X, train_y, method, theta,
-                                          random_state=random_state)
+                                          random_state=random_state, **chosen)
     with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model = make_classifier(method, l2, theta, tol=tol).fit(train_X, train_y)
+        model = make_classifier(method, l2, theta, tol=tol, **chosen).fit(train_X, train_y)
         if method == "T-LR":
             error = float(_fold_errors(X_target, y_target, method, theta, (l2,), n_folds,
                                        random_state, tol)[0])
@@ -214,7 +240,7 @@ def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol
         intercept = model.intercept_
     return MethodResult(method=method, error=float(error), l2=float(l2), cv_errors=cv_errors,
                         coef=coef, intercept=intercept, classes=model.classes_, theta=theta,
-                        n_iter=int(model.n_iter_))
+                        n_iter=int(model.n_iter_), **chosen)
 
 
 def table4_frame(results, domains):
@@ -275,7 +301,7 @@ FIGURE6_PAIRS = {"logistic": ("S-LR", "FLDA-L"), "quadratic": ("S-LS", "FLDA-Q")
 
 
 def run_digits(domains, first_direction="A → B", loss="logistic", l2=None, zero_tol=0.0,
-               seed=0, fit=None, progress=None):
+               seed=0, fit=None, progress=None, transfer="dropout", methods=TABLE_CLASSIFIERS):
     """Every classifier of Table 4 in both directions: the experiment's entry point.
 
     The pair of Figure 6 for ``loss`` and ``first_direction`` is fitted first
@@ -301,18 +327,25 @@ def run_digits(domains, first_direction="A → B", loss="logistic", l2=None, zer
         its cached version.
     progress : callable(fraction, text), optional
         See :mod:`flda_core.experiments.progress`.
+    transfer : str, default="dropout"
+        FLDA's transfer model; any other than dropout is passed to ``fit`` as
+        ``transfer=`` for the FLDA methods.
+    methods : sequence of str, default=:data:`TABLE_CLASSIFIERS`
+        Which classifiers to fit (the Figure 6 pair of ``loss`` is fitted
+        first when among them).
 
     Returns
     -------
     dict ``{(direction, method): MethodResult}``
     """
     if fit is None:
-        def fit(direction, method, l2, zero_tol):
+        def fit(direction, method, l2, zero_tol, transfer="dropout"):
             X_s, y_s, X_t, y_t = direction_data(domains, direction)
             return fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol,
-                              random_state=seed)
-    jobs = [(first_direction, m) for m in FIGURE6_PAIRS[loss]]
-    jobs += [(d, m) for d in DIRECTIONS for m in TABLE_CLASSIFIERS if (d, m) not in jobs]
+                              random_state=seed, transfer=transfer)
+    extra = {} if transfer == "dropout" else {"transfer": transfer}
+    jobs = [(first_direction, m) for m in FIGURE6_PAIRS[loss] if m in methods]
+    jobs += [(d, m) for d in DIRECTIONS for m in methods if (d, m) not in jobs]
     results = {}
     for i, (direction, method) in enumerate(jobs):
         src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
@@ -321,7 +354,8 @@ def run_digits(domains, first_direction="A → B", loss="logistic", l2=None, zer
                + (", choosing l2 by 3-fold cross-validation" if l2 is None else "")
                + f" — {i + 1} of {len(jobs)}")
         tol = zero_tol if method.startswith("FLDA") else 0.0
-        results[(direction, method)] = fit(direction, method, l2, tol)
+        results[(direction, method)] = fit(direction, method, l2, tol,
+                                           **(extra if method.startswith("FLDA") else {}))
     finish(progress)
     return results
 
@@ -340,6 +374,11 @@ def pixel_frame(domains, rates, results, direction, loss, digit):
                           f"P_nonzero_A ({domains.name_a})": rates[0],
                           f"P_nonzero_B ({domains.name_b})": rates[1],
                           f"theta ({direction})": results[(direction, shown[1])].theta})
+    adapted = results[(direction, shown[1])]
+    if adapted.transfer != "dropout":
+        for name, values in adapted.transfer_params.items():
+            if name != "theta":
+                frame[f"{adapted.transfer} {name} ({direction})"] = values
     for method in shown:
         frame[f"{method} weight, digit {digit} ({direction})"] = \
             results[(direction, method)].weights(digit)
@@ -356,3 +395,50 @@ def l2_frame(results):
         record.update({f"CV error at l2={k:g}": v for k, v in r.cv_errors.items()})
         records.append(record)
     return pd.DataFrame.from_records(records)
+
+
+#: Transfer models compared on the digits (issue 15): can FLDA adapt in the direction
+#: where pixels appear (the paper's M → U)?
+COMPARED_TRANSFERS = ("dropout", "two-sided", "rate")
+
+
+def run_transfer_comparison(domains, loss="logistic", l2=None, zero_tol=0.0, seed=0,
+                            transfers=COMPARED_TRANSFERS, fit=None, progress=None):
+    """The source classifier, FLDA with every model in ``transfers`` and T-LR, both ways.
+
+    Calls :func:`run_digits` once per transfer model (only the FLDA of
+    ``loss``; the source classifier and T-LR with the first).
+
+    Returns
+    -------
+    dict ``{transfer: {(direction, method): MethodResult}}``
+    """
+    source, flda = FIGURE6_PAIRS[loss]
+    out = {}
+    for k, transfer in enumerate(transfers):
+        methods = (source, flda, "T-LR") if k == 0 else (flda,)
+        part = None if progress is None else (
+            lambda f, text, k=k: progress((k + f) / len(transfers), f"{transfer}: {text}"))
+        out[transfer] = run_digits(domains, DIRECTIONS[0], loss, l2, zero_tol, seed, fit=fit,
+                                   progress=part, transfer=transfer, methods=methods)
+    finish(progress)
+    return out
+
+
+def transfer_comparison_frame(comparison, domains, loss="logistic"):
+    """Target errors of :func:`run_transfer_comparison`: one row per direction.
+
+    Columns: the source classifier, ``"<FLDA> <transfer>"`` per model, ``T-LR``.
+    """
+    source, flda = FIGURE6_PAIRS[loss]
+    first = next(iter(comparison.values()))
+    rows = {}
+    for direction in DIRECTIONS:
+        src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
+        row = {source: first[(direction, source)].error}
+        row.update({f"{flda} {t}": r[(direction, flda)].error for t, r in comparison.items()})
+        row["T-LR"] = first[(direction, "T-LR")].error
+        rows[f"{direction}: {domains.name(src)} → {domains.name(tgt)}"] = row
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = "direction (source → target)"
+    return frame

@@ -46,12 +46,13 @@ from threadpoolctl import threadpool_limits
 from ..classifier import FLDAClassifier
 from ..datasets import uci
 from ..transfer import estimate_dropout
+from ..transfer_models import make_transfer_model
 from . import baselines as bl
 
 __all__ = [
     "CLASSIFIERS", "AVAILABLE", "FLDA_L2_GRID", "PAPER_TABLE3", "CellResult",
     "MissingDataResult", "problem", "fit_arrays", "fit_one", "run_missing_data", "paper_table",
-    "theta_table",
+    "theta_table", "transfer_table",
 ]
 
 #: Columns of the error table: the paper's Table 3 order, CORAL and OT (skada's
@@ -110,18 +111,22 @@ class CellResult:
 
 
 @functools.lru_cache(maxsize=32)
-def problem(key, impute="zero"):
-    """The (cached) :class:`~flda_core.datasets.uci.MissingDataProblem` of a data set."""
-    return uci.make_missing_problem(key, impute)
+def problem(key, impute="zero", keep_gaps=False):
+    """The (cached) :class:`~flda_core.datasets.uci.MissingDataProblem` of a data set
+    (``keep_gaps``: the target's gaps stay ``NaN``, for the imputation model)."""
+    return uci.make_missing_problem(key, impute, keep_gaps=keep_gaps)
 
 
-def _flda(loss, theta):
+def _flda(loss, theta, transfer="dropout", params=None):
+    if transfer != "dropout":
+        return FLDAClassifier(loss=loss, transfer=transfer, transfer_params=params, tol=1e-4,
+                              max_iter=500)
     return FLDAClassifier(loss=loss, theta=theta, tol=1e-4, max_iter=500)
 
 
-def _l2_cv(loss, theta, random_state):
-    return bl.SourceCV(_flda(loss, theta), {"l2": list(FLDA_L2_GRID)}, n_folds=_N_FOLDS,
-                       random_state=random_state)
+def _l2_cv(loss, theta, random_state, transfer="dropout", params=None):
+    return bl.SourceCV(_flda(loss, theta, transfer, params), {"l2": list(FLDA_L2_GRID)},
+                       n_folds=_N_FOLDS, random_state=random_state)
 
 
 def _describe(params):
@@ -146,12 +151,15 @@ def _oracle_predictions(X, y, random_state):
     return predicted, f"l2={l2:g} (CV on the target)"
 
 
-def fit_arrays(classifier, X_source, y_source, X_target, y_target, random_state=0):
+def fit_arrays(classifier, X_source, y_source, X_target, y_target, random_state=0,
+               transfer="dropout"):
     """Fit one available classifier on a source/target pair and predict the target.
 
     The shared core of :func:`fit_one` and of the network benchmarks
     (:mod:`flda_core.datasets.benchmarks`).  ``y_target`` is used by the
-    T-LR oracle only.
+    T-LR oracle only.  ``transfer`` is FLDA's transfer model, estimated from
+    all source and target rows and held fixed while ``l2`` is cross-validated
+    (``"imputation"`` expects the target's gaps as ``NaN``).
 
     Returns
     -------
@@ -172,15 +180,19 @@ def fit_arrays(classifier, X_source, y_source, X_target, y_target, random_state=
             model = bl.svm_cv(n_folds=_N_FOLDS, random_state=random_state)
         elif classifier in ("S-LR", "FLDA-Q", "FLDA-L"):
             loss = "quadratic" if classifier == "FLDA-Q" else "logistic"
-            theta = estimate_dropout(X_s, X_t) if classifier.startswith("FLDA") else None
-            model = _l2_cv(loss, theta, random_state)
+            if classifier.startswith("FLDA") and transfer != "dropout":
+                params = make_transfer_model(transfer).fit(X_s, X_t).params()
+                model = _l2_cv(loss, None, random_state, transfer, params)
+            else:
+                theta = estimate_dropout(X_s, X_t) if classifier.startswith("FLDA") else None
+                model = _l2_cv(loss, theta, random_state)
         else:
             raise ValueError(f"{classifier!r} is not available; choose from {AVAILABLE}.")
         model.fit(X_s, y_s)
         return model.predict(X_t), _describe(model.best_params_)
 
 
-def fit_one(key, classifier, impute="zero", random_state=0):
+def fit_one(key, classifier, impute="zero", random_state=0, transfer="dropout"):
     """Fit one classifier on one data set and score it on the target rows.
 
     Parameters
@@ -192,6 +204,10 @@ def fit_one(key, classifier, impute="zero", random_state=0):
     impute : {"zero", "mean"}
     random_state : int
         Seed of the cross-validation folds (and of SA/TCA's randomness).
+    transfer : str, default="dropout"
+        FLDA's transfer model; with ``"imputation"`` FLDA sees the target's
+        gaps as gaps (``NaN``) and fills them in expectation with the source
+        mean (every other classifier sees ``impute``).
 
     Returns
     -------
@@ -199,14 +215,22 @@ def fit_one(key, classifier, impute="zero", random_state=0):
     """
     if classifier not in CLASSIFIERS:
         raise ValueError(f"Unknown classifier {classifier!r}; choose from {CLASSIFIERS}.")
-    data = problem(key, impute)
+    data = problem(key, impute, transfer == "imputation" and classifier.startswith("FLDA"))
     n_target = len(data.y_target)
     if classifier in bl.NOT_AVAILABLE:
         return CellResult(key, classifier, float("nan"), 0, n_target, "", 0.0,
                           bl.NOT_AVAILABLE[classifier])
     start = time.perf_counter()
-    predicted, params = fit_arrays(classifier, data.X_source, data.y_source, data.X_target,
-                                   data.y_target, random_state)
+    try:
+        predicted, params = fit_arrays(classifier, data.X_source, data.y_source, data.X_target,
+                                       data.y_target, random_state, transfer)
+    except ValueError as error:
+        if transfer == "dropout" or not classifier.startswith("FLDA"):
+            raise
+        # The model does not apply to these data (e.g. "rate" needs counts >= 0): an
+        # empty cell that says why, as for the classifiers skada lacks.
+        return CellResult(key, classifier, float("nan"), 0, n_target, "", 0.0,
+                          f"{transfer} transfer model not applicable: {error}")
     wrong = int(np.sum(predicted != data.y_target))
     return CellResult(key, classifier, wrong / n_target, wrong, n_target, params,
                       time.perf_counter() - start)
@@ -233,6 +257,10 @@ class MissingDataResult:
     thetas : dict ``{key: DataFrame}``
         Per data set, :func:`theta_table`.
     impute : str
+    transfer : str
+        FLDA's transfer model; ``transfer_params`` per data set its estimated
+        parameters (:func:`transfer_table`; empty for dropout, whose θ̂ is in
+        ``thetas``).
     """
 
     cells: dict = field(repr=False)
@@ -243,6 +271,8 @@ class MissingDataResult:
     seconds: pd.DataFrame = field(repr=False)
     thetas: dict = field(repr=False)
     impute: str = "zero"
+    transfer: str = "dropout"
+    transfer_params: dict = field(default_factory=dict, repr=False)
 
     def long_table(self):
         """One row per (data set, classifier): error here, the paper's, the choice made."""
@@ -253,7 +283,7 @@ class MissingDataResult:
                          "wrong": cell.n_wrong, "target rows": cell.n_target,
                          "chosen by CV on the source": cell.params,
                          "seconds": round(cell.seconds, 3), "note": cell.note,
-                         "imputation": self.impute})
+                         "imputation": self.impute, "transfer model": self.transfer})
         return pd.DataFrame(rows)
 
 
@@ -269,6 +299,22 @@ def theta_table(key, impute="zero"):
         "feature": data.feature_names, "column": data.feature_origin,
         "theta": estimate_dropout(data.X_source, data.X_target),
         "missing in target": data.missing_rate})
+
+
+def transfer_table(key, transfer, impute="zero"):
+    """FLDA's estimated ``transfer`` parameters per encoded feature of a data set
+    (gaps kept as ``NaN`` for ``"imputation"``), with the share of target rows
+    missing the feature's column; None when the model does not apply."""
+    from .transfer_models import transfer_parameter_frame
+
+    data = problem(key, impute, transfer == "imputation")
+    try:
+        params = make_transfer_model(transfer).fit(data.X_source, data.X_target).params()
+    except ValueError:
+        return None  # the model does not apply to these data (see fit_one's note)
+    frame = transfer_parameter_frame(transfer, params, feature_names=data.feature_names)
+    frame["missing in target"] = data.missing_rate
+    return frame
 
 
 def _row_label(key):
@@ -295,7 +341,7 @@ def _gain(errors, paper):
 
 
 def run_missing_data(keys=tuple(uci.UCI_SETS), classifiers=AVAILABLE, impute="zero",
-                     random_state=0, fit=fit_one, progress=None):
+                     random_state=0, fit=fit_one, progress=None, transfer="dropout"):
     """The whole "missing data at test time" experiment (Table 3).
 
     Parameters
@@ -311,6 +357,9 @@ def run_missing_data(keys=tuple(uci.UCI_SETS), classifiers=AVAILABLE, impute="ze
         wrapper so that every cell is computed once.
     progress : callable ``(fraction, text)``, optional
         Called before every cell and once at the end with fraction 1.
+    transfer : str, default="dropout"
+        FLDA's transfer model; any other than dropout is passed to ``fit`` as
+        ``transfer=`` for FLDA-Q and FLDA-L.
 
     Returns
     -------
@@ -322,7 +371,9 @@ def run_missing_data(keys=tuple(uci.UCI_SETS), classifiers=AVAILABLE, impute="ze
     for i, (key, name) in enumerate((k, c) for k in keys for c in classifiers):
         if progress is not None:
             progress(i / total, f"{name} on {uci.UCI_SETS[key].title} ({i + 1} of {total})")
-        cells[(key, name)] = fit(key, name, impute, random_state)
+        extra = {"transfer": transfer} if transfer != "dropout" and name.startswith("FLDA") \
+            else {}
+        cells[(key, name)] = fit(key, name, impute, random_state, **extra)
     if progress is not None:
         progress(1.0, "done")
 
@@ -337,4 +388,6 @@ def run_missing_data(keys=tuple(uci.UCI_SETS), classifiers=AVAILABLE, impute="ze
     return MissingDataResult(
         cells=cells, errors=errors, paper=paper, gain=_gain(errors, paper),
         params=frame(lambda cell: cell.params), seconds=frame(lambda cell: cell.seconds),
-        thetas={k: theta_table(k, impute) for k in keys}, impute=impute)
+        thetas={k: theta_table(k, impute) for k in keys}, impute=impute, transfer=transfer,
+        transfer_params={} if transfer == "dropout" else {
+            k: transfer_table(k, transfer, impute) for k in keys})

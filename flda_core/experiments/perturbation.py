@@ -212,6 +212,10 @@ class PerturbationResult:
     curve : list of float
         Feasible perturbations of the error curve (including ``chosen``);
         empty when none keeps θ in [0, 1] (then nothing else was fitted).
+    transfer_fits : dict
+        For a ``transfer`` other than dropout: loss -> unperturbed FLDA fitted
+        with that transfer model, for comparison (the sweep perturbs dropout's
+        θ̂, which only dropout has).
     """
 
     feature: int
@@ -220,6 +224,7 @@ class PerturbationResult:
     chosen: list = field(default_factory=list)
     skipped: list = field(default_factory=list)
     curve: list = field(default_factory=list)
+    transfer_fits: dict = field(default_factory=dict)
 
     @property
     def theta_hat(self):
@@ -237,7 +242,7 @@ class PerturbationResult:
 
 def run_perturbation(pair, feature=0, perturbations=PAPER_PERTURBATIONS,
                      curve_range=(-0.5, 0.5), l2=0.0, step=CURVE_STEP, fit=None,
-                     progress=None):
+                     progress=None, transfer="dropout"):
     """Table 1 and Figure 4 (section 4.1.3) on ``pair``: the experiment's entry point.
 
     θ̂ is the estimate FLDA-Q uses; the perturbations of ``feature`` that keep
@@ -259,14 +264,20 @@ def run_perturbation(pair, feature=0, perturbations=PAPER_PERTURBATIONS,
         Fits one classifier on ``pair``; defaults to :func:`fit_linear`.  A page
         passes its cached version.
     progress : callable(fraction, text), optional
+    transfer : str, default="dropout"
+        The sweep always perturbs the dropout θ̂ (section 4.1.3); another
+        transfer model is fitted unperturbed for comparison
+        (``PerturbationResult.transfer_fits``; passed to ``fit`` as
+        ``transfer=``).
 
     Returns
     -------
     PerturbationResult
     """
     if fit is None:
-        def fit(family, loss, l2, theta=None, perturbation=None):
-            return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation)
+        def fit(family, loss, l2, theta=None, perturbation=None, transfer="dropout"):
+            return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation,
+                              transfer=transfer)
     theta_hat = fit("flda", LOSSES[0], l2).theta
     requested = sorted(float(d) for d in perturbations)
     chosen = feasible_perturbations(theta_hat[feature], requested)
@@ -283,8 +294,10 @@ def run_perturbation(pair, feature=0, perturbations=PAPER_PERTURBATIONS,
     naive = ExperimentResult(naive.theta_true, theta_hat, naive.classifiers)
     sweep = perturbation_sweep(pair, curve, feature, LOSSES, l2, theta_base=theta_hat,
                                progress=scaled(progress, share, 1.0), fit=fit)
+    others = {} if transfer == "dropout" else {
+        loss: fit("flda", loss, l2, transfer=transfer) for loss in LOSSES}
     finish(progress)
-    return PerturbationResult(feature, naive, sweep, chosen, skipped, curve)
+    return PerturbationResult(feature, naive, sweep, chosen, skipped, curve, others)
 
 
 def own_theta_fits(theta_own, theta_hat, l2=0.0, fit=None, pair=None):

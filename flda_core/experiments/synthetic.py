@@ -42,7 +42,7 @@ from .scoring import binary_error
 __all__ = [
     "FittedLinear", "ExperimentResult", "PaperSetting", "PAPER_FIGURE1", "PAPER_FIGURE2",
     "fit_linear", "fit_classifiers", "classifier_errors", "theta_table",
-    "matching_paper_setting", "lattice_tie_errors",
+    "matching_paper_setting", "lattice_tie_errors", "transfer_errors", "closest_to_oracle",
 ]
 
 _TRAINED_ON = {"source": "labelled source", "target": "labelled target (oracle)",
@@ -69,6 +69,10 @@ class FittedLinear:
     perturbation : float or None
         For FLDA refits of :func:`perturbation_sweep`: the amount added to the
         estimated theta of the perturbed feature.
+    transfer : str
+        The transfer model of an FLDA fit (:data:`flda_core.transfer_models.TRANSFER_MODELS`).
+    transfer_params : dict or None
+        Its fitted parameters (``FLDAClassifier.transfer_params_``; None for S-* and T-*).
     """
 
     name: str
@@ -80,6 +84,8 @@ class FittedLinear:
     target_error: float
     source_error: float
     perturbation: float | None = None
+    transfer: str = "dropout"
+    transfer_params: Mapping[str, np.ndarray] | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -94,11 +100,16 @@ class ExperimentResult:
         Maximum-likelihood estimate from the data (section 3.3.1).
     classifiers : dict
         Paper name -> :class:`FittedLinear`, ordered S, T, FLDA per loss.
+    transfer : str
+        FLDA's transfer model; ``transfer_params`` its estimated parameters
+        (None when no FLDA classifier was fitted).
     """
 
     theta_true: np.ndarray
     theta_hat: np.ndarray
     classifiers: Mapping[str, FittedLinear] = field(default_factory=dict)
+    transfer: str = "dropout"
+    transfer_params: Mapping[str, np.ndarray] | None = field(default=None, repr=False)
 
     def for_loss(self, loss):
         """The (source, target, flda) classifiers of one loss, in that order."""
@@ -168,7 +179,8 @@ def matching_paper_setting(distribution, params, theta, n_source=None, n_target=
     return None
 
 
-def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None, estimator=None):
+def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None, transfer="dropout",
+               estimator=None):
     """Fit one of the paper's classifiers on ``pair`` and measure its errors.
 
     Parameters
@@ -188,10 +200,13 @@ def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None, estima
         Fixed dropout probabilities for ``family="flda"`` (section 4.1.3).
     perturbation : float, optional
         Recorded in the result (see :func:`perturbation_sweep`).
+    transfer : str, default="dropout"
+        FLDA's transfer model (:data:`flda_core.transfer_models.TRANSFER_MODELS`),
+        estimated from the unlabelled target; ignored for S-* and T-*.
     estimator : FLDAClassifier, optional
-        Refit this estimator (its ``loss``, ``l2`` and ``theta`` are set here)
-        instead of a new one; one with ``warm_start=True`` reused over calls
-        starts each fit from the previous solution.
+        Refit this estimator (its ``loss``, ``l2``, ``theta`` and ``transfer``
+        are set here) instead of a new one; one with ``warm_start=True`` reused
+        over calls starts each fit from the previous solution.
 
     Returns
     -------
@@ -204,8 +219,10 @@ def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None, estima
     if len(pair.classes) != 2:
         raise ValueError("fit_linear handles two classes (the paper's section 4.1); "
                          f"got {len(pair.classes)}.")
+    transfer = transfer if family == "flda" else "dropout"
     clf = FLDAClassifier() if estimator is None else estimator
-    clf.set_params(loss=loss, l2=l2, theta=theta if family == "flda" else None)
+    clf.set_params(loss=loss, l2=l2, theta=theta if family == "flda" else None,
+                   transfer=transfer)
     if family == "source":
         clf.fit(pair.X_source, pair.y_source)
     elif family == "target":
@@ -218,13 +235,16 @@ def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None, estima
     intercept = float(clf.intercept_[0])
     return FittedLinear(
         name=classifier_name(family, loss), family=family, loss=loss, coef=coef,
-        intercept=intercept, theta=clf.theta_.copy(),
+        intercept=intercept,
+        theta=getattr(clf, "theta_", np.zeros(pair.n_features)).copy(),  # "rate" has no theta
         target_error=binary_error(coef, intercept, pair.X_target, pair.y_target),
         source_error=binary_error(coef, intercept, pair.X_source, pair.y_source),
-        perturbation=perturbation)
+        perturbation=perturbation, transfer=transfer,
+        transfer_params=dict(clf.transfer_params_) if family == "flda" else None)
 
 
-def fit_classifiers(pair, losses=LOSSES, l2=0.0, progress=None, fit=None, families=FAMILIES):
+def fit_classifiers(pair, losses=LOSSES, l2=0.0, progress=None, fit=None, families=FAMILIES,
+                    transfer="dropout"):
     """Fit S-*, T-* and FLDA-* for each loss: the experiment of section 4.1.1 (Figures 1-2).
 
     Parameters
@@ -238,31 +258,89 @@ def fit_classifiers(pair, losses=LOSSES, l2=0.0, progress=None, fit=None, famili
         Fits one classifier on ``pair``; defaults to :func:`fit_linear`.  A page
         passes its cached version (``ui_common.linear_fitter``).
     families : sequence of {"source", "target", "flda"}, default=all three
+    transfer : str, default="dropout"
+        FLDA's transfer model; any other than dropout is passed to ``fit`` as
+        ``transfer=`` (so a ``fit`` that only knows dropout keeps working).
 
     Returns
     -------
     ExperimentResult
-        With ``theta_hat`` the estimate FLDA used (identical for both losses).
+        With ``theta_hat`` the estimate FLDA used (identical for both losses;
+        zeros for models without a dropout part) and ``transfer_params`` all
+        of its estimated parameters.
     """
     losses = tuple(losses)
     for loss in losses:
         if loss not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}.")
     if fit is None:
-        def fit(family, loss, l2, theta=None, perturbation=None):
-            return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation)
+        def fit(family, loss, l2, theta=None, perturbation=None, transfer="dropout"):
+            return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation,
+                              transfer=transfer)
+    extra = {} if transfer == "dropout" else {"transfer": transfer}
     fits = {}
     jobs = [(loss, family) for loss in losses for family in families]
     sizes = f"{len(pair.y_source):,} + {len(pair.y_target):,} samples"
     for i, (loss, family) in enumerate(jobs):
         name = classifier_name(family, loss)
         report(progress, i, len(jobs), f"Fitting {name} on {sizes} ({i + 1}/{len(jobs)})")
-        fits[name] = fit(family, loss, l2)
+        fits[name] = fit(family, loss, l2, **(extra if family == "flda" else {}))
     finish(progress)
     flda = [f for f in fits.values() if f.family == "flda"]
     theta_hat = flda[0].theta if flda else np.zeros(pair.n_features)
     return ExperimentResult(theta_true=np.asarray(pair.theta_true, dtype=float).copy(),
-                            theta_hat=theta_hat, classifiers=fits)
+                            theta_hat=theta_hat, classifiers=fits, transfer=transfer,
+                            transfer_params=flda[0].transfer_params if flda else None)
+
+
+def transfer_errors(pair, transfers, losses=LOSSES, l2=0.0, fit=None, progress=None):
+    """Target errors of S-*, FLDA with each transfer model in ``transfers``, and T-*.
+
+    Parameters
+    ----------
+    pair : DomainPair or ShiftedDomainPair
+    transfers : sequence of str
+        Transfer models (:data:`flda_core.transfer_models.TRANSFER_MODELS`).
+    losses, l2, fit, progress :
+        As in :func:`fit_classifiers` (which fits every classifier).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``loss``, ``classifier``, ``transfer`` ("" for S-* and T-*),
+        ``target error``; per loss S-*, then FLDA per transfer model, then T-*.
+    """
+    transfers = tuple(transfers)
+    steps = len(transfers) + 1
+    def part(k):
+        return None if progress is None else (
+            lambda fraction, text: progress((k + fraction) / steps, text))
+    plain = fit_classifiers(pair, losses, l2, part(0), fit, families=("source", "target"))
+    flda = [fit_classifiers(pair, losses, l2, part(k + 1), fit, families=("flda",),
+                            transfer=transfer) for k, transfer in enumerate(transfers)]
+    finish(progress)
+    rows = []
+    for loss in losses:
+        source, target = (plain.classifiers[classifier_name(f, loss)] for f in ("source", "target"))
+        rows.append((loss, source.name, "", source.target_error))
+        for transfer, result in zip(transfers, flda):
+            rows.append((loss, classifier_name("flda", loss), transfer,
+                         result.classifiers[classifier_name("flda", loss)].target_error))
+        rows.append((loss, target.name, "", target.target_error))
+    return pd.DataFrame(rows, columns=["loss", "classifier", "transfer", "target error"])
+
+
+def closest_to_oracle(errors, loss):
+    """From :func:`transfer_errors`: ``(transfer, error, oracle error)`` of the FLDA
+    variant of ``loss`` whose target error is closest to the oracle's (first listed
+    wins a tie)."""
+    rows = errors[errors["loss"] == loss]
+    oracle = float(rows[rows["classifier"] == classifier_name("target", loss)]["target error"]
+                   .iloc[0])
+    flda = rows[rows["transfer"] != ""]
+    gaps = (flda["target error"] - oracle).abs().round(12).to_numpy()
+    best = flda.iloc[int(np.argmin(gaps))]
+    return str(best["transfer"]), float(best["target error"]), oracle
 
 
 def classifier_errors(result, references=None):

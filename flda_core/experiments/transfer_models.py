@@ -31,10 +31,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
 
 from ..classifier import FLDAClassifier
-from ..transfer_models import make_transfer_model
+from ..transfer_models import make_transfer_model, transfer_parameter_table
 
 __all__ = ["L2_GRID", "TAGS", "fit_flda", "cv_l2", "cv_error", "compare_transfer_models",
-           "missing_data_split", "compare_missing_data"]
+           "missing_data_split", "compare_missing_data", "transfer_parameter_frame"]
 
 #: Ridge penalties tried by cross-validation (as on the Digits page).
 L2_GRID = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)
@@ -205,3 +205,42 @@ def compare_missing_data(X, y, losses=("logistic", "quadratic"), n_folds=5, grid
         rows.append(_row(setting, f"{target_oracle} mean ({n_folds}-fold CV)", loss, "",
                          cv_error(means, yt, loss, n_folds, grid), None))
     return pd.DataFrame(rows)
+
+
+def transfer_parameter_frame(transfer, params, true_params=None, feature_names=None):
+    """Estimated (and, where known, true) transfer parameters, one row per feature.
+
+    The wide form of :func:`flda_core.transfer_models.transfer_parameter_table`
+    for display next to the error tables (as the dropout θ̂ table of section
+    3.3.1).
+
+    Parameters
+    ----------
+    transfer : str
+        Name of the transfer model.
+    params : dict of str -> array of shape (n_features,)
+        Its estimated parameters (``FLDAClassifier.transfer_params_``).
+    true_params : dict, optional
+        Parameters that made the data (e.g. ``ShiftedDomainPair.true_params``);
+        those sharing a name with an estimated parameter get a ``true``
+        column and an ``estimate - true`` column.
+    feature_names : sequence of str, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``feature``, then per parameter ``estimated <p>`` (and
+        ``true <p>``, ``estimate - true <p>``).
+    """
+    table = transfer_parameter_table(make_transfer_model(transfer, params), feature_names)
+    frame = table.pivot(index="feature", columns="parameter", values="value")
+    frame = frame.reindex(index=table["feature"].unique(), columns=list(params))
+    out = pd.DataFrame({"feature": frame.index})
+    for name in params:
+        estimate = frame[name].to_numpy()
+        out[f"estimated {name}"] = estimate
+        if true_params is not None and name in true_params:
+            truth = np.broadcast_to(np.asarray(true_params[name], dtype=float), estimate.shape)
+            out[f"true {name}"] = truth
+            out[f"estimate - true {name}"] = estimate - truth
+    return out

@@ -38,27 +38,32 @@ __all__ = ["PROBABILITY_MODEL", "fit_models", "fit_model", "convergence_notes",
 PROBABILITY_MODEL = "FLDA-L"
 
 
-def fit_model(prepared, name, l2=1e-3):
+def fit_model(prepared, name, l2=1e-3, transfer="dropout"):
     """Fit one of :data:`~flda_core.names.TABLE_CLASSIFIERS` on prepared data.
 
     S-LS/S-LR: ``theta = 0`` (plain source classifiers); FLDA-Q/FLDA-L:
     ``theta`` estimated from the target (eq. (8), Algorithms 1-2); T-LR:
     logistic regression on the labelled target rows (the oracle), ``None``
-    when the target has fewer than two labelled classes.  Convergence warnings
-    are reported by :func:`convergence_notes` instead of the log.
+    when the target has fewer than two labelled classes.  ``transfer`` is
+    FLDA's transfer model (:data:`flda_core.transfer_models.TRANSFER_MODELS`,
+    estimated from the target; ignored for the other classifiers).
+    Convergence warnings are reported by :func:`convergence_notes` instead of
+    the log.
     """
     if name not in TABLE_CLASSIFIERS:
         raise ValueError(f"Unknown classifier(s) {[name]}; choose from {TABLE_CLASSIFIERS}.")
     if name == "T-LR" and not _target_trainable(prepared):
         return None
-    model = FLDAClassifier(loss=classifier_loss(name), l2=l2)
+    model = FLDAClassifier(loss=classifier_loss(name), l2=l2,
+                           transfer=transfer if name.startswith("FLDA") else "dropout")
     with _warnings.catch_warnings():
         _warnings.simplefilter("ignore", ConvergenceWarning)
         _fit_one(model, name, prepared)
     return model
 
 
-def fit_models(prepared, l2=1e-3, names=TABLE_CLASSIFIERS, progress=None, fit=None):
+def fit_models(prepared, l2=1e-3, names=TABLE_CLASSIFIERS, progress=None, fit=None,
+               transfer="dropout"):
     """Fit the paper's classifiers on prepared data (sections 3.4, 4.2.1): the entry point.
 
     Parameters
@@ -75,6 +80,9 @@ def fit_models(prepared, l2=1e-3, names=TABLE_CLASSIFIERS, progress=None, fit=No
     fit : callable(name, l2) -> FLDAClassifier or None, optional
         Fits one classifier; defaults to :func:`fit_model` on ``prepared``.  A
         page passes its cached version.
+    transfer : str, default="dropout"
+        FLDA's transfer model; any other than dropout is passed to ``fit`` as
+        ``transfer=`` for FLDA-Q and FLDA-L.
 
     Returns
     -------
@@ -84,13 +92,14 @@ def fit_models(prepared, l2=1e-3, names=TABLE_CLASSIFIERS, progress=None, fit=No
     if unknown:
         raise ValueError(f"Unknown classifier(s) {unknown}; choose from {TABLE_CLASSIFIERS}.")
     if fit is None:
-        def fit(name, l2):
-            return fit_model(prepared, name, l2)
+        def fit(name, l2, transfer="dropout"):
+            return fit_model(prepared, name, l2, transfer)
+    extra = {} if transfer == "dropout" else {"transfer": transfer}
     names = [n for n in names if n != "T-LR" or _target_trainable(prepared)]
     models = {}
     for i, name in enumerate(names):
         report(progress, i, len(names), f"Fitting {name} ({i + 1} of {len(names)})…")
-        model = fit(name, l2)
+        model = fit(name, l2, **(extra if name.startswith("FLDA") else {}))
         if model is not None:
             models[name] = model
     finish(progress)

@@ -169,3 +169,19 @@ def test_presentation_mode_gives_figures_the_screen(streamlit_server, browser_pa
     assert h.widget(page, "stRadio", "Loss").count() == 0, "controls shown while presenting"
     chart = page.locator(h.PLOT_SELECTOR).first.bounding_box()
     assert chart["width"] > 0.8 * h.VIEWPORT["width"], chart
+
+
+def test_transfer_model_preset_is_mirrored_in_the_url(streamlit_server, browser_page):
+    """The "Count rates change" preset (issue 15) loads its data and the rate transfer
+    model, and both land in the URL so the configuration can be shared."""
+    page, tracker = browser_page
+    spec = next(s for s in h.PAGES if s.path == "synthetic")
+    h.open_page(page, tracker, f"{streamlit_server.url}/synthetic")
+    button = page.locator('[data-testid="stButton"] button').filter(
+        has_text="Count rates change").first
+    h.ensure_visible(page, button)
+    h.act(page, tracker, button.click)
+    _assert_page_ok(page, tracker, spec, "after the rate preset")
+    assert h.query(page).get("shift") == "rate"
+    assert h.query(page).get("transfer") == "rate"
+    assert page.get_by_text("Which transfer model adapts?").first.is_visible()
