@@ -19,6 +19,7 @@ from flda_core.datasets import uci
 from flda_core.experiments import baselines as bl
 from flda_core.experiments import missing_data as md
 from flda_core.figures.real_data import error_comparison_figure, theta_figure
+from flda_core.safe_text import escape_markdown as esc
 
 KEYS = tuple(uci.UCI_SETS)
 IMPUTE_LABELS = {"zero": "zeros (the paper's choice)",
@@ -54,14 +55,15 @@ def run_benchmark(key, pair, classifiers, seed):
     except bm.BenchmarkUnavailable as error:
         st.session_state[BENCH_RESULT_KEY] = {"error": str(error)}
         return
-    bar = st.progress(0.0, text="Fitting…")
     errors = {}
-    for i, name in enumerate(classifiers):
-        bar.progress(i / len(classifiers), text=f"Fitting {name} on {pair} "
-                                                f"({i + 1} of {len(classifiers)})…")
-        errors[name] = bench_cell(key, pair, name, seed)[0]
-    bar.empty()
-    st.session_state[BENCH_RESULT_KEY] = {"key": key, "pair": pair, "errors": errors}
+    with ui_common.error_boundary("running the benchmark") as outcome, \
+            ui_common.progress_bar("Fitting…") as progress:
+        for i, name in enumerate(classifiers):
+            progress(i / len(classifiers), f"Fitting {name} on {pair} "
+                                           f"({i + 1} of {len(classifiers)})…")
+            errors[name] = bench_cell(key, pair, name, seed)[0]
+    if not outcome.failed:
+        st.session_state[BENCH_RESULT_KEY] = {"key": key, "pair": pair, "errors": errors}
 
 
 def draw_benchmarks(classifiers, seed):
@@ -89,7 +91,7 @@ def draw_benchmarks(classifiers, seed):
     outcome = st.session_state.get(BENCH_RESULT_KEY)
     paper = bm.paper_rows(key)
     if outcome and "error" in outcome:
-        st.warning(f"**The benchmark is not available right now.** {outcome['error']} "
+        st.warning(f"**The benchmark is not available right now.** {esc(outcome['error'])} "
                    "The paper's numbers are below; the UCI table above needs no network.",
                    icon=":material/cloud_off:")
     elif outcome and outcome["key"] == key and outcome["pair"] in paper.index:
@@ -139,15 +141,9 @@ def draw_controls():
 
 
 def run_table(keys, classifiers, impute, seed):
-    bar = st.progress(0.0, text="Fitting classifiers…")
-
-    def progress(fraction, text):
-        bar.progress(min(1.0, fraction), text=f"Fitting {text}…")
-
-    result = md.run_missing_data(keys, classifiers, impute, seed, fit=fit_cached,
-                                 progress=progress)
-    bar.empty()
-    return result
+    with ui_common.progress_bar("Fitting classifiers…") as progress:
+        return md.run_missing_data(keys, classifiers, impute, seed, fit=fit_cached,
+                                   progress=lambda f, text: progress(f, f"Fitting {text}…"))
 
 
 def formatted(frame, digits=3):
@@ -221,7 +217,10 @@ def main():
         + " ".join(n for k in keys for n in notes[k]))
 
     st.subheader("Errors on the rows with gaps (Table 3)")
-    result = run_table(keys, classifiers, impute, seed)
+    with ui_common.error_boundary("fitting the classifiers of Table 3") as outcome:
+        result = run_table(keys, classifiers, impute, seed)
+    if outcome.failed:
+        return
     left, right = st.columns(2)
     with left:
         st.markdown("**Here**")
@@ -244,7 +243,7 @@ def main():
                     "makes fewer errors)")
         st.dataframe(formatted(result.gain), width="stretch")
     st.download_button(
-        "Download the table (CSV)", result.long_table().to_csv(index=False).encode("utf-8"),
+        "Download the table (CSV)", ui_common.csv_bytes(result.long_table()),
         file_name=f"flda_missing_data_{impute}.csv", mime="text/csv", key="real_download",
         help="One row per data set and classifier: error here, the paper's value, wrong / "
              "target rows, the hyper-parameters chosen and the fit time.")
@@ -281,7 +280,7 @@ def main():
                     width="stretch", key="real_theta")
     st.caption(theta_caption(thetas, title))
     st.download_button("Download θ̂ per feature (CSV)",
-                       thetas.to_csv(index=False).encode("utf-8"),
+                       ui_common.csv_bytes(thetas),
                        file_name=f"flda_theta_{key}_{impute}.csv", mime="text/csv",
                        key="real_download_theta",
                        help="Per encoded feature: its file column, θ̂ and the share of "
@@ -290,4 +289,4 @@ def main():
         draw_benchmarks(classifiers, seed)
 
 
-main()
+ui_common.run_page(main)

@@ -45,16 +45,23 @@ def fit_model(prepared, name, l2=1e-3):
     ``theta`` estimated from the target (eq. (8), Algorithms 1-2); T-LR:
     logistic regression on the labelled target rows (the oracle), ``None``
     when the target has fewer than two labelled classes.  Convergence warnings
-    are reported by :func:`convergence_notes` instead of the log.
+    (iteration cap, abnormal solver stop, no iteration at all) are recorded in
+    the returned model's ``convergence_warnings_`` (a tuple of messages) and
+    reported by :func:`convergence_notes` instead of the log.
     """
     if name not in TABLE_CLASSIFIERS:
         raise ValueError(f"Unknown classifier(s) {[name]}; choose from {TABLE_CLASSIFIERS}.")
     if name == "T-LR" and not _target_trainable(prepared):
         return None
     model = FLDAClassifier(loss=classifier_loss(name), l2=l2)
-    with _warnings.catch_warnings():
-        _warnings.simplefilter("ignore", ConvergenceWarning)
+    with _warnings.catch_warnings(record=True) as caught:
+        _warnings.simplefilter("always", ConvergenceWarning)
         _fit_one(model, name, prepared)
+    model.convergence_warnings_ = tuple(dict.fromkeys(
+        str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)))
+    for w in caught:  # other warnings go on as usual
+        if not issubclass(w.category, ConvergenceWarning):
+            _warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return model
 
 
@@ -98,14 +105,28 @@ def fit_models(prepared, l2=1e-3, names=TABLE_CLASSIFIERS, progress=None, fit=No
 
 
 def convergence_notes(models):
-    """Messages for logistic fits that stopped at ``max_iter`` before converging."""
+    """Messages for fits whose solver did not converge normally.
+
+    One message for logistic fits that stopped at ``max_iter``, and one per
+    other recorded ``ConvergenceWarning`` (an abnormal L-BFGS stop, a stop
+    before the first iteration, conjugate gradients short of their tolerance),
+    naming the classifiers it concerns (see :func:`fit_model`).
+    """
     stalled = [name for name, model in models.items()
                if model.loss == "logistic" and model.n_iter_ >= model.max_iter]
-    if not stalled:
-        return []
-    return [f"{', '.join(stalled)} stopped after {models[stalled[0]].max_iter} iterations "
-            "without converging; their results may be slightly off. Scale the features or "
-            "increase l2."]
+    notes = []
+    if stalled:
+        notes.append(f"{', '.join(stalled)} stopped after {models[stalled[0]].max_iter} "
+                     "iterations without converging; their results may be slightly off. "
+                     "Scale the features or increase l2.")
+    others = {}
+    for name, model in models.items():
+        for message in getattr(model, "convergence_warnings_", ()):
+            if name in stalled and message.startswith("L-BFGS did not converge"):
+                continue  # the iteration cap, said above
+            others.setdefault(message, []).append(name)
+    notes.extend(f"{', '.join(names)}: {message}" for message, names in others.items())
+    return notes
 
 
 def _fit_one(model, name, prepared):
