@@ -63,8 +63,10 @@ def openml_data(n_mnist, n_usps, seed):
     return dg.load_mnist_usps(n_mnist=n_mnist, n_usps=n_usps, random_state=seed)
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
+@st.cache_resource(show_spinner=False, max_entries=2)
 def upload_data(name_a, raw_a, name_b, raw_b, rescale):
+    """Two entries at most: each holds two arrays the reader bounds (``MAX_UPLOAD_SAMPLES``
+    images, ``MAX_UPLOAD_ARRAY_BYTES`` and the fit-cost limit of ``datasets.cost``)."""
     return dg.make_uploaded_domains((name_a, raw_a), (name_b, raw_b), rescale=rescale)
 
 
