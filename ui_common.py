@@ -5,8 +5,9 @@ the one cache of synthetic fits (:func:`cached_linear_fit`, handed to the
 experiments as ``fit=`` by :func:`linear_fitter`); the data settings of the
 synthetic pages (:func:`draw_domain_controls`, :func:`read_domain_config`);
 the progress bar every experiment reports to (:func:`progress_bar`); number
-columns (:func:`number_columns`) and error display (:func:`show_problems`,
-:func:`show_data_error`); where the sample data live (:data:`SAMPLE_DIR`).
+columns (:func:`number_columns`); the one error boundary (:func:`error_boundary`,
+:func:`run_page`, :func:`show_error`, :func:`show_problems`); CSV downloads
+safe for spreadsheets (:func:`csv_bytes`); where the sample data live (:data:`SAMPLE_DIR`).
 
 This module is the only place (besides ``app.py`` and ``pages/``) that imports
 streamlit; ``flda_core`` never does.
@@ -31,7 +32,6 @@ import json
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from numbers import Real
 from typing import Any, Sequence
 
 import streamlit as st
@@ -39,6 +39,9 @@ import streamlit as st
 import numpy as np
 
 from flda_core.datasets.numbers import format_values, truncate_per_feature
+from flda_core.error_report import describe_error
+from flda_core.safe_text import escape_markdown, safe_csv
+from flda_core.url_state import validate_url_value
 from flda_core.datasets.synthetic import (PAPER_PARAMS, PARAM_BOUNDS, PARAM_WORD, SHIFT_PRESETS,
                                           make_any_domains, parse_domain_config)
 from flda_core.experiments.synthetic import fit_linear
@@ -53,7 +56,8 @@ PRESENT_PARAM = "present"
 __all__ = ["Setting", "SEED_KEY", "get_seed", "presentation_mode", "keep_widget_state",
            "restore_from_url", "write_to_url", "apply_values", "cached_domains", "progress_bar",
            "SAMPLE_DIR", "cached_linear_fit", "linear_fitter", "read_domain_config",
-           "show_problems", "show_data_error", "number_columns", "PAGE_SPECS", "app_pages",
+           "show_problems", "show_error", "error_boundary", "run_page", "Outcome",
+           "csv_bytes", "number_columns", "PAGE_SPECS", "app_pages",
            "in_pages_directory_mode",
            "domain_settings", "domain_values", "draw_domain_controls",
            "TRANSFER_OPTIONS", "transfer_setting", "transfer_control"]
@@ -64,7 +68,9 @@ class Setting:
     """A widget value that lives in ``st.session_state[key]`` and in the URL.
 
     ``options`` (for selects/radios) or ``lo``/``hi`` (for numbers and sliders)
-    bound what a URL may set; anything else in the URL is ignored, never raised.
+    bound what a URL may set; anything else in the URL (including ``NaN`` and
+    ``Infinity``) is ignored with a note, never raised
+    (:func:`flda_core.url_state.validate_url_value`).
     """
 
     key: str
@@ -76,42 +82,6 @@ class Setting:
     @property
     def url_name(self):
         return self.key.split(".", 1)[-1] if "." in self.key else self.key
-
-    def accepts(self, value):
-        """Whether ``value`` (decoded from JSON) is a valid value of this setting."""
-        if self.options is not None:
-            values = value if isinstance(self.default, (list, tuple)) else [value]
-            return isinstance(values, (list, tuple)) and all(v in self.options for v in values)
-        if isinstance(self.default, bool):
-            return isinstance(value, bool)
-        if isinstance(self.default, Real):
-            values = [value]
-        elif isinstance(self.default, (list, tuple)):
-            if not isinstance(value, list) or len(value) != len(self.default):
-                return False
-            values = value
-        elif isinstance(self.default, str):
-            return isinstance(value, str)
-        else:
-            return False
-        for v in values:
-            if isinstance(v, bool) or not isinstance(v, Real):
-                return False
-            if isinstance(self.default, int) and not isinstance(self.default, bool) \
-                    and not float(v).is_integer():
-                return False
-            if (self.lo is not None and v < self.lo) or (self.hi is not None and v > self.hi):
-                return False
-        return True
-
-    def coerce(self, value):
-        if isinstance(self.default, tuple):
-            return tuple(value)
-        if isinstance(self.default, int) and not isinstance(self.default, bool):
-            return int(value)
-        if isinstance(self.default, float):
-            return float(value)
-        return value
 
 
 def get_seed():
@@ -140,20 +110,21 @@ def restore_from_url(settings):
     """Initialise missing session values from the URL, else from the defaults.
 
     Values already in the session (the user moved a widget) win over the URL.
+    A URL value that is not valid for its setting (not finite, out of range,
+    not an option, wrong type) is ignored: the default is used and an
+    ``st.info`` names the parameter and says why.
     """
+    notes = []
     for setting in settings:
         if setting.key in st.session_state:
             continue
-        raw = st.query_params.get(setting.url_name)
-        value = setting.default
-        if raw is not None:
-            try:
-                decoded = json.loads(raw)
-            except (TypeError, ValueError):
-                decoded = raw  # plain strings need no quotes in a URL
-            if setting.accepts(decoded):
-                value = setting.coerce(decoded)
-        st.session_state[setting.key] = value
+        outcome = validate_url_value(setting.url_name, st.query_params.get(setting.url_name),
+                                     setting.default, setting.options, setting.lo, setting.hi)
+        st.session_state[setting.key] = outcome.value
+        if outcome.note:
+            notes.append(outcome.note)
+    for note in notes:
+        st.info(escape_markdown(note), icon=":material/link_off:")
 
 
 def write_to_url(settings):
@@ -239,16 +210,80 @@ def read_domain_config(prefix):
 
 
 def show_problems(problems, where="in the sidebar"):
-    """One ``st.error`` per problem, each saying where to fix it; True if there were any."""
+    """One ``st.error`` per problem (escaped: problems quote typed values), each saying
+    where to fix it; True if there were any."""
     for problem in problems:
-        st.error(f"{problem} Fix it {where}; nothing else was changed.")
+        st.error(escape_markdown(f"{problem} Fix it {where}; nothing else was changed."),
+                 icon=":material/error:")
     return bool(problems)
 
 
-def show_data_error(headline, error):
-    """``st.error`` for a :class:`flda_core.errors.DataValidationError`: what is wrong, then
-    how to fix it (never a traceback)."""
-    st.error(f"**{headline}** {error.message}\n\n**Fix:** {error.hint}", icon=":material/error:")
+def show_error(error, action="updating this page", headline=None):
+    """Show any exception the way a user should see it; returns its
+    :class:`flda_core.error_report.UserError`.
+
+    Known problems (:class:`flda_core.errors.DataValidationError`, ...) show
+    ``headline``, the problem and the fix; anything else a short friendly
+    message with an incident code (no traceback, no server path), the details
+    being logged on the server (:func:`flda_core.error_report.describe_error`).
+    All text is escaped: messages quote file names, column names and values.
+    """
+    report = describe_error(error, action)
+    if report.expected:
+        head = f"**{escape_markdown(headline)}** " if headline else ""
+        st.error(f"{head}{escape_markdown(report.message)}\n\n"
+                 f"**Fix:** {escape_markdown(report.hint)}", icon=":material/error:")
+    else:
+        st.error(f"{escape_markdown(report.message)}\n\n{escape_markdown(report.hint)}",
+                 icon=":material/report:")
+    return report
+
+
+@dataclass
+class Outcome:
+    """What an :func:`error_boundary` caught: ``error`` (a ``UserError``) or None."""
+
+    error: Any = None
+
+    @property
+    def failed(self):
+        return self.error is not None
+
+
+@contextmanager
+def error_boundary(action, headline=None):
+    """The one error boundary of every page: run a read, a parse or a fit inside it.
+
+    Any exception raised in the ``with`` block is shown by :func:`show_error`
+    and swallowed; session state is not touched, so everything loaded before
+    stays, and progress bars opened inside the block are cleared by their own
+    ``finally`` (:func:`progress_bar`).  Streamlit's own control flow
+    (``st.rerun``, ``st.stop``) derives from ``BaseException`` and passes
+    through.  Yields an :class:`Outcome`; check ``outcome.failed`` after the
+    block::
+
+        with ui_common.error_boundary("fitting the classifiers") as outcome:
+            result = run_experiment(...)
+        if outcome.failed:
+            return
+    """
+    outcome = Outcome()
+    try:
+        yield outcome
+    except Exception as error:  # noqa: BLE001 - the boundary: nothing may escape to the user
+        outcome.error = show_error(error, action, headline)
+
+
+def run_page(main, action="drawing this page"):
+    """Run a page's ``main()`` inside :func:`error_boundary` (the last line of every page)."""
+    with error_boundary(action):
+        main()
+
+
+def csv_bytes(frame, index=False):
+    """``frame`` as the bytes of a CSV download, formula-leading cells neutralised
+    (:func:`flda_core.safe_text.safe_csv`).  Every ``st.download_button`` uses it."""
+    return safe_csv(frame, index=index).encode("utf-8")
 
 
 def number_columns(frame, fmt="%.3f", columns=None):

@@ -13,11 +13,13 @@ import streamlit as st
 
 import ui_common
 from flda_core.datasets import digits as dg
-from flda_core.errors import DataValidationError, DigitDataUnavailable
+from flda_core.datasets.cost import fit_cost_note
+from flda_core.errors import DigitDataUnavailable
 from flda_core.experiments import digits as ed
 from flda_core.figures.digits import (table4_figure, nonzero_rate_figure, sample_images_figure,
                                       digit_weights_figure)
 from flda_core.names import TABLE_CLASSIFIERS
+from flda_core.safe_text import escape_markdown as esc
 from flda_core.transfer import nonzero_rate
 
 SOURCES = ("offline", "openml", "upload")
@@ -63,8 +65,10 @@ def openml_data(n_mnist, n_usps, seed):
     return dg.load_mnist_usps(n_mnist=n_mnist, n_usps=n_usps, random_state=seed)
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
+@st.cache_resource(show_spinner=False, max_entries=2)
 def upload_data(name_a, raw_a, name_b, raw_b, rescale):
+    """Two entries at most: each holds two arrays the reader bounds (``MAX_UPLOAD_SAMPLES``
+    images, ``MAX_UPLOAD_ARRAY_BYTES`` and the fit-cost limit of ``datasets.cost``)."""
     return dg.make_uploaded_domains((name_a, raw_a), (name_b, raw_b), rescale=rescale)
 
 
@@ -145,15 +149,17 @@ def resolve_data(seed):
         n_usps = int(st.session_state["dig.n_usps"])
         wanted = st.session_state.get("dig_load_openml") or dg.is_cached()
         if wanted:
-            try:
-                with st.spinner("Loading MNIST and USPS (the first time downloads from "
-                                "OpenML)…"):
-                    st.session_state[OPENML_KEY] = openml_data(n_mnist, n_usps, seed)
-                st.session_state.pop(OPENML_ERROR_KEY, None)
-            except DigitDataUnavailable as error:
-                st.session_state[OPENML_ERROR_KEY] = str(error)
+            with ui_common.error_boundary("loading MNIST and USPS"):
+                try:
+                    with st.spinner("Loading MNIST and USPS (the first time downloads from "
+                                    "OpenML)…"):
+                        st.session_state[OPENML_KEY] = openml_data(n_mnist, n_usps, seed)
+                    st.session_state.pop(OPENML_ERROR_KEY, None)
+                except DigitDataUnavailable as error:
+                    st.session_state[OPENML_ERROR_KEY] = str(error)
         if OPENML_ERROR_KEY in st.session_state:
-            st.error(f"**MNIST/USPS could not be loaded.** {st.session_state[OPENML_ERROR_KEY]}"
+            st.error("**MNIST/USPS could not be loaded.** "
+                     f"{esc(st.session_state[OPENML_ERROR_KEY])}"
                      "\n\n**How to fix it:** check the network connection and press *Load "
                      "MNIST and USPS* again (sidebar), or keep working with the data shown "
                      "below.", icon=":material/cloud_off:")
@@ -165,17 +171,15 @@ def resolve_data(seed):
     if source == "upload":
         file_a, file_b = st.session_state.get("dig_file_a"), st.session_state.get("dig_file_b")
         if file_a is not None and file_b is not None:
-            try:
+            with ui_common.error_boundary("reading your digit files",
+                                          "These files cannot be used.") as outcome:
                 st.session_state[UPLOAD_KEY] = upload_data(
                     file_a.name, file_a.getvalue(), file_b.name, file_b.getvalue(),
                     bool(st.session_state["dig.rescale"]))
-            except DataValidationError as error:
-                st.error(f"**These files cannot be used.** {error.message}\n\n"
-                         f"**How to fix it:** {error.hint}\n\n"
-                         + ("The previously loaded pair is still shown."
-                            if st.session_state.get(UPLOAD_KEY) else
-                            "The offline default is shown meanwhile."),
-                         icon=":material/error:")
+            if outcome.failed:
+                st.info("The previously loaded pair is still shown."
+                        if st.session_state.get(UPLOAD_KEY) else
+                        "The offline default is shown meanwhile.", icon=":material/info:")
         loaded = st.session_state.get(UPLOAD_KEY)
         if loaded is None:
             st.info("Showing the offline default until two valid files are uploaded (sidebar).",
@@ -195,6 +199,11 @@ def l2_setting():
 
 def fit_both_directions(data, first_direction, loss, zero_tol, seed):
     """:func:`flda_core.experiments.digits.run_digits` with the page's cached fits."""
+    if data.kind == "upload":
+        note = fit_cost_note(max(len(data.y_a), len(data.y_b)), data.side ** 2,
+                             len(data.classes), n_fits=2 * len(TABLE_CLASSIFIERS))
+        if note:
+            st.info(note, icon=":material/hourglass_top:")
     with ui_common.progress_bar("Fitting classifiers…") as progress:
         return ed.run_digits(
             data, first_direction, loss, l2_setting(), zero_tol, seed, progress=progress,
@@ -262,7 +271,7 @@ def asymmetry_text(data, results):
         s_lr = results[(direction, "S-LR")].error
         f_l = results[(direction, "FLDA-L")].error
         theta = results[(direction, "FLDA-L")].theta
-        parts.append(f"{direction} ({data.name(src)} → {data.name(tgt)}): mean θ = "
+        parts.append(f"{direction} ({esc(data.name(src))} → {esc(data.name(tgt))}): mean θ = "
                      f"{theta.mean():.2f}, S-LR {s_lr:.3f} → FLDA-L {f_l:.3f}")
     return (
         "Error rates on the target domain (lower is better); T-LR is the oracle trained on "
@@ -284,10 +293,10 @@ INTRO = (
 
 def show_data(data):
     """What the two domains are, with one image per class."""
-    with st.expander(f"**The data:** A = {data.name_a}, B = {data.name_b} "
+    with st.expander(f"**The data:** A = {esc(data.name_a)}, B = {esc(data.name_b)} "
                      f"({len(data.y_a):,} + {len(data.y_b):,} images, "
                      f"{data.side} x {data.side} pixels)", expanded=data.kind == "offline"):
-        st.markdown(data.description)
+        st.markdown(esc(data.description) if data.kind == "upload" else data.description)
         st.plotly_chart(sample_images_figure(data.X_a, data.y_a, data.X_b, data.y_b,
                                              data.side, data.name_a, data.name_b),
                         width="stretch", key="dig_samples")
@@ -312,8 +321,10 @@ def weights_caption(data, direction, digit, naive, adapted):
     source_name, flda_name = naive.method, adapted.method
     src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
     paper_row = data.paper_rows.get(direction)
+    digit = esc(digit)  # labels of uploaded files are user text
     return (
-        f"Training on {data.name(src)} (source) for {data.name(tgt)} (target). Top left: "
+        f"Training on {esc(data.name(src))} (source) for {esc(data.name(tgt))} (target). "
+        "Top left: "
         f"weights of the naive {source_name} predictor of digit {digit}; top right: the "
         f"{flda_name} weights (l2 = {naive.l2:g} and {adapted.l2:g}); below: the estimated "
         f"dropout θ per pixel (the paper puts it between the two). Red pushes towards digit "
@@ -422,20 +433,20 @@ def show_downloads(data, rates, results, both, direction, loss, digit):
     """CSV downloads and how the numbers are computed."""
     cols = st.columns(3)
     cols[0].download_button(
-        "Download error rates (CSV)", both.to_csv().encode("utf-8"),
+        "Download error rates (CSV)", ui_common.csv_bytes(both, index=True),
         file_name="flda_digits_errors.csv", mime="text/csv", key="dig_dl_errors",
         help="Target error of every classifier in both directions, with the paper's "
              "Table 4 values.")
     cols[1].download_button(
         "Download pixel maps (CSV)",
-        ed.pixel_frame(data, rates, results, direction, loss, digit).to_csv(index=False)
-        .encode("utf-8"), file_name="flda_digits_pixels.csv", mime="text/csv",
+        ui_common.csv_bytes(ed.pixel_frame(data, rates, results, direction, loss, digit)),
+        file_name="flda_digits_pixels.csv", mime="text/csv",
         key="dig_dl_pixels",
         help="Per pixel: non-zero probabilities of A and B, θ and both weight maps of the "
              "current direction and digit.")
     settings = ed.l2_frame(results)
     cols[2].download_button(
-        "Download l2 choices (CSV)", settings.to_csv(index=False).encode("utf-8"),
+        "Download l2 choices (CSV)", ui_common.csv_bytes(settings),
         file_name="flda_digits_l2.csv", mime="text/csv", key="dig_dl_l2",
         help="The ridge penalty of every fit and the cross-validation errors behind it.")
     with st.expander("How the numbers are computed"):
@@ -481,14 +492,13 @@ def main():
     direction, loss = st.session_state["dig.direction"], st.session_state["dig.loss"]
     digit = label_of(data.classes, st.session_state["dig.digit"])
     ui_common.write_to_url(SETTINGS)
-    try:
+    with ui_common.error_boundary("fitting the classifiers",
+                                  "The classifiers could not be fitted.") as outcome:
         results = fit_both_directions(data, direction, loss, zero_tol, seed)
-    except ValueError as error:
-        st.error(f"**The classifiers could not be fitted:** {error}\n\n**How to fix it:** "
-                 "every class needs at least 2 images in each domain (3-fold cross-validation "
-                 "uses fewer folds if it must); upload more images of the rare classes.",
-                 icon=":material/error:")
+    if outcome.failed:
         return
+    for note in ed.convergence_notes(results):
+        st.warning(esc(note), icon=":material/warning:")
     show_weights(data, results, direction, loss, digit, present)
     both = show_errors(data, results)
     if st.session_state["dig.compare"]:
@@ -497,4 +507,4 @@ def main():
         show_downloads(data, rates, results, both, direction, loss, digit)
 
 
-main()
+ui_common.run_page(main)

@@ -12,6 +12,7 @@ from flda_core.experiments.learning_curves import (headline, learning_curve_conf
                                                    repeat_errors, run_learning_curves,
                                                    small_sample_gaps)
 from flda_core.figures.learning_curves import gap_figure, learning_curve_figure
+from flda_core.safe_text import escape_markdown
 
 P = "lc."
 DISTRIBUTIONS = {"poisson": "Poisson (counts)", "bernoulli": "Bernoulli (binary)"}
@@ -289,13 +290,13 @@ def show_gaps(gap_table):
 def show_downloads(table, results):
     cols = st.columns(2)
     cols[0].download_button(
-        "Download curves (CSV)", table.to_csv(index=False).encode("utf-8"),
+        "Download curves (CSV)", ui_common.csv_bytes(table),
         file_name="flda_learning_curves.csv", mime="text/csv", key="lc_download_curves",
         help="One row per classifier, validation domain and n: mean error, SEM and repeats.")
     cols[1].download_button(
         "Download every error (CSV)",
-        pd.concat([per_repeat_frame(r) for r in results], ignore_index=True)
-        .to_csv(index=False).encode("utf-8"),
+        ui_common.csv_bytes(pd.concat([per_repeat_frame(r) for r in results],
+                                      ignore_index=True)),
         file_name="flda_learning_curves_per_repeat.csv", mime="text/csv",
         key="lc_download_raw",
         help="Each single error rate (classifier, domain, repeat, n) for your own analysis.")
@@ -339,16 +340,21 @@ def main():
     ui_common.write_to_url(SETTINGS)
     try:
         config, notes = read_config()
-    except ValueError as exc:
-        st.error(str(exc))
+    except ValueError as exc:  # the settings' own problems, each with its fix
+        st.error(escape_markdown(str(exc)), icon=":material/error:")
         return
     for note in notes:
-        st.warning(note)
-    with st.spinner("Computing the quadratic learning curves ..."):
-        results = [run_learning_curves(config, int(st.session_state[P + "repeats"]),
-                                       "quadratic", fit=cached_errors)]
+        st.warning(escape_markdown(note))
+    with ui_common.error_boundary("computing the learning curves") as outcome:
+        with ui_common.progress_bar("Computing the quadratic learning curves ...") as progress:
+            results = [run_learning_curves(config, int(st.session_state[P + "repeats"]),
+                                           "quadratic", fit=cached_errors, progress=progress)]
+    if outcome.failed:
+        return
     if st.session_state[P + "loss"] == "both":
-        logistic = logistic_result(config, int(st.session_state[P + "repeats_logistic"]))
+        logistic = None
+        with ui_common.error_boundary("computing the logistic learning curves"):
+            logistic = logistic_result(config, int(st.session_state[P + "repeats_logistic"]))
         if logistic is not None:
             results.append(logistic)
             if logistic.n_unconverged:
@@ -367,4 +373,4 @@ def main():
     show_method(config)
 
 
-main()
+ui_common.run_page(main)

@@ -20,6 +20,7 @@ from flda_core.experiments import baselines as bl
 from flda_core.experiments import missing_data as md
 from flda_core.figures.real_data import error_comparison_figure, theta_figure
 from flda_core.transfer_models import TRANSFER_MODELS
+from flda_core.safe_text import escape_markdown as esc
 
 KEYS = tuple(uci.UCI_SETS)
 IMPUTE_LABELS = {"zero": "zeros (the paper's choice)",
@@ -56,14 +57,15 @@ def run_benchmark(key, pair, classifiers, seed):
     except bm.BenchmarkUnavailable as error:
         st.session_state[BENCH_RESULT_KEY] = {"error": str(error)}
         return
-    bar = st.progress(0.0, text="Fitting…")
     errors = {}
-    for i, name in enumerate(classifiers):
-        bar.progress(i / len(classifiers), text=f"Fitting {name} on {pair} "
-                                                f"({i + 1} of {len(classifiers)})…")
-        errors[name] = bench_cell(key, pair, name, seed)[0]
-    bar.empty()
-    st.session_state[BENCH_RESULT_KEY] = {"key": key, "pair": pair, "errors": errors}
+    with ui_common.error_boundary("running the benchmark") as outcome, \
+            ui_common.progress_bar("Fitting…") as progress:
+        for i, name in enumerate(classifiers):
+            progress(i / len(classifiers), f"Fitting {name} on {pair} "
+                                           f"({i + 1} of {len(classifiers)})…")
+            errors[name] = bench_cell(key, pair, name, seed)[0]
+    if not outcome.failed:
+        st.session_state[BENCH_RESULT_KEY] = {"key": key, "pair": pair, "errors": errors}
 
 
 def draw_benchmarks(classifiers, seed):
@@ -92,7 +94,7 @@ def draw_benchmarks(classifiers, seed):
     outcome = st.session_state.get(BENCH_RESULT_KEY)
     paper = bm.paper_rows(key)
     if outcome and "error" in outcome:
-        st.warning(f"**The benchmark is not available right now.** {outcome['error']} "
+        st.warning(f"**The benchmark is not available right now.** {esc(outcome['error'])} "
                    "The paper's numbers are below; the UCI table above needs no network.",
                    icon=":material/cloud_off:")
     elif outcome and outcome["key"] == key and outcome["pair"] in paper.index:
@@ -147,15 +149,10 @@ def draw_controls():
 
 
 def run_table(keys, classifiers, impute, seed, transfer="dropout"):
-    bar = st.progress(0.0, text="Fitting classifiers…")
-
-    def progress(fraction, text):
-        bar.progress(min(1.0, fraction), text=f"Fitting {text}…")
-
-    result = md.run_missing_data(keys, classifiers, impute, seed, fit=fit_cached,
-                                 progress=progress, transfer=transfer)
-    bar.empty()
-    return result
+    with ui_common.progress_bar("Fitting classifiers…") as progress:
+        return md.run_missing_data(keys, classifiers, impute, seed, fit=fit_cached,
+                                   progress=lambda f, text: progress(f, f"Fitting {text}…"),
+                                   transfer=transfer)
 
 
 def formatted(frame, digits=3):
@@ -266,7 +263,10 @@ def main():
         + " ".join(n for k in keys for n in notes[k]))
 
     st.subheader("Errors on the rows with gaps (Table 3)")
-    result = run_table(keys, classifiers, impute, seed, st.session_state["real.transfer"])
+    with ui_common.error_boundary("fitting the classifiers of Table 3") as outcome:
+        result = run_table(keys, classifiers, impute, seed, st.session_state["real.transfer"])
+    if outcome.failed:
+        return
     show_transfer_notes(result)
     left, right = st.columns(2)
     with left:
@@ -290,7 +290,7 @@ def main():
                     "makes fewer errors)")
         st.dataframe(formatted(result.gain), width="stretch")
     st.download_button(
-        "Download the table (CSV)", result.long_table().to_csv(index=False).encode("utf-8"),
+        "Download the table (CSV)", ui_common.csv_bytes(result.long_table()),
         file_name=f"flda_missing_data_{impute}.csv", mime="text/csv", key="real_download",
         help="One row per data set and classifier: error here, the paper's value, wrong / "
              "target rows, the hyper-parameters chosen and the fit time.")
@@ -327,7 +327,7 @@ def main():
                     width="stretch", key="real_theta")
     st.caption(theta_caption(thetas, title))
     st.download_button("Download θ̂ per feature (CSV)",
-                       thetas.to_csv(index=False).encode("utf-8"),
+                       ui_common.csv_bytes(thetas),
                        file_name=f"flda_theta_{key}_{impute}.csv", mime="text/csv",
                        key="real_download_theta",
                        help="Per encoded feature: its file column, θ̂ and the share of "
@@ -337,4 +337,4 @@ def main():
         draw_benchmarks(classifiers, seed)
 
 
-main()
+ui_common.run_page(main)

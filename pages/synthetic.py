@@ -250,7 +250,7 @@ def show_tables(data_key, result, paper):
     st.dataframe(errors, hide_index=True, width="stretch",
                  column_config=ui_common.number_columns(errors))
     st.caption(error_caption(paper, data_key, result))
-    st.download_button("Download errors (CSV)", errors.to_csv(index=False),
+    st.download_button("Download errors (CSV)", ui_common.csv_bytes(errors),
                        file_name="flda_synthetic_errors.csv", mime="text/csv",
                        key="syn_download_errors",
                        help="The table above as CSV, for your own analysis.")
@@ -265,7 +265,7 @@ def show_tables(data_key, result, paper):
     st.caption("FLDA's first stage (section 3.3.1): θ̂_d = max(0, 1 − ζ_d/η_d) from "
                "how often feature d is non-zero in the target (ζ) and in the source "
                "(η). With enough samples θ̂ recovers the θ that made the target.")
-    st.download_button("Download θ table (CSV)", thetas.to_csv(index=False),
+    st.download_button("Download θ table (CSV)", ui_common.csv_bytes(thetas),
                        file_name="flda_synthetic_theta.csv", mime="text/csv",
                        key="syn_download_theta",
                        help="True and estimated dropout per feature as CSV.")
@@ -339,15 +339,14 @@ def main():
     paper = matching_paper_setting(distribution, params, theta)
     if paper is not None:
         st.info(f"**Paper setting: {paper.label}.** {paper.summary}", icon=":material/menu_book:")
-    try:
+    with ui_common.error_boundary("fitting the classifiers",
+                                  "Could not fit the classifiers.") as outcome:
         with ui_common.progress_bar("Fitting classifiers…") as progress:
             result = fit_classifiers(ui_common.cached_domains(*data_key),
                                      l2=float(st.session_state["syn.l2"]),
                                      fit=ui_common.linear_fitter(data_key), progress=progress,
                                      transfer=st.session_state["syn.transfer"])
-    except ValueError as error:
-        st.error(f"Could not fit the classifiers: {error} Change the data settings in the "
-                 "sidebar.")
+    if outcome.failed:
         return
     show_figure(data_key, result, paper)
     show_tables(data_key, result, paper)
@@ -358,4 +357,4 @@ def main():
                      "Transfer parameters page (Table 1, Figure 4)", icon=":material/tune:")
 
 
-main()
+ui_common.run_page(main)

@@ -247,11 +247,11 @@ def show_tables(data_key, result, paper, own_fits):
     st.dataframe(ours, width="stretch",
                  column_config=ui_common.number_columns(ours, columns=ours.columns))
     st.caption(table1_caption(data_key, result, ours))
-    st.download_button("Download table (CSV)", ours.to_csv(), file_name="flda_table1.csv",
+    st.download_button("Download table (CSV)", ui_common.csv_bytes(ours, index=True), file_name="flda_table1.csv",
                        mime="text/csv", key="tp_download_table",
                        help="This run's Table 1 as CSV.")
-    st.download_button("Download error curve (CSV)", sweep_frame(result.sweep, feature)
-                       .to_csv(index=False), file_name="flda_perturbation_curve.csv",
+    st.download_button("Download error curve (CSV)",
+                       ui_common.csv_bytes(sweep_frame(result.sweep, feature)), file_name="flda_perturbation_curve.csv",
                        mime="text/csv", key="tp_download_curve",
                        help="Every point of the error curve (both losses) as CSV.")
     st.subheader("Table 1, as published")
@@ -327,15 +327,15 @@ def main():
     if paper is not None:
         st.info(f"**Paper setting: {paper.label}.** {paper.summary}", icon=":material/menu_book:")
     fit, l2 = ui_common.linear_fitter(data_key), float(st.session_state["tp.l2"])
-    try:
+    with ui_common.error_boundary("fitting the classifiers",
+                                  "Could not fit the classifiers.") as outcome:
         with ui_common.progress_bar("Fitting classifiers…") as progress:
             result = run_perturbation(
                 ui_common.cached_domains(*data_key),
                 min(int(st.session_state["tp.feature"]), n_features) - 1,
                 st.session_state["tp.perturbations"], st.session_state["tp.curve_range"], l2,
                 fit=fit, progress=progress, transfer=st.session_state["tp.transfer"])
-    except ValueError as error:
-        st.error(f"Could not fit the classifiers: {error} Change the data settings.")
+    if outcome.failed:
         return
     if not show_feasibility(result):
         return ui_common.write_to_url(SETTINGS + own_settings)
@@ -355,4 +355,4 @@ def main():
     show_transfer_comparison(result)
 
 
-main()
+ui_common.run_page(main)

@@ -28,11 +28,13 @@ import streamlit as st
 
 import ui_common
 from flda_core.datasets import csv as csvio
+from flda_core.datasets.cost import fit_cost_note
+from flda_core.error_report import describe_error
 from flda_core.datasets import tabular as tab
-from flda_core.errors import DataValidationError
 from flda_core.experiments import your_data as yd
 from flda_core.figures import tabular as figs
 from flda_core.names import TABLE_CLASSIFIERS
+from flda_core.safe_text import escape_markdown as esc
 from flda_core.datasets import uci
 from flda_core.experiments import baselines as bl
 from flda_core.experiments.transfer_models import transfer_parameter_frame
@@ -121,14 +123,9 @@ def accept_file(slot, name, raw):
     rejected = st.session_state.setdefault(REJECTED_KEY, {})
     try:
         parse_cached(raw, name)
-    except DataValidationError as error:
-        rejected[slot] = {"name": name, "message": error.message, "hint": error.hint}
-        return False
-    except Exception as error:  # a bug, not the user's fault: still no traceback
-        rejected[slot] = {"name": name,
-                          "message": f"{name} could not be read ({type(error).__name__}).",
-                          "hint": "Please report this file to the developers; meanwhile "
-                                  "try saving it again as a plain comma-separated CSV."}
+    except Exception as error:  # shown under the uploader: problem and fix, never a traceback
+        report = describe_error(error, "reading an uploaded file")
+        rejected[slot] = {"name": name, "message": report.message, "hint": report.hint}
         return False
     st.session_state.setdefault(FILES_KEY, {})[slot] = {"name": name, "bytes": raw}
     rejected.pop(slot, None)
@@ -212,15 +209,16 @@ def show_file_status(slot):
     current = loaded(slot)
     rejected = st.session_state.get(REJECTED_KEY, {}).get(slot)
     if rejected:
-        keep = (f" Still using the previously loaded **{current['name']}**."
+        keep = (f" Still using the previously loaded **{esc(current['name'])}**."
                 if current else "")
-        st.error(f"**{rejected['name']} was not loaded.** {rejected['message']}\n\n"
-                 f"**Fix:** {rejected['hint']}{keep}", icon=":material/error:")
+        st.error(f"**{esc(rejected['name'])} was not loaded.** {esc(rejected['message'])}\n\n"
+                 f"**Fix:** {esc(rejected['hint'])}{keep}", icon=":material/error:")
     if current:
         table = parse_cached(current["bytes"], current["name"])
-        st.caption(f":material/check_circle: **{current['name']}** — {table.describe()}")
+        st.caption(f":material/check_circle: **{esc(current['name'])}** — "
+                   f"{esc(table.describe())}")
         for note in table.warnings:
-            st.warning(note, icon=":material/warning:")
+            st.warning(esc(note), icon=":material/warning:")
 
 
 def draw_loaders():
@@ -340,46 +338,50 @@ def show_report(prepared, source_name, target_name):
     st.markdown(
         f"Using **{prepared.X_source.shape[0]:,}** source rows and "
         f"**{prepared.X_target.shape[0]:,}** target rows with **{n_features:,}** feature"
-        f"{'s' if n_features != 1 else ''}, label **{prepared.label}** "
-        f"({len(prepared.classes)} classes: {', '.join(map(str, prepared.classes[:10]))}"
+        f"{'s' if n_features != 1 else ''}, label **{esc(prepared.label)}** "
+        f"({len(prepared.classes)} classes: {esc(', '.join(map(str, prepared.classes[:10])))}"
         f"{', …' if len(prepared.classes) > 10 else ''}). "
         + (f"{report.target_labels:,} target rows are labelled (used for evaluation only)."
            if report.target_labels else "The target has no labels: predictions only."))
-    st.info(report.missing_summary(), icon=":material/info:")
+    st.info(report.missing_summary(), icon=":material/info:")  # counts only, no user text
     if report.renamed:
         pairs = ", ".join(f"{a!r} ↔ {b!r}" for a, b in report.renamed[:6])
         more = f" and {len(report.renamed) - 6} more" if len(report.renamed) > 6 else ""
         st.info(f"Matched by position: {len(report.renamed)} column pair(s) have different "
-                f"names ({pairs}{more}).", icon=":material/info:")
+                f"names ({esc(pairs)}{more}).", icon=":material/info:")
     for note in report.warnings:
         if note.startswith(tuple(f"{n} is not valid UTF-8" for n in (source_name, target_name))):
             continue  # already shown under the uploader
-        st.warning(note, icon=":material/warning:")
+        st.warning(esc(note), icon=":material/warning:")
 
 
 def fit_all_models(inputs, l2):
     """The page's experiment: :func:`flda_core.experiments.your_data.fit_models`."""
     transfer = st.session_state["data.transfer"]
+    prepared = prepare_cached(*inputs)
+    note = fit_cost_note(*prepared.X_source.shape, len(prepared.classes),
+                         n_fits=len(TABLE_CLASSIFIERS))
+    if note:
+        st.info(note, icon=":material/hourglass_top:")
     try:
         with ui_common.progress_bar("Fitting classifiers…") as progress:
-            models = yd.fit_models(prepare_cached(*inputs), l2=l2, progress=progress,
+            models = yd.fit_models(prepared, l2=l2, progress=progress,
                                    fit=lambda name, l2, transfer="dropout": fit_model_cached(
                                        inputs, name, l2, transfer),
                                    transfer=transfer)
     except ValueError as error:
         if transfer == "dropout":
             raise
-        st.error(f"**FLDA cannot use the {transfer} transfer model on these data.** {error}"
-                 "\n\n**Fix:** choose another transfer model in step 2.",
+        st.error(f"**FLDA cannot use the {transfer} transfer model on these data.** "
+                 f"{esc(str(error))}\n\n**Fix:** choose another transfer model in step 2.",
                  icon=":material/error:")
         return None
     for note in yd.convergence_notes(models):
-        st.warning(note, icon=":material/warning:")
+        st.warning(esc(note), icon=":material/warning:")
     return models
 
 
-def csv_bytes(frame):
-    return frame.to_csv(index=False).encode("utf-8")
+csv_bytes = ui_common.csv_bytes
 
 
 #: What each classifier is (column help of the tables).
@@ -437,7 +439,8 @@ def prediction_columns(predictions):
     for name, cls in yd.probability_columns(predictions):
         config[name] = column.NumberColumn(
             f"P({cls})", format="%.3f",
-            help=f"{yd.PROBABILITY_MODEL}'s probability that the row is of class {cls!r} "
+            help=f"{yd.PROBABILITY_MODEL}'s probability that the row is of class "
+                 f"{esc(repr(cls))} "
                  "(the probabilities of a row sum to 1).")
     return config
 
@@ -508,7 +511,8 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
         st.subheader(f"{next(section)} · How FLDA re-weights the features")
         st.plotly_chart(figs.feature_weights_figure(thetas, top_n), width="stretch")
         st.caption(
-            f"Weights of S-LR and FLDA-L (positive favours class {prepared.classes[-1]!r}) "
+            f"Weights of S-LR and FLDA-L (positive favours class "
+            f"{esc(repr(prepared.classes[-1]))}) "
             f"for {which}, the largest θ̂ on top. FLDA shrinks the weights of features that "
             "are often missing in the target and leans on the reliable ones, as the right "
             "panel of the paper's Figure 6 shows for digit pixels.")
@@ -632,24 +636,26 @@ def main():
     ui_common.write_to_url(SETTINGS)
     sync_sample_url()
     inputs = read_inputs(source, target, one_file)
-    try:
+    with ui_common.error_boundary("preparing your files",
+                                  "These files cannot be used together yet.") as outcome:
         prepared = prepare_cached(*inputs)
-    except DataValidationError as error:
-        return ui_common.show_data_error("These files cannot be used together yet.", error)
+    if outcome.failed:
+        return
     if not present:
         show_report(prepared, source["name"], target["name"])
-    models = fit_all_models(inputs, float(st.session_state["data.l2"]))
-    if models is None:
+    with ui_common.error_boundary("fitting the classifiers",
+                                  "The classifiers could not be fitted.") as outcome:
+        models = fit_all_models(inputs, float(st.session_state["data.l2"]))
+    if outcome.failed or models is None:
         return
     baseline_rows = ()
     if st.session_state.get("data.baselines") and prepared.has_target_labels:
-        try:
+        with ui_common.error_boundary("fitting the baselines",
+                                      "The baselines could not be fitted."):
             baseline_rows = run_baselines(inputs, ui_common.get_seed())
-        except ValueError as error:
-            st.warning(f"The baselines could not be fitted: {error}", icon=":material/warning:")
     show_results(prepared, models, source["name"], target["name"],
                  int(st.session_state["data.top_n"]), baseline_rows)
     show_transfer_parameters(prepared, models)
 
 
-main()
+ui_common.run_page(main)

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 
 from streamlit.testing.v1 import AppTest
 
@@ -18,6 +19,12 @@ def open_page(page, query=None, timeout=300):
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def shown(text):
+    """Markdown as a reader sees it: the backslash escapes of
+    :func:`flda_core.safe_text.escape_markdown` removed (user text is escaped on screen)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
 
 
 def chart_specs(at):

@@ -4,7 +4,7 @@ import base64
 
 import numpy as np
 import pytest
-from apptest_support import chart_specs, open_page
+from apptest_support import chart_specs, open_page, shown
 
 from flda_core.datasets import digits as dg
 from flda_core.experiments import digits as ed
@@ -102,7 +102,7 @@ def test_switching_direction_shows_the_other_theta(hand_run):
     theta_ba = _z(_charts(at)["dig_weights"], 1)
     # M -> U-like: dropout cannot add ink, theta is (nearly) zero everywhere.
     assert theta_ba.mean() < 0.05 < 0.4 < theta_ab.mean()
-    assert any("Training on MNIST-like" in c.value for c in at.caption)
+    assert any("Training on MNIST-like" in shown(c.value) for c in at.caption)
 
 
 def test_quadratic_loss_shows_s_ls_and_flda_q(hand_run):

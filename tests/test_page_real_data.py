@@ -4,7 +4,7 @@ import json
 
 import pytest
 import sklearn
-from apptest_support import chart_specs, open_page
+from apptest_support import chart_specs, open_page, shown
 
 from flda_core.experiments import missing_data as md
 
@@ -89,7 +89,7 @@ def test_benchmark_offline_shows_a_message_and_the_papers_table(monkeypatch, tmp
     at = open_page(PAGE, {"sets": json.dumps(["hepatitis"]), "baselines": "false"})
     at.button(key="real_bench_run").click().run()
     assert not at.exception
-    assert any("not available right now" in w.value and "figshare.com" in w.value
+    assert any("not available right now" in w.value and "figshare.com" in shown(w.value)
                for w in at.warning)
     paper = at.dataframe[-1].value
     assert paper.loc["W → D", "FLDA-Q"] == "0.024"  # Table 6 (DeCAF8) is the default

@@ -9,6 +9,7 @@ import json
 import os
 
 import pytest
+from apptest_support import shown as unescape
 from streamlit.testing.v1 import AppTest
 
 from flda_core.datasets import tabular as tab
@@ -42,7 +43,7 @@ def upload(at, slot, name, raw):
 
 
 def errors(at):
-    return [e.value for e in at.error]
+    return [unescape(e.value) for e in at.error]
 
 
 def loaded_name(at, slot):
@@ -132,8 +133,8 @@ def test_latin1_semicolon_upload_is_accepted_with_a_note():
     upload(at, "target", "latin.csv", latin)
     assert not errors(at)
     assert loaded_name(at, "target") == "latin.csv"
-    assert any("Latin-1" in w.value for w in at.warning)
-    assert any("semicolon-separated" in c.value for c in at.caption)
+    assert any("Latin-1" in unescape(w.value) for w in at.warning)
+    assert any("semicolon-separated" in unescape(c.value) for c in at.caption)
 
 
 @pytest.mark.parametrize("target, fragment", [

@@ -29,6 +29,7 @@ from threadpoolctl import threadpool_limits
 
 from ..classifier import FLDAClassifier
 from ..datasets.digits import balanced_subsample, direction_data
+from ..errors import DataValidationError
 from ..names import TABLE_CLASSIFIERS, classifier_loss
 from ..transfer import estimate_dropout
 from ..transfer_models import make_transfer_model
@@ -39,7 +40,7 @@ __all__ = [
     "PAPER_TABLE4", "L2_GRID", "BLAS_THREADS", "DIRECTIONS", "MethodResult",
     "make_classifier", "cross_validate_l2", "fit_method", "run_digits", "table4_frame",
     "paper_table", "comparison_table", "l2_frame", "pixel_frame", "COMPARED_TRANSFERS",
-    "run_transfer_comparison", "transfer_comparison_frame",
+    "run_transfer_comparison", "transfer_comparison_frame", "convergence_notes",
 ]
 
 #: Table 4 of the paper: target error rates, M = MNIST, U = USPS.
@@ -85,6 +86,9 @@ class MethodResult:
     transfer : str
         FLDA's transfer model; ``transfer_params`` its estimated parameters
         (None for S-* and T-LR).
+    warnings : tuple of str
+        Messages of the ``ConvergenceWarning``s of the final fit (iteration
+        cap, abnormal solver stop, no iteration); see :func:`convergence_notes`.
     """
 
     method: str
@@ -98,6 +102,7 @@ class MethodResult:
     n_iter: int = 0
     transfer: str = "dropout"
     transfer_params: dict | None = field(default=None, repr=False)
+    warnings: tuple = ()
 
     def weights(self, label):
         """Weights of the one-vs-rest / softmax predictor of class ``label``."""
@@ -132,7 +137,10 @@ def _fold_errors(X, y, method, theta, grid, n_folds, random_state, tol, transfer
     """Mean validation error per l2 over stratified folds, shape (len(grid),)."""
     n_folds = int(min(n_folds, np.min(np.unique(y, return_counts=True)[1])))
     if n_folds < 2:
-        raise ValueError("Cross-validation needs at least 2 images of every class.")
+        raise DataValidationError(
+            "Cross-validation needs at least 2 images of every class.",
+            "Upload more images of the rare classes (every class needs at least 2 images "
+            "in each domain).")
     folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
     errors = np.zeros(len(grid))
     for train, test in folds.split(X, y):
@@ -224,9 +232,13 @@ def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol
     if l2 is None:
         l2, cv_errors = cross_validate_l2(train_X, train_y, method, theta,
                                           random_state=random_state, **chosen)
-    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
         model = make_classifier(method, l2, theta, tol=tol, **chosen).fit(train_X, train_y)
+        stops = tuple(dict.fromkeys(str(w.message) for w in caught
+                                    if issubclass(w.category, ConvergenceWarning)))
+        warnings.simplefilter("ignore", ConvergenceWarning)
         if method == "T-LR":
             error = float(_fold_errors(X_target, y_target, method, theta, (l2,), n_folds,
                                        random_state, tol)[0])
@@ -240,7 +252,17 @@ def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol
         intercept = model.intercept_
     return MethodResult(method=method, error=float(error), l2=float(l2), cv_errors=cv_errors,
                         coef=coef, intercept=intercept, classes=model.classes_, theta=theta,
-                        n_iter=int(model.n_iter_), **chosen)
+                        n_iter=int(model.n_iter_), warnings=stops, **chosen)
+
+
+def convergence_notes(results):
+    """One message per distinct ``ConvergenceWarning`` of the final fits in ``results``
+    (``{(direction, method): MethodResult}``), naming the fits it concerns."""
+    notes = {}
+    for (direction, method), result in results.items():
+        for message in result.warnings:
+            notes.setdefault(message, []).append(f"{method} ({direction})")
+    return [f"{', '.join(fits)}: {message}" for message, fits in notes.items()]
 
 
 def table4_frame(results, domains):

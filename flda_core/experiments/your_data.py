@@ -47,7 +47,9 @@ def fit_model(prepared, name, l2=1e-3, transfer="dropout"):
     when the target has fewer than two labelled classes.  ``transfer`` is
     FLDA's transfer model (:data:`flda_core.transfer_models.TRANSFER_MODELS`,
     estimated from the target; ignored for the other classifiers).
-    Convergence warnings are reported by :func:`convergence_notes` instead of
+    Convergence warnings (iteration cap, abnormal solver stop, no iteration at
+    all) are recorded in the returned model's ``convergence_warnings_`` (a
+    tuple of messages) and reported by :func:`convergence_notes` instead of
     the log.
     """
     if name not in TABLE_CLASSIFIERS:
@@ -56,9 +58,14 @@ def fit_model(prepared, name, l2=1e-3, transfer="dropout"):
         return None
     model = FLDAClassifier(loss=classifier_loss(name), l2=l2,
                            transfer=transfer if name.startswith("FLDA") else "dropout")
-    with _warnings.catch_warnings():
-        _warnings.simplefilter("ignore", ConvergenceWarning)
+    with _warnings.catch_warnings(record=True) as caught:
+        _warnings.simplefilter("always", ConvergenceWarning)
         _fit_one(model, name, prepared)
+    model.convergence_warnings_ = tuple(dict.fromkeys(
+        str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)))
+    for w in caught:  # other warnings go on as usual
+        if not issubclass(w.category, ConvergenceWarning):
+            _warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return model
 
 
@@ -107,14 +114,28 @@ def fit_models(prepared, l2=1e-3, names=TABLE_CLASSIFIERS, progress=None, fit=No
 
 
 def convergence_notes(models):
-    """Messages for logistic fits that stopped at ``max_iter`` before converging."""
+    """Messages for fits whose solver did not converge normally.
+
+    One message for logistic fits that stopped at ``max_iter``, and one per
+    other recorded ``ConvergenceWarning`` (an abnormal L-BFGS stop, a stop
+    before the first iteration, conjugate gradients short of their tolerance),
+    naming the classifiers it concerns (see :func:`fit_model`).
+    """
     stalled = [name for name, model in models.items()
                if model.loss == "logistic" and model.n_iter_ >= model.max_iter]
-    if not stalled:
-        return []
-    return [f"{', '.join(stalled)} stopped after {models[stalled[0]].max_iter} iterations "
-            "without converging; their results may be slightly off. Scale the features or "
-            "increase l2."]
+    notes = []
+    if stalled:
+        notes.append(f"{', '.join(stalled)} stopped after {models[stalled[0]].max_iter} "
+                     "iterations without converging; their results may be slightly off. "
+                     "Scale the features or increase l2.")
+    others = {}
+    for name, model in models.items():
+        for message in getattr(model, "convergence_warnings_", ()):
+            if name in stalled and message.startswith("L-BFGS did not converge"):
+                continue  # the iteration cap, said above
+            others.setdefault(message, []).append(name)
+    notes.extend(f"{', '.join(names)}: {message}" for message, names in others.items())
+    return notes
 
 
 def _fit_one(model, name, prepared):
