@@ -39,9 +39,13 @@ import streamlit as st
 import numpy as np
 
 from flda_core.datasets.numbers import format_values, truncate_per_feature
-from flda_core.datasets.synthetic import (PAPER_PARAMS, PARAM_BOUNDS, PARAM_WORD, make_domains,
-                                          parse_domain_config)
-from flda_core.experiments.synthetic import fit_linear
+
+# The synthetic data model and the fits (flda_core.datasets.synthetic,
+# flda_core.experiments.synthetic) import scikit-learn and scipy: they are imported
+# where used, so the Home page of a fresh server does not wait for them, and
+# warm_up_imports() loads them in the background meanwhile.
+HEAVY_MODULES = ("flda_core.datasets.synthetic", "flda_core.experiments.synthetic",
+                 "flda_core.figures.synthetic", "plotly.graph_objects")
 
 SEED_KEY = "shared.seed"
 #: The sample data shipped with the project (``sample_data/`` next to ``app.py``),
@@ -54,7 +58,7 @@ __all__ = ["Setting", "SEED_KEY", "get_seed", "presentation_mode", "keep_widget_
            "SAMPLE_DIR", "cached_linear_fit", "linear_fitter", "read_domain_config",
            "show_problems", "show_data_error", "number_columns", "PAGE_SPECS", "app_pages",
            "in_pages_directory_mode",
-           "domain_settings", "domain_values", "draw_domain_controls"]
+           "domain_settings", "domain_values", "draw_domain_controls", "warm_up_imports"]
 
 
 @dataclass(frozen=True)
@@ -170,6 +174,8 @@ def write_to_url(settings):
 def cached_linear_fit(data_key, family, loss, l2, theta=None, perturbation=None):
     """Cached :func:`flda_core.experiments.synthetic.fit_linear` on the domains of
     ``data_key`` (``theta`` a tuple or None).  One cache for every synthetic page."""
+    from flda_core.experiments.synthetic import fit_linear
+
     return fit_linear(cached_domains(*data_key), family, loss, l2=l2, theta=theta,
                       perturbation=perturbation)
 
@@ -189,6 +195,8 @@ def linear_fitter(data_key):
 def read_domain_config(prefix):
     """The page's validated data configuration (a hashable ``make_domains`` key) or a
     list of problems (:func:`flda_core.datasets.synthetic.parse_domain_config`)."""
+    from flda_core.datasets.synthetic import parse_domain_config
+
     state = st.session_state
     return parse_domain_config(
         state[f"{prefix}.distribution"], state[f"{prefix}.n_features"],
@@ -222,6 +230,8 @@ def cached_domains(distribution, params, n_source, n_target, theta, seed):
 
     Shared by the synthetic-data pages, so switching between them reuses the data.
     """
+    from flda_core.datasets.synthetic import make_domains
+
     return make_domains(distribution, params, n_source, n_target, theta, random_state=seed)
 
 
@@ -277,6 +287,8 @@ def domain_values(prefix, paper, n_samples):
 
 def _load_paper_params(prefix):
     """Switching distribution loads that distribution's paper parameters (section 4.1.1)."""
+    from flda_core.datasets.synthetic import PAPER_PARAMS
+
     params = PAPER_PARAMS[st.session_state[f"{prefix}.distribution"]]
     st.session_state[f"{prefix}.class1"] = format_values(params[0])
     st.session_state[f"{prefix}.class2"] = format_values(params[1])
@@ -299,6 +311,8 @@ def draw_domain_controls(prefix, max_features, max_samples, features_help,
     ``on_n_features_change(n)`` lets a page keep its own settings valid when the
     number of features shrinks.  Returns the chosen distribution.
     """
+    from flda_core.datasets.synthetic import PARAM_BOUNDS, PARAM_WORD
+
     st.subheader("Data")
     distribution = st.radio(
         "Class-conditional distribution", ("bernoulli", "poisson"),
@@ -389,6 +403,34 @@ def _leave_pages_directory_mode():
     if st.runtime.exists() and _script_running() and in_pages_directory_mode():
         st.navigation(app_pages(), position="hidden")
         st.rerun()
+
+
+_warm_up = {"thread": None}
+
+
+def warm_up_imports(modules=HEAVY_MODULES):
+    """Import ``modules`` in a background thread, once per server process.
+
+    ``app.py`` calls this on every run; only the first call (the first visitor of a
+    fresh server, usually on Home) starts the thread.  A page that needs a module
+    the thread is still importing waits for it (Python's import lock), so nothing
+    is imported twice; a page opened after Home finds scikit-learn, scipy and plotly
+    loaded.  A failed import is left for the page to report.
+    """
+    import importlib
+    import threading
+
+    def run():
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - the page importing it shows the error
+                return
+
+    if _warm_up["thread"] is None:
+        _warm_up["thread"] = threading.Thread(target=run, name="flda-warm-up", daemon=True)
+        _warm_up["thread"].start()
+    return _warm_up["thread"]
 
 
 def _script_running():

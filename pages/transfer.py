@@ -312,13 +312,22 @@ def main():
         return
     if not show_feasibility(result):
         return ui_common.write_to_url(SETTINGS + own_settings)
+    show_results(data_key, result, paper, l2, own_settings, present)
+
+
+@st.fragment
+def show_results(data_key, result, paper, l2, own_settings, present):
+    """Everything "your θ" touches: a slider step re-runs only this part (the sweep
+    above it is not looked up again), so the figure follows the slider at once."""
+    theta_true = data_key[4]
     if not present:
         st.subheader("Your θ")
         theta_own = draw_own_theta_controls(result.theta_hat, theta_true)
     else:
         theta_own = own_theta(result.theta_hat)
     ui_common.write_to_url(SETTINGS + own_settings)
-    own_fits = own_theta_fits(theta_own, result.theta_hat, l2, fit=fit)
+    own_fits = own_theta_fits(theta_own, result.theta_hat, l2,
+                              fit=ui_common.linear_fitter(data_key))
     show_boundaries(data_key, result, own_fits, theta_own, theta_true)
     st.plotly_chart(perturbation_error_figure(
         result.sweep, list(result.naive.classifiers.values()), result.feature,
