@@ -231,8 +231,8 @@ def paper_caption(paper, ours):
     return text
 
 
-def show_tables(data_key, result, paper, own_fits):
-    """Table 1 of this run, as published, and the fits at your θ."""
+def show_tables(data_key, result, paper):
+    """Table 1 of this run and as published."""
     feature = result.feature
     # One above the other: side by side, the 6+ numeric columns of each table do
     # not fit half a laptop screen and the last ones scroll out of sight.
@@ -253,16 +253,20 @@ def show_tables(data_key, result, paper, own_fits):
     st.dataframe(published, width="stretch",
                  column_config=ui_common.number_columns(published, columns=published.columns))
     st.caption(paper_caption(paper, ours))
-    if own_fits:
-        st.subheader("Your θ")
-        two = len(result.theta_hat) == 2
-        own = own_theta_frame(own_fits, lambda f: boundary_equation(f.coef[:2], f.intercept)
-                              if two else "")
-        st.dataframe(own, hide_index=True, width="stretch",
-                     column_config=ui_common.number_columns(
-                         own, columns=("target error", "source error")))
-        st.caption("FLDA fitted with the θ from the sliders, for comparison with the "
-                   "θ̂ + 0 column of the table above.")
+
+
+def show_own_table(result, own_fits):
+    """The fits at your θ (under the figure, so a slider step redraws only this part)."""
+    if not own_fits:
+        return
+    two = len(result.theta_hat) == 2
+    own = own_theta_frame(own_fits, lambda f: boundary_equation(f.coef[:2], f.intercept)
+                          if two else "")
+    st.dataframe(own, hide_index=True, width="stretch",
+                 column_config=ui_common.number_columns(
+                     own, columns=("target error", "source error")))
+    st.caption("FLDA fitted with the θ from the sliders, for comparison with the "
+               "θ̂ + 0 column of Table 1 below.")
 
 
 def show_feasibility(result):
@@ -312,13 +316,18 @@ def main():
         return
     if not show_feasibility(result):
         return ui_common.write_to_url(SETTINGS + own_settings)
-    show_results(data_key, result, paper, l2, own_settings, present)
+    show_own_theta(data_key, result, l2, own_settings, present)
+    st.plotly_chart(perturbation_error_figure(
+        result.sweep, list(result.naive.classifiers.values()), result.feature,
+        paper=paper.errors if paper is not None else None), width="stretch", key="tp_curve")
+    st.caption(CURVE_CAPTION)
+    show_tables(data_key, result, paper)
 
 
 @st.fragment
-def show_results(data_key, result, paper, l2, own_settings, present):
-    """Everything "your θ" touches: a slider step re-runs only this part (the sweep
-    above it is not looked up again), so the figure follows the slider at once."""
+def show_own_theta(data_key, result, l2, own_settings, present):
+    """What "your θ" touches: its sliders, Figure 4 and its table.  A slider step
+    re-runs only this part (neither the sweep nor the curve and tables below it)."""
     theta_true = data_key[4]
     if not present:
         st.subheader("Your θ")
@@ -329,11 +338,7 @@ def show_results(data_key, result, paper, l2, own_settings, present):
     own_fits = own_theta_fits(theta_own, result.theta_hat, l2,
                               fit=ui_common.linear_fitter(data_key))
     show_boundaries(data_key, result, own_fits, theta_own, theta_true)
-    st.plotly_chart(perturbation_error_figure(
-        result.sweep, list(result.naive.classifiers.values()), result.feature,
-        paper=paper.errors if paper is not None else None), width="stretch", key="tp_curve")
-    st.caption(CURVE_CAPTION)
-    show_tables(data_key, result, paper, own_fits)
+    show_own_table(result, own_fits)
 
 
 main()
