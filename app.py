@@ -15,6 +15,7 @@ st.set_page_config(page_title="FLDA explorer", page_icon=":material/swap_horiz:"
                    initial_sidebar_state="collapsed" if ui_common.presentation_mode()
                    else "auto")
 
+warm_up = ui_common.warm_up_imports()  # once per server; Home shows meanwhile
 ui_common.keep_widget_state()
 ui_common.restore_from_url([ui_common.Setting(ui_common.SEED_KEY, 0, lo=0, hi=2**31 - 1)])
 with st.sidebar:
@@ -24,4 +25,9 @@ with st.sidebar:
              "repeats). The same seed always reproduces the same numbers.")
 ui_common.write_to_url([ui_common.Setting(ui_common.SEED_KEY, 0)])
 
-st.navigation(ui_common.app_pages()).run()
+page = st.navigation(ui_common.app_pages())
+if page.url_path:
+    # Every page but Home imports those modules itself: let it find them loaded rather
+    # than import them concurrently with the warm-up thread.
+    warm_up.join()
+page.run()

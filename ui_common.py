@@ -42,10 +42,13 @@ from flda_core.datasets.numbers import format_values, truncate_per_feature
 from flda_core.error_report import describe_error
 from flda_core.safe_text import escape_markdown, safe_csv
 from flda_core.url_state import validate_url_value
-from flda_core.datasets.synthetic import (PAPER_PARAMS, PARAM_BOUNDS, PARAM_WORD, SHIFT_PRESETS,
-                                          make_any_domains, parse_domain_config)
-from flda_core.experiments.synthetic import fit_linear
-from flda_core.transfer_models import TRANSFER_MODELS
+
+# The synthetic data model and the fits (flda_core.datasets.synthetic,
+# flda_core.experiments.synthetic) import scikit-learn and scipy: they are imported
+# where used, so the Home page of a fresh server does not wait for them, and
+# warm_up_imports() loads them in the background meanwhile.
+HEAVY_MODULES = ("flda_core.datasets.synthetic", "flda_core.experiments.synthetic",
+                 "flda_core.figures.synthetic", "plotly.graph_objects")
 
 SEED_KEY = "shared.seed"
 #: The sample data shipped with the project (``sample_data/`` next to ``app.py``),
@@ -59,7 +62,7 @@ __all__ = ["Setting", "SEED_KEY", "get_seed", "presentation_mode", "keep_widget_
            "show_problems", "show_error", "error_boundary", "run_page", "Outcome",
            "csv_bytes", "number_columns", "PAGE_SPECS", "app_pages",
            "in_pages_directory_mode",
-           "domain_settings", "domain_values", "draw_domain_controls",
+           "domain_settings", "domain_values", "draw_domain_controls", "warm_up_imports",
            "TRANSFER_OPTIONS", "transfer_setting", "transfer_control"]
 
 
@@ -144,6 +147,8 @@ def cached_linear_fit(data_key, family, loss, l2, theta=None, perturbation=None,
                       transfer="dropout"):
     """Cached :func:`flda_core.experiments.synthetic.fit_linear` on the domains of
     ``data_key`` (``theta`` a tuple or None).  One cache for every synthetic page."""
+    from flda_core.experiments.synthetic import fit_linear
+
     return fit_linear(cached_domains(*data_key), family, loss, l2=l2, theta=theta,
                       perturbation=perturbation, transfer=transfer)
 
@@ -163,8 +168,10 @@ def linear_fitter(data_key):
 
 # --- The transfer model FLDA uses (issue 15), one control on every page that fits FLDA.
 
-#: Every transfer model of :mod:`flda_core.transfer_models`, dropout (the paper's) first.
-TRANSFER_OPTIONS = tuple(TRANSFER_MODELS)
+#: Every transfer model of :mod:`flda_core.transfer_models`, dropout (the paper's) first
+#: (``tests/test_lazy_imports.py`` checks it equals ``tuple(TRANSFER_MODELS)``; spelled out
+#: so that importing this module does not load scikit-learn, see HEAVY_MODULES).
+TRANSFER_OPTIONS = ("dropout", "imputation", "two-sided", "rate")
 
 
 def transfer_setting(prefix, options=TRANSFER_OPTIONS):
@@ -174,6 +181,8 @@ def transfer_setting(prefix, options=TRANSFER_OPTIONS):
 
 def transfer_help(options=TRANSFER_OPTIONS, note=""):
     """Help text listing the one-line explanation of every model in ``options``."""
+    from flda_core.transfer_models import TRANSFER_MODELS
+
     lines = "\n".join(f"- **{name}**: {TRANSFER_MODELS[name]}" for name in options)
     return ("How FLDA models the change from source to target; its parameters are "
             "estimated from the unlabelled target data (dropout is the paper's model, "
@@ -196,6 +205,8 @@ def read_domain_config(prefix):
     :data:`flda_core.datasets.synthetic.SHIFT_PRESETS`, the key is that preset's
     fixed data model with the page's sample sizes and seed.
     """
+    from flda_core.datasets.synthetic import SHIFT_PRESETS, parse_domain_config
+
     state = st.session_state
     shift = state.get(f"{prefix}.shift", "dropout")
     if shift in SHIFT_PRESETS:  # a fixed data model other than dropout (issue 15)
@@ -301,6 +312,8 @@ def cached_domains(distribution, params, n_source, n_target, theta, seed):
     ``theta`` as the shift's parameter.  Shared by the synthetic-data pages, so
     switching between them reuses the data.
     """
+    from flda_core.datasets.synthetic import make_any_domains
+
     return make_any_domains(distribution, params, n_source, n_target, theta, random_state=seed)
 
 
@@ -356,6 +369,8 @@ def domain_values(prefix, paper, n_samples):
 
 def _load_paper_params(prefix):
     """Switching distribution loads that distribution's paper parameters (section 4.1.1)."""
+    from flda_core.datasets.synthetic import PAPER_PARAMS
+
     params = PAPER_PARAMS[st.session_state[f"{prefix}.distribution"]]
     st.session_state[f"{prefix}.class1"] = format_values(params[0])
     st.session_state[f"{prefix}.class2"] = format_values(params[1])
@@ -378,6 +393,8 @@ def draw_domain_controls(prefix, max_features, max_samples, features_help,
     ``on_n_features_change(n)`` lets a page keep its own settings valid when the
     number of features shrinks.  Returns the chosen distribution.
     """
+    from flda_core.datasets.synthetic import PARAM_BOUNDS, PARAM_WORD
+
     st.subheader("Data")
     distribution = st.radio(
         "Class-conditional distribution", ("bernoulli", "poisson"),
@@ -468,6 +485,34 @@ def _leave_pages_directory_mode():
     if st.runtime.exists() and _script_running() and in_pages_directory_mode():
         st.navigation(app_pages(), position="hidden")
         st.rerun()
+
+
+_warm_up = {"thread": None}
+
+
+def warm_up_imports(modules=HEAVY_MODULES):
+    """Import ``modules`` in a background thread, once per server process.
+
+    ``app.py`` calls this on every run; only the first call (the first visitor of a
+    fresh server, usually on Home) starts the thread.  A page that needs a module
+    the thread is still importing waits for it (Python's import lock), so nothing
+    is imported twice; a page opened after Home finds scikit-learn, scipy and plotly
+    loaded.  A failed import is left for the page to report.
+    """
+    import importlib
+    import threading
+
+    def run():
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - the page importing it shows the error
+                return
+
+    if _warm_up["thread"] is None:
+        _warm_up["thread"] = threading.Thread(target=run, name="flda-warm-up", daemon=True)
+        _warm_up["thread"].start()
+    return _warm_up["thread"]
 
 
 def _script_running():

@@ -19,7 +19,8 @@ The baseline measured in the same run is the median time Chromium needs to
 load the bare Streamlit shell (``/_stcore/health`` round trip excluded): the
 ratio column says how many shells each figure costs.
 
-Run: ``python3 benchmarks/bench_browser.py [--quick] [--repeats N]``
+Run: ``python3 benchmarks/bench_browser.py [--quick] [--repeats N] [--only TEXT ...]``
+(``--only Digits /synthetic`` runs only the figures whose label contains one of the texts).
 """
 
 from __future__ import annotations
@@ -225,7 +226,13 @@ def main(argv=None):
                         help="fewer repetitions (a smoke run, noisy figures)")
     parser.add_argument("--repeats", type=int, default=None,
                         help="fresh servers per page for the first-chart figures")
+    parser.add_argument("--only", nargs="+", default=None, metavar="TEXT",
+                        help="run only the figures whose label contains one of these texts")
     args = parser.parse_args(argv)
+
+    def wanted(label):
+        return not args.only or any(text in label for text in args.only)
+
     if not h.chromium_available():
         print(f"skipped: {h.SKIP_NO_CHROMIUM}")
         return 0
@@ -243,21 +250,24 @@ def main(argv=None):
                   f"{baseline:.3f} s\n")
             print("Fresh server -> first chart")
             for path in FIRST_CHART_PAGES:
-                if not _has_page(path):
+                if not _has_page(path) or not wanted(f"/{path or '(home)'}"):
                     continue
                 times = first_chart_times(browser, path, repeats)
                 report(f"  /{path or '(home)'}", times, FIRST_CHART_GOAL_S,
                        baseline=baseline)
             print("\nControl change -> repainted figure (page already open)")
             for label, path, actions, goal, goal_p95 in CHANGES:
+                if not wanted(label):
+                    continue
                 times = change_times(browser, server, path, actions, steps)
                 report(f"  {label}", times, goal, goal_p95, baseline=baseline)
             print("\nPresets (first click: nothing cached)")
-            times = change_times(browser, server, "transfer?seed=18", transfer_presets,
-                                 2 if args.quick else 6)
-            report("  Transfer: Table 1 preset, then quick default", times, PRESET_GOAL_S,
-                   baseline=baseline)
-            print(f"    first (cold) click {times[0]:.3f} s")
+            if wanted("Transfer: Table 1 preset"):
+                times = change_times(browser, server, "transfer?seed=18", transfer_presets,
+                                     2 if args.quick else 6)
+                report("  Transfer: Table 1 preset, then quick default", times,
+                       PRESET_GOAL_S, baseline=baseline)
+                print(f"    first (cold) click {times[0]:.3f} s")
         finally:
             server.stop()
             browser.close()

@@ -11,10 +11,37 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 17(171), 1-32.
 """
 
-from .classifier import FLDAClassifier
-from .datasets.synthetic import DomainPair, make_bernoulli_domains, make_domains, make_poisson_domains
-from .transfer import apply_dropout, estimate_dropout, nonzero_rate
-from .transfer_models import TRANSFER_MODELS, make_transfer_model, transfer_parameter_table
+from importlib import import_module
+
+#: Public name -> submodule that defines it.  Imported on first use (PEP 562), so
+#: ``import flda_core.datasets.numbers`` (the dashboard's Home page) does not pull
+#: in scikit-learn and scipy: a fresh server shows its first page sooner.
+_LAZY = {
+    "FLDAClassifier": ".classifier",
+    "DomainPair": ".datasets.synthetic",
+    "make_bernoulli_domains": ".datasets.synthetic",
+    "make_domains": ".datasets.synthetic",
+    "make_poisson_domains": ".datasets.synthetic",
+    "apply_dropout": ".transfer",
+    "estimate_dropout": ".transfer",
+    "nonzero_rate": ".transfer",
+    "TRANSFER_MODELS": ".transfer_models",
+    "make_transfer_model": ".transfer_models",
+    "transfer_parameter_table": ".transfer_models",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "FLDAClassifier",

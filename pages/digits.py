@@ -35,6 +35,7 @@ L2_OPTIONS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 OPENML_KEY = "dig_openml_data"      # last MNIST/USPS successfully loaded (DigitDomains)
 UPLOAD_KEY = "dig_upload_data"      # last uploaded pair successfully loaded (DigitDomains)
 OPENML_ERROR_KEY = "dig_openml_error"  # why the last MNIST/USPS load failed
+FIT_TOL_KEY = "dig_fit_zero_tol"    # the ε the classifiers were last fitted with
 
 SETTINGS = [
     ui_common.Setting("dig.source", "offline", options=SOURCES),
@@ -214,10 +215,6 @@ def fit_both_directions(data, first_direction, loss, zero_tol, seed):
 
 def draw_model_controls(classes):
     """Classifier settings in the sidebar."""
-    st.slider("Zero threshold ε", min_value=0.0, max_value=0.5, step=0.01, key="dig.zero_tol",
-              help="A pixel counts as zero (no ink) when |x| <= ε. Scanned digits have faint, "
-                   "non-zero backgrounds; raising ε treats them as empty. Ink is scaled to "
-                   "[0, 1]. Affects the non-zero maps and the estimated dropout θ (FLDA).")
     st.radio("Ridge penalty l2", L2_MODES, format_func=L2_MODE_LABELS.get, key="dig.l2_mode",
              help="Cross-validation: for every classifier, 3-fold cross-validation on the "
                   f"labelled source images over l2 in {list(ed.L2_GRID)} (the oracle T-LR on "
@@ -304,9 +301,45 @@ def show_data(data):
                    "black = ink. Look at how much of the frame the digits use.")
 
 
+def fitted_zero_tol():
+    """The ε the classifiers use: the slider's value when the page first ran (e.g. from
+    the URL), afterwards the value of the last refit the user asked for."""
+    return float(st.session_state.setdefault(FIT_TOL_KEY,
+                                             float(st.session_state["dig.zero_tol"])))
+
+
+@st.fragment
+def show_rates_section(data, present):
+    """The ε slider and Figure 5.  A slider step re-runs only this part: the non-zero
+    rates need one pass over the images, the classifiers below a refit, which waits
+    for the button (moving the slider through several values costs no fit)."""
+    st.subheader("Where the ink is (Figure 5)")
+    if not present:
+        st.slider("Zero threshold ε", min_value=0.0, max_value=0.5, step=0.01,
+                  key="dig.zero_tol",
+                  help="A pixel counts as zero (no ink) when |x| <= ε. Scanned digits have "
+                       "faint, non-zero backgrounds; raising ε treats them as empty. Ink is "
+                       "scaled to [0, 1]. The non-zero maps follow at once; the classifiers "
+                       "(estimated dropout θ, Figure 6, Table 4) are refitted when you press "
+                       "the button that appears.")
+        ui_common.write_to_url(SETTINGS)
+    zero_tol, fitted = float(st.session_state["dig.zero_tol"]), fitted_zero_tol()
+    show_rates(data, rates_cached(data.key, zero_tol, _data=data), zero_tol)
+    if zero_tol != fitted:
+        st.info(f"The maps above use ε = {zero_tol:g}; θ, Figure 6 and Table 4 below still "
+                f"use ε = {fitted:g}. Refitting takes a few seconds.",
+                icon=":material/pending:")
+        if st.button(f"Refit the classifiers with ε = {zero_tol:g}", key="dig_refit",
+                     type="primary",
+                     help="Estimate θ with the new threshold and fit every classifier of "
+                          "both directions again (cached: a value fitted before comes back "
+                          "at once)."):
+            st.session_state[FIT_TOL_KEY] = zero_tol
+            st.rerun()  # the whole page: the fits below live outside this fragment
+
+
 def show_rates(data, rates, zero_tol):
     """Figure 5: where the ink is."""
-    st.subheader("Where the ink is (Figure 5)")
     st.plotly_chart(nonzero_rate_figure(rates[0], rates[1], data.side, data.name_a, data.name_b,
                                         zero_tol), width="stretch", key="dig_rates")
     st.caption(
@@ -484,9 +517,16 @@ def main():
         with st.sidebar, st.expander("Classifiers", expanded=True):
             draw_model_controls(data.classes)
         show_data(data)
-    zero_tol = float(st.session_state["dig.zero_tol"])
+    show_rates_section(data, present)
+    show_fits(data, seed, present)
+
+
+@st.fragment
+def show_fits(data, seed, present):
+    """Direction, digit and loss with Figure 6, Table 4 and the downloads: choosing
+    another digit re-runs only this part (no fit, no other figure redrawn)."""
+    zero_tol = fitted_zero_tol()
     rates = rates_cached(data.key, zero_tol, _data=data)
-    show_rates(data, rates, zero_tol)
     st.subheader("What FLDA learns (Figure 6)")
     draw_view_controls(data.classes)
     direction, loss = st.session_state["dig.direction"], st.session_state["dig.loss"]

@@ -237,8 +237,8 @@ def paper_caption(paper, ours):
     return text
 
 
-def show_tables(data_key, result, paper, own_fits):
-    """Table 1 of this run, as published, and the fits at your θ."""
+def show_tables(data_key, result, paper):
+    """Table 1 of this run and as published."""
     feature = result.feature
     # One above the other: side by side, the 6+ numeric columns of each table do
     # not fit half a laptop screen and the last ones scroll out of sight.
@@ -259,16 +259,20 @@ def show_tables(data_key, result, paper, own_fits):
     st.dataframe(published, width="stretch",
                  column_config=ui_common.number_columns(published, columns=published.columns))
     st.caption(paper_caption(paper, ours))
-    if own_fits:
-        st.subheader("Your θ")
-        two = len(result.theta_hat) == 2
-        own = own_theta_frame(own_fits, lambda f: boundary_equation(f.coef[:2], f.intercept)
-                              if two else "")
-        st.dataframe(own, hide_index=True, width="stretch",
-                     column_config=ui_common.number_columns(
-                         own, columns=("target error", "source error")))
-        st.caption("FLDA fitted with the θ from the sliders, for comparison with the "
-                   "θ̂ + 0 column of the table above.")
+
+
+def show_own_table(result, own_fits):
+    """The fits at your θ (under the figure, so a slider step redraws only this part)."""
+    if not own_fits:
+        return
+    two = len(result.theta_hat) == 2
+    own = own_theta_frame(own_fits, lambda f: boundary_equation(f.coef[:2], f.intercept)
+                          if two else "")
+    st.dataframe(own, hide_index=True, width="stretch",
+                 column_config=ui_common.number_columns(
+                     own, columns=("target error", "source error")))
+    st.caption("FLDA fitted with the θ from the sliders, for comparison with the "
+               "θ̂ + 0 column of Table 1 below.")
 
 
 def show_transfer_comparison(result):
@@ -339,20 +343,30 @@ def main():
         return
     if not show_feasibility(result):
         return ui_common.write_to_url(SETTINGS + own_settings)
+    show_own_theta(data_key, result, l2, own_settings, present)
+    st.plotly_chart(perturbation_error_figure(
+        result.sweep, list(result.naive.classifiers.values()), result.feature,
+        paper=paper.errors if paper is not None else None), width="stretch", key="tp_curve")
+    st.caption(CURVE_CAPTION)
+    show_tables(data_key, result, paper)
+    show_transfer_comparison(result)
+
+
+@st.fragment
+def show_own_theta(data_key, result, l2, own_settings, present):
+    """What "your θ" touches: its sliders, Figure 4 and its table.  A slider step
+    re-runs only this part (neither the sweep nor the curve and tables below it)."""
+    theta_true = data_key[4]
     if not present:
         st.subheader("Your θ")
         theta_own = draw_own_theta_controls(result.theta_hat, theta_true)
     else:
         theta_own = own_theta(result.theta_hat)
     ui_common.write_to_url(SETTINGS + own_settings)
-    own_fits = own_theta_fits(theta_own, result.theta_hat, l2, fit=fit)
+    own_fits = own_theta_fits(theta_own, result.theta_hat, l2,
+                              fit=ui_common.linear_fitter(data_key))
     show_boundaries(data_key, result, own_fits, theta_own, theta_true)
-    st.plotly_chart(perturbation_error_figure(
-        result.sweep, list(result.naive.classifiers.values()), result.feature,
-        paper=paper.errors if paper is not None else None), width="stretch", key="tp_curve")
-    st.caption(CURVE_CAPTION)
-    show_tables(data_key, result, paper, own_fits)
-    show_transfer_comparison(result)
+    show_own_table(result, own_fits)
 
 
 ui_common.run_page(main)

@@ -112,14 +112,28 @@ def test_quadratic_loss_shows_s_ls_and_flda_q(hand_run):
     assert titles[0].startswith("S-LS") and titles[1].startswith("FLDA-Q")
 
 
-def test_zero_threshold_changes_rates_and_refits_only_flda(hand_run, count_fits):
+def _theta_map(at):
+    return _z(_charts(at)["dig_weights"], 1)
+
+
+def test_zero_threshold_updates_rates_at_once_and_refits_only_flda_on_request(hand_run,
+                                                                              count_fits):
     at = hand_run
-    before = _z(_charts(at)["dig_rates"], 0)
+    before, theta_before = _z(_charts(at)["dig_rates"], 0), _theta_map(at)
     at.slider(key="dig.zero_tol").set_value(0.2).run()
     assert not at.exception
-    assert sorted(count_fits) == ["FLDA-L", "FLDA-L", "FLDA-Q", "FLDA-Q"]
     after = _z(_charts(at)["dig_rates"], 0)
     assert np.all(after <= before) and after.sum() < before.sum()
+    # the maps follow the slider; the classifiers wait for the button and say so
+    assert count_fits == []
+    assert np.array_equal(_theta_map(at), theta_before)
+    assert any("still use ε = 0" in i.value for i in at.info)
+    at.button(key="dig_refit").click().run()
+    assert not at.exception
+    assert sorted(count_fits) == ["FLDA-L", "FLDA-L", "FLDA-Q", "FLDA-Q"]
+    assert not np.array_equal(_theta_map(at), theta_before)
+    assert not any("still use ε" in i.value for i in at.info)
+    assert at.query_params["zero_tol"] in ("0.2", ["0.2"])
 
 
 @pytest.mark.slow
