@@ -183,6 +183,14 @@ def alt_text(fig):
               if a.text and a.xref == "paper" and a.yref == "paper"]
     if titles:
         text += f" in {len(titles)} panels ({'; '.join(titles[:4])})"
+    scales = []
+    for name in [a for a in dir(fig.layout) if a.startswith("coloraxis")]:
+        axis = getattr(fig.layout, name)
+        if axis is not None and axis.colorbar is not None and axis.colorbar.title is not None \
+                and axis.colorbar.title.text:
+            scales.append(re.sub(r"<[^>]+>", " ", axis.colorbar.title.text).strip())
+    if scales:
+        text += f", coloured by {' / '.join(dict.fromkeys(scales))}"
     entries = list(dict.fromkeys(
         (t.name or "").strip() for t in fig.data if t.name and t.showlegend is not False))
     classifiers = [n for n in CLASSIFIER_NAMES.values() if any(
