@@ -160,3 +160,44 @@ def test_asymmetry_sentence_follows_the_errors():
     assert cap.asymmetry_sentence(errors).startswith("Here FLDA helps in both directions")
     errors["A → B"] = (0.20, 0.25, 0.4, "S-LR", "FLDA-L")
     assert "reversed" in cap.asymmetry_sentence(errors)
+
+
+# ----------------------------------------------------------------------------- boundaries and θ
+
+def _line(name, family, loss, coef, error, perturbation=None):
+    return FittedLinear(name=name, family=family, loss=loss, coef=np.asarray(coef, float),
+                        intercept=0.0, theta=np.zeros(2), target_error=error,
+                        source_error=0.0, perturbation=perturbation)
+
+
+def test_flda_oracle_sentence_follows_angle_and_errors():
+    from flda_core.experiments.synthetic import ExperimentResult
+    fits = {"S-LS": _line("S-LS", "source", "quadratic", [1, 1], 0.40),
+            "T-LS": _line("T-LS", "target", "quadratic", [1, 2], 0.30),
+            "FLDA-Q": _line("FLDA-Q", "flda", "quadratic", [1, 2.01], 0.301)}
+    result = ExperimentResult(np.zeros(2), np.zeros(2), fits)
+    text = cap.flda_oracle_sentence(result)
+    assert text.startswith("FLDA-Q's boundary lies on T-LS's") and "beats S-LS (0.400)" in text
+    fits["FLDA-Q"] = _line("FLDA-Q", "flda", "quadratic", [1, 1.05], 0.398)
+    text = cap.flda_oracle_sentence(ExperimentResult(np.zeros(2), np.zeros(2), fits))
+    assert text.startswith("FLDA-Q does not match T-LS") and "does not beat S-LS" in text
+    assert cap.boundary_angle(fits["S-LS"], _line("x", "flda", "quadratic", [-1, -1], 0)) == \
+        pytest.approx(0.0, abs=1e-6)
+    assert cap.boundary_angle(_line("a", "flda", "quadratic", [1, 0], 0),
+                              _line("b", "flda", "quadratic", [0, 1], 0)) == pytest.approx(90)
+
+
+def test_theta_recovery_sentence_follows_the_estimate():
+    assert "recovered." in cap.theta_recovery_sentence([0.5, 0.0], [0.49, 0.01])
+    text = cap.theta_recovery_sentence([0.5, 0.0], [0.3, 0.0])
+    assert "at most 0.200" in text and "not recovered yet" in text
+
+
+def test_boundary_tilt_sentence_follows_the_weights():
+    sweep = [_line("FLDA-Q", "flda", "quadratic", [w, 1], 0.1, d)
+             for d, w in ((0.0, 1.0), (0.1, 0.5), (0.2, 0.1))]
+    text = cap.boundary_tilt_sentence(sweep)
+    assert "FLDA-Q 0.71 at +0.00 → 0.10 at +0.20, falling at every step" in text
+    sweep[1] = _line("FLDA-Q", "flda", "quadratic", [3, 1], 0.1, 0.1)
+    assert "not falling monotonically" in cap.boundary_tilt_sentence(sweep)
+    assert cap.boundary_tilt_sentence(sweep[:1]) == ""

@@ -33,7 +33,8 @@ from . import learning_curves as lc
 from .paper_notes import figure2_table1_note
 from .synthetic import LOSSES, PAPER_TABLE1
 
-__all__ = ["dropout_sentence", "sls_population_boundary", "sls_lattice_sentence",
+__all__ = ["dropout_sentence", "boundary_angle", "flda_oracle_sentence",
+           "theta_recovery_sentence", "boundary_tilt_sentence", "sls_population_boundary", "sls_lattice_sentence",
            "figure2_reference_sentence", "perturbation_minimum", "perturbation_curve_sentences",
            "dropout_factor_sentence", "table1_errors", "table1_agreement_sentence",
            "learning_curve_sentences", "l2_sentence", "asymmetry_sentence"]
@@ -162,6 +163,79 @@ def figure2_reference_sentence(our_errors, n_source, n_target):
     return (size + f"The paper's Figure 2 text and its Table 1 report errors up to "
             f"{note.values['paper_gap']:.3f} apart for the same setting, so both are shown. "
             + note.verdict)
+
+
+def boundary_angle(fit_a, fit_b):
+    """Angle in degrees between two linear decision boundaries (0 = parallel)."""
+    a, b = np.asarray(fit_a.coef, dtype=float), np.asarray(fit_b.coef, dtype=float)
+    norm = np.linalg.norm(a) * np.linalg.norm(b)
+    if norm == 0:
+        return float("nan")
+    return float(np.degrees(np.arccos(np.clip(abs(a @ b) / norm, 0.0, 1.0))))
+
+
+def flda_oracle_sentence(result, tol_error=0.005, tol_angle=2.0):
+    """Per loss: does FLDA's boundary lie on the oracle's (Figures 1-2)?
+
+    ``result`` is an :class:`~flda_core.experiments.synthetic.ExperimentResult`.
+    FLDA "lies on" the oracle when their target errors differ by at most
+    ``tol_error`` and their boundaries by at most ``tol_angle`` degrees.
+    """
+    parts = []
+    for loss in LOSSES:
+        names = [classifier_name(f, loss) for f in ("source", "target", "flda")]
+        if not all(n in result.classifiers for n in names):
+            continue
+        naive, oracle, flda = (result.classifiers[n] for n in names)
+        angle = boundary_angle(flda, oracle)
+        gap = abs(flda.target_error - oracle.target_error)
+        if gap <= tol_error and angle <= tol_angle:
+            text = (f"{flda.name}'s boundary lies on {oracle.name}'s ({angle:.1f}° apart, "
+                    f"target errors {flda.target_error:.3f} and {oracle.target_error:.3f})")
+        else:
+            text = (f"{flda.name} does not match {oracle.name} here ({angle:.1f}° apart, "
+                    f"target errors {flda.target_error:.3f} and {oracle.target_error:.3f})")
+        better = flda.target_error < naive.target_error - tol_error
+        text += (f" and {'beats' if better else 'does not beat'} {naive.name} "
+                 f"({naive.target_error:.3f})")
+        parts.append(text)
+    return ("; ".join(parts) + ".") if parts else ""
+
+
+def theta_recovery_sentence(theta_true, theta_hat, tol=0.05):
+    """How close the estimate θ̂ is to the θ that made the target (section 3.3.1)."""
+    theta_true, theta_hat = np.asarray(theta_true, float), np.asarray(theta_hat, float)
+    errors = np.abs(theta_hat - theta_true)
+    worst = int(np.argmax(errors))
+    text = (f"Here θ̂ is at most {errors[worst]:.3f} from the true θ (feature {worst + 1}: "
+            f"θ̂ = {theta_hat[worst]:.3f}, θ = {theta_true[worst]:g})")
+    if errors[worst] <= tol:
+        return text + ": the transfer model is recovered."
+    return text + ": not recovered yet; more target samples shrink the error."
+
+
+def boundary_tilt_sentence(sweep, feature=0):
+    """How the weight share of the perturbed feature changes with the perturbation (Figure 4).
+
+    The share is ``|w_d| / ||w||``; the sentence states, per loss, whether it
+    falls as θ̂_d grows over the perturbations drawn.
+    """
+    d = feature + 1
+    parts = []
+    for loss in LOSSES:
+        fits = sorted((f for f in sweep if f.loss == loss and f.perturbation is not None),
+                      key=lambda f: f.perturbation)
+        if len(fits) < 2:
+            continue
+        shares = [abs(f.coef[feature]) / max(np.linalg.norm(f.coef), 1e-300) for f in fits]
+        falling = all(b <= a + 1e-9 for a, b in zip(shares, shares[1:]))
+        parts.append(f"{fits[0].name} {shares[0]:.2f} at {fits[0].perturbation:+.2f} → "
+                     f"{shares[-1]:.2f} at {fits[-1].perturbation:+.2f}"
+                     + (", falling at every step" if falling else ", not falling monotonically"))
+    if not parts:
+        return ""
+    return (f"Weight share |w{_sub(d)}|/‖w‖ of feature {d} (0 = the boundary ignores it): "
+            + "; ".join(parts) + ".")
 
 
 # ----------------------------------------------------------------------------- Transfer parameters
