@@ -128,3 +128,27 @@ def test_url_values_match_write_to_url():
     assert url_value(True) == "true" and url_value(0.0) == "0.0"
     assert url_value((0.1, 0.2)) == "[0.1, 0.2]"
     assert settings_query({"syn.theta": "0.5, 0", "shared.seed": 3}) == "theta=0.5%2C%200&seed=3"
+
+
+# ----------------------------------------------------------------------------- presentation mode
+from flda_core.presentation import HAS_PRESETS, PRESENTATION_CONTROLS, with_present  # noqa: E402
+
+
+@pytest.mark.parametrize("page", sorted(PRESENTATION_CONTROLS))
+def test_presentation_controls_are_settings_of_their_page(page):
+    assert 1 <= len(PRESENTATION_CONTROLS[page]) <= 3
+    for key in PRESENTATION_CONTROLS[page]:
+        assert _valid_key(page, key), (page, key)
+    assert HAS_PRESETS <= set(PRESENTATION_CONTROLS)
+
+
+def test_with_present_keeps_every_other_parameter_and_the_anchor():
+    url = with_present("synthetic?theta=0.5%2C%200&seed=3#eq-theta-hat")
+    parts = urlsplit(url)
+    assert parse_qs(parts.query) == {"theta": ["0.5, 0"], "seed": ["3"], "present": ["1"]}
+    assert parts.fragment == "eq-theta-hat"
+    assert with_present(url) == url                             # idempotent
+    assert "present" not in with_present(url, present=False)
+    assert with_present("lesson") == "lesson?present=1"
+    for lesson_step in LESSON_STEPS:
+        assert with_present(full_page_url(lesson_step)) == full_page_url(lesson_step, True)
