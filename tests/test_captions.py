@@ -8,7 +8,7 @@ from flda_core.datasets.synthetic import make_domains
 from flda_core.experiments import captions as cap
 from flda_core.experiments.learning_curves import (learning_curves, make_learning_curve_data,
                                                    sample_size_grid)
-from flda_core.experiments.synthetic import (PAPER_FIGURE1, PAPER_TABLE1, FittedLinear,
+from flda_core.experiments.synthetic import (LOSSES, PAPER_FIGURE1, PAPER_TABLE1, FittedLinear,
                                              fit_linear, perturbation_sweep,
                                              table1_unperturbed_errors)
 
@@ -201,3 +201,37 @@ def test_boundary_tilt_sentence_follows_the_weights():
     sweep[1] = _line("FLDA-Q", "flda", "quadratic", [3, 1], 0.1, 0.1)
     assert "not falling monotonically" in cap.boundary_tilt_sentence(sweep)
     assert cap.boundary_tilt_sentence(sweep[:1]) == ""
+
+
+# ----------------------------------------------------------------------------- whole captions
+
+def test_synthetic_caption_follows_the_settings():
+    from flda_core.experiments.synthetic import fit_classifiers
+    pair = make_domains("bernoulli", PAPER_FIGURE1.params, 3_000, 3_000, PAPER_FIGURE1.theta,
+                        random_state=0)
+    result = fit_classifiers(pair)
+    text = cap.synthetic_figure_caption("bernoulli", PAPER_FIGURE1.params, (0.5, 0.0), result)
+    assert "Figure 1" in text and "θ₁ = 0.5" in text and "Why S-LS jumps" in text
+    assert f"{result.classifiers['FLDA-Q'].target_error:.3f}" in text
+    pair = make_domains("bernoulli", PAPER_FIGURE1.params, 3_000, 3_000, (0.3, 0.1),
+                        random_state=0)
+    text = cap.synthetic_figure_caption("bernoulli", PAPER_FIGURE1.params, (0.3, 0.1),
+                                        fit_classifiers(pair))
+    assert "θ₁ = 0.3" in text and "θ₂ = 0.1" in text
+    assert "θ₁ = 0.5" not in text and "Why S-LS jumps" not in text
+    assert "z_model" not in text and "`" not in text
+
+
+def test_curve_caption_is_computed_from_the_sweep():
+    pair = make_domains("poisson", PAPER_TABLE1.params, 3_000, 3_000, PAPER_TABLE1.theta,
+                        random_state=2)
+    sweep = perturbation_sweep(pair, [0.0, 0.1, 0.2])
+    naive = {n: fit_linear(pair, f, loss, 0.0) for n, f, loss in
+             (("T-LS", "target", "quadratic"), ("T-LR", "target", "logistic"))}
+    theta1 = float(sweep[0].theta[0])
+    text = cap.perturbation_curve_caption(sweep, naive, 0, theta1, [0.1, 0.2])
+    for loss in LOSSES:
+        at, err = cap.perturbation_minimum(sweep, loss)
+        assert f"lowest at θ̂₁ {at:+.2f} ({err:.3f})" in text
+    assert f"θ̂₁ = {theta1:.3f}" in text
+    assert "flat there" not in text and "z_model" not in text

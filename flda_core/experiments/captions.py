@@ -33,7 +33,7 @@ from . import learning_curves as lc
 from .paper_notes import figure2_table1_note
 from .synthetic import LOSSES, PAPER_TABLE1
 
-__all__ = ["dropout_sentence", "boundary_angle", "flda_oracle_sentence",
+__all__ = ["synthetic_figure_caption", "perturbation_curve_caption", "dropout_sentence", "boundary_angle", "flda_oracle_sentence",
            "theta_recovery_sentence", "boundary_tilt_sentence", "sls_population_boundary", "sls_lattice_sentence",
            "figure2_reference_sentence", "perturbation_minimum", "perturbation_curve_sentences",
            "dropout_factor_sentence", "table1_errors", "table1_agreement_sentence",
@@ -420,3 +420,46 @@ def asymmetry_sentence(errors, directions=("A → B", "B → A")):
     else:
         summary = "Here FLDA helps in neither direction."
     return summary + " " + "; ".join(parts) + "."
+
+
+# ----------------------------------------------------------------------------- whole captions
+
+def synthetic_figure_caption(distribution, params, theta, result):
+    """Caption of the Synthetic-domains scatter plot (the paper's Figure 1 or 2), all computed.
+
+    Parameters
+    ----------
+    distribution : {"bernoulli", "poisson"}
+    params : class-conditional parameters, shape (2, n_features)
+    theta : the true dropout per feature
+    result : ExperimentResult of this run
+    """
+    figure = "Figure 1" if distribution == "bernoulli" else "Figure 2"
+    text = (f"**Mirrors the paper's {figure}** (section 4.1.1). Each marker is one point of the "
+            "target domain's lattice, one colour per class; its area is proportional to the "
+            "number of samples there (hover for the count). Lines are decision boundaries: "
+            "orange dashed = trained on the source (S-LS/S-LR), purple dotted = trained on "
+            "labelled target data (T-LS/T-LR, the oracle), green solid = FLDA "
+            f"({equation_link('closed_form')}, {equation_link('taylor_term')}). "
+            + flda_oracle_sentence(result) + " " + dropout_sentence(theta, distribution))
+    if distribution == "bernoulli" and "S-LS" in result.classifiers:
+        jump = sls_lattice_sentence(params, theta, result.classifiers["S-LS"].target_error)
+        if jump:
+            text += "\n\n" + jump
+    return text
+
+
+def perturbation_curve_caption(sweep, naive, feature, theta_hat_value, perturbations):
+    """Caption of the Transfer-parameters error curve (Table 1 as a curve), all computed.
+
+    ``naive`` maps paper names to the S-* and T-* fits; ``perturbations`` are
+    the ones drawn as boundaries (for the variance factors quoted).
+    """
+    d = feature + 1
+    return (f"**Table 1 as a curve** (section 4.1.3). Green: FLDA's target error when the "
+            f"estimated dropout θ̂{_sub(d)} is shifted by the amount on the x-axis; orange "
+            "dashed: the naive source classifier; purple dotted: the oracle trained on "
+            "labelled target data; open circles: the paper's Table 1 (for its setting). "
+            + perturbation_curve_sentences(sweep, naive, feature) + " "
+            + dropout_factor_sentence(theta_hat_value, perturbations, feature) + " "
+            + boundary_tilt_sentence(sweep, feature)).strip()
