@@ -147,12 +147,13 @@ def sls_lattice_sentence(probabilities, theta, s_ls_error, tol=1e-9):
     if len(errors) == 1:
         return (f"In expectation the source least-squares boundary passes exactly through "
                 f"the target's {where}, but the target error is {errors[0]:.3f} whichever "
-                f"side they fall on (here {s_ls_error:.3f}).")
+                f"side they fall on (this run's target sample: {s_ls_error:.3f}).")
     return (f"**Why S-LS jumps with the seed.** In expectation the source least-squares "
             f"boundary passes exactly through the target's {where}. A finite sample tilts "
             f"it a hair to one side, and every target sample there falls on that side: the "
             f"exact target error is then one of {', '.join(f'{e:.3f}' for e in errors)} "
-            f"(here {s_ls_error:.3f}). Change the seed to see it flip.")
+            f"(population values; this run's target sample: {s_ls_error:.3f}). Change the seed "
+            "to see it flip.")
 
 
 def figure2_reference_sentence(our_errors, n_source, n_target):
