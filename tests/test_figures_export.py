@@ -3,35 +3,21 @@
 import numpy as np
 import pytest
 
-from flda_core.datasets.synthetic import make_domains
+from figure_samples import boundary_and_curve_figures
 from flda_core.experiments.learning_curves import (learning_curves, make_learning_curve_data,
                                                    sample_size_grid)
-from flda_core.experiments.synthetic import (LOSSES, PAPER_FIGURE1, PAPER_TABLE1, fit_classifiers,
-                                             perturbation_sweep)
 from flda_core.figures import digits as fig_digits
 from flda_core.figures.export import (EXPORT_SCALE, PRESENTATION_FONT, PRESENTATION_LINE_WIDTH,
                                       alt_text, chart_config, export_filename, legend_key,
                                       presentation_style)
 from flda_core.figures.learning_curves import gap_figure, learning_curve_figure
 from flda_core.figures.style import CLASSIFIER_NAMES
-from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure, lattice_counts,
-                                         perturbation_error_figure, theta_figure)
+from flda_core.figures.synthetic import theta_figure
 
 
 @pytest.fixture(scope="module")
 def figures():
-    pair = make_domains("bernoulli", PAPER_FIGURE1.params, 2_000, 2_000, PAPER_FIGURE1.theta,
-                        random_state=0)
-    result = fit_classifiers(pair)
-    boundaries = decision_boundary_figure(
-        lattice_counts(pair.X_target, pair.y_target),
-        [(f"{loss} loss", boundary_lines(result.for_loss(loss))) for loss in LOSSES])
-    poisson = make_domains("poisson", PAPER_TABLE1.params, 2_000, 2_000, PAPER_TABLE1.theta,
-                           random_state=0)
-    naive = fit_classifiers(poisson).classifiers
-    sweep = perturbation_sweep(poisson, [0.0, 0.1, 0.2])
-    curve = perturbation_error_figure(sweep, [f for f in naive.values() if f.family != "flda"],
-                                      paper=PAPER_TABLE1.errors)
+    boundaries, curve = boundary_and_curve_figures()
     data = make_learning_curve_data(n_train=300, n_validation=300, seed=0)
     lc = learning_curves(data, sample_size_grid(2, 300, 5), 5, seed=0)
     rng = np.random.default_rng(0)

@@ -6,31 +6,16 @@ figure is loaded as a stand-alone Plotly page (Plotly.js from the plotly package
 import base64
 import struct
 
-import numpy as np
 import pytest
 
-from flda_core.datasets.synthetic import make_domains
-from flda_core.experiments.synthetic import (LOSSES, PAPER_FIGURE1, PAPER_TABLE1, fit_classifiers,
-                                             perturbation_sweep)
+from figure_samples import boundary_and_curve_figures
 from flda_core.figures.export import chart_config, presentation_style
-from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure, lattice_counts,
-                                         perturbation_error_figure)
 
 pytestmark = pytest.mark.e2e
 
 
 def _figures():
-    pair = make_domains("bernoulli", PAPER_FIGURE1.params, 2_000, 2_000, PAPER_FIGURE1.theta,
-                        random_state=0)
-    result = fit_classifiers(pair)
-    boundaries = decision_boundary_figure(
-        lattice_counts(pair.X_target, pair.y_target),
-        [(f"{loss} loss", boundary_lines(result.for_loss(loss))) for loss in LOSSES])
-    poisson = make_domains("poisson", PAPER_TABLE1.params, 2_000, 2_000, PAPER_TABLE1.theta,
-                           random_state=0)
-    naive = [f for f in fit_classifiers(poisson).classifiers.values() if f.family != "flda"]
-    curve = perturbation_error_figure(perturbation_sweep(poisson, [0.0, 0.1, 0.2, 0.3]), naive,
-                                      paper=PAPER_TABLE1.errors)
+    boundaries, curve = boundary_and_curve_figures()
     return {"boundaries": boundaries, "curve": curve,
             "boundaries_presented": presentation_style(boundaries),
             "curve_presented": presentation_style(curve)}
