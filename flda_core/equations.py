@@ -81,9 +81,10 @@ EQUATIONS = (
     Equation(
         key="theta_hat",
         title="Estimating the dropout θ̂ from unlabelled data",
-        latex=(r"\hat\theta_d = \max\left\{0,\; 1 - \frac{\hat\zeta_d}{\hat\eta_d}\right\}, "
-               r"\qquad \hat\eta_d = \frac{1}{|S|}\sum_{x_i \in S} \mathbf{1}[x_{id} \neq 0], "
-               r"\quad \hat\zeta_d = \frac{1}{|T|}\sum_{z_j \in T} \mathbf{1}[z_{jd} \neq 0]"),
+        latex=(r"\begin{aligned} \hat\theta_d &= \max\left\{0,\; 1 - "
+               r"\frac{\hat\zeta_d}{\hat\eta_d}\right\}, \\ \hat\eta_d &= \frac{1}{|S|}"
+               r"\sum_{x_i \in S} \mathbf{1}[x_{id} \neq 0], \quad \hat\zeta_d = "
+               r"\frac{1}{|T|}\sum_{z_j \in T} \mathbf{1}[z_{jd} \neq 0] \end{aligned}"),
         explanation=("θ̂_d is the fraction of feature d's non-zero source occurrences that "
                      "the target no longer shows: one minus the ratio of how often the "
                      "feature is non-zero in the target and in the source."),
@@ -101,9 +102,11 @@ EQUATIONS = (
     Equation(
         key="quadratic_loss",
         title="Expected quadratic loss under the transfer model",
-        latex=(r"\hat R(w \mid S) = \sum_{(x_i, y_i) \in S} \mathbb{E}_{z \mid x_i}\!\left["
-               r"(y_i - w^\top z)^2\right] = y^\top y - 2\, w^\top \mathbb{E}[Z]\, y^\top + "
-               r"w^\top\!\left(\mathbb{E}[Z]\,\mathbb{E}[Z]^\top + \mathbb{V}[Z]\right) w"),
+        latex=(r"\begin{aligned} \hat R(w \mid S) &= \sum_{(x_i, y_i) \in S} "
+               r"\mathbb{E}_{z \mid x_i}\!\left[(y_i - w^\top z)^2\right] \\ "
+               r"&= y^\top y - 2\, w^\top \mathbb{E}[Z]\, y^\top + "
+               r"w^\top\!\left(\mathbb{E}[Z]\,\mathbb{E}[Z]^\top + \mathbb{V}[Z]\right) w "
+               r"\end{aligned}"),
         explanation=("Training on every possible target version of each source sample at "
                      "once: the squared error on the mean plus a variance term that only "
                      "depends on the weights."),
@@ -133,9 +136,10 @@ EQUATIONS = (
     Equation(
         key="taylor_term",
         title="FLDA-L: second-order Taylor term of the logistic loss",
-        latex=(r"\mathbb{E}_{z \mid x_i}\!\left[A(w^\top z + b)\right] \approx A(a_i) + "
-               r"\tfrac{1}{2}\, p_i (1 - p_i)\, w^\top \mathbb{V}[z \mid x_i]\, w, \qquad "
-               r"a_i = w^\top x_i + b, \quad p_i = \sigma(a_i)"),
+        latex=(r"\begin{aligned} \mathbb{E}_{z \mid x_i}\!\left[A(w^\top z + b)\right] "
+               r"&\approx A(a_i) + \tfrac{1}{2}\, p_i (1 - p_i)\, w^\top "
+               r"\mathbb{V}[z \mid x_i]\, w, \\ a_i &= w^\top x_i + b, \quad "
+               r"p_i = \sigma(a_i) \end{aligned}"),
         explanation=("The expected logistic loss is the ordinary loss plus a dropout penalty "
                      "weighted by p(1 − p), strongest for samples near the boundary; the "
                      "first-order term vanishes because dropout is unbiased (written for the "
