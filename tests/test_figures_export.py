@@ -73,6 +73,10 @@ def test_presentation_style_has_projector_text_and_one_legend_entry_per_family(f
         assert axis.tickfont.size >= 16 and axis.title.font.size >= 16
     for annotation in layout.annotations:
         assert annotation.font.size >= 16
+    for name in [a for a in dir(layout) if a.startswith("coloraxis")]:
+        if getattr(layout, name) is not None:
+            assert getattr(layout, name).colorbar.tickfont.size >= 16
+    assert layout.font.color == original.layout.font.color     # colours stay with the theme
     visible = [t for t in fig.data if t.showlegend is not False and t.name]
     keys = [legend_key(t.name) for t in visible]
     assert len(keys) == len(set(keys))                         # every entry once

@@ -147,6 +147,12 @@ def presentation_style(fig):
     fig.update_yaxes(tickfont_size=PRESENTATION_FONT, title_font_size=PRESENTATION_TITLE_FONT)
     for annotation in fig.layout.annotations or ():
         annotation.font.size = max(PRESENTATION_FONT, annotation.font.size or 0)
+    colorbars = [getattr(fig.layout, name).colorbar for name in dir(fig.layout)
+                 if name.startswith("coloraxis") and getattr(fig.layout, name) is not None]
+    colorbars += [t.colorbar for t in fig.data if "colorbar" in t and t.colorbar is not None]
+    for colorbar in colorbars:
+        colorbar.tickfont.size = PRESENTATION_FONT
+        colorbar.title.font.size = PRESENTATION_FONT
     return fig
 
 
