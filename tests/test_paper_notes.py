@@ -107,3 +107,15 @@ def test_notes_render_as_markdown_with_every_part():
     for part in (note.title, note.paper_claim, note.computed, note.verdict):
         assert part in text
     assert set(pn.NOTES_BY_PAGE) == {"synthetic", "transfer", "learning_curves"}
+
+
+@pytest.mark.slow
+def test_l2_note_on_the_papers_setting_reports_what_it_computed():
+    note = pn.l2_remark_note()
+    assert set(note.values["with"]) == {1.0, 10.0, 100.0}
+    assert f"{note.values['without']:+.3f} without l2" in note.computed
+    for ridge, advantage in note.values["with"].items():
+        assert f"{advantage:+.3f} with λ = {ridge:g}" in note.computed
+    # The verdict is the one the numbers call for.
+    again = pn.l2_remark_note(note.values["without"], note.values["with"])
+    assert again.verdict == note.verdict
