@@ -29,7 +29,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 from urllib.parse import quote, urlencode
 
-from .experiments.synthetic import PAPER_FIGURE1, PAPER_FIGURE2, PAPER_TABLE1, format_values
+from .datasets.numbers import format_values
+from .experiments.perturbation import PAPER_TABLE1
+from .experiments.synthetic import PAPER_FIGURE1, PAPER_FIGURE2
 
 __all__ = ["Control", "LessonStep", "LESSON_STEPS", "LESSON_URL_PATH", "STEP_PARAM",
            "PAGE_URL_PATHS", "step", "step_index", "url_value", "settings_query",

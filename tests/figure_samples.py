@@ -2,8 +2,9 @@
 (tests/test_figures_export.py and tests/e2e/test_export_e2e.py)."""
 
 from flda_core.datasets.synthetic import make_domains
-from flda_core.experiments.synthetic import (LOSSES, PAPER_FIGURE1, PAPER_TABLE1, fit_classifiers,
-                                             perturbation_sweep)
+from flda_core.experiments.perturbation import PAPER_TABLE1, perturbation_sweep
+from flda_core.experiments.synthetic import PAPER_FIGURE1, fit_classifiers
+from flda_core.names import LOSSES
 from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure, lattice_counts,
                                          perturbation_error_figure)
 

@@ -8,9 +8,10 @@ from flda_core.datasets.synthetic import make_domains
 from flda_core.experiments import captions as cap
 from flda_core.experiments.learning_curves import (learning_curves, make_learning_curve_data,
                                                    sample_size_grid)
-from flda_core.experiments.synthetic import (LOSSES, PAPER_FIGURE1, PAPER_TABLE1, FittedLinear,
-                                             fit_linear, perturbation_sweep,
-                                             table1_unperturbed_errors)
+from flda_core.experiments.perturbation import (PAPER_TABLE1, perturbation_sweep,
+                                                table1_unperturbed_errors)
+from flda_core.experiments.synthetic import PAPER_FIGURE1, FittedLinear, fit_linear
+from flda_core.names import LOSSES
 
 
 def _fit(name, family, loss, error, perturbation=None):

@@ -26,7 +26,7 @@ def figures():
         "theta": theta_figure(np.array([0.5, 0.0]), np.array([0.49, 0.01])),
         "learning": learning_curve_figure(lc.table), "gaps": gap_figure(lc.gaps),
         "rates": fig_digits.nonzero_rate_figure(rng.random(16), rng.random(16), 4, "A", "B"),
-        "weights": fig_digits.weights_figure(rng.normal(size=16), rng.random(16),
+        "weights": fig_digits.digit_weights_figure(rng.normal(size=16), rng.random(16),
                                              rng.normal(size=16), 4, 3),
     }
 

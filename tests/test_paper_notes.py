@@ -6,7 +6,8 @@ import pytest
 
 from flda_core.datasets.synthetic import bernoulli_target_lattice
 from flda_core.experiments import paper_notes as pn
-from flda_core.experiments.synthetic import PAPER_FIGURE1, table1_unperturbed_errors
+from flda_core.experiments.perturbation import table1_unperturbed_errors
+from flda_core.experiments.synthetic import PAPER_FIGURE1
 
 
 def test_bayes_error_of_figure_1_is_the_sum_of_the_smaller_joint_probabilities():

@@ -28,10 +28,10 @@ import numpy as np
 
 from ..datasets.synthetic import bernoulli_target_lattice, exact_target_error
 from ..equations import dropout_variance_factor, equation_link
-from ..figures.style import classifier_name
+from ..names import LOSSES, classifier_name
 from . import learning_curves as lc
 from .paper_notes import figure2_table1_note
-from .synthetic import LOSSES, PAPER_TABLE1
+from .perturbation import PAPER_TABLE1
 
 __all__ = ["synthetic_figure_caption", "perturbation_curve_caption", "dropout_sentence", "boundary_angle", "flda_oracle_sentence",
            "theta_recovery_sentence", "boundary_tilt_sentence", "sls_population_boundary", "sls_lattice_sentence",

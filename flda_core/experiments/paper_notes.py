@@ -34,8 +34,8 @@ import numpy as np
 from ..datasets.synthetic import (PAPER_BERNOULLI_PARAMS, PAPER_POISSON_PARAMS, PAPER_THETA,
                                   bernoulli_target_lattice, exact_target_error, make_domains)
 from . import learning_curves as lc
-from .synthetic import (PAPER_FIGURE1, PAPER_FIGURE2, fit_classifiers,
-                        table1_unperturbed_errors)
+from .perturbation import table1_unperturbed_errors
+from .synthetic import PAPER_FIGURE1, PAPER_FIGURE2, fit_classifiers
 
 __all__ = ["PaperNote", "bayes_target_error", "figure1_bayes_note", "figure2_errors",
            "figure2_table1_note", "figure3_curves", "figure3_adaptation_note",
