@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
-__all__ = ["PRESENT_PARAM", "PRESENTATION_CONTROLS", "HAS_PRESETS", "with_present"]
+__all__ = ["PRESENT_PARAM", "PRESENTATION_CONTROLS", "PRESENTATION_LABELS", "HAS_PRESETS",
+           "with_present"]
 
 PRESENT_PARAM = "present"
 
@@ -24,6 +25,12 @@ PRESENTATION_CONTROLS = {
     "pages/digits.py": ("dig.direction", "dig.digit", "shared.seed"),
     "pages/your_data.py": ("data.sample", "data.l2", "shared.seed"),
 }
+#: Short labels of those controls for the compact row (key after the first dot).
+PRESENTATION_LABELS = {"theta": "true dropout θ per feature", "loss": "loss",
+                       "seed": "random seed", "delta_1": "shift added to θ̂₁",
+                       "perturbations": "perturbations drawn", "l2": "ℓ2 regularisation",
+                       "ridge": "λ (ridge strength)", "direction": "direction",
+                       "digit": "digit", "sample": "sample pair"}
 #: Pages whose paper-preset buttons stay visible in presentation mode.
 HAS_PRESETS = frozenset({"pages/synthetic.py", "pages/transfer.py"})
 

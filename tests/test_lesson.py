@@ -86,7 +86,7 @@ def test_every_key_is_a_setting_of_the_steps_page(lesson_step):
 def test_the_figure_shown_is_a_chart_of_that_page(lesson_step):
     if lesson_step.chart_key:
         source = (ROOT / lesson_step.page).read_text(encoding="utf-8")
-        assert f'key="{lesson_step.chart_key}"' in source
+        assert f'"{lesson_step.chart_key}"' in source
 
 
 def test_key_patterns_reject_what_the_page_does_not_have():
