@@ -26,8 +26,8 @@ def test_every_step_opens_from_its_url(lesson_step):
     if lesson_step.chart_key:
         assert "lesson_chart" in chart_specs(at)
     for control in lesson_step.controls:            # the controls that matter, live
-        assert at.session_state[control.key] == lesson_step.settings.get(
-            control.key, control.try_values[0])
+        widget = at.radio(key="lesson_ctl_" + control.key.replace(".", "_"))
+        assert widget.value == lesson_step.settings.get(control.key, control.try_values[0])
 
 
 def test_next_and_back_walk_through_the_steps():

@@ -56,7 +56,7 @@ def test_slider_adds_your_theta_line_and_table():
     assert not at.exception
     names = _names(_charts(at)["tp_boundaries"])
     assert any(n.startswith("FLDA-Q, your θ = (0.7") for n in names)
-    own = at.dataframe[-1].value
+    own = at.dataframe[0].value       # right under the sliders that set it
     assert list(own["classifier"]) == ["FLDA-Q", "FLDA-L"]
     assert own["theta"].iloc[0].startswith("0.7")
     assert at.query_params["delta_1"] in ("0.25", ["0.25"])
@@ -68,7 +68,7 @@ def test_hand_mode_uses_true_theta_start_and_moves():
     assert at.slider(key="tp.theta_1").value == 0.5
     at.slider(key="tp.theta_1").set_value(0.9).run()
     assert not at.exception
-    assert at.dataframe[-1].value["theta"].iloc[0] == "0.9, 0"
+    assert at.dataframe[0].value["theta"].iloc[0] == "0.9, 0"
 
 
 def test_perturbation_choice_changes_table_and_lines():
