@@ -96,3 +96,20 @@ def test_presentation_mode_survives_navigation_at_1920x1080(streamlit_server, ch
         assert not h.error_texts(page)
     finally:
         context.close()
+
+
+def test_caption_equation_links_scroll_to_the_equations_panel(streamlit_server, browser_page):
+    page, tracker = browser_page
+    h.open_page(page, tracker, f"{streamlit_server.url}/synthetic")
+    link = page.locator('[data-testid="stCaptionContainer"] a').filter(
+        has_text="Equation (11)").first
+    assert link.get_attribute("href") == "#eq-11-flda-q-closed-form"
+    link.click()
+    anchor = page.locator("#eq-11-flda-q-closed-form")
+    page.wait_for_function(
+        "() => { const r = document.querySelector('#eq-11-flda-q-closed-form')"
+        ".getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight; }")
+    assert anchor.first.is_visible()
+    assert urlparse(page.url).fragment == anchor.first.get_attribute("id")
+    # the formula under it is typeset by KaTeX, without errors
+    assert page.locator(".katex").count() >= 7 and page.locator(".katex-error").count() == 0
