@@ -23,7 +23,9 @@ with st.sidebar:
         "Random seed", min_value=0, max_value=2**31 - 1, step=1, key=ui_common.SEED_KEY,
         help="Seed for every random draw on every page (synthetic data, splits, "
              "repeats). The same seed always reproduces the same numbers.")
+    ui_common.draw_image_format_choice()
 ui_common.write_to_url([ui_common.Setting(ui_common.SEED_KEY, 0)])
+ui_common.keep_presentation_in_url()
 
 page = st.navigation(ui_common.app_pages())
 if page.url_path:

@@ -29,6 +29,7 @@ Conventions every page follows
 from __future__ import annotations
 
 import json
+from urllib.parse import parse_qsl
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,8 @@ from flda_core.datasets.numbers import format_values, truncate_per_feature
 from flda_core.error_report import describe_error
 from flda_core.safe_text import escape_markdown, safe_csv
 from flda_core.url_state import validate_url_value
+from flda_core.presentation import (HAS_PRESETS, PRESENTATION_CONTROLS, PRESENTATION_LABELS,
+                                    with_present)
 
 # The synthetic data model and the fits (flda_core.datasets.synthetic,
 # flda_core.experiments.synthetic) import scikit-learn and scipy: they are imported
@@ -55,6 +58,9 @@ SEED_KEY = "shared.seed"
 #: passed explicitly to the readers of ``flda_core.datasets``.
 SAMPLE_DIR = Path(__file__).resolve().parent / "sample_data"
 PRESENT_PARAM = "present"
+IMAGE_FORMAT_KEY = "shared.image_format"
+#: Session flag of presentation mode (it outlives the query string; see presentation_mode).
+PRESENT_KEY = "shared.present"
 
 __all__ = ["Setting", "SEED_KEY", "get_seed", "presentation_mode", "keep_widget_state",
            "restore_from_url", "write_to_url", "apply_values", "cached_domains", "progress_bar",
@@ -63,7 +69,10 @@ __all__ = ["Setting", "SEED_KEY", "get_seed", "presentation_mode", "keep_widget_
            "csv_bytes", "number_columns", "PAGE_SPECS", "app_pages",
            "in_pages_directory_mode",
            "domain_settings", "domain_values", "draw_domain_controls", "warm_up_imports",
-           "TRANSFER_OPTIONS", "transfer_setting", "transfer_control"]
+           "TRANSFER_OPTIONS", "transfer_setting", "transfer_control",
+           "IMAGE_FORMAT_KEY", "image_format", "draw_image_format_choice", "show_chart",
+           "show_equations", "cached_paper_notes", "show_paper_notes", "page_link",
+           "PRESENT_KEY", "keep_presentation_in_url", "presentation_row"]
 
 
 @dataclass(frozen=True)
@@ -93,8 +102,23 @@ def get_seed():
 
 
 def presentation_mode():
-    """True when the URL carries ``?present=1``: pages hide their controls."""
-    return str(st.query_params.get(PRESENT_PARAM, "")).lower() in ("1", "true", "yes")
+    """True in presentation mode: pages hide their sidebar controls.
+
+    ``?present=1`` switches it on and ``?present=0`` off; the mode is remembered
+    in the session, because Streamlit's navigation drops the query string when
+    the viewer switches pages (:func:`keep_presentation_in_url` writes it back).
+    """
+    raw = st.query_params.get(PRESENT_PARAM)
+    if raw is not None:
+        st.session_state[PRESENT_KEY] = str(raw).lower() in ("1", "true", "yes")
+    return bool(st.session_state.get(PRESENT_KEY, False))
+
+
+def keep_presentation_in_url():
+    """Put ``?present=1`` back into the URL after a page switch, so a copied or reloaded
+    link stays in presentation mode (called by ``app.py`` on every run)."""
+    if presentation_mode() and st.query_params.get(PRESENT_PARAM) != "1":
+        st.query_params[PRESENT_PARAM] = "1"
 
 
 def keep_widget_state():
@@ -218,6 +242,147 @@ def read_domain_config(prefix):
         state[f"{prefix}.distribution"], state[f"{prefix}.n_features"],
         state[f"{prefix}.class1"], state[f"{prefix}.class2"], state[f"{prefix}.theta"],
         state[f"{prefix}.n_source"], state[f"{prefix}.n_target"], get_seed())
+
+
+# --- Teaching helpers (issue 12): one chart call, the equations panel, the notes on
+# the paper, the lesson's links and presentation mode's links.
+
+def image_format():
+    """The download format of every chart's camera button (sidebar choice, PNG by default)."""
+    from flda_core.figures.export import IMAGE_FORMATS
+
+    value = st.session_state.get(IMAGE_FORMAT_KEY, "png")
+    return value if value in IMAGE_FORMATS else "png"
+
+
+def draw_image_format_choice():
+    """The one PNG/SVG choice for every chart's download (drawn in the sidebar by ``app.py``)."""
+    from flda_core.figures.export import IMAGE_FORMATS
+
+    st.radio("Chart download format", IMAGE_FORMATS, key=IMAGE_FORMAT_KEY, horizontal=True,
+             format_func=str.upper,
+             help="What the camera button above each chart saves: PNG at twice the size of "
+                  "a 1600 × 900 slide, or SVG (vector, for print). The whole legend is "
+                  "always included and the file is named after what the chart shows.")
+
+
+def show_chart(fig, key, what, caption=None):
+    """Draw a plotly figure the way every page does, then its caption.
+
+    The camera button saves a slide-sized PNG (or SVG) named after ``what``
+    (:func:`flda_core.figures.export.chart_config`); in presentation mode the
+    figure gets projector typography (:func:`~flda_core.figures.export.presentation_style`);
+    the caption ends with a one-sentence text alternative of the chart
+    (:func:`~flda_core.figures.export.alt_text`).
+    """
+    from flda_core.figures.export import alt_text, chart_config, presentation_style
+
+    if presentation_mode():
+        fig = presentation_style(fig)
+    st.plotly_chart(fig, width="stretch", key=key, config=chart_config(what, image_format()))
+    description = "*Chart:* " + escape_markdown(alt_text(fig))
+    st.caption(f"{caption}\n\n{description}" if caption else description)
+
+
+def show_equations(keys=None, title="Equations"):
+    """The equations panel: each formula typeset (``st.latex``) under an anchor that the
+    captions' equation links (:func:`flda_core.equations.equation_link`) point to."""
+    from flda_core.equations import EQUATIONS
+
+    st.header(title, anchor="equations")
+    for eq in EQUATIONS:
+        if keys is not None and eq.key not in keys:
+            continue
+        st.subheader(eq.title, anchor=eq.anchor)
+        st.latex(eq.latex)
+        st.caption(f"{eq.explanation} *{eq.reference[0].upper()}{eq.reference[1:]}.*")
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def cached_paper_notes(page):
+    """The notes on the paper of one page (:data:`NOTES_BY_PAGE`), as markdown; cached
+    because each note reruns a paper experiment (0-4 s)."""
+    from flda_core.experiments.paper_notes import NOTES_BY_PAGE
+
+    return [build().markdown() for build in NOTES_BY_PAGE[page]]
+
+
+def show_paper_notes(page):
+    """An expander with the notes on the paper for ``page`` (a page file stem).
+
+    The notes are computed on request (a button), so they never delay the first
+    chart; once computed in this session they are shown at once.
+    """
+    with st.expander("Notes on the paper: where its reported numbers and its own setup "
+                     "disagree", icon=":material/rate_review:"):
+        flag = f"notes_shown_{page}"
+        if not st.session_state.get(flag):
+            st.caption("Each note reruns the paper's setting and compares the result with "
+                       "the numbers the paper prints (a few seconds).")
+            if not st.button("Compute the notes", key=f"notes_button_{page}",
+                             help="Run the paper's settings and compare with its reported "
+                                  "numbers; the result is cached for everyone."):
+                return
+            st.session_state[flag] = True
+        with st.spinner("Computing the notes on the paper…"):
+            notes = cached_paper_notes(page)
+        for note in notes:
+            st.markdown(note)
+
+
+def _copy_from_widget(key, widget_key):
+    st.session_state[key] = st.session_state[widget_key]
+
+
+def _draw_live_control(setting, widget_key):
+    """One compact control for ``setting`` (its type and bounds choose the widget)."""
+    label = PRESENTATION_LABELS.get(setting.url_name, setting.url_name)
+    common = dict(key=widget_key, on_change=_copy_from_widget, args=(setting.key, widget_key),
+                  help=f"The page's “{label}” setting (the sidebar has all of them).")
+    if setting.options is not None and isinstance(setting.default, (list, tuple)):
+        st.multiselect(label, setting.options, format_func=lambda v: f"{v:+g}", **common)
+    elif setting.options is not None:
+        st.selectbox(label, setting.options, **common)
+    elif isinstance(setting.default, bool):
+        st.toggle(label, **common)
+    elif isinstance(setting.default, (int, float)):
+        st.number_input(label, min_value=setting.lo, max_value=setting.hi,
+                        step=1 if isinstance(setting.default, int) else 0.05, **common)
+    else:
+        st.text_input(label, **common)
+
+
+def presentation_row(page, settings, presets=None):
+    """In presentation mode, the page's live controls (:data:`PRESENTATION_CONTROLS`) and
+    its paper presets (``{label: values}``, pages in :data:`HAS_PRESETS`) in one compact
+    row above the figures; nothing otherwise.  Each control writes to the page's own key,
+    so the sidebar, the URL and the figures stay in step."""
+    from flda_core.figures.export import export_filename
+
+    if not presentation_mode() or page not in PRESENTATION_CONTROLS:
+        return
+    by_key = {s.key: s for s in settings}
+    by_key[SEED_KEY] = Setting(SEED_KEY, 0, lo=0, hi=2**31 - 1)
+    keys = [k for k in PRESENTATION_CONTROLS[page] if k in by_key]
+    shown_presets = presets if presets and page in HAS_PRESETS else {}
+    columns = st.columns([3] * len(keys) + [2] * len(shown_presets), vertical_alignment="bottom")
+    for column, key in zip(columns, keys):
+        widget_key = "present_ctl_" + key.replace(".", "_")
+        if key in st.session_state:
+            st.session_state[widget_key] = st.session_state[key]
+        with column:
+            _draw_live_control(by_key[key], widget_key)
+    for column, (label, values) in zip(columns[len(keys):], shown_presets.items()):
+        column.button(label, on_click=apply_values, args=(values,), width="stretch",
+                      key="present_preset_" + export_filename(label),
+                      help=f"Load the paper's setting: {label}.")
+
+
+def page_link(page, label, icon=None, query="", help=None):
+    """``st.page_link`` that keeps presentation mode (and an optional query string)."""
+    url = with_present("?" + query, presentation_mode()).lstrip("?")
+    st.page_link(page, label=label, icon=icon, help=help,
+                 query_params=dict(parse_qsl(url)) or None)
 
 
 def show_problems(problems, where="in the sidebar"):
@@ -435,6 +600,7 @@ def draw_domain_controls(prefix, max_features, max_samples, features_help,
 #: The app's pages: ``(script, title, icon)``; :func:`app_pages` turns them into ``st.Page``s.
 PAGE_SPECS = (
     ("pages/home.py", "Home", ":material/home:"),
+    ("pages/lesson.py", "Lesson", ":material/school:"),
     ("pages/synthetic.py", "Synthetic domains", ":material/scatter_plot:"),
     ("pages/transfer.py", "Transfer parameters", ":material/tune:"),
     ("pages/learning_curves.py", "Learning curves", ":material/show_chart:"),

@@ -16,6 +16,7 @@ from flda_core.datasets import digits as dg
 from flda_core.datasets.cost import fit_cost_note
 from flda_core.errors import DigitDataUnavailable
 from flda_core.experiments import digits as ed
+from flda_core.experiments.captions import asymmetry_sentence, l2_sentence
 from flda_core.figures.digits import (table4_figure, nonzero_rate_figure, sample_images_figure,
                                       digit_weights_figure)
 from flda_core.names import TABLE_CLASSIFIERS
@@ -262,12 +263,15 @@ def label_of(classes, text):
 
 def asymmetry_text(data, results):
     """Caption of Table 4: the paper's asymmetry, and what the numbers here say."""
-    parts = []
+    parts, errors = [], {}
+    # The paper's asymmetry is about U → M first (FLDA helps there, not for M → U).
+    order = tuple(sorted(DIRECTIONS, key=lambda d: data.paper_rows.get(d) != "U → M"))
     for direction in DIRECTIONS:
         src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
         s_lr = results[(direction, "S-LR")].error
         f_l = results[(direction, "FLDA-L")].error
         theta = results[(direction, "FLDA-L")].theta
+        errors[direction] = (s_lr, f_l, float(theta.mean()), "S-LR", "FLDA-L")
         parts.append(f"{direction} ({esc(data.name(src))} → {esc(data.name(tgt))}): mean θ = "
                      f"{theta.mean():.2f}, S-LR {s_lr:.3f} → FLDA-L {f_l:.3f}")
     return (
@@ -277,8 +281,9 @@ def asymmetry_text(data, results):
         "source (USPS fills the frame) are rarely inked in the target (MNIST is centred), "
         "because dropout can *remove* such pixels; it does not help for M → U, because "
         "dropout cannot model pixels that appear *more often* in the target — θ is then "
-        "(nearly) 0 and FLDA reduces to the naive classifier. Here: "
-        + "; ".join(parts) + ".")
+        "(nearly) 0 and FLDA reduces to the naive classifier. "
+        + (asymmetry_sentence(errors, order) if data.paper_rows else
+           "Here: " + "; ".join(parts) + "."))
 
 
 INTRO = (
@@ -294,11 +299,12 @@ def show_data(data):
                      f"({len(data.y_a):,} + {len(data.y_b):,} images, "
                      f"{data.side} x {data.side} pixels)", expanded=data.kind == "offline"):
         st.markdown(esc(data.description) if data.kind == "upload" else data.description)
-        st.plotly_chart(sample_images_figure(data.X_a, data.y_a, data.X_b, data.y_b,
-                                             data.side, data.name_a, data.name_b),
-                        width="stretch", key="dig_samples")
-        st.caption("The first image of every class in domain A (top) and B (bottom), "
-                   "black = ink. Look at how much of the frame the digits use.")
+        ui_common.show_chart(
+            sample_images_figure(data.X_a, data.y_a, data.X_b, data.y_b, data.side,
+                                 data.name_a, data.name_b),
+            "dig_samples", "one sample digit per class in both domains",
+            "The first image of every class in domain A (top) and B (bottom), black = ink. "
+            "Look at how much of the frame the digits use.")
 
 
 def fitted_zero_tol():
@@ -340,9 +346,9 @@ def show_rates_section(data, present):
 
 def show_rates(data, rates, zero_tol):
     """Figure 5: where the ink is."""
-    st.plotly_chart(nonzero_rate_figure(rates[0], rates[1], data.side, data.name_a, data.name_b,
-                                        zero_tol), width="stretch", key="dig_rates")
-    st.caption(
+    ui_common.show_chart(
+        nonzero_rate_figure(rates[0], rates[1], data.side, data.name_a, data.name_b, zero_tol),
+        "dig_rates", "figure 5 non-zero rate per pixel in both domains",
         "Per-pixel probability that a pixel is non-zero (|x| > ε) in each domain, on one "
         "colour scale. Mirrors the paper's Figure 5 (MNIST left, USPS right there). Look for "
         "pixels bright in one map and dark in the other: where the source inks often and "
@@ -359,7 +365,7 @@ def weights_caption(data, direction, digit, naive, adapted):
         f"Training on {esc(data.name(src))} (source) for {esc(data.name(tgt))} (target). "
         "Top left: "
         f"weights of the naive {source_name} predictor of digit {digit}; top right: the "
-        f"{flda_name} weights (l2 = {naive.l2:g} and {adapted.l2:g}); below: the estimated "
+        f"{flda_name} weights; below: the estimated "
         f"dropout θ per pixel (the paper puts it between the two). Red pushes towards digit "
         f"{digit}, blue away, white is 0; pixels "
         "with θ = 1 (never inked in the target) get weight exactly 0; pixels never inked in the "
@@ -370,7 +376,9 @@ def weights_caption(data, direction, digit, naive, adapted):
            f". Here θ is (nearly) 0 everywhere (mean {adapted.theta.mean():.3f}): the target "
            "inks hardly any pixel less often than the source, so FLDA's weights are close to "
            "the naive ones — dropout cannot model pixels that appear more often in the "
-           "target (the paper's M → U case)."))
+           "target (the paper's M → U case).") + " "
+        + l2_sentence(source_name, naive.l2, flda_name, adapted.l2,
+                      st.session_state.get("dig.l2_mode") == "cv"))
 
 
 def transfer_note(adapted):
@@ -395,12 +403,13 @@ def show_weights(data, results, direction, loss, digit, present):
                     help="On: a colour means the same weight in both panels (compare "
                          "magnitudes). Off: each panel uses its own range (compare patterns; "
                          "the naive panel is rescaled and its factor shown in the title).")
-    st.plotly_chart(digit_weights_figure(naive.weights(digit), adapted.theta, adapted.weights(digit),
-                                   data.side, digit, source_name, flda_name,
-                                   bool(st.session_state["dig.shared_range"])),
-                    width="stretch", key="dig_weights")
-    st.caption(weights_caption(data, direction, digit, naive, adapted)
-               + transfer_note(adapted))
+    ui_common.show_chart(
+        digit_weights_figure(naive.weights(digit), adapted.theta, adapted.weights(digit),
+                             data.side, digit, source_name, flda_name,
+                             bool(st.session_state["dig.shared_range"])),
+        "dig_weights", f"figure 6 weights and dropout for digit {digit} {direction}",
+        weights_caption(data, direction, digit, naive, adapted)
+        + transfer_note(adapted))
 
 
 def show_errors(data, results):
@@ -408,8 +417,8 @@ def show_errors(data, results):
     st.subheader("Error rates in both directions (Table 4)")
     ours = ed.table4_frame(results, data)
     paper = ed.paper_table(data)
-    st.plotly_chart(table4_figure(ours, paper if data.paper_rows else None), width="stretch",
-                    key="dig_errors")
+    ui_common.show_chart(table4_figure(ours, paper if data.paper_rows else None), "dig_errors",
+                         "table 4 digit error rates in both directions")
     both = ed.comparison_table(ours, paper)
     shown = both.copy()
     for method in TABLE_CLASSIFIERS:  # "—": not reported in the paper (S-LS)
@@ -457,7 +466,7 @@ def show_comparison(data, loss, zero_tol, seed):
     frame = ed.transfer_comparison_frame(comparison, data, loss)
     st.dataframe(frame, width="stretch", column_config=ui_common.number_columns(frame))
     st.caption(comparison_caption(data, frame, loss))
-    st.download_button("Download comparison (CSV)", frame.to_csv().encode("utf-8"),
+    st.download_button("Download comparison (CSV)", ui_common.csv_bytes(frame, index=True),
                        file_name="flda_digits_transfer_models.csv", mime="text/csv",
                        key="dig_dl_transfer", help="The table above as CSV.")
 

@@ -30,6 +30,10 @@ on labelled target data (T-LS, T-LR) are shown alongside for comparison.
 
 st.subheader("What each page shows")
 PAGES = (
+    ("pages/lesson.py", "Lesson", ":material/school:",
+     "Start here: the paper in eight steps, each with its live figure, the one or two "
+     "controls that matter, a question for the class (answer revealed on request) and a "
+     "link to the full page with the same settings."),
     ("pages/synthetic.py", "Synthetic domains", ":material/scatter_plot:",
      "Bernoulli and Poisson toy problems with the decision boundaries of S-LS/T-LS/FLDA-Q "
      "and S-LR/T-LR/FLDA-L, target errors and θ̂ beside the true θ; one-click presets "
@@ -48,8 +52,7 @@ PAGES = (
      "naive classifiers on your own problem."),
 )
 for path, title, icon, text in PAGES:
-    st.page_link(path, label=title, icon=icon,
-                 help=f"Open the {title} page.")
+    ui_common.page_link(path, label=title, icon=icon, help=f"Open the {title} page.")
     st.caption(text)
 
 st.subheader("Tips for class")
@@ -59,8 +62,12 @@ st.markdown(
   reproduces the same numbers.
 - Every page keeps its settings in the **address bar**: copy the URL to share an exact
   configuration.
-- Add **`?present=1`** to a page's URL (or `&present=1` after its settings) to hide
-  the controls and show clean figures on a projector.
+- Add **`?present=1`** to a page's URL (or `&present=1` after its settings) for a
+  lecture: the sidebar is hidden, each page keeps its few live controls in one row,
+  and figures get projector-sized text. The mode stays on while you switch pages;
+  `?present=0` switches it off.
+- Every chart's camera button saves a slide-sized PNG (3200 × 1800) with the whole
+  legend, or SVG (choice in the sidebar).
 """
 )
 if ui_common.presentation_mode():

@@ -7,6 +7,7 @@ import streamlit as st
 
 import ui_common
 from flda_core.datasets.synthetic import PAPER_PARAMS, PAPER_THETA
+from flda_core.experiments.captions import learning_curve_sentences
 from flda_core.experiments.learning_curves import (headline, learning_curve_config,
                                                    mean_sem_table, per_repeat_frame,
                                                    repeat_errors, run_learning_curves,
@@ -231,23 +232,22 @@ def show_curves(config, results, table):
     """Figure 3 and its caption."""
     fig = learning_curve_figure(table, show_sem=bool(st.session_state[P + "show_sem"]),
                                 log_y=bool(st.session_state[P + "log_y"]))
-    st.plotly_chart(fig, width="stretch", key="lc_curves")
     repeats = [r.errors.shape[2] for r in results]
-    st.caption(
+    ui_common.show_chart(
+        fig, "lc_curves", "figure 3 learning curves on source and target",
         "Mirrors the paper's **Figure 3**: mean classification error against the number of "
         "training samples (log axis), on the source validation set (top, dotted) and the "
         "target validation set (bottom, solid); bands are ± one standard error over "
         f"{repeats[0]} repeats"
         + (f" ({repeats[1]} for the logistic loss)" if len(repeats) > 1 else "")
-        + ". Look at the bottom panel: S-LS "
-        "(orange) stays high on the target while FLDA-Q (green) joins the oracle T-LS "
-        "(purple) after a few dozen samples — and at the smallest n FLDA-Q is often *below* "
-        "both, because the dropout variance acts as a feature-specific regulariser. On the "
-        "source set (top) S-LS is, as expected, the best. " + ridge_note(config) +
-        "Note that at n = 2 (one sample per class) every least-squares classifier, with or "
-        "without ridge, is the perpendicular bisector of its two samples; only FLDA's "
-        "per-feature dropout penalty can change it. At the largest n every repeat uses the "
-        "whole pool, so the SEM is 0 there.")
+        + ". Look at the bottom panel: does FLDA (green) join the oracle (purple) while the "
+        "naive source classifier (orange) stays high? Here: "
+        + learning_curve_sentences(table, float(st.session_state[P + "tolerance"]),
+                                   config.n_pool)
+        + " " + ridge_note(config)
+        + "At n = 2 (one sample per class) every least-squares classifier, with or without "
+        "ridge, is the perpendicular bisector of its two samples; only FLDA's per-feature "
+        "dropout penalty can change it.")
 
 
 def show_table(table, heads, tolerance):
@@ -274,10 +274,10 @@ def show_table(table, heads, tolerance):
 
 def show_gaps(gap_table):
     """The adaptation gap to the oracle."""
-    st.plotly_chart(gap_figure(gap_table), width="stretch", key="lc_gaps")
     small_text = "; ".join(f"{name}: {gap:+.3f}"
                            for name, gap in small_sample_gaps(gap_table, SMALL_N).items())
-    st.caption(
+    ui_common.show_chart(
+        gap_figure(gap_table), "lc_gaps", "figure 3 adaptation gap to the target oracle",
         "Target error minus the target oracle's (T-LS / T-LR), averaged over repeats with the "
         "paired standard error (every repeat shares its target subset between the oracle and "
         "FLDA). This re-plots the bottom panel of Figure 3 so that the adaptation gap is "
@@ -337,6 +337,7 @@ def main():
     ui_common.restore_from_url(SETTINGS)
     if not ui_common.presentation_mode():
         draw_controls()
+    ui_common.presentation_row("pages/learning_curves.py", SETTINGS)
     ui_common.write_to_url(SETTINGS)
     try:
         config, notes = read_config()
@@ -371,6 +372,8 @@ def main():
     show_gaps(pd.concat([r.gaps for r in results], ignore_index=True))
     show_downloads(table, results)
     show_method(config)
+    ui_common.show_paper_notes("learning_curves")
+    ui_common.show_equations()
 
 
 ui_common.run_page(main)

@@ -224,7 +224,7 @@ def show_transfer_parameters(result, key, title):
     st.caption("Per encoded feature, the parameters FLDA-Q and FLDA-L used (estimated from "
                "all source and target rows), beside the share of target rows missing the "
                "feature's column.")
-    st.download_button("Download the parameters (CSV)", frame.to_csv(index=False).encode(),
+    st.download_button("Download the parameters (CSV)", ui_common.csv_bytes(frame),
                        file_name=f"flda_{result.transfer}_{key}.csv", mime="text/csv",
                        key="real_download_transfer",
                        help="The table above as CSV.")
@@ -280,11 +280,11 @@ def main():
         st.markdown("**The paper's Table 3**")
         st.dataframe(formatted(md.paper_table(keys)), width="stretch")
     st.caption(table3_caption(result))
-    st.plotly_chart(error_comparison_figure(result.errors, result.paper), width="stretch",
-                    key="real_errors")
-    st.caption("Bars: target error here (orange naive source classifiers, blue skada "
-               "baselines, green FLDA, purple the T-LR oracle trained on the target labels); "
-               "grey marks: the paper's Table 3.")
+    ui_common.show_chart(error_comparison_figure(result.errors, result.paper), "real_errors",
+                         "table 3 target errors on uci data with gaps",
+                         "Bars: target error here (orange naive source classifiers, blue skada "
+                         "baselines, green FLDA, purple the T-LR oracle trained on the target "
+                         "labels); grey marks: the paper's Table 3.")
     if {"S-LR", "FLDA-Q", "FLDA-L"} <= set(result.errors.columns):
         st.markdown("**Gain of FLDA over S-LR** (S-LR's error minus FLDA's; positive = FLDA "
                     "makes fewer errors)")
@@ -323,9 +323,9 @@ def main():
     key = st.session_state["real.theta_set"]
     thetas = result.thetas[key]
     title = uci.UCI_SETS[key].title
-    st.plotly_chart(theta_figure(thetas, int(st.session_state["real.top_n"])),
-                    width="stretch", key="real_theta")
-    st.caption(theta_caption(thetas, title))
+    ui_common.show_chart(theta_figure(thetas, int(st.session_state["real.top_n"])),
+                         "real_theta", f"estimated dropout per feature {title}",
+                         theta_caption(thetas, title))
     st.download_button("Download θ̂ per feature (CSV)",
                        ui_common.csv_bytes(thetas),
                        file_name=f"flda_theta_{key}_{impute}.csv", mime="text/csv",

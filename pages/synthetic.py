@@ -10,12 +10,14 @@ from __future__ import annotations
 import streamlit as st
 
 import ui_common
-from flda_core.experiments.perturbation import PAPER_TABLE1, table1_unperturbed_errors
 from flda_core.datasets.synthetic import SHIFT_PRESETS
+from flda_core.equations import equation_link
+from flda_core.experiments.captions import (figure2_reference_sentence, synthetic_figure_caption,
+                                            theta_recovery_sentence)
+from flda_core.experiments.perturbation import table1_unperturbed_errors
 from flda_core.experiments.synthetic import (PAPER_FIGURE1, PAPER_FIGURE2, classifier_errors,
                                              closest_to_oracle, fit_classifiers,
-                                             lattice_tie_errors, matching_paper_setting,
-                                             theta_table, transfer_errors)
+                                             matching_paper_setting, theta_table, transfer_errors)
 from flda_core.experiments.transfer_models import transfer_parameter_frame
 from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure, lattice_counts,
                                          theta_figure)
@@ -160,40 +162,16 @@ def shift_caption(shift, errors):
             "model). " + "; ".join(parts) + ".")
 
 
-def figure_caption(data_key, result, paper):
-    """What to look at in the scatter plot (Figures 1-2)."""
-    distribution = data_key[0]
+def figure_caption(data_key, result):
+    """What to look at in the scatter plot (Figures 1-2), every claim computed from this run."""
+    distribution, params, _, _, theta, _ = data_key
     if distribution in SHIFT_PRESETS:
         return (f"Target domain of the *{SHIFT_BUTTONS[distribution][0]}* preset: marker "
                 "area ∝ number of samples, one colour per class; lines are the decision "
                 "boundaries (orange dashed = source classifier, purple dotted = oracle, "
                 f"green solid = FLDA with the {result.transfer} transfer model). Look for "
                 "the green line moving from the orange one towards the purple one.")
-    figure = "Figure 1" if distribution == "bernoulli" else "Figure 2"
-    text = (
-        f"**Mirrors the paper's {figure}** (section 4.1.1). Each marker is one point of "
-        "the target domain's lattice, one colour per class; its **area is proportional "
-        "to the number of samples** there (hover for the exact count), and where both "
-        "classes share a point their translucent discs overlap. Lines are decision "
-        "boundaries: orange dashed = trained on the source (S-LS/S-LR), purple dotted = "
-        "trained on labelled target data (T-LS/T-LR, the oracle), green solid = FLDA. "
-        "Look for the green line lying on the purple one: FLDA adapts to the dropout "
-        "without target labels. Dropout scales the surviving values of a feature by "
-        "1/(1 − θ): with θ₁ = 0.5 the target's feature 1 takes only even values "
-        "(0 and 2 for binary data), and many samples pile up at x₁ = 0.")
-    if paper is PAPER_FIGURE1:
-        s_ls = result.classifiers["S-LS"].target_error
-        low, high = lattice_tie_errors(paper)
-        text += (
-            f"\n\n**Why S-LS scores {low:.2f} or {high:.2f}.** In expectation the source "
-            "least-squares boundary is x₁ + x₂ = 1, which passes *exactly* through the "
-            "lattice points (0, 1) and (1, 0). With a finite sample the line tilts a "
-            "hair to one side, and the thousands of target samples at (0, 1) fall "
-            "entirely on one side or the other: the target error jumps between "
-            f"{low:.3f} and {high:.3f} (exact, for infinitely many samples) with the seed "
-            f"(here {s_ls:.3f}; the paper reports {paper.errors['S-LS']:.3f}). Change the "
-            "seed in the sidebar to see it flip.")
-    return text
+    return synthetic_figure_caption(distribution, params, theta, result)
 
 
 def error_caption(paper, data_key, result):
@@ -202,20 +180,11 @@ def error_caption(paper, data_key, result):
             "its training error, as in the paper); source error for contrast. ")
     if paper is None:
         return text + "The paper reports no numbers for this configuration."
-    text += (f"The paper's numbers are for {paper.n_source:,} samples per domain; this run uses "
-             f"{data_key[2]:,} source and {data_key[3]:,} target samples. ")
     if paper is PAPER_FIGURE2:
-        table1 = table1_unperturbed_errors()
-        ours = ", ".join(f"{name} {fit.target_error:.3f}"
-                         for name, fit in result.classifiers.items())
-        published = ", ".join(f"{name} {error:.3f}" for name, error in table1.items())
-        text += ("The paper's Figure 2 text and its Table 1 come from the *same* Poisson "
-                 "setting yet report different errors, so both columns are shown. This run: "
-                 f"{ours}; Table 1 ({PAPER_TABLE1.n_source:,} samples): {published}.")
-    else:
-        text += ("S-LS depends on which side of its boundary the lattice point (0, 1) "
-                 "falls (see the figure caption); FLDA matches the oracle either way.")
-    return text
+        ours = {name: fit.target_error for name, fit in result.classifiers.items()}
+        return text + figure2_reference_sentence(ours, data_key[2], data_key[3])
+    return text + (f"The paper's numbers are for {paper.n_source:,} samples per domain; this "
+                   f"run uses {data_key[2]:,} source and {data_key[3]:,} target samples.")
 
 
 def show_figure(data_key, result, paper):
@@ -234,8 +203,9 @@ def show_figure(data_key, result, paper):
     fig = decision_boundary_figure(
         target_counts, panels,
         source_counts=source_counts if st.session_state["syn.show_source"] else None)
-    st.plotly_chart(fig, width="stretch", key="syn_figure")
-    st.caption(figure_caption(data_key, result, paper))
+    ui_common.show_chart(fig, "syn_figure", f"{'figure 1' if data_key[0] == 'bernoulli' else 'figure 2'} "
+                         "decision boundaries on the target domain",
+                         figure_caption(data_key, result))
 
 
 def show_tables(data_key, result, paper):
@@ -262,19 +232,22 @@ def show_tables(data_key, result, paper):
     st.subheader("Dropout: true θ vs estimated θ̂")
     st.dataframe(thetas, hide_index=True, width="stretch",
                  column_config=ui_common.number_columns(thetas))
-    st.caption("FLDA's first stage (section 3.3.1): θ̂_d = max(0, 1 − ζ_d/η_d) from "
-               "how often feature d is non-zero in the target (ζ) and in the source "
-               "(η). With enough samples θ̂ recovers the θ that made the target.")
+    st.caption("FLDA's first stage (section 3.3.1, "
+               f"{equation_link('theta_hat', label='the estimate θ̂')}): θ̂_d = max(0, 1 − "
+               "ζ_d/η_d) from how often feature d is non-zero in the target (ζ) and in the "
+               "source (η). " + theta_recovery_sentence(result.theta_true, result.theta_hat))
     st.download_button("Download θ table (CSV)", ui_common.csv_bytes(thetas),
                        file_name="flda_synthetic_theta.csv", mime="text/csv",
                        key="syn_download_theta",
                        help="True and estimated dropout per feature as CSV.")
     if len(result.theta_true) > 2:
-        st.plotly_chart(theta_figure(result.theta_true, result.theta_hat), width="stretch",
-                        key="syn_theta_figure")
-        st.caption("Open bars: the true dropout θ per feature; filled bars: FLDA's "
-                   "estimate θ̂ (section 3.3.1). Bars of equal height mean the transfer "
-                   "model was recovered; features with θ̂ = 1 get weight 0.")
+        ui_common.show_chart(
+            theta_figure(result.theta_true, result.theta_hat), "syn_theta_figure",
+            "true and estimated dropout per feature",
+            "Open bars: the true dropout θ per feature; filled bars: FLDA's estimate θ̂ "
+            "(section 3.3.1). Bars of equal height mean the transfer model was recovered; "
+            "features with θ̂ = 1 get weight 0. "
+            + theta_recovery_sentence(result.theta_true, result.theta_hat))
 
 
 def show_transfer_parameters(data_key, result):
@@ -297,7 +270,7 @@ def show_transfer_parameters(data_key, result):
                "estimated per feature from the unlabelled target and the source. The model: "
                + TRANSFER_MODELS[result.transfer] + " 'true' columns show "
                "the values that made the target, where the model shares them." + note)
-    st.download_button("Download parameters (CSV)", frame.to_csv(index=False),
+    st.download_button("Download parameters (CSV)", ui_common.csv_bytes(frame),
                        file_name="flda_synthetic_transfer_parameters.csv", mime="text/csv",
                        key="syn_download_transfer",
                        help="Estimated (and true) transfer parameters per feature as CSV.")
@@ -313,7 +286,7 @@ def show_shift_comparison(data_key):
     st.dataframe(errors, hide_index=True, width="stretch",
                  column_config=ui_common.number_columns(errors))
     st.caption(shift_caption(data_key[0], errors))
-    st.download_button("Download comparison (CSV)", errors.to_csv(index=False),
+    st.download_button("Download comparison (CSV)", ui_common.csv_bytes(errors),
                        file_name="flda_synthetic_transfer_models.csv", mime="text/csv",
                        key="syn_download_compare",
                        help="Target error of every classifier and transfer model as CSV.")
@@ -331,6 +304,9 @@ def main():
             "source classifier, the oracle trained on labelled target data, and FLDA, "
             "which sees the target only without labels (paper section 4.1.1).")
         draw_controls()
+    ui_common.presentation_row("pages/synthetic.py", SETTINGS, {
+        "Figure 1": preset_values(PAPER_FIGURE1, QUICK_SAMPLES),
+        "Figure 2": preset_values(PAPER_FIGURE2, QUICK_SAMPLES)})
     data_key, problems = ui_common.read_domain_config("syn")
     ui_common.write_to_url(SETTINGS)
     if ui_common.show_problems(problems):
@@ -352,9 +328,10 @@ def main():
     show_tables(data_key, result, paper)
     if data_key[0] in SHIFT_PRESETS:
         show_shift_comparison(data_key)
-    if not present:
-        st.page_link("pages/transfer.py", label="What if θ̂ were wrong? Perturb it on the "
-                     "Transfer parameters page (Table 1, Figure 4)", icon=":material/tune:")
+    ui_common.page_link("pages/transfer.py", label="What if θ̂ were wrong? Perturb it on the "
+                        "Transfer parameters page (Table 1, Figure 4)", icon=":material/tune:")
+    ui_common.show_paper_notes("synthetic")
+    ui_common.show_equations()
 
 
 ui_common.run_page(main)

@@ -17,7 +17,10 @@ from flda_core.experiments.perturbation import (CURVE_STEP, PAPER_PERTURBATIONS,
                                                 own_theta_fits, own_theta_frame,
                                                 paper_table1_frame, run_perturbation,
                                                 sweep_frame)
-from flda_core.experiments.synthetic import PAPER_FIGURE2, matching_paper_setting
+from flda_core.experiments.captions import (boundary_tilt_sentence, figure2_reference_sentence,
+                                            perturbation_curve_caption, table1_agreement_sentence,
+                                            table1_errors)
+from flda_core.experiments.synthetic import matching_paper_setting
 from flda_core.figures.style import FAMILY_COLORS
 from flda_core.figures.synthetic import (BoundaryLine, boundary_equation, decision_boundary_figure,
                                          lattice_counts, perturbation_error_figure,
@@ -164,31 +167,15 @@ def own_line(fit, theta):
         hover=f"target error {fit.target_error:.3f}")
 
 
-CURVE_CAPTION = (
-    "**Table 1 as a curve** (section 4.1.3). Green: FLDA's target error when the "
-    "estimated dropout θ̂ of the perturbed feature is shifted by the amount on the x-axis; "
-    "orange dashed: the naive source classifier; purple dotted: the oracle trained on "
-    "labelled target data; open circles: the paper's Table 1 (shown for its setting). "
-    "**Why a small error barely matters:** at the correct θ the adapted classifier "
-    "minimises the (expected) target risk, so the error is flat there — a small shift "
-    "changes it only to second order. **Why a large one hurts:** FLDA's penalty on "
-    "feature d grows with θ_d/(1 − θ_d) · x_d², the variance dropout adds (section "
-    "3.3.1, the variance term of Eq. (10)); at θ̂₁ = 0.5 that factor is 1, at +0.1 it is "
-    "1.5 and at +0.3 already 4 (and infinite at θ = 1). Overestimating θ shrinks the "
-    "weight of feature 1 more than the target calls for, so the boundary turns towards "
-    "using feature 2 only; underestimating it (negative shifts) leaves FLDA closer to the "
-    "naive classifier.")
-
-
 def show_boundaries(data_key, result, own_fits, theta_own, theta_true):
     """Figure 4 (2 features) or the θ bars."""
     feature = result.feature
     if len(theta_true) != 2:
-        st.plotly_chart(theta_figure(theta_true, result.theta_hat,
-                                     theta_own if own_fits else None),
-                        width="stretch", key="tp_theta")
-        st.caption("Decision boundaries need exactly 2 features; shown instead: the true θ "
-                   "(open bars), FLDA's estimate θ̂ (filled) and your θ (diamonds).")
+        ui_common.show_chart(
+            theta_figure(theta_true, result.theta_hat, theta_own if own_fits else None),
+            "tp_theta", "true estimated and chosen dropout per feature",
+            "Decision boundaries need exactly 2 features; shown instead: the true θ "
+            "(open bars), FLDA's estimate θ̂ (filled) and your θ (diamonds).")
         return
     panels = []
     for loss in LOSSES:
@@ -198,9 +185,9 @@ def show_boundaries(data_key, result, own_fits, theta_own, theta_true):
         if loss in own_fits:
             lines.append(own_line(own_fits[loss], theta_own))
         panels.append((LOSS_TITLES[loss], lines))
-    st.plotly_chart(decision_boundary_figure(cached_target_counts(data_key), panels, height=600),
-                    width="stretch", key="tp_boundaries")
-    st.caption(
+    ui_common.show_chart(
+        decision_boundary_figure(cached_target_counts(data_key), panels, height=600),
+        "tp_boundaries", "figure 4 decision boundaries with a perturbed theta",
         "**Mirrors the paper's Figure 4.** Target data (marker area ∝ number of samples "
         "at each lattice point, hover for counts) with the boundaries of the naive source "
         "classifier (orange dashed), the target oracle (purple dotted) and FLDA at "
@@ -208,7 +195,8 @@ def show_boundaries(data_key, result, own_fits, theta_own, theta_true):
         "perturbation, labelled at the line's end). Look how +0 lies on the oracle and "
         "how larger perturbations tilt the boundary towards ignoring feature "
         f"{feature + 1}. The dash-dot line is FLDA with your θ from the sliders."
-        + (" Move a slider to add it." if not own_fits else ""))
+        + (" Move a slider to add it." if not own_fits else "") + " "
+        + boundary_tilt_sentence(result.chosen_fits(), feature))
 
 
 def table1_caption(data_key, result, ours):
@@ -220,20 +208,23 @@ def table1_caption(data_key, result, ours):
             f"({', '.join(f'{t:.3f}' for t in result.theta_hat)}).")
 
 
-def paper_caption(paper, ours):
-    """The published Table 1 and how far this run is from it (only for its setting)."""
-    published = paper_table1_frame()
-    errors = PAPER_FIGURE2.errors
+def paper_caption(result):
+    """The published Table 1, how far this run is from it and from the paper's Figure 2 text
+    (every number computed from this run or quoted from the paper)."""
+    naive = result.naive.classifiers
+    ours = {name: fit.target_error for name, fit in naive.items()}
+    n_source = n_target = None
+    if result.sweep:
+        n_source = st.session_state["tp.n_source"]
+        n_target = st.session_state["tp.n_target"]
     text = (f"The paper's Table 1 (Poisson rates 2/6, θ = [0.5, 0], "
-            f"{PAPER_TABLE1.n_source:,} samples per domain). Note the paper's Figure 2 text "
-            f"reports other numbers ({errors['S-LS']:.3f}/{errors['T-LS']:.3f}/"
-            f"{errors['S-LR']:.3f}/{errors['T-LR']:.3f} for S-LS/T-LS/S-LR/T-LR) for the very "
-            "same setting.")
-    common = [c for c in ours.columns if c in published.columns]
-    if paper is not None and common:
-        gap = float(np.nanmax(np.abs(ours[common].to_numpy() - published[common].to_numpy())))
-        text += (f" This run differs from the published table by at most {gap:.3f} in the "
-                 f"{len(common)} shared columns.")
+            f"{PAPER_TABLE1.n_source:,} samples per domain). "
+            + table1_agreement_sentence(table1_errors(naive, result.chosen_fits()),
+                                        result.feature))
+    if n_source is not None and all(k in ours for k in ("S-LS", "T-LS", "S-LR", "T-LR")):
+        text += " " + figure2_reference_sentence(
+            {**ours, **{f.name: f.target_error for f in result.chosen_fits()
+                        if abs(f.perturbation) < 1e-12}}, n_source, n_target)
     return text
 
 
@@ -258,11 +249,16 @@ def show_tables(data_key, result, paper):
     published = paper_table1_frame()
     st.dataframe(published, width="stretch",
                  column_config=ui_common.number_columns(published, columns=published.columns))
-    st.caption(paper_caption(paper, ours))
+    if paper is not None:
+        st.caption(paper_caption(result))
+    else:
+        st.caption("The paper's Table 1 (Poisson rates 2/6, θ = [0.5, 0], "
+                   f"{PAPER_TABLE1.n_source:,} samples per domain); this run's data model "
+                   "differs, so its numbers are not comparable.")
 
 
 def show_own_table(result, own_fits):
-    """The fits at your θ (under the figure, so a slider step redraws only this part)."""
+    """The fits at your θ, right under the sliders that set it (inside their fragment)."""
     if not own_fits:
         return
     two = len(result.theta_hat) == 2
@@ -324,6 +320,8 @@ def main():
     n_features = int(st.session_state["tp.n_features"])
     own_settings = own_theta_settings(data_key[4] if data_key else (0.0,) * n_features)
     ui_common.restore_from_url(own_settings)
+    ui_common.presentation_row("pages/transfer.py", SETTINGS + own_settings,
+                               {"Table 1 / Figure 4": preset_values(QUICK_SAMPLES)})
     if ui_common.show_problems(problems):
         return ui_common.write_to_url(SETTINGS + own_settings)
     distribution, params, _, _, theta_true, _ = data_key
@@ -344,12 +342,17 @@ def main():
     if not show_feasibility(result):
         return ui_common.write_to_url(SETTINGS + own_settings)
     show_own_theta(data_key, result, l2, own_settings, present)
-    st.plotly_chart(perturbation_error_figure(
-        result.sweep, list(result.naive.classifiers.values()), result.feature,
-        paper=paper.errors if paper is not None else None), width="stretch", key="tp_curve")
-    st.caption(CURVE_CAPTION)
+    ui_common.show_chart(
+        perturbation_error_figure(result.sweep, list(result.naive.classifiers.values()),
+                                  result.feature,
+                                  paper=paper.errors if paper is not None else None),
+        "tp_curve", "table 1 target error against the perturbation of theta",
+        perturbation_curve_caption(result.sweep, result.naive.classifiers, result.feature,
+                                   float(result.theta_hat[result.feature]), result.chosen))
     show_tables(data_key, result, paper)
     show_transfer_comparison(result)
+    ui_common.show_paper_notes("transfer")
+    ui_common.show_equations()
 
 
 @st.fragment
@@ -365,8 +368,8 @@ def show_own_theta(data_key, result, l2, own_settings, present):
     ui_common.write_to_url(SETTINGS + own_settings)
     own_fits = own_theta_fits(theta_own, result.theta_hat, l2,
                               fit=ui_common.linear_fitter(data_key))
-    show_boundaries(data_key, result, own_fits, theta_own, theta_true)
     show_own_table(result, own_fits)
+    show_boundaries(data_key, result, own_fits, theta_own, theta_true)
 
 
 ui_common.run_page(main)

@@ -465,7 +465,8 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
                                help="The error table: classifier, family, error rate, number "
                                     "wrong and number of labelled target rows.")
         with right:
-            st.plotly_chart(figs.target_error_figure(errors), width="stretch")
+            ui_common.show_chart(figs.target_error_figure(errors), "data_errors_chart",
+                                 "target error per classifier on your data")
         st.caption(
             "Error on the labelled target rows, one row of the paper's error tables "
             "(Table 3 for missing data at test time, section 4.2.2; Tables 7-9 for IMDB, "
@@ -483,7 +484,8 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
              if n_shown < n_total else f"all {n_total} features")
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(figs.feature_theta_figure(thetas, top_n), width="stretch")
+        ui_common.show_chart(figs.feature_theta_figure(thetas, top_n), "data_theta_chart",
+                             "estimated dropout per feature on your data")
         st.caption(
             f"Estimated dropout probability θ̂ = max(0, 1 − ζ/η) of {which} "
             "(section 3.3.1), η and ζ being the fractions of source and target rows where a "
@@ -491,8 +493,10 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
             "the target, and FLDA trusts them least. The middle panel of the paper's "
             "Figure 6 shows θ̂ for digits.")
     with right:
-        st.plotly_chart(figs.nonzero_proportion_figure(thetas, top_n, source_name,
-                                                       target_name), width="stretch")
+        ui_common.show_chart(figs.nonzero_proportion_figure(thetas, top_n, source_name,
+                                                            target_name),
+                             "data_nonzero_chart", "non-zero share per feature in source "
+                             "and target")
         changed = (f"the {n_shown} features that differ most" if n_shown < n_total
                    else f"all {n_total} features")
         st.caption(
@@ -509,7 +513,8 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
 
     if "FLDA-L weight" in thetas.columns:
         st.subheader(f"{next(section)} · How FLDA re-weights the features")
-        st.plotly_chart(figs.feature_weights_figure(thetas, top_n), width="stretch")
+        ui_common.show_chart(figs.feature_weights_figure(thetas, top_n), "data_weights_chart",
+                             "naive and flda weights per feature on your data")
         st.caption(
             f"Weights of S-LR and FLDA-L (positive favours class "
             f"{esc(repr(prepared.classes[-1]))}) "
@@ -523,8 +528,8 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
     config = prediction_columns(predictions)
     left, right = st.columns([2, 3])
     with left:
-        st.plotly_chart(figs.prediction_mix_figure(predictions, prepared.classes),
-                        width="stretch")
+        ui_common.show_chart(figs.prediction_mix_figure(predictions, prepared.classes),
+                             "data_predictions_chart", "predicted class shares on the target")
         st.caption("Share of target rows assigned to each class by S-LR, FLDA-Q and FLDA-L"
                    + (" next to the true labels" if prepared.has_target_labels else "")
                    + ". A classifier hurt by the domain shift often piles its predictions "

@@ -7,8 +7,12 @@
 * ``datasets`` may use the method, ``names`` and ``errors``; never experiments or figures.
 * ``figures`` may use ``names``, ``safe_text`` and each other; never the method,
   datasets or experiments.
-* ``experiments`` may use the method, datasets, ``names``, ``errors`` and each other;
-  never figures.
+* ``experiments`` may use the method, datasets, ``names``, ``errors``, ``equations`` and
+  each other; never figures.
+* ``equations.py`` (the paper's equations as text plus the scalars they define) and
+  ``presentation.py`` (presentation mode as data) import nothing from ``flda_core``;
+  ``lesson.py`` (the lesson's steps as data) may read the paper constants of datasets and
+  experiments, ``names``, ``equations`` and ``presentation``, never figures or the method.
 * Nothing in ``flda_core`` imports streamlit.
 * Pages import ``flda_core`` and ``ui_common`` only (no other page, not ``app``).
 """
@@ -31,7 +35,10 @@ ALLOWED = {
     "error_report": {"errors"},
     "datasets": {"method", "names", "errors", "datasets"},
     "figures": {"names", "safe_text", "figures"},
-    "experiments": {"method", "names", "errors", "datasets", "experiments"},
+    "experiments": {"method", "names", "errors", "datasets", "experiments", "equations"},
+    "equations": set(),
+    "presentation": set(),
+    "lesson": {"names", "datasets", "experiments", "equations", "presentation"},
     "package": {"method", "datasets", "names", "errors"},
 }
 PROJECT = {"flda_core", "ui_common", "app", "pages", "tests", "benchmarks"}

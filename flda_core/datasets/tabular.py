@@ -42,7 +42,7 @@ from .csv import _EXAMPLES, _is_numeric, _looks_numeric, _name_list, _row_list
 __all__ = [
     "MAX_CLASSES", "MIN_SAMPLES_PER_CLASS", "MATCH_OPTIONS", "MISSING_OPTIONS",
     "PreparationReport", "PreparedDomains", "prepare_domains", "native_labels", "SampleSet", "SAMPLE_SETS",
-    "read_sample",
+    "read_sample", "id_like_columns", "size_notes", "ID_MIN_ROWS", "TINY_TARGET_ROWS",
 ]
 
 #: Most distinct labels; more usually means a continuous (regression) target.
@@ -365,6 +365,7 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
                 f"are measured on the {int(labelled.sum()):,} labelled rows, predictions "
                 "are made for all.")
     notes.extend(_value_notes(X_source, X_target, features, source.name, target.name))
+    notes.extend(size_notes(X_target.shape[0], int(labelled.sum()), target.name))
 
     scale_factor = np.ones(len(features))
     if scale:
@@ -635,8 +636,70 @@ def _check_classes(y_source, source_name, label, dropped):
     return classes
 
 
+#: Fewer rows than this make a column's "unique per row / monotone" look meaningless.
+ID_MIN_ROWS = 10
+#: Fewer target rows than this make θ̂ and the target errors too coarse to trust.
+TINY_TARGET_ROWS = 30
+
+
+def id_like_columns(X, features, min_rows=ID_MIN_ROWS):
+    """Columns that look like row identifiers rather than features.
+
+    A column is id-like when (with at least ``min_rows`` rows) its values are
+    whole numbers that are all different, or when it strictly increases or
+    decreases from row to row (a row number, a timestamp).  Such a column is
+    non-zero in almost every row of both files, tells nothing about the class
+    and, in the target, only extrapolates.
+
+    Returns
+    -------
+    list of str
+        The names in ``features`` of the id-like columns, in column order.
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] < min_rows:
+        return []
+    found = []
+    for j, name in enumerate(features):
+        column = X[:, j]
+        if not np.all(np.isfinite(column)):
+            continue
+        steps = np.diff(column)
+        monotone = bool(np.all(steps > 0) or np.all(steps < 0))
+        whole_and_unique = bool(np.all(column == np.round(column))
+                                and len(np.unique(column)) == len(column))
+        if monotone or whole_and_unique:
+            found.append(name)
+    return found
+
+
+def size_notes(n_target_rows, n_labelled, target_name, tiny=TINY_TARGET_ROWS):
+    """Warnings when the target is too small for θ̂ or its errors to mean much."""
+    notes = []
+    if n_target_rows < tiny:
+        notes.append(
+            f"{target_name} has only {n_target_rows:,} rows: each θ̂ compares non-zero rates, "
+            f"and a rate from {n_target_rows:,} rows has a standard error of up to "
+            f"{0.5 / np.sqrt(max(n_target_rows, 1)):.2f}, so θ̂ is rough. Add target rows "
+            f"(at least {tiny}) for a stable estimate.")
+    if 0 < n_labelled < tiny:
+        notes.append(
+            f"Only {n_labelled:,} labelled target rows: a target error moves in steps of "
+            f"1/{n_labelled:,} = {1 / n_labelled:.3f}, so differences between classifiers "
+            "smaller than a few steps are noise.")
+    return notes
+
+
 def _value_notes(X_source, X_target, features, source_name, target_name):
     notes = []
+    for X, name in ((X_source, source_name), (X_target, target_name)):
+        ids = id_like_columns(X, features)
+        if ids:
+            notes.append(
+                f"{name}: {_name_list(ids)} look{'s' if len(ids) == 1 else ''} like a row "
+                "identifier (whole numbers, all different, or rising/falling from row to "
+                "row), not a feature. Exclude it so the classifiers do not learn from row "
+                "numbers.")
     for X, name in ((X_source, source_name), (X_target, target_name)):
         negative = np.flatnonzero((X < 0).any(axis=0))
         if len(negative):

@@ -607,9 +607,18 @@ def _your_data_control(page, tracker):
     return None
 
 
+def _lesson_control(page, tracker):
+    """Next moves to step 2, whose slug the URL then carries."""
+    act(page, tracker, page.locator('[data-testid="stButton"] button')
+        .filter(has_text="Next").first.click)
+    return "step", "estimating-theta"
+
+
 PAGES = (
     PageSpec("", "Home", "Feature-level domain adaptation, live", "home", _home_control,
              needs_plot=False, needs_table=False),
+    PageSpec("lesson", "Lesson", "Lesson: feature-level domain adaptation in eight steps",
+             "lesson", _lesson_control, needs_table=False),
     PageSpec("synthetic", "Synthetic domains", "Synthetic domains", "synthetic",
              _synthetic_control),
     PageSpec("transfer", "Transfer parameters", "Transfer parameters", "transfer",

@@ -38,16 +38,27 @@ def shrink_png(path, max_kb):
     return path.stat().st_size
 
 
-def capture(browser, server, spec, theme, path):
+#: Presentation mode on a 1920 x 1080 projector: (URL path and query, file name).
+PRESENTATION_SHOTS = (("synthetic?present=1", "presentation-synthetic"),
+                      ("transfer?present=1&delta_1=0.2", "presentation-transfer"))
+
+
+def capture(browser, server, spec, theme, path, url_path=None, width=h.VIEWPORT["width"]):
     context = h.new_context(browser, color_scheme=theme)
     try:
         page = context.new_page()
+        if width != h.VIEWPORT["width"]:
+            page.set_viewport_size({"width": width, "height": 1080})
         tracker = h.RunTracker(page)
-        h.open_page(page, tracker, f"{server.url}/{spec.path}")
-        if spec.prepare:
+        h.open_page(page, tracker, f"{server.url}/{url_path or spec.path}")
+        if spec is not None and spec.prepare:
             spec.prepare(page, tracker)
         errors = h.error_texts(page)
-        h.full_page_screenshot(page, tracker, path)
+        if spec is None:   # what the projector shows: one 1920 x 1080 screen
+            page.mouse.move(width - 1, 1)
+            page.screenshot(path=str(path), animations="disabled", caret="hide")
+        else:
+            h.full_page_screenshot(page, tracker, path, width=width)
         return errors
     finally:
         context.close()
@@ -62,6 +73,8 @@ def main(argv=None):
     parser.add_argument("--pages", nargs="+", default=[s.slug for s in h.PAGES],
                         choices=[s.slug for s in h.PAGES])
     parser.add_argument("--max-kb", type=int, default=600)
+    parser.add_argument("--presentation", action=argparse.BooleanOptionalAction, default=True,
+                        help="also capture presentation mode at 1920 x 1080")
     args = parser.parse_args(argv)
     if not h.chromium_available():
         sys.exit(h.SKIP_NO_CHROMIUM)
@@ -89,6 +102,15 @@ def main(argv=None):
                     size = shrink_png(path, args.max_kb)
                     print(f"{path.relative_to(h.ROOT) if path.is_relative_to(h.ROOT) else path}"
                           f"  {size / 1024:.0f} KB  {time.monotonic() - start:.1f} s"
+                          + (f"  ERROR BOX: {errors}" if errors else ""))
+                    if errors:
+                        failed.append(name)
+            if args.presentation:
+                for url_path, name in PRESENTATION_SHOTS:
+                    path = args.out / f"{name}.png"
+                    errors = capture(browser, server, None, "light", path, url_path, 1920)
+                    size = shrink_png(path, args.max_kb)
+                    print(f"{name}.png  {size / 1024:.0f} KB"
                           + (f"  ERROR BOX: {errors}" if errors else ""))
                     if errors:
                         failed.append(name)

@@ -1,0 +1,25 @@
+"""Small real figures from the figure builders, shared by the export tests
+(tests/test_figures_export.py and tests/e2e/test_export_e2e.py)."""
+
+from flda_core.datasets.synthetic import make_domains
+from flda_core.experiments.perturbation import PAPER_TABLE1, perturbation_sweep
+from flda_core.experiments.synthetic import PAPER_FIGURE1, fit_classifiers
+from flda_core.names import LOSSES
+from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure, lattice_counts,
+                                         perturbation_error_figure)
+
+
+def boundary_and_curve_figures(n_samples=2_000, seed=0):
+    """The paper's Figure 1 scatter with boundaries and the Table 1 error curve."""
+    pair = make_domains("bernoulli", PAPER_FIGURE1.params, n_samples, n_samples,
+                        PAPER_FIGURE1.theta, random_state=seed)
+    result = fit_classifiers(pair)
+    boundaries = decision_boundary_figure(
+        lattice_counts(pair.X_target, pair.y_target),
+        [(f"{loss} loss", boundary_lines(result.for_loss(loss))) for loss in LOSSES])
+    poisson = make_domains("poisson", PAPER_TABLE1.params, n_samples, n_samples,
+                           PAPER_TABLE1.theta, random_state=seed)
+    naive = [f for f in fit_classifiers(poisson).classifiers.values() if f.family != "flda"]
+    curve = perturbation_error_figure(perturbation_sweep(poisson, [0.0, 0.1, 0.2, 0.3]), naive,
+                                      paper=PAPER_TABLE1.errors)
+    return boundaries, curve
