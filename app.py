@@ -15,6 +15,7 @@ st.set_page_config(page_title="FLDA explorer", page_icon=":material/swap_horiz:"
                    initial_sidebar_state="collapsed" if ui_common.presentation_mode()
                    else "auto")
 
+ui_common.show_focus_style()  # visible keyboard focus on every page
 warm_up = ui_common.warm_up_imports()  # once per server; Home shows meanwhile
 ui_common.keep_widget_state()
 ui_common.restore_from_url([ui_common.Setting(ui_common.SEED_KEY, 0, lo=0, hi=2**31 - 1)])

@@ -96,6 +96,37 @@ class Setting:
         return self.key.split(".", 1)[-1] if "." in self.key else self.key
 
 
+#: Keyboard focus ring (WCAG 2.4.7 / 2.4.11). Streamlit 1.67 draws no focus indicator on
+#: sidebar page links, radios, checkboxes, text/number inputs and selectboxes, and only a
+#: half-transparent ring (about 2.4:1 on white) on buttons. One colour serves both themes
+#: (and a theme picked in the Settings menu, which CSS cannot see): #1E7BD6 has at least
+#: 3:1 contrast against the light (#ffffff, sidebar #f0f2f6) and the dark (#171614,
+#: sidebar #262730) backgrounds and is neither a classifier-family nor a class colour.
+FOCUS_COLOR = "#1E7BD6"
+FOCUS_CSS = f"""<style>
+a:focus-visible, button:focus-visible, [role="slider"]:focus-visible,
+[data-testid="stSidebarNavLink"]:focus-visible, summary:focus-visible,
+label:has(> input[type="radio"]:focus-visible),
+label:has(> input[type="checkbox"]:focus-visible),
+[data-testid="stRadio"] label:has(input:focus-visible),
+[data-testid="stCheckbox"] label:has(input:focus-visible),
+[data-testid="stNumberInputContainer"]:has(input:focus-visible),
+[data-testid="stTextInputRootElement"]:has(input:focus-visible),
+[data-testid="stTextAreaRootElement"]:has(textarea:focus-visible),
+[data-testid="stSelectbox"] div:has(> input:focus-visible),
+[data-testid="stMultiSelect"] div:has(> input:focus-visible),
+div:has(> div > input[type="range"]:focus-visible) {{
+  outline: 3px solid {FOCUS_COLOR} !important;
+  outline-offset: 2px !important;
+}}
+</style>"""
+
+
+def show_focus_style():
+    """Inject :data:`FOCUS_CSS` (a constant, never user data); ``app.py`` calls it once per run."""
+    st.html(FOCUS_CSS)
+
+
 def get_seed():
     """The random seed chosen in the sidebar (shared by every page)."""
     return int(st.session_state.get(SEED_KEY, 0))
