@@ -462,8 +462,8 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
             st.download_button("Download errors (CSV)", csv_bytes(errors),
                                file_name="flda_errors.csv", mime="text/csv",
                                key="data_download_errors",
-                               help="The error table: classifier, family, error rate, number "
-                                    "wrong and number of labelled target rows.")
+                               help="The error table: classifier, error rate, number wrong, "
+                                    "family and number of labelled target rows.")
         with right:
             ui_common.show_chart(figs.target_error_figure(errors), "data_errors_chart",
                                  "target error per classifier on your data")

@@ -304,7 +304,10 @@ def test_error_table_counts_mistakes_independently():
     p = sample_prepared("breast_cancer")
     models = yd.fit_models(p, l2=1e-3)
     assert list(models) == list(TABLE_CLASSIFIERS)
-    errors = yd.target_error_table(p, models).set_index("classifier")
+    errors = yd.target_error_table(p, models)
+    # Errors first (a phone shows the left columns of a table that scrolls sideways).
+    assert list(errors.columns) == ["classifier", "error", "errors", "family", "n_target"]
+    errors = errors.set_index("classifier")
     truth = np.array([str(v) for v in p.y_target])
     for name, model in models.items():
         wrong = int(np.sum(np.array([str(v) for v in model.predict(p.X_target)]) != truth))

@@ -112,6 +112,7 @@ def test_appearance_preset_dropout_cannot_help_two_sided_can(appearance):
     assert best == "two-sided" and error == by[("FLDA-L", "two-sided")]
     assert oracle == by[("T-LR", "")]
     assert list(errors["classifier"]) == ["S-LR", "FLDA-L", "FLDA-L", "T-LR"]
+    assert list(errors.columns) == ["classifier", "target error", "transfer", "loss"]
 
 
 def test_transfer_parameter_frame_compares_estimates_with_the_truth(appearance):

@@ -307,8 +307,9 @@ def transfer_errors(pair, transfers, losses=LOSSES, l2=0.0, fit=None, progress=N
     Returns
     -------
     pandas.DataFrame
-        Columns ``loss``, ``classifier``, ``transfer`` ("" for S-* and T-*),
-        ``target error``; per loss S-*, then FLDA per transfer model, then T-*.
+        Columns ``classifier``, ``target error``, ``transfer`` ("" for S-* and T-*),
+        ``loss`` (errors first, for phones); per loss S-*, then FLDA per transfer
+        model, then T-*.
     """
     transfers = tuple(transfers)
     steps = len(transfers) + 1
@@ -322,12 +323,13 @@ def transfer_errors(pair, transfers, losses=LOSSES, l2=0.0, fit=None, progress=N
     rows = []
     for loss in losses:
         source, target = (plain.classifiers[classifier_name(f, loss)] for f in ("source", "target"))
-        rows.append((loss, source.name, "", source.target_error))
+        rows.append((source.name, source.target_error, "", loss))
         for transfer, result in zip(transfers, flda):
-            rows.append((loss, classifier_name("flda", loss), transfer,
-                         result.classifiers[classifier_name("flda", loss)].target_error))
-        rows.append((loss, target.name, "", target.target_error))
-    return pd.DataFrame(rows, columns=["loss", "classifier", "transfer", "target error"])
+            rows.append((classifier_name("flda", loss),
+                         result.classifiers[classifier_name("flda", loss)].target_error,
+                         transfer, loss))
+        rows.append((target.name, target.target_error, "", loss))
+    return pd.DataFrame(rows, columns=["classifier", "target error", "transfer", "loss"])
 
 
 def closest_to_oracle(errors, loss):
@@ -356,15 +358,17 @@ def classifier_errors(result, references=None):
 
     Returns
     -------
-    DataFrame with columns ``classifier``, ``loss``, ``trained on``,
-    ``target error``, ``source error`` and one column per reference.
+    DataFrame with columns ``classifier``, ``target error``, ``source error``, one
+    column per reference, ``loss``, ``trained on``: the errors first, so that on a
+    phone, where a wide table scrolls sideways, they are what shows.
     """
     rows = []
     for fit in result.classifiers.values():
-        row = {"classifier": fit.name, "loss": fit.loss, "trained on": _TRAINED_ON[fit.family],
-               "target error": fit.target_error, "source error": fit.source_error}
+        row = {"classifier": fit.name, "target error": fit.target_error,
+               "source error": fit.source_error}
         for column, errors in (references or {}).items():
             row[column] = errors.get(fit.name, np.nan)
+        row.update({"loss": fit.loss, "trained on": _TRAINED_ON[fit.family]})
         rows.append(row)
     return pd.DataFrame(rows)
 

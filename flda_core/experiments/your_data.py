@@ -166,10 +166,11 @@ def target_error_table(prepared, models):
     Returns
     -------
     pandas.DataFrame
-        Columns ``classifier``, ``family`` ("source", "flda" or "target"),
-        ``error``, ``errors``, ``n_target``.  Empty when the target has no labels.
+        Columns ``classifier``, ``error``, ``errors``, ``family`` ("source",
+        "flda" or "target"), ``n_target`` (errors first, for phones).  Empty when
+        the target has no labels.
     """
-    columns = ["classifier", "family", "error", "errors", "n_target"]
+    columns = ["classifier", "error", "errors", "family", "n_target"]
     if not prepared.has_target_labels:
         return pd.DataFrame(columns=columns)
     mask = prepared.target_labelled
@@ -178,7 +179,7 @@ def target_error_table(prepared, models):
     for name, model in models.items():
         predicted = predict_labels(model, prepared.X_target[mask])
         wrong = int(sum(p != t for p, t in zip(predicted, truth)))
-        rows.append((name, classifier_family(name), wrong / len(truth), wrong, len(truth)))
+        rows.append((name, wrong / len(truth), wrong, classifier_family(name), len(truth)))
     return pd.DataFrame(rows, columns=columns)
 
 

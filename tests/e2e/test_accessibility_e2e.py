@@ -1,9 +1,14 @@
-"""Visible keyboard focus (WCAG 2.4.7 / 2.4.11) in Chromium, light and dark theme.
+"""Accessibility in Chromium: visible keyboard focus and error tables on a phone.
+
+Visible keyboard focus (WCAG 2.4.7 / 2.4.11), light and dark theme:
 
 Tabbing through the Synthetic domains page reaches a sidebar page link, buttons,
 a number input, radios, a text input, a selectbox, a slider and a checkbox; each
 must show an outline of at least 2 px whose colour has 3:1 contrast against the
 background it is drawn on (Streamlit 1.67 alone draws none on most of them).
+
+On a 390 x 844 phone a wide table scrolls sideways: the Synthetic domains error
+table must start with the classifier and its target error.
 """
 
 import pytest
@@ -64,5 +69,41 @@ def test_tab_shows_visible_focus_on_every_control_kind(chromium, streamlit_serve
             ratio = h.contrast(focus["color"], focus["background"])
             assert ratio >= 3, (f"{scheme}: {kind} focus outline {focus['color']} on "
                                 f"{focus['background']} has contrast {ratio:.2f} < 3")
+    finally:
+        context.close()
+
+
+PHONE = {"width": 390, "height": 844}
+#: Header texts of a dataframe's accessible grid (what Streamlit's data grid has drawn,
+#: left to right) and the grid's total column count.
+HEADERS_JS = """df => {
+    const grid = df.querySelector('table[role="grid"]');
+    const cells = [...grid.querySelectorAll('th[role="columnheader"]')]
+        .sort((a, b) => a.getAttribute('aria-colindex') - b.getAttribute('aria-colindex'));
+    return {headers: cells.map(th => th.textContent.trim()),
+            first: cells.length ? +cells[0].getAttribute('aria-colindex') : 0,
+            total: +grid.getAttribute('aria-colcount'),
+            right: df.getBoundingClientRect().right};
+}"""
+
+
+def test_phone_shows_classifier_and_target_error_first(chromium, streamlit_server):
+    context = chromium.new_context(viewport=PHONE, device_scale_factor=1)
+    context.set_default_timeout(20_000)
+    context.set_default_navigation_timeout(60_000)
+    try:
+        page = context.new_page()
+        tracker = h.RunTracker(page)
+        h.open_page(page, tracker, f"{streamlit_server.url}/synthetic")
+        heading = page.get_by_role("heading", name="Target errors")
+        heading.scroll_into_view_if_needed()
+        table = page.locator(f'{h.APP_ROOT} [data-testid="stDataFrame"]').first
+        table.locator('th[role="columnheader"]').first.wait_for(state="attached")
+        grid = table.evaluate(HEADERS_JS)
+        assert grid["right"] <= PHONE["width"], "the table is wider than the phone"
+        assert grid["first"] == 1  # not scrolled: what a reader sees first
+        assert grid["headers"][:2] == ["classifier", "target error"], grid["headers"]
+        # The descriptive columns are there, after the errors.
+        assert grid["total"] >= 5 and "loss" not in grid["headers"][:3]
     finally:
         context.close()
