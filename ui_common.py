@@ -68,7 +68,7 @@ __all__ = ["Setting", "SEED_KEY", "get_seed", "presentation_mode", "keep_widget_
            "show_problems", "show_error", "error_boundary", "run_page", "Outcome",
            "csv_bytes", "number_columns", "PAGE_SPECS", "app_pages",
            "in_pages_directory_mode",
-           "domain_settings", "domain_values", "draw_domain_controls", "warm_up_imports",
+           "cached_lattice_counts", "domain_settings", "domain_values", "draw_domain_controls", "warm_up_imports",
            "TRANSFER_OPTIONS", "transfer_setting", "transfer_control",
            "IMAGE_FORMAT_KEY", "image_format", "draw_image_format_choice", "show_chart",
            "show_equations", "cached_paper_notes", "show_paper_notes", "page_link",
@@ -511,6 +511,18 @@ def cached_domains(distribution, params, n_source, n_target, theta, seed):
     from flda_core.datasets.synthetic import make_any_domains
 
     return make_any_domains(distribution, params, n_source, n_target, theta, random_state=seed)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def cached_lattice_counts(data_key, domain="target"):
+    """Lattice counts (first two features) of one domain of :func:`cached_domains`
+    (``domain`` "target" or "source"); shared by every page that draws Figures 1-2 or 4."""
+    from flda_core.figures.synthetic import lattice_counts
+
+    pair = cached_domains(*data_key)
+    if domain == "source":
+        return lattice_counts(pair.X_source, pair.y_source)
+    return lattice_counts(pair.X_target, pair.y_target)
 
 
 @contextmanager

@@ -26,7 +26,7 @@ from flda_core.experiments.perturbation import run_perturbation
 from flda_core.experiments.synthetic import fit_classifiers, theta_table
 from flda_core.figures.digits import digit_weights_figure
 from flda_core.figures.learning_curves import learning_curve_figure
-from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure, lattice_counts,
+from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure,
                                          perturbed_boundary_lines, theta_figure)
 from flda_core.lesson import LESSON_STEPS, STEP_PARAM, full_page_url, lesson_url, step_index
 from flda_core.names import LOSS_TITLES, LOSSES, classifier_name
@@ -126,10 +126,10 @@ def _synthetic(lesson_step):
         return
     choice = st.session_state.get("syn.loss", "both")
     losses = LOSSES if choice == "both" else (choice,)
-    source = lattice_counts(pair.X_source, pair.y_source) \
+    source = ui_common.cached_lattice_counts(data_key, "source") \
         if st.session_state.get("syn.show_source") else None
     fig = decision_boundary_figure(
-        lattice_counts(pair.X_target, pair.y_target),
+        ui_common.cached_lattice_counts(data_key),
         [(LOSS_TITLES[loss], boundary_lines(result.for_loss(loss))) for loss in losses],
         source_counts=source)
     ui_common.show_chart(fig, "lesson_chart", f"lesson {lesson_step.figure} decision boundaries",
@@ -154,8 +154,7 @@ def _transfer(lesson_step):
         naive = [result.naive.classifiers[classifier_name(f, loss)] for f in ("source", "target")]
         panels.append((LOSS_TITLES[loss],
                        perturbed_boundary_lines(naive, result.chosen_fits(loss), 0)))
-    pair = ui_common.cached_domains(*data_key)
-    counts = lattice_counts(pair.X_target, pair.y_target)
+    counts = ui_common.cached_lattice_counts(data_key)
     ui_common.show_chart(
         decision_boundary_figure(counts, panels, height=560), "lesson_chart",
         "lesson figure 4 decision boundaries with a perturbed theta",

@@ -19,7 +19,7 @@ from flda_core.experiments.synthetic import (PAPER_FIGURE1, PAPER_FIGURE2, class
                                              closest_to_oracle, fit_classifiers,
                                              matching_paper_setting, theta_table, transfer_errors)
 from flda_core.experiments.transfer_models import transfer_parameter_frame
-from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure, lattice_counts,
+from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure,
                                          theta_figure)
 from flda_core.names import LOSS_TITLES, LOSSES
 from flda_core.transfer_models import TRANSFER_MODELS
@@ -72,14 +72,6 @@ def shift_values(shift):
     """Session values of a shift preset: its data, 10,000 samples, the matching transfer."""
     return {"syn.shift": shift, "syn.transfer": SHIFT_BUTTONS[shift][1], "syn.loss": "both",
             "syn.l2": 0.0, "syn.n_source": QUICK_SAMPLES, "syn.n_target": QUICK_SAMPLES}
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def cached_counts(data_key):
-    """Lattice counts (first two features) of the target and source domains."""
-    pair = ui_common.cached_domains(*data_key)
-    return (lattice_counts(pair.X_target, pair.y_target),
-            lattice_counts(pair.X_source, pair.y_source))
 
 
 def draw_controls():
@@ -197,7 +189,8 @@ def show_figure(data_key, result, paper):
         return
     loss_choice = st.session_state["syn.loss"]
     losses = LOSSES if loss_choice == "both" else (loss_choice,)
-    target_counts, source_counts = cached_counts(data_key)
+    target_counts = ui_common.cached_lattice_counts(data_key)
+    source_counts = ui_common.cached_lattice_counts(data_key, "source")
     panels = [(LOSS_TITLES[loss], boundary_lines(result.for_loss(loss)))
               for loss in losses]
     fig = decision_boundary_figure(

@@ -23,7 +23,7 @@ from flda_core.experiments.captions import (boundary_tilt_sentence, figure2_refe
 from flda_core.experiments.synthetic import matching_paper_setting
 from flda_core.figures.style import FAMILY_COLORS
 from flda_core.figures.synthetic import (BoundaryLine, boundary_equation, decision_boundary_figure,
-                                         lattice_counts, perturbation_error_figure,
+                                         perturbation_error_figure,
                                          perturbed_boundary_lines, theta_figure)
 from flda_core.names import LOSS_TITLES, LOSSES, classifier_name
 
@@ -72,13 +72,6 @@ def keep_feature_valid(n_features):
     """The perturbed feature must exist after the number of features shrinks."""
     if st.session_state.get("tp.feature", 1) > n_features:
         st.session_state["tp.feature"] = 1
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def cached_target_counts(data_key):
-    """Lattice counts of the target domain's first two features."""
-    pair = ui_common.cached_domains(*data_key)
-    return lattice_counts(pair.X_target, pair.y_target)
 
 
 def draw_controls():
@@ -186,7 +179,7 @@ def show_boundaries(data_key, result, own_fits, theta_own, theta_true):
             lines.append(own_line(own_fits[loss], theta_own))
         panels.append((LOSS_TITLES[loss], lines))
     ui_common.show_chart(
-        decision_boundary_figure(cached_target_counts(data_key), panels, height=600),
+        decision_boundary_figure(ui_common.cached_lattice_counts(data_key), panels, height=600),
         "tp_boundaries", "figure 4 decision boundaries with a perturbed theta",
         "**Mirrors the paper's Figure 4.** Target data (marker area ∝ number of samples "
         "at each lattice point, hover for counts) with the boundaries of the naive source "
