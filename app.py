@@ -1,36 +1,60 @@
 """FLDA dashboard entry point: ``streamlit run app.py``.
 
-Sets the page configuration, draws the controls every page shares (random
-seed) and runs the page chosen in the navigation.
+``streamlit run`` finds the ``st.App`` below and serves it; its lifespan
+(:func:`ui_common.server_lifespan`) loads scikit-learn, scipy and plotly while the
+server starts, so no visitor waits for them.  Every visitor's run executes this
+file as a script (``__name__ == "__main__"``, also under ``AppTest``): it sets
+the page configuration, draws the controls every page shares (random seed) and
+runs the page chosen in the navigation.
 """
+
+from contextlib import asynccontextmanager
 
 import streamlit as st
 
-import ui_common
 
-# In presentation mode (?present=1) the sidebar starts collapsed: the figures get
-# the projector's full width, and the arrow at the top left still opens it.
-st.set_page_config(page_title="FLDA explorer", page_icon=":material/swap_horiz:",
-                   layout="wide",
-                   initial_sidebar_state="collapsed" if ui_common.presentation_mode()
-                   else "auto")
+def run():
+    """One visitor's run: page configuration, shared controls, the chosen page."""
+    import ui_common
 
-ui_common.show_focus_style()  # visible keyboard focus on every page
-warm_up = ui_common.warm_up_imports()  # once per server; Home shows meanwhile
-ui_common.keep_widget_state()
-ui_common.restore_from_url([ui_common.Setting(ui_common.SEED_KEY, 0, lo=0, hi=2**31 - 1)])
-with st.sidebar:
-    st.number_input(
-        "Random seed", min_value=0, max_value=2**31 - 1, step=1, key=ui_common.SEED_KEY,
-        help="Seed for every random draw on every page (synthetic data, splits, "
-             "repeats). The same seed always reproduces the same numbers.")
-    ui_common.draw_image_format_choice()
-ui_common.write_to_url([ui_common.Setting(ui_common.SEED_KEY, 0)])
-ui_common.keep_presentation_in_url()
+    # In presentation mode (?present=1) the sidebar starts collapsed: the figures get
+    # the projector's full width, and the arrow at the top left still opens it.
+    st.set_page_config(page_title="FLDA explorer", page_icon=":material/swap_horiz:",
+                       layout="wide",
+                       initial_sidebar_state="collapsed" if ui_common.presentation_mode()
+                       else "auto")
 
-page = st.navigation(ui_common.app_pages())
-if page.url_path:
-    # Every page but Home imports those modules itself: let it find them loaded rather
-    # than import them concurrently with the warm-up thread.
-    warm_up.join()
-page.run()
+    ui_common.show_focus_style()  # visible keyboard focus on every page
+    warm_up = ui_common.warm_up_imports()  # once per server; Home shows meanwhile
+    ui_common.keep_widget_state()
+    ui_common.restore_from_url([ui_common.Setting(ui_common.SEED_KEY, 0, lo=0, hi=2**31 - 1)])
+    with st.sidebar:
+        st.number_input(
+            "Random seed", min_value=0, max_value=2**31 - 1, step=1, key=ui_common.SEED_KEY,
+            help="Seed for every random draw on every page (synthetic data, splits, "
+                 "repeats). The same seed always reproduces the same numbers.")
+        ui_common.draw_image_format_choice()
+    ui_common.write_to_url([ui_common.Setting(ui_common.SEED_KEY, 0)])
+    ui_common.keep_presentation_in_url()
+
+    page = st.navigation(ui_common.app_pages())
+    if page.url_path:
+        # Every page but Home imports those modules itself: let it find them loaded rather
+        # than import them concurrently with the warm-up thread.
+        warm_up.join()
+    page.run()
+
+
+if __name__ == "__main__":
+    run()
+else:  # imported by `streamlit run app.py` to serve the app
+    @asynccontextmanager
+    async def lifespan(app):
+        """Server start (see ``ui_common.server_lifespan``); ``ui_common`` is imported
+        here, once Streamlit's runtime exists, so that its caches attach to it."""
+        import ui_common
+
+        async with ui_common.server_lifespan(app):
+            yield
+
+    app = st.App(__file__, lifespan=lifespan)

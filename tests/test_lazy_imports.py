@@ -56,3 +56,36 @@ def test_transfer_options_spelled_out_in_ui_common_match_the_core():
                "from flda_core.transfer_models import TRANSFER_MODELS\n"
                "print(ui_common.TRANSFER_OPTIONS == tuple(TRANSFER_MODELS))")
     assert out == "True"
+
+
+def test_streamlit_run_serves_the_st_app_whose_start_loads_the_heavy_modules():
+    """``streamlit run app.py`` discovers ``app`` (an ``st.App``); importing app.py the
+    way the server does runs no page, and the app's lifespan returns only once the
+    heavy modules are loaded and frozen, so no visitor waits for them."""
+    out = _run("import asyncio, gc, sys\n"
+               "from pathlib import Path\n"
+               "from streamlit.web.server.app_discovery import discover_asgi_app\n"
+               "found = discover_asgi_app(Path('app.py'))\n"
+               "import app, streamlit as st\n"
+               "assert isinstance(app.app, st.App)\n"
+               "assert 'ui_common' not in sys.modules  # imported by the lifespan, not before\n"
+               "async def start():\n"
+               "    async with app.lifespan(app.app):\n"
+               "        import ui_common\n"
+               "        return (all(m in sys.modules for m in ui_common.HEAVY_MODULES),\n"
+               "                'sklearn' in sys.modules, gc.get_freeze_count() > 10_000)\n"
+               "print(found.is_asgi_app, found.import_string, *asyncio.run(start()))")
+    assert out.splitlines()[-1] == "True app:app True True True"
+
+
+def test_imports_are_frozen_once_and_again_only_after_new_imports():
+    """Streamlit's full GC after every run would walk every module object: they are
+    frozen after imports, and freezing again happens only when modules were added."""
+    out = _run("import gc, ui_common\n"
+               "first = ui_common.freeze_long_lived_objects()\n"
+               "frozen = gc.get_freeze_count()\n"
+               "again = ui_common.freeze_long_lived_objects()\n"
+               "import sklearn.linear_model\n"
+               "after_import = ui_common.freeze_long_lived_objects()\n"
+               "print(first, frozen > 0, again, after_import, gc.get_freeze_count() > frozen)")
+    assert out == "True True False True True"
