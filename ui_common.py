@@ -685,17 +685,24 @@ def _leave_pages_directory_mode():
     Streamlit's automatic navigation (file names as titles, no
     ``set_page_config``, no shared seed) - and keeps doing so for every
     visitor until someone opens the home page.  Every page's run starts in
-    :func:`run_page` (and this module's first import, which ``app.py``'s server
-    start may already have done outside any run, calls it too): in such a run, declare the app's real pages with the public
+    :func:`run_page`, which calls this; the first call inside a script run of the
+    process looks at the mode (this module is first imported by ``app.py``'s server
+    start, outside any run).  If it is on, declare the app's real pages with the public
     ``st.navigation`` (which is what ends the legacy mode; the deep-linked page
     is among them, so the URL stays) and rerun, so the same URL is served by
     ``app.py``.  Only the read of the mode touches Streamlit internals.  (A
     more radical fix is to rename ``pages/``; ``st.navigation`` does not need
     that name.)
     """
-    if st.runtime.exists() and _script_running() and in_pages_directory_mode():
+    if _pages_mode_checked["done"] or not (st.runtime.exists() and _script_running()):
+        return
+    _pages_mode_checked["done"] = True  # the mode is per process: look once
+    if in_pages_directory_mode():
         st.navigation(app_pages(), position="hidden")
         st.rerun()
+
+
+_pages_mode_checked = {"done": False}
 
 
 _warm_up = {"thread": None}

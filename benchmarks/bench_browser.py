@@ -46,6 +46,7 @@ LARGE_GOAL_S = 1.0
 FIRST_CHART_PAGES = ("", "synthetic", "transfer", "learning_curves", "digits", "real_data",
                      "your_data?sample=poisson")
 CHART_OR_TITLE = f'{h.PLOT_SELECTOR} .js-plotly-plot .main-svg, [data-testid="stMain"] h1'
+FLOOR_APP = ROOT / "benchmarks" / "plotly_floor_app.py"
 
 
 def percentile(values, q):
@@ -55,12 +56,12 @@ def percentile(values, q):
     return ordered[rank - 1]
 
 
-def report(label, times, goal_median, goal_p95=None, baseline=None):
+def report(label, times, goal_median, goal_p95=None, baseline=None, unit="shell"):
     med = statistics.median(times)
     p95 = percentile(times, 95)
     verdict = "ok" if med <= goal_median and (goal_p95 is None or p95 <= goal_p95) else "MISS"
     goal = f"median <= {goal_median:g} s" + (f", p95 <= {goal_p95:g} s" if goal_p95 else "")
-    ratio = f" | {med / baseline:5.1f}x shell" if baseline else ""
+    ratio = f" | {med / baseline:5.1f}x {unit}" if baseline else ""
     print(f"{label:<52} median {med:6.3f} s | p95 {p95:6.3f} s | n={len(times):<3}"
           f"| goal {goal} [{verdict}]{ratio}", flush=True)
     return med, p95
@@ -71,24 +72,31 @@ def _has_page(path):
     return (ROOT / "pages" / f"{name}.py").exists()
 
 
-def first_chart_times(browser, path, repeats, selector=None):
-    """Fresh server per repetition; seconds from navigation to the first drawn chart."""
-    times = []
+def first_chart_times(browser, path, repeats, selector=None, script=None):
+    """Fresh server per repetition: seconds from navigation to the first drawn chart,
+    to the complete page (every run finished, every chart drawn), and the server's
+    start (process launch to healthy)."""
+    first, complete, starts = [], [], []
     selector = selector or (f"{h.PLOT_SELECTOR} .js-plotly-plot .main-svg" if path
                             else '[data-testid="stMain"] h1')
     for _ in range(repeats):
-        server = h.StreamlitServer()
+        server = h.StreamlitServer(**({"script": script} if script else {}))
+        starts.append(server.start_seconds)
         try:
             context = h.new_context(browser)
             page = context.new_page()
+            tracker = h.RunTracker(page)
+            since = tracker.mark()
             start = time.perf_counter()
             page.goto(f"{server.url}/{path}")
             page.locator(selector).first.wait_for(state="attached", timeout=120_000)
-            times.append(time.perf_counter() - start)
+            first.append(time.perf_counter() - start)
+            tracker.wait_idle(since)
+            complete.append(time.perf_counter() - start)
             context.close()
         finally:
             server.stop()
-    return times
+    return first, complete, starts
 
 
 def shell_times(browser, server, repeats):
@@ -246,15 +254,24 @@ def main(argv=None):
         try:
             shell_times(browser, server, 1)  # warm the server's imports once
             baseline = statistics.median(shell_times(browser, server, 5))
-            print(f"Baseline: bare Streamlit shell (Home title, warm server) "
-                  f"{baseline:.3f} s\n")
-            print("Fresh server -> first chart")
+            print(f"Baselines: bare Streamlit shell (Home title, warm server) "
+                  f"{baseline:.3f} s")
+            floor, floor_complete, floor_start = first_chart_times(
+                browser, "", max(repeats, 2), selector=f"{h.PLOT_SELECTOR} .js-plotly-plot "
+                ".main-svg", script=FLOOR_APP)
+            floor_median = statistics.median(floor)
+            print(f"           Streamlit floor (benchmarks/plotly_floor_app.py: a title and one "
+                  f"tiny chart), fresh server -> chart {floor_median:.3f} s; its server "
+                  f"starts in {statistics.median(floor_start):.2f} s\n")
+            print("Fresh server -> first chart (ratios: x the Streamlit floor)")
             for path in FIRST_CHART_PAGES:
                 if not _has_page(path) or not wanted(f"/{path or '(home)'}"):
                     continue
-                times = first_chart_times(browser, path, repeats)
-                report(f"  /{path or '(home)'}", times, FIRST_CHART_GOAL_S,
-                       baseline=baseline)
+                first, complete, starts = first_chart_times(browser, path, repeats)
+                report(f"  /{path or '(home)'}", first, FIRST_CHART_GOAL_S,
+                       baseline=floor_median, unit="floor")
+                print(f"    complete page {statistics.median(complete):.3f} s; server start "
+                      f"{statistics.median(starts):.2f} s", flush=True)
             print("\nControl change -> repainted figure (page already open)")
             for label, path, actions, goal, goal_p95 in CHANGES:
                 if not wanted(label):

@@ -85,17 +85,18 @@ def free_port():
 
 
 class StreamlitServer:
-    """``streamlit run app.py`` in its own process group, stopped by :meth:`stop`.
+    """``streamlit run app.py`` (or ``script``) in its own process group, stopped by :meth:`stop`.
 
     ``extra_args`` are passed on, e.g. ``["--theme.base", "dark"]``.  The file
     watcher is off so that edits in the work tree never rerun a page mid-test.
     """
 
-    def __init__(self, port=None, extra_args=(), log_path=None):
+    def __init__(self, port=None, extra_args=(), log_path=None, script=ROOT / "app.py"):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = Path(log_path) if log_path else None
-        cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+        started = time.perf_counter()
+        cmd = [sys.executable, "-m", "streamlit", "run", str(script),
                "--server.headless", "true", "--server.port", str(self.port),
                "--server.address", "127.0.0.1", "--server.runOnSave", "false",
                "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
@@ -108,6 +109,8 @@ class StreamlitServer:
         except BaseException:
             self.stop()
             raise
+        #: seconds from launching the process to a healthy server
+        self.start_seconds = time.perf_counter() - started
 
     def _wait_healthy(self):
         deadline = time.monotonic() + SERVER_START_TIMEOUT_S
@@ -124,7 +127,7 @@ class StreamlitServer:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"streamlit did not become healthy on {self.url}; "
                                    f"log: {self.log_tail()}")
-            time.sleep(0.2)  # polling a socket, not waiting for the app
+            time.sleep(0.05)  # polling a socket, not waiting for the app
 
     def log_tail(self, n=40):
         if not self.log_path or not self.log_path.exists():
