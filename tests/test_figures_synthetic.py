@@ -1,5 +1,8 @@
 """Tests of the figure builders of section 4.1 (Figures 1, 2 and 4; Table 1 as a curve)."""
 
+import json
+import plotly.graph_objects as go
+import plotly.io as pio
 import numpy as np
 import pandas as pd
 import pytest
@@ -32,6 +35,31 @@ def test_lattice_counts_match_manual_counts(bernoulli):
     row = counts[(counts.x1 == 2) & (counts.x2 == 1) & (counts["class"] == 0)]
     manual = np.sum((pair.X_target[:, 0] == 2) & (pair.X_target[:, 1] == 1) & (pair.y_target == 0))
     assert row["count"].item() == manual
+
+
+@pytest.mark.parametrize("kind", ["bernoulli", "poisson", "continuous", "other features"])
+def test_lattice_counts_equal_a_row_wise_count(kind):
+    """The fast per-column coding counts exactly what a row-wise np.unique counts."""
+    rng = np.random.default_rng(3)
+    n = 5000
+    y = rng.integers(0, 3, n)
+    if kind == "bernoulli":
+        X = (rng.random((n, 2)) < 0.4).astype(float)
+    elif kind == "poisson":
+        X = rng.poisson([2.0, 6.0], (n, 2)).astype(float) - 3.0  # negative values too
+    elif kind == "continuous":
+        X = rng.normal(size=(n, 2)).round(1)
+    else:
+        X = rng.poisson(1.0, (n, 5)).astype(float)
+    features = (3, 1) if kind == "other features" else (0, 1)
+    counts = lattice_counts(X, y, features=features)
+    rows = np.column_stack([X[:, features[0]], X[:, features[1]], y])
+    unique, expected = np.unique(rows, axis=0, return_counts=True)
+    reference = pd.DataFrame({"x1": unique[:, 0], "x2": unique[:, 1],
+                              "class": unique[:, 2].astype(int), "count": expected})
+    reference = reference.sort_values(["class", "x1", "x2"], ignore_index=True)
+    pd.testing.assert_frame_equal(counts, reference, check_dtype=False)
+    assert counts["count"].sum() == n
 
 
 def test_marker_area_is_proportional_to_count():
@@ -156,3 +184,31 @@ def test_perturbed_flda_lines_are_thinner_than_the_unperturbed_one():
     lines = perturbed_boundary_lines([], fits, feature=0)
     widths = {line.annotation: line.width for line in lines}
     assert widths == {"+0": 3.0, "+0.1": 2.2, "+0.2": 2.2}
+
+
+def _validated_json(fig):
+    """The figure rebuilt through every one of plotly's property validators."""
+    return go.Figure(fig.to_dict()).to_plotly_json()
+
+
+@pytest.mark.parametrize("with_source", [False, True])
+@pytest.mark.parametrize("n_panels", [1, 2])
+def test_unvalidated_boundary_figure_passes_plotly_validation_unchanged(bernoulli, with_source,
+                                                                       n_panels):
+    """decision_boundary_figure skips plotly's per-property validation (it redraws on
+    every change of θ); here every property goes through the validators, which must
+    accept all of them and change none (no typo, no silently coerced value)."""
+    pair, result = bernoulli
+    counts = lattice_counts(pair.X_target, pair.y_target)
+    source = lattice_counts(pair.X_source, pair.y_source) if with_source else None
+    lines = boundary_lines(result.for_loss("quadratic"))
+    lines[0] = BoundaryLine(label="labelled", coef=lines[0].coef, intercept=lines[0].intercept,
+                            color="#000000", annotation="+0.1")
+    lines.append(_line("outside", (1.0, 1.0), -100.0))  # no segment: a legend-only trace
+    panels = [(f"panel {i}", lines) for i in range(n_panels)]
+    fig = decision_boundary_figure(counts, panels, source_counts=source, height=600)
+    validated = _validated_json(fig)
+    assert json.loads(pio.to_json(validated, validate=False)) == \
+        json.loads(pio.to_json(fig, validate=False))
+    assert len(fig.layout.annotations) == n_panels * 2  # a title and a label per panel
+    assert fig.data[-1].xaxis == ("x2" if n_panels == 2 else "x")
