@@ -466,30 +466,29 @@ def show_comparison(data, loss, zero_tol, seed):
     frame = ed.transfer_comparison_frame(comparison, data, loss)
     st.dataframe(frame, width="stretch", column_config=ui_common.number_columns(frame))
     st.caption(comparison_caption(data, frame, loss))
-    st.download_button("Download comparison (CSV)", ui_common.csv_bytes(frame, index=True),
-                       file_name="flda_digits_transfer_models.csv", mime="text/csv",
-                       key="dig_dl_transfer", help="The table above as CSV.")
+    ui_common.download_csv("Download comparison (CSV)", frame, index=True,
+                           file_name="flda_digits_transfer_models.csv",
+                           key="dig_dl_transfer", help="The table above as CSV.")
 
 
 def show_downloads(data, rates, results, both, direction, loss, digit):
     """CSV downloads and how the numbers are computed."""
     cols = st.columns(3)
-    cols[0].download_button(
-        "Download error rates (CSV)", ui_common.csv_bytes(both, index=True),
-        file_name="flda_digits_errors.csv", mime="text/csv", key="dig_dl_errors",
+    ui_common.download_csv(
+        "Download error rates (CSV)", both, index=True, container=cols[0],
+        file_name="flda_digits_errors.csv", key="dig_dl_errors",
         help="Target error of every classifier in both directions, with the paper's "
              "Table 4 values.")
-    cols[1].download_button(
+    ui_common.download_csv(
         "Download pixel maps (CSV)",
-        ui_common.csv_bytes(ed.pixel_frame(data, rates, results, direction, loss, digit)),
-        file_name="flda_digits_pixels.csv", mime="text/csv",
-        key="dig_dl_pixels",
+        lambda: ed.pixel_frame(data, rates, results, direction, loss, digit),
+        container=cols[1], file_name="flda_digits_pixels.csv", key="dig_dl_pixels",
         help="Per pixel: non-zero probabilities of A and B, θ and both weight maps of the "
              "current direction and digit.")
     settings = ed.l2_frame(results)
-    cols[2].download_button(
-        "Download l2 choices (CSV)", ui_common.csv_bytes(settings),
-        file_name="flda_digits_l2.csv", mime="text/csv", key="dig_dl_l2",
+    ui_common.download_csv(
+        "Download l2 choices (CSV)", settings, container=cols[2],
+        file_name="flda_digits_l2.csv", key="dig_dl_l2",
         help="The ridge penalty of every fit and the cross-validation errors behind it.")
     with st.expander("How the numbers are computed"):
         st.markdown(

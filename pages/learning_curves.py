@@ -289,15 +289,14 @@ def show_gaps(gap_table):
 
 def show_downloads(table, results):
     cols = st.columns(2)
-    cols[0].download_button(
-        "Download curves (CSV)", ui_common.csv_bytes(table),
-        file_name="flda_learning_curves.csv", mime="text/csv", key="lc_download_curves",
+    ui_common.download_csv(
+        "Download curves (CSV)", table, container=cols[0],
+        file_name="flda_learning_curves.csv", key="lc_download_curves",
         help="One row per classifier, validation domain and n: mean error, SEM and repeats.")
-    cols[1].download_button(
+    ui_common.download_csv(
         "Download every error (CSV)",
-        ui_common.csv_bytes(pd.concat([per_repeat_frame(r) for r in results],
-                                      ignore_index=True)),
-        file_name="flda_learning_curves_per_repeat.csv", mime="text/csv",
+        lambda: pd.concat([per_repeat_frame(r) for r in results], ignore_index=True),
+        container=cols[1], file_name="flda_learning_curves_per_repeat.csv",
         key="lc_download_raw",
         help="Each single error rate (classifier, domain, repeat, n) for your own analysis.")
 

@@ -213,9 +213,9 @@ def show_tables(data_key, result, paper):
     st.dataframe(errors, hide_index=True, width="stretch",
                  column_config=ui_common.number_columns(errors))
     st.caption(error_caption(paper, data_key, result))
-    st.download_button("Download errors (CSV)", ui_common.csv_bytes(errors),
-                       file_name="flda_synthetic_errors.csv", mime="text/csv",
-                       key="syn_download_errors",
+    ui_common.download_csv("Download errors (CSV)", errors,
+                           file_name="flda_synthetic_errors.csv",
+                           key="syn_download_errors",
                        help="The table above as CSV, for your own analysis.")
     distribution, params = data_key[0], data_key[1]
     if result.transfer != "dropout" or distribution in SHIFT_PRESETS:
@@ -229,9 +229,9 @@ def show_tables(data_key, result, paper):
                f"{equation_link('theta_hat', label='the estimate θ̂')}): θ̂_d = max(0, 1 − "
                "ζ_d/η_d) from how often feature d is non-zero in the target (ζ) and in the "
                "source (η). " + theta_recovery_sentence(result.theta_true, result.theta_hat))
-    st.download_button("Download θ table (CSV)", ui_common.csv_bytes(thetas),
-                       file_name="flda_synthetic_theta.csv", mime="text/csv",
-                       key="syn_download_theta",
+    ui_common.download_csv("Download θ table (CSV)", thetas,
+                           file_name="flda_synthetic_theta.csv",
+                           key="syn_download_theta",
                        help="True and estimated dropout per feature as CSV.")
     if len(result.theta_true) > 2:
         ui_common.show_chart(
@@ -263,9 +263,9 @@ def show_transfer_parameters(data_key, result):
                "estimated per feature from the unlabelled target and the source. The model: "
                + TRANSFER_MODELS[result.transfer] + " 'true' columns show "
                "the values that made the target, where the model shares them." + note)
-    st.download_button("Download parameters (CSV)", ui_common.csv_bytes(frame),
-                       file_name="flda_synthetic_transfer_parameters.csv", mime="text/csv",
-                       key="syn_download_transfer",
+    ui_common.download_csv("Download parameters (CSV)", frame,
+                           file_name="flda_synthetic_transfer_parameters.csv",
+                           key="syn_download_transfer",
                        help="Estimated (and true) transfer parameters per feature as CSV.")
 
 
@@ -279,9 +279,9 @@ def show_shift_comparison(data_key):
     st.dataframe(errors, hide_index=True, width="stretch",
                  column_config=ui_common.number_columns(errors))
     st.caption(shift_caption(data_key[0], errors))
-    st.download_button("Download comparison (CSV)", ui_common.csv_bytes(errors),
-                       file_name="flda_synthetic_transfer_models.csv", mime="text/csv",
-                       key="syn_download_compare",
+    ui_common.download_csv("Download comparison (CSV)", errors,
+                           file_name="flda_synthetic_transfer_models.csv",
+                           key="syn_download_compare",
                        help="Target error of every classifier and transfer model as CSV.")
 
 

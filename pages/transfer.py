@@ -231,12 +231,12 @@ def show_tables(data_key, result, paper):
     st.dataframe(ours, width="stretch",
                  column_config=ui_common.number_columns(ours, columns=ours.columns))
     st.caption(table1_caption(data_key, result, ours))
-    st.download_button("Download table (CSV)", ui_common.csv_bytes(ours, index=True), file_name="flda_table1.csv",
-                       mime="text/csv", key="tp_download_table",
+    ui_common.download_csv("Download table (CSV)", ours, index=True, file_name="flda_table1.csv",
+                           key="tp_download_table",
                        help="This run's Table 1 as CSV.")
-    st.download_button("Download error curve (CSV)",
-                       ui_common.csv_bytes(sweep_frame(result.sweep, feature)), file_name="flda_perturbation_curve.csv",
-                       mime="text/csv", key="tp_download_curve",
+    ui_common.download_csv("Download error curve (CSV)",
+                           lambda: sweep_frame(result.sweep, feature),
+                           file_name="flda_perturbation_curve.csv", key="tp_download_curve",
                        help="Every point of the error curve (both losses) as CSV.")
     st.subheader("Table 1, as published")
     published = paper_table1_frame()

@@ -381,7 +381,6 @@ def fit_all_models(inputs, l2):
     return models
 
 
-csv_bytes = ui_common.csv_bytes
 
 
 #: What each classifier is (column help of the tables).
@@ -459,9 +458,9 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
         with left:
             st.dataframe(errors, hide_index=True, width="stretch",
                          column_config=error_columns())
-            st.download_button("Download errors (CSV)", csv_bytes(errors),
-                               file_name="flda_errors.csv", mime="text/csv",
-                               key="data_download_errors",
+            ui_common.download_csv("Download errors (CSV)", errors,
+                                   file_name="flda_errors.csv",
+                                   key="data_download_errors",
                                help="The error table: classifier, error rate, number wrong, "
                                     "family and number of labelled target rows.")
         with right:
@@ -505,9 +504,9 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
             "figures for IMDB, spam and Amazon (section 4.2). A feature rarer in the target "
             "gets θ̂ > 0; one that is *more* common in the target cannot be explained by "
             "dropout (θ̂ = 0).")
-    st.download_button(
-        "Download θ̂ per feature (CSV)", csv_bytes(thetas), file_name="flda_theta.csv",
-        mime="text/csv", key="data_download_theta",
+    ui_common.download_csv(
+        "Download θ̂ per feature (CSV)", thetas, file_name="flda_theta.csv",
+        key="data_download_theta",
         help="Per feature: θ̂, the non-zero proportions in source and target and (binary "
              "tasks) the S-LR and FLDA-L weights.")
 
@@ -542,9 +541,9 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
                 st.dataframe(predictions, hide_index=True, width="stretch", height=280,
                              column_order=["row", yd.PROBABILITY_MODEL, *probabilities],
                              column_config=config)
-        st.download_button(
-            "Download predictions (CSV)", csv_bytes(predictions),
-            file_name="flda_predictions.csv", mime="text/csv", key="data_download_predictions",
+        ui_common.download_csv(
+            "Download predictions (CSV)", predictions,
+            file_name="flda_predictions.csv", key="data_download_predictions",
             help="One row per target row (row = data row in the target file): the true label "
                  "if any, the prediction of every classifier and FLDA-L's class "
                  "probabilities.")
@@ -580,9 +579,9 @@ def show_transfer_parameters(prepared, models):
     st.caption("Per feature, the parameters FLDA-Q and FLDA-L used, estimated from the "
                "source and the unlabelled target. The model: "
                + TRANSFER_MODELS[flda.transfer])
-    st.download_button("Download parameters (CSV)", csv_bytes(frame),
-                       file_name="flda_transfer_parameters.csv", mime="text/csv",
-                       key="data_download_transfer",
+    ui_common.download_csv("Download parameters (CSV)", frame,
+                           file_name="flda_transfer_parameters.csv",
+                           key="data_download_transfer",
                        help="The estimated transfer parameters per feature as CSV.")
 
 

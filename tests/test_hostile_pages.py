@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from apptest_support import chart_specs, open_page, shown
 from sklearn.exceptions import ConvergenceWarning
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from test_hostile_input import _bomb, _digits, _npz
 
@@ -69,16 +70,25 @@ def _texts(at):
 
 @pytest.fixture()
 def downloads(monkeypatch):
-    """``{file name: bytes}`` of every download button drawn (a spy on the media store)."""
+    """``{file name: bytes}`` of every download button drawn: a spy on the media store
+    and on deferred downloads (made on click: the spy calls them, as a click would)."""
     seen = {}
     original = MemoryMediaFileStorage.load_and_get_id
+    original_deferred = MediaFileManager.add_deferred
 
     def spy(self, path_or_data, mimetype, kind, filename=None):
         data = path_or_data.encode() if isinstance(path_or_data, str) else path_or_data
         seen[filename] = bytes(data)
         return original(self, path_or_data, mimetype, kind, filename)
 
+    def spy_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        data = data_callable()
+        seen[file_name] = data.encode() if isinstance(data, str) else bytes(data)
+        return original_deferred(self, data_callable, mimetype, coordinates,
+                                 file_name=file_name, **kwargs)
+
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy_deferred)
     return seen
 
 

@@ -3,6 +3,7 @@
 
 import pytest
 import apptest_support
+import ui_common
 
 PAGE = "pages/learning_curves.py"
 TIMEOUT = 120
@@ -117,3 +118,30 @@ def test_presentation_mode_hides_the_controls():
     at = open_page({"present": "1"})
     assert not [w for w in at.slider if str(w.key).startswith("lc.")]
     assert len(at.get("plotly_chart")) == 2
+
+
+def test_downloads_are_made_on_click_and_hold_the_table(monkeypatch):
+    """The CSVs are built when clicked (not on every rerun) and a click does not rerun
+    the page; what a click produces is the table."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    made, registered = [], {}
+    original = MediaFileManager.add_deferred
+
+    def spy(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        registered[file_name] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name=file_name,
+                        **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
+    monkeypatch.setattr(ui_common, "csv_bytes",
+                        lambda *a, **k: made.append(1) or b"")
+    at = open_page()
+    buttons = {str(b.proto.label): b.proto for b in at.get("download_button")}
+    assert {"Download curves (CSV)", "Download every error (CSV)"} <= set(buttons)
+    for proto in buttons.values():
+        assert proto.deferred_file_id and not proto.url and proto.ignore_rerun
+    assert not made  # nothing was converted while the page ran
+    monkeypatch.undo()
+    header, *rows = registered["flda_learning_curves_per_repeat.csv"]().decode().splitlines()
+    assert "error" in header and len(rows) > 100
