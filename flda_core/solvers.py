@@ -82,6 +82,14 @@ def choose_quadratic_solver(n_samples, n_features, penalty):
     return "cg"
 
 
+#: Relative cutoff of the minimum-norm solve for a singular Gram matrix: singular
+#: values below it are rounding noise (measured at 1e-16..1e-14 of the largest for a
+#: rank-deficient Gram matrix, against 1e-1 for its smallest genuine one).  LAPACK's
+#: default (machine epsilon) keeps part of that noise, so the "minimum-norm" solution
+#: then depends on the summation order, e.g. weighted Gram versus repeated rows.
+SINGULAR_CUTOFF = 1e-10
+
+
 def _solve_psd(G, rhs):
     """Solve ``G x = rhs`` for symmetric PSD ``G``; minimum-norm if singular."""
     with warnings.catch_warnings():
@@ -90,7 +98,7 @@ def _solve_psd(G, rhs):
             return la.solve(G, rhs, assume_a="pos")
         except (la.LinAlgError, la.LinAlgWarning):
             pass
-    return la.lstsq(G, rhs, cond=None)[0]
+    return la.lstsq(G, rhs, cond=SINGULAR_CUTOFF)[0]
 
 
 def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None,

@@ -346,3 +346,18 @@ def test_sample_weight_routes_when_requested_and_is_refused_when_not():
     np.testing.assert_allclose(search.best_estimator_.coef_, direct.coef_, atol=1e-12)
     plain = FLDAClassifier(loss="quadratic").fit(X, y, X_target=Xt)
     assert np.abs(search.best_estimator_.coef_ - plain.coef_).max() > 1e-3
+
+
+@SPARSE
+def test_rank_deficient_quadratic_fit_is_the_minimum_norm_one_either_way(sparse):
+    """More features than distinct rows and no ridge: the Gram matrix is singular and
+    the minimum-norm solution must not depend on weighting versus repeating rows."""
+    rng = np.random.RandomState(42)
+    X = rng.rand(15, 30)
+    y = rng.randint(0, 3, size=15)
+    w = rng.randint(0, 5, size=15)
+    rows = np.repeat(np.arange(15), w)
+    Xs, Xr = _as(sparse, X, X[rows])
+    weighted = FLDAClassifier(loss="quadratic").fit(Xs, y, sample_weight=w)
+    repeated = FLDAClassifier(loss="quadratic").fit(Xr, y[rows])
+    _assert_same_fit(weighted, repeated, "quadratic")
