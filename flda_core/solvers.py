@@ -40,7 +40,7 @@ import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from .objectives import (dropout_variances, logistic_binary_objective,
                          logistic_multinomial_objective)
@@ -426,6 +426,18 @@ def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000, varian
     return minimize_logistic(objective, m, n_classes, prior, scale, tol, max_iter, init)
 
 
+_BLAS = []
+
+
+def _one_blas_thread():
+    """A context limiting BLAS to one thread, from one :class:`ThreadpoolController`
+    made on first use: ``threadpool_limits`` scans the loaded libraries on every
+    call (4 ms, as much as a whole fit on compressed lattice data)."""
+    if not _BLAS:
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
+
+
 def minimize_logistic(objective, n_features, n_classes, prior, scale, tol, max_iter,
                       init=None):
     """L-BFGS on a logistic FLDA objective, in rescaled coordinates ``w = v * scale``.
@@ -466,7 +478,7 @@ def minimize_logistic(objective, n_features, n_classes, prior, scale, tol, max_i
     # objectives.py) and L-BFGS's own updates are vector operations, where BLAS
     # threads cost more in synchronisation than they gain (measured on 2 cores:
     # 13 ms per dense 10-class evaluation single-threaded vs 30 ms with 2).
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread():
         result = minimize(fun, x0, method="L-BFGS-B", jac=True,
                           options={"maxiter": max_iter, "maxls": 50, "gtol": tol,
                                    "ftol": 64 * np.finfo(float).eps})
