@@ -60,6 +60,14 @@ def _as(sparse, *arrays):
     return tuple(sp.csr_matrix(A) if sparse else A for A in arrays)
 
 
+def _weighted_and_repeated(transfer, n_classes, seed, sparse=False):
+    """``(X, X_target, X repeated by the weights, y, weights, repeated row indices)``."""
+    X, y, Xt = _domains(transfer, n_classes, seed=seed)
+    w = _weights(y, seed=seed + 1)
+    rows = np.repeat(np.arange(len(y)), w)
+    return (*_as(sparse, X, Xt, X[rows]), y, w, rows)
+
+
 def _tight(loss, transfer, **extra):
     return FLDAClassifier(loss=loss, transfer=transfer, tol=1e-10, max_iter=10_000, **extra)
 
@@ -80,15 +88,16 @@ SPARSE = pytest.mark.parametrize("sparse", [False, True])
 CLASSES = pytest.mark.parametrize("n_classes", [2, 3])
 
 
-@CASES
-@LOSS
-@SPARSE
-@CLASSES
+def every_case(test):
+    """Every transfer model x loss x dense/sparse x binary/multiclass."""
+    for mark in (CLASSES, SPARSE, LOSS, CASES):
+        test = mark(test)
+    return test
+
+
+@every_case
 def test_integer_weights_equal_repeated_rows(transfer, loss, sparse, n_classes):
-    X, y, Xt = _domains(transfer, n_classes)
-    w = _weights(y)
-    rows = np.repeat(np.arange(len(y)), w)
-    Xs, Xts, Xr = _as(sparse, X, Xt, X[rows])
+    Xs, Xts, Xr, y, w, rows = _weighted_and_repeated(transfer, n_classes, 0, sparse)
     weighted = _tight(loss, transfer, l2=1e-3).fit(Xs, y, X_target=Xts, sample_weight=w)
     repeated = _tight(loss, transfer, l2=1e-3).fit(Xr, y[rows], X_target=Xts)
     _assert_same_fit(weighted, repeated, loss)
@@ -96,10 +105,7 @@ def test_integer_weights_equal_repeated_rows(transfer, loss, sparse, n_classes):
     assert np.all(weighted.coef_[:, 4] == 0.0)
 
 
-@CASES
-@LOSS
-@SPARSE
-@CLASSES
+@every_case
 def test_zero_weight_removes_the_row(transfer, loss, sparse, n_classes):
     X, y, Xt = _domains(transfer, n_classes, seed=2)
     w = _weights(y, seed=3)
@@ -111,10 +117,7 @@ def test_zero_weight_removes_the_row(transfer, loss, sparse, n_classes):
     _assert_same_fit(weighted, removed, loss)
 
 
-@CASES
-@LOSS
-@SPARSE
-@CLASSES
+@every_case
 def test_scaling_all_weights_changes_nothing(transfer, loss, sparse, n_classes):
     X, y, Xt = _domains(transfer, n_classes, seed=4)
     w = _weights(y, seed=5, low=1) * np.random.default_rng(6).uniform(0.5, 2.0, len(y))
@@ -141,10 +144,7 @@ def test_weights_change_the_fit_and_ones_do_not(loss, n_classes):
 @SPARSE
 @CLASSES
 def test_every_quadratic_solver_takes_weights(solver, sparse, n_classes):
-    X, y, Xt = _domains("dropout", n_classes, seed=8)
-    w = _weights(y, seed=9)
-    rows = np.repeat(np.arange(len(y)), w)
-    Xs, Xts, Xr = _as(sparse, X, Xt, X[rows])
+    Xs, Xts, Xr, y, w, rows = _weighted_and_repeated("dropout", n_classes, 8, sparse)
     kw = dict(loss="quadratic", l2=0.05, solver=solver, tol=1e-13, max_iter=10_000)
     weighted = FLDAClassifier(**kw).fit(Xs, y, X_target=Xts, sample_weight=w)
     repeated = FLDAClassifier(**kw).fit(Xr, y[rows], X_target=Xts)
@@ -155,11 +155,9 @@ def test_every_quadratic_solver_takes_weights(solver, sparse, n_classes):
 @CASES
 @LOSS
 def test_without_target_weights_are_repeated_rows_and_nothing_shifts(transfer, loss):
-    X, y, _ = _domains(transfer, 2, seed=10)
-    w = _weights(y, seed=11)
-    rows = np.repeat(np.arange(len(y)), w)
+    X, _, Xr, y, w, rows = _weighted_and_repeated(transfer, 2, 10)
     weighted = _tight(loss, transfer).fit(X, y, sample_weight=w)
-    repeated = _tight(loss, transfer).fit(X[rows], y[rows])
+    repeated = _tight(loss, transfer).fit(Xr, y[rows])
     _assert_same_fit(weighted, repeated, loss)
     for key in ("theta", "phi"):
         if key in weighted.transfer_params_:
@@ -261,10 +259,7 @@ def test_weighted_dense_multinomial_blocks_agree(monkeypatch):
 @CASES
 @SPARSE
 def test_weighted_transfer_estimates_equal_estimates_on_repeated_rows(transfer, sparse):
-    X, y, Xt = _domains(transfer, 2, seed=14)
-    w = _weights(y, seed=15)
-    rows = np.repeat(np.arange(len(y)), w)
-    Xs, Xts, Xr = _as(sparse, X, Xt, X[rows])
+    Xs, Xts, Xr, y, w, rows = _weighted_and_repeated(transfer, 2, 14, sparse)
     weighted = tm.make_transfer_model(transfer).fit(Xs, Xts, sample_weight=w).params()
     repeated = tm.make_transfer_model(transfer).fit(Xr, Xts).params()
     unweighted = tm.make_transfer_model(transfer).fit(Xs, Xts).params()
