@@ -10,7 +10,8 @@ prints, measured in the same run on the same data:
   100,000 samples per domain: the time of ``fit_linear`` per classifier
   (S-LS, T-LS, FLDA-Q, S-LR, T-LR, FLDA-L) uncompressed (the baseline,
   ``compress=False``) and compressed (the default), their ratio, and the
-  largest coefficient difference between the two;
+  largest coefficient difference between the two, and the sum over the six
+  (what the Synthetic domains page fits for one new θ or data setting);
 * the Transfer page's "Table 1 / Figure 4" preset
   (``run_perturbation`` on the Table 1 setting: perturbations +0..+0.3, the
   error curve over -0.5..0.5 in steps of 0.05, no ridge) with every fit cold
@@ -62,14 +63,18 @@ def bench_fits(setting, n, repeats):
     n_rows = len(distinct_rows(pair.X_source, pair.y_source)[2])
     print(f"\n{setting.label}, {n:,} samples per domain ({n_rows} distinct source rows)")
     print(f"{'classifier':<10}{'full ms':>10}{'distinct ms':>13}{'ratio':>9}{'max |dcoef|':>14}")
+    totals = np.zeros(2)
     for loss in LOSSES:
         for family in FAMILIES:
             full_s, full = median_time(
                 lambda: fit_linear(pair, family, loss, compress=False), repeats)
             fast_s, fast = median_time(lambda: fit_linear(pair, family, loss), repeats)
+            totals += full_s, fast_s
             print(f"{classifier_name(family, loss):<10}{full_s * 1e3:>10.1f}"
                   f"{fast_s * 1e3:>13.1f}{fast_s / full_s:>9.3f}"
                   f"{np.abs(fast.coef - full.coef).max():>14.1e}")
+    print(f"{'all six':<10}{totals[0] * 1e3:>10.1f}{totals[1] * 1e3:>13.1f}"
+          f"{totals[1] / totals[0]:>9.3f}   (the fits of one Synthetic-domains page run)")
 
 
 def bench_table1(n, repeats):

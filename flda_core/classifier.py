@@ -108,7 +108,8 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
     l2 : float, default=0.0
         Ridge penalty ``l2 * ||W||**2`` added to the *mean* expected loss.  The
         intercept is never penalised.  ``l2 = 1 / (2 * C * n_samples)`` matches
-        scikit-learn's ``LogisticRegression(C=C)``.
+        scikit-learn's ``LogisticRegression(C=C)`` (with ``sample_weight``:
+        the sum of the weights in place of ``n_samples``).
     theta : array-like of shape (n_features,) or None, default=None
         Dropout probabilities to use instead of estimating them; overrides
         ``X_target`` (the dashboard perturbs theta this way).
