@@ -75,7 +75,7 @@ def test_distinct_rows_of_awkward_values():
 def test_distinct_rows_give_up_on_continuous_data():
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(5_000, 2)), np.arange(5_000) % 2
-    assert distinct_rows(X, y, MAX_DISTINCT_SHARE) is None
+    assert distinct_rows(X, y, MAX_DISTINCT_SHARE["logistic"]) is None
     Xd, yd, counts = distinct_rows(X, y)          # max_share=1: every row its own group
     assert len(counts) == 5_000 and np.all(counts == 1)
 

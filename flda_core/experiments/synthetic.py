@@ -179,16 +179,19 @@ def matching_paper_setting(distribution, params, theta, n_source=None, n_target=
     return None
 
 
-#: Compress the training data (:func:`distinct_rows`) only when the distinct rows are at
-#: most this share of all rows.  The weighted fit costs about what an unweighted fit
-#: on the distinct rows costs, and finding them costs a few hash passes over the data
-#: (about 1-7 ms at 100,000 rows; ``benchmarks/bench_compression.py``), so any clear
-#: reduction pays; near 1 the saving would not cover the hashing.
-MAX_DISTINCT_SHARE = 0.5
+#: Per loss, compress the training data (:func:`distinct_rows`) only when the distinct
+#: rows are at most this share of all rows.  A weighted fit costs about what an
+#: unweighted fit on the distinct rows costs; finding them costs one hash pass per
+#: column: about 1 ms at 100,000 rows of integer lattice data (the synthetic pages),
+#: 15-30 ms for 100,000 rows of arbitrary floats.  Measured at 100,000 rows of two
+#: float features (compressed / full fit time): FLDA-L 0.12 at a share of 0.05, 0.51
+#: at 0.5, 0.57 at 0.9; FLDA-Q (a 10 ms closed form) 0.81 at 0.05 but 4.7 at 0.2.
+#: On the paper's lattices (shares below 0.01) both gain (``bench_compression.py``).
+MAX_DISTINCT_SHARE = {"logistic": 0.5, "quadratic": 0.05}
 
 
-#: Rows probed first by :func:`distinct_rows` with ``max_share < 1``: when these are
-#: already mostly distinct (continuous data), it gives up after a 0.2 ms look
+#: Rows probed first by :func:`distinct_rows` with ``max_share < 1``: when more than
+#: half of these are distinct (continuous data), it gives up after a 0.2 ms look
 #: instead of hashing every column (16 ms at 100,000 rows).
 _PROBE_ROWS = 1_000
 
@@ -232,7 +235,7 @@ def distinct_rows(X, y, max_share=1.0):
     if n == 0 or X.ndim != 2 or not np.issubdtype(X.dtype, np.number):
         return None
     if max_share < 1.0 and n > 2 * _PROBE_ROWS and distinct_rows(
-            X[:_PROBE_ROWS], y[:_PROBE_ROWS], max_share) is None:
+            X[:_PROBE_ROWS], y[:_PROBE_ROWS], 0.5) is None:
         return None     # the first rows are already mostly distinct: not lattice data
     codes, size = np.zeros(n, dtype=np.int64), 1
     columns = [X[:, d] for d in range(X.shape[1])] + [y]
@@ -295,7 +298,7 @@ def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None, transf
         counts (:func:`distinct_rows`): the same objective, so the same
         classifier up to the solver tolerance, many times faster on lattice
         data.  ``None`` compresses when the distinct rows are at most
-        :data:`MAX_DISTINCT_SHARE` of all rows; ``True`` always; ``False``
+        ``MAX_DISTINCT_SHARE[loss]`` of all rows; ``True`` always; ``False``
         never.  FLDA's transfer model always sees the full unlabelled target.
 
     Returns
@@ -317,7 +320,7 @@ def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None, transf
                                                                         pair.y_source)
     extra = {"X_target": pair.X_target} if family == "flda" else {}
     if compress is not False:
-        rows = distinct_rows(X, y, 1.0 if compress else MAX_DISTINCT_SHARE)
+        rows = distinct_rows(X, y, 1.0 if compress else MAX_DISTINCT_SHARE[loss])
         if rows is not None:
             X, y, extra["sample_weight"] = rows
     clf.fit(X, y, **extra)
