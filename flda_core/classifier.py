@@ -200,15 +200,14 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
     array([0.5, 0. ])
     """
 
-    # Request X_target in fit by default, so that meta-estimators (GridSearchCV,
-    # cross_val_score, Pipeline) route it also when scikit-learn's metadata
-    # routing is on (skada switches it on for the whole process when imported).
-    # sample_weight is left as scikit-learn leaves it for its own estimators:
-    # requestable (from fit's signature) but not requested by default, so a
-    # meta-estimator routes it after ``set_fit_request(sample_weight=True)``
-    # (e.g. behind skada's reweighting adapters) and raises if it is passed
-    # unrequested instead of silently dropping it.
-    __metadata_request__fit = {"X_target": True}
+    # Request X_target and sample_weight in fit by default, so that
+    # meta-estimators (GridSearchCV, cross_val_score, Pipeline) route them also
+    # when scikit-learn's metadata routing is on (skada switches it on for the
+    # whole process when imported), and the weights of skada's reweighting
+    # adapters (KMM, density ratio) reach FLDA behind them in a skada pipeline
+    # (unrequested, skada refuses to fit).  ``set_fit_request(sample_weight=False)``
+    # opts out, as for any scikit-learn estimator.
+    __metadata_request__fit = {"X_target": True, "sample_weight": True}
 
     _parameter_constraints = {
         "loss": [StrOptions({"logistic", "quadratic"})],

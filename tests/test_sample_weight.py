@@ -323,36 +323,42 @@ def test_partial_fit_refuses_weights():
 
 # ------------------------------------------------------------------ metadata routing
 
-def test_sample_weight_routes_when_requested_and_is_refused_when_not():
+def test_sample_weight_is_requested_by_default_and_routes():
     X, y, Xt = _domains("dropout", 2, n=90)
     w = _weights(y, low=1)
+    direct = FLDAClassifier(loss="quadratic").fit(X, y, X_target=Xt, sample_weight=w)
+    plain = FLDAClassifier(loss="quadratic").fit(X, y, X_target=Xt)
+    assert np.abs(direct.coef_ - plain.coef_).max() > 1e-3
     with sklearn.config_context(enable_metadata_routing=True):
         request = FLDAClassifier().get_metadata_routing()
-        assert request.fit.requests["X_target"] is True
-        assert request.fit.requests["sample_weight"] is None     # scikit-learn's default
-        search = GridSearchCV(FLDAClassifier(loss="quadratic"), {"l2": [0.0]}, cv=3)
-        with pytest.raises(Exception, match="sample_weight"):
-            search.fit(X, y, X_target=Xt, sample_weight=w)
-        routed = (FLDAClassifier(loss="quadratic").set_fit_request(sample_weight=True)
-                  .set_score_request(sample_weight=False))
-        search = GridSearchCV(routed, {"l2": [0.0]}, cv=3, refit=True)
+        assert request.fit.requests == {"X_target": True, "sample_weight": True}
+        # score's sample_weight stays scikit-learn's "unset": say it is not wanted
+        routed = FLDAClassifier(loss="quadratic").set_score_request(sample_weight=False)
+        search = GridSearchCV(routed, {"l2": [0.0]}, cv=3)
         search.fit(X, y, X_target=Xt, sample_weight=w)
-    direct = FLDAClassifier(loss="quadratic").fit(X, y, X_target=Xt, sample_weight=w)
-    np.testing.assert_allclose(search.best_estimator_.coef_, direct.coef_, atol=1e-12)
-    plain = FLDAClassifier(loss="quadratic").fit(X, y, X_target=Xt)
-    assert np.abs(search.best_estimator_.coef_ - plain.coef_).max() > 1e-3
+        np.testing.assert_allclose(search.best_estimator_.coef_, direct.coef_, atol=1e-12)
+        opted_out = (FLDAClassifier(loss="quadratic").set_fit_request(sample_weight=False)
+                     .set_score_request(sample_weight=False))
+        with pytest.raises(TypeError, match="sample_weight"):   # nobody takes them now
+            GridSearchCV(opted_out, {"l2": [0.0]}, cv=3).fit(X, y, X_target=Xt,
+                                                             sample_weight=w)
 
 
-@SPARSE
-def test_rank_deficient_quadratic_fit_is_the_minimum_norm_one_either_way(sparse):
-    """More features than distinct rows and no ridge: the Gram matrix is singular and
-    the minimum-norm solution must not depend on weighting versus repeating rows."""
-    rng = np.random.RandomState(42)
-    X = rng.rand(15, 30)
-    y = rng.randint(0, 3, size=15)
-    w = rng.randint(0, 5, size=15)
-    rows = np.repeat(np.arange(15), w)
-    Xs, Xr = _as(sparse, X, X[rows])
-    weighted = FLDAClassifier(loss="quadratic").fit(Xs, y, sample_weight=w)
-    repeated = FLDAClassifier(loss="quadratic").fit(Xr, y[rows])
-    _assert_same_fit(weighted, repeated, "quadratic")
+def test_weights_of_a_skada_reweighting_adapter_reach_flda():
+    """skada's pipelines pass an adapter's importance weights as sample_weight."""
+    from flda_core.experiments.baselines import domain_arrays
+
+    X, y, Xt = _domains("dropout", 2, n=120)
+    with sklearn.config_context(enable_metadata_routing=True):
+        import skada
+
+        pipe = skada.make_da_pipeline(skada.DensityReweightAdapter(),
+                                      FLDAClassifier(loss="quadratic"))
+        X_all, y_all, domains = domain_arrays(X, y, Xt)
+        pipe.fit(X_all, y_all, sample_domain=domains)
+        fitted = pipe[-1].base_estimator_
+        weights = pipe[0].base_estimator_.compute_weights(
+            X_all, sample_domain=domains)[domains > 0]
+    assert np.ptp(weights) > 0          # really reweighted
+    expected = FLDAClassifier(loss="quadratic").fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(fitted.coef_, expected.coef_, atol=1e-10)
