@@ -11,7 +11,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import softmax
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import (_check_sample_weight, check_array, check_is_fitted,
+                                      validate_data)
 from scipy.special import expit
 
 from . import dask_support
@@ -58,6 +59,17 @@ def _check_inputs(X, y):
             "divide every column by its root mean square.")
 
 
+def _check_class_weights(classes, y_index, sample_weight):
+    """Every class needs a positive total weight (its intercept would run to -inf)."""
+    totals = np.bincount(y_index, weights=sample_weight, minlength=len(classes))
+    empty = classes[totals <= 0]
+    if len(empty):
+        raise ValueError(
+            f"sample_weight gives class(es) {', '.join(repr(c) for c in empty.tolist())} a "
+            "total weight of 0; every class in y needs a positive total weight. Remove the "
+            "samples of such classes from X and y instead.")
+
+
 def _is_logistic(estimator):
     return estimator.loss == "logistic"
 
@@ -96,7 +108,8 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
     l2 : float, default=0.0
         Ridge penalty ``l2 * ||W||**2`` added to the *mean* expected loss.  The
         intercept is never penalised.  ``l2 = 1 / (2 * C * n_samples)`` matches
-        scikit-learn's ``LogisticRegression(C=C)``.
+        scikit-learn's ``LogisticRegression(C=C)`` (with ``sample_weight``:
+        the sum of the weights in place of ``n_samples``).
     theta : array-like of shape (n_features,) or None, default=None
         Dropout probabilities to use instead of estimating them; overrides
         ``X_target`` (the dashboard perturbs theta this way).
@@ -187,10 +200,14 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
     array([0.5, 0. ])
     """
 
-    # Request X_target in fit by default, so that meta-estimators (GridSearchCV,
-    # cross_val_score, Pipeline) route it also when scikit-learn's metadata
-    # routing is on (skada switches it on for the whole process when imported).
-    __metadata_request__fit = {"X_target": True}
+    # Request X_target and sample_weight in fit by default, so that
+    # meta-estimators (GridSearchCV, cross_val_score, Pipeline) route them also
+    # when scikit-learn's metadata routing is on (skada switches it on for the
+    # whole process when imported), and the weights of skada's reweighting
+    # adapters (KMM, density ratio) reach FLDA behind them in a skada pipeline
+    # (unrequested, skada refuses to fit).  ``set_fit_request(sample_weight=False)``
+    # opts out, as for any scikit-learn estimator.
+    __metadata_request__fit = {"X_target": True, "sample_weight": True}
 
     _parameter_constraints = {
         "loss": [StrOptions({"logistic", "quadratic"})],
@@ -220,7 +237,7 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, X_target=None):
+    def fit(self, X, y, X_target=None, sample_weight=None):
         """Estimate the transfer model and fit the adapted classifier.
 
         Parameters
@@ -232,6 +249,18 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         X_target : {array-like, sparse matrix} of shape (n_target, n_features), optional
             Unlabelled target data used to estimate ``theta``.  Ignored when the
             ``theta`` parameter is set; without either, ``theta = 0``.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weights of the labelled source samples (scikit-learn
+            semantics; at least one positive, and a positive total in every
+            class).  The objective becomes the weighted *mean* expected loss
+            ``sum_i w_i E[loss_i] / sum_i w_i + l2 ||W||**2``, so integer
+            weights are exactly repeated rows, a zero weight removes a row,
+            rescaling all weights changes nothing and ``l2`` keeps its
+            meaning.  The source statistics of the transfer model (dropout's
+            non-zero rates ``eta``, imputation's missing rates and means,
+            two-sided's rates, the rate model's source means) are weighted
+            too; ``X_target`` is never weighted.  FLDA-Q stays closed-form
+            (weighted Gram matrix).  Not supported for dask input.
 
         Returns
         -------
@@ -243,29 +272,39 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         sparse blocks): the fit then runs as block-wise reductions on the
         active Dask scheduler (:mod:`flda_core.dask_support`).
         """
-        if dask_support.is_dask_collection(X, X_target):
+        if dask_support.is_dask_collection(X, X_target, sample_weight):
+            if sample_weight is not None:
+                raise ValueError(
+                    "sample_weight is not supported with dask input; compute the arrays "
+                    "(e.g. X.compute()) to fit with weights, or fit without sample_weight.")
             return dask_support.fit(self, X, y, X_target)
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"),
                              dtype=np.float64, y_numeric=False,
                              ensure_all_finite=self._finite_check())
         _check_inputs(X, y)
         check_classification_targets(y)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                                 ensure_non_negative=True)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         n_classes = len(self.classes_)
         if n_classes < 2:
             raise ValueError(
                 "FLDAClassifier needs samples of at least 2 classes in the source "
                 f"data; got only one class: '{self.classes_[0]}'.")
+        if sample_weight is not None:
+            _check_class_weights(self.classes_, y_index, sample_weight)
         n_features = X.shape[1]
         if self.transfer != "dropout" or self.transfer_params is not None:
-            return self._fit_general(X, y_index, n_classes, X_target)
-        self.theta_ = self._resolve_theta(X, X_target)
+            return self._fit_general(X, y_index, n_classes, X_target, sample_weight)
+        self.theta_ = self._resolve_theta(X, X_target, sample_weight)
         self._set_transfer_attributes(DropoutTransfer(self.theta_))
 
         # Features that are dropped for sure (theta = 1) or never non-zero in the
         # source carry no usable signal: their weight is exactly 0 and they are
-        # removed before solving (no inf, no NaN, no clipping).
-        in_source = nonzero_rate(X) > 0
+        # removed before solving (no inf, no NaN, no clipping).  With weights,
+        # "in the source" means in a sample of positive weight.
+        in_source = nonzero_rate(X, sample_weight=sample_weight) > 0
         active = (self.theta_ < 1.0) & in_source
         X_active = _select_columns(X, active)
         c = dropout_variance_factor(self.theta_[active])
@@ -276,11 +315,11 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             T = self._codes(y_index, n_classes)
             W, b, self.solver_, self.n_iter_ = solve_quadratic(
                 X_active, T, c, self.l2, self.solver, tol=self.tol, max_iter=self.max_iter,
-                init=None if init is None else init[0])
+                init=None if init is None else init[0], sample_weight=sample_weight)
         else:
             W, b, self.n_iter_ = solve_logistic(X_active, y_index, n_classes, c, self.l2,
                                                 tol=self.tol, max_iter=self.max_iter,
-                                                init=init)
+                                                init=init, sample_weight=sample_weight)
             self.solver_ = "lbfgs"
         self.coef_ = np.zeros((n_out, n_features))
         self.coef_[:, active] = W.T
@@ -310,8 +349,12 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         for name, value in self.transfer_params_.items():
             setattr(self, f"{name}_", value)
 
-    def _resolve_model(self, X, X_target):
-        """The fitted transfer model: given parameters, estimated, or all zero."""
+    def _resolve_model(self, X, X_target, sample_weight=None):
+        """The fitted transfer model: given parameters, estimated, or all zero.
+
+        ``sample_weight`` weights the source statistics; without a target the
+        model is fitted on the weighted source against itself (no shift).
+        """
         n_features = X.shape[1]
         if self.theta is not None and self.transfer != "dropout":
             raise ValueError(f"theta= sets the dropout model; for transfer={self.transfer!r} "
@@ -320,8 +363,9 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             model = make_transfer_model(self.transfer, self.transfer_params)
         elif X_target is None and self.transfer == "rate":
             model = make_transfer_model("rate", {"rate": np.ones(n_features)})   # no change
-        elif X_target is None:
-            model = make_transfer_model(self.transfer).fit(X, X)   # no shift: parameters 0
+        elif X_target is None:   # no shift: parameters 0
+            model = make_transfer_model(self.transfer).fit(
+                X, X, sample_weight=sample_weight, target_weight=sample_weight)
         else:
             X_target = check_array(X_target, accept_sparse=("csr", "csc"), dtype=np.float64,
                                    input_name="X_target", ensure_all_finite=self._finite_check())
@@ -329,10 +373,11 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(
                     f"X_target has {X_target.shape[1]} features but X has {n_features}; "
                     "source and target must share one feature space.")
-            model = make_transfer_model(self.transfer).fit(X, X_target, zero_tol=self.zero_tol)
+            model = make_transfer_model(self.transfer).fit(X, X_target, zero_tol=self.zero_tol,
+                                                           sample_weight=sample_weight)
         return check_model_params(model, n_features)
 
-    def _fit_general(self, X, y_index, n_classes, X_target):
+    def _fit_general(self, X, y_index, n_classes, X_target, sample_weight=None):
         """Fit with any transfer model through its mean and variance.
 
         ``E[Z | X] = X' + 1 a^T``: the solvers work on ``X'`` (sparse when
@@ -340,11 +385,11 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         ``b = b' - a.W``, which is exact because the intercept is neither
         penalised nor corrupted (see :mod:`flda_core.transfer_models`).
         """
-        model = self._resolve_model(X, X_target)
+        model = self._resolve_model(X, X_target, sample_weight)
         self._set_transfer_attributes(model)
         n, n_features = X.shape
         X = model.prepare(X)
-        active = model.informative() & (nonzero_rate(X) > 0)
+        active = model.informative() & (nonzero_rate(X, sample_weight=sample_weight) > 0)
         X_active = _select_columns(X, active)
         model = model.take(active)
         X_mean, shift = model.mean_parts(X_active)
@@ -354,8 +399,8 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             W, b, self.solver_, self.n_iter_ = solve_quadratic(
                 X_mean, self._codes(y_index, n_classes), None, self.l2, self.solver,
                 tol=self.tol, max_iter=self.max_iter,
-                variance_sums=model.variance_column_sums(X_active),
-                init=None if init is None else init[0])
+                variance_sums=model.variance_column_sums(X_active, sample_weight),
+                init=None if init is None else init[0], sample_weight=sample_weight)
         else:
             V_part, row = model.variance_parts(X_active)
             if sp.issparse(X_mean) and np.any(row):
@@ -369,7 +414,8 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             variance = V_part + row if not sp.issparse(V_part) else V_part
             W, b, self.n_iter_ = solve_logistic(X_mean, y_index, n_classes, None, self.l2,
                                                 tol=self.tol, max_iter=self.max_iter,
-                                                variance=variance, init=init)
+                                                variance=variance, init=init,
+                                                sample_weight=sample_weight)
             self.solver_ = "lbfgs"
         self.coef_ = np.zeros((n_out, n_features))
         self.coef_[:, active] = W.T
@@ -385,7 +431,7 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         T[np.arange(len(y_index)), y_index] = 1.0
         return T
 
-    def _resolve_theta(self, X, X_target):
+    def _resolve_theta(self, X, X_target, sample_weight=None):
         n_features = X.shape[1]
         if self.theta is not None:
             return check_theta(self.theta, n_features)
@@ -397,11 +443,11 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"X_target has {X_target.shape[1]} features but X has {n_features}; "
                 "source and target must share one feature space.")
-        return estimate_dropout(X, X_target, zero_tol=self.zero_tol)
+        return estimate_dropout(X, X_target, zero_tol=self.zero_tol, sample_weight=sample_weight)
 
     @available_if(_streams_dropout_quadratic)
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None, X_target=None):
+    def partial_fit(self, X, y, classes=None, X_target=None, sample_weight=None):
         """FLDA-Q from batches: accumulate sufficient statistics, then re-solve.
 
         Each call adds the batch's counts and moments (``XᵀX``, ``XᵀT``,
@@ -425,11 +471,19 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             A batch of unlabelled target data: its non-zero counts are added
             to those of earlier target batches, and θ̂ uses all target rows
             seen so far.  Target batches need not match source batches.
+        sample_weight : None
+            Not supported: any value other than ``None`` raises a
+            ``ValueError`` (the accumulated statistics are unweighted; use
+            :meth:`fit` with ``sample_weight`` on the whole data).
 
         Returns
         -------
         self : FLDAClassifier
         """
+        if sample_weight is not None:
+            raise ValueError(
+                "partial_fit does not support sample_weight (its accumulated statistics are "
+                "unweighted); use fit(X, y, X_target=..., sample_weight=...) on all the data.")
         return dask_support.partial_fit_quadratic(self, X, y, classes, X_target)
 
     def decision_function(self, X):

@@ -11,7 +11,11 @@ dropout ``theta``, variance factor ``c_d = theta_d / (1 - theta_d)`` so that
 ``b`` is a separate parameter: it is never dropped out and never penalised.
 
 All objectives are *means* over the source samples plus ``l2 * ||W||**2``
-(intercept excluded), i.e. Eq. (3) with the paper's ``1/|S|``.
+(intercept excluded), i.e. Eq. (3) with the paper's ``1/|S|``.  With sample
+weights ``s_i >= 0`` the mean becomes the weighted mean
+``sum_i s_i loss_i / sum_i s_i`` (every per-sample term, variance terms
+included, is weighted), so integer weights are exactly repeated rows and
+``l2`` keeps its meaning.
 
 Quadratic loss (Eq. (10)) -- exact:
 
@@ -86,7 +90,25 @@ def dropout_variances(X, c):
     return np.asarray(X) ** 2 * c
 
 
-def expected_quadratic_loss(w, b, X, t, c, variance=None):
+def _normalized_weights(sample_weight, n):
+    """Weights rescaled to sum ``n`` (``None`` stays ``None``): ``1/n sum_i s_i l_i``
+    is then the weighted mean ``sum_i w_i l_i / sum_i w_i``."""
+    if sample_weight is None:
+        return None
+    sample_weight = np.asarray(sample_weight, dtype=np.float64)
+    return sample_weight * (n / sample_weight.sum())
+
+
+def _scale_rows(Q, s):
+    """``diag(s) Q`` (CSR for sparse ``Q``); ``Q`` itself when ``s`` is None."""
+    if s is None:
+        return Q
+    if sp.issparse(Q):
+        return sp.csr_matrix(sp.diags(s) @ Q)
+    return Q * s[:, None]
+
+
+def expected_quadratic_loss(w, b, X, t, c, variance=None, sample_weight=None):
     """Exact mean expected squared loss under dropout (Eq. (10) / n).
 
     Parameters
@@ -105,25 +127,29 @@ def expected_quadratic_loss(w, b, X, t, c, variance=None):
         Per-entry ``Var[z_id | x_i]`` of a general transfer model
         (:mod:`flda_core.transfer_models`): then
         ``E (t - w.z - b)**2 = (t - w.E[z] - b)**2 + sum_d Var[z_d] w_d**2``.
+    sample_weight : ndarray of shape (n_samples,), optional
+        Non-negative weights: the weighted mean over samples.
 
     Returns
     -------
     float
-        ``1/n sum_i E[ ||t_i - W^T z_i - b||**2 ]``.
+        ``1/n sum_i E[ ||t_i - W^T z_i - b||**2 ]`` (weighted mean with weights).
     """
     n = X.shape[0]
+    s = _normalized_weights(sample_weight, n)
     residual = t - (X @ w) - b
-    if variance is not None:
-        cs = np.asarray(variance.sum(axis=0)).ravel()
-    else:
-        s = (np.asarray(X.multiply(X).sum(axis=0)).ravel() if sp.issparse(X)
-             else (X ** 2).sum(axis=0))
-        cs = c * s
+    if residual.ndim == 1:
+        residual = residual[:, None]
+    if variance is None:
+        variance = dropout_variances(X, c)
+    cs = np.asarray(_scale_rows(variance, s).sum(axis=0)).ravel()
+    squares = (residual ** 2).sum(axis=1)
+    data = np.sum(squares) if s is None else np.dot(s, squares)
     w2 = w ** 2 if w.ndim == 1 else (w ** 2).sum(axis=1)
-    return float((np.sum(residual ** 2) + np.dot(cs, w2)) / n)
+    return float((data + np.dot(cs, w2)) / n)
 
 
-def logistic_binary_objective(w, b, X, Q, y01, l2, penalized=None):
+def logistic_binary_objective(w, b, X, Q, y01, l2, penalized=None, sample_weight=None):
     """Taylor-approximated expected logistic loss for two classes, and its gradient.
 
     Parameters
@@ -141,6 +167,9 @@ def logistic_binary_objective(w, b, X, Q, y01, l2, penalized=None):
     penalized : ndarray of int, optional
         The features with ``theta > 0``; the variance term is computed on these
         columns only (exact: the others contribute 0).  Default: all features.
+    sample_weight : ndarray of shape (n_samples,), optional
+        Non-negative weights; the objective is then the weighted mean of the
+        per-sample expected losses (data and variance terms alike).
 
     Returns
     -------
@@ -149,6 +178,7 @@ def logistic_binary_objective(w, b, X, Q, y01, l2, penalized=None):
     grad_b : float
     """
     n = X.shape[0]
+    s = _normalized_weights(sample_weight, n)
     wp = w if penalized is None else w[penalized]
     a = np.asarray(X @ w).ravel() + b
     r = np.asarray(Q @ (wp * wp)).ravel()       # sum_d q_id w_d^2
@@ -156,10 +186,15 @@ def logistic_binary_objective(w, b, X, Q, y01, l2, penalized=None):
     pi = p * (1.0 - p)                          # A''(a) of the standard logistic loss
     # log(1 + e^a) - y a, computed stably.
     data_term = -(y01 * log_expit(a) + (1.0 - y01) * log_expit(-a))
+    residual = p - y01
+    if s is not None:
+        data_term, residual, r, pi_q = data_term * s, residual * s, r * s, pi * s
+    else:
+        pi_q = pi
     value = (data_term.sum() + 0.5 * np.dot(pi, r)) / n + l2 * np.dot(w, w)
-    grad_a = ((p - y01) + 0.5 * r * pi * (1.0 - 2.0 * p)) / n
+    grad_a = (residual + 0.5 * r * pi * (1.0 - 2.0 * p)) / n
     grad_w = np.asarray(X.T @ grad_a).ravel() + 2.0 * l2 * w
-    _add_rows(grad_w, np.asarray(Q.T @ pi).ravel() * wp / n, penalized)
+    _add_rows(grad_w, np.asarray(Q.T @ pi_q).ravel() * wp / n, penalized)
     return value, grad_w, float(grad_a.sum())
 
 
@@ -183,7 +218,7 @@ def _sparse_rows_dot(Q, P, W):
     return out
 
 
-def logistic_multinomial_objective(W, b, X, Q, Y, l2, penalized=None):
+def logistic_multinomial_objective(W, b, X, Q, Y, l2, penalized=None, sample_weight=None):
     """Taylor-approximated expected multinomial logistic loss, and its gradient.
 
     The variance term uses the full softmax Hessian ``diag(p) - p p^T``
@@ -205,6 +240,9 @@ def logistic_multinomial_objective(W, b, X, Q, Y, l2, penalized=None):
         variance term is computed on these columns only, which is exact
         (the others contribute 0) and saves most of the work when few
         features are dropped out.  Default: all features.
+    sample_weight : ndarray of shape (n_samples,), optional
+        Non-negative weights; the objective is then the weighted mean of the
+        per-sample expected losses (data and variance terms alike).
 
     Returns
     -------
@@ -212,13 +250,20 @@ def logistic_multinomial_objective(W, b, X, Q, Y, l2, penalized=None):
     grad_W : ndarray of shape (n_features, n_classes)
     grad_b : ndarray of shape (n_classes,)
     """
-    if not sp.issparse(X):
-        return _multinomial_dense_blocked(W, b, np.asarray(X), Q, Y, l2, penalized)
     n = X.shape[0]
+    s = _normalized_weights(sample_weight, n)
+    if not sp.issparse(X):
+        return _multinomial_dense_blocked(W, b, np.asarray(X), Q, Y, l2, penalized, s)
+    # The variance term is linear in each row of Q: weighting it is weighting Q's rows.
+    Q = _scale_rows(Q, s)
     A = np.asarray(X @ W) + b
     P, log_partition = _softmax_and_log_partition(A)
-    data_term = float(np.sum(log_partition) - np.sum(A * Y))
-    grad_A = (P - Y) / n
+    if s is None:
+        data_term = float(np.sum(log_partition) - np.sum(A * Y))
+        grad_A = (P - Y) / n
+    else:
+        data_term = float(np.dot(s, log_partition - np.sum(A * Y, axis=1)))
+        grad_A = (P - Y) * (s / n)[:, None]
     Wp = W if penalized is None else W[penalized]
     variance_term = 0.0
     direct = None
@@ -259,13 +304,14 @@ def _add_rows(target, rows, index):
 _DENSE_BLOCK_ROWS = 256
 
 
-def _multinomial_dense_blocked(W, b, X, Q, Y, l2, penalized):
+def _multinomial_dense_blocked(W, b, X, Q, Y, l2, penalized, s=None):
     """Dense multinomial objective in one cache-friendly pass over row blocks.
 
     Same quantities as the sparse branch of
     :func:`logistic_multinomial_objective`, but every ``n x m`` product is
     formed block by block, so ``X`` and ``Q`` are each read from memory once
-    per evaluation instead of about a dozen times.
+    per evaluation instead of about a dozen times.  ``s``: weights summing
+    to ``n`` (see :func:`_normalized_weights`) or None.
     """
     n = X.shape[0]
     Wp = W if penalized is None else W[penalized]
@@ -280,10 +326,15 @@ def _multinomial_dense_blocked(W, b, X, Q, Y, l2, penalized):
         Xb, Yb = X[rows], Y[rows]
         A = Xb @ W + b
         P, log_partition = _softmax_and_log_partition(A)
-        data_term += float(np.sum(log_partition) - np.vdot(A, Yb))
-        grad_A = (P - Yb) / n
+        if s is None:
+            data_term += float(np.sum(log_partition) - np.vdot(A, Yb))
+            grad_A = (P - Yb) / n
+        else:
+            sb = s[rows]
+            data_term += float(np.dot(sb, log_partition - np.sum(A * Yb, axis=1)))
+            grad_A = (P - Yb) * (sb / n)[:, None]
         if has_variance:
-            Qb = Q[rows]
+            Qb = Q[rows] if s is None else Q[rows] * sb[:, None]
             U = Qb @ Wp_sq                   # u_ik = sum_d q_id W_dk^2
             V = P @ Wp.T                     # v_id = sum_k p_ik W_dk
             QV = Qb * V

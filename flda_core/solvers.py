@@ -40,7 +40,7 @@ import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from .objectives import (dropout_variances, logistic_binary_objective,
                          logistic_multinomial_objective)
@@ -55,10 +55,22 @@ MAX_PRIMAL_FEATURES = 2_000
 MAX_DUAL_SAMPLES = 2_000
 
 
-def _column_sum_squares(X):
+def _column_sum_squares(X, sample_weight=None):
+    """``sum_i w_i x_id**2`` per column (``w = 1`` without weights)."""
+    if sample_weight is not None:
+        squares = X.multiply(X) if sp.issparse(X) else X * X
+        return np.asarray(squares.T @ sample_weight).ravel()
     if sp.issparse(X):
         return np.asarray(X.multiply(X).sum(axis=0)).ravel()
     return np.einsum("ij,ij->j", X, X)
+
+
+def _weighted_mean(X, sample_weight):
+    """Column means of ``X`` (weighted by ``sample_weight`` if given) and the weight sum."""
+    if sample_weight is None:
+        return np.asarray(X.mean(axis=0)).ravel(), X.shape[0]
+    total = float(np.sum(sample_weight))
+    return np.asarray(X.T @ sample_weight).ravel() / total, total
 
 
 def choose_quadratic_solver(n_samples, n_features, penalty):
@@ -70,6 +82,14 @@ def choose_quadratic_solver(n_samples, n_features, penalty):
     return "cg"
 
 
+#: Relative cutoff of the minimum-norm solve for a singular Gram matrix: singular
+#: values below it are rounding noise (measured at 1e-16..1e-14 of the largest for a
+#: rank-deficient Gram matrix, against 1e-1 for its smallest genuine one).  LAPACK's
+#: default (machine epsilon) keeps part of that noise, so the "minimum-norm" solution
+#: then depends on the summation order, e.g. weighted Gram versus repeated rows.
+SINGULAR_CUTOFF = 1e-10
+
+
 def _solve_psd(G, rhs):
     """Solve ``G x = rhs`` for symmetric PSD ``G``; minimum-norm if singular."""
     with warnings.catch_warnings():
@@ -78,12 +98,18 @@ def _solve_psd(G, rhs):
             return la.solve(G, rhs, assume_a="pos")
         except (la.LinAlgError, la.LinAlgWarning):
             pass
-    return la.lstsq(G, rhs, cond=None)[0]
+    return la.lstsq(G, rhs, cond=SINGULAR_CUTOFF)[0]
 
 
 def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None,
-                    variance_sums=None, init=None):
+                    variance_sums=None, init=None, sample_weight=None):
     """Minimise ``1/n sum_i E||t_i - W^T z_i - b||^2 + l2 ||W||^2`` exactly.
+
+    With ``sample_weight`` the mean is the weighted mean
+    ``sum_i w_i (...) / sum_i w_i``: ``n`` becomes ``N = sum_i w_i``, ``mu``
+    and ``mean(T)`` the weighted means, ``Xc^T Xc`` the weighted Gram
+    ``Xc^T diag(w) Xc`` and ``s_d = sum_i w_i x_id^2`` -- still one closed-form
+    solve.
 
     With the intercept unpenalised and never dropped out, eliminating ``b``
     gives ``b = mean(T) - mu^T W`` and the centred system
@@ -113,6 +139,9 @@ def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None,
     init : ndarray of shape (n_features, n_outputs), optional
         Starting weights for ``"cg"`` (warm start); the direct solvers, exact
         in one factorisation, ignore it.
+    sample_weight : ndarray of shape (n_samples,), optional
+        Non-negative weights with a positive sum; ``variance_sums`` must then
+        be weighted sums too.
 
     Returns
     -------
@@ -124,18 +153,20 @@ def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None,
         1 for the direct solvers (one factorisation); the largest number of
         conjugate-gradient iterations over the outputs for ``"cg"``.
     """
-    n, m = X.shape
-    mu = np.asarray(X.mean(axis=0)).ravel()
-    t_mean = T.mean(axis=0)
+    n_rows, m = X.shape
+    sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    mu, n = _weighted_mean(X, sw)
+    t_mean = T.mean(axis=0) if sw is None else (sw @ T) / n
     if variance_sums is None:
-        penalty = c * _column_sum_squares(X) + n * l2
+        penalty = c * _column_sum_squares(X, sw) + n * l2
     else:
         penalty = np.asarray(variance_sums, dtype=np.float64) + n * l2
-    rhs = np.asarray(X.T @ T) - np.outer(mu, n * t_mean)
+    TW = T if sw is None else T * sw[:, None]
+    rhs = np.asarray(X.T @ TW) - np.outer(mu, n * t_mean)
     if solver == "auto":
-        solver = choose_quadratic_solver(n, m, penalty)
+        solver = choose_quadratic_solver(n_rows, m, penalty)
     if solver == "cholesky":
-        G = X.T @ X
+        G = X.T @ X if sw is None else X.T @ _scale_rows(X, sw)
         G = G.toarray() if sp.issparse(G) else np.array(G)
         G -= n * np.outer(mu, mu)
         G[np.diag_indices_from(G)] += penalty
@@ -144,16 +175,25 @@ def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None,
         if not np.all(penalty > 0):
             raise ValueError("The 'woodbury' solver needs l2 > 0 or theta > 0 for every "
                              "feature; use 'cholesky' or 'cg'.")
-        W, n_iter = _woodbury(X, T - t_mean, mu, 1.0 / penalty), 1
+        W, n_iter = _woodbury(X, T - t_mean, mu, 1.0 / penalty, sw), 1
     elif solver == "cg":
-        W, n_iter = _conjugate_gradients(X, rhs, mu, penalty, tol, max_iter, init)
+        W, n_iter = _conjugate_gradients(X, rhs, mu, penalty, tol, max_iter, init, sw)
     else:
         raise ValueError(f"solver must be one of {QUADRATIC_SOLVERS}, got {solver!r}.")
     return W, t_mean - mu @ W, solver, n_iter
 
 
-def _woodbury(X, Tc, mu, d_inv):
-    """``(D + Xc^T Xc)^-1 Xc^T T = D^-1 Xc^T (I + Xc D^-1 Xc^T)^-1 T`` (push-through)."""
+def _scale_rows(X, s):
+    """``diag(s) X`` (CSR for sparse ``X``)."""
+    return sp.csr_matrix(sp.diags(s) @ X) if sp.issparse(X) else X * s[:, None]
+
+
+def _woodbury(X, Tc, mu, d_inv, sample_weight=None):
+    """``(D + Xc^T Xc)^-1 Xc^T T = D^-1 Xc^T (I + Xc D^-1 Xc^T)^-1 T`` (push-through).
+
+    With weights ``w`` the same with ``Xc`` and ``T`` replaced by
+    ``diag(sqrt(w)) Xc`` and ``diag(sqrt(w)) Tc``.
+    """
     n = X.shape[0]
     XD = X.multiply(d_inv).tocsr() if sp.issparse(X) else X * d_inv
     K = XD @ X.T
@@ -162,20 +202,28 @@ def _woodbury(X, Tc, mu, d_inv):
     K -= a[:, None]
     K -= a[None, :]
     K += float(mu @ (d_inv * mu))
+    if sample_weight is not None:
+        root = np.sqrt(sample_weight)
+        K *= np.outer(root, root)
+        Tc = Tc * root[:, None]
     K[np.diag_indices(n)] += 1.0
     alpha = la.solve(K, Tc, assume_a="pos")
+    if sample_weight is not None:
+        alpha = alpha * root[:, None]
     return d_inv[:, None] * (np.asarray(X.T @ alpha) - np.outer(mu, alpha.sum(axis=0)))
 
 
-def _conjugate_gradients(X, rhs, mu, penalty, tol, max_iter, init=None):
-    n, m = X.shape
+def _conjugate_gradients(X, rhs, mu, penalty, tol, max_iter, init=None, sample_weight=None):
+    n = X.shape[0] if sample_weight is None else float(np.sum(sample_weight))
 
     def matvec(v):
         v = np.ravel(v)
         u = X @ v - mu @ v                     # Xc v
+        if sample_weight is not None:
+            u = u * sample_weight              # diag(w) Xc v
         return np.asarray(X.T @ u).ravel() - mu * u.sum() + penalty * v
 
-    diagonal = _column_sum_squares(X) - n * mu ** 2 + penalty
+    diagonal = _column_sum_squares(X, sample_weight) - n * mu ** 2 + penalty
     return preconditioned_cg(matvec, diagonal, rhs, tol, max_iter, init)
 
 
@@ -235,7 +283,7 @@ def _dropout_scale(c):
 WELL_SCALED_RMS = (1e-3, 1e3)
 
 
-def _column_scale(X, l2):
+def _column_scale(X, l2, sample_weight=None):
     """``1 / sqrt(mean(x**2) + 2 l2)`` for badly scaled columns (see :data:`WELL_SCALED_RMS`), else 1.
 
     ``mean(x_d**2) + 2 l2`` is, up to the logistic factor ``p (1 - p)``, the
@@ -245,13 +293,14 @@ def _column_scale(X, l2):
     Ordinary columns -- and nearly empty ones that the ridge already holds
     (an image's border pixels) -- keep scale 1, i.e. no change at all.
     """
-    n = X.shape[0]
+    n = X.shape[0] if sample_weight is None else float(np.sum(sample_weight))
     largest = np.asarray(abs(X).max(axis=0).todense()).ravel() if sp.issparse(X) \
         else np.max(np.abs(X), axis=0, initial=0.0)
     safe = np.where(largest > 0, largest, 1.0)
-    # rms computed on x / max|x|: no overflow or underflow for any finite x.
+    # rms computed on x / max|x|: no overflow or underflow for any finite x
+    # (weighted mean with weights, so that weights act as repeated rows).
     rms = safe * np.sqrt(_column_sum_squares(X.multiply(1.0 / safe) if sp.issparse(X)
-                                             else X / safe) / max(n, 1))
+                                             else X / safe, sample_weight) / max(n, 1))
     # sqrt(rms**2 + 2 l2) without overflow: scaled by the larger of the two terms.
     ridge = np.sqrt(2.0 * l2)
     top = np.maximum(rms, ridge)
@@ -279,7 +328,7 @@ def _report_stop(result, tol, max_iter, m):
                       "features or lower tol.", ConvergenceWarning, stacklevel=4)
 
 
-def _general_variance(X, variance):
+def _general_variance(X, variance, sample_weight=None):
     """Scaling, variance columns and their block for a general transfer model.
 
     The scaling uses the dropout-equivalent factor
@@ -294,14 +343,15 @@ def _general_variance(X, variance):
         variance = np.asarray(variance, dtype=np.float64)
         penalized = np.flatnonzero(np.any(variance != 0, axis=0))
         V = np.ascontiguousarray(variance[:, penalized])
-    sums = np.asarray(variance.sum(axis=0)).ravel()
-    squares = _column_sum_squares(X)
+    sums = (np.asarray(variance.sum(axis=0)).ravel() if sample_weight is None
+            else np.asarray(variance.T @ sample_weight).ravel())
+    squares = _column_sum_squares(X, sample_weight)
     c = np.divide(sums, squares, out=np.zeros_like(sums), where=squares > 0)
     return _dropout_scale(np.maximum(c, 0.0)), penalized, V
 
 
 def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000, variance=None,
-                   init=None):
+                   init=None, sample_weight=None):
     """Minimise the Taylor-approximated expected logistic risk with L-BFGS.
 
     Parameters
@@ -333,6 +383,11 @@ def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000, varian
     init : tuple (W0, b0) or None
         Starting point (warm start), shapes as returned; ``None`` starts from
         ``W = 0`` and the log class priors as intercept.
+    sample_weight : ndarray of shape (n_samples,), optional
+        Non-negative weights, every class with a positive total: the objective
+        becomes the weighted mean, and the class priors of the start and the
+        column scales use the same weights, so integer weights follow the
+        optimisation path of repeated rows.
 
     Returns
     -------
@@ -343,30 +398,44 @@ def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000, varian
     n, m = X.shape
     if sp.issparse(X):
         X = sp.csr_matrix(X)
-    prior = np.bincount(y_index, minlength=n_classes) / n
+    sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    counts = np.bincount(y_index, weights=sw, minlength=n_classes)
+    prior = counts / counts.sum()
     if variance is None:
-        scale = _dropout_scale(c) * _column_scale(X, l2)
+        scale = _dropout_scale(c) * _column_scale(X, l2, sw)
         # The variance term only involves features that are dropped out at all.
         penalized = np.flatnonzero(c > 0)
         X_penalized = X[:, penalized] if sp.issparse(X) else np.ascontiguousarray(X[:, penalized])
         Q = dropout_variances(X_penalized, c[penalized])
     else:
-        scale, penalized, Q = _general_variance(X, variance)
-        scale = scale * _column_scale(X, l2)
+        scale, penalized, Q = _general_variance(X, variance, sw)
+        scale = scale * _column_scale(X, l2, sw)
     if len(penalized) == m:
         penalized = None
     if n_classes == 2:
         y01 = (y_index == 1).astype(np.float64)
 
         def objective(w, b):
-            return logistic_binary_objective(w, b, X, Q, y01, l2, penalized)
+            return logistic_binary_objective(w, b, X, Q, y01, l2, penalized, sw)
     else:
         Y = np.zeros((n, n_classes))
         Y[np.arange(n), y_index] = 1.0
 
         def objective(W, b):
-            return logistic_multinomial_objective(W, b, X, Q, Y, l2, penalized)
+            return logistic_multinomial_objective(W, b, X, Q, Y, l2, penalized, sw)
     return minimize_logistic(objective, m, n_classes, prior, scale, tol, max_iter, init)
+
+
+_BLAS = []
+
+
+def _one_blas_thread():
+    """A context limiting BLAS to one thread, from one :class:`ThreadpoolController`
+    made on first use: ``threadpool_limits`` scans the loaded libraries on every
+    call (4 ms, as much as a whole fit on compressed lattice data)."""
+    if not _BLAS:
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
 
 
 def minimize_logistic(objective, n_features, n_classes, prior, scale, tol, max_iter,
@@ -409,7 +478,7 @@ def minimize_logistic(objective, n_features, n_classes, prior, scale, tol, max_i
     # objectives.py) and L-BFGS's own updates are vector operations, where BLAS
     # threads cost more in synchronisation than they gain (measured on 2 cores:
     # 13 ms per dense 10-class evaluation single-threaded vs 30 ms with 2).
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread():
         result = minimize(fun, x0, method="L-BFGS-B", jac=True,
                           options={"maxiter": max_iter, "maxls": 50, "gtol": tol,
                                    "ftol": 64 * np.finfo(float).eps})

@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 
-def nonzero_rate(X, zero_tol=0.0):
+def nonzero_rate(X, zero_tol=0.0, sample_weight=None):
     """Fraction of samples in which each feature is non-zero.
 
     This is the maximum-likelihood Bernoulli parameter ``eta_d`` of Eq. (7)
@@ -43,6 +43,10 @@ def nonzero_rate(X, zero_tol=0.0):
     zero_tol : float, default=0.0
         Entries with ``|x| <= zero_tol`` count as zero (scanned images have
         faint, non-zero backgrounds).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative weights with a positive sum: the rate is then the
+        weighted fraction ``sum_i w_i 1[x_id != 0] / sum_i w_i`` (the ML
+        estimate on rows repeated ``w_i`` times).
 
     Returns
     -------
@@ -54,6 +58,10 @@ def nonzero_rate(X, zero_tol=0.0):
         raise ValueError("Cannot estimate non-zero rates from zero samples.")
     if zero_tol < 0:
         raise ValueError(f"zero_tol must be >= 0, got {zero_tol}.")
+    if sample_weight is not None:
+        weights = np.asarray(sample_weight, dtype=np.float64)
+        nonzero = abs(X) > zero_tol
+        return np.asarray(nonzero.T @ weights, dtype=np.float64).ravel() / weights.sum()
     if sp.issparse(X):
         if X.format == "csr":
             columns = X.indices
@@ -64,7 +72,7 @@ def nonzero_rate(X, zero_tol=0.0):
     return np.count_nonzero(np.abs(X) > zero_tol, axis=0) / X.shape[0]
 
 
-def estimate_dropout(X_source, X_target, zero_tol=0.0):
+def estimate_dropout(X_source, X_target, zero_tol=0.0, sample_weight=None, target_weight=None):
     """Maximum-likelihood dropout parameters of the transfer model.
 
     ``theta_d = max(0, 1 - zeta_d / eta_d)`` (section 3.3.1, Algorithm 1).
@@ -85,13 +93,17 @@ def estimate_dropout(X_source, X_target, zero_tol=0.0):
     X_target : {array-like, sparse matrix} of shape (n_target, n_features)
     zero_tol : float, default=0.0
         Entries with ``|x| <= zero_tol`` count as zero.
+    sample_weight : array-like of shape (n_source,), optional
+        Weights of the source samples (``eta_d`` becomes the weighted rate).
+    target_weight : array-like of shape (n_target,), optional
+        Weights of the target samples (for ``zeta_d``); by default unweighted.
 
     Returns
     -------
     theta : ndarray of shape (n_features,), values in [0, 1]
     """
-    eta = nonzero_rate(X_source, zero_tol)
-    zeta = nonzero_rate(X_target, zero_tol)
+    eta = nonzero_rate(X_source, zero_tol, sample_weight)
+    zeta = nonzero_rate(X_target, zero_tol, target_weight)
     if eta.shape != zeta.shape:
         raise ValueError(
             f"Source has {eta.shape[0]} features but target has {zeta.shape[0]}; "

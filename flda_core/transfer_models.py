@@ -104,6 +104,14 @@ def _as_float(X, allow_nan=False):
                        ensure_all_finite="allow-nan" if allow_nan else True)
 
 
+def _column_mean(X, weights=None):
+    """Column means of ``X``, weighted by ``weights`` if given."""
+    if weights is None:
+        return np.asarray(X.mean(axis=0)).ravel()
+    weights = np.asarray(weights, dtype=np.float64)
+    return np.asarray(X.T @ weights).ravel() / weights.sum()
+
+
 def _scale_columns(X, factor):
     """``X * factor`` (per column), keeping CSR sparsity."""
     if sp.issparse(X):
@@ -127,7 +135,12 @@ class TransferModel:
     Subclasses set ``name``, their parameter arrays (listed in
     ``param_names``) and implement :meth:`mean_parts`, :meth:`variance_parts`,
     :meth:`sample` and :meth:`fit`.  All parameters are arrays of shape
-    ``(n_features,)``.
+    ``(n_features,)``.  ``fit(X_source, X_target, zero_tol=0.0,
+    sample_weight=None, target_weight=None)`` weights the source statistics by
+    ``sample_weight`` (as if row ``i`` were repeated ``w_i`` times) and the
+    target statistics by ``target_weight`` (``FLDAClassifier`` leaves the
+    target unweighted; it passes the source weights when it fits a model on
+    the source alone, "no shift").
     """
 
     name = ""
@@ -171,10 +184,14 @@ class TransferModel:
         """Diagonal ``Var[z | x]`` for every row of ``X`` (sparse only if it stays sparse)."""
         return _assemble(*self.variance_parts(self.prepare(X)))
 
-    def variance_column_sums(self, X):
-        """``sum_i Var[z_id | x_i]`` per feature, without densifying sparse ``X``."""
+    def variance_column_sums(self, X, sample_weight=None):
+        """``sum_i w_i Var[z_id | x_i]`` per feature (``w = 1`` by default),
+        without densifying sparse ``X``."""
         Vp, u = self.variance_parts(X)
-        return np.asarray(Vp.sum(axis=0)).ravel() + X.shape[0] * u
+        if sample_weight is None:
+            return np.asarray(Vp.sum(axis=0)).ravel() + X.shape[0] * u
+        weights = np.asarray(sample_weight, dtype=np.float64)
+        return np.asarray(Vp.T @ weights).ravel() + weights.sum() * u
 
     def sample(self, X, random_state=None):
         """Draw one target sample ``z ~ p(z | x)`` per row of dense ``X``."""
@@ -209,8 +226,9 @@ class DropoutTransfer(TransferModel):
     def __init__(self, theta=None):
         self.theta = None if theta is None else np.asarray(theta, dtype=np.float64)
 
-    def fit(self, X_source, X_target, zero_tol=0.0):
-        self.theta = estimate_dropout(X_source, X_target, zero_tol=zero_tol)
+    def fit(self, X_source, X_target, zero_tol=0.0, sample_weight=None, target_weight=None):
+        self.theta = estimate_dropout(X_source, X_target, zero_tol=zero_tol,
+                                      sample_weight=sample_weight, target_weight=target_weight)
         return self
 
     def informative(self):
@@ -278,17 +296,26 @@ class ImputationTransfer(TransferModel):
         self.mu = None if mu is None else np.asarray(mu, dtype=np.float64)
 
     @staticmethod
-    def missing_rate(X):
+    def missing_rate(X, sample_weight=None):
+        """Fraction of missing (NaN) cells per feature (weighted by ``sample_weight``)."""
         X = _as_float(X, allow_nan=True)
+        if sample_weight is not None:
+            weights = np.asarray(sample_weight, dtype=np.float64)
+            if sp.issparse(X):
+                gaps = sp.csr_matrix(X, copy=True)
+                gaps.data = np.isnan(gaps.data).astype(np.float64)
+            else:
+                gaps = np.isnan(X).astype(np.float64)
+            return np.asarray(gaps.T @ weights).ravel() / weights.sum()
         if sp.issparse(X):
             X = sp.csr_matrix(X)
             return np.bincount(X.indices[np.isnan(X.data)], minlength=X.shape[1]) / X.shape[0]
         return np.isnan(X).mean(axis=0)
 
-    def fit(self, X_source, X_target, zero_tol=0.0):
+    def fit(self, X_source, X_target, zero_tol=0.0, sample_weight=None, target_weight=None):
         X_source = _as_float(X_source, allow_nan=True)
-        rho_s = self.missing_rate(X_source)
-        rho_t = self.missing_rate(X_target)
+        rho_s = self.missing_rate(X_source, sample_weight)
+        rho_t = self.missing_rate(X_target, target_weight)
         if rho_s.shape != rho_t.shape:
             raise ValueError("Source and target must share one feature space.")
         observed = 1.0 - rho_s
@@ -296,8 +323,13 @@ class ImputationTransfer(TransferModel):
         seen = observed > 0
         self.theta[seen] = np.clip(1.0 - (1.0 - rho_t[seen]) / observed[seen], 0.0, 1.0)
         dense = X_source.toarray() if sp.issparse(X_source) else X_source
-        counts = np.sum(~np.isnan(dense), axis=0)
-        sums = np.nansum(dense, axis=0)
+        if sample_weight is None:
+            counts = np.sum(~np.isnan(dense), axis=0)
+            sums = np.nansum(dense, axis=0)
+        else:
+            weights = np.asarray(sample_weight, dtype=np.float64)
+            counts = (~np.isnan(dense)).T.astype(np.float64) @ weights
+            sums = np.where(np.isnan(dense), 0.0, dense).T @ weights
         self.mu = np.divide(sums, counts, out=np.zeros_like(sums), where=counts > 0)
         return self
 
@@ -366,17 +398,22 @@ class TwoSidedTransfer(TransferModel):
         self.phi = None if phi is None else np.asarray(phi, dtype=np.float64)
         self.value = None if value is None else np.asarray(value, dtype=np.float64)
 
-    def fit(self, X_source, X_target, zero_tol=0.0):
-        eta = nonzero_rate(X_source, zero_tol)
-        zeta = nonzero_rate(X_target, zero_tol)
-        self.theta = estimate_dropout(X_source, X_target, zero_tol=zero_tol)
+    def fit(self, X_source, X_target, zero_tol=0.0, sample_weight=None, target_weight=None):
+        eta = nonzero_rate(X_source, zero_tol, sample_weight)
+        zeta = nonzero_rate(X_target, zero_tol, target_weight)
+        self.theta = estimate_dropout(X_source, X_target, zero_tol=zero_tol,
+                                      sample_weight=sample_weight, target_weight=target_weight)
         self.phi = np.zeros_like(eta)
         up = (zeta > eta) & (eta < 1.0)
         self.phi[up] = (zeta[up] - eta[up]) / (1.0 - eta[up])
         X_target = _as_float(X_target)
-        totals = np.asarray(X_target.sum(axis=0)).ravel()
-        nonzero_counts = (np.asarray((X_target != 0).sum(axis=0)).ravel()
-                          if sp.issparse(X_target) else np.count_nonzero(X_target, axis=0))
+        if target_weight is None:
+            totals = np.asarray(X_target.sum(axis=0)).ravel()
+            nonzero_counts = (np.asarray((X_target != 0).sum(axis=0)).ravel()
+                              if sp.issparse(X_target) else np.count_nonzero(X_target, axis=0))
+        else:   # weighted sums / weighted counts: the same ratio on repeated rows
+            totals = _column_mean(X_target, target_weight)
+            nonzero_counts = nonzero_rate(X_target, 0.0, target_weight)
         self.value = np.divide(totals, nonzero_counts, out=np.zeros_like(totals),
                                where=nonzero_counts > 0)
         return self
@@ -445,12 +482,12 @@ class RateTransfer(TransferModel):
             raise ValueError(f"The 'rate' transfer model needs non-negative counts; {name} "
                              "has negative values. Use transfer='dropout' or shift the data.")
 
-    def fit(self, X_source, X_target, zero_tol=0.0):
+    def fit(self, X_source, X_target, zero_tol=0.0, sample_weight=None, target_weight=None):
         X_source, X_target = _as_float(X_source), _as_float(X_target)
         self._check_nonnegative(X_source, "the source data")
         self._check_nonnegative(X_target, "the target data")
-        mean_s = np.asarray(X_source.mean(axis=0)).ravel()
-        mean_t = np.asarray(X_target.mean(axis=0)).ravel()
+        mean_s = _column_mean(X_source, sample_weight)
+        mean_t = _column_mean(X_target, target_weight)
         self.rate = np.ones_like(mean_s)
         present = mean_s > 0
         self.rate[present] = mean_t[present] / mean_s[present]
