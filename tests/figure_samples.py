@@ -23,3 +23,17 @@ def boundary_and_curve_figures(n_samples=2_000, seed=0):
     curve = perturbation_error_figure(perturbation_sweep(poisson, [0.0, 0.1, 0.2, 0.3]), naive,
                                       paper=PAPER_TABLE1.errors)
     return boundaries, curve
+
+
+def assert_passes_plotly_validation(fig):
+    """Builders that skip plotly's per-property validation (``style.unvalidated_figure``)
+    must produce what validation accepts and leaves unchanged: every property goes
+    through plotly's validators here, and the JSON must be identical."""
+    import json
+
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    validated = go.Figure(fig.to_dict())
+    assert json.loads(pio.to_json(validated, validate=False)) == \
+        json.loads(pio.to_json(fig, validate=False))

@@ -1,12 +1,10 @@
 """Tests of the figure builders of section 4.1 (Figures 1, 2 and 4; Table 1 as a curve)."""
 
-import json
-import plotly.graph_objects as go
-import plotly.io as pio
 import numpy as np
 import pandas as pd
 import pytest
 
+from figure_samples import assert_passes_plotly_validation
 from flda_core.experiments.perturbation import PAPER_TABLE1, perturbation_sweep
 from flda_core.experiments.synthetic import fit_classifiers
 from flda_core.figures.synthetic import (
@@ -186,11 +184,6 @@ def test_perturbed_flda_lines_are_thinner_than_the_unperturbed_one():
     assert widths == {"+0": 3.0, "+0.1": 2.2, "+0.2": 2.2}
 
 
-def _validated_json(fig):
-    """The figure rebuilt through every one of plotly's property validators."""
-    return go.Figure(fig.to_dict()).to_plotly_json()
-
-
 @pytest.mark.parametrize("with_source", [False, True])
 @pytest.mark.parametrize("n_panels", [1, 2])
 def test_unvalidated_boundary_figure_passes_plotly_validation_unchanged(bernoulli, with_source,
@@ -207,8 +200,6 @@ def test_unvalidated_boundary_figure_passes_plotly_validation_unchanged(bernoull
     lines.append(_line("outside", (1.0, 1.0), -100.0))  # no segment: a legend-only trace
     panels = [(f"panel {i}", lines) for i in range(n_panels)]
     fig = decision_boundary_figure(counts, panels, source_counts=source, height=600)
-    validated = _validated_json(fig)
-    assert json.loads(pio.to_json(validated, validate=False)) == \
-        json.loads(pio.to_json(fig, validate=False))
+    assert_passes_plotly_validation(fig)
     assert len(fig.layout.annotations) == n_panels * 2  # a title and a label per panel
     assert fig.data[-1].xaxis == ("x2" if n_panels == 2 else "x")

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flda_core.classifier import FLDAClassifier
+from figure_samples import assert_passes_plotly_validation
 from flda_core.figures.learning_curves import gap_figure, learning_curve_figure, log_ticks
 from flda_core.experiments.learning_curves import (
     DOMAINS, FAMILIES, TABLE_COLUMNS, adaptation_sample_size,
@@ -443,3 +444,16 @@ def test_log_ticks():
     assert log_ticks(3, 4) == ([3, 4], ["3", "4"])
     assert log_ticks(2, 10_000, (1,)) == ([2, 10, 100, 1000, 10_000],
                                           ["2", "10", "100", "1k", "10k"])
+
+
+@pytest.mark.parametrize("losses", [("quadratic",), ("quadratic", "logistic")])
+@pytest.mark.parametrize("options", [{}, {"show_sem": False}, {"log_y": True, "height": 500}])
+def test_learning_curve_and_gap_figures_pass_plotly_validation_unchanged(losses, options):
+    """Both figures redraw on every l2 toggle, so they skip plotly's per-property
+    validation; every property must still be one plotly accepts as it is."""
+    table, gaps = _tables()
+    fig = learning_curve_figure(table[table["loss"].isin(losses)], **options)
+    assert_passes_plotly_validation(fig)
+    assert len(fig.layout.annotations) == 2 * len(losses)  # one title per panel
+    assert all(a.font.size == 15 for a in fig.layout.annotations)
+    assert_passes_plotly_validation(gap_figure(gaps[gaps["loss"].isin(losses)]))

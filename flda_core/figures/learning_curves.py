@@ -16,11 +16,10 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from ..names import LOSS_TITLES
-from .style import classifier_color
+from .style import (axis_suffix, classifier_color, default_template, subplot_layout,
+                    unvalidated_figure)
 
 __all__ = ["DOMAIN_DASH", "DOMAIN_TITLES", "hex_to_rgba", "log_ticks",
            "learning_curve_figure", "gap_figure"]
@@ -98,14 +97,16 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None):
     if table.empty:
         raise ValueError("The learning-curve table is empty; nothing to plot.")
     losses = _losses_in(table)
-    titles = [f"{DOMAIN_TITLES[d]} ({LOSS_TITLES[loss].lower()})" if len(losses) > 1
+    cols = len(losses)
+    titles = [f"{DOMAIN_TITLES[d]} ({LOSS_TITLES[loss].lower()})" if cols > 1
               else DOMAIN_TITLES[d] for d in _DOMAIN_ORDER for loss in losses]
-    fig = make_subplots(rows=2, cols=len(losses), shared_xaxes=True,
-                        subplot_titles=titles, vertical_spacing=0.12,
-                        horizontal_spacing=0.08)
+    layout = subplot_layout(2, cols, titles, shared_xaxes=True, vertical_spacing=0.12,
+                            horizontal_spacing=0.08)
+    data = []
     legend_seen = set()
     for col, loss in enumerate(losses, start=1):
         for row, domain in enumerate(_DOMAIN_ORDER, start=1):
+            axes = _axes(row, col, cols)
             part = table[(table["loss"] == loss) & (table["domain"] == domain)]
             for name in _classifier_order(part):
                 curve = part[part["classifier"] == name].sort_values("n")
@@ -114,41 +115,40 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None):
                 sem = np.nan_to_num(curve["sem"].to_numpy())
                 color = classifier_color(name)
                 if show_sem:
-                    fig.add_trace(go.Scatter(
-                        x=np.concatenate([n, n[::-1]]),
-                        y=np.concatenate([mean + sem, (mean - sem)[::-1]]),
-                        mode="lines", fill="toself", fillcolor=hex_to_rgba(color, 0.2),
-                        line={"width": 0}, hoverinfo="skip", showlegend=False,
-                        legendgroup=name, name=f"{name} +/- SEM"), row=row, col=col)
-                fig.add_trace(go.Scatter(
-                    x=n, y=mean, mode="lines+markers", name=name, legendgroup=name,
-                    showlegend=name not in legend_seen,
+                    data.append(_sem_band(n, mean, sem, color, name,
+                                          name=f"{name} +/- SEM", **axes))
+                data.append(dict(
+                    type="scatter", x=n, y=mean, mode="lines+markers", name=name,
+                    legendgroup=name, showlegend=name not in legend_seen,
                     line={"color": color, "dash": DOMAIN_DASH[domain], "width": 2.5},
                     marker={"symbol": LOSS_SYMBOL[loss], "size": 6, "color": color},
                     customdata=np.column_stack([sem, curve["repeats"].to_numpy()]),
                     hovertemplate=(f"<b>{name}</b> on the {domain} validation set<br>"
                                    "n = %{x}<br>error = %{y:.4f} "
                                    "+/- %{customdata[0]:.4f} (SEM, "
-                                   "%{customdata[1]} repeats)<extra></extra>")),
-                    row=row, col=col)
+                                   "%{customdata[1]} repeats)<extra></extra>"), **axes))
                 legend_seen.add(name)
     tickvals, ticktext = log_ticks(int(table["n"].min()), int(table["n"].max()),
-                                   (1, 2, 5) if len(losses) == 1 else (1,))
-    fig.update_xaxes(type="log", title_text=None, tickvals=tickvals, ticktext=ticktext)
-    for col in range(1, len(losses) + 1):
-        fig.update_xaxes(title_text="number of training samples n (log scale)", row=2, col=col)
-        for row in (1, 2):
-            fig.update_yaxes(title_text="classification error", row=row, col=col,
-                             type="log" if log_y else "linear", rangemode="tozero"
-                             if not log_y else "normal")
-    fig.update_layout(
+                                   (1, 2, 5) if cols == 1 else (1,))
+    for row in (1, 2):
+        for col in range(1, cols + 1):
+            suffix = axis_suffix(row, col, cols)
+            layout[f"xaxis{suffix}"].update(type="log", tickvals=tickvals, ticktext=ticktext)
+            if row == 2:
+                layout[f"xaxis{suffix}"]["title"] = {
+                    "text": "number of training samples n (log scale)"}
+            layout[f"yaxis{suffix}"].update(
+                title={"text": "classification error"}, type="log" if log_y else "linear",
+                rangemode="tozero" if not log_y else "normal")
+    for annotation in layout.get("annotations", []):
+        annotation.setdefault("font", {})["size"] = 15
+    layout.update(
         height=height or 760, hovermode="closest",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.06, "xanchor": "left",
-                "x": 0.0, "title_text": "classifier (dotted: source validation, "
-                                        "solid: target validation)  "},
+                "x": 0.0, "title": {"text": "classifier (dotted: source validation, "
+                                            "solid: target validation)  "}},
         margin={"l": 70, "r": 20, "t": 90, "b": 60}, font={"size": 14})
-    fig.update_annotations(font_size=15)
-    return fig
+    return unvalidated_figure(data, layout)
 
 
 def gap_figure(gaps, height=420):
@@ -172,22 +172,17 @@ def gap_figure(gaps, height=420):
     """
     if gaps.empty:
         raise ValueError("The gap table is empty; nothing to plot.")
-    fig = go.Figure()
-    fig.add_hline(y=0.0, line={"color": "#777777", "width": 1})
+    data = []
     for (name, loss), curve in gaps.groupby(["classifier", "loss"], sort=False):
         curve = curve.sort_values("n")
         n = curve["n"].to_numpy()
         mean = curve["mean_gap"].to_numpy()
         sem = np.nan_to_num(curve["sem"].to_numpy())
         color = classifier_color(name)
-        fig.add_trace(go.Scatter(
-            x=np.concatenate([n, n[::-1]]),
-            y=np.concatenate([mean + sem, (mean - sem)[::-1]]),
-            mode="lines", fill="toself", fillcolor=hex_to_rgba(color, 0.2), line={"width": 0},
-            hoverinfo="skip", showlegend=False, legendgroup=name))
-        fig.add_trace(go.Scatter(
-            x=n, y=mean, mode="lines+markers", name=f"{name} − {curve['reference'].iloc[0]}",
-            legendgroup=name,
+        data.append(_sem_band(n, mean, sem, color, name))
+        data.append(dict(
+            type="scatter", x=n, y=mean, mode="lines+markers",
+            name=f"{name} − {curve['reference'].iloc[0]}", legendgroup=name,
             line={"color": color, "width": 2.5,
                   "dash": "solid" if loss == "quadratic" else "dash"},
             marker={"symbol": LOSS_SYMBOL[loss], "size": 6, "color": color},
@@ -195,11 +190,31 @@ def gap_figure(gaps, height=420):
             hovertemplate=(f"<b>{name}</b><br>n = %{{x}}<br>gap = %{{y:.4f}} "
                            "+/- %{customdata:.4f} (paired SEM)<extra></extra>")))
     tickvals, ticktext = log_ticks(int(gaps["n"].min()), int(gaps["n"].max()))
-    fig.update_xaxes(type="log", title_text="number of training samples n (log scale)",
-                     tickvals=tickvals, ticktext=ticktext)
-    fig.update_yaxes(title_text="target error minus oracle's", zeroline=False)
-    fig.update_layout(height=height, font={"size": 14},
-                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.02,
-                              "xanchor": "left", "x": 0.0},
-                      margin={"l": 70, "r": 20, "t": 50, "b": 60})
-    return fig
+    layout = dict(
+        template=default_template(),
+        shapes=[{"type": "line", "x0": 0, "x1": 1, "xref": "x domain", "y0": 0.0, "y1": 0.0,
+                 "yref": "y", "line": {"color": "#777777", "width": 1}}],
+        xaxis={"type": "log", "title": {"text": "number of training samples n (log scale)"},
+               "tickvals": tickvals, "ticktext": ticktext},
+        yaxis={"title": {"text": "target error minus oracle's"}, "zeroline": False},
+        height=height, font={"size": 14},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left",
+                "x": 0.0},
+        margin={"l": 70, "r": 20, "t": 50, "b": 60})
+    return unvalidated_figure(data, layout)
+
+
+def _axes(row, col, cols):
+    suffix = axis_suffix(row, col, cols)
+    return {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
+
+
+def _sem_band(n, mean, sem, color, group, name=None, **axes):
+    """The translucent mean +/- SEM band of one curve (legend-less)."""
+    band = dict(type="scatter", x=np.concatenate([n, n[::-1]]),
+                y=np.concatenate([mean + sem, (mean - sem)[::-1]]), mode="lines",
+                fill="toself", fillcolor=hex_to_rgba(color, 0.2), line={"width": 0},
+                hoverinfo="skip", showlegend=False, legendgroup=group, **axes)
+    if name is not None:
+        band["name"] = name
+    return band

@@ -23,8 +23,6 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
-import functools
-import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,8 +31,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..names import LOSS_TITLES
-from .style import (CLASS_COLORS, FAMILY_COLORS, classifier_color, classifier_dash, label_color,
-                    text_halo)
+from .style import (CLASS_COLORS, FAMILY_COLORS, axis_suffix, classifier_color, classifier_dash,
+                    label_color, subplot_layout, text_halo, unvalidated_figure)
 
 __all__ = [
     "BoundaryLine", "lattice_counts", "marker_sizes", "plot_ranges", "boundary_segment",
@@ -267,8 +265,8 @@ def _rgba(color, alpha):
 
 
 def _axis_suffix(col):
-    """Plotly's axis name suffix of subplot column ``col`` ("" for 1, "2", ...)."""
-    return "" if col == 1 else str(col)
+    """Axis-name suffix of panel ``col`` of the one-row grid ("" for 1, "2", ...)."""
+    return axis_suffix(1, col, col)
 
 
 def _scatter_traces(counts, max_count, domain, col, show_legend, label_counts):
@@ -333,29 +331,6 @@ def _boundary_trace(line, x_range, y_range, col, rank=1000):
     return trace, annotation
 
 
-@functools.lru_cache(maxsize=16)
-def _row_layout_json(titles, horizontal_spacing):
-    """``make_subplots``' layout for one row of panels sharing the y axis, as JSON.
-
-    Axis domains, shared axes and title annotations come from plotly itself; the
-    text is cached, because ``make_subplots`` alone takes ~20 ms.
-    """
-    fig = make_subplots(rows=1, cols=len(titles), subplot_titles=list(titles),
-                        shared_yaxes=True, horizontal_spacing=horizontal_spacing)
-    return fig.to_json()
-
-
-def unvalidated_figure(data, layout):
-    """A ``go.Figure`` from plain plotly JSON, without plotly's per-property validation.
-
-    Validating the ~1,500 properties of a figure with several panels takes
-    40-60 ms, on every rerun that redraws it; the builders that use this are
-    validated once in the tests instead (``tests/test_figures_synthetic.py``
-    builds ``go.Figure(fig.to_dict())`` with validation and compares).
-    """
-    return go.Figure(dict(data=data, layout=layout), _validate=False)
-
-
 def _lattice_ticks(axis_range):
     """One tick per whole number on short axes (binary or small count features):
     ticks such as 0.2 or -0.2 would suggest values the data never take."""
@@ -394,7 +369,8 @@ def decision_boundary_figure(target_counts, panels, source_counts=None,
                                    min_pad=LABELLED_MIN_PAD if label_counts else 0.35)
     max_count = max(int(f["count"].max()) for f in (target_counts, source_counts)
                     if f is not None and len(f))
-    layout = json.loads(_row_layout_json(tuple(t for t, _ in panels), 0.05))["layout"]
+    layout = subplot_layout(1, len(panels), [t for t, _ in panels], shared_yaxes=True,
+                            horizontal_spacing=0.05)
     data, annotations = [], layout.setdefault("annotations", [])
     for col, (_, lines) in enumerate(panels, start=1):
         data += _scatter_traces(target_counts, max_count, "target", col, col == 1,
