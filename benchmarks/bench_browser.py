@@ -121,18 +121,24 @@ def _timed(page, tracker, action):
     return time.perf_counter() - start
 
 
+# Each helper prepares the input untimed (scrolls to the widget, types into the box,
+# opens the list, focuses the slider) and returns the committing action (Enter, the
+# arrow key, the click): the time a user waits starts when they commit a change.
+
 def _type_text(page, label, value):
     box = h.widget(page, "stTextInput", label)
     h.ensure_visible(page, box)
     field = box.locator("input")
-    return lambda: (field.fill(value), field.press("Enter"))
+    field.fill(value)
+    return lambda: field.press("Enter")
 
 
 def _press(page, testid, label, key):
     box = h.widget(page, testid, label)
     h.ensure_visible(page, box)
     thumb = box.locator(h.SLIDER_THUMB).first
-    return lambda: (thumb.focus(), thumb.press(key))
+    thumb.focus()
+    return lambda: thumb.press(key)
 
 
 def _click_label(page, testid, label):
@@ -152,12 +158,9 @@ def _select(page, label, option):
     h.ensure_visible(page, box)
 
     field = box.locator("input").first
-
-    def action():
-        field.click()
-        field.fill(option)
-        field.press("Enter")
-    return action
+    field.click()
+    field.fill(option)
+    return lambda: field.press("Enter")
 
 
 def change_times(browser, server, path, make_actions, steps):

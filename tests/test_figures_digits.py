@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from figure_samples import assert_passes_plotly_validation
 from flda_core.datasets import digits as dg
 from flda_core.experiments import digits as ed
 from flda_core.names import TABLE_CLASSIFIERS
@@ -175,3 +176,21 @@ def test_paper_markers_readable_on_light_and_dark_pages():
     assert luminance(outline.marker.line.color) < luminance(mark.marker.line.color)
     np.testing.assert_array_equal(outline.y, mark.y)
     assert outline.hoverinfo == "skip" and outline.legendgroup == mark.legendgroup
+
+
+@pytest.mark.parametrize("side", [8, 16])
+@pytest.mark.parametrize("shared_range", [True, False])
+def test_redrawn_digit_figures_pass_plotly_validation_unchanged(side, shared_range):
+    """Figure 6 and the non-zero maps redraw on every digit and ε step, so they skip
+    plotly's per-property validation; here every property goes through it unchanged,
+    label text from an upload included."""
+    rng = np.random.default_rng(side)
+    weights = fd.digit_weights_figure(rng.normal(size=side * side), rng.random(side * side),
+                                      rng.normal(size=side * side), side, "<b>7</b>",
+                                      shared_range=shared_range)
+    assert_passes_plotly_validation(weights)
+    assert [t.xaxis for t in weights.data] == ["x", "x3", "x2"]  # the paper's order
+    rates = fd.nonzero_rate_figure(rng.random(side * side), rng.random(side * side), side,
+                                   "<i>A</i>", "B", zero_tol=0.1 if shared_range else 0.0)
+    assert_passes_plotly_validation(rates)
+    assert rates.layout.yaxis2.scaleanchor == "x2"  # square pixels in both panels

@@ -14,12 +14,14 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..safe_text import escape_plotly
-from .style import classifier_color
+from .style import classifier_color, subplot_layout, unvalidated_figure
 
 __all__ = [
     "PROBABILITY_SCALE", "WEIGHT_SCALE", "INK_SCALE", "PAPER_MARK_COLOR",
@@ -59,25 +61,42 @@ def symmetric_range(*arrays):
 def _heatmap(image, coloraxis, name, value_label, fmt=".3f"):
     side = image.shape[0]
     name = escape_plotly(name)  # file names and labels come from uploads
-    return go.Heatmap(
-        z=image, x=np.arange(side), y=np.arange(side), coloraxis=coloraxis, name=name,
-        hovertemplate=(f"<b>{name}</b><br>row %{{y}}, column %{{x}}<br>"
-                       f"{value_label} = %{{z:{fmt}}}<extra></extra>"))
+    return dict(
+        type="heatmap", z=image, x=np.arange(side), y=np.arange(side), coloraxis=coloraxis,
+        name=name, hovertemplate=(f"<b>{name}</b><br>row %{{y}}, column %{{x}}<br>"
+                                  f"{value_label} = %{{z:{fmt}}}<extra></extra>"))
+
+
+@functools.lru_cache(maxsize=8)
+def _colorscale(name):
+    """A named plotly colour scale exactly as plotly's validator expands it (cached)."""
+    return [list(step) for step in go.layout.Coloraxis(colorscale=name).colorscale]
+
+
+def _square_axes_layout(n_axes, side):
+    """Layout of square pixels, row 0 at the top, no tick clutter, for every subplot."""
+    layout = {}
+    for k in range(1, n_axes + 1):
+        suffix = "" if k == 1 else str(k)
+        layout[f"xaxis{suffix}"] = dict(showticklabels=False, showgrid=False, zeroline=False,
+                                        ticks="", showline=False, constrain="domain",
+                                        range=[-0.5, side - 0.5])
+        layout[f"yaxis{suffix}"] = dict(showticklabels=False, showgrid=False, zeroline=False,
+                                        ticks="", showline=False, scaleanchor=f"x{suffix}",
+                                        scaleratio=1, constrain="domain",
+                                        range=[side - 0.5, -0.5])
+    return layout
 
 
 def _square_axes(fig, n_axes, side):
     """Square pixels, row 0 at the top, no tick clutter, for every subplot."""
-    for k in range(1, n_axes + 1):
-        suffix = "" if k == 1 else str(k)
-        fig.update_layout(**{
-            f"xaxis{suffix}": dict(showticklabels=False, showgrid=False, zeroline=False, ticks="",
-                                   showline=False,
-                                   constrain="domain", range=[-0.5, side - 0.5]),
-            f"yaxis{suffix}": dict(showticklabels=False, showgrid=False, zeroline=False, ticks="",
-                                   showline=False,
-                                   scaleanchor=f"x{suffix}", scaleratio=1,
-                                   constrain="domain", range=[side - 0.5, -0.5]),
-        })
+    fig.update_layout(**_square_axes_layout(n_axes, side))
+
+
+def _merge_axes(layout, axes):
+    """Update ``layout``'s axis dicts (made by ``subplot_layout``) with ``axes``."""
+    for name, settings in axes.items():
+        layout.setdefault(name, {}).update(settings)
 
 
 def nonzero_rate_figure(rate_a, rate_b, side, name_a, name_b, zero_tol=0.0):
@@ -97,20 +116,19 @@ def nonzero_rate_figure(rate_a, rate_b, side, name_a, name_b, zero_tol=0.0):
     plotly.graph_objects.Figure
         Two square panels on one colour scale from 0 to 1.
     """
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.06,
-                        subplot_titles=(f"A: {escape_plotly(name_a)}",
-                                        f"B: {escape_plotly(name_b)}"))
-    for col, (rate, name) in enumerate(((rate_a, name_a), (rate_b, name_b)), start=1):
-        fig.add_trace(_heatmap(as_image(rate, side), "coloraxis", name,
-                               "P(pixel non-zero)", ".2f"), row=1, col=col)
-    _square_axes(fig, 2, side)
+    layout = subplot_layout(1, 2, (f"A: {escape_plotly(name_a)}",
+                                   f"B: {escape_plotly(name_b)}"), horizontal_spacing=0.06)
+    data = [dict(_heatmap(as_image(rate, side), "coloraxis", name, "P(pixel non-zero)", ".2f"),
+                 xaxis=f"x{suffix}", yaxis=f"y{suffix}")
+            for (rate, name), suffix in zip(((rate_a, name_a), (rate_b, name_b)), ("", "2"))]
+    _merge_axes(layout, _square_axes_layout(2, side))
     threshold = "x ≠ 0" if zero_tol == 0 else f"|x| > {zero_tol:g}"
-    fig.update_layout(
-        coloraxis=dict(colorscale=PROBABILITY_SCALE, cmin=0.0, cmax=1.0,
+    layout.update(
+        coloraxis=dict(colorscale=_colorscale(PROBABILITY_SCALE), cmin=0.0, cmax=1.0,
                        colorbar=dict(title=dict(text=f"P({threshold})", side="right"),
                                      thickness=16)),
         height=430, margin=dict(l=10, r=10, t=50, b=10), font=_FONT)
-    return fig
+    return unvalidated_figure(data, layout)
 
 
 #: Pixel geometry of :func:`digit_weights_figure`: the two weight maps side by side
@@ -166,29 +184,31 @@ def digit_weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR
         right = w_flda
         left_title = f"{source_name} weights, digit {digit} (×{m_flda / m_src:.2g})"
     plot_height = _WEIGHT_ROW + _ROW_GAP + _THETA_ROW
-    fig = make_subplots(rows=2, cols=2, specs=[[{}, {}], [{"colspan": 2}, None]],
-                        row_heights=[_WEIGHT_ROW, _THETA_ROW],
-                        vertical_spacing=_ROW_GAP / plot_height, horizontal_spacing=0.04,
-                        subplot_titles=(left_title, f"{flda_name} weights, digit {digit}",
-                                        "dropout θ (transfer model)"))
-    fig.add_trace(_heatmap(left, "coloraxis", source_name, "weight"), row=1, col=1)
-    fig.add_trace(_heatmap(theta_img, "coloraxis2", "θ", "θ", ".2f"), row=2, col=1)
-    fig.add_trace(_heatmap(right, "coloraxis", flda_name, "weight"), row=1, col=2)
-    _square_axes(fig, 3, side)
+    layout = subplot_layout(2, 2, (left_title, f"{flda_name} weights, digit {digit}",
+                                   "dropout θ (transfer model)"),
+                            specs=[[{}, {}], [{"colspan": 2}, None]],
+                            row_heights=[_WEIGHT_ROW, _THETA_ROW],
+                            vertical_spacing=_ROW_GAP / plot_height, horizontal_spacing=0.04)
+    # Traces in the paper's order: naive weights (x), θ (x3, the wide lower panel),
+    # adapted weights (x2).
+    data = [dict(_heatmap(left, "coloraxis", source_name, "weight"), xaxis="x", yaxis="y"),
+            dict(_heatmap(theta_img, "coloraxis2", "θ", "θ", ".2f"), xaxis="x3", yaxis="y3"),
+            dict(_heatmap(right, "coloraxis", flda_name, "weight"), xaxis="x2", yaxis="y2")]
+    _merge_axes(layout, _square_axes_layout(3, side))
     below_weights = (_THETA_ROW + _ROW_GAP - 8) / plot_height
-    fig.update_layout(
-        coloraxis=dict(colorscale=WEIGHT_SCALE, cmin=-m, cmax=m, cmid=0.0,
+    layout.update(
+        coloraxis=dict(colorscale=_colorscale(WEIGHT_SCALE), cmin=-m, cmax=m, cmid=0.0,
                        colorbar=dict(title=dict(text="weight", side="top"),
                                      orientation="h", x=0.5, xanchor="center",
                                      y=below_weights, yanchor="top", len=0.5,
                                      thickness=12)),
-        coloraxis2=dict(colorscale=PROBABILITY_SCALE, cmin=0.0, cmax=1.0,
+        coloraxis2=dict(colorscale=_colorscale(PROBABILITY_SCALE), cmin=0.0, cmax=1.0,
                         colorbar=dict(title=dict(text="θ", side="top"), orientation="h",
                                       x=0.5, xanchor="center", y=-0.02, yanchor="top",
                                       len=0.3, thickness=12)),
         height=plot_height + _WEIGHTS_MARGIN["t"] + _WEIGHTS_MARGIN["b"],
         margin=_WEIGHTS_MARGIN, font=_FONT)
-    return fig
+    return unvalidated_figure(data, layout)
 
 
 def sample_images_figure(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=10):

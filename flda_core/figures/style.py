@@ -197,12 +197,13 @@ def axis_suffix(row, col, cols):
     return "" if index == 1 else str(index)
 
 
-@functools.lru_cache(maxsize=32)
-def _subplot_layout_json(rows, cols, titles, options):
+@functools.lru_cache(maxsize=64)
+def _subplot_layout_json(rows, cols, titles, options_json):
     from plotly.subplots import make_subplots
     from plotly.utils import PlotlyJSONEncoder
 
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=list(titles), **dict(options))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=list(titles),
+                        **json.loads(options_json))
     return json.dumps(fig.to_plotly_json()["layout"], cls=PlotlyJSONEncoder)
 
 
@@ -211,7 +212,7 @@ def subplot_layout(rows, cols, titles, **options):
     fresh dict: plotly computes it once per shape and the JSON text is cached, because
     ``make_subplots`` alone takes ~20 ms."""
     return json.loads(_subplot_layout_json(rows, cols, tuple(titles),
-                                           tuple(sorted(options.items()))))
+                                           json.dumps(options, sort_keys=True)))
 
 
 @functools.lru_cache(maxsize=1)
