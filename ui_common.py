@@ -518,17 +518,27 @@ def number_columns(frame, fmt="%.3f", columns=None):
     return {c: st.column_config.NumberColumn(format=fmt) for c in columns}
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
+@st.cache_resource(max_entries=4, show_spinner=False)
 def cached_domains(distribution, params, n_source, n_target, theta, seed):
     """Cached :func:`flda_core.datasets.synthetic.make_any_domains` (arguments are plain
     tuples): ``distribution`` "bernoulli"/"poisson" makes dropout domains with
     ``theta``; a shift preset key ("appearance", "rate") makes those domains with
     ``theta`` as the shift's parameter.  Shared by the synthetic-data pages, so
     switching between them reuses the data.
+
+    One object shared by every caller and session (``st.cache_resource``): a
+    ``st.cache_data`` copy of 100,000 samples per domain cost 7 ms per call, and the
+    Table 1 preset's sweep calls it for each of its 45 fits.  Its arrays are made
+    read-only, so no caller can change what the others see.
     """
     from flda_core.datasets.synthetic import make_any_domains
 
-    return make_any_domains(distribution, params, n_source, n_target, theta, random_state=seed)
+    pair = make_any_domains(distribution, params, n_source, n_target, theta,
+                            random_state=seed)
+    for value in vars(pair).values():
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    return pair
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 import pytest
 from apptest_support import chart_specs, open_page, shown
+import streamlit as st
 from sklearn.exceptions import ConvergenceWarning
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
@@ -220,6 +221,7 @@ def test_digit_fit_failure_keeps_the_data_figures(monkeypatch):
         raise MemoryError()
 
     monkeypatch.setattr(ed, "fit_method", broken)
+    st.cache_data.clear()  # other tests may have fitted l2 = 0.01 in this process
     at.select_slider(key="dig.l2").set_value(1e-2).run()  # not cached: fits again
     assert not at.exception
     errors = [shown(e.value) for e in at.error]
