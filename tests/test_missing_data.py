@@ -243,3 +243,29 @@ def test_run_shows_each_data_set_when_done():
                         on_data_set=lambda partial: seen.append(list(partial.errors.index)))
     assert seen == [["Heart disease (heart)"], ["Heart disease (heart)", "Ozone (ozone)"],
                     ["Heart disease (heart)", "Ozone (ozone)", "Hepatitis (hepat.)"]]
+
+
+def test_a_background_warm_up_and_a_page_never_fit_the_same_cell_twice(tmp_path,
+                                                                         monkeypatch):
+    import threading
+
+    import time
+
+    calls = counting(monkeypatch)
+    counted = md.fit_one
+
+    def slow_fit_one(*args, **kwargs):
+        time.sleep(0.3)  # both threads are surely inside a fit at the same time
+        return counted(*args, **kwargs)
+
+    monkeypatch.setattr(md, "fit_one", slow_fit_one)
+    store = md.cell_store(tmp_path)
+    names = ("S-LR", "FLDA-Q", "FLDA-L")
+    warm_up = threading.Thread(target=md.precompute, args=(("hepatitis",), names),
+                               kwargs={"store": store})
+    warm_up.start()
+    page = [md.stored_fit_one("hepatitis", name, store=store) for name in names]
+    warm_up.join()
+    assert sorted(args[1] for args in calls) == sorted(names)  # each fitted once
+    assert len(list(tmp_path.glob("*.json"))) == 3
+    assert all(0 <= cell.error <= 1 for cell in page)
