@@ -203,8 +203,11 @@ def provenance_caption(result):
         return (f"All {len(cells)} cells read from the disk cache ({where}): computed {span} "
                 "with this code, these data and these library versions.")
     if not stored:
-        return (f"All {len(cells)} cells computed {span} with this code and saved to the "
-                f"disk cache ({where}): a server restart reads them back.")
+        kept = (f"saved to the disk cache ({where}): a server restart reads them back"
+                if all(c.saved for c in cells) else
+                f"not all could be saved to the disk cache ({where}): a server restart "
+                "computes those again")
+        return f"All {len(cells)} cells computed {span} with this code and {kept}."
     return (f"{len(stored)} of {len(cells)} cells read from the disk cache ({where}), "
             f"{len(fresh)} computed now; all computed {span} with this code, these data "
             "and these library versions.")

@@ -269,3 +269,13 @@ def test_a_background_warm_up_and_a_page_never_fit_the_same_cell_twice(tmp_path,
     assert sorted(args[1] for args in calls) == sorted(names)  # each fitted once
     assert len(list(tmp_path.glob("*.json"))) == 3
     assert all(0 <= cell.error <= 1 for cell in page)
+
+
+def test_an_unwritable_store_still_gives_the_cell_and_says_it_was_not_saved(tmp_path):
+    blocker = tmp_path / "not a folder"
+    blocker.write_text("")
+    cell = md.stored_fit_one("hepatitis", "S-LR", store=md.cell_store(blocker / "store"))
+    fresh = md.fit_one("hepatitis", "S-LR")
+    assert (cell.error, cell.params) == (fresh.error, fresh.params)
+    assert not cell.saved and not cell.from_disk
+    assert md.stored_fit_one("hepatitis", "S-LR", store=md.cell_store(tmp_path)).saved

@@ -217,3 +217,12 @@ def test_a_half_table_is_never_presented_as_final(disk_cache, monkeypatch):
     assert list(partial.index) == ["Hepatitis (hepat.)"]
     assert "real_errors" not in chart_specs(at)
     assert at.error
+
+
+def test_caption_does_not_claim_a_save_that_failed(disk_cache, monkeypatch):
+    disk_cache.parent.rmdir()
+    disk_cache.parent.write_text("a file where the cache folder should be")
+    at = open_page(PAGE, ONE_SET)
+    captions = " ".join(c.value for c in at.caption)
+    assert "All 5 cells computed" in captions and "not all could be saved" in captions
+    assert "real_errors" in chart_specs(at)

@@ -118,6 +118,8 @@ class CellResult:
         :func:`stored_fit_one`, else ``""``.
     from_disk : bool
         True when :func:`stored_fit_one` read the cell from the disk store.
+    saved : bool
+        True when the cell is in the disk store (read from it, or written to it).
     """
 
     key: str
@@ -130,6 +132,7 @@ class CellResult:
     note: str = ""
     computed_at: str = field(default="", compare=False)
     from_disk: bool = field(default=False, compare=False)
+    saved: bool = field(default=False, compare=False)
 
 
 @functools.lru_cache(maxsize=32)
@@ -311,7 +314,7 @@ def _cell_from_json(value, key, classifier, computed_at):
     error = float("nan") if value["error"] is None else float(value["error"])
     return CellResult(key, classifier, error, value["n_wrong"], value["n_target"],
                       value["params"], float(value["seconds"]), value["note"],
-                      computed_at=computed_at, from_disk=True)
+                      computed_at=computed_at, from_disk=True, saved=True)
 
 
 _LOCKS_GUARD = threading.Lock()
@@ -352,8 +355,7 @@ def stored_fit_one(key, classifier, impute="zero", random_state=0, transfer="dro
                 return cell
         cell = replace(fit_one(key, classifier, impute, random_state, transfer),
                        computed_at=result_store.utc_now())
-        store.put(cell_key, _cell_to_json(cell), cell.computed_at)
-        return cell
+        return replace(cell, saved=store.put(cell_key, _cell_to_json(cell), cell.computed_at))
 
 
 def precompute(keys=tuple(uci.UCI_SETS), classifiers=CLASSIFIERS, impute="zero", seed=0,
