@@ -209,8 +209,8 @@ def provenance_caption(result):
                 "computes those again")
         return f"All {len(cells)} cells computed {span} with this code and {kept}."
     return (f"{len(stored)} of {len(cells)} cells read from the disk cache ({where}), "
-            f"{len(fresh)} computed now; all computed {span} with this code, these data "
-            "and these library versions.")
+            f"{len(fresh)} computed by this server; all computed {span} with this code, "
+            "these data and these library versions.")
 
 
 def table3_caption(result):

@@ -226,3 +226,14 @@ def test_caption_does_not_claim_a_save_that_failed(disk_cache, monkeypatch):
     captions = " ".join(c.value for c in at.caption)
     assert "All 5 cells computed" in captions and "not all could be saved" in captions
     assert "real_errors" in chart_specs(at)
+
+
+def test_caption_counts_cells_from_disk_and_computed(disk_cache):
+    import streamlit as st
+
+    md.stored_fit_one("hepatitis", "S-LR", store=md.cell_store(disk_cache))  # a warm-up
+    at = open_page(PAGE, ONE_SET)
+    captions = " ".join(c.value for c in at.caption)
+    assert "1 of 5 cells read from the disk cache" in captions
+    assert "4 computed by this server" in captions
+    st.cache_data.clear()
