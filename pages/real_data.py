@@ -2,9 +2,13 @@
 
 Thin page over :mod:`flda_core.experiments.missing_data` (fits, tables),
 :mod:`flda_core.datasets.uci` (data) and :mod:`flda_core.figures.real_data`
-(figures).  Every (data set, classifier) cell is cached with
-``st.cache_data``, so the table is computed once per setting.  Widget keys
-start with ``"real."`` and are mirrored in the URL.
+(figures).  The page follows FLDA's two stages: the data (Table 2), θ̂ from the
+data alone (no classifier fitted, so the first chart comes at once), then the
+fits of Table 3, whose rows appear data set by data set.  Every (data set,
+classifier) cell is cached with ``st.cache_data`` and on disk
+(:func:`flda_core.experiments.missing_data.stored_fit_one`), so a cell is
+computed once per setting, code version and data, also across server restarts.
+Widget keys start with ``"real."`` and are mirrored in the URL.
 """
 
 from __future__ import annotations
@@ -115,8 +119,9 @@ def draw_benchmarks(classifiers, seed):
 
 @st.cache_data(show_spinner=False, max_entries=512)
 def fit_cached(key, classifier, impute, seed, transfer="dropout"):
-    """One (data set, classifier) cell of Table 3."""
-    return md.fit_one(key, classifier, impute, seed, transfer)
+    """One (data set, classifier) cell of Table 3 (read from the disk store when
+    this code computed it before, e.g. before a server restart)."""
+    return md.stored_fit_one(key, classifier, impute, seed, transfer)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -149,14 +154,63 @@ def draw_controls():
 
 
 def run_table(keys, classifiers, impute, seed, transfer="dropout"):
+    """Table 3, the rows appearing as each data set is done; returns the result and
+    the slot the table is drawn in (the complete table replaces the partial one)."""
     with ui_common.progress_bar("Fitting classifiers…") as progress:
-        return md.run_missing_data(keys, classifiers, impute, seed, fit=fit_cached,
-                                   progress=lambda f, text: progress(f, f"Fitting {text}…"),
-                                   transfer=transfer)
+        slot = st.empty()
+
+        def show_partial(partial):
+            done = len(partial.errors)
+            if done == len(keys):
+                return  # the complete table is drawn by draw_table3
+            with slot.container():
+                st.dataframe(here_table(partial.errors), width="stretch")
+                st.caption(f"**Not complete: {done} of {len(keys)} data sets done** "
+                           f"({', '.join(partial.errors.index)}); the remaining rows, the "
+                           "paper's Table 3 beside them and the comparison follow when "
+                           "every data set is done.")
+
+        result = md.run_missing_data(keys, classifiers, impute, seed, fit=fit_cached,
+                                     progress=lambda f, text: progress(f, f"Fitting {text}…"),
+                                     transfer=transfer, on_data_set=show_partial)
+    return result, slot
 
 
 def formatted(frame, digits=3):
     return frame.map(lambda v: "—" if v != v else f"{v:.{digits}f}")
+
+
+def here_table(errors):
+    """Table 3 here, formatted; SCL and GFK (not in skada) say "n/a"."""
+    here = formatted(errors)
+    for name in bl.NOT_AVAILABLE:
+        if name in here.columns:
+            here[name] = "n/a"
+    return here
+
+
+def provenance_caption(result):
+    """Whether Table 3's numbers were read from the disk cache or computed, and when."""
+    cells = [c for c in result.cells.values() if c.computed_at]
+    if not cells:
+        return ""
+    stored = [c for c in cells if c.from_disk]
+    fresh = [c for c in cells if not c.from_disk]
+    when = sorted({c.computed_at for c in cells})
+    span = when[0] if len(when) == 1 else f"{when[0]} to {when[-1]}"
+    where = esc(str(md.cell_store().directory))
+    if not fresh:
+        return (f"All {len(cells)} cells read from the disk cache ({where}): computed {span} "
+                "with this code, these data and these library versions.")
+    if not stored:
+        kept = (f"saved to the disk cache ({where}): a server restart reads them back"
+                if all(c.saved for c in cells) else
+                f"not all could be saved to the disk cache ({where}): a server restart "
+                "computes those again")
+        return f"All {len(cells)} cells computed {span} with this code and {kept}."
+    return (f"{len(stored)} of {len(cells)} cells read from the disk cache ({where}), "
+            f"{len(fresh)} computed by this server; all computed {span} with this code, "
+            "these data and these library versions.")
 
 
 def table3_caption(result):
@@ -209,15 +263,18 @@ def show_transfer_notes(result):
                        icon=":material/warning:")
 
 
-def show_transfer_parameters(result, key, title):
-    """The estimated parameters of a transfer model other than dropout, for one data set."""
-    if result.transfer == "dropout":
+def show_transfer_parameters(parameters, title):
+    """The estimated parameters of a transfer model other than dropout, for one data set
+    (:class:`~flda_core.experiments.missing_data.DataParameters`: no classifier fitted)."""
+    transfer, key = parameters.transfer, parameters.key
+    if transfer == "dropout":
         return
-    frame = result.transfer_params.get(key)
-    st.markdown(f"**{title}: estimated {result.transfer} parameters**")
+    frame = parameters.transfer_params
+    st.markdown(f"**{title}: estimated {transfer} parameters**")
     if frame is None:
-        st.info(f"The {result.transfer} transfer model does not apply to {title} (see the "
-                "warning above), so it has no parameters here.", icon=":material/info:")
+        st.info(f"The {transfer} transfer model does not apply to {title}, so it has no "
+                "parameters here and its FLDA cells in Table 3 below stay empty.",
+                icon=":material/info:")
         return
     st.dataframe(frame, hide_index=True, width="stretch",
                  column_config=ui_common.number_columns(frame))
@@ -225,9 +282,91 @@ def show_transfer_parameters(result, key, title):
                "all source and target rows), beside the share of target rows missing the "
                "feature's column.")
     st.download_button("Download the parameters (CSV)", ui_common.csv_bytes(frame),
-                       file_name=f"flda_{result.transfer}_{key}.csv", mime="text/csv",
+                       file_name=f"flda_{transfer}_{key}.csv", mime="text/csv",
                        key="real_download_transfer",
                        help="The table above as CSV.")
+
+
+def draw_theta_section(keys, impute, transfer, present):
+    """FLDA's first stage: θ̂ (and another transfer model's parameters) from the data
+    alone, drawn before any classifier is fitted."""
+    st.subheader("Which features go missing (θ̂)")
+    if st.session_state["real.theta_set"] not in keys:
+        st.session_state["real.theta_set"] = keys[0]
+    if not present:
+        st.selectbox("Data set", keys, key="real.theta_set",
+                     format_func=lambda k: uci.UCI_SETS[k].title,
+                     help="The data set whose features are shown.")
+        st.slider("Features shown", 5, 80, key="real.top_n",
+                  help="The features with the largest θ̂ or missing share.")
+    key = st.session_state["real.theta_set"]
+    parameters = md.data_parameters(key, impute, transfer)
+    thetas = parameters.thetas
+    title = uci.UCI_SETS[key].title
+    ui_common.show_chart(theta_figure(thetas, int(st.session_state["real.top_n"])),
+                         "real_theta", f"estimated dropout per feature {title}",
+                         theta_caption(thetas, title))
+    st.download_button("Download θ̂ per feature (CSV)",
+                       ui_common.csv_bytes(thetas),
+                       file_name=f"flda_theta_{key}_{impute}.csv", mime="text/csv",
+                       key="real_download_theta",
+                       help="Per encoded feature: its file column, θ̂ and the share of "
+                            "target rows in which the column is empty.")
+    show_transfer_parameters(parameters, title)
+
+
+def draw_table3(keys, classifiers, impute, seed, transfer, present):
+    """FLDA's second stage: every classifier fitted (Table 3), the rows appearing as
+    each data set is done; None when the fits failed (the error is shown)."""
+    st.subheader("Errors on the rows with gaps (Table 3)")
+    with ui_common.error_boundary("fitting the classifiers of Table 3") as outcome:
+        result, slot = run_table(keys, classifiers, impute, seed, transfer)
+    if outcome.failed:
+        return None
+    with slot.container():
+        left, right = st.columns(2)
+        with left:
+            st.markdown("**Here**")
+            st.dataframe(here_table(result.errors), width="stretch")
+        with right:
+            st.markdown("**The paper's Table 3**")
+            st.dataframe(formatted(md.paper_table(keys)), width="stretch")
+        st.caption(table3_caption(result))
+        provenance = provenance_caption(result)
+        if provenance:
+            st.caption(provenance)
+    show_transfer_notes(result)
+    ui_common.show_chart(error_comparison_figure(result.errors, result.paper), "real_errors",
+                         "table 3 target errors on uci data with gaps",
+                         "Bars: target error here (orange naive source classifiers, blue skada "
+                         "baselines, green FLDA, purple the T-LR oracle trained on the target "
+                         "labels); grey marks: the paper's Table 3.")
+    if {"S-LR", "FLDA-Q", "FLDA-L"} <= set(result.errors.columns):
+        st.markdown("**Gain of FLDA over S-LR** (S-LR's error minus FLDA's; positive = FLDA "
+                    "makes fewer errors)")
+        st.dataframe(formatted(result.gain), width="stretch")
+    st.download_button(
+        "Download the table (CSV)", ui_common.csv_bytes(result.long_table()),
+        file_name=f"flda_missing_data_{impute}.csv", mime="text/csv", key="real_download",
+        help="One row per data set and classifier: error here, the paper's value, wrong / "
+             "target rows, the hyper-parameters chosen and the fit time.")
+    if not present:
+        with st.expander("How the numbers are computed"):
+            st.markdown(
+                "* Hyper-parameters by 3-fold cross-validation on the **source only**, as "
+                "the paper does (section 4.2.1): l2 of S-LR, FLDA-Q and FLDA-L from "
+                f"{', '.join(f'{v:g}' for v in md.FLDA_L2_GRID)} (θ̂ held fixed); C "
+                f"({', '.join(f'{v:g}' for v in bl.C_GRID)}) of every logistic regression "
+                "and C and the RBF bandwidth of every SVM, for a baseline on the source "
+                "after its adaptation step.\n"
+                "* T-LR (the oracle) is trained on the target labels; its error is a 3-fold "
+                "cross-validated error on the target (each row predicted by a model that did not "
+                "see it), l2 chosen by cross-validation on the target.\n"
+                + "".join(f"* {name}: {note}.\n" for name, note in bl.BASELINE_NOTES.items())
+                + "".join(f"* {name}: not available — {why}.\n"
+                          for name, why in bl.NOT_AVAILABLE.items()))
+            st.dataframe(result.params, width="stretch")
+    return result
 
 
 def main():
@@ -262,77 +401,11 @@ def main():
         "Learning Repository, CC BY 4.0; see PROVENANCE.md there). "
         + " ".join(n for k in keys for n in notes[k]))
 
-    st.subheader("Errors on the rows with gaps (Table 3)")
-    with ui_common.error_boundary("fitting the classifiers of Table 3") as outcome:
-        result = run_table(keys, classifiers, impute, seed, st.session_state["real.transfer"])
-    if outcome.failed:
+    draw_theta_section(keys, impute, st.session_state["real.transfer"], present)
+    result = draw_table3(keys, classifiers, impute, seed, st.session_state["real.transfer"],
+                         present)
+    if result is None:
         return
-    show_transfer_notes(result)
-    left, right = st.columns(2)
-    with left:
-        st.markdown("**Here**")
-        here = formatted(result.errors)
-        for name in bl.NOT_AVAILABLE:
-            if name in here.columns:
-                here[name] = "n/a"
-        st.dataframe(here, width="stretch")
-    with right:
-        st.markdown("**The paper's Table 3**")
-        st.dataframe(formatted(md.paper_table(keys)), width="stretch")
-    st.caption(table3_caption(result))
-    ui_common.show_chart(error_comparison_figure(result.errors, result.paper), "real_errors",
-                         "table 3 target errors on uci data with gaps",
-                         "Bars: target error here (orange naive source classifiers, blue skada "
-                         "baselines, green FLDA, purple the T-LR oracle trained on the target "
-                         "labels); grey marks: the paper's Table 3.")
-    if {"S-LR", "FLDA-Q", "FLDA-L"} <= set(result.errors.columns):
-        st.markdown("**Gain of FLDA over S-LR** (S-LR's error minus FLDA's; positive = FLDA "
-                    "makes fewer errors)")
-        st.dataframe(formatted(result.gain), width="stretch")
-    st.download_button(
-        "Download the table (CSV)", ui_common.csv_bytes(result.long_table()),
-        file_name=f"flda_missing_data_{impute}.csv", mime="text/csv", key="real_download",
-        help="One row per data set and classifier: error here, the paper's value, wrong / "
-             "target rows, the hyper-parameters chosen and the fit time.")
-    if not present:
-        with st.expander("How the numbers are computed"):
-            st.markdown(
-                "* Hyper-parameters by 3-fold cross-validation on the **source only**, as "
-                "the paper does (section 4.2.1): l2 of S-LR, FLDA-Q and FLDA-L from "
-                f"{', '.join(f'{v:g}' for v in md.FLDA_L2_GRID)} (θ̂ held fixed); C "
-                f"({', '.join(f'{v:g}' for v in bl.C_GRID)}) of every logistic regression "
-                "and C and the RBF bandwidth of every SVM, for a baseline on the source "
-                "after its adaptation step.\n"
-                "* T-LR (the oracle) is trained on the target labels; its error is a 3-fold "
-                "cross-validated error on the target (each row predicted by a model that did not "
-                "see it), l2 chosen by cross-validation on the target.\n"
-                + "".join(f"* {name}: {note}.\n" for name, note in bl.BASELINE_NOTES.items())
-                + "".join(f"* {name}: not available — {why}.\n"
-                          for name, why in bl.NOT_AVAILABLE.items()))
-            st.dataframe(result.params, width="stretch")
-
-    st.subheader("Which features go missing (θ̂)")
-    if st.session_state["real.theta_set"] not in keys:
-        st.session_state["real.theta_set"] = keys[0]
-    if not present:
-        st.selectbox("Data set", keys, key="real.theta_set",
-                     format_func=lambda k: uci.UCI_SETS[k].title,
-                     help="The data set whose features are shown.")
-        st.slider("Features shown", 5, 80, key="real.top_n",
-                  help="The features with the largest θ̂ or missing share.")
-    key = st.session_state["real.theta_set"]
-    thetas = result.thetas[key]
-    title = uci.UCI_SETS[key].title
-    ui_common.show_chart(theta_figure(thetas, int(st.session_state["real.top_n"])),
-                         "real_theta", f"estimated dropout per feature {title}",
-                         theta_caption(thetas, title))
-    st.download_button("Download θ̂ per feature (CSV)",
-                       ui_common.csv_bytes(thetas),
-                       file_name=f"flda_theta_{key}_{impute}.csv", mime="text/csv",
-                       key="real_download_theta",
-                       help="Per encoded feature: its file column, θ̂ and the share of "
-                            "target rows in which the column is empty.")
-    show_transfer_parameters(result, key, title)
     if not present:
         draw_benchmarks(classifiers, seed)
 

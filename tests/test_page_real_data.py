@@ -117,3 +117,123 @@ def test_benchmark_with_a_fake_download_runs_the_classifiers(monkeypatch, tmp_pa
                                       reachable=lambda: True)
     predicted, _ = md.fit_arrays("FLDA-L", X_s, y_s, X_t, y_t)
     assert here.loc["here", "FLDA-L"] == f"{(predicted != y_t).mean():.3f}"
+
+
+# --- FLDA's two stages in order, Table 3 progressive and kept on disk -------------------
+
+ONE_SET = {"sets": json.dumps(["hepatitis"]), "baselines": "false"}
+
+
+def elements(at):
+    """The page's elements in the order a reader sees them (depth first)."""
+    def walk(node):
+        children = getattr(node, "children", None)
+        if isinstance(children, dict):
+            for index in sorted(children):
+                yield from walk(children[index])
+        else:
+            yield node
+    return list(walk(at.main))
+
+
+def position(items, predicate):
+    return next(i for i, node in enumerate(items) if predicate(node))
+
+
+@pytest.fixture
+def disk_cache(monkeypatch, tmp_path):
+    """An empty disk cache and an empty st.cache_data (a fresh server on a new machine)."""
+    import streamlit as st
+
+    monkeypatch.setenv("FLDA_CACHE_DIR", str(tmp_path))
+    st.cache_data.clear()
+    yield tmp_path / "missing_data"
+    st.cache_data.clear()
+
+
+def test_theta_chart_comes_before_table3(disk_cache):
+    at = open_page(PAGE, ONE_SET)
+    items = elements(at)
+    theta = position(items, lambda n: getattr(n, "key", None) == "real_theta")
+    table2 = position(items, lambda n: n.type == "subheader" and "Table 2" in n.value)
+    table3 = position(items, lambda n: n.type == "subheader" and "Table 3" in n.value)
+    errors = position(items, lambda n: getattr(n, "key", None) == "real_errors")
+    assert table2 < theta < table3 < errors
+
+
+def test_theta_section_needs_no_fit(disk_cache, monkeypatch):
+    """With every fit failing, θ̂ and its download are still there (drawn before the fits),
+    and Table 3 shows the error instead of numbers."""
+    def broken(*args, **kwargs):
+        raise RuntimeError("fits are broken in this test")
+
+    monkeypatch.setattr(md, "fit_one", broken)
+    at = open_page(PAGE, {**ONE_SET, "transfer": "two-sided"})
+    assert "real_theta" in chart_specs(at) and "real_errors" not in chart_specs(at)
+    assert "Download θ̂ per feature (CSV)" in {b.label for b in at.get("download_button")}
+    assert "Download the parameters (CSV)" in {b.label for b in at.get("download_button")}
+    assert len(at.error) == 1 and "Table 3" in shown(at.error[0].value)
+
+
+def test_warm_disk_cache_serves_table3_after_a_restart_without_fitting(disk_cache,
+                                                                       monkeypatch):
+    import streamlit as st
+
+    first = open_page(PAGE, ONE_SET)
+    captions = " ".join(c.value for c in first.caption)
+    assert "All 5 cells computed" in captions and "with this code" in captions
+    assert "read from the disk cache" not in captions
+    here = first.dataframe[1].value
+    assert len(list(disk_cache.glob("*.json"))) == 5
+
+    st.cache_data.clear()  # a restarted server: st.cache_data is gone, the files are not
+    calls = []
+    monkeypatch.setattr(md, "fit_one", lambda *a, **k: calls.append(a))
+    monkeypatch.setattr(md, "fit_arrays", lambda *a, **k: calls.append(a))
+    second = open_page(PAGE, ONE_SET)
+    assert calls == []
+    captions = " ".join(c.value for c in second.caption)
+    assert "All 5 cells read from the disk cache" in captions and "with this code" in captions
+    assert "computed" in captions and "UTC" in captions
+    assert second.dataframe[1].value.equals(here)
+
+
+def test_a_half_table_is_never_presented_as_final(disk_cache, monkeypatch):
+    """Fits stopping after the first data set (here: an error) leave the rows done so
+    far, captioned as not complete, and no comparison with the paper."""
+    original = md.fit_one
+
+    def fails_on_heart(key, *args, **kwargs):
+        if key == "heart":
+            raise RuntimeError("stopped on heart")
+        return original(key, *args, **kwargs)
+
+    monkeypatch.setattr(md, "fit_one", fails_on_heart)
+    at = open_page(PAGE, {**TWO_SETS, "baselines": "false"})
+    captions = " ".join(c.value for c in at.caption)
+    assert "Not complete: 1 of 2 data sets done" in captions
+    assert "lower error than S-LR" not in captions  # the final caption is not shown
+    partial = at.dataframe[1].value
+    assert list(partial.index) == ["Hepatitis (hepat.)"]
+    assert "real_errors" not in chart_specs(at)
+    assert at.error
+
+
+def test_caption_does_not_claim_a_save_that_failed(disk_cache, monkeypatch):
+    disk_cache.parent.rmdir()
+    disk_cache.parent.write_text("a file where the cache folder should be")
+    at = open_page(PAGE, ONE_SET)
+    captions = " ".join(c.value for c in at.caption)
+    assert "All 5 cells computed" in captions and "not all could be saved" in captions
+    assert "real_errors" in chart_specs(at)
+
+
+def test_caption_counts_cells_from_disk_and_computed(disk_cache):
+    import streamlit as st
+
+    md.stored_fit_one("hepatitis", "S-LR", store=md.cell_store(disk_cache))  # a warm-up
+    at = open_page(PAGE, ONE_SET)
+    captions = " ".join(c.value for c in at.caption)
+    assert "1 of 5 cells read from the disk cache" in captions
+    assert "4 computed by this server" in captions
+    st.cache_data.clear()

@@ -8,6 +8,15 @@ on the target.  :func:`run_missing_data` builds the data sets x classifiers
 error table with the paper's Table 3 beside it, the gain of FLDA over S-LR
 and the per-data-set θ̂.
 
+FLDA's two stages are apart: :func:`data_parameters` gives θ̂ (or another
+transfer model's parameters) from the data alone, without fitting any
+classifier; the fits are per cell.  :func:`stored_fit_one` keeps every fitted
+cell on disk (:mod:`flda_core.experiments.result_store`, JSON under
+``$FLDA_CACHE_DIR/missing_data``), keyed by the cell and a fingerprint of the
+code, data and library versions (:func:`code_fingerprint`), so that a server
+restart does not refit; :func:`precompute` fills it for the dashboard's
+default table.
+
 Classifiers (:data:`CLASSIFIERS`, in the column order of Table 3):
 
 * S-SVM -- RBF support vector machine on the source (``C`` and the kernel
@@ -36,8 +45,11 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research 17(171), 1
 from __future__ import annotations
 
 import functools
+import math
+import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -45,14 +57,17 @@ from threadpoolctl import threadpool_limits
 
 from ..classifier import FLDAClassifier
 from ..datasets import uci
+from ..datasets.digits import default_cache_dir
 from ..transfer import estimate_dropout
 from ..transfer_models import make_transfer_model
 from . import baselines as bl
+from . import result_store
 
 __all__ = [
     "CLASSIFIERS", "AVAILABLE", "FLDA_L2_GRID", "PAPER_TABLE3", "CellResult",
     "MissingDataResult", "problem", "fit_arrays", "fit_one", "run_missing_data", "paper_table",
-    "theta_table", "transfer_table",
+    "theta_table", "transfer_table", "DataParameters", "data_parameters", "code_fingerprint",
+    "cell_store", "stored_fit_one", "precompute", "PACKAGES", "fingerprint_files",
 ]
 
 #: Columns of the error table: the paper's Table 3 order, CORAL and OT (skada's
@@ -98,6 +113,13 @@ class CellResult:
     seconds : float
         Wall-clock time of the fit, cross-validation included.
     note : str
+    computed_at : str
+        When the fit finished (``"YYYY-MM-DD HH:MM UTC"``) if it went through
+        :func:`stored_fit_one`, else ``""``.
+    from_disk : bool
+        True when :func:`stored_fit_one` read the cell from the disk store.
+    saved : bool
+        True when the cell is in the disk store (read from it, or written to it).
     """
 
     key: str
@@ -108,6 +130,9 @@ class CellResult:
     params: str
     seconds: float
     note: str = ""
+    computed_at: str = field(default="", compare=False)
+    from_disk: bool = field(default=False, compare=False)
+    saved: bool = field(default=False, compare=False)
 
 
 @functools.lru_cache(maxsize=32)
@@ -236,6 +261,118 @@ def fit_one(key, classifier, impute="zero", random_state=0, transfer="dropout"):
                       time.perf_counter() - start)
 
 
+#: The libraries whose versions enter :func:`code_fingerprint`.
+PACKAGES = ("numpy", "scipy", "scikit-learn", "skada", "pandas", "threadpoolctl")
+_CORE = Path(__file__).resolve().parents[1]
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint():
+    """Digest of what determines a cell of Table 3: every source file of
+    ``flda_core`` but the figures (the method, the data readers, the experiments
+    and baselines), the UCI files in ``sample_data/uci`` and the versions of
+    :data:`PACKAGES` (and of Python).  Computed once per process."""
+    return result_store.fingerprint(fingerprint_files(), PACKAGES, root=_CORE.parent)
+
+
+def fingerprint_files():
+    """The files whose contents enter :func:`code_fingerprint`."""
+    files = [path for path in _CORE.rglob("*.py") if "figures" not in path.parts]
+    return sorted(files) + sorted(uci.UCI_DIR.glob("*.csv"))
+
+
+def cell_store(directory=None):
+    """The disk store of Table 3's cells: ``<directory>`` or
+    ``$FLDA_CACHE_DIR/missing_data`` (``~/.cache/flda/missing_data``)."""
+    directory = default_cache_dir() / "missing_data" if directory is None else directory
+    return result_store.ResultStore(directory, code_fingerprint())
+
+
+def _cell_key(key, classifier, impute, random_state, transfer):
+    return {"experiment": "missing_data (Table 3)", "data set": key, "classifier": classifier,
+            "impute": impute, "seed": int(random_state), "transfer": transfer}
+
+
+def _cell_to_json(cell):
+    return {"key": cell.key, "classifier": cell.classifier,
+            "error": None if math.isnan(cell.error) else float(cell.error),
+            "n_wrong": int(cell.n_wrong), "n_target": int(cell.n_target),
+            "params": cell.params, "seconds": float(cell.seconds), "note": cell.note}
+
+
+def _cell_from_json(value, key, classifier, computed_at):
+    """The stored cell, or None when a field is missing or of the wrong type."""
+    number = (int, float)
+    checks = (value.get("key") == key, value.get("classifier") == classifier,
+              value.get("error") is None or (isinstance(value.get("error"), number)
+                                             and 0.0 <= value["error"] <= 1.0),
+              *(type(value.get(f)) is int and value[f] >= 0 for f in ("n_wrong", "n_target")),
+              isinstance(value.get("params"), str), isinstance(value.get("note"), str),
+              isinstance(value.get("seconds"), number) and not isinstance(value["seconds"], bool))
+    if not all(checks) or isinstance(value.get("error"), bool):
+        return None
+    error = float("nan") if value["error"] is None else float(value["error"])
+    return CellResult(key, classifier, error, value["n_wrong"], value["n_target"],
+                      value["params"], float(value["seconds"]), value["note"],
+                      computed_at=computed_at, from_disk=True, saved=True)
+
+
+_LOCKS_GUARD = threading.Lock()
+_LOCKS = {}
+
+
+def _lock(path):
+    """One lock per cell file: a page and a background warm-up never fit the same cell
+    twice at once (the second waits and reads the first one's file)."""
+    with _LOCKS_GUARD:
+        return _LOCKS.setdefault(str(path), threading.Lock())
+
+
+def stored_fit_one(key, classifier, impute="zero", random_state=0, transfer="dropout",
+                   store=None):
+    """:func:`fit_one`, kept on disk: read from ``store`` when computed before with this
+    code, data and libraries, else fitted and written.
+
+    Parameters
+    ----------
+    key, classifier, impute, random_state, transfer
+        As :func:`fit_one`.
+    store : ResultStore, optional
+        Default :func:`cell_store` (``$FLDA_CACHE_DIR/missing_data``).
+
+    Returns
+    -------
+    CellResult
+        With ``computed_at`` set and ``from_disk`` True when it was read from disk.
+    """
+    store = cell_store() if store is None else store
+    cell_key = _cell_key(key, classifier, impute, random_state, transfer)
+    with _lock(store.path(cell_key)):
+        record = store.get(cell_key)
+        if record is not None:
+            cell = _cell_from_json(record["value"], key, classifier, record["computed_at"])
+            if cell is not None:
+                return cell
+        cell = replace(fit_one(key, classifier, impute, random_state, transfer),
+                       computed_at=result_store.utc_now())
+        return replace(cell, saved=store.put(cell_key, _cell_to_json(cell), cell.computed_at))
+
+
+def precompute(keys=tuple(uci.UCI_SETS), classifiers=CLASSIFIERS, impute="zero", seed=0,
+               transfer="dropout", progress=None, store=None):
+    """Fill the disk store with a whole Table 3 (default: the dashboard's default table,
+    all six data sets, every classifier, zeros in the gaps, seed 0, dropout).
+
+    Meant for a background thread at server start; cells already stored are read,
+    not refitted.  Returns the :class:`MissingDataResult`.
+    """
+    def fit(*args, **kwargs):
+        return stored_fit_one(*args, **kwargs, store=store)
+
+    return run_missing_data(keys, classifiers, impute, seed, fit=fit, progress=progress,
+                            transfer=transfer)
+
+
 @dataclass(frozen=True)
 class MissingDataResult:
     """The outcome of :func:`run_missing_data`.
@@ -317,6 +454,54 @@ def transfer_table(key, transfer, impute="zero"):
     return frame
 
 
+@dataclass(frozen=True)
+class DataParameters:
+    """FLDA's first stage on one data set: the transfer model estimated from the
+    source and target rows alone (no classifier fitted).
+
+    Attributes
+    ----------
+    key, impute, transfer : str
+    thetas : DataFrame
+        :func:`theta_table` (θ̂ per encoded feature, section 3.3.1).
+    transfer_params : DataFrame or None
+        :func:`transfer_table` for a transfer model other than dropout; None for
+        dropout and where the model does not apply (``applicable`` False).
+    applicable : bool
+    """
+
+    key: str
+    impute: str
+    transfer: str
+    thetas: pd.DataFrame = field(repr=False)
+    transfer_params: pd.DataFrame | None = field(repr=False)
+    applicable: bool = True
+
+
+@functools.lru_cache(maxsize=64)
+def _data_parameters(key, impute, transfer):
+    params = None if transfer == "dropout" else transfer_table(key, transfer, impute)
+    return DataParameters(key, impute, transfer, theta_table(key, impute), params,
+                          transfer == "dropout" or params is not None)
+
+
+def data_parameters(key, impute="zero", transfer="dropout"):
+    """θ̂ (and ``transfer``'s parameters) of a data set from the data alone, cached.
+
+    The same numbers FLDA-Q and FLDA-L use in :func:`fit_one` and that
+    :func:`run_missing_data` reports (``thetas``, ``transfer_params``), without
+    fitting a classifier: milliseconds instead of the whole table.
+
+    Returns
+    -------
+    DataParameters
+        Fresh copies of the cached tables (callers may modify them).
+    """
+    cached = _data_parameters(key, impute, transfer)
+    return replace(cached, thetas=cached.thetas.copy(), transfer_params=(
+        None if cached.transfer_params is None else cached.transfer_params.copy()))
+
+
 def _row_label(key):
     return uci.UCI_SETS[key].title
 
@@ -341,7 +526,8 @@ def _gain(errors, paper):
 
 
 def run_missing_data(keys=tuple(uci.UCI_SETS), classifiers=AVAILABLE, impute="zero",
-                     random_state=0, fit=fit_one, progress=None, transfer="dropout"):
+                     random_state=0, fit=fit_one, progress=None, transfer="dropout",
+                     on_data_set=None):
     """The whole "missing data at test time" experiment (Table 3).
 
     Parameters
@@ -360,6 +546,9 @@ def run_missing_data(keys=tuple(uci.UCI_SETS), classifiers=AVAILABLE, impute="ze
     transfer : str, default="dropout"
         FLDA's transfer model; any other than dropout is passed to ``fit`` as
         ``transfer=`` for FLDA-Q and FLDA-L.
+    on_data_set : callable ``(MissingDataResult) -> None``, optional
+        Called after each data set with the result of the data sets done so far
+        (the dashboard shows the table filling in).
 
     Returns
     -------
@@ -374,8 +563,17 @@ def run_missing_data(keys=tuple(uci.UCI_SETS), classifiers=AVAILABLE, impute="ze
         extra = {"transfer": transfer} if transfer != "dropout" and name.startswith("FLDA") \
             else {}
         cells[(key, name)] = fit(key, name, impute, random_state, **extra)
+        if on_data_set is not None and name == classifiers[-1]:
+            on_data_set(_assemble(cells, keys[:keys.index(key) + 1], classifiers, impute,
+                                  transfer))
     if progress is not None:
         progress(1.0, "done")
+    return _assemble(cells, keys, classifiers, impute, transfer)
+
+
+def _assemble(cells, keys, classifiers, impute, transfer):
+    """The :class:`MissingDataResult` of the cells of ``keys`` x ``classifiers``."""
+    cells = {(k, c): cells[(k, c)] for k in keys for c in classifiers}
 
     def frame(value):
         table = pd.DataFrame({_row_label(k): {c: value(cells[(k, c)]) for c in classifiers}
@@ -388,6 +586,6 @@ def run_missing_data(keys=tuple(uci.UCI_SETS), classifiers=AVAILABLE, impute="ze
     return MissingDataResult(
         cells=cells, errors=errors, paper=paper, gain=_gain(errors, paper),
         params=frame(lambda cell: cell.params), seconds=frame(lambda cell: cell.seconds),
-        thetas={k: theta_table(k, impute) for k in keys}, impute=impute, transfer=transfer,
-        transfer_params={} if transfer == "dropout" else {
-            k: transfer_table(k, transfer, impute) for k in keys})
+        thetas={k: data_parameters(k, impute).thetas for k in keys}, impute=impute,
+        transfer=transfer, transfer_params={} if transfer == "dropout" else {
+            k: data_parameters(k, impute, transfer).transfer_params for k in keys})

@@ -1,0 +1,158 @@
+"""A small on-disk store of computed results, as JSON files (never pickle).
+
+Used by :mod:`flda_core.experiments.missing_data` so that the cells of the
+paper's Table 3 survive a server restart.  One file per result, named by a
+hash of its key and of a *fingerprint* of everything that produced it (the
+source files, the data files, the versions of the numerical libraries): a
+change of code, data or library gives other file names, so an upgrade never
+serves numbers the current code would not compute.
+
+* Writes are atomic: a temporary file in the same folder, then ``os.replace``.
+* Reads are validated: a file that is too large, not JSON, of another format,
+  key or fingerprint is ignored (the caller recomputes), never an exception.
+* The folder is bounded: beyond ``max_files`` results the oldest are removed.
+* A folder that cannot be written (read-only, full disk) only means nothing is
+  kept: :meth:`ResultStore.put` returns False.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+__all__ = ["FORMAT", "MAX_FILE_BYTES", "MAX_FILES", "ResultStore", "fingerprint", "utc_now"]
+
+#: The ``format`` field of every file: files of any other format are ignored.
+FORMAT = "flda-result/1"
+#: Files larger than this are not read (no result here is more than a few kB).
+MAX_FILE_BYTES = 64 * 1024
+#: At most this many results are kept per folder (the oldest go first).
+MAX_FILES = 2000
+
+
+def utc_now():
+    """The current time as ``"YYYY-MM-DD HH:MM UTC"``."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _canonical(value):
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def fingerprint(files, packages=(), root=None):
+    """A hex digest of the contents of ``files`` and the versions of ``packages``.
+
+    Parameters
+    ----------
+    files : iterable of path-like
+        Every file whose content determines the result (source code, data).
+        Their names relative to ``root`` enter the digest too.
+    packages : iterable of str
+        Distribution names (``"scikit-learn"``); a missing one counts as ``"absent"``.
+    root : path-like, optional
+        Base of the relative names (default: each file's own name).
+    """
+    digest = hashlib.sha256()
+    for path in sorted(Path(f) for f in files):
+        name = path.relative_to(root).as_posix() if root is not None else path.name
+        digest.update(name.encode("utf-8") + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    for package in sorted(packages):
+        try:
+            version = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            version = "absent"
+        digest.update(f"{package}=={version}\0".encode("utf-8"))
+    digest.update(f"python {sys.version_info[0]}.{sys.version_info[1]}".encode("utf-8"))
+    return digest.hexdigest()
+
+
+class ResultStore:
+    """JSON results in ``directory``, one file per key, valid for one ``fingerprint``.
+
+    Parameters
+    ----------
+    directory : path-like
+        Created on the first :meth:`put`.
+    fingerprint : str
+        See :func:`fingerprint`; files written under another one are never read.
+    max_files : int
+        Bound on the number of result files in ``directory``.
+    """
+
+    def __init__(self, directory, fingerprint, max_files=MAX_FILES):
+        self.directory = Path(directory)
+        self.fingerprint = str(fingerprint)
+        self.max_files = int(max_files)
+
+    def path(self, key):
+        """The file of ``key`` (a JSON-serialisable dict of str/int/float/bool)."""
+        name = hashlib.sha256(_canonical({"key": key, "fingerprint": self.fingerprint})
+                              .encode("utf-8")).hexdigest()[:40]
+        return self.directory / f"{name}.json"
+
+    def get(self, key):
+        """``{"value": ..., "computed_at": ...}`` stored for ``key``, or None when there
+        is none or the file is unreadable, corrupt, foreign or from another fingerprint."""
+        path = self.path(key)
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                return None
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError):
+            return None
+        if not isinstance(record, dict) or record.get("format") != FORMAT:
+            return None
+        if record.get("fingerprint") != self.fingerprint:
+            return None
+        try:
+            same_key = _canonical(record.get("key")) == _canonical(key)
+        except (TypeError, ValueError):
+            return None
+        if not same_key or not isinstance(record.get("value"), dict) \
+                or not isinstance(record.get("computed_at"), str):
+            return None
+        return {"value": record["value"], "computed_at": record["computed_at"]}
+
+    def put(self, key, value, computed_at=None):
+        """Store ``value`` (a JSON-serialisable dict, no NaN) for ``key``, atomically.
+
+        Returns True when the file was written, False when the folder cannot be written.
+        """
+        record = {"format": FORMAT, "key": key, "fingerprint": self.fingerprint,
+                  "computed_at": computed_at or utc_now(), "value": value}
+        text = json.dumps(record, sort_keys=True, allow_nan=False, indent=1)
+        target = self.path(key)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".", suffix=".tmp")
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as out:
+                    out.write(text)
+                os.replace(temporary, target)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+        except OSError:
+            return False
+        self.prune()
+        return True
+
+    def prune(self):
+        """Remove the oldest result files beyond ``max_files``."""
+        try:
+            files = [(entry.stat().st_mtime, entry.path) for entry in os.scandir(self.directory)
+                     if entry.name.endswith(".json") and entry.is_file()]
+        except OSError:
+            return
+        for _, path in sorted(files)[:max(0, len(files) - self.max_files)]:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
