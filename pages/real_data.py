@@ -281,9 +281,9 @@ def show_transfer_parameters(parameters, title):
     st.caption("Per encoded feature, the parameters FLDA-Q and FLDA-L used (estimated from "
                "all source and target rows), beside the share of target rows missing the "
                "feature's column.")
-    st.download_button("Download the parameters (CSV)", ui_common.csv_bytes(frame),
-                       file_name=f"flda_{transfer}_{key}.csv", mime="text/csv",
-                       key="real_download_transfer",
+    ui_common.download_csv("Download the parameters (CSV)", frame,
+                           file_name=f"flda_{transfer}_{key}.csv",
+                           key="real_download_transfer",
                        help="The table above as CSV.")
 
 
@@ -306,10 +306,9 @@ def draw_theta_section(keys, impute, transfer, present):
     ui_common.show_chart(theta_figure(thetas, int(st.session_state["real.top_n"])),
                          "real_theta", f"estimated dropout per feature {title}",
                          theta_caption(thetas, title))
-    st.download_button("Download θ̂ per feature (CSV)",
-                       ui_common.csv_bytes(thetas),
-                       file_name=f"flda_theta_{key}_{impute}.csv", mime="text/csv",
-                       key="real_download_theta",
+    ui_common.download_csv("Download θ̂ per feature (CSV)", thetas,
+                           file_name=f"flda_theta_{key}_{impute}.csv",
+                           key="real_download_theta",
                        help="Per encoded feature: its file column, θ̂ and the share of "
                             "target rows in which the column is empty.")
     show_transfer_parameters(parameters, title)
@@ -345,9 +344,9 @@ def draw_table3(keys, classifiers, impute, seed, transfer, present):
         st.markdown("**Gain of FLDA over S-LR** (S-LR's error minus FLDA's; positive = FLDA "
                     "makes fewer errors)")
         st.dataframe(formatted(result.gain), width="stretch")
-    st.download_button(
-        "Download the table (CSV)", ui_common.csv_bytes(result.long_table()),
-        file_name=f"flda_missing_data_{impute}.csv", mime="text/csv", key="real_download",
+    ui_common.download_csv(
+        "Download the table (CSV)", result.long_table,
+        file_name=f"flda_missing_data_{impute}.csv", key="real_download",
         help="One row per data set and classifier: error here, the paper's value, wrong / "
              "target rows, the hyper-parameters chosen and the fit time.")
     if not present:

@@ -132,3 +132,29 @@ def test_the_checker_sees_forbidden_imports():
     method = CORE / "transfer.py"
     assert _core_violations(method, "from .names import LOSSES\n", "flda_core.transfer")
     assert not _core_violations(method, "from .objectives import x\n", "flda_core.transfer")
+
+
+#: Streamlit calls a page must make through ui_common (CONTRIBUTING.md, "Streamlit
+#: conventions"): charts get the export button, presentation style and text alternative;
+#: downloads are spreadsheet-safe and made on click.
+THROUGH_UI_COMMON = {"plotly_chart": "ui_common.show_chart",
+                     "download_button": "ui_common.download_csv"}
+
+
+def _direct_streamlit_calls(text):
+    return [(node.lineno, node.func.attr) for node in ast.walk(ast.parse(text))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in THROUGH_UI_COMMON]
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "pages").glob("*.py")), ids=lambda p: p.name)
+def test_pages_draw_charts_and_downloads_through_ui_common(path):
+    calls = _direct_streamlit_calls(path.read_text(encoding="utf-8"))
+    assert not calls, [f"{path.name}:{line} calls {name}; use {THROUGH_UI_COMMON[name]}"
+                       for line, name in calls]
+
+
+def test_the_direct_call_checker_sees_both_calls():
+    text = "st.plotly_chart(fig)\ncols[0].download_button('a', b'')\nst.dataframe(x)\n"
+    assert [name for _, name in _direct_streamlit_calls(text)] == ["plotly_chart",
+                                                                   "download_button"]

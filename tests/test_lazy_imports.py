@@ -62,8 +62,10 @@ def test_streamlit_run_serves_the_st_app_whose_start_loads_the_heavy_modules():
     """``streamlit run app.py`` discovers ``app`` (an ``st.App``); importing app.py the
     way the server does runs no page, and the app's lifespan returns only once the
     heavy modules are loaded and frozen, so no visitor waits for them."""
-    out = _run("import asyncio, gc, sys\n"
+    out = _run("import asyncio, gc, os, sys\n"
+               "os.environ['FLDA_REAL_DATA_WARM_UP'] = '0'\n"
                "from pathlib import Path\n"
+               "from streamlit.runtime.pages_manager import PagesManager\n"
                "from streamlit.web.server.app_discovery import discover_asgi_app\n"
                "found = discover_asgi_app(Path('app.py'))\n"
                "import app, streamlit as st\n"
@@ -73,9 +75,11 @@ def test_streamlit_run_serves_the_st_app_whose_start_loads_the_heavy_modules():
                "    async with app.lifespan(app.app):\n"
                "        import ui_common\n"
                "        return (all(m in sys.modules for m in ui_common.HEAVY_MODULES),\n"
-               "                'sklearn' in sys.modules, gc.get_freeze_count() > 10_000)\n"
+               "                'sklearn' in sys.modules, gc.get_freeze_count() > 10_000,\n"
+               "                PagesManager.uses_pages_directory)\n"
                "print(found.is_asgi_app, found.import_string, *asyncio.run(start()))")
-    assert out.splitlines()[-1] == "True app:app True True True"
+    # and the app is no legacy pages-directory app from the first visitor on
+    assert out.splitlines()[-1] == "True app:app True True True False"
 
 
 def test_imports_are_frozen_once_and_again_only_after_new_imports():

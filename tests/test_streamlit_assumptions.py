@@ -49,3 +49,12 @@ def test_the_app_declares_every_page_file_once():
     scripts = [script for script, _, _ in ui_common.PAGE_SPECS]
     assert sorted(scripts) == sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
     assert len(set(scripts)) == len(scripts)
+
+
+def test_a_mode_decided_before_the_first_session_is_kept(restore_mode):
+    """The server's start (``ui_common.server_lifespan``) sets the flag to False before any
+    session, as st.navigation would: a session's PagesManager must not decide again."""
+    PagesManager.uses_pages_directory = False
+    PagesManager(str(ROOT / "app.py"))  # a pages/ folder sits next to it
+    assert PagesManager.uses_pages_directory is False
+    assert not ui_common.in_pages_directory_mode()
