@@ -84,6 +84,18 @@ def free_port():
     raise RuntimeError(f"no free port in FLDA_E2E_PORTS={wanted}")
 
 
+def die_with_parent():
+    """``preexec_fn`` for servers: on Linux the child gets SIGTERM when the process that
+    started it dies, even by SIGKILL (``prctl(PR_SET_PDEATHSIG)``), so a killed test
+    or benchmark run leaves no server behind to skew the next measurement."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1: PDEATHSIG
+    except (OSError, AttributeError):  # not Linux/glibc: stop() still stops the server
+        pass
+
+
 class StreamlitServer:
     """``streamlit run app.py`` (or ``script``) in its own process group, stopped by :meth:`stop`.
 
@@ -107,7 +119,8 @@ class StreamlitServer:
         env = {**os.environ, "FLDA_REAL_DATA_WARM_UP":
                os.environ.get("FLDA_REAL_DATA_WARM_UP", "0")}
         self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log, env=env,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+                                        stderr=subprocess.STDOUT, start_new_session=True,
+                                        preexec_fn=die_with_parent)
         try:
             self._wait_healthy()
         except BaseException:
