@@ -25,7 +25,9 @@ def run():
                        else "auto")
 
     ui_common.show_focus_style()  # visible keyboard focus on every page
-    warm_up = ui_common.warm_up_imports()  # once per server; Home shows meanwhile
+    # Started (and finished) by the server's start under `streamlit run`; here for runs
+    # without it (AppTest): the first visitor's Home shows while it imports.
+    warm_up = ui_common.warm_up_imports()
     ui_common.keep_widget_state()
     ui_common.restore_from_url([ui_common.Setting(ui_common.SEED_KEY, 0, lo=0, hi=2**31 - 1)])
     with st.sidebar:

@@ -545,7 +545,7 @@ def cached_domains(distribution, params, n_source, n_target, theta, seed):
 def cached_lattice_counts(data_key, domain="target"):
     """Lattice counts (first two features) of one domain of :func:`cached_domains`
     (``domain`` "target" or "source"); shared by every page that draws Figures 1-2 or 4."""
-    from flda_core.figures.synthetic import lattice_counts
+    from flda_core.experiments.synthetic import lattice_counts
 
     pair = cached_domains(*data_key)
     if domain == "source":

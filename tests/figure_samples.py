@@ -3,9 +3,9 @@
 
 from flda_core.datasets.synthetic import make_domains
 from flda_core.experiments.perturbation import PAPER_TABLE1, perturbation_sweep
-from flda_core.experiments.synthetic import PAPER_FIGURE1, fit_classifiers
+from flda_core.experiments.synthetic import PAPER_FIGURE1, fit_classifiers, lattice_counts
 from flda_core.names import LOSSES
-from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure, lattice_counts,
+from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure,
                                          perturbation_error_figure)
 
 

@@ -6,10 +6,10 @@ import pytest
 
 from figure_samples import assert_passes_plotly_validation
 from flda_core.experiments.perturbation import PAPER_TABLE1, perturbation_sweep
-from flda_core.experiments.synthetic import fit_classifiers
+from flda_core.experiments.synthetic import fit_classifiers, lattice_counts
 from flda_core.figures.synthetic import (
     MAX_MARKER_SIZE, MIN_MARKER_SIZE, BoundaryLine, boundary_lines, boundary_segment,
-    decision_boundary_figure, lattice_counts, marker_sizes, perturbation_error_figure,
+    decision_boundary_figure, marker_sizes, perturbation_error_figure,
     perturbed_boundary_lines, plot_ranges, theta_figure)
 from flda_core.datasets.synthetic import make_domains
 

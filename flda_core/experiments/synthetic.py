@@ -41,7 +41,7 @@ from .scoring import binary_error
 
 __all__ = [
     "FittedLinear", "ExperimentResult", "PaperSetting", "PAPER_FIGURE1", "PAPER_FIGURE2",
-    "fit_linear", "distinct_rows", "MAX_DISTINCT_SHARE", "fit_classifiers", "classifier_errors", "theta_table",
+    "fit_linear", "distinct_rows", "lattice_counts", "MAX_DISTINCT_SHARE", "fit_classifiers", "classifier_errors", "theta_table",
     "matching_paper_setting", "lattice_tie_errors", "transfer_errors", "closest_to_oracle",
 ]
 
@@ -263,6 +263,34 @@ def distinct_rows(X, y, max_share=1.0):
     representative[codes] = np.arange(n)   # any row of a group: its rows are identical
     rows = representative[present]
     return X[rows], y[rows], counts[present]
+
+
+def lattice_counts(X, y, features=(0, 1)):
+    """Number of samples of each class at each distinct point of two features.
+
+    The markers of Figures 1, 2 and 4 (one per lattice point and class, area
+    proportional to the count), counted by :func:`distinct_rows`: a row-wise
+    ``np.unique`` took 225 ms for 100,000 samples, on every change of θ.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+        Integer class labels.
+    features : pair of int, default=(0, 1)
+        Zero-based indices of the plotted features.
+
+    Returns
+    -------
+    DataFrame with columns ``x1``, ``x2``, ``class``, ``count``, sorted by
+    class, then point.  The counts of a class sum to its number of samples.
+    """
+    X = np.asarray(X, dtype=float)[:, list(features)]
+    y = np.asarray(y)
+    points, labels, counts = distinct_rows(X, y) if len(y) else (X, y, np.zeros(0, int))
+    frame = pd.DataFrame({"x1": points[:, 0], "x2": points[:, 1],
+                          "class": labels.astype(int), "count": counts.astype(int)})
+    return frame.sort_values(["class", "x1", "x2"], ignore_index=True)
 
 
 def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None, transfer="dropout",

@@ -11,7 +11,8 @@
 Bernoulli and Poisson data lie on a lattice, so thousands of samples share one
 point.  Scatter plots therefore show one marker per (lattice point, class)
 whose *area* is proportional to the number of samples there
-(:func:`lattice_counts`, :func:`marker_sizes`); hovering a marker shows the
+(:func:`flda_core.experiments.synthetic.lattice_counts`, :func:`marker_sizes`);
+hovering a marker shows the
 exact count.  Colours and names come from :mod:`flda_core.figures.style`.
 
 References
@@ -35,7 +36,7 @@ from .style import (CLASS_COLORS, FAMILY_COLORS, axis_suffix, classifier_color, 
                     label_color, subplot_layout, text_halo, unvalidated_figure)
 
 __all__ = [
-    "BoundaryLine", "lattice_counts", "marker_sizes", "plot_ranges", "boundary_segment",
+    "BoundaryLine", "marker_sizes", "plot_ranges", "boundary_segment",
     "boundary_lines", "perturbed_boundary_lines", "decision_boundary_figure",
     "perturbation_error_figure", "theta_figure", "boundary_equation",
 ]
@@ -72,62 +73,6 @@ class BoundaryLine:
     annotation: str = ""
 
 
-_MAX_DENSE_KEYS = 1_000_000
-_MAX_INTEGER_SPAN = 100_000
-
-
-def _value_codes(column):
-    """Sorted distinct values of ``column`` and the index of each entry among them.
-
-    Whole numbers in a short range (binary or count features, class labels) are
-    coded in one pass without sorting; anything else through ``np.unique``.
-    """
-    lo, hi = (column.min(), column.max()) if column.size else (0.0, 0.0)
-    if (np.isfinite(lo) and np.isfinite(hi) and hi - lo <= _MAX_INTEGER_SPAN
-            and np.array_equal(column, np.round(column))):
-        offsets = (column - lo).astype(np.intp)
-        present = np.bincount(offsets, minlength=1) > 0
-        return lo + np.flatnonzero(present).astype(float), (np.cumsum(present) - 1)[offsets]
-    return np.unique(column, return_inverse=True)
-
-
-def lattice_counts(X, y, features=(0, 1)):
-    """Number of samples of each class at each distinct point of two features.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-    y : ndarray of shape (n_samples,)
-        Integer class labels.
-    features : pair of int, default=(0, 1)
-        Zero-based indices of the plotted features.
-
-    Returns
-    -------
-    DataFrame with columns ``x1``, ``x2``, ``class``, ``count``, sorted by
-    class, then point.  The counts of a class sum to its number of samples.
-    """
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y)
-    # One integer code per distinct value of each column, one key per (x1, x2, class)
-    # combination, counted without sorting rows: a row-wise np.unique(axis=0) took
-    # 225 ms for 100,000 samples, on every change of θ.
-    columns = (X[:, features[0]], X[:, features[1]], y.astype(float))
-    values, codes = zip(*(_value_codes(c) for c in columns))
-    shape = tuple(len(v) for v in values)
-    keys = np.ravel_multi_index(codes, shape)
-    if np.prod(shape, dtype=float) <= _MAX_DENSE_KEYS:
-        per_key = np.bincount(keys, minlength=int(np.prod(shape)))
-        keys = np.flatnonzero(per_key)
-        counts = per_key[keys]
-    else:
-        keys, counts = np.unique(keys, return_counts=True)
-    i1, i2, ic = np.unravel_index(keys, shape)
-    frame = pd.DataFrame({"x1": values[0][i1], "x2": values[1][i2],
-                          "class": values[2][ic].astype(int), "count": counts.astype(int)})
-    return frame.sort_values(["class", "x1", "x2"], ignore_index=True)
-
-
 def marker_sizes(counts, max_count, max_size=MAX_MARKER_SIZE, min_size=MIN_MARKER_SIZE):
     """Marker diameters whose *area* is proportional to ``counts``.
 
@@ -142,7 +87,7 @@ def marker_sizes(counts, max_count, max_size=MAX_MARKER_SIZE, min_size=MIN_MARKE
 
 def plot_ranges(*frames, pad_fraction=0.06, min_pad=0.35):
     """Axis ranges ``((x_lo, x_hi), (y_lo, y_hi))`` covering every point of ``frames``
-    (outputs of :func:`lattice_counts`) with a margin, so no marker is cut."""
+    (outputs of :func:`flda_core.experiments.synthetic.lattice_counts`) with a margin, so no marker is cut."""
     frames = [f for f in frames if f is not None and len(f)]
     if not frames:
         return (-0.5, 1.5), (-0.5, 1.5)
@@ -346,12 +291,12 @@ def decision_boundary_figure(target_counts, panels, source_counts=None,
     Parameters
     ----------
     target_counts : DataFrame
-        :func:`lattice_counts` of the target domain (filled circles).
+        ``experiments.synthetic.lattice_counts`` of the target domain (filled circles).
     panels : sequence of (str, sequence of BoundaryLine)
         One subplot per entry, side by side, e.g. ``[("Quadratic loss",
         lines_q), ("Logistic loss", lines_l)]`` as in the paper.
     source_counts : DataFrame, optional
-        :func:`lattice_counts` of the source domain, drawn as open diamonds.
+        ``experiments.synthetic.lattice_counts`` of the source domain, drawn as open diamonds.
     axis_titles : pair of str
     height : int
 
