@@ -251,14 +251,17 @@ def main(argv=None):
         return 0
     from playwright.sync_api import sync_playwright
 
-    # A fresh server here is the restart of an installed one: the Real data page's disk
-    # store (flda_core.experiments.result_store) is filled once, as a server's start fills it.
-    os.environ["FLDA_REAL_DATA_WARM_UP"] = "1"
-    from flda_core.experiments.missing_data import precompute
+    # A fresh server here is the restart of an installed one: the disk stores of the Real
+    # data and Handwritten digits pages (flda_core.experiments.result_store) are filled
+    # once, as a server's start fills them (ui_common.warm_up_stores).
+    os.environ["FLDA_REAL_DATA_WARM_UP"] = os.environ["FLDA_DIGITS_WARM_UP"] = "1"
+    from flda_core.experiments import digits, missing_data
 
     start = time.perf_counter()
-    precompute()
-    print(f"Real data disk store filled (or checked) in {time.perf_counter() - start:.1f} s")
+    missing_data.precompute()
+    digits.precompute()
+    print(f"Real data and digits disk stores filled (or checked) in "
+          f"{time.perf_counter() - start:.1f} s")
     repeats = args.repeats or (1 if args.quick else 3)
     steps = 4 if args.quick else 12
     with sync_playwright() as playwright:

@@ -81,10 +81,10 @@ def rates_cached(key, zero_tol, _data):
 
 @st.cache_data(show_spinner=False, max_entries=512)
 def fit_direction_cached(key, direction, method, l2, zero_tol, seed, _data, transfer="dropout"):
-    """One classifier for one direction; ``key`` (the data fingerprint) stands for ``_data``."""
-    X_s, y_s, X_t, y_t = dg.direction_data(_data, direction)
-    return ed.fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol,
-                         random_state=seed, transfer=transfer)
+    """One classifier for one direction; ``key`` (the data fingerprint) stands for ``_data``.
+    Fits of public data come from the disk store when this code fitted them before (a
+    server restart, or the server's start-up warm-up: ``ui_common.warm_up_stores``)."""
+    return ed.stored_fit(_data, direction, method, l2, zero_tol, seed, transfer)
 
 
 def cached_fitter(data, seed):

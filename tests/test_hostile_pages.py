@@ -214,7 +214,8 @@ def test_zip_bomb_upload_is_refused_and_the_shown_data_stay(monkeypatch):
     assert "dig_upload_data" not in at.session_state
 
 
-def test_digit_fit_failure_keeps_the_data_figures(monkeypatch):
+def test_digit_fit_failure_keeps_the_data_figures(monkeypatch, tmp_path):
+    monkeypatch.setenv("FLDA_CACHE_DIR", str(tmp_path))  # an empty disk store of fits
     at = open_page(DIGITS, {"l2_mode": "hand", "l2": "0.001"})
 
     def broken(*args, **kwargs):

@@ -64,6 +64,7 @@ def test_streamlit_run_serves_the_st_app_whose_start_loads_the_heavy_modules():
     heavy modules are loaded and frozen, so no visitor waits for them."""
     out = _run("import asyncio, gc, os, sys\n"
                "os.environ['FLDA_REAL_DATA_WARM_UP'] = '0'\n"
+               "os.environ['FLDA_DIGITS_WARM_UP'] = '0'\n"
                "from pathlib import Path\n"
                "from streamlit.runtime.pages_manager import PagesManager\n"
                "from streamlit.web.server.app_discovery import discover_asgi_app\n"
@@ -93,3 +94,33 @@ def test_imports_are_frozen_once_and_again_only_after_new_imports():
                "after_import = ui_common.freeze_long_lived_objects()\n"
                "print(first, frozen > 0, again, after_import, gc.get_freeze_count() > frozen)")
     assert out == "True True False True True"
+
+
+def test_store_warm_ups_run_in_order_skip_the_switched_off_and_survive_failures(monkeypatch):
+    """The server's start fills each page's disk store unless its variable is "0"; a failing
+    warm-up is logged and the next one still runs.  (In a thread: it lowers its priority.)"""
+    import threading
+    import types
+
+    import ui_common
+
+    calls = []
+    module = types.ModuleType("fake_warm_ups")
+    module.good = lambda: calls.append("good")
+    module.skipped = lambda: calls.append("skipped")
+    module.broken = lambda: calls.append("broken") or 1 / 0
+    monkeypatch.setitem(sys.modules, "fake_warm_ups", module)
+    monkeypatch.setenv("FLDA_TEST_OFF", "0")
+    monkeypatch.setenv("FLDA_TEST_ON", "1")
+    monkeypatch.delenv("FLDA_TEST_UNSET", raising=False)
+    warm_ups = (("FLDA_TEST_UNSET", "fake_warm_ups", "broken"),
+                ("FLDA_TEST_OFF", "fake_warm_ups", "skipped"),
+                ("FLDA_TEST_ON", "fake_warm_ups", "good"))
+    thread = threading.Thread(target=ui_common.warm_up_stores, args=(warm_ups,))
+    thread.start()
+    thread.join()
+    assert calls == ["broken", "good"]
+    # the server's own table: the pages' stores, each with its switch
+    assert [(env, module) for env, module, _ in ui_common.STORE_WARM_UPS] == [
+        ("FLDA_DIGITS_WARM_UP", "flda_core.experiments.digits"),
+        ("FLDA_REAL_DATA_WARM_UP", "flda_core.experiments.missing_data")]

@@ -28,6 +28,16 @@ def _z(chart, index):
     return np.array(z, dtype=float)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def empty_disk_store(tmp_path_factory):
+    """The fits are kept on disk (``$FLDA_CACHE_DIR/digits``): this module starts from an
+    empty store, so that the tests counting fits see them, whatever ran before."""
+    with pytest.MonkeyPatch.context() as patch:
+        folder = tmp_path_factory.mktemp("flda_cache")
+        patch.setenv("FLDA_CACHE_DIR", str(folder))
+        yield folder / "digits"
+
+
 @pytest.fixture()
 def count_fits(monkeypatch):
     calls = []
@@ -134,6 +144,22 @@ def test_zero_threshold_updates_rates_at_once_and_refits_only_flda_on_request(ha
     assert not np.array_equal(_theta_map(at), theta_before)
     assert not any("still use ε" in i.value for i in at.info)
     assert at.query_params["zero_tol"] in ("0.2", ["0.2"])
+
+
+def test_a_restarted_server_shows_the_same_page_without_fitting(hand_run, empty_disk_store,
+                                                                count_fits):
+    import streamlit as st
+
+    st.cache_data.clear()  # a fresh server: fits come from the disk store or are fitted
+    before = _open({"l2_mode": "hand", "l2": "0.001"})
+    assert len(list(empty_disk_store.glob("*.json"))) >= 10  # every fit of the page is kept
+    count_fits.clear()
+    st.cache_data.clear()  # what a restart forgets; the disk store stays
+    after = _open({"l2_mode": "hand", "l2": "0.001"})
+    assert count_fits == []
+    assert _charts(after)["dig_weights"] == _charts(before)["dig_weights"]
+    assert _charts(after)["dig_errors"] == _charts(before)["dig_errors"]
+    assert after.dataframe[0].value.equals(before.dataframe[0].value)
 
 
 @pytest.mark.slow

@@ -1,8 +1,10 @@
 """The on-disk JSON store of computed results (flda_core.experiments.result_store)."""
 
+import base64
 import json
 import os
 
+import numpy as np
 import pytest
 
 from flda_core.experiments import result_store as rs
@@ -123,3 +125,78 @@ def test_fingerprint_follows_file_contents_names_and_versions(tmp_path, monkeypa
     assert rs.fingerprint([code, data], ["numpy"], root=tmp_path) == first
     monkeypatch.setattr(rs.metadata, "version", lambda name: "999.0")
     assert rs.fingerprint([code, data], ["numpy"], root=tmp_path) != first
+
+
+@pytest.mark.parametrize("array", [
+    np.arange(12, dtype=np.float64).reshape(3, 4) / 7, np.array([5e-324, -0.0, 1e308]),
+    np.arange(10, dtype=np.int64), np.array([True, False]), np.zeros((0, 3), np.float32),
+    np.array([1.5, 2.5], dtype=">f8"),
+])
+def test_arrays_round_trip_bit_for_bit(array):
+    back = rs.decode_array(json.loads(json.dumps(rs.encode_array(array))))
+    assert back.shape == array.shape and back.dtype == array.dtype.newbyteorder("=")
+    assert back.tobytes() == array.astype(back.dtype).tobytes()
+    assert back.flags.writeable
+
+
+@pytest.mark.parametrize("value", [
+    [1, 2], {"dtype": "<f8", "shape": [2]},
+    {"dtype": "<f8", "shape": [3], "data": base64.b64encode(b"\0" * 16).decode()},
+    {"dtype": "|O", "shape": [1], "data": base64.b64encode(b"\0" * 8).decode()},
+    {"dtype": "<f8", "shape": [-1], "data": ""}, {"dtype": "<f8", "shape": [1], "data": "@@"},
+    {"dtype": "no such type", "shape": [1], "data": ""},
+])
+def test_malformed_arrays_are_refused(value):
+    with pytest.raises(ValueError):
+        rs.decode_array(value)
+
+
+def test_strings_are_not_encoded():
+    with pytest.raises(TypeError):
+        rs.encode_array(np.array(["a", "b"]))
+
+
+def test_load_or_compute_reads_back_and_recomputes_what_it_cannot_read(tmp_path):
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"n": len(calls)}
+
+    def from_json(value):
+        return value if value.get("n", 0) > 0 else None
+
+    store = rs.ResultStore(tmp_path, "fp")
+    first = store.load_or_compute(KEY, compute, dict, from_json)
+    assert first.value == {"n": 1} and first.saved and not first.from_disk
+    again = rs.ResultStore(tmp_path, "fp").load_or_compute(KEY, compute, dict, from_json)
+    assert again.value == {"n": 1} and again.from_disk and again.computed_at == first.computed_at
+    store.put(KEY, {"n": -1})  # readable JSON its reader refuses: computed again, rewritten
+    assert store.load_or_compute(KEY, compute, dict, from_json).value == {"n": 2}
+    assert store.get(KEY)["value"] == {"n": 2} and len(calls) == 2
+    # a result that cannot be stored is still returned
+    nan = store.load_or_compute({**KEY, "seed": 9}, lambda: {"n": float("nan")}, dict,
+                                from_json)
+    assert np.isnan(nan.value["n"]) and not nan.saved
+
+
+def test_load_or_compute_computes_once_when_two_threads_ask_at_once(tmp_path):
+    import threading
+    import time
+
+    calls = []
+
+    def compute():
+        calls.append(1)
+        time.sleep(0.2)
+        return {"n": 1}
+
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(rs.ResultStore(tmp_path, "fp")
+                                .load_or_compute(KEY, compute, dict, dict)))
+               for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(calls) == 1 and sorted(r.from_disk for r in results) == [False, True]

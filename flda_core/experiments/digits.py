@@ -9,6 +9,13 @@ entry point (every classifier, both directions, with progress); the tables
 :func:`l2_frame`) and :func:`pixel_frame` summarise the results.  Errors follow
 :mod:`flda_core.experiments.scoring`.
 
+:func:`stored_fit` keeps the fits of public data (the offline domains, MNIST/USPS;
+never uploaded files) on disk (:mod:`flda_core.experiments.result_store`, JSON
+under ``$FLDA_CACHE_DIR/digits``), keyed by the fit's settings, the data's content
+fingerprint and a fingerprint of the code and library versions
+(:func:`code_fingerprint`), so that a server restart does not refit;
+:func:`precompute` fills it for the page's default settings.
+
 References
 ----------
 Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
@@ -18,6 +25,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass, field
 
@@ -28,11 +36,13 @@ from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 from ..classifier import FLDAClassifier
-from ..datasets.digits import balanced_subsample, direction_data
+from ..datasets.digits import (balanced_subsample, default_cache_dir, direction_data,
+                               make_offline_domains)
 from ..errors import DataValidationError
 from ..names import TABLE_CLASSIFIERS, classifier_loss
 from ..transfer import estimate_dropout
 from ..transfer_models import make_transfer_model
+from . import result_store
 from .progress import finish, report
 from .scoring import error_rate
 
@@ -41,6 +51,8 @@ __all__ = [
     "make_classifier", "cross_validate_l2", "fit_method", "run_digits", "table4_frame",
     "paper_table", "comparison_table", "l2_frame", "pixel_frame", "COMPARED_TRANSFERS",
     "run_transfer_comparison", "transfer_comparison_frame", "convergence_notes",
+    "fit_direction", "STORED_KINDS", "code_fingerprint", "fit_store", "result_to_json",
+    "result_from_json", "stored_fit", "precompute",
 ]
 
 #: Table 4 of the paper: target error rates, M = MNIST, U = USPS.
@@ -255,6 +267,139 @@ def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol
                         n_iter=int(model.n_iter_), warnings=stops, **chosen)
 
 
+def fit_direction(domains, direction, method, l2=None, zero_tol=0.0, seed=0,
+                  transfer="dropout"):
+    """:func:`fit_method` for one direction of ``domains`` (``"A → B"``: A is the source)."""
+    X_s, y_s, X_t, y_t = direction_data(domains, direction)
+    return fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol,
+                      random_state=seed, transfer=transfer)
+
+
+# ---------------------------------------------------------------- the disk store
+
+#: The kinds of :class:`~flda_core.datasets.digits.DigitDomains` whose fits
+#: :func:`stored_fit` keeps on disk: public images only, never a user's files.
+STORED_KINDS = ("offline", "openml")
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint():
+    """Digest of what determines a fit besides its key: every source file of
+    ``flda_core`` but the figures (the method, the data readers, this module) and
+    the versions of :data:`~flda_core.experiments.result_store.PACKAGES` (the
+    offline images are scikit-learn's own digits).  The data themselves enter each
+    key as :attr:`DigitDomains.key`.  Computed once per process."""
+    return result_store.fingerprint(result_store.core_files(), result_store.PACKAGES,
+                                    root=result_store.CORE.parent)
+
+
+def fit_store(directory=None):
+    """The disk store of the digit fits: ``<directory>`` or ``$FLDA_CACHE_DIR/digits``
+    (``~/.cache/flda/digits``)."""
+    directory = default_cache_dir() / "digits" if directory is None else directory
+    return result_store.ResultStore(directory, code_fingerprint())
+
+
+def _fit_key(domains, direction, method, l2, zero_tol, seed, transfer):
+    return {"experiment": "digits (Table 4)", "data": domains.key, "direction": direction,
+            "method": method, "l2": None if l2 is None else float(l2),
+            "zero_tol": float(zero_tol), "seed": int(seed), "transfer": transfer}
+
+
+def result_to_json(result):
+    """The stored form of a :class:`MethodResult` (arrays exact, as base64 bytes)."""
+    encode = result_store.encode_array
+    params = result.transfer_params
+    return {"method": result.method, "error": float(result.error), "l2": float(result.l2),
+            "cv_errors": [[float(k), float(v)] for k, v in result.cv_errors.items()],
+            "coef": encode(result.coef), "intercept": encode(result.intercept),
+            "classes": encode(result.classes), "theta": encode(result.theta),
+            "n_iter": int(result.n_iter), "transfer": result.transfer,
+            "transfer_params": None if params is None else {
+                str(name): encode(values) for name, values in params.items()},
+            "warnings": list(result.warnings)}
+
+
+def result_from_json(value, method, n_features):
+    """The :class:`MethodResult` of :func:`result_to_json`, or None when a field is
+    missing, of the wrong type or shape, or of another ``method``."""
+    decode = result_store.decode_array
+
+    def number(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    cv = value.get("cv_errors")
+    params = value.get("transfer_params")
+    if not (value.get("method") == method and number(value.get("error"))
+            and 0.0 <= value["error"] <= 1.0 and number(value.get("l2"))
+            and value["l2"] >= 0.0 and type(value.get("n_iter")) is int
+            and value["n_iter"] >= 0 and isinstance(value.get("transfer"), str)
+            and isinstance(cv, list)
+            and all(isinstance(p, list) and len(p) == 2 and all(map(number, p)) for p in cv)
+            and isinstance(value.get("warnings"), list)
+            and all(isinstance(w, str) for w in value["warnings"])
+            and (params is None or isinstance(params, dict))):
+        return None
+    coef, intercept = decode(value["coef"]), decode(value["intercept"])
+    classes, theta = decode(value["classes"]), decode(value["theta"])
+    n_classes = len(classes)
+    if (classes.ndim != 1 or coef.shape != (n_classes, n_features)
+            or intercept.shape != (n_classes,) or theta.shape != (n_features,)):
+        return None
+    return MethodResult(
+        method=method, error=float(value["error"]), l2=float(value["l2"]),
+        cv_errors={float(k): float(v) for k, v in cv}, coef=coef, intercept=intercept,
+        classes=classes, theta=theta, n_iter=value["n_iter"], transfer=value["transfer"],
+        transfer_params=None if params is None else {
+            name: decode(values) for name, values in params.items()},
+        warnings=tuple(value["warnings"]))
+
+
+def stored_fit(domains, direction, method, l2=None, zero_tol=0.0, seed=0,
+               transfer="dropout", store=None):
+    """:func:`fit_direction`, kept on disk for public data (:data:`STORED_KINDS`): read
+    from ``store`` when this code fitted it before on the same data, else fitted and
+    written.  What it returns equals a fresh :func:`fit_direction` exactly.
+
+    Parameters
+    ----------
+    domains, direction, method, l2, zero_tol, seed, transfer
+        As :func:`fit_direction`.
+    store : ResultStore, optional
+        Default :func:`fit_store` (``$FLDA_CACHE_DIR/digits``).
+
+    Returns
+    -------
+    MethodResult
+    """
+    def compute():
+        return fit_direction(domains, direction, method, l2, zero_tol, seed, transfer)
+
+    if domains.kind not in STORED_KINDS:
+        return compute()
+    store = fit_store() if store is None else store
+    n_features = domains.X_a.shape[1]
+    return store.load_or_compute(
+        _fit_key(domains, direction, method, l2, zero_tol, seed, transfer), compute,
+        result_to_json, lambda value: result_from_json(value, method, n_features)).value
+
+
+def precompute(seed=0, progress=None, store=None):
+    """Fill the disk store with the page's default fits: the offline domains of
+    ``seed``, every classifier of Table 4 in both directions, l2 by cross-validation,
+    ε = 0, dropout, in the page's order (:func:`run_digits`).
+
+    Meant for a background thread at server start; fits already stored are read,
+    not refitted.  Returns the results of :func:`run_digits`.
+    """
+    domains = make_offline_domains(random_state=seed)
+
+    def fit(direction, method, l2, zero_tol, transfer="dropout"):
+        return stored_fit(domains, direction, method, l2, zero_tol, seed, transfer, store)
+
+    return run_digits(domains, seed=seed, fit=fit, progress=progress)
+
+
 def convergence_notes(results):
     """One message per distinct ``ConvergenceWarning`` of the final fits in ``results``
     (``{(direction, method): MethodResult}``), naming the fits it concerns."""
@@ -362,9 +507,7 @@ def run_digits(domains, first_direction="A → B", loss="logistic", l2=None, zer
     """
     if fit is None:
         def fit(direction, method, l2, zero_tol, transfer="dropout"):
-            X_s, y_s, X_t, y_t = direction_data(domains, direction)
-            return fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol,
-                              random_state=seed, transfer=transfer)
+            return fit_direction(domains, direction, method, l2, zero_tol, seed, transfer)
     extra = {} if transfer == "dropout" else {"transfer": transfer}
     jobs = [(first_direction, m) for m in FIGURE6_PAIRS[loss] if m in methods]
     jobs += [(d, m) for d in DIRECTIONS for m in methods if (d, m) not in jobs]

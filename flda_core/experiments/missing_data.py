@@ -46,10 +46,8 @@ from __future__ import annotations
 
 import functools
 import math
-import threading
 import time
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -262,8 +260,8 @@ def fit_one(key, classifier, impute="zero", random_state=0, transfer="dropout"):
 
 
 #: The libraries whose versions enter :func:`code_fingerprint`.
-PACKAGES = ("numpy", "scipy", "scikit-learn", "skada", "pandas", "threadpoolctl")
-_CORE = Path(__file__).resolve().parents[1]
+PACKAGES = result_store.PACKAGES
+_CORE = result_store.CORE
 
 
 @functools.lru_cache(maxsize=1)
@@ -277,8 +275,7 @@ def code_fingerprint():
 
 def fingerprint_files():
     """The files whose contents enter :func:`code_fingerprint`."""
-    files = [path for path in _CORE.rglob("*.py") if "figures" not in path.parts]
-    return sorted(files) + sorted(uci.UCI_DIR.glob("*.csv"))
+    return result_store.core_files() + sorted(uci.UCI_DIR.glob("*.csv"))
 
 
 def cell_store(directory=None):
@@ -300,7 +297,7 @@ def _cell_to_json(cell):
             "params": cell.params, "seconds": float(cell.seconds), "note": cell.note}
 
 
-def _cell_from_json(value, key, classifier, computed_at):
+def _cell_from_json(value, key, classifier):
     """The stored cell, or None when a field is missing or of the wrong type."""
     number = (int, float)
     checks = (value.get("key") == key, value.get("classifier") == classifier,
@@ -313,19 +310,7 @@ def _cell_from_json(value, key, classifier, computed_at):
         return None
     error = float("nan") if value["error"] is None else float(value["error"])
     return CellResult(key, classifier, error, value["n_wrong"], value["n_target"],
-                      value["params"], float(value["seconds"]), value["note"],
-                      computed_at=computed_at, from_disk=True, saved=True)
-
-
-_LOCKS_GUARD = threading.Lock()
-_LOCKS = {}
-
-
-def _lock(path):
-    """One lock per cell file: a page and a background warm-up never fit the same cell
-    twice at once (the second waits and reads the first one's file)."""
-    with _LOCKS_GUARD:
-        return _LOCKS.setdefault(str(path), threading.Lock())
+                      value["params"], float(value["seconds"]), value["note"])
 
 
 def stored_fit_one(key, classifier, impute="zero", random_state=0, transfer="dropout",
@@ -346,16 +331,12 @@ def stored_fit_one(key, classifier, impute="zero", random_state=0, transfer="dro
         With ``computed_at`` set and ``from_disk`` True when it was read from disk.
     """
     store = cell_store() if store is None else store
-    cell_key = _cell_key(key, classifier, impute, random_state, transfer)
-    with _lock(store.path(cell_key)):
-        record = store.get(cell_key)
-        if record is not None:
-            cell = _cell_from_json(record["value"], key, classifier, record["computed_at"])
-            if cell is not None:
-                return cell
-        cell = replace(fit_one(key, classifier, impute, random_state, transfer),
-                       computed_at=result_store.utc_now())
-        return replace(cell, saved=store.put(cell_key, _cell_to_json(cell), cell.computed_at))
+    found = store.load_or_compute(
+        _cell_key(key, classifier, impute, random_state, transfer),
+        lambda: fit_one(key, classifier, impute, random_state, transfer),
+        _cell_to_json, lambda value: _cell_from_json(value, key, classifier))
+    return replace(found.value, computed_at=found.computed_at, from_disk=found.from_disk,
+                   saved=found.saved)
 
 
 def precompute(keys=tuple(uci.UCI_SETS), classifiers=CLASSIFIERS, impute="zero", seed=0,

@@ -1,7 +1,8 @@
 """A small on-disk store of computed results, as JSON files (never pickle).
 
-Used by :mod:`flda_core.experiments.missing_data` so that the cells of the
-paper's Table 3 survive a server restart.  One file per result, named by a
+Used by :mod:`flda_core.experiments.missing_data` and
+:mod:`flda_core.experiments.digits` so that the cells of the paper's Table 3
+and the fits of Table 4 survive a server restart.  One file per result, named by a
 hash of its key and of a *fingerprint* of everything that produced it (the
 source files, the data files, the versions of the numerical libraries): a
 change of code, data or library gives other file names, so an upgrade never
@@ -13,20 +14,32 @@ serves numbers the current code would not compute.
 * The folder is bounded: beyond ``max_files`` results the oldest are removed.
 * A folder that cannot be written (read-only, full disk) only means nothing is
   kept: :meth:`ResultStore.put` returns False.
+* :meth:`ResultStore.load_or_compute` reads a result or computes and writes it,
+  one thread at a time per file: a background warm-up and a page never compute
+  the same result twice at once.
+* Arrays are kept exactly, as the base64 text of their bytes
+  (:func:`encode_array`, :func:`decode_array`).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
 import os
 import sys
 import tempfile
+import threading
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["FORMAT", "MAX_FILE_BYTES", "MAX_FILES", "ResultStore", "fingerprint", "utc_now"]
+import numpy as np
+
+__all__ = ["FORMAT", "MAX_FILE_BYTES", "MAX_FILES", "PACKAGES", "ResultStore", "Loaded",
+           "fingerprint", "core_files", "utc_now", "encode_array", "decode_array"]
 
 #: The ``format`` field of every file: files of any other format are ignored.
 FORMAT = "flda-result/1"
@@ -34,6 +47,10 @@ FORMAT = "flda-result/1"
 MAX_FILE_BYTES = 64 * 1024
 #: At most this many results are kept per folder (the oldest go first).
 MAX_FILES = 2000
+#: The libraries whose versions enter the fingerprints of the experiments' stores.
+PACKAGES = ("numpy", "scipy", "scikit-learn", "skada", "pandas", "threadpoolctl")
+#: The ``flda_core`` package folder.
+CORE = Path(__file__).resolve().parents[1]
 
 
 def utc_now():
@@ -73,6 +90,73 @@ def fingerprint(files, packages=(), root=None):
     return digest.hexdigest()
 
 
+def core_files():
+    """Every source file of ``flda_core`` but the figures: the method, the data readers,
+    the experiments and baselines (what a stored result may depend on)."""
+    return sorted(path for path in CORE.rglob("*.py") if "figures" not in path.parts)
+
+
+#: Array element types :func:`encode_array` keeps (booleans, integers, floats).
+_ARRAY_KINDS = "biuf"
+
+
+def encode_array(array):
+    """A JSON-ready dict holding ``array`` exactly (dtype, shape, base64 of its bytes).
+
+    Raises ``TypeError`` for arrays of other element types (strings, objects).
+    """
+    array = np.asarray(array)
+    if array.dtype.kind not in _ARRAY_KINDS:
+        raise TypeError(f"Arrays of dtype {array.dtype} are not stored.")
+    little = array.astype(array.dtype.newbyteorder("<"), copy=False)
+    return {"dtype": little.dtype.str, "shape": list(array.shape),
+            "data": base64.b64encode(np.ascontiguousarray(little).tobytes()).decode("ascii")}
+
+
+def decode_array(value):
+    """The array :func:`encode_array` wrote; ``ValueError`` for anything malformed."""
+    if not isinstance(value, dict) or set(value) != {"dtype", "shape", "data"}:
+        raise ValueError("not an encoded array")
+    shape, data = value["shape"], value["data"]
+    if not (isinstance(shape, list) and all(type(n) is int and n >= 0 for n in shape)
+            and isinstance(data, str) and isinstance(value["dtype"], str)):
+        raise ValueError("not an encoded array")
+    try:
+        dtype = np.dtype(value["dtype"])
+        raw = base64.b64decode(data.encode("ascii"), validate=True)
+    except (TypeError, binascii.Error, UnicodeEncodeError) as error:
+        raise ValueError("not an encoded array") from error
+    if dtype.kind not in _ARRAY_KINDS or len(raw) != dtype.itemsize * int(np.prod(shape)):
+        raise ValueError("not an encoded array")
+    return np.frombuffer(raw, dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What :meth:`ResultStore.load_or_compute` returns.
+
+    Attributes
+    ----------
+    value
+        The result (read from disk or computed).
+    computed_at : str
+        When it was computed (``"YYYY-MM-DD HH:MM UTC"``).
+    from_disk : bool
+        True when it was read from the store.
+    saved : bool
+        True when it is in the store (read from it, or written to it).
+    """
+
+    value: object
+    computed_at: str
+    from_disk: bool
+    saved: bool
+
+
+_LOCKS_GUARD = threading.Lock()
+_LOCKS = {}
+
+
 class ResultStore:
     """JSON results in ``directory``, one file per key, valid for one ``fingerprint``.
 
@@ -96,6 +180,52 @@ class ResultStore:
         name = hashlib.sha256(_canonical({"key": key, "fingerprint": self.fingerprint})
                               .encode("utf-8")).hexdigest()[:40]
         return self.directory / f"{name}.json"
+
+    def lock(self, key):
+        """The lock of ``key``'s file, one per file path in the process (shared by every
+        store object on the same folder)."""
+        with _LOCKS_GUARD:
+            return _LOCKS.setdefault(str(self.path(key)), threading.Lock())
+
+    def load_or_compute(self, key, compute, to_json, from_json):
+        """The result of ``key``: read from disk when stored, else ``compute()`` and write.
+
+        Holds :meth:`lock` meanwhile, so another thread asking for the same ``key``
+        waits and reads this one's file instead of computing it again.
+
+        Parameters
+        ----------
+        key : dict
+            As :meth:`get`.
+        compute : callable() -> result
+        to_json : callable(result) -> dict
+            The stored form (JSON-serialisable, no NaN).  Raising ``TypeError`` or
+            ``ValueError`` means "do not store this one".
+        from_json : callable(dict) -> result or None
+            Rebuilds the result from the stored form; None, ``TypeError``,
+            ``ValueError`` or ``KeyError`` mean a malformed file: the result is
+            computed again and the file rewritten.
+
+        Returns
+        -------
+        Loaded
+        """
+        with self.lock(key):
+            record = self.get(key)
+            if record is not None:
+                try:
+                    value = from_json(record["value"])
+                except (TypeError, ValueError, KeyError):
+                    value = None
+                if value is not None:
+                    return Loaded(value, record["computed_at"], from_disk=True, saved=True)
+            value = compute()
+            computed_at = utc_now()
+            try:
+                saved = self.put(key, to_json(value), computed_at)
+            except (TypeError, ValueError):  # not storable (e.g. NaN, strings)
+                saved = False
+            return Loaded(value, computed_at, from_disk=False, saved=saved)
 
     def get(self, key):
         """``{"value": ..., "computed_at": ...}`` stored for ``key``, or None when there

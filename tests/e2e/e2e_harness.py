@@ -114,10 +114,10 @@ class StreamlitServer:
                "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
                *extra_args]
         self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL
-        # Servers under test do not fill the Real data disk store in the background
-        # (ui_common.warm_up_real_data) unless asked: it would compete with the pages.
-        env = {**os.environ, "FLDA_REAL_DATA_WARM_UP":
-               os.environ.get("FLDA_REAL_DATA_WARM_UP", "0")}
+        # Servers under test do not fill the pages' disk stores in the background
+        # (ui_common.warm_up_stores) unless asked: it would compete with the pages.
+        env = {**os.environ, **{name: os.environ.get(name, "0") for name in
+                                ("FLDA_REAL_DATA_WARM_UP", "FLDA_DIGITS_WARM_UP")}}
         self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log, env=env,
                                         stderr=subprocess.STDOUT, start_new_session=True,
                                         preexec_fn=die_with_parent)
