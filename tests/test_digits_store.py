@@ -201,3 +201,30 @@ def test_a_warm_up_and_a_page_never_fit_the_same_direction_twice(offline, tmp_pa
         offline, d, m, l2, tol, 0, store=store, **kw))
     warm_up.join()
     assert len(calls) == 10 and len(page) == 10
+
+
+def test_s_lr_of_one_direction_and_t_lr_of_the_other_train_once_with_the_same_result(
+        offline, monkeypatch):
+    """Both train on the same labelled images (A → B's source is B → A's target)."""
+    def fresh(direction, method):
+        ed._TRAINED.clear()
+        return ed.fit_direction(offline, direction, method, None)
+
+    alone = {("B → A", "T-LR"): fresh("B → A", "T-LR"), ("A → B", "S-LR"): fresh("A → B", "S-LR")}
+    searches = []
+    original = ed.cross_validate_l2
+    monkeypatch.setattr(ed, "cross_validate_l2",
+                        lambda *a, **k: searches.append(a[2]) or original(*a, **k))
+    ed._TRAINED.clear()
+    first = ed.fit_direction(offline, "A → B", "S-LR", None)
+    second = ed.fit_direction(offline, "B → A", "T-LR", None)
+    assert searches == ["S-LR"]  # the oracle's l2 search and final fit were not redone
+    assert_same(first, alone[("A → B", "S-LR")])
+    assert_same(second, alone[("B → A", "T-LR")])
+    assert first.error != second.error  # each still scored its own way
+    # FLDA is never shared (θ comes from both domains), nor other data or settings
+    ed.fit_direction(offline, "B → A", "S-LR", None)
+    ed.fit_direction(offline, "A → B", "FLDA-L", None)
+    assert searches == ["S-LR", "S-LR", "FLDA-L"]
+    by_hand = ed.fit_direction(offline, "B → A", "T-LR", 1e-2)
+    assert by_hand.l2 == 1e-2 and not np.array_equal(by_hand.coef, second.coef)

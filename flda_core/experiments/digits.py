@@ -26,6 +26,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 from __future__ import annotations
 
 import functools
+import threading
 import warnings
 from dataclasses import dataclass, field
 
@@ -37,7 +38,7 @@ from threadpoolctl import threadpool_limits
 
 from ..classifier import FLDAClassifier
 from ..datasets.digits import (balanced_subsample, default_cache_dir, direction_data,
-                               make_offline_domains)
+                               fingerprint, make_offline_domains)
 from ..errors import DataValidationError
 from ..names import TABLE_CLASSIFIERS, classifier_loss
 from ..transfer import estimate_dropout
@@ -240,31 +241,67 @@ def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol
         train_X, train_y = X_target, y_target
     else:
         train_X, train_y = X_source, y_source
-    cv_errors = {}
-    if l2 is None:
-        l2, cv_errors = cross_validate_l2(train_X, train_y, method, theta,
-                                          random_state=random_state, **chosen)
-    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), \
-            warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        model = make_classifier(method, l2, theta, tol=tol, **chosen).fit(train_X, train_y)
-        stops = tuple(dict.fromkeys(str(w.message) for w in caught
-                                    if issubclass(w.category, ConvergenceWarning)))
+    l2, cv_errors, model, stops = _train(train_X, train_y, method, l2, theta, random_state,
+                                         tol, chosen)
+    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         if method == "T-LR":
             error = float(_fold_errors(X_target, y_target, method, theta, (l2,), n_folds,
                                        random_state, tol)[0])
         else:
             error = error_rate(model, X_target, y_target)
-    coef = model.coef_
+    coef = np.array(model.coef_)  # a copy: a remembered model is shared (see _train)
     if coef.shape[0] == 1:  # two classes: show the positive class's predictor for both
         coef = np.vstack([-coef[0], coef[0]])
         intercept = np.array([-model.intercept_[0], model.intercept_[0]])
     else:
-        intercept = model.intercept_
-    return MethodResult(method=method, error=float(error), l2=float(l2), cv_errors=cv_errors,
-                        coef=coef, intercept=intercept, classes=model.classes_, theta=theta,
+        intercept = np.array(model.intercept_)
+    return MethodResult(method=method, error=float(error), l2=float(l2),
+                        cv_errors=dict(cv_errors), coef=coef, intercept=intercept,
+                        classes=np.array(model.classes_), theta=theta,
                         n_iter=int(model.n_iter_), warnings=stops, **chosen)
+
+
+#: How many trainings of the classifiers without θ :func:`_train` remembers.
+_TRAINED_SIZE = 8
+_TRAINED = {}
+_TRAINED_LOCK = threading.Lock()
+
+
+def _train(X, y, method, l2, theta, random_state, tol, chosen):
+    """The ridge penalty (cross-validated when ``l2`` is None), its validation errors, the
+    classifier fitted on all of ``(X, y)`` and its convergence messages.
+
+    A classifier without θ (S-LS, S-LR, T-LR) depends only on its labelled data and
+    loss: S-LR of one direction and T-LR of the other train on the same images (the
+    digits' source of one is the target of the other), so the training is remembered
+    (the last :data:`_TRAINED_SIZE`, by content) and done once for both; what comes
+    back is the same computation, bit for bit.
+    """
+    key = None
+    if not method.startswith("FLDA"):
+        key = (fingerprint(X, y), classifier_loss(method), l2, random_state, tol)
+        with _TRAINED_LOCK:
+            if key in _TRAINED:
+                _TRAINED[key] = _TRAINED.pop(key)  # most recently used last
+                return _TRAINED[key]
+    cv_errors = {}
+    if l2 is None:
+        l2, cv_errors = cross_validate_l2(X, y, method, theta, random_state=random_state,
+                                          **chosen)
+    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        model = make_classifier(method, l2, theta, tol=tol, **chosen).fit(X, y)
+    stops = tuple(dict.fromkeys(str(w.message) for w in caught
+                                if issubclass(w.category, ConvergenceWarning)))
+    trained = (float(l2), cv_errors, model, stops)
+    if key is not None:
+        with _TRAINED_LOCK:
+            _TRAINED[key] = trained
+            while len(_TRAINED) > _TRAINED_SIZE:
+                _TRAINED.pop(next(iter(_TRAINED)))
+    return trained
 
 
 def fit_direction(domains, direction, method, l2=None, zero_tol=0.0, seed=0,
