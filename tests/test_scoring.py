@@ -80,3 +80,23 @@ def test_learning_curves_and_your_data_use_the_same_rule():
     table = target_error_table(Prepared, {"S-LS": clf})
     assert table.loc[0, "error"] == pytest.approx(scoring.error_rate(clf, pair.X_target,
                                                                      pair.y_target))
+
+
+@pytest.mark.parametrize("kind", ["poisson lattice", "binary lattice", "continuous"])
+def test_lattice_error_rates_is_binary_error_for_every_classifier(kind):
+    """Scored on the distinct (x, label) rows with their counts, exactly what scoring every
+    row gives, ties included (integer weights hit lattice points exactly)."""
+    rng = np.random.default_rng(3)
+    n = 3_000
+    X = {"poisson lattice": rng.poisson(3.0, (n, 2)).astype(float),
+         "binary lattice": rng.integers(0, 2, (n, 3)).astype(float),
+         "continuous": rng.normal(size=(n, 2))}[kind]
+    y = rng.integers(0, 2, n)
+    coef = rng.integers(-2, 3, (4, 5, X.shape[1])).astype(float)
+    intercept = rng.integers(-3, 4, (4, 5)).astype(float)
+    coef[0, 0], intercept[0, 0] = 0.0, 0.0                       # all scores exactly 0
+    rates = scoring.lattice_error_rates(coef, intercept, X, y, chunk=7)
+    assert rates.shape == (4, 5)
+    for index in np.ndindex(4, 5):
+        assert rates[index] == scoring.binary_error(coef[index], intercept[index], X, y)
+    assert rates[0, 0] == np.mean(y == 1)                        # ties are the first class
