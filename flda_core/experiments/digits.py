@@ -53,7 +53,7 @@ __all__ = [
     "paper_table", "comparison_table", "l2_frame", "pixel_frame", "COMPARED_TRANSFERS",
     "run_transfer_comparison", "transfer_comparison_frame", "convergence_notes",
     "fit_direction", "STORED_KINDS", "code_fingerprint", "fit_store", "result_to_json",
-    "result_from_json", "stored_fit", "precompute",
+    "result_from_json", "stored_fit", "precompute", "STORE_MAX_FILES",
 ]
 
 #: Table 4 of the paper: target error rates, M = MNIST, U = USPS.
@@ -330,11 +330,15 @@ def code_fingerprint():
                                     root=result_store.CORE.parent)
 
 
+#: Fits kept in the digits' store at most (about 31 kB each: 16 MB), the oldest go first.
+STORE_MAX_FILES = 500
+
+
 def fit_store(directory=None):
     """The disk store of the digit fits: ``<directory>`` or ``$FLDA_CACHE_DIR/digits``
-    (``~/.cache/flda/digits``)."""
+    (``~/.cache/flda/digits``), at most :data:`STORE_MAX_FILES` fits."""
     directory = default_cache_dir() / "digits" if directory is None else directory
-    return result_store.ResultStore(directory, code_fingerprint())
+    return result_store.ResultStore(directory, code_fingerprint(), max_files=STORE_MAX_FILES)
 
 
 def _fit_key(domains, direction, method, l2, zero_tol, seed, transfer):
