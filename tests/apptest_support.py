@@ -48,8 +48,9 @@ def charts(at):
 
     found = []
     for element in at.get("bidi_component"):
-        if element.proto.component_name == ui_chart.COMPONENT_NAME:
-            payload = json.loads(element.proto.bytes)
+        payload = json.loads(element.proto.bytes) \
+            if element.proto.component_name == ui_chart.COMPONENT_NAME else {}
+        if "figure" in payload:  # not the hidden element that preloads plotly.js
             chart = Chart(payload["key"], payload["figure"], payload["config"],
                           payload["description"])
             # Every chart a test sees must be drawable by the plotly.js bundle we ship.
