@@ -59,4 +59,7 @@ else:  # imported by `streamlit run app.py` to serve the app
         async with ui_common.server_lifespan(app):
             yield
 
-    app = st.App(__file__, lifespan=lifespan)
+    import ui_chart
+
+    # The chart element's plotly.js bundle (ui_chart.py) is served by this app.
+    app = st.App(__file__, lifespan=lifespan, routes=ui_chart.routes())

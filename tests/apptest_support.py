@@ -3,6 +3,7 @@
 import json
 import os
 import re
+from dataclasses import dataclass
 
 from streamlit.testing.v1 import AppTest
 
@@ -27,6 +28,38 @@ def shown(text):
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
 
 
+@dataclass(frozen=True)
+class Chart:
+    """One chart of a page as the browser receives it (:func:`ui_chart.chart_payload`)."""
+
+    key: str
+    spec: str          # the figure: plotly's JSON text
+    config: dict       # plotly.js config (camera button)
+    description: str   # text alternative (the chart's accessible name)
+
+    @property
+    def figure(self):
+        return json.loads(self.spec)
+
+
+def charts(at):
+    """The page's charts (:func:`ui_common.show_chart`), in page order."""
+    import ui_chart
+
+    found = []
+    for element in at.get("bidi_component"):
+        payload = json.loads(element.proto.bytes) \
+            if element.proto.component_name == ui_chart.COMPONENT_NAME else {}
+        if "figure" in payload:  # not the hidden element that preloads plotly.js
+            chart = Chart(payload["key"], payload["figure"], payload["config"],
+                          payload["description"])
+            # Every chart a test sees must be drawable by the plotly.js bundle we ship.
+            types = {trace.get("type", "scatter") for trace in chart.figure["data"]}
+            assert types <= ui_chart.BUNDLE_TRACE_TYPES, (chart.key, types)
+            found.append(chart)
+    return found
+
+
 def chart_specs(at):
-    """Plotly figure specs of the page, by element key."""
-    return {c.key: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    """Plotly figure specs of the page, by chart key."""
+    return {c.key: c.figure for c in charts(at)}

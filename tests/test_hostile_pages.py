@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 import pytest
-from apptest_support import chart_specs, open_page, shown
+from apptest_support import chart_specs, charts, open_page, shown
 import streamlit as st
 from sklearn.exceptions import ConvergenceWarning
 from streamlit.runtime.media_file_manager import MediaFileManager
@@ -264,4 +264,4 @@ def test_learning_curve_link_with_non_finite_or_out_of_range_range(query, names)
     notes = _notes(at)
     assert sorted(notes) == sorted(names), notes
     assert not at.error and at.session_state["lc.n_max"] == 10_000
-    assert len(at.get("plotly_chart")) >= 1
+    assert len(charts(at)) >= 1

@@ -24,7 +24,7 @@ def metric_values(at):
 def test_defaults_show_figure_3_metrics_and_downloads():
     at = open_page()
     assert at.title[0].value == "Learning curves"
-    assert len(at.get("plotly_chart")) == 2
+    assert len(apptest_support.charts(at)) == 2
     assert not at.error
     values = metric_values(at)
     adapted = int(values["FLDA-Q ≈ T-LS from n"].replace(",", ""))
@@ -64,7 +64,7 @@ def test_changing_controls_recomputes_without_errors():
     assert widget(at, "number_input", "lc.bernoulli_c1_f1").value == pytest.approx(0.7)
     widget(at, "toggle", "lc.log_y").set_value(True).run()
     widget(at, "toggle", "lc.show_sem").set_value(False).run()
-    assert not at.exception and len(at.get("plotly_chart")) == 2
+    assert not at.exception and len(apptest_support.charts(at)) == 2
     assert len(at.dataframe) == 1
 
 
@@ -76,7 +76,7 @@ def test_bad_sample_sizes_give_a_clear_error_and_keep_settings():
     assert at.error and "'lots' is not a number" in apptest_support.shown(at.error[0].value)
     assert widget(at, "text_input", "lc.custom_sizes").value == "2, 10, lots"
     widget(at, "text_input", "lc.custom_sizes").input("2, 10, 100").run()
-    assert not at.error and len(at.get("plotly_chart")) == 2
+    assert not at.error and len(apptest_support.charts(at)) == 2
     widget(at, "radio", "lc.grid_mode").set_value("log").run()
     widget(at, "number_input", "lc.n_pool").set_value(1000).run()
     assert at.error and "exceeds the samples per data set" in at.error[0].value
@@ -117,7 +117,7 @@ def test_settings_are_read_from_the_url():
 def test_presentation_mode_hides_the_controls():
     at = open_page({"present": "1"})
     assert not [w for w in at.slider if str(w.key).startswith("lc.")]
-    assert len(at.get("plotly_chart")) == 2
+    assert len(apptest_support.charts(at)) == 2
 
 
 def test_downloads_are_made_on_click_and_hold_the_table(monkeypatch):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 import sklearn
-from apptest_support import chart_specs, open_page, shown
+from apptest_support import chart_specs, charts, open_page, shown
 
 from flda_core.experiments import missing_data as md
 
@@ -78,7 +78,7 @@ def test_pages_work_whatever_routing_state_skada_left(monkeypatch, routing, targ
     else:
         at = open_page("pages/your_data.py", {"sample": "breast_cancer"})
     assert not at.error, [e.value for e in at.error]
-    assert at.get("plotly_chart")
+    assert charts(at)
 
 
 def test_benchmark_offline_shows_a_message_and_the_papers_table(monkeypatch, tmp_path):

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from apptest_support import open_page, shown
+from apptest_support import charts, open_page, shown
 
 PAGE = "pages/synthetic.py"
 
@@ -13,8 +13,8 @@ def _open(query=None):
 
 
 def _figure(at):
-    charts = at.get("plotly_chart")
-    return json.loads(charts[0].proto.spec) if charts else None
+    shown_charts = charts(at)
+    return shown_charts[0].figure if shown_charts else None
 
 
 def _trace_names(at):

@@ -9,6 +9,7 @@ import json
 import os
 
 import pytest
+from apptest_support import charts
 from apptest_support import shown as unescape
 from streamlit.testing.v1 import AppTest
 
@@ -68,9 +69,9 @@ def test_sample_set_gives_error_table_figures_and_downloads():
     assert table.set_index("classifier").loc["FLDA-L", "error"] < \
         table.set_index("classifier").loc["S-LR", "error"]
     assert any("set to 0" in i.value and "4.2.2" in i.value for i in at.info)
-    charts = at.get("plotly_chart")
-    assert len(charts) >= 4
-    assert len(at.caption) >= len(charts)
+    shown_charts = charts(at)
+    assert len(shown_charts) >= 4
+    assert len(at.caption) >= len(shown_charts)
     assert {b.label for b in at.get("download_button")} >= {
         "Download predictions (CSV)", "Download θ̂ per feature (CSV)", "Download errors (CSV)"}
     for widget in [*at.selectbox, *at.radio, *at.multiselect, *at.checkbox, *at.slider,
@@ -223,7 +224,7 @@ def test_presentation_mode_hides_controls_but_shows_results():
     at.run()
     assert not at.exception
     assert len(at.file_uploader) == 0 and len(at.selectbox) == 0
-    assert len(at.get("plotly_chart")) >= 4
+    assert len(charts(at)) >= 4
 
 
 def _column_config(table):
@@ -242,8 +243,8 @@ def test_results_have_streamlit_headings_and_untitled_figures():
                             "4 · Which features go missing in the target",
                             "5 · How FLDA re-weights the features", "6 · Target predictions"]
     assert not [m.value for m in at.markdown if m.value.startswith("**Target predictions")]
-    for chart in at.get("plotly_chart"):
-        layout = json.loads(chart.proto.spec)["layout"]
+    for chart in charts(at):
+        layout = chart.figure["layout"]
         assert not layout.get("title", {}).get("text"), layout["title"]
 
 

@@ -1,7 +1,7 @@
 """AppTest of the "Your data" page's one-file-with-gaps mode and its baselines option."""
 
 import numpy as np
-from apptest_support import open_page
+from apptest_support import charts, open_page
 
 from flda_core.experiments import baselines as bl
 from flda_core.experiments import missing_data as md
@@ -34,8 +34,8 @@ def test_baselines_option_adds_the_skada_rows():
     assert list(rows.index) == list(bl.BASELINES)
     # same data, same split, same scaling: the Real data page's numbers
     assert rows.loc["SA", "error"] == md.fit_one("heart", "SA").error
-    chart = at.get("plotly_chart")[0]
-    assert "KMM" in chart.proto.spec
+    chart = charts(at)[0]
+    assert "KMM" in chart.spec
 
 
 def test_uploaded_file_with_gaps_and_one_without():

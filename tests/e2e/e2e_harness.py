@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -55,7 +56,10 @@ SERVER_START_TIMEOUT_S = 90.0
 APP_ROOT = '[data-testid="stApp"]'
 ERROR_SELECTORS = ('[data-testid="stException"]', '[data-testid="stAlertContentError"]')
 SKELETON_SELECTOR = '[data-testid="stSkeleton"]'
-PLOT_SELECTOR = '[data-testid="stPlotlyChart"]'
+#: The explorer's chart element (ui_chart.py); it wraps the Plotly graph div.
+PLOT_SELECTOR = '[data-testid="fldaChart"]'
+#: Name of that element's Streamlit component (ui_chart.COMPONENT_NAME).
+CHART_COMPONENT = "flda_chart"
 TABLE_SELECTOR = '[data-testid="stDataFrame"], [data-testid="stTable"]'
 
 
@@ -195,8 +199,8 @@ class RunTracker:
         self.events = []          # ("rerun" | "finished" | "early", sequence number)
         self._seq = 0
         self._cache = {}          # ForwardMsg hash -> message (for reference messages)
-        self._charts_this_run = 0
-        self.expected_charts = 0  # Plotly charts sent by the last complete run
+        self._charts_this_run = {}
+        self.expected_charts = {}  # chart key -> payload revision sent by the last complete run
         self.page_errors = []     # uncaught JavaScript exceptions
         self._pending = set()     # HTTP requests in flight (lazily loaded code, fonts)
         page.on("websocket", self._attach)
@@ -242,17 +246,24 @@ class RunTracker:
         elif msg.hash:
             self._cache[msg.hash] = msg
         if kind == "new_session":  # sent at the start of every full script run
-            self._charts_this_run = 0
+            self._charts_this_run = {}
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
-                and msg.delta.new_element.WhichOneof("type") == "plotly_chart":
-            self._charts_this_run += 1
+                and msg.delta.new_element.WhichOneof("type") == "bidi_component":
+            component = msg.delta.new_element.bidi_component
+            if component.component_name == CHART_COMPONENT:
+                payload = json.loads(component.bytes)
+                if "figure" in payload:  # not the hidden element that preloads plotly.js
+                    self._charts_this_run[payload["key"]] = payload["revision"]
         elif kind == "script_finished":
             status = msg.script_finished
             if status == self._forward.FINISHED_EARLY_FOR_RERUN:
                 self._record("early")
             else:
                 if status == self._forward.FINISHED_SUCCESSFULLY:
-                    self.expected_charts = self._charts_this_run
+                    self.expected_charts = dict(self._charts_this_run)
+                elif status == self._forward.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
+                    # a fragment redraws its own charts; the others stay as they are
+                    self.expected_charts.update(self._charts_this_run)
                 self._record("finished")
 
     def mark(self):
@@ -311,20 +322,23 @@ class RunTracker:
         return [k for k, s in self.events if s > since]
 
 
-def wait_for_charts(page, expected=0, timeout_ms=30_000):
-    """At least ``expected`` Plotly charts exist and every one has drawn its SVG.
+def wait_for_charts(page, expected=None, timeout_ms=30_000):
+    """Every chart of the last run is on the page and shows that run's figure.
 
-    Streamlit loads its Plotly component lazily, so right after a run the
-    charts may not be in the page yet: ``expected`` comes from the run itself
-    (:attr:`RunTracker.expected_charts`).
+    ``expected`` maps chart keys to the payload revision the run sent
+    (:attr:`RunTracker.expected_charts`).  A chart is redrawn in place when its
+    figure changes, so "has an SVG" is not enough: each chart element must say
+    (``data-revision``) that it has drawn that revision.
     """
     page.wait_for_function(
         """([sel, expected]) => {
                const charts = Array.from(document.querySelectorAll(sel));
-               return charts.length >= expected && charts.every(
-                   el => el.querySelector('.js-plotly-plot .main-svg') !== null);
+               const drawn = el => el.querySelector('.js-plotly-plot .main-svg') !== null;
+               return charts.every(drawn) && Object.entries(expected).every(
+                   ([key, revision]) => charts.some(
+                       el => el.dataset.key === key && el.dataset.revision === revision));
            }""",
-        arg=[PLOT_SELECTOR, expected], timeout=timeout_ms)
+        arg=[PLOT_SELECTOR, dict(expected or {})], timeout=timeout_ms)
 
 
 def open_page(page, tracker, url):
@@ -436,7 +450,12 @@ def full_page_screenshot(page, tracker, path, width=VIEWPORT["width"]):
 # ---------------------------------------------------------------------- theme
 
 def _rgb(css):
-    """``(r, g, b)`` in 0..1 from a CSS ``rgb(...)``/``rgba(...)`` string."""
+    """``(r, g, b)`` in 0..1 from a CSS ``rgb(...)``/``rgba(...)`` or ``#rgb``/``#rrggbb``
+    string."""
+    css = css.strip()
+    if css.startswith("#"):
+        digits = css[1:] if len(css) == 7 else "".join(c * 2 for c in css[1:4])
+        return tuple(int(digits[i:i + 2], 16) / 255 for i in (0, 2, 4))
     values = css[css.index("(") + 1:css.index(")")].replace("/", ",").split(",")
     return tuple(float(v) / 255 for v in values[:3])
 

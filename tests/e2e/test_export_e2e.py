@@ -1,7 +1,8 @@
 """Slide export in a real browser: Plotly.js lays each figure out at the export size
 of :func:`flda_core.figures.export.chart_config`, with the whole legend inside the
 image, and saves a PNG of ``scale`` x that size.  Needs no Streamlit server: the
-figure is loaded as a stand-alone Plotly page (Plotly.js from the plotly package)."""
+figure is loaded as a stand-alone Plotly page with the plotly.js bundle the app ships
+(``ui_chart.PLOTLY_BUNDLE``)."""
 
 import base64
 import struct
@@ -9,6 +10,7 @@ import struct
 import pytest
 
 from figure_samples import boundary_and_curve_figures
+from ui_chart import PLOTLY_BUNDLE
 from flda_core.figures.export import chart_config, presentation_style
 
 pytestmark = pytest.mark.e2e
@@ -36,8 +38,8 @@ def test_export_has_the_whole_legend_and_the_promised_size(chromium, name, tmp_p
     config = chart_config(f"test {name}")
     options = config["toImageButtonOptions"]
     html = tmp_path / "figure.html"
-    html.write_text(fig.to_html(full_html=True, include_plotlyjs=True, config=config,
-                                div_id="figure"), encoding="utf-8")
+    html.write_text(fig.to_html(full_html=True, include_plotlyjs=PLOTLY_BUNDLE.as_uri(),
+                                config=config, div_id="figure"), encoding="utf-8")
     context = chromium.new_context(viewport={"width": 820, "height": 700})
     page = context.new_page()
     try:

@@ -1,0 +1,310 @@
+// The FLDA explorer's chart element (ui_chart.py): one Plotly chart per key,
+// updated in place with Plotly.react when its figure changes.
+//
+// Streamlit's own st.plotly_chart mounts a new chart whenever the figure changes
+// and Plotly then draws it twice; this element keeps the chart and redraws it
+// once.  It loads the smaller "cartesian" plotly.js bundle (scatter, bar,
+// heatmap, ...) that the server ships (assets/), once per browser tab, and gives
+// every figure the look of Streamlit's chart theme (light and dark), read from the
+// theme variables Streamlit sets on the element.
+//
+// Streamlit calls the default export on every change of the payload or the theme,
+// always with the same parentElement; it calls the returned function when the
+// element goes away (also, late, for a call whose payload was already replaced:
+// the generation check below keeps that from removing the newer chart).
+
+const CHART_TESTID = "fldaChart";
+const MODEBAR_REMOVE = ["lasso2d", "select2d", "sendChartToCloud"];
+const EXPAND_ICON = {
+  width: 24, height: 24,
+  path: "M3 3h7v2H5v5H3V3zm11 0h7v7h-2V5h-5V3zM3 14h2v5h5v2H3v-7zm16 5v-5h2v7h-7v-2h5z",
+};
+
+// ------------------------------------------------------------------ plotly.js
+
+function loadPlotly(url) {
+  if (window.Plotly && typeof window.Plotly.react === "function") {
+    return Promise.resolve(window.Plotly);
+  }
+  if (!window.__fldaPlotly) {
+    window.__fldaPlotly = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = url;
+      script.async = true;
+      script.onload = () => resolve(window.Plotly);
+      script.onerror = () => {
+        window.__fldaPlotly = null;  // a later chart may try again
+        reject(new Error(`could not load the chart library from ${url}`));
+      };
+      document.head.appendChild(script);
+    });
+  }
+  return window.__fldaPlotly;
+}
+
+// ------------------------------------------------------------------ theme
+
+function rgbOf(color) {
+  const text = String(color).trim();
+  let m = /^#([0-9a-f]{3})$/i.exec(text);
+  if (m) return [...m[1]].map((c) => parseInt(c + c, 16));
+  m = /^#([0-9a-f]{6})([0-9a-f]{2})?$/i.exec(text);
+  if (m) return [0, 2, 4].map((i) => parseInt(m[1].slice(i, i + 2), 16));
+  m = /^rgba?\(([^)]*)\)$/i.exec(text);
+  if (m) return m[1].split(/[ ,/]+/).slice(0, 3).map(Number);
+  return null;
+}
+
+function isLight(color) {
+  const rgb = rgbOf(color);
+  if (!rgb) return true;
+  const [r, g, b] = rgb.map((c) => c / 255);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5;
+}
+
+// Streamlit's chart theme (frontend PlotlyChart CustomTheme), from the theme
+// variables of the element: the same colours, fonts and sizes as st.plotly_chart.
+function themeOf(element) {
+  const css = getComputedStyle(element);
+  const get = (name, fallback) => css.getPropertyValue(name).trim() || fallback;
+  const list = (name) => get(name, "").split(",").map((s) => s.trim()).filter(Boolean);
+  const background = get("--st-background-color", "#ffffff");
+  const light = isLight(background);
+  const text = get("--st-text-color", light ? "#31333F" : "#FAFAFA");
+  const base = parseFloat(get("--st-base-font-size", "16px")) || 16;
+  // Computed styles drop the space after commas; Streamlit's theme writes it.
+  const family = (name, fallback) => get(name, fallback).replace(/\s*,\s*/g, ", ");
+  const font = family("--st-font", "\"Source Sans\", sans-serif");
+  return {
+    light, background, text,
+    heading: get("--st-heading-color", text),
+    headingFont: family("--st-heading-font", font),
+    border: get("--st-border-color", light ? "#D6D6D9" : "#3D3F4A"),
+    secondaryBackground: get("--st-secondary-background-color", background),
+    font,
+    categorical: list("--st-chart-categorical-colors"),
+    sequential: list("--st-chart-sequential-colors"),
+    diverging: list("--st-chart-diverging-colors"),
+    // Streamlit's greys: gray70 / gray30 (axis text), gray90 / gray10 (legend),
+    // gray30 / gray85 (grid and zero lines).
+    muted: light ? "#808495" : "#e6eaf1",
+    strong: light ? "#262730" : "#fafafa",
+    grid: light ? "#e6eaf1" : "#31333F",
+    px: (rem) => Math.round(rem * base),
+  };
+}
+
+// The colour placeholders of plotly's "streamlit" template (#000001-#000040,
+// streamlit/elements/lib/streamlit_plotly_theme.py) replaced by the theme's colours.
+function placeholderColors(theme) {
+  const colors = {};
+  const fill = (first, palette) => palette.forEach((c, i) => {
+    if (i < 10) colors[first + i] = c;
+  });
+  fill(1, theme.categorical);
+  fill(11, theme.sequential);
+  fill(21, theme.diverging);
+  Object.assign(colors, {
+    32: "#3D9970", 33: "#FF4136", 34: "#4499FF",  // candlestick/waterfall (not used here)
+    35: theme.grid, 36: theme.muted, 37: theme.strong, 38: theme.background,
+    39: theme.grid, 40: theme.secondaryBackground,
+  });
+  return colors;
+}
+
+function withThemeColors(jsonText, theme) {
+  const colors = placeholderColors(theme);
+  return jsonText.replace(/"#0000([0-4][0-9])"/g, (match, n) => {
+    const color = colors[Number(n)];
+    return color ? JSON.stringify(color) : match;
+  });
+}
+
+function themeLayout(t) {
+  const tickFont = { color: t.muted, size: t.px(0.75) };
+  const axisTitle = { font: { color: t.muted, size: t.px(0.875) } };
+  return {
+    font: { color: t.muted, family: t.font, size: t.px(0.75), weight: 400 },
+    title: {
+      color: t.heading, subtitleColor: t.text, xanchor: "left", x: 0, pad: { l: t.px(0.25) },
+      font: { family: t.headingFont, size: t.px(1), color: t.heading },
+    },
+    legend: {
+      title: { font: { size: t.px(0.75), color: t.muted }, side: "top" },
+      valign: "top", bordercolor: "transparent", borderwidth: 0,
+      font: { size: t.px(0.75), color: t.strong },
+    },
+    paper_bgcolor: t.background,
+    plot_bgcolor: t.background,
+    yaxis: {
+      ticklabelposition: "outside", zerolinecolor: t.grid, tickcolor: t.grid, gridcolor: t.grid,
+      title: { ...axisTitle, standoff: t.px(1.5) }, tickfont: tickFont,
+      minor: { gridcolor: t.grid }, automargin: true,
+    },
+    xaxis: {
+      zerolinecolor: t.grid, gridcolor: t.grid, showgrid: false, tickcolor: t.grid,
+      tickfont: tickFont, title: { ...axisTitle, standoff: t.px(1.25) },
+      minor: { gridcolor: t.grid }, zeroline: false, automargin: true,
+    },
+    margin: { pad: t.px(0.5), r: 0, l: 0 },
+    hoverlabel: {
+      bgcolor: t.background, bordercolor: t.border,
+      font: { color: t.muted, family: t.font, size: t.px(0.75) },
+    },
+    coloraxis: {
+      colorbar: {
+        thickness: 16, xpad: t.px(1.5), ticklabelposition: "outside",
+        outlinecolor: "transparent", outlinewidth: 8, len: 0.75, y: 0.5745,
+        title: axisTitle, tickfont: tickFont,
+      },
+    },
+  };
+}
+
+function isObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+// Deep merge of plain objects: values of `extra` win.
+function merged(base, extra) {
+  const out = isObject(base) ? { ...base } : {};
+  for (const [key, value] of Object.entries(extra)) {
+    out[key] = isObject(value) && isObject(out[key]) ? merged(out[key], value) : value;
+  }
+  return out;
+}
+
+function themedFigure(figureText, theme) {
+  const figure = JSON.parse(withThemeColors(figureText, theme));
+  const layout = isObject(figure.layout) ? figure.layout : {};
+  const template = isObject(layout.template) ? layout.template : {};
+  layout.template = { ...template, layout: merged(template.layout, themeLayout(theme)) };
+  const title = layout.title;
+  const titleText = typeof title === "string" ? title : isObject(title) ? title.text : null;
+  if (titleText) layout.title = { ...(isObject(title) ? title : {}), text: `<b>${titleText}</b>` };
+  layout.autosize = true;
+  delete layout.width;  // the element's width: the chart stretches like st.plotly_chart
+  figure.layout = layout;
+  figure.data = Array.isArray(figure.data) ? figure.data : [];
+  return figure;
+}
+
+// ------------------------------------------------------------------ the element
+
+function toggleFullscreen(chart) {
+  if (document.fullscreenElement === chart) {
+    document.exitFullscreen();
+  } else if (chart.requestFullscreen) {
+    chart.requestFullscreen();
+  }
+}
+
+function createChart(parentElement) {
+  const chart = document.createElement("div");
+  chart.dataset.testid = CHART_TESTID;
+  chart.className = "flda-chart";
+  chart.setAttribute("role", "figure");
+  const plot = document.createElement("div");
+  plot.className = "flda-chart-plot";
+  chart.appendChild(plot);
+  parentElement.appendChild(chart);
+  const state = { chart, plot, next: null, busy: false, generation: 0, height: 450,
+                  observer: null, frame: 0, drawn: false, draws: 0 };
+  chart.__flda = state;
+  // The element follows its column's width (sidebar opened or closed, window resized).
+  state.observer = new ResizeObserver(() => {
+    if (!state.drawn || state.frame) return;
+    state.frame = requestAnimationFrame(() => {
+      state.frame = 0;
+      if (window.Plotly && state.plot.isConnected) window.Plotly.Plots.resize(state.plot);
+    });
+  });
+  state.observer.observe(chart);
+  chart.addEventListener("fullscreenchange", () => {
+    const full = document.fullscreenElement === chart;
+    chart.style.background = full ? themeOf(chart).background : "";
+    const height = full ? window.innerHeight : state.height;
+    state.plot.style.height = `${height}px`;
+    if (state.drawn) window.Plotly.relayout(state.plot, { height });
+  });
+  return state;
+}
+
+function showProblem(state, message) {
+  let note = state.chart.querySelector(".flda-chart-problem");
+  if (!note) {
+    note = document.createElement("p");
+    note.className = "flda-chart-problem";
+    note.setAttribute("role", "alert");
+    state.chart.prepend(note);
+  }
+  note.textContent = `This chart could not be drawn: ${message}. Reload the page to try again.`;
+}
+
+function themeKey(theme) {
+  return [theme.background, theme.text, theme.heading, theme.font, theme.categorical,
+          theme.sequential, theme.diverging].join("|");
+}
+
+async function drain(state) {
+  state.busy = true;
+  try {
+    while (state.next) {
+      const Plotly = await loadPlotly(state.next.payload.plotly);
+      const { payload } = state.next;
+      state.next = null;
+      const theme = themeOf(state.chart);
+      const look = themeKey(theme);
+      if (payload.revision === state.chart.dataset.revision && look === state.look) continue;
+      const figure = themedFigure(payload.figure, theme);
+      const full = document.fullscreenElement === state.chart;
+      figure.layout.height = full ? window.innerHeight : state.height;
+      const config = {
+        responsive: true,
+        modeBarButtonsToRemove: MODEBAR_REMOVE,
+        modeBarButtonsToAdd: [{
+          name: "fullscreen", title: "Full screen (Esc to leave)", icon: EXPAND_ICON,
+          click: () => toggleFullscreen(state.chart),
+        }],
+        ...payload.config,
+      };
+      await Plotly.react(state.plot, figure.data, figure.layout, config);
+      state.drawn = true;
+      state.look = look;
+      state.chart.querySelector(".flda-chart-problem")?.remove();
+      // Read by the browser tests: which payload is on screen, and how often it was drawn.
+      state.chart.dataset.revision = payload.revision;
+      state.chart.dataset.draws = String(++state.draws);
+    }
+  } catch (error) {
+    state.next = null;
+    showProblem(state, error && error.message ? error.message : String(error));
+  } finally {
+    state.busy = false;
+  }
+}
+
+export default function (component) {
+  const { data, parentElement } = component;
+  const payload = JSON.parse(new TextDecoder().decode(data));
+  if (payload.preload) {  // the hidden element of ui_chart.preload_plotly: load, draw nothing
+    loadPlotly(payload.preload).catch(() => {});  // a chart reports the failure itself
+    return undefined;
+  }
+  const state = parentElement.querySelector(`[data-testid="${CHART_TESTID}"]`)?.__flda
+    || createChart(parentElement);
+  const generation = ++state.generation;
+  state.chart.dataset.key = payload.key;
+  state.height = payload.height;
+  if (document.fullscreenElement !== state.chart) state.plot.style.height = `${payload.height}px`;
+  if (payload.description) state.chart.setAttribute("aria-label", payload.description);
+  state.next = { payload };
+  if (!state.busy) drain(state);
+  return () => {
+    if (state.generation !== generation) return;  // a newer payload owns the chart
+    state.observer.disconnect();
+    if (state.frame) cancelAnimationFrame(state.frame);
+    if (window.Plotly) window.Plotly.purge(state.plot);
+    state.chart.remove();
+  };
+}

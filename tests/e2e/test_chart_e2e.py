@@ -1,0 +1,188 @@
+"""The chart element (ui_chart.py, assets/flda_chart.js) in Chromium.
+
+* It looks like Streamlit's own chart: for the same figures (Figure 1's scatter, a
+  digit heat map), light and dark, every colour, font and size Plotly resolved
+  equals what ``st.plotly_chart`` resolves (tests/e2e/chart_app.py draws both).
+* A new figure is drawn in place, once: the same Plotly graph, one
+  ``plotly_afterplot`` per change; a rerun that leaves a figure alone does not
+  redraw it; a theme switch re-themes the chart.
+* The full-screen button shows the chart over the whole screen; a plotly.js that
+  cannot be loaded gives a message, not an empty box.
+"""
+
+from pathlib import Path
+
+import pytest
+
+import e2e_harness as h
+
+pytestmark = pytest.mark.e2e
+
+APP = Path(__file__).resolve().parent / "chart_app.py"
+PAIRS = (("ours", "reference"), ("ours_heat", "reference_heat"))
+
+#: What Plotly resolved for one chart: theme colours, fonts and sizes (not the width,
+#: which Streamlit's chart fixes in pixels and this element leaves to the column).
+RESOLVED = """(key) => {
+    const gd = document.querySelector(key.startsWith('ours') || key === 'second_chart'
+        ? `[data-testid="fldaChart"][data-key="${key}"] .js-plotly-plot`
+        : `.st-key-${key} .js-plotly-plot`);
+    const L = gd._fullLayout;
+    const pick = (o, keys) => Object.fromEntries(keys.map(k => [k, o ? o[k] : undefined]));
+    const font = f => f ? pick(f, ['color', 'family', 'size', 'weight']) : null;
+    const axes = Object.keys(L).filter(k => /^[xy]axis\\d*$/.test(k)).sort().map(k => [k, {
+        ...pick(L[k], ['gridcolor', 'zerolinecolor', 'linecolor', 'tickcolor', 'showgrid',
+                       'zeroline', 'ticklabelposition']),
+        tickfont: font(L[k].tickfont), title: font(L[k].title && L[k].title.font)}]);
+    const coloraxes = Object.keys(L).filter(k => /^coloraxis\\d*$/.test(k)).sort().map(k => [k, {
+        colorscale: L[k].colorscale, tickfont: font(L[k].colorbar.tickfont),
+        thickness: L[k].colorbar.thickness, outlinecolor: L[k].colorbar.outlinecolor}]);
+    return {
+        ...pick(L, ['paper_bgcolor', 'plot_bgcolor', 'colorway', 'height']),
+        font: font(L.font), title: font(L.title && L.title.font),
+        legend: L.legend ? {font: font(L.legend.font), bgcolor: L.legend.bgcolor,
+                            bordercolor: L.legend.bordercolor} : null,
+        hoverlabel: {bgcolor: L.hoverlabel.bgcolor, bordercolor: L.hoverlabel.bordercolor,
+                     font: font(L.hoverlabel.font)},
+        margin: L.margin, axes, coloraxes,
+        annotations: (L.annotations || []).map(a => [a.text, font(a.font)]),
+        traces: gd._fullData.map(t => [t.type, t.name,
+            t.marker && JSON.stringify(t.marker.color), t.line && t.line.color,
+            t.colorscale ? JSON.stringify(t.colorscale) : null]),
+    };
+}"""
+
+#: Counts Plotly's draws of each element chart, from now on.
+COUNT_DRAWS = """() => {
+    window.__afterplots = {};
+    document.querySelectorAll('[data-testid="fldaChart"]').forEach(chart => {
+        const gd = chart.querySelector('.js-plotly-plot');
+        gd.__marked = true;
+        window.__afterplots[chart.dataset.key] = 0;
+        gd.on('plotly_afterplot', () => { window.__afterplots[chart.dataset.key] += 1; });
+    });
+}"""
+
+
+@pytest.fixture(scope="module")
+def chart_server(browser_ready, e2e_tmp):
+    server = h.StreamlitServer(script=APP, log_path=e2e_tmp / "chart_app.log")
+    yield server
+    server.stop()
+
+
+def _open(chromium, server, query="", scheme="light"):
+    context = h.new_context(chromium, color_scheme=scheme)
+    page = context.new_page()
+    tracker = h.RunTracker(page)
+    h.open_page(page, tracker, f"{server.url}/{query}")
+    return context, page, tracker
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_charts_look_like_streamlits_own(chromium, chart_server, scheme):
+    context, page, _ = _open(chromium, chart_server, "?reference=1", scheme)
+    try:
+        page.locator('.st-key-reference_heat .js-plotly-plot .main-svg').first.wait_for()
+        for ours, reference in PAIRS:
+            mine, theirs = page.evaluate(RESOLVED, ours), page.evaluate(RESOLVED, reference)
+            assert mine == theirs, (ours, scheme)
+        background = h.theme_colors(page)["background"]
+        dark = scheme == "dark"
+        assert h.luminance(background) < 0.2 if dark else h.luminance(background) > 0.8
+        assert h.css_rgb255(page.evaluate(RESOLVED, "ours")["paper_bgcolor"]) == \
+            h.css_rgb255(background)
+    finally:
+        context.close()
+
+
+def test_a_new_figure_is_drawn_in_place_once(chromium, chart_server):
+    context, page, tracker = _open(chromium, chart_server)
+    try:
+        page.evaluate(COUNT_DRAWS)
+        revisions = dict(tracker.expected_charts)
+        thumb = h.widget(page, "stSlider", "n").locator(h.SLIDER_THUMB).first
+        for step in range(1, 4):
+            h.act(page, tracker, lambda: thumb.press("ArrowRight"))
+            assert tracker.expected_charts["ours"] != revisions["ours"]
+            revisions = dict(tracker.expected_charts)
+            # the same Plotly graph (no new chart mounted), drawn once per change
+            assert page.evaluate("() => document.querySelectorAll("
+                                 "'[data-testid=\"fldaChart\"] .js-plotly-plot').length") == 2
+            assert page.evaluate("() => Array.from(document.querySelectorAll("
+                                 "'[data-testid=\"fldaChart\"] .js-plotly-plot'))"
+                                 ".every(gd => gd.__marked)")
+            assert page.evaluate("() => window.__afterplots") == {"ours": step,
+                                                                  "ours_heat": step}
+        assert not tracker.page_errors
+    finally:
+        context.close()
+
+
+def test_a_rerun_that_keeps_a_figure_does_not_redraw_it(chromium, chart_server):
+    context, page, tracker = _open(chromium, chart_server)
+    try:
+        page.evaluate(COUNT_DRAWS)
+        draws = page.evaluate("() => document.querySelector("
+                              "'[data-testid=\"fldaChart\"][data-key=\"ours\"]').dataset.draws")
+        h.act(page, tracker, lambda: h.widget(page, "stCheckbox", "second chart")
+              .locator("label").first.click())
+        assert set(tracker.expected_charts) == {"ours", "ours_heat", "second_chart"}
+        assert page.locator(f'{h.PLOT_SELECTOR}[data-key="second_chart"] .js-plotly-plot').count() == 1
+        assert page.evaluate("() => window.__afterplots") == {"ours": 0, "ours_heat": 0}
+        assert page.evaluate("() => document.querySelector('[data-testid=\"fldaChart\"]"
+                             "[data-key=\"ours\"]').dataset.draws") == draws
+        h.act(page, tracker, lambda: h.widget(page, "stCheckbox", "second chart")
+              .locator("label").first.click())
+        assert page.locator(f'{h.PLOT_SELECTOR}[data-key="second_chart"]').count() == 0
+    finally:
+        context.close()
+
+
+def test_switching_the_theme_rethemes_the_chart(chromium, chart_server):
+    context, page, _ = _open(chromium, chart_server)
+    try:
+        light = page.evaluate(RESOLVED, "ours")["paper_bgcolor"]
+        page.emulate_media(color_scheme="dark")
+        page.wait_for_function(
+            "(bg) => getComputedStyle(document.querySelector('[data-testid=\"fldaChart\"] "
+            ".main-svg')).backgroundColor !== bg", arg="rgb({}, {}, {})".format(*h.css_rgb255(light)))
+        dark = page.evaluate(RESOLVED, "ours")
+        assert h.luminance(dark["paper_bgcolor"]) < 0.2 < h.luminance(light)
+        assert h.contrast(dark["axes"][0][1]["tickfont"]["color"], dark["paper_bgcolor"]) >= 4.5
+    finally:
+        context.close()
+
+
+def test_full_screen_button_fills_the_screen_and_returns(chromium, chart_server):
+    context, page, _ = _open(chromium, chart_server)
+    try:
+        chart = page.locator(f'{h.PLOT_SELECTOR}[data-key="ours"]')
+        chart.hover()
+        chart.locator('.modebar-btn[data-title="Full screen (Esc to leave)"]').click()
+        page.wait_for_function("() => document.fullscreenElement && "
+                               "document.fullscreenElement.dataset.key === 'ours'")
+        page.wait_for_function("() => document.querySelector('[data-key=\"ours\"] "
+                               ".js-plotly-plot')._fullLayout.height === window.innerHeight")
+        # Esc is the browser's own (headless Chromium has no such key handling);
+        # the same button leaves full screen too.
+        chart.hover()
+        chart.locator('.modebar-btn[data-title="Full screen (Esc to leave)"]').click()
+        page.wait_for_function("() => !document.fullscreenElement && document.querySelector("
+                               "'[data-key=\"ours\"] .js-plotly-plot')._fullLayout.height "
+                               "=== 560")
+    finally:
+        context.close()
+
+
+def test_a_chart_library_that_cannot_load_is_reported(chromium, chart_server):
+    context = h.new_context(chromium)
+    page = context.new_page()
+    try:
+        page.goto(f"{chart_server.url}/?broken=1")
+        alert = page.locator(f'{h.PLOT_SELECTOR} [role="alert"]').first
+        alert.wait_for(timeout=60_000)
+        assert "could not be drawn" in alert.inner_text()
+        assert "Reload the page" in alert.inner_text()
+    finally:
+        context.close()

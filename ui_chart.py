@@ -1,0 +1,136 @@
+"""The explorer's chart element: a Plotly chart that is updated in place.
+
+Streamlit's ``st.plotly_chart`` mounts a new chart whenever a figure changes,
+Plotly draws it twice, and the first chart of a page waits for Streamlit's
+4.7 MB plotly.js.  Dragging θ on Synthetic domains cost 0.25-0.35 s in the
+browser per step that way (issue 13).  This element is a Streamlit component
+(``st.components.v2``, :file:`assets/flda_chart.js`) that keeps one chart per
+key and redraws it with ``Plotly.react``; it loads plotly.js's 1.5 MB
+"cartesian" bundle (scatter, bar, heatmap, box, contour, histogram, pie,
+violin), which the server ships from :file:`assets/` once per browser, and it
+gives the figures Streamlit's chart theme (light and dark).
+
+Pages never call this module: :func:`ui_common.show_chart` does.  The server's
+route for the bundle is added by ``app.py`` (:func:`routes`).
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import hashlib
+import json
+from pathlib import Path
+
+import streamlit as st
+
+__all__ = ["PLOTLY_BUNDLE", "BUNDLE_TRACE_TYPES", "COMPONENT_NAME", "bundle_url", "routes",
+           "chart_payload", "plotly_chart", "preload_plotly"]
+
+ASSETS = Path(__file__).resolve().parent / "assets"
+#: plotly.js's "cartesian" partial bundle, as published on npm
+#: (``plotly.js-cartesian-dist-min``; :file:`assets/README.md` says how to update it).
+PLOTLY_BUNDLE = ASSETS / "plotly-cartesian-4.1.1.min.js"
+#: The trace types that bundle can draw (its README); the tests check every figure.
+BUNDLE_TRACE_TYPES = frozenset({"bar", "box", "contour", "heatmap", "histogram", "histogram2d",
+                                "histogram2dcontour", "image", "pie", "scatter",
+                                "scatterternary", "violin"})
+COMPONENT_NAME = "flda_chart"
+#: Height of a figure that sets none (plotly.js's default, as in ``st.plotly_chart``).
+DEFAULT_HEIGHT = 450
+_ROUTE_DIR = "_flda"
+_PRELOAD_KEY = "flda_chart_preload"
+_CSS = f"""
+.st-key-{_PRELOAD_KEY} {{ display: none; }}
+.flda-chart {{ width: 100%; }}
+.flda-chart-plot {{ width: 100%; }}
+.flda-chart-problem {{ color: var(--st-red-text-color, #bd4043); margin: 0 0 0.5rem; }}
+@media print {{ .flda-chart .modebar-container {{ display: none; }} }}
+"""
+
+
+def _base_path():
+    """``server.baseUrlPath`` without slashes ("" when the app is served at the root)."""
+    from streamlit import config
+
+    return (config.get_option("server.baseUrlPath") or "").strip("/")
+
+
+def bundle_url():
+    """URL path of the plotly.js bundle on this server (the file name carries its
+    version, so browsers may keep it for good)."""
+    base = _base_path()
+    return f"{'/' + base if base else ''}/{_ROUTE_DIR}/{PLOTLY_BUNDLE.name}"
+
+
+@functools.cache
+def _bundle_bytes(compressed):
+    raw = PLOTLY_BUNDLE.read_bytes()
+    return gzip.compress(raw, compresslevel=9, mtime=0) if compressed else raw
+
+
+async def _serve_bundle(request):
+    """The bundle, gzip-compressed when the browser accepts it (1.5 MB -> 0.5 MB),
+    compressed once per server; cacheable for a year because the name is versioned."""
+    from starlette.responses import Response
+
+    compressed = "gzip" in request.headers.get("accept-encoding", "").lower()
+    headers = {"Cache-Control": "public, max-age=31536000, immutable",
+               "Vary": "Accept-Encoding", "X-Content-Type-Options": "nosniff"}
+    if compressed:
+        headers["Content-Encoding"] = "gzip"
+    return Response(_bundle_bytes(compressed), media_type="text/javascript", headers=headers)
+
+
+def routes():
+    """Starlette routes serving the bundle (``st.App(routes=...)`` in ``app.py``), at
+    the root and, when ``server.baseUrlPath`` is set, under it."""
+    from starlette.routing import Route
+
+    paths = {f"/{_ROUTE_DIR}/{PLOTLY_BUNDLE.name}", bundle_url()}
+    return [Route(path, _serve_bundle, methods=["GET"]) for path in sorted(paths)]
+
+
+@functools.cache
+def _component():
+    return st.components.v2.component(COMPONENT_NAME, js=(ASSETS / "flda_chart.js").read_text(),
+                                      css=_CSS, isolate_styles=False)
+
+
+def _height(fig):
+    height = fig.layout.height
+    return int(height) if height else DEFAULT_HEIGHT
+
+
+def chart_payload(fig, key, config=None, description=None):
+    """What the browser receives for one chart: UTF-8 JSON bytes with the figure
+    (plotly's own JSON, typed arrays base64-encoded as in ``st.plotly_chart``), the
+    plotly.js ``config``, the height in px, a text alternative, the chart's key, the
+    bundle URL and a ``revision`` (a digest of all that) by which the browser skips
+    redrawing a chart whose payload did not change.
+
+    The figure travels as a JSON string: the browser swaps the theme's colours
+    into its text (the placeholders of plotly's "streamlit" template) before
+    parsing it, as Streamlit's own chart does.
+    """
+    import plotly.io as pio
+
+    fields = {"figure": pio.to_json(fig, validate=False), "config": config or {},
+              "height": _height(fig), "description": description or "", "key": key,
+              "plotly": bundle_url()}
+    text = json.dumps(fields)
+    revision = hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+    return (text[:-1] + f', "revision": "{revision}"}}').encode("utf-8")
+
+
+def preload_plotly():
+    """Have the browser fetch and evaluate plotly.js now, while the server still computes
+    the page's figures (a hidden element; the first chart then finds it loaded)."""
+    _component()(key=_PRELOAD_KEY, data=json.dumps({"preload": bundle_url()}).encode("utf-8"),
+                 width="stretch", height="content")
+
+
+def plotly_chart(fig, key, config=None, description=None):
+    """Draw ``fig`` as the chart ``key`` (kept across reruns and redrawn in place)."""
+    _component()(key=key, data=chart_payload(fig, key, config, description), width="stretch",
+                 height="content")
