@@ -12,12 +12,16 @@ Two kinds of figures, each printed with its median, 95th percentile and goal:
   page's URL; time from navigation to the first drawn chart (Home has no chart:
   its title).  One fresh server per repetition.
 * **control change**: one server, the page already open; time from the input
-  (key press, click, typed value) to the repainted page.  Values are chosen so
-  that each step asks for something not computed before where that matters.
+  (key press, click, typed value) to the repainted page: the run finished and
+  every chart shows the figure that run sent (charts are redrawn in place, see
+  ``ui_chart.py``).  Values are chosen so that each step asks for something not
+  computed before where that matters.
 
-The baseline measured in the same run is the median time Chromium needs to
-load the bare Streamlit shell (``/_stcore/health`` round trip excluded): the
-ratio column says how many shells each figure costs.
+Baselines measured in the same run: the bare Streamlit shell (Home's title on a
+warm server; the ratio column of control changes), and two floors of "fresh
+server -> first chart" (``plotly_floor_app.py``: a title and one tiny chart, drawn
+with the app's chart element and with Streamlit's ``st.plotly_chart``; the ratio
+column of first charts is against the first).
 
 Run: ``python3 benchmarks/bench_browser.py [--quick] [--repeats N] [--only TEXT ...]``
 (``--only Digits /synthetic`` runs only the figures whose label contains one of the texts).
