@@ -53,6 +53,11 @@ FIRST_CHART_PAGES = ("", "synthetic", "transfer", "learning_curves", "digits", "
                      "your_data?sample=poisson")
 CHART_OR_TITLE = f'{h.PLOT_SELECTOR} .js-plotly-plot .main-svg, [data-testid="stMain"] h1'
 FLOOR_APP = ROOT / "benchmarks" / "plotly_floor_app.py"
+#: The checkout whose app.py is measured (``--app``; the floors always come from ROOT).
+APP_DIR = ROOT
+#: A drawn chart: the app's chart element, or Streamlit's own (an older checkout).
+ANY_CHART = (f'{h.PLOT_SELECTOR} .js-plotly-plot .main-svg, '
+             '[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg')
 #: A chart drawn by Streamlit's own st.plotly_chart (the floor app's reference).
 STREAMLIT_CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg'
 
@@ -85,10 +90,9 @@ def first_chart_times(browser, path, repeats, selector=None, script=None):
     to the complete page (every run finished, every chart drawn), and the server's
     start (process launch to healthy)."""
     first, complete, starts = [], [], []
-    selector = selector or (f"{h.PLOT_SELECTOR} .js-plotly-plot .main-svg" if path
-                            else '[data-testid="stMain"] h1')
+    selector = selector or (ANY_CHART if path else '[data-testid="stMain"] h1')
     for _ in range(repeats):
-        server = h.StreamlitServer(**({"script": script} if script else {}))
+        server = h.StreamlitServer(script=script) if script else _app_server()
         starts.append(server.start_seconds)
         try:
             context = h.new_context(browser)
@@ -107,6 +111,10 @@ def first_chart_times(browser, path, repeats, selector=None, script=None):
     return first, complete, starts
 
 
+def _app_server():
+    return h.StreamlitServer(script=APP_DIR / "app.py", cwd=APP_DIR)
+
+
 def shell_times(browser, server, repeats):
     """Time to load the Streamlit shell of a page with no charts (Home's title)."""
     times = []
@@ -121,12 +129,49 @@ def shell_times(browser, server, repeats):
     return times
 
 
+#: In-page clock of a control change: the time of the committing input (key press or
+#: pointer press, capture phase) and of the last change to the page's DOM after it.
+_PAGE_CLOCK = """() => {
+    if (window.__bench) return;
+    window.__bench = {input: null, last: performance.now(), armed: false};
+    const input = () => {
+        if (window.__bench.armed) { window.__bench.input = performance.now(); window.__bench.armed = false; }
+    };
+    addEventListener('keydown', input, {capture: true});
+    addEventListener('pointerdown', input, {capture: true});
+    // Changes inside a data grid's hidden accessibility table (glide-data-grid updates it
+    // on a timer after drawing its canvas) are nothing a user sees.
+    const seen = records => records.some(r => {
+        const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+        return !(el && el.closest('[data-testid^="glide-"]'));
+    });
+    new MutationObserver(records => {
+        if (seen(records)) window.__bench.last = performance.now();
+    }).observe(
+        document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+}"""
+#: The page counts as repainted once its DOM has not changed for this long.
+QUIET_MS = 300
+
+
 def _timed(page, tracker, action):
+    """Seconds from the committing input to the last DOM change it caused, by the page's
+    own clock (``performance.now()``): the first key or pointer press of ``action``
+    starts it; the run must have finished (``RunTracker.wait_idle``: every chart shows
+    the new figure) and the DOM must then stay unchanged for ``QUIET_MS``.  Polling in
+    the harness adds nothing to the figure, and a tree whose charts Streamlit draws
+    (``--app`` with an older checkout) is timed the same way."""
+    page.evaluate(_PAGE_CLOCK)
+    page.evaluate("() => { window.__bench.armed = true; window.__bench.input = null; }")
     since = tracker.mark()
-    start = time.perf_counter()
     action()
     tracker.wait_idle(since)
-    return time.perf_counter() - start
+    page.wait_for_function(f"() => performance.now() - window.__bench.last >= {QUIET_MS}",
+                           polling=50)
+    start, last = page.evaluate("() => [window.__bench.input, window.__bench.last]")
+    if start is None:
+        raise RuntimeError("the action pressed no key and no pointer: nothing to time from")
+    return (last - start) / 1000
 
 
 # Each helper prepares the input untimed (scrolls to the widget, types into the box,
@@ -149,16 +194,25 @@ def _press(page, testid, label, key):
     return lambda: thumb.press(key)
 
 
+def _click_and_leave(page, target):
+    """Click, then move the pointer to the window's corner: a tooltip shown by hovering
+    would be a DOM change long after the figure."""
+    def action():
+        target.click()
+        page.mouse.move(h.VIEWPORT["width"] - 1, 1)
+    return action
+
+
 def _click_label(page, testid, label):
     box = h.widget(page, testid, label)
     h.ensure_visible(page, box)
-    return lambda: box.locator("label").first.click()
+    return _click_and_leave(page, box.locator("label").first)
 
 
 def _click_button(page, text):
     button = page.locator('[data-testid="stButton"] button').filter(has_text=text).first
     button.scroll_into_view_if_needed()
-    return button.click
+    return _click_and_leave(page, button)
 
 
 def _select(page, label, option):
@@ -247,7 +301,12 @@ def main(argv=None):
                         help="fresh servers per page for the first-chart figures")
     parser.add_argument("--only", nargs="+", default=None, metavar="TEXT",
                         help="run only the figures whose label contains one of these texts")
+    parser.add_argument("--app", type=Path, default=ROOT, metavar="DIR",
+                        help="measure the app.py of another checkout (e.g. `git worktree "
+                             "add /tmp/before <commit>`) with this script's clock")
     args = parser.parse_args(argv)
+    global APP_DIR
+    APP_DIR = args.app.resolve()
 
     def wanted(label):
         return not args.only or any(text in label for text in args.only)
@@ -263,16 +322,20 @@ def main(argv=None):
     os.environ["FLDA_REAL_DATA_WARM_UP"] = os.environ["FLDA_DIGITS_WARM_UP"] = "1"
     from flda_core.experiments import digits, missing_data
 
-    start = time.perf_counter()
-    missing_data.precompute()
-    digits.precompute()
-    print(f"Real data and digits disk stores filled (or checked) in "
-          f"{time.perf_counter() - start:.1f} s")
+    if APP_DIR == ROOT:
+        start = time.perf_counter()
+        missing_data.precompute()
+        digits.precompute()
+        print(f"Real data and digits disk stores filled (or checked) in "
+              f"{time.perf_counter() - start:.1f} s")
+    else:  # another checkout fills its own stores (its code has another fingerprint)
+        print(f"Measuring {APP_DIR}/app.py; its disk stores are filled by its own server "
+              f"start, if it has any")
     repeats = args.repeats or (1 if args.quick else 3)
     steps = 4 if args.quick else 12
     with sync_playwright() as playwright:
         browser = h.launch_chromium(playwright)
-        server = h.StreamlitServer()
+        server = _app_server()
         try:
             shell_times(browser, server, 1)  # warm the server's imports once
             baseline = statistics.median(shell_times(browser, server, 5))

@@ -105,9 +105,12 @@ class StreamlitServer:
 
     ``extra_args`` are passed on, e.g. ``["--theme.base", "dark"]``.  The file
     watcher is off so that edits in the work tree never rerun a page mid-test.
+    ``cwd`` is the server's working folder (another checkout, for benchmarks that
+    compare two trees).
     """
 
-    def __init__(self, port=None, extra_args=(), log_path=None, script=ROOT / "app.py"):
+    def __init__(self, port=None, extra_args=(), log_path=None, script=ROOT / "app.py",
+                 cwd=ROOT):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = Path(log_path) if log_path else None
@@ -122,7 +125,7 @@ class StreamlitServer:
         # (ui_common.warm_up_stores) unless asked: it would compete with the pages.
         env = {**os.environ, **{name: os.environ.get(name, "0") for name in
                                 ("FLDA_REAL_DATA_WARM_UP", "FLDA_DIGITS_WARM_UP")}}
-        self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log, env=env,
+        self.process = subprocess.Popen(cmd, cwd=cwd, stdout=self._log, env=env,
                                         stderr=subprocess.STDOUT, start_new_session=True,
                                         preexec_fn=die_with_parent)
         try:
