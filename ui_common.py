@@ -561,6 +561,17 @@ def cached_lattice_counts(data_key, domain="target"):
     return lattice_counts(pair.X_target, pair.y_target)
 
 
+def stable_slot():
+    """A container for elements a page shows only sometimes (a note, a warning).
+
+    Streamlit identifies elements by their place in the page: a note that comes and
+    goes shifts every element after it, and the browser rebuilds those (data grids
+    and charts: 0.3-0.5 s on the first θ change away from a paper preset).  Inside
+    this container the note changes nothing after it.
+    """
+    return st.container()
+
+
 @contextmanager
 def progress_bar(text):
     """A progress bar for the duration of a ``with`` block; yields the callable

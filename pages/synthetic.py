@@ -306,8 +306,11 @@ def main():
         return
     distribution, params, _, _, theta, _ = data_key
     paper = matching_paper_setting(distribution, params, theta)
-    if paper is not None:
-        st.info(f"**Paper setting: {paper.label}.** {paper.summary}", icon=":material/menu_book:")
+    # One slot whether or not a paper setting matches: the elements below keep their
+    # places, so leaving a paper preset does not rebuild the charts and tables below.
+    with ui_common.stable_slot():
+        if paper is not None:
+            st.info(f"**Paper setting: {paper.label}.** {paper.summary}", icon=":material/menu_book:")
     with ui_common.error_boundary("fitting the classifiers",
                                   "Could not fit the classifiers.") as outcome:
         with ui_common.progress_bar("Fitting classifiers…") as progress:

@@ -319,8 +319,11 @@ def main():
         return ui_common.write_to_url(SETTINGS + own_settings)
     distribution, params, _, _, theta_true, _ = data_key
     paper = matching_paper_setting(distribution, params, theta_true, candidates=(PAPER_TABLE1,))
-    if paper is not None:
-        st.info(f"**Paper setting: {paper.label}.** {paper.summary}", icon=":material/menu_book:")
+    # One slot whether or not a paper setting matches: the elements below keep their
+    # places, so leaving a paper preset does not rebuild the charts and tables below.
+    with ui_common.stable_slot():
+        if paper is not None:
+            st.info(f"**Paper setting: {paper.label}.** {paper.summary}", icon=":material/menu_book:")
     fit, l2 = ui_common.linear_fitter(data_key), float(st.session_state["tp.l2"])
     with ui_common.error_boundary("fitting the classifiers",
                                   "Could not fit the classifiers.") as outcome:
