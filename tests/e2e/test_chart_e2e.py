@@ -10,6 +10,7 @@
   cannot be loaded gives a message, not an empty box.
 """
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -71,18 +72,27 @@ def chart_server(browser_ready, e2e_tmp):
     server.stop()
 
 
-def _open(chromium, server, query="", scheme="light"):
+@contextmanager
+def _session(chromium, server, query="", scheme="light"):
+    """A fresh browser session on the test app, its first run finished."""
     context = h.new_context(chromium, color_scheme=scheme)
-    page = context.new_page()
-    tracker = h.RunTracker(page)
-    h.open_page(page, tracker, f"{server.url}/{query}")
-    return context, page, tracker
+    try:
+        page = context.new_page()
+        tracker = h.RunTracker(page)
+        h.open_page(page, tracker, f"{server.url}/{query}")
+        yield page, tracker
+    finally:
+        context.close()
+
+
+def _chart_count(page):
+    return page.evaluate("() => document.querySelectorAll("
+                         "'[data-testid=\"fldaChart\"] .js-plotly-plot').length")
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_charts_look_like_streamlits_own(chromium, chart_server, scheme):
-    context, page, _ = _open(chromium, chart_server, "?reference=1", scheme)
-    try:
+    with _session(chromium, chart_server, "?reference=1", scheme) as (page, _):
         page.locator('.st-key-reference_heat .js-plotly-plot .main-svg').first.wait_for()
         for ours, reference in PAIRS:
             mine, theirs = page.evaluate(RESOLVED, ours), page.evaluate(RESOLVED, reference)
@@ -92,13 +102,10 @@ def test_charts_look_like_streamlits_own(chromium, chart_server, scheme):
         assert h.luminance(background) < 0.2 if dark else h.luminance(background) > 0.8
         assert h.css_rgb255(page.evaluate(RESOLVED, "ours")["paper_bgcolor"]) == \
             h.css_rgb255(background)
-    finally:
-        context.close()
 
 
 def test_a_new_figure_is_drawn_in_place_once(chromium, chart_server):
-    context, page, tracker = _open(chromium, chart_server)
-    try:
+    with _session(chromium, chart_server) as (page, tracker):
         page.evaluate(COUNT_DRAWS)
         revisions = dict(tracker.expected_charts)
         thumb = h.widget(page, "stSlider", "n").locator(h.SLIDER_THUMB).first
@@ -115,13 +122,10 @@ def test_a_new_figure_is_drawn_in_place_once(chromium, chart_server):
             assert page.evaluate("() => window.__afterplots") == {"ours": step,
                                                                   "ours_heat": step}
         assert not tracker.page_errors
-    finally:
-        context.close()
 
 
 def test_a_rerun_that_keeps_a_figure_does_not_redraw_it(chromium, chart_server):
-    context, page, tracker = _open(chromium, chart_server)
-    try:
+    with _session(chromium, chart_server) as (page, tracker):
         page.evaluate(COUNT_DRAWS)
         draws = page.evaluate("() => document.querySelector("
                               "'[data-testid=\"fldaChart\"][data-key=\"ours\"]').dataset.draws")
@@ -135,13 +139,10 @@ def test_a_rerun_that_keeps_a_figure_does_not_redraw_it(chromium, chart_server):
         h.act(page, tracker, lambda: h.widget(page, "stCheckbox", "second chart")
               .locator("label").first.click())
         assert page.locator(f'{h.PLOT_SELECTOR}[data-key="second_chart"]').count() == 0
-    finally:
-        context.close()
 
 
 def test_switching_the_theme_rethemes_the_chart(chromium, chart_server):
-    context, page, _ = _open(chromium, chart_server)
-    try:
+    with _session(chromium, chart_server) as (page, _):
         light = page.evaluate(RESOLVED, "ours")["paper_bgcolor"]
         page.emulate_media(color_scheme="dark")
         page.wait_for_function(
@@ -150,13 +151,10 @@ def test_switching_the_theme_rethemes_the_chart(chromium, chart_server):
         dark = page.evaluate(RESOLVED, "ours")
         assert h.luminance(dark["paper_bgcolor"]) < 0.2 < h.luminance(light)
         assert h.contrast(dark["axes"][0][1]["tickfont"]["color"], dark["paper_bgcolor"]) >= 4.5
-    finally:
-        context.close()
 
 
 def test_full_screen_button_fills_the_screen_and_returns(chromium, chart_server):
-    context, page, _ = _open(chromium, chart_server)
-    try:
+    with _session(chromium, chart_server) as (page, _):
         chart = page.locator(f'{h.PLOT_SELECTOR}[data-key="ours"]')
         chart.hover()
         chart.locator('.modebar-btn[data-title="Full screen (Esc to leave)"]').click()
@@ -171,8 +169,6 @@ def test_full_screen_button_fills_the_screen_and_returns(chromium, chart_server)
         page.wait_for_function("() => !document.fullscreenElement && document.querySelector("
                                "'[data-key=\"ours\"] .js-plotly-plot')._fullLayout.height "
                                "=== 560")
-    finally:
-        context.close()
 
 
 def test_a_chart_library_that_cannot_load_is_reported(chromium, chart_server):
