@@ -106,13 +106,17 @@ class StreamlitServer:
     ``extra_args`` are passed on, e.g. ``["--theme.base", "dark"]``.  The file
     watcher is off so that edits in the work tree never rerun a page mid-test.
     ``cwd`` is the server's working folder (another checkout, for benchmarks that
-    compare two trees).
+    compare two trees); ``base_path`` serves the app under a path, as behind a proxy.
     """
 
     def __init__(self, port=None, extra_args=(), log_path=None, script=ROOT / "app.py",
-                 cwd=ROOT):
+                 cwd=ROOT, base_path=""):
         self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        base_path = base_path.strip("/")
+        #: the app's address (with ``base_path``, as behind a proxy: ``server.baseUrlPath``)
+        self.url = f"http://127.0.0.1:{self.port}" + (f"/{base_path}" if base_path else "")
+        if base_path:
+            extra_args = [*extra_args, "--server.baseUrlPath", base_path]
         self.log_path = Path(log_path) if log_path else None
         started = time.perf_counter()
         cmd = [sys.executable, "-m", "streamlit", "run", str(script),

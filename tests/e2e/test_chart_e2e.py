@@ -182,3 +182,19 @@ def test_a_chart_library_that_cannot_load_is_reported(chromium, chart_server):
         assert "Reload the page" in alert.inner_text()
     finally:
         context.close()
+
+
+def test_charts_draw_when_the_app_is_served_under_a_path(chromium, e2e_tmp):
+    """Behind a proxy (``server.baseUrlPath``) the element finds the bundle under the
+    app's path (``ui_chart.bundle_url``; app.py routes it there)."""
+    server = h.StreamlitServer(script=APP, base_path="course/flda",
+                               log_path=e2e_tmp / "base_path.log")
+    try:
+        with _session(chromium, server) as (page, _):
+            assert _chart_count(page) == 2
+            loaded = page.evaluate("() => performance.getEntriesByType('resource')"
+                                   ".map(r => new URL(r.name).pathname)"
+                                   ".filter(p => p.includes('plotly-cartesian'))")
+            assert loaded and all(p.startswith("/course/flda/_flda/") for p in loaded), loaded
+    finally:
+        server.stop()
