@@ -302,7 +302,8 @@ def show_chart(fig, key, what, caption=None):
     """Draw a plotly figure the way every page does, then its caption.
 
     The chart is :func:`ui_chart.plotly_chart`: it stays in the page across reruns
-    and is redrawn in place, once, when the figure changes.  The camera button saves a slide-sized PNG (or SVG) named after ``what``
+    and is redrawn in place, once, when the figure changes.  The camera button saves
+    a slide-sized PNG (or SVG) named after ``what``
     (:func:`flda_core.figures.export.chart_config`); in presentation mode the
     figure gets projector typography (:func:`~flda_core.figures.export.presentation_style`);
     the caption ends with a one-sentence text alternative of the chart

@@ -191,6 +191,15 @@ function themedFigure(figureText, theme) {
 
 // ------------------------------------------------------------------ the element
 
+function isFullscreen(state) {
+  return document.fullscreenElement === state.chart;
+}
+
+// The figure's own height, or the whole screen while the chart is shown full screen.
+function plotHeight(state) {
+  return isFullscreen(state) ? window.innerHeight : state.height;
+}
+
 function toggleFullscreen(chart) {
   if (document.fullscreenElement === chart) {
     document.exitFullscreen();
@@ -208,12 +217,13 @@ function createChart(parentElement) {
   plot.className = "flda-chart-plot";
   chart.appendChild(plot);
   parentElement.appendChild(chart);
-  const state = { chart, plot, next: null, busy: false, generation: 0, height: 450,
-                  observer: null, frame: 0, drawn: false, draws: 0 };
+  // next: the payload still to draw; draws: how many times Plotly drew this chart.
+  const state = { chart, plot, next: null, busy: false, generation: 0, height: 0,
+                  observer: null, frame: 0, draws: 0 };
   chart.__flda = state;
   // The element follows its column's width (sidebar opened or closed, window resized).
   state.observer = new ResizeObserver(() => {
-    if (!state.drawn || state.frame) return;
+    if (!state.draws || state.frame) return;
     state.frame = requestAnimationFrame(() => {
       state.frame = 0;
       if (window.Plotly && state.plot.isConnected) window.Plotly.Plots.resize(state.plot);
@@ -221,11 +231,10 @@ function createChart(parentElement) {
   });
   state.observer.observe(chart);
   chart.addEventListener("fullscreenchange", () => {
-    const full = document.fullscreenElement === chart;
-    chart.style.background = full ? themeOf(chart).background : "";
-    const height = full ? window.innerHeight : state.height;
+    chart.style.background = isFullscreen(state) ? themeOf(chart).background : "";
+    const height = plotHeight(state);
     state.plot.style.height = `${height}px`;
-    if (state.drawn) window.Plotly.relayout(state.plot, { height });
+    if (state.draws) window.Plotly.relayout(state.plot, { height });
   });
   return state;
 }
@@ -250,15 +259,14 @@ async function drain(state) {
   state.busy = true;
   try {
     while (state.next) {
-      const Plotly = await loadPlotly(state.next.payload.plotly);
-      const { payload } = state.next;
+      const Plotly = await loadPlotly(state.next.plotly);
+      const payload = state.next;  // the newest one, if another arrived meanwhile
       state.next = null;
       const theme = themeOf(state.chart);
       const look = themeKey(theme);
       if (payload.revision === state.chart.dataset.revision && look === state.look) continue;
       const figure = themedFigure(payload.figure, theme);
-      const full = document.fullscreenElement === state.chart;
-      figure.layout.height = full ? window.innerHeight : state.height;
+      figure.layout.height = plotHeight(state);
       const config = {
         responsive: true,
         modeBarButtonsToRemove: MODEBAR_REMOVE,
@@ -269,7 +277,6 @@ async function drain(state) {
         ...payload.config,
       };
       await Plotly.react(state.plot, figure.data, figure.layout, config);
-      state.drawn = true;
       state.look = look;
       state.chart.querySelector(".flda-chart-problem")?.remove();
       // Read by the browser tests: which payload is on screen, and how often it was drawn.
@@ -296,9 +303,9 @@ export default function (component) {
   const generation = ++state.generation;
   state.chart.dataset.key = payload.key;
   state.height = payload.height;
-  if (document.fullscreenElement !== state.chart) state.plot.style.height = `${payload.height}px`;
+  state.plot.style.height = `${plotHeight(state)}px`;
   if (payload.description) state.chart.setAttribute("aria-label", payload.description);
-  state.next = { payload };
+  state.next = payload;
   if (!state.busy) drain(state);
   return () => {
     if (state.generation !== generation) return;  // a newer payload owns the chart

@@ -320,13 +320,16 @@ def main(argv=None):
     # A fresh server here is the restart of an installed one: the disk stores of the Real
     # data and Handwritten digits pages (flda_core.experiments.result_store) are filled
     # once, as a server's start fills them (ui_common.warm_up_stores).
-    os.environ["FLDA_REAL_DATA_WARM_UP"] = os.environ["FLDA_DIGITS_WARM_UP"] = "1"
-    from flda_core.experiments import digits, missing_data
+    import importlib
 
+    from ui_common import STORE_WARM_UPS
+
+    for env, _, _ in STORE_WARM_UPS:
+        os.environ[env] = "1"
     if APP_DIR == ROOT:
         start = time.perf_counter()
-        missing_data.precompute()
-        digits.precompute()
+        for _, module, function in STORE_WARM_UPS:
+            getattr(importlib.import_module(module), function)()
         print(f"Real data and digits disk stores filled (or checked) in "
               f"{time.perf_counter() - start:.1f} s")
     else:  # another checkout fills its own stores (its code has another fingerprint)

@@ -524,9 +524,6 @@ def classifier_traces(page):
 
 def css_rgb255(css):
     """``(r, g, b)`` in 0..255 of ``#rrggbb`` or ``rgb(a)(...)`` (alpha ignored)."""
-    css = css.strip()
-    if css.startswith("#") and len(css) == 7:
-        return tuple(int(css[i:i + 2], 16) for i in (1, 3, 5))
     return tuple(round(c * 255) for c in _rgb(css))
 
 
