@@ -187,7 +187,13 @@ def restore_from_url(settings):
 
 
 def write_to_url(settings):
-    """Mirror the current values of ``settings`` into the URL query string."""
+    """Mirror the current values of ``settings`` into the URL query string.
+
+    All changed values go in one update: the browser handles every query-string
+    message of a run on its own (a history entry and a re-render each; a page's
+    first visit wrote about ten of them, 0.1-0.3 s of the browser's time).
+    """
+    changed = {}
     for setting in settings:
         if setting.key not in st.session_state:
             continue
@@ -195,7 +201,9 @@ def write_to_url(settings):
         encoded = value if isinstance(value, str) else json.dumps(
             list(value) if isinstance(value, tuple) else value)
         if st.query_params.get(setting.url_name) != encoded:
-            st.query_params[setting.url_name] = encoded
+            changed[setting.url_name] = encoded
+    if changed:
+        st.query_params.update(changed)
 
 
 @st.cache_data(max_entries=512, show_spinner=False)

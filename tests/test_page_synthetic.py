@@ -158,3 +158,23 @@ def test_leaving_a_paper_preset_keeps_every_element_in_its_place():
     at.text_input(key="syn.theta").set_value("0.31, 0").run()
     assert not at.exception and not any("Paper setting" in i.value for i in at.info)
     assert _places(at) == before
+
+
+def test_a_visit_writes_its_settings_to_the_url_in_one_update(monkeypatch):
+    # The browser adds a history entry and re-renders the page for every query-string
+    # message; a page's first visit used to send one per setting (about ten).
+    from streamlit.runtime.state.query_params import QueryParams
+
+    sent = []
+    original = QueryParams._send_query_param_msg
+
+    def counting(self):
+        sent.append(dict(self._query_params))
+        original(self)
+
+    monkeypatch.setattr(QueryParams, "_send_query_param_msg", counting)
+    at = _open()
+    page_updates = [params for params in sent if "distribution" in params]
+    assert len(page_updates) == 1, len(page_updates)
+    assert {"distribution", "theta", "n_source"} <= set(page_updates[0])
+    assert at.query_params["theta"]
