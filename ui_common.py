@@ -58,6 +58,8 @@ SEED_KEY = "shared.seed"
 #: The sample data shipped with the project (``sample_data/`` next to ``app.py``),
 #: passed explicitly to the readers of ``flda_core.datasets``.
 SAMPLE_DIR = Path(__file__).resolve().parent / "sample_data"
+#: The pages of the app (``pages/`` next to ``app.py``).
+PAGES_DIR = Path(__file__).resolve().parent / "pages"
 PRESENT_PARAM = "present"
 IMAGE_FORMAT_KEY = "shared.image_format"
 #: Session flag of presentation mode (it outlives the query string; see presentation_mode).
@@ -794,8 +796,51 @@ def freeze_long_lived_objects():
     return True
 
 
+def page_modules(pages_dir=PAGES_DIR):
+    """The ``flda_core`` modules the pages import (anywhere in their source, read with
+    :mod:`ast`; ``from flda_core.experiments import digits`` counts the submodule).
+    The warm-up loads them: a fresh server's first Digits or Real data visit imported
+    for 0.2 s."""
+    import ast
+    from importlib.util import find_spec
+
+    names = set()
+    for path in sorted(Path(pages_dir).glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                found = [alias.name for alias in node.names]
+            else:
+                continue
+            names.update(name for name in found if name.split(".")[0] == "flda_core")
+    return tuple(sorted(name for name in names if _is_module(name, find_spec)))
+
+
+def _is_module(name, find_spec):
+    try:
+        return find_spec(name) is not None
+    except ImportError:  # "flda_core.figures.style.CLASS_COLORS": a name, not a module
+        return False
+
+
+def _first_calls():
+    """What the first visitor's run would pay on first use, done by the warm-up: one
+    tiny fit per loss (scipy's optimiser and threadpoolctl's scan of the loaded
+    libraries, 0.08 s), and plotly's figure classes and the compressed bundle
+    (:func:`ui_chart.warm_up`)."""
+    import ui_chart
+    from flda_core.classifier import FLDAClassifier
+
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [0.0, 0.0]])
+    for loss in ("quadratic", "logistic"):
+        FLDAClassifier(loss=loss).fit(X, [0, 1, 1, 0], X_target=X)
+    ui_chart.warm_up()
+
+
 def warm_up_imports(modules=HEAVY_MODULES):
-    """Import ``modules`` in a background thread, once per server process.
+    """Import ``modules`` and the pages' modules in a background thread, once per server
+    process, then make the first calls (:func:`_first_calls`).
 
     The server calls this when it starts (``app.py``'s ``st.App`` lifespan, see
     :func:`server_lifespan`), and ``app.py`` on every run, for servers started
@@ -810,11 +855,15 @@ def warm_up_imports(modules=HEAVY_MODULES):
     def run():
         import inspect
 
-        for name in modules:
+        for name in (*modules, *page_modules()):
             try:
                 importlib.import_module(name)
             except Exception:  # noqa: BLE001 - the page importing it shows the error
                 return
+        try:
+            _first_calls()
+        except Exception:  # noqa: BLE001 - a page making the same call reports it
+            pass
         # Streamlit looks up the module of a caller's frame (inspect.getmodule), whose
         # first call resolves the file of every loaded module: 0.1 s, paid here rather
         # than by the first visitor's first element.

@@ -49,6 +49,22 @@ def test_warm_up_loads_the_heavy_modules_once():
     assert out == "True True"
 
 
+def test_warm_up_loads_every_module_the_pages_import_and_makes_the_first_calls():
+    """No page's first visitor on a fresh server waits for an import: the warm-up reads
+    the pages' imports (also ``from flda_core.experiments import missing_data`` inside a
+    function), loads them, plotly's figure classes, and compresses the chart bundle."""
+    out = _run("import sys, ui_common, ui_chart\n"
+               "modules = ui_common.page_modules()\n"
+               "ui_common.warm_up_imports().join()\n"
+               "print(sorted(m for m in modules if m not in sys.modules),\n"
+               "      'flda_core.experiments.missing_data' in modules,\n"
+               "      'flda_core.figures.digits' in modules,\n"
+               "      'plotly.graph_objs.layout._legend' in sys.modules,\n"
+               "      'plotly.graph_objs.heatmap.colorbar' in sys.modules,\n"
+               "      ui_chart._bundle_bytes.cache_info().currsize)")
+    assert out == "[] True True True True 1"
+
+
 def test_transfer_options_spelled_out_in_ui_common_match_the_core():
     """ui_common lists the transfer models without importing the method (which
     loads scikit-learn); the list must stay the core's, in the core's order."""
