@@ -24,8 +24,8 @@ from pathlib import Path
 
 import streamlit as st
 
-__all__ = ["PLOTLY_BUNDLE", "BUNDLE_TRACE_TYPES", "COMPONENT_NAME", "bundle_url", "routes",
-           "chart_payload", "plotly_chart", "preload_plotly", "warm_up"]
+__all__ = ["PLOTLY_BUNDLE", "BUNDLE_TRACE_TYPES", "COMPONENT_NAME", "asset_url", "bundle_url",
+           "routes", "chart_payload", "plotly_chart", "preload_plotly", "warm_up"]
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 #: plotly.js's "cartesian" partial bundle, as published on npm
@@ -56,11 +56,21 @@ def _base_path():
     return (config.get_option("server.baseUrlPath") or "").strip("/")
 
 
+def asset_url(name):
+    """URL path of ``name`` among the files this app serves itself (:func:`routes`)."""
+    base = _base_path()
+    return f"{'/' + base if base else ''}/{_ROUTE_DIR}/{name}"
+
+
 def bundle_url():
     """URL path of the plotly.js bundle on this server (the file name carries its
     version, so browsers may keep it for good)."""
-    base = _base_path()
-    return f"{'/' + base if base else ''}/{_ROUTE_DIR}/{PLOTLY_BUNDLE.name}"
+    return asset_url(PLOTLY_BUNDLE.name)
+
+
+#: Headers of a file whose name changes with its content.
+_IMMUTABLE = {"Cache-Control": "public, max-age=31536000, immutable",
+              "X-Content-Type-Options": "nosniff"}
 
 
 @functools.cache
@@ -75,8 +85,7 @@ async def _serve_bundle(request):
     from starlette.responses import Response
 
     compressed = "gzip" in request.headers.get("accept-encoding", "").lower()
-    headers = {"Cache-Control": "public, max-age=31536000, immutable",
-               "Vary": "Accept-Encoding", "X-Content-Type-Options": "nosniff"}
+    headers = {**_IMMUTABLE, "Vary": "Accept-Encoding"}
     if compressed:
         headers["Content-Encoding"] = "gzip"
     return Response(_bundle_bytes(compressed), media_type="text/javascript", headers=headers)
@@ -96,13 +105,29 @@ def warm_up():
     _bundle_bytes(True)
 
 
+async def _serve_equation(request):
+    """A typeset formula of the equations panel (``ui_equations``): SVG, cacheable for a
+    year because its name carries a digest of its content; 404 for any other name."""
+    from starlette.responses import Response
+
+    import ui_equations
+
+    svg = ui_equations.svg_bytes(request.path_params["name"])
+    if svg is None:
+        return Response(status_code=404)
+    return Response(svg, media_type="image/svg+xml", headers=_IMMUTABLE)
+
+
 def routes():
-    """Starlette routes serving the bundle (``st.App(routes=...)`` in ``app.py``), at
-    the root and, when ``server.baseUrlPath`` is set, under it."""
+    """Starlette routes of the files this app serves itself (``st.App(routes=...)`` in
+    ``app.py``): the plotly.js bundle and the typeset equations, at the root and, when
+    ``server.baseUrlPath`` is set, under it."""
     from starlette.routing import Route
 
-    paths = {f"/{_ROUTE_DIR}/{PLOTLY_BUNDLE.name}", bundle_url()}
-    return [Route(path, _serve_bundle, methods=["GET"]) for path in sorted(paths)]
+    prefixes = {f"/{_ROUTE_DIR}", asset_url("").rstrip("/")}
+    return [route for prefix in sorted(prefixes) for route in (
+        Route(f"{prefix}/{PLOTLY_BUNDLE.name}", _serve_bundle, methods=["GET"]),
+        Route(f"{prefix}/equations/{{name}}", _serve_equation, methods=["GET"]))]
 
 
 @functools.cache

@@ -331,8 +331,10 @@ def show_chart(fig, key, what, caption=None):
 
 
 def show_equations(keys=None, title="Equations"):
-    """The equations panel: each formula typeset (``st.latex``) under an anchor that the
-    captions' equation links (:func:`flda_core.equations.equation_link`) point to."""
+    """The equations panel: each formula under an anchor that the captions' equation
+    links (:func:`flda_core.equations.equation_link`) point to, typeset ahead of time
+    (:func:`ui_equations.equation_html`; ``st.latex`` for one typeset from other LaTeX)."""
+    import ui_equations
     from flda_core.equations import EQUATIONS
 
     st.header(title, anchor="equations")
@@ -340,7 +342,11 @@ def show_equations(keys=None, title="Equations"):
         if keys is not None and eq.key not in keys:
             continue
         st.subheader(eq.title, anchor=eq.anchor)
-        st.latex(eq.latex)
+        typeset = ui_equations.equation_html(eq)
+        if typeset is None:
+            st.latex(eq.latex)
+        else:
+            st.html(typeset)
         st.caption(f"{eq.explanation} *{eq.reference[0].upper()}{eq.reference[1:]}.*")
 
 

@@ -91,7 +91,8 @@ def test_bundle_url_follows_the_base_url_path(monkeypatch):
                         if name == "server.baseUrlPath" else None)
     assert ui_chart.bundle_url() == f"/course/flda/_flda/{ui_chart.PLOTLY_BUNDLE.name}"
     assert {r.path for r in ui_chart.routes()} == {
-        f"/_flda/{ui_chart.PLOTLY_BUNDLE.name}", f"/course/flda/_flda/{ui_chart.PLOTLY_BUNDLE.name}"}
+        f"/_flda/{ui_chart.PLOTLY_BUNDLE.name}", f"/course/flda/_flda/{ui_chart.PLOTLY_BUNDLE.name}",
+        "/_flda/equations/{name}", "/course/flda/_flda/equations/{name}"}
 
 
 # ---------------------------------------------------------------------- the route
@@ -135,6 +136,9 @@ def test_route_serves_the_bundle_compressed_when_the_browser_accepts_gzip():
 def test_route_serves_nothing_else():
     assert _get("/_flda/../app.py")[0] == 404
     assert _get("/_flda/plotly.min.js")[0] == 404
+    assert _get("/_flda/equations/index.json")[0] == 404
+    assert _get("/_flda/equations/typeset.mjs")[0] == 404
+    assert _get("/_flda/equations/..%2F..%2Fapp.py")[0] == 404
 
 
 # ---------------------------------------------------------------------- pages

@@ -111,5 +111,15 @@ def test_caption_equation_links_scroll_to_the_equations_panel(streamlit_server, 
         ".getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight; }")
     assert anchor.first.is_visible()
     assert urlparse(page.url).fragment == anchor.first.get_attribute("id")
-    # the formula under it is typeset by KaTeX, without errors
-    assert page.locator(".katex").count() >= 7 and page.locator(".katex-error").count() == 0
+    # the formula under it is the typeset SVG (ui_equations): shown, in the text colour,
+    # its file served; no KaTeX is loaded for it
+    formulas = page.locator('.flda-equation [role="img"]')
+    assert formulas.count() >= 7 and page.locator(".katex").count() == 0
+    shown = formulas.first.evaluate("""async (e) => {
+        const style = getComputedStyle(e), box = e.getBoundingClientRect();
+        const url = style.maskImage.match(/url\\("(.*)"\\)/)[1];
+        const answer = await fetch(url);
+        return [box.width > 100 && box.height > 20, style.backgroundColor === style.color,
+                answer.status, answer.headers.get("content-type")];
+    }""")
+    assert shown == [True, True, 200, "image/svg+xml"]
