@@ -29,6 +29,7 @@ Conventions every page follows
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import parse_qsl
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -802,24 +803,29 @@ def freeze_long_lived_objects():
     return True
 
 
+#: ``from flda_core.x import a, b`` / ``from flda_core.x import (a,\n b)`` and
+#: ``import flda_core.x`` anywhere in a page (read as text: :mod:`ast` is not safe to
+#: run in a thread while another parses, as Streamlit does with every page it runs).
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(flda_core[\w.]*)[ \t]+import[ \t]+"
+                          r"(\([^)]*\)|[^\n#]*)", re.M)
+_PLAIN_IMPORT = re.compile(r"^[ \t]*import[ \t]+(flda_core[\w.]*)", re.M)
+
+
 def page_modules(pages_dir=PAGES_DIR):
-    """The ``flda_core`` modules the pages import (anywhere in their source, read with
-    :mod:`ast`; ``from flda_core.experiments import digits`` counts the submodule).
-    The warm-up loads them: a fresh server's first Digits or Real data visit imported
-    for 0.2 s."""
-    import ast
+    """The ``flda_core`` modules the pages import, anywhere in their source
+    (``from flda_core.experiments import digits`` counts the submodule).  The warm-up
+    loads them: a fresh server's first Digits or Real data visit imported for 0.2 s."""
     from importlib.util import find_spec
 
     names = set()
     for path in sorted(Path(pages_dir).glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                found = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
-            elif isinstance(node, ast.Import):
-                found = [alias.name for alias in node.names]
-            else:
-                continue
-            names.update(name for name in found if name.split(".")[0] == "flda_core")
+        source = path.read_text(encoding="utf-8")
+        for module, imported in _FROM_IMPORT.findall(source):
+            names.add(module)
+            for part in imported.strip("()").replace("\\", " ").split(","):
+                if part.split():
+                    names.add(f"{module}.{part.split()[0]}")
+        names.update(_PLAIN_IMPORT.findall(source))
     return tuple(sorted(name for name in names if _is_module(name, find_spec)))
 
 

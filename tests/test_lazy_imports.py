@@ -140,3 +140,30 @@ def test_store_warm_ups_run_in_order_skip_the_switched_off_and_survive_failures(
     assert [(env, module) for env, module, _ in ui_common.STORE_WARM_UPS] == [
         ("FLDA_DIGITS_WARM_UP", "flda_core.experiments.digits"),
         ("FLDA_REAL_DATA_WARM_UP", "flda_core.experiments.missing_data")]
+
+
+def test_page_modules_reads_every_flda_core_import_of_the_pages():
+    """The warm-up reads the pages' imports as text (ast is not thread-safe in CPython
+    3.11); the same list, computed here with ast, must come out."""
+    import ast
+    from importlib.util import find_spec
+
+    import ui_common
+
+    expected = set()
+    for path in (ROOT / "pages").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(
+                    "flda_core"):
+                expected.add(node.module)
+                for alias in node.names:
+                    name = f"{node.module}.{alias.name}"
+                    try:
+                        if find_spec(name) is not None:
+                            expected.add(name)
+                    except ImportError:
+                        pass
+            elif isinstance(node, ast.Import):
+                expected.update(a.name for a in node.names if a.name.startswith("flda_core"))
+    assert set(ui_common.page_modules()) == expected
+    assert {"flda_core.experiments.missing_data", "flda_core.datasets.digits"} <= expected
