@@ -239,12 +239,12 @@ def ridge_note(config):
             "disappears. ")
 
 
-def show_curves(config, results, table):
-    """Figure 3 and its caption."""
+def curves_chart(config, results, table):
+    """Figure 3 and its caption (the arguments of :func:`ui_common.show_chart`)."""
     fig = learning_curve_figure(table, show_sem=bool(st.session_state[P + "show_sem"]),
                                 log_y=bool(st.session_state[P + "log_y"]))
     repeats = [r.errors.shape[2] for r in results]
-    ui_common.show_chart(
+    return (
         fig, "lc_curves", "figure 3 learning curves on source and target",
         "Mirrors the paper's **Figure 3**: mean classification error against the number of "
         "training samples (log axis), on the source validation set (top, dotted) and the "
@@ -261,9 +261,9 @@ def show_curves(config, results, table):
         "dropout penalty can change it.")
 
 
-def show_table(table, heads, tolerance):
-    """The numbers behind Figure 3."""
-    st.dataframe(mean_sem_table(table), width="stretch", height="content", hide_index=True,
+def show_table(numbers, heads, tolerance):
+    """The numbers behind Figure 3 (``numbers``: :func:`mean_sem_table`)."""
+    st.dataframe(numbers, width="stretch", height="content", hide_index=True,
                  key="lc_table", column_config={"n": st.column_config.NumberColumn(
                      "n", format="localized",
                      help="Training-set size: n labelled source samples (naive classifier "
@@ -283,11 +283,11 @@ def show_table(table, heads, tolerance):
         + ("." if ui_common.presentation_mode() else " (tolerance under *Display*)."))
 
 
-def show_gaps(gap_table):
-    """The adaptation gap to the oracle."""
+def gaps_chart(gap_table):
+    """The adaptation gap to the oracle (the arguments of :func:`ui_common.show_chart`)."""
     small_text = "; ".join(f"{name}: {gap:+.3f}"
                            for name, gap in small_sample_gaps(gap_table, SMALL_N).items())
-    ui_common.show_chart(
+    return (
         gap_figure(gap_table), "lc_gaps", "figure 3 adaptation gap to the target oracle",
         "Target error minus the target oracle's (T-LS / T-LR), averaged over repeats with the "
         "paired standard error (every repeat shares its target subset between the oracle and "
@@ -388,10 +388,15 @@ def show_results(controls):
     table = pd.concat([r.table for r in results], ignore_index=True)
     tolerance = float(st.session_state[P + "tolerance"])
     heads = headline(table, tolerance)
+    # Everything is computed before the first result is drawn: the browser then gets the
+    # results in one burst and re-renders the page once, not once per element.
+    curves = curves_chart(config, results, table)
+    numbers = mean_sem_table(table)
+    gaps = gaps_chart(pd.concat([r.gaps for r in results], ignore_index=True))
     show_metrics(heads, tolerance)
-    show_curves(config, results, table)
-    show_table(table, heads, tolerance)
-    show_gaps(pd.concat([r.gaps for r in results], ignore_index=True))
+    ui_common.show_chart(*curves)
+    show_table(numbers, heads, tolerance)
+    ui_common.show_chart(*gaps)
     show_downloads(table, results)
     show_method(config)
 
