@@ -19,44 +19,6 @@ import e2e_harness as h
 pytestmark = pytest.mark.e2e
 
 
-class RunKinds:
-    """Which script runs the server answered: ``"full"`` or ``"fragment"``, in order."""
-
-    def __init__(self, page):
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-        self._forward = ForwardMsg
-        self.kinds = []
-        page.on("websocket", lambda ws: ws.on("framereceived", self._received)
-                if ws.url.endswith("/_stcore/stream") else None)
-
-    def _received(self, payload):
-        if isinstance(payload, str):
-            return
-        msg = self._forward()
-        try:
-            msg.ParseFromString(payload)
-        except Exception:  # not a ForwardMsg
-            return
-        if msg.WhichOneof("type") == "script_finished":
-            status = msg.script_finished
-            if status == self._forward.FINISHED_SUCCESSFULLY:
-                self.kinds.append("full")
-            elif status == self._forward.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
-                self.kinds.append("fragment")
-
-
-@pytest.fixture
-def tracked_page(chromium):
-    context = h.new_context(chromium)
-    page = context.new_page()
-    runs = RunKinds(page)
-    tracker = h.RunTracker(page)
-    yield page, tracker, runs
-    context.close()
-    assert not tracker.page_errors, f"JavaScript errors in the page: {tracker.page_errors}"
-
-
 def _sidebar_order(page, labels):
     """Vertical positions of the sidebar widgets labelled ``labels``."""
     sidebar = page.locator('[data-testid="stSidebar"]')
@@ -92,17 +54,17 @@ def _assert_csv_matches_chart(page):
     assert [float(r["mean_error"]) for r in rows] == pytest.approx(y, abs=1e-12)
 
 
-def test_learning_curves_l2_reruns_only_the_results(streamlit_server, tracked_page):
-    page, tracker, runs = tracked_page
+def test_learning_curves_l2_reruns_only_the_results(streamlit_server, browser_page):
+    page, tracker = browser_page
     h.open_page(page, tracker, f"{streamlit_server.url}/learning_curves?seed=5")
-    assert runs.kinds == ["full"]
+    assert tracker.run_kinds == ["full"]
     caption = page.locator('[data-testid="stCaptionContainer"]').filter(
         has_text="Mirrors the paper's Figure 3").first
     assert "No l2 regularisation" in caption.inner_text()
     plain = _chart_curve(page, "lc_curves", "FLDA-Q", "solid")
 
     h.click_toggle(page, tracker, "l2 regularisation")
-    assert runs.kinds[-1] == "fragment", runs.kinds
+    assert tracker.run_kinds[-1] == "fragment", tracker.run_kinds
     assert h.query(page).get("l2") == "true" and h.query(page).get("seed") == "5"
     # λ appears in the sidebar where it always was: under the toggle, in Classifiers,
     # above the Display expander's first control
@@ -118,28 +80,28 @@ def test_learning_curves_l2_reruns_only_the_results(streamlit_server, tracked_pa
     _assert_csv_matches_chart(page)
 
     h.press_slider(page, tracker, "λ (ridge strength)", "ArrowRight")
-    assert runs.kinds[-1] == "fragment", runs.kinds
+    assert tracker.run_kinds[-1] == "fragment", tracker.run_kinds
     assert h.query(page).get("ridge") == "30.0"
     assert "λ = 30" in caption.inner_text()
     _assert_csv_matches_chart(page)
 
     h.click_toggle(page, tracker, "l2 regularisation")
-    assert runs.kinds[-1] == "fragment", runs.kinds
+    assert tracker.run_kinds[-1] == "fragment", tracker.run_kinds
     assert h.query(page).get("l2") == "false"
     assert h.widget(page, "stSlider", "λ (ridge strength)").count() == 0
     assert _chart_curve(page, "lc_curves", "FLDA-Q", "solid") == plain
     # a data control still re-runs the whole page, and the fragment's controls stay once
     h.press_slider(page, tracker, "Number of sizes", "ArrowLeft")
-    assert runs.kinds[-1] == "full", runs.kinds
+    assert tracker.run_kinds[-1] == "full", tracker.run_kinds
     assert page.locator('[data-testid="stSidebar"] [data-testid="stCheckbox"]').filter(
         has_text="l2 regularisation").count() == 1
     assert not h.error_texts(page)
 
 
-def test_transfer_your_theta_reruns_only_figure_4(streamlit_server, tracked_page):
-    page, tracker, runs = tracked_page
+def test_transfer_your_theta_reruns_only_figure_4(streamlit_server, browser_page):
+    page, tracker = browser_page
     h.open_page(page, tracker, f"{streamlit_server.url}/transfer?seed=5")
     value = h.press_slider(page, tracker, "θ̂1 + …")
-    assert runs.kinds[-1] == "fragment", runs.kinds
+    assert tracker.run_kinds[-1] == "fragment", tracker.run_kinds
     assert h.query(page).get("delta_1") == str(float(value))
     assert not h.error_texts(page)
