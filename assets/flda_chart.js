@@ -221,6 +221,12 @@ function createChart(parentElement) {
   const state = { chart, plot, next: null, busy: false, generation: 0, height: 0,
                   observer: null, frame: 0, draws: 0 };
   chart.__flda = state;
+  // One button object per chart: Plotly.react compares the config by identity, and a new
+  // click function on every draw made it re-plot the whole chart (about twice the time).
+  state.fullscreenButton = {
+    name: "fullscreen", title: "Full screen (Esc to leave)", icon: EXPAND_ICON,
+    click: () => toggleFullscreen(state.chart),
+  };
   // The element follows its column's width (sidebar opened or closed, window resized).
   state.observer = new ResizeObserver(() => {
     if (!state.draws || state.frame) return;
@@ -270,10 +276,7 @@ async function drain(state) {
       const config = {
         responsive: true,
         modeBarButtonsToRemove: MODEBAR_REMOVE,
-        modeBarButtonsToAdd: [{
-          name: "fullscreen", title: "Full screen (Esc to leave)", icon: EXPAND_ICON,
-          click: () => toggleFullscreen(state.chart),
-        }],
+        modeBarButtonsToAdd: [state.fullscreenButton],
         ...payload.config,
       };
       await Plotly.react(state.plot, figure.data, figure.layout, config);

@@ -65,7 +65,10 @@ def cached_errors(config, loss, repeats):
 
 # --------------------------------------------------------------------------- controls
 def draw_controls():
-    """Sidebar controls; every value lives in ``st.session_state`` under ``lc.*``."""
+    """Sidebar controls; every value lives in ``st.session_state`` under ``lc.*``.
+
+    Returns the *Classifiers* and *Display* expanders: :func:`draw_result_controls`
+    fills in their last controls from inside the results' fragment."""
     st.sidebar.header("Learning curves")
     with st.sidebar.expander("Data", expanded=True):
         dist = st.selectbox(
@@ -120,7 +123,8 @@ def draw_controls():
         st.slider("Repeats", 2, 200, key=P + "repeats",
                   help="Independent random training subsets per sample size; the bands "
                        "show the standard error of the mean over them. Paper: 50.")
-    with st.sidebar.expander("Classifiers", expanded=True):
+    classifiers = st.sidebar.expander("Classifiers", expanded=True)
+    with classifiers:
         loss = st.radio("Loss", tuple(LOSS_CHOICES), key=P + "loss", format_func=LOSS_CHOICES.get,
                         help="The quadratic family is solved in closed form for all "
                              "repeats at once (instant). The logistic family needs one "
@@ -129,6 +133,13 @@ def draw_controls():
             st.slider("Repeats for the logistic loss", 2, 50, key=P + "repeats_logistic",
                       help="Logistic fits take ~0.02–0.1 s each, so fewer repeats keep the "
                            "run short; its SEM bands are wider accordingly.")
+    return classifiers, st.sidebar.expander("Display", expanded=False)
+
+
+def draw_result_controls(classifiers, display):
+    """The controls that change only the results (the l2 penalty, the display), drawn
+    by :func:`show_results` into the sidebar's *Classifiers* and *Display* expanders."""
+    with classifiers:
         st.toggle("l2 regularisation", key=P + "l2",
                   help="Add λ‖w‖² to the summed loss of every classifier (the intercept "
                        "is not penalised), the paper's ridge form (XXᵀ + λI)⁻¹Xy. The paper "
@@ -137,7 +148,7 @@ def draw_controls():
             st.select_slider("λ (ridge strength)", RIDGE_VALUES, key=P + "ridge",
                              help="Fixed λ on the summed loss, i.e. FLDAClassifier"
                                   "(l2 = λ / n): strong at small n, fading as n grows.")
-    with st.sidebar.expander("Display", expanded=False):
+    with display:
         st.toggle("Show ± SEM bands", key=P + "show_sem",
                   help="Shaded bands: mean ± one standard error over repeats.")
         st.toggle("Logarithmic error axis", key=P + "log_y",
@@ -228,12 +239,12 @@ def ridge_note(config):
             "disappears. ")
 
 
-def show_curves(config, results, table):
-    """Figure 3 and its caption."""
+def curves_chart(config, results, table):
+    """Figure 3 and its caption (the arguments of :func:`ui_common.show_chart`)."""
     fig = learning_curve_figure(table, show_sem=bool(st.session_state[P + "show_sem"]),
                                 log_y=bool(st.session_state[P + "log_y"]))
     repeats = [r.errors.shape[2] for r in results]
-    ui_common.show_chart(
+    return (
         fig, "lc_curves", "figure 3 learning curves on source and target",
         "Mirrors the paper's **Figure 3**: mean classification error against the number of "
         "training samples (log axis), on the source validation set (top, dotted) and the "
@@ -250,9 +261,9 @@ def show_curves(config, results, table):
         "dropout penalty can change it.")
 
 
-def show_table(table, heads, tolerance):
-    """The numbers behind Figure 3."""
-    st.dataframe(mean_sem_table(table), width="stretch", height="content", hide_index=True,
+def show_table(numbers, heads, tolerance):
+    """The numbers behind Figure 3 (``numbers``: :func:`mean_sem_table`)."""
+    st.dataframe(numbers, width="stretch", height="content", hide_index=True,
                  key="lc_table", column_config={"n": st.column_config.NumberColumn(
                      "n", format="localized",
                      help="Training-set size: n labelled source samples (naive classifier "
@@ -272,11 +283,11 @@ def show_table(table, heads, tolerance):
         + ("." if ui_common.presentation_mode() else " (tolerance under *Display*)."))
 
 
-def show_gaps(gap_table):
-    """The adaptation gap to the oracle."""
+def gaps_chart(gap_table):
+    """The adaptation gap to the oracle (the arguments of :func:`ui_common.show_chart`)."""
     small_text = "; ".join(f"{name}: {gap:+.3f}"
                            for name, gap in small_sample_gaps(gap_table, SMALL_N).items())
-    ui_common.show_chart(
+    return (
         gap_figure(gap_table), "lc_gaps", "figure 3 adaptation gap to the target oracle",
         "Target error minus the target oracle's (T-LS / T-LR), averaged over repeats with the "
         "paired standard error (every repeat shares its target subset between the oracle and "
@@ -334,9 +345,21 @@ def main():
     st.title("Learning curves")
     st.markdown(INTRO)
     ui_common.restore_from_url(SETTINGS)
-    if not ui_common.presentation_mode():
-        draw_controls()
+    controls = None if ui_common.presentation_mode() else draw_controls()
     ui_common.presentation_row("pages/learning_curves.py", SETTINGS)
+    show_results(controls)
+    ui_common.show_paper_notes("learning_curves")
+    ui_common.show_equations()
+
+
+@st.fragment
+def show_results(controls):
+    """Everything after the data controls: the l2 and display controls (in the sidebar,
+    ``controls`` = its two expanders, None when presenting), the URL, the curves, their
+    tables, downloads and method.  Toggling l2 (or a display control) re-runs only this
+    part, not the sidebar's other controls, the paper notes and the equations."""
+    if controls is not None:
+        draw_result_controls(*controls)
     ui_common.write_to_url(SETTINGS)
     try:
         config, notes = read_config()
@@ -365,14 +388,17 @@ def main():
     table = pd.concat([r.table for r in results], ignore_index=True)
     tolerance = float(st.session_state[P + "tolerance"])
     heads = headline(table, tolerance)
+    # Everything is computed before the first result is drawn: the browser then gets the
+    # results in one burst and re-renders the page once, not once per element.
+    curves = curves_chart(config, results, table)
+    numbers = mean_sem_table(table)
+    gaps = gaps_chart(pd.concat([r.gaps for r in results], ignore_index=True))
     show_metrics(heads, tolerance)
-    show_curves(config, results, table)
-    show_table(table, heads, tolerance)
-    show_gaps(pd.concat([r.gaps for r in results], ignore_index=True))
+    ui_common.show_chart(*curves)
+    show_table(numbers, heads, tolerance)
+    ui_common.show_chart(*gaps)
     show_downloads(table, results)
     show_method(config)
-    ui_common.show_paper_notes("learning_curves")
-    ui_common.show_equations()
 
 
 ui_common.run_page(main)

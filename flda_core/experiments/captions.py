@@ -341,9 +341,10 @@ def table1_agreement_sentence(our_errors, feature=0, paper_errors=None):
 
 # ----------------------------------------------------------------------------- Learning curves
 
-def _curve(table, name, domain):
-    rows = table[(table["classifier"] == name) & (table["domain"] == domain)]
-    return rows.set_index("n")["mean_error"].sort_index()
+def _curves(table):
+    """``{(classifier, domain): mean error indexed by n}``: one grouping for all curves."""
+    return {key: rows.set_index("n")["mean_error"].sort_index()
+            for key, rows in table.groupby(["classifier", "domain"], sort=False)}
 
 
 def learning_curve_sentences(table, tolerance, n_pool):
@@ -364,7 +365,8 @@ def learning_curve_sentences(table, tolerance, n_pool):
         else:
             sentences.append(f"{flda} stays within {tolerance:g} of the oracle {oracle} from "
                              f"n = {n_adapt:,} on.")
-        target = {name: _curve(part, name, "target") for name in (naive, oracle, flda)}
+        curves = _curves(part)
+        target = {name: curves[name, "target"] for name in (naive, oracle, flda)}
         smallest = int(target[flda].index[0])
         f0, s0, o0 = (target[name].iloc[0] for name in (flda, naive, oracle))
         if f0 < min(s0, o0):
@@ -375,7 +377,7 @@ def learning_curve_sentences(table, tolerance, n_pool):
         else:
             sentences.append(f"At the smallest n = {smallest:,}, {flda} ({f0:.3f}) is not "
                              f"below both {naive} ({s0:.3f}) and {oracle} ({o0:.3f}).")
-        source = {name: _curve(part, name, "source") for name in (naive, oracle, flda)}
+        source = {name: curves[name, "source"] for name in (naive, oracle, flda)}
         frame = np.vstack([source[name].to_numpy() for name in (naive, oracle, flda)])
         best = int(np.sum(frame[0] <= frame.min(axis=0) + 1e-12))
         sentences.append(f"On the source set {naive} is the best at {best} of "

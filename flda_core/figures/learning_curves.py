@@ -62,10 +62,19 @@ def _losses_in(table):
     return [loss for loss in _LOSS_ORDER if loss in present]
 
 
-def _classifier_order(table):
-    order = {"source": 0, "target": 1, "flda": 2}
-    pairs = table[["classifier", "family"]].drop_duplicates()
-    return list(pairs.sort_values("family", key=lambda s: s.map(order))["classifier"])
+_FAMILY_ORDER = {"source": 0, "target": 1, "flda": 2}
+
+
+def _curves(table):
+    """``{(loss, domain): [(classifier, rows sorted by n), ...]}``, classifiers in family
+    order (naive source, oracle, FLDA): one grouping instead of a mask per curve."""
+    curves = {}
+    for (loss, domain, name), rows in table.groupby(["loss", "domain", "classifier"],
+                                                      sort=False):
+        curves.setdefault((loss, domain), []).append(
+            (_FAMILY_ORDER[rows["family"].iloc[0]], name, rows.sort_values("n")))
+    return {key: [(name, rows) for _, name, rows in sorted(parts, key=lambda p: p[0])]
+            for key, parts in curves.items()}
 
 
 def learning_curve_figure(table, show_sem=True, log_y=False, height=None):
@@ -104,12 +113,11 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None):
                             horizontal_spacing=0.08)
     data = []
     legend_seen = set()
+    curves = _curves(table)
     for col, loss in enumerate(losses, start=1):
         for row, domain in enumerate(_DOMAIN_ORDER, start=1):
             axes = _axes(row, col, cols)
-            part = table[(table["loss"] == loss) & (table["domain"] == domain)]
-            for name in _classifier_order(part):
-                curve = part[part["classifier"] == name].sort_values("n")
+            for name, curve in curves.get((loss, domain), []):
                 n = curve["n"].to_numpy()
                 mean = curve["mean_error"].to_numpy()
                 sem = np.nan_to_num(curve["sem"].to_numpy())

@@ -209,6 +209,7 @@ class RunTracker:
         self._charts_this_run = {}
         self.expected_charts = {}  # chart key -> payload revision sent by the last complete run
         self.page_errors = []     # uncaught JavaScript exceptions
+        self.run_kinds = []       # "full" or "fragment": each successful run, in order
         self._pending = set()     # HTTP requests in flight (lazily loaded code, fonts)
         page.on("websocket", self._attach)
         page.on("pageerror", lambda error: self.page_errors.append(str(error)))
@@ -268,9 +269,11 @@ class RunTracker:
             else:
                 if status == self._forward.FINISHED_SUCCESSFULLY:
                     self.expected_charts = dict(self._charts_this_run)
+                    self.run_kinds.append("full")
                 elif status == self._forward.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
                     # a fragment redraws its own charts; the others stay as they are
                     self.expected_charts.update(self._charts_this_run)
+                    self.run_kinds.append("fragment")
                 self._record("finished")
 
     def mark(self):
