@@ -69,3 +69,18 @@ def test_the_equations_panel_of_a_page_shows_the_typeset_formulas():
     assert not at.get("latex")
     anchors = [h.proto.anchor for h in at.subheader]
     assert [eq.anchor for eq in EQUATIONS] == [a for a in anchors if a.startswith("eq-")]
+
+
+def test_formulas_are_found_under_the_base_url_path(monkeypatch):
+    # Behind a proxy (server.baseUrlPath) the mask's URL carries the path, and a route
+    # answers there.
+    from streamlit import config
+
+    monkeypatch.setattr(config, "get_option", lambda name: "course/flda"
+                        if name == "server.baseUrlPath" else None)
+    eq = EQUATIONS[1]
+    entry = ui_equations.typeset_index()[eq.key]
+    url = f"/course/flda/_flda/equations/{entry['file']}"
+    assert f"url('{url}')" in ui_equations.equation_html(eq)
+    status, headers, body = _get(url)
+    assert status == 200 and body.startswith(b"<svg")
