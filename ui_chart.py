@@ -25,7 +25,7 @@ from pathlib import Path
 import streamlit as st
 
 __all__ = ["PLOTLY_BUNDLE", "BUNDLE_TRACE_TYPES", "COMPONENT_NAME", "asset_url", "bundle_url",
-           "routes", "chart_payload", "plotly_chart", "preload_plotly", "warm_up"]
+           "routes", "chart_payload", "plotly_chart", "warm_up"]
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 #: plotly.js's "cartesian" partial bundle, as published on npm
@@ -39,9 +39,7 @@ COMPONENT_NAME = "flda_chart"
 #: Height of a figure that sets none (plotly.js's default, as in ``st.plotly_chart``).
 DEFAULT_HEIGHT = 450
 _ROUTE_DIR = "_flda"
-_PRELOAD_KEY = "flda_chart_preload"
 _CSS = f"""
-.st-key-{_PRELOAD_KEY} {{ display: none; }}
 .flda-chart {{ width: 100%; }}
 .flda-chart-plot {{ width: 100%; }}
 .flda-chart-problem {{ color: var(--st-red-text-color, #bd4043); margin: 0 0 0.5rem; }}
@@ -160,13 +158,6 @@ def chart_payload(fig, key, config=None, description=None):
     text = json.dumps(fields)
     revision = hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
     return (text[:-1] + f', "revision": "{revision}"}}').encode("utf-8")
-
-
-def preload_plotly():
-    """Have the browser fetch and evaluate plotly.js now, while the server still computes
-    the page's figures (a hidden element; the first chart then finds it loaded)."""
-    _component()(key=_PRELOAD_KEY, data=json.dumps({"preload": bundle_url()}).encode("utf-8"),
-                 width="stretch", height="content")
 
 
 def plotly_chart(fig, key, config=None, description=None):

@@ -505,12 +505,7 @@ def error_boundary(action, headline=None):
 
 def run_page(main, action="drawing this page"):
     """Run a page's ``main()`` inside :func:`error_boundary` (the last line of every page)."""
-    import ui_chart
-
     _leave_pages_directory_mode()
-    # plotly.js loads in a fresh browser tab while the server computes the page's figures
-    # (first chart on Synthetic, Transfer and Learning curves about 0.5 s sooner).
-    ui_chart.preload_plotly()
     with error_boundary(action):
         main()
     freeze_long_lived_objects()  # this page's imports stay out of every later rerun's GC

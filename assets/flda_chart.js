@@ -297,10 +297,6 @@ async function drain(state) {
 export default function (component) {
   const { data, parentElement } = component;
   const payload = JSON.parse(new TextDecoder().decode(data));
-  if (payload.preload) {  // the hidden element of ui_chart.preload_plotly: load, draw nothing
-    loadPlotly(payload.preload).catch(() => {});  // a chart reports the failure itself
-    return undefined;
-  }
   const state = parentElement.querySelector(`[data-testid="${CHART_TESTID}"]`)?.__flda
     || createChart(parentElement);
   const generation = ++state.generation;

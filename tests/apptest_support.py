@@ -50,7 +50,7 @@ def charts(at):
     for element in at.get("bidi_component"):
         payload = json.loads(element.proto.bytes) \
             if element.proto.component_name == ui_chart.COMPONENT_NAME else {}
-        if "figure" in payload:  # not the hidden element that preloads plotly.js
+        if payload:
             chart = Chart(payload["key"], payload["figure"], payload["config"],
                           payload["description"])
             # Every chart a test sees must be drawable by the plotly.js bundle we ship.

@@ -260,8 +260,7 @@ class RunTracker:
             component = msg.delta.new_element.bidi_component
             if component.component_name == CHART_COMPONENT:
                 payload = json.loads(component.bytes)
-                if "figure" in payload:  # not the hidden element that preloads plotly.js
-                    self._charts_this_run[payload["key"]] = payload["revision"]
+                self._charts_this_run[payload["key"]] = payload["revision"]
         elif kind == "script_finished":
             status = msg.script_finished
             if status == self._forward.FINISHED_EARLY_FOR_RERUN:
