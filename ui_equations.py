@@ -45,12 +45,17 @@ def typeset_index():
         return {}
 
 
-@functools.cache
 def svg_bytes(name):
     """The SVG file ``name`` of a typeset formula, or None when no formula has that name
-    (the names come from :func:`typeset_index`, never from the file system)."""
+    (the names come from :func:`typeset_index`, never from the file system; only those
+    are cached, so requests for made-up names cannot grow the cache)."""
     if name not in {entry["file"] for entry in typeset_index().values()}:
         return None
+    return _read_svg(name)
+
+
+@functools.cache
+def _read_svg(name):
     return (EQUATION_DIR / name).read_bytes()
 
 
@@ -101,7 +106,7 @@ def typeset(node_modules, equations=None):
                          "height": float(size.group(2))}
     INDEX.write_text(json.dumps(index, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     typeset_index.cache_clear()
-    svg_bytes.cache_clear()
+    _read_svg.cache_clear()
     return index
 
 

@@ -84,3 +84,11 @@ def test_formulas_are_found_under_the_base_url_path(monkeypatch):
     assert f"url('{url}')" in ui_equations.equation_html(eq)
     status, headers, body = _get(url)
     assert status == 200 and body.startswith(b"<svg")
+
+
+def test_requests_for_made_up_names_are_not_kept():
+    # A server's memory must not grow with the names strangers ask for.
+    before = ui_equations._read_svg.cache_info().currsize
+    for i in range(50):
+        assert ui_equations.svg_bytes(f"made-up-{i}.svg") is None
+    assert ui_equations._read_svg.cache_info().currsize == before
