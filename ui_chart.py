@@ -139,12 +139,15 @@ def _height(fig):
     return int(height) if height else DEFAULT_HEIGHT
 
 
-def chart_payload(fig, key, config=None, description=None):
+def chart_payload(fig, key, config=None, description=None, report_drawn=False):
     """What the browser receives for one chart: UTF-8 JSON bytes with the figure
     (plotly's own JSON, typed arrays base64-encoded as in ``st.plotly_chart``), the
     plotly.js ``config``, the height in px, a text alternative, the chart's key, the
     bundle URL and a ``revision`` (a digest of all that) by which the browser skips
-    redrawing a chart whose payload did not change.
+    redrawing a chart whose payload did not change.  With ``report_drawn`` it also
+    says ``"report": true``: the element then tells the server once it has drawn the
+    chart (:func:`plotly_chart`).  That flag is not part of the revision, so the same
+    figure sent with and then without it is not drawn again.
 
     The figure travels as a JSON string: the browser swaps the theme's colours
     into its text (the placeholders of plotly's "streamlit" template) before
@@ -157,10 +160,21 @@ def chart_payload(fig, key, config=None, description=None):
               "plotly": bundle_url()}
     text = json.dumps(fields)
     revision = hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
-    return (text[:-1] + f', "revision": "{revision}"}}').encode("utf-8")
+    report = ', "report": true' if report_drawn else ""
+    return (text[:-1] + f', "revision": "{revision}"{report}}}').encode("utf-8")
 
 
-def plotly_chart(fig, key, config=None, description=None):
-    """Draw ``fig`` as the chart ``key`` (kept across reruns and redrawn in place)."""
-    _component()(key=key, data=chart_payload(fig, key, config, description), width="stretch",
-                 height="content")
+def _ignore():
+    pass
+
+
+def plotly_chart(fig, key, config=None, description=None, report_drawn=False, on_drawn=None):
+    """Draw ``fig`` as the chart ``key`` (kept across reruns and redrawn in place).
+
+    With ``report_drawn`` the browser sends the trigger ``drawn`` once it has drawn
+    this figure, failed to, or waited 2 s for plotly.js (``REPORT_AFTER_MS`` in
+    ``flda_chart.js``); that reruns the page (or the fragment the chart is in), and
+    ``on_drawn`` is called first, as Streamlit calls a widget's ``on_change``.
+    """
+    _component()(key=key, data=chart_payload(fig, key, config, description, report_drawn),
+                 width="stretch", height="content", on_drawn_change=on_drawn or _ignore)

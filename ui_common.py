@@ -309,6 +309,51 @@ def draw_image_format_choice():
                   "always included and the file is named after what the chart shows.")
 
 
+#: Whether a page's first chart is drawn before the rest of the page is sent
+#: (:func:`show_chart`).  The server's start switches it on (:func:`server_lifespan`):
+#: there a browser reports the draw.  Off for runs without one (``AppTest``).
+CHART_FIRST = False
+#: Session flag: the browser has drawn a chart of this session (it said so).
+CHART_DRAWN_KEY = "_flda_chart_drawn"
+#: Session flag: a run stopped after its first chart and owes the rest of its page.
+REST_OWED_KEY = "_flda_rest_owed"
+
+
+def _note_chart_drawn():
+    st.session_state[CHART_DRAWN_KEY] = True
+
+
+def _in_fragment_run():
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
+def _rest_follows_first_chart():
+    """In a browser tab that has drawn no chart yet, the run stops after its first chart.
+
+    A first visit's time to the first chart is mostly the browser's: it renders the
+    whole page and loads the code of every kind of element on it before it mounts the
+    chart, then loads and evaluates plotly.js.  Sent alone, the chart was drawn
+    0.45-0.9 s sooner (every page but Home, warm server, median of 6 fresh tabs).  The
+    chart's element reports the draw (:func:`ui_chart.plotly_chart`), which reruns
+    the page in full; after that no run of the session stops early.
+    """
+    return CHART_FIRST and not st.session_state.get(CHART_DRAWN_KEY, False)
+
+
+def finish_owed_page():
+    """Rerun the whole page if the first chart's report reran only its fragment.
+
+    The report reruns what the chart belongs to: a chart inside an ``st.fragment``
+    gets a fragment run, which would leave out the rest of the page that the first
+    run held back.  Full runs just clear the flag (:func:`run_page`).
+    """
+    if st.session_state.pop(REST_OWED_KEY, False) and _in_fragment_run():
+        st.rerun(scope="app")
+
+
 def show_chart(fig, key, what, caption=None):
     """Draw a plotly figure the way every page does, then its caption.
 
@@ -319,16 +364,26 @@ def show_chart(fig, key, what, caption=None):
     figure gets projector typography (:func:`~flda_core.figures.export.presentation_style`);
     the caption ends with a one-sentence text alternative of the chart
     (:func:`~flda_core.figures.export.alt_text`).
+
+    The first chart of a browser tab ends its run (``st.stop``): the rest of the page
+    comes with the run that the browser asks for once it has drawn the chart
+    (:func:`_rest_follows_first_chart`).
     """
     import ui_chart
     from flda_core.figures.export import alt_text, chart_config, presentation_style
 
+    finish_owed_page()
     if presentation_mode():
         fig = presentation_style(fig)
     text = alt_text(fig)
-    ui_chart.plotly_chart(fig, key, config=chart_config(what, image_format()), description=text)
+    first = _rest_follows_first_chart()
+    ui_chart.plotly_chart(fig, key, config=chart_config(what, image_format()), description=text,
+                          report_drawn=first, on_drawn=_note_chart_drawn)
     description = "*Chart:* " + escape_markdown(text)
     st.caption(f"{caption}\n\n{description}" if caption else description)
+    if first:
+        st.session_state[REST_OWED_KEY] = True
+        st.stop()
 
 
 def show_equations(keys=None, title="Equations"):
@@ -506,6 +561,7 @@ def error_boundary(action, headline=None):
 def run_page(main, action="drawing this page"):
     """Run a page's ``main()`` inside :func:`error_boundary` (the last line of every page)."""
     _leave_pages_directory_mode()
+    st.session_state.pop(REST_OWED_KEY, None)  # a full run draws the whole page
     with error_boundary(action):
         main()
     freeze_long_lived_objects()  # this page's imports stay out of every later rerun's GC
@@ -888,6 +944,7 @@ def listening_tcp_sockets():
     them after use); none where the process's descriptors cannot be listed."""
     import os
     import socket
+    import stat
 
     fd_dir = next((d for d in ("/proc/self/fd", "/dev/fd") if os.path.isdir(d)), None)
     if fd_dir is None:
@@ -895,9 +952,16 @@ def listening_tcp_sockets():
     found = []
     for name in os.listdir(fd_dir):
         try:
-            sock = socket.socket(fileno=os.dup(int(name)))
+            if not stat.S_ISSOCK(os.fstat(int(name)).st_mode):
+                continue
+            dup = os.dup(int(name))
         except (OSError, ValueError):
-            continue  # not a socket, or gone meanwhile (the listing's own descriptor)
+            continue  # gone meanwhile (the listing's own descriptor)
+        try:
+            sock = socket.socket(fileno=dup)
+        except OSError:
+            os.close(dup)  # a duplicate left open would keep a pipe or socket alive
+            continue
         try:
             listening = (sock.type == socket.SOCK_STREAM
                          and sock.family in (socket.AF_INET, socket.AF_INET6)
@@ -957,6 +1021,8 @@ async def server_lifespan(app):
     # "pages/ directory" page, then again through app.py (see _leave_pages_directory_mode).
     PagesManager.uses_pages_directory = False
     send_small_writes_at_once()
+    global CHART_FIRST
+    CHART_FIRST = True  # browsers will report their first chart (show_chart)
     start = time.perf_counter()
     await asyncio.to_thread(warm_up_imports().join)
     print(f"  FLDA explorer: scientific libraries loaded in {time.perf_counter() - start:.1f} s; "

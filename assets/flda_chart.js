@@ -12,9 +12,17 @@
 // always with the same parentElement; it calls the returned function when the
 // element goes away (also, late, for a call whose payload was already replaced:
 // the generation check below keeps that from removing the newer chart).
+//
+// A payload with "report": true asks the element to tell the server (the trigger
+// "drawn") once it has drawn that figure, could not draw it, or has waited
+// REPORT_AFTER_MS for plotly.js: a page's first run stops after its first chart and
+// sends the rest of the page only then (ui_common.show_chart).
 
 const CHART_TESTID = "fldaChart";
 const MODEBAR_REMOVE = ["lasso2d", "select2d", "sendChartToCloud"];
+// Longest wait for plotly.js before the rest of the page is asked for anyway (a slow
+// network): the chart then draws while the rest of the page arrives.
+const REPORT_AFTER_MS = 2000;
 const EXPAND_ICON = {
   width: 24, height: 24,
   path: "M3 3h7v2H5v5H3V3zm11 0h7v7h-2V5h-5V3zM3 14h2v5h5v2H3v-7zm16 5v-5h2v7h-7v-2h5z",
@@ -245,6 +253,18 @@ function createChart(parentElement) {
   return state;
 }
 
+// Tell the server, once, that the chart it asked about is settled (drawn, failed or
+// waited for long enough).  Sent before the chart says it is drawn (data-draws), so
+// whoever sees it drawn also sees the run it asked for.
+function reportDrawn(state) {
+  const report = state.report;
+  if (!report) return;
+  state.report = null;
+  clearTimeout(state.reportTimer);
+  state.chart.dataset.report = "sent";
+  report();
+}
+
 function showProblem(state, message) {
   let note = state.chart.querySelector(".flda-chart-problem");
   if (!note) {
@@ -282,6 +302,7 @@ async function drain(state) {
       await Plotly.react(state.plot, figure.data, figure.layout, config);
       state.look = look;
       state.chart.querySelector(".flda-chart-problem")?.remove();
+      if (!state.next) reportDrawn(state);
       // Read by the browser tests: which payload is on screen, and how often it was drawn.
       state.chart.dataset.revision = payload.revision;
       state.chart.dataset.draws = String(++state.draws);
@@ -291,11 +312,12 @@ async function drain(state) {
     showProblem(state, error && error.message ? error.message : String(error));
   } finally {
     state.busy = false;
+    reportDrawn(state);  // also when the figure on screen was already this one, or failed
   }
 }
 
 export default function (component) {
-  const { data, parentElement } = component;
+  const { data, parentElement, setTriggerValue } = component;
   const payload = JSON.parse(new TextDecoder().decode(data));
   const state = parentElement.querySelector(`[data-testid="${CHART_TESTID}"]`)?.__flda
     || createChart(parentElement);
@@ -304,10 +326,16 @@ export default function (component) {
   state.height = payload.height;
   state.plot.style.height = `${plotHeight(state)}px`;
   if (payload.description) state.chart.setAttribute("aria-label", payload.description);
+  if (payload.report && !state.report) {
+    state.report = () => setTriggerValue("drawn", true);
+    state.chart.dataset.report = "pending";
+    state.reportTimer = setTimeout(() => reportDrawn(state), REPORT_AFTER_MS);
+  }
   state.next = payload;
   if (!state.busy) drain(state);
   return () => {
     if (state.generation !== generation) return;  // a newer payload owns the chart
+    clearTimeout(state.reportTimer);
     state.observer.disconnect();
     if (state.frame) cancelAnimationFrame(state.frame);
     if (window.Plotly) window.Plotly.purge(state.plot);

@@ -455,6 +455,10 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
     st.subheader(f"{next(section)} · Error on the target")
     if len(errors):
         left, right = st.columns([1, 1])
+        # The chart first: a tab's first run ends with its first chart (ui_common.show_chart).
+        with right:
+            ui_common.show_chart(figs.target_error_figure(errors), "data_errors_chart",
+                                 "target error per classifier on your data")
         with left:
             st.dataframe(errors, hide_index=True, width="stretch",
                          column_config=error_columns())
@@ -463,9 +467,6 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
                                    key="data_download_errors",
                                help="The error table: classifier, error rate, number wrong, "
                                     "family and number of labelled target rows.")
-        with right:
-            ui_common.show_chart(figs.target_error_figure(errors), "data_errors_chart",
-                                 "target error per classifier on your data")
         st.caption(
             "Error on the labelled target rows, one row of the paper's error tables "
             "(Table 3 for missing data at test time, section 4.2.2; Tables 7-9 for IMDB, "

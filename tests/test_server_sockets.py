@@ -8,7 +8,9 @@ accepted socket's ``TCP_NODELAY``.
 """
 
 import asyncio
+import concurrent.futures
 import contextlib
+import os
 import socket
 import sys
 
@@ -17,6 +19,17 @@ import pytest
 import ui_common
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="lists /proc or /dev/fd")
+
+
+def _run(coroutine):
+    """``asyncio.run`` in a thread of its own: the browser tests leave an event loop
+    running in this one."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def _open_descriptors():
+    return len(os.listdir("/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"))
 
 
 def _bind_like_streamlit():
@@ -48,7 +61,7 @@ def test_streamlit_bound_sockets_keep_nagle_without_the_fix():
     switches Nagle off itself, this fails and the workaround can go."""
     listener = _bind_like_streamlit()
     assert listener.proto == 0
-    assert asyncio.run(_accepted_nodelay(listener)) == 0
+    assert _run(_accepted_nodelay(listener)) == 0
 
 
 def test_connections_accepted_after_the_fix_send_at_once():
@@ -58,7 +71,23 @@ def test_connections_accepted_after_the_fix_send_at_once():
         assert listener.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
     listener = _bind_like_streamlit()  # a fresh one, for the accepted connection
     ui_common.send_small_writes_at_once()
-    assert asyncio.run(_accepted_nodelay(listener)) != 0
+    assert _run(_accepted_nodelay(listener)) != 0
+
+
+def test_looking_leaves_no_descriptor_open():
+    """Pipes and files are skipped, and every duplicate is closed: a duplicate left
+    open would keep a pipe alive (a child process waiting for its end, forever)."""
+    read_end, write_end = os.pipe()
+    listener = _bind_like_streamlit()
+    try:
+        before = _open_descriptors()
+        for _ in range(3):
+            ui_common.send_small_writes_at_once()
+            for sock in ui_common.listening_tcp_sockets():
+                sock.close()
+        assert _open_descriptors() == before
+    finally:
+        os.close(read_end), os.close(write_end), listener.close()
 
 
 def test_only_listening_tcp_sockets_are_found():
@@ -78,6 +107,9 @@ def test_only_listening_tcp_sockets_are_found():
 
 
 def test_the_server_start_applies_it(monkeypatch):
+    """...and switches on "first chart first" (``ui_common.show_chart``): under a
+    server, browsers report their first chart."""
+    monkeypatch.setattr(ui_common, "CHART_FIRST", False)  # restored after the test
     calls = []
     monkeypatch.setattr(ui_common, "send_small_writes_at_once", lambda: calls.append(1) or 1)
 
@@ -92,5 +124,6 @@ def test_the_server_start_applies_it(monkeypatch):
         async with ui_common.server_lifespan(None):
             pass
 
-    asyncio.run(start())
+    _run(start())
     assert calls == [1]
+    assert ui_common.CHART_FIRST is True

@@ -74,6 +74,16 @@ def test_revision_follows_every_part_of_the_payload():
     assert revision(_figure(height=500), "k", {"a": 1}, "text") != base
 
 
+def test_the_report_flag_is_sent_but_is_not_part_of_the_revision():
+    """The first chart of a tab asks the browser to report its draw; the next run sends
+    the same figure without that flag, and the chart must not be drawn again."""
+    asked = _payload(ui_chart.chart_payload(_figure(), "k", {"a": 1}, "t", report_drawn=True))
+    plain = _payload(ui_chart.chart_payload(_figure(), "k", {"a": 1}, "t"))
+    assert asked["report"] is True and "report" not in plain
+    assert asked["revision"] == plain["revision"]
+    assert {k: v for k, v in asked.items() if k != "report"} == plain
+
+
 def test_user_text_in_a_figure_stays_data():
     """Names from an uploaded file reach the browser as JSON strings, never as code."""
     name = '</script><img src=x onerror=alert(1)>"\\'
@@ -157,3 +167,47 @@ def test_every_chart_of_a_page_is_drawable_by_the_shipped_bundle(page, query):
         assert types <= ui_chart.BUNDLE_TRACE_TYPES, (chart.key, types)
         assert chart.description          # every chart has a text alternative
     assert len({c.key for c in shown}) == len(shown)
+
+
+# ---------------------------------------------------------------------- first chart first
+
+def _with_chart_first(monkeypatch, page, query=None):
+    import ui_common
+
+    monkeypatch.setattr(ui_common, "CHART_FIRST", True)
+    return open_page(page, query)
+
+
+def test_a_tabs_first_run_ends_with_its_first_chart(monkeypatch):
+    """Under a server (``CHART_FIRST``) a tab's first run stops after its first chart and
+    its caption, asking the browser to report the draw; the browser's report (here: its
+    callback's session flag) brings the whole page, and later runs never stop early."""
+    import ui_common
+
+    at = _with_chart_first(monkeypatch, "pages/synthetic.py", {"seed": "3"})
+    shown = charts(at)
+    assert [c.key for c in shown] == ["syn_figure"]
+    payload = json.loads(at.get("bidi_component")[0].proto.bytes)
+    assert payload["report"] is True
+    assert not at.dataframe and not at.get("download_button")
+    assert "Figure 1" in at.caption[-1].value  # the chart's caption ends the run
+    assert "*Chart:*" in at.caption[-1].value
+    assert at.session_state[ui_common.REST_OWED_KEY] is True
+
+    at.session_state[ui_common.CHART_DRAWN_KEY] = True  # what the report's callback sets
+    at.run()
+    assert not at.exception
+    assert len(at.dataframe) >= 2 and len(at.get("download_button")) == 2
+    assert "report" not in json.loads(at.get("bidi_component")[0].proto.bytes)
+    assert ui_common.REST_OWED_KEY not in at.session_state
+    assert any(h.value == "Equations" for h in at.header)
+
+
+def test_without_a_browser_to_report_the_page_comes_whole():
+    """``AppTest`` and the default: no run stops early."""
+    import ui_common
+
+    assert ui_common.CHART_FIRST is False
+    at = open_page("pages/synthetic.py", {"seed": "3"})
+    assert "report" not in json.loads(at.get("bidi_component")[0].proto.bytes)
+    assert len(at.dataframe) >= 2

@@ -210,7 +210,12 @@ class RunTracker:
         self.expected_charts = {}  # chart key -> payload revision sent by the last complete run
         self.page_errors = []     # uncaught JavaScript exceptions
         self.run_kinds = []       # "full" or "fragment": each successful run, in order
+        self.run_elements = []    # the element types each successful run sent, in order
+        self._elements_this_run = []
         self._pending = set()     # HTTP requests in flight (lazily loaded code, fonts)
+        # A run sent a chart that must report its draw (ui_common.show_chart: the page's
+        # first chart, the rest of the page held back): the report's rerun is still owed.
+        self.report_owed = False
         page.on("websocket", self._attach)
         page.on("pageerror", lambda error: self.page_errors.append(str(error)))
         page.on("request", lambda request: self._pending.add(request))
@@ -235,6 +240,10 @@ class RunTracker:
         except Exception:  # not a BackMsg: ignore
             return
         if msg.WhichOneof("type") == "rerun_script":
+            if any(w.WhichOneof("value") == "json_trigger_value"
+                   and '"drawn"' in w.json_trigger_value
+                   for w in msg.rerun_script.widget_states.widgets):
+                self.report_owed = False
             self._record("rerun")
 
     def _received(self, payload):
@@ -255,12 +264,17 @@ class RunTracker:
             self._cache[msg.hash] = msg
         if kind == "new_session":  # sent at the start of every full script run
             self._charts_this_run = {}
-        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
+            self._elements_this_run = []
+        if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            self._elements_this_run.append(msg.delta.new_element.WhichOneof("type"))
+        if kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
                 and msg.delta.new_element.WhichOneof("type") == "bidi_component":
             component = msg.delta.new_element.bidi_component
             if component.component_name == CHART_COMPONENT:
                 payload = json.loads(component.bytes)
                 self._charts_this_run[payload["key"]] = payload["revision"]
+                if payload.get("report"):
+                    self.report_owed = True
         elif kind == "script_finished":
             status = msg.script_finished
             if status == self._forward.FINISHED_EARLY_FOR_RERUN:
@@ -269,10 +283,13 @@ class RunTracker:
                 if status == self._forward.FINISHED_SUCCESSFULLY:
                     self.expected_charts = dict(self._charts_this_run)
                     self.run_kinds.append("full")
+                    self.run_elements.append(self._elements_this_run)
                 elif status == self._forward.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
                     # a fragment redraws its own charts; the others stay as they are
                     self.expected_charts.update(self._charts_this_run)
                     self.run_kinds.append("fragment")
+                    self.run_elements.append(self._elements_this_run)
+                self._charts_this_run, self._elements_this_run = {}, []
                 self._record("finished")
 
     def mark(self):
@@ -281,7 +298,7 @@ class RunTracker:
 
     def _settled(self, since):
         reruns = [s for k, s in self.events if k == "rerun" and s > since]
-        if not reruns or self._pending:
+        if not reruns or self._pending or self.report_owed:
             return False
         return any(k == "finished" and s > reruns[-1] for k, s in self.events)
 
@@ -321,6 +338,9 @@ class RunTracker:
             self.page.wait_for_timeout(40)
         wait_for_charts(self.page, self.expected_charts, remaining_ms)
         self._next_frame()
+        if not self._settled(since):
+            # The first chart reported its draw: the run it asked for brings the rest.
+            self.wait_idle(since, max(1.0, deadline - time.monotonic()), request_timeout_s)
 
     def _next_frame(self):
         """Resolve after the browser painted twice (React commits what it scheduled)."""
