@@ -984,8 +984,8 @@ def send_small_writes_at_once():
     is ``IPPROTO_TCP``: so the server's connections kept Nagle's algorithm.  A response
     written as headers, then body waited for the browser's delayed ACK of the headers,
     about 40 ms for every request after a connection's first (the browser fetches some
-    130 script files per page over six connections), and small WebSocket messages
-    sent one after another waited the same way.  Linux (``tests/test_server_sockets.py``)
+    130 script files per page over six connections); small WebSocket messages sent
+    one after another can wait the same way.  Linux (``tests/test_server_sockets.py``)
     and the BSDs give an accepted socket the listening socket's ``TCP_NODELAY``.
     """
     import socket

@@ -254,8 +254,8 @@ function createChart(parentElement) {
 }
 
 // Tell the server, once, that the chart it asked about is settled (drawn, failed or
-// waited for long enough).  Sent before the chart says it is drawn (data-draws), so
-// whoever sees it drawn also sees the run it asked for.
+// waited for long enough).  Sent in the same task that marks the chart drawn
+// (data-draws), so whoever sees it drawn also sees the run it asked for.
 function reportDrawn(state) {
   const report = state.report;
   if (!report) return;
@@ -302,7 +302,6 @@ async function drain(state) {
       await Plotly.react(state.plot, figure.data, figure.layout, config);
       state.look = look;
       state.chart.querySelector(".flda-chart-problem")?.remove();
-      if (!state.next) reportDrawn(state);
       // Read by the browser tests: which payload is on screen, and how often it was drawn.
       state.chart.dataset.revision = payload.revision;
       state.chart.dataset.draws = String(++state.draws);

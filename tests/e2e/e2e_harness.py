@@ -265,12 +265,11 @@ class RunTracker:
         if kind == "new_session":  # sent at the start of every full script run
             self._charts_this_run = {}
             self._elements_this_run = []
-        if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-            self._elements_this_run.append(msg.delta.new_element.WhichOneof("type"))
-        if kind == "delta" and msg.delta.WhichOneof("type") == "new_element" \
-                and msg.delta.new_element.WhichOneof("type") == "bidi_component":
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            element_type = msg.delta.new_element.WhichOneof("type")
+            self._elements_this_run.append(element_type)
             component = msg.delta.new_element.bidi_component
-            if component.component_name == CHART_COMPONENT:
+            if element_type == "bidi_component" and component.component_name == CHART_COMPONENT:
                 payload = json.loads(component.bytes)
                 self._charts_this_run[payload["key"]] = payload["revision"]
                 if payload.get("report"):
@@ -338,9 +337,6 @@ class RunTracker:
             self.page.wait_for_timeout(40)
         wait_for_charts(self.page, self.expected_charts, remaining_ms)
         self._next_frame()
-        if not self._settled(since):
-            # The first chart reported its draw: the run it asked for brings the rest.
-            self.wait_idle(since, max(1.0, deadline - time.monotonic()), request_timeout_s)
 
     def _next_frame(self):
         """Resolve after the browser painted twice (React commits what it scheduled)."""
