@@ -5,10 +5,11 @@ Plotly draws it twice, and the first chart of a page waits for Streamlit's
 4.7 MB plotly.js.  Dragging θ on Synthetic domains cost 0.25-0.35 s in the
 browser per step that way (issue 13).  This element is a Streamlit component
 (``st.components.v2``, :file:`assets/flda_chart.js`) that keeps one chart per
-key and redraws it with ``Plotly.react``; it loads plotly.js's 1.5 MB
-"cartesian" bundle (scatter, bar, heatmap, box, contour, histogram, pie,
-violin), which the server ships from :file:`assets/` once per browser, and it
-gives the figures Streamlit's chart theme (light and dark).
+key and redraws it with ``Plotly.react``; it loads a 1.2 MB plotly.js bundle of
+the three trace types the figures use (scatter, bar, heatmap; built by
+:file:`assets/plotly_bundle.mjs`), which the server ships from :file:`assets/`
+once per browser, and it gives the figures Streamlit's chart theme (light and
+dark).
 
 Pages never call this module: :func:`ui_common.show_chart` does.  The server's
 route for the bundle is added by ``app.py`` (:func:`routes`).
@@ -28,13 +29,12 @@ __all__ = ["PLOTLY_BUNDLE", "BUNDLE_TRACE_TYPES", "COMPONENT_NAME", "asset_url",
            "routes", "chart_payload", "plotly_chart", "warm_up"]
 
 ASSETS = Path(__file__).resolve().parent / "assets"
-#: plotly.js's "cartesian" partial bundle, as published on npm
-#: (``plotly.js-cartesian-dist-min``; :file:`assets/README.md` says how to update it).
-PLOTLY_BUNDLE = ASSETS / "plotly-cartesian-4.1.1.min.js"
-#: The trace types that bundle can draw (its README); the tests check every figure.
-BUNDLE_TRACE_TYPES = frozenset({"bar", "box", "contour", "heatmap", "histogram", "histogram2d",
-                                "histogram2dcontour", "image", "pie", "scatter",
-                                "scatterternary", "violin"})
+#: plotly.js 4.1.1's core with the bar and heatmap traces, built from its npm package by
+#: :file:`assets/plotly_bundle.mjs` (:file:`assets/README.md` says why and how to rebuild).
+PLOTLY_BUNDLE = ASSETS / "plotly-scatter-bar-heatmap-4.1.1.min.js"
+#: The trace types that bundle can draw (its name and first comment); the tests check
+#: every figure against them, and the browser's plotly.js.
+BUNDLE_TRACE_TYPES = frozenset({"bar", "heatmap", "scatter"})
 COMPONENT_NAME = "flda_chart"
 #: Height of a figure that sets none (plotly.js's default, as in ``st.plotly_chart``).
 DEFAULT_HEIGHT = 450
@@ -78,7 +78,7 @@ def _bundle_bytes(compressed):
 
 
 async def _serve_bundle(request):
-    """The bundle, gzip-compressed when the browser accepts it (1.5 MB -> 0.5 MB),
+    """The bundle, gzip-compressed when the browser accepts it (1.2 MB -> 0.4 MB),
     compressed once per server; cacheable for a year because the name is versioned."""
     from starlette.responses import Response
 

@@ -3,8 +3,8 @@
 //
 // Streamlit's own st.plotly_chart mounts a new chart whenever the figure changes
 // and Plotly then draws it twice; this element keeps the chart and redraws it
-// once.  It loads the smaller "cartesian" plotly.js bundle (scatter, bar,
-// heatmap, ...) that the server ships (assets/), once per browser tab, and gives
+// once.  It loads the plotly.js bundle of the three trace types the figures use
+// (scatter, bar, heatmap) that the server ships (assets/), once per browser tab, and gives
 // every figure the look of Streamlit's chart theme (light and dark), read from the
 // theme variables Streamlit sets on the element.
 //

@@ -6,8 +6,8 @@ app's pages: what no page can beat on the same machine and browser.  Two floors:
 * ``/`` draws the chart with Streamlit's ``st.plotly_chart`` (Streamlit's shell plus its
   Plotly bundle, 4.7 MB of JavaScript in Streamlit 1.67, fetched and evaluated when the
   first chart arrives);
-* ``/?element=1`` draws it with the explorer's chart element (``ui_chart.py``: the 1.5 MB
-  plotly.js "cartesian" bundle), as every page of the app does.
+* ``/?element=1`` draws it with the explorer's chart element (``ui_chart.py``: the 1.2 MB
+  plotly.js bundle of scatter, bar and heatmap), as every page of the app does.
 
 Not part of the app.
 """

@@ -29,7 +29,7 @@ def _figure(y=(1, 2, 3), height=None):
 
 # ---------------------------------------------------------------------- the bundle
 
-def test_bundle_is_the_published_file_named_in_the_assets_readme():
+def test_bundle_is_the_built_file_named_in_the_assets_readme():
     readme = (ui_chart.ASSETS / "README.md").read_text()
     digest = hashlib.sha256(ui_chart.PLOTLY_BUNDLE.read_bytes()).hexdigest()
     assert f"sha256 of the bundle: `{digest}`" in readme
@@ -39,8 +39,12 @@ def test_bundle_is_the_published_file_named_in_the_assets_readme():
 
 def test_bundle_version_is_in_its_name_and_matches_the_plotly_package():
     head = ui_chart.PLOTLY_BUNDLE.read_bytes()[:200].decode("ascii", "replace")
-    version = re.search(r"plotly\.js \(cartesian - minified\) v(\d+\.\d+\.\d+)", head).group(1)
-    assert version in ui_chart.PLOTLY_BUNDLE.name   # a new bundle gets a new (cacheable) URL
+    found = re.search(r"plotly\.js v(\d+\.\d+\.\d+), partial bundle of the traces ([a-z, ]+) ",
+                      head)
+    version, traces = found.group(1), found.group(2).split(", ")
+    # A new bundle gets a new (cacheable) URL: its version and traces are in its name.
+    assert ui_chart.PLOTLY_BUNDLE.name == f"plotly-{'-'.join(traces)}-{version}.min.js"
+    assert set(traces) == ui_chart.BUNDLE_TRACE_TYPES
     # plotly (Python) writes figures for its own plotly.js: same major version.
     assert version.split(".")[0] == get_plotlyjs_version().split(".")[0], (
         f"the shipped plotly.js is {version}, the plotly package writes for "

@@ -7,6 +7,7 @@ Streamlit's own ``st.plotly_chart``.
 
 import sys
 from pathlib import Path
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[2]
 for path in (ROOT, ROOT / "tests"):
@@ -34,7 +35,14 @@ def figures(n):
 
 def run():
     if st.query_params.get("broken") == "1":
-        ui_chart.bundle_url = lambda: "/_flda/missing-plotly.js"
+        # For this run only: later sessions of the same server get the real bundle.
+        with mock.patch.object(ui_chart, "bundle_url", lambda: "/_flda/missing-plotly.js"):
+            draw()
+    else:
+        draw()
+
+
+def draw():
     n = st.slider("n", 0, 20, 5, key="n")
     second = st.checkbox("second chart", key="second")
     boundaries, heat = figures(n)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import e2e_harness as h
+import ui_chart
 
 pytestmark = pytest.mark.e2e
 
@@ -184,6 +185,16 @@ def test_a_chart_library_that_cannot_load_is_reported(chromium, chart_server):
         context.close()
 
 
+def test_the_browser_gets_exactly_the_trace_types_the_figures_are_checked_against(
+        chromium, chart_server):
+    """The shipped plotly.js draws scatter, bar and heatmap traces, no more and no fewer:
+    ``ui_chart.BUNDLE_TRACE_TYPES``, which every figure of the app is checked against
+    (``apptest_support.charts``), is what the browser has."""
+    with _session(chromium, chart_server) as (page, _):
+        traces = page.evaluate("() => Object.keys(window.Plotly.PlotSchema.get().traces)")
+    assert set(traces) == ui_chart.BUNDLE_TRACE_TYPES
+
+
 def test_charts_draw_when_the_app_is_served_under_a_path(chromium, e2e_tmp):
     """Behind a proxy (``server.baseUrlPath``) the element finds the bundle under the
     app's path (``ui_chart.bundle_url``; app.py routes it there)."""
@@ -192,9 +203,9 @@ def test_charts_draw_when_the_app_is_served_under_a_path(chromium, e2e_tmp):
     try:
         with _session(chromium, server) as (page, _):
             assert _chart_count(page) == 2
-            loaded = page.evaluate("() => performance.getEntriesByType('resource')"
+            loaded = page.evaluate("(name) => performance.getEntriesByType('resource')"
                                    ".map(r => new URL(r.name).pathname)"
-                                   ".filter(p => p.includes('plotly-cartesian'))")
+                                   ".filter(p => p.endsWith(name))", ui_chart.PLOTLY_BUNDLE.name)
             assert loaded and all(p.startswith("/course/flda/_flda/") for p in loaded), loaded
     finally:
         server.stop()
