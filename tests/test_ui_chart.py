@@ -45,6 +45,12 @@ def test_bundle_version_is_in_its_name_and_matches_the_plotly_package():
     # A new bundle gets a new (cacheable) URL: its version and traces are in its name.
     assert ui_chart.PLOTLY_BUNDLE.name == f"plotly-{'-'.join(traces)}-{version}.min.js"
     assert set(traces) == ui_chart.BUNDLE_TRACE_TYPES
+    # Attribution: every npm package bundled, with its version and licence.
+    listed = ui_chart.PLOTLY_BUNDLE.with_name(
+        ui_chart.PLOTLY_BUNDLE.name.replace(".min.js", ".packages.txt")).read_text()
+    packages = [line.split() for line in listed.splitlines() if not line.startswith("#")]
+    assert ["plotly.js@" + version, "MIT"] in packages
+    assert all(len(entry) == 2 and "@" in entry[0][1:] for entry in packages), packages
     # plotly (Python) writes figures for its own plotly.js: same major version.
     assert version.split(".")[0] == get_plotlyjs_version().split(".")[0], (
         f"the shipped plotly.js is {version}, the plotly package writes for "
