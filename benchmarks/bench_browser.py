@@ -49,8 +49,8 @@ CHANGE_GOAL_P95_S = 0.6
 PRESET_GOAL_S = 1.0
 LARGE_GOAL_S = 1.0
 
-FIRST_CHART_PAGES = ("", "synthetic", "transfer", "learning_curves", "digits", "real_data",
-                     "your_data?sample=poisson")
+FIRST_CHART_PAGES = ("", "lesson", "synthetic", "transfer", "learning_curves", "digits",
+                     "real_data", "your_data?sample=poisson")
 CHART_OR_TITLE = f'{h.PLOT_SELECTOR} .js-plotly-plot .main-svg, [data-testid="stMain"] h1'
 FLOOR_APP = ROOT / "benchmarks" / "plotly_floor_app.py"
 #: The checkout whose app.py is measured (``--app``; the floors always come from ROOT).
@@ -259,6 +259,17 @@ def transfer_presets(page):
         yield _click_button(page, "Quick default")
 
 
+def lesson_steps(page):
+    """Next through the lesson's eight steps, then Back to the first, and again: the first
+    pass computes each step's figure (the digits' fits come from the disk store the
+    server filled at start, as on a class's server), the second reads the caches."""
+    while True:
+        for _ in range(7):
+            yield _click_button(page, "Next")
+        for _ in range(7):
+            yield _click_button(page, "Back")
+
+
 def learning_l2(page):
     while True:
         yield _click_label(page, "stCheckbox", "l2 regularisation")
@@ -282,6 +293,8 @@ CHANGES = (
     ("Transfer: 'your θ' slider step (10k/domain)", "transfer?seed=12", transfer_slider,
      CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
     ("Learning curves: l2 toggle", "learning_curves?seed=13", learning_l2,
+     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
+    ("Lesson: Next / Back through the 8 steps", "lesson", lesson_steps,
      CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
     ("Digits: ε slider step", "digits?seed=14", digits_eps,
      CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),

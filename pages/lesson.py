@@ -20,7 +20,7 @@ from flda_core.equations import equation_link
 from flda_core.experiments.captions import (asymmetry_sentence, learning_curve_sentences,
                                             perturbation_curve_sentences,
                                             synthetic_figure_caption, theta_recovery_sentence)
-from flda_core.experiments.digits import FIGURE6_PAIRS, run_digits
+from flda_core.experiments.digits import FIGURE6_PAIRS, run_digits, stored_fitter
 from flda_core.experiments.learning_curves import learning_curve_config, run_learning_curves
 from flda_core.experiments.perturbation import run_perturbation
 from flda_core.experiments.synthetic import fit_classifiers, theta_table
@@ -186,8 +186,12 @@ def _learning(lesson_step):
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def _digits(seed, direction):
+    """The Digits page's default fits (Table 4, l2 by cross-validation), from its disk
+    store: filled by the server's start (``ui_common.warm_up_stores``) or by the Digits
+    page, else fitted here and kept there."""
     data = make_offline_domains(random_state=seed)
-    return data, run_digits(data, direction, "logistic", None, 0.0, seed)
+    return data, run_digits(data, direction, "logistic", None, 0.0, seed,
+                            fit=stored_fitter(data, seed))
 
 
 def _digits_step(lesson_step):

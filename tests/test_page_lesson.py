@@ -1,8 +1,10 @@
 """AppTest runs of the Lesson page (issue 12): every step, Back/Next, step URLs, links."""
 
 import pytest
+import streamlit as st
 from apptest_support import chart_specs, open_page
 
+from flda_core.experiments import digits as ed
 from flda_core.lesson import LESSON_STEPS, full_page_url
 
 PAGE = "pages/lesson.py"
@@ -57,7 +59,20 @@ def test_an_unknown_step_opens_step_one_with_a_note():
 
 
 @pytest.mark.slow
-def test_digits_step_shows_figure_six():
+def test_digits_step_shows_figure_six_with_the_digits_pages_stored_fits(tmp_path, monkeypatch):
+    """Step 7 fits what the Digits page shows by default (Table 4, l2 by cross-validation)
+    and keeps the fits in that page's disk store: the page, the server's start-up
+    warm-up and the next server read them rather than fit again (and a server whose
+    warm-up filled the store shows this step without fitting)."""
+    monkeypatch.setenv("FLDA_CACHE_DIR", str(tmp_path))
+    st.cache_data.clear()  # the step's fits must not come from an earlier test's run
     at = open_page(PAGE, {"step": "where-ink-vanishes"}, timeout=600)
     assert "lesson_chart" in chart_specs(at)
     assert "Figure 6" in at.caption[0].value
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError(f"fitted again: {args[4]}")
+
+    monkeypatch.setattr(ed, "fit_method", no_fit)
+    shown = ed.precompute(seed=0)  # the Digits page's defaults, from the store alone
+    assert set(shown) == {(d, m) for d in ed.DIRECTIONS for m in ed.TABLE_CLASSIFIERS}

@@ -52,8 +52,8 @@ __all__ = [
     "make_classifier", "cross_validate_l2", "fit_method", "run_digits", "table4_frame",
     "paper_table", "comparison_table", "l2_frame", "pixel_frame", "COMPARED_TRANSFERS",
     "run_transfer_comparison", "transfer_comparison_frame", "convergence_notes",
-    "fit_direction", "STORED_KINDS", "code_fingerprint", "fit_store", "result_to_json",
-    "result_from_json", "stored_fit", "precompute", "STORE_MAX_FILES",
+    "fit_direction", "STORED_KINDS", "code_fingerprint", "fit_store", "stored_fitter",
+    "result_to_json", "result_from_json", "stored_fit", "precompute", "STORE_MAX_FILES",
 ]
 
 #: Table 4 of the paper: target error rates, M = MNIST, U = USPS.
@@ -425,6 +425,15 @@ def stored_fit(domains, direction, method, l2=None, zero_tol=0.0, seed=0,
         result_to_json, lambda value: result_from_json(value, method, n_features)).value
 
 
+def stored_fitter(domains, seed=0, store=None):
+    """The ``fit=`` of :func:`run_digits` that keeps every fit in ``store``
+    (:func:`stored_fit`; default :func:`fit_store`): a fit this code made before on the
+    same data is read, not fitted again."""
+    def fit(direction, method, l2, zero_tol, transfer="dropout"):
+        return stored_fit(domains, direction, method, l2, zero_tol, seed, transfer, store)
+    return fit
+
+
 def precompute(seed=0, progress=None, store=None):
     """Fill the disk store with the page's default fits: the offline domains of
     ``seed``, every classifier of Table 4 in both directions, l2 by cross-validation,
@@ -434,11 +443,8 @@ def precompute(seed=0, progress=None, store=None):
     not refitted.  Returns the results of :func:`run_digits`.
     """
     domains = make_offline_domains(random_state=seed)
-
-    def fit(direction, method, l2, zero_tol, transfer="dropout"):
-        return stored_fit(domains, direction, method, l2, zero_tol, seed, transfer, store)
-
-    return run_digits(domains, seed=seed, fit=fit, progress=progress)
+    return run_digits(domains, seed=seed, fit=stored_fitter(domains, seed, store),
+                      progress=progress)
 
 
 def convergence_notes(results):
