@@ -61,9 +61,8 @@ def test_an_unknown_step_opens_step_one_with_a_note():
 @pytest.mark.slow
 def test_digits_step_shows_figure_six_with_the_digits_pages_stored_fits(tmp_path, monkeypatch):
     """Step 7 fits what the Digits page shows by default (Table 4, l2 by cross-validation)
-    and keeps the fits in that page's disk store: the page, the server's start-up
-    warm-up and the next server read them rather than fit again (and a server whose
-    warm-up filled the store shows this step without fitting)."""
+    and keeps the fits in that page's disk store, under the keys the page and the
+    server's start-up warm-up use: each reads what the other fitted."""
     monkeypatch.setenv("FLDA_CACHE_DIR", str(tmp_path))
     st.cache_data.clear()  # the step's fits must not come from an earlier test's run
     at = open_page(PAGE, {"step": "where-ink-vanishes"}, timeout=600)
