@@ -15,7 +15,7 @@ import streamlit as st
 
 def run():
     """One visitor's run: page configuration, shared controls, the chosen page."""
-    import ui_common
+    from explorer.ui import common as ui_common
 
     # In presentation mode (?present=1) the sidebar starts collapsed: the figures get
     # the projector's full width, and the arrow at the top left still opens it.
@@ -54,12 +54,12 @@ else:  # imported by `streamlit run app.py` to serve the app
     async def lifespan(app):
         """Server start (see ``ui_common.server_lifespan``); ``ui_common`` is imported
         here, once Streamlit's runtime exists, so that its caches attach to it."""
-        import ui_common
+        from explorer.ui import common as ui_common
 
         async with ui_common.server_lifespan(app):
             yield
 
-    import ui_chart
+    from explorer.ui import chart as ui_chart
 
     # The chart element's plotly.js bundle (ui_chart.py) is served by this app.
     app = st.App(__file__, lifespan=lifespan, routes=ui_chart.routes())

@@ -331,11 +331,11 @@ def main(argv=None):
     from playwright.sync_api import sync_playwright
 
     # A fresh server here is the restart of an installed one: the disk stores of the Real
-    # data and Handwritten digits pages (flda_core.experiments.result_store) are filled
+    # data and Handwritten digits pages (explorer.experiments.result_store) are filled
     # once, as a server's start fills them (ui_common.warm_up_stores).
     import importlib
 
-    from ui_common import STORE_WARM_UPS
+    from explorer.ui.common import STORE_WARM_UPS
 
     for env, _, _ in STORE_WARM_UPS:
         os.environ[env] = "1"

@@ -2,7 +2,7 @@
 
 The synthetic domains of section 4.1 are lattice data: two Bernoulli features
 have at most 4 distinct rows per class, Poisson(2/6) a few hundred.
-``flda_core.experiments.synthetic.fit_linear`` fits on the distinct rows with
+``explorer.experiments.synthetic.fit_linear`` fits on the distinct rows with
 their counts as ``sample_weight`` (the same objective), and this benchmark
 prints, measured in the same run on the same data:
 
@@ -34,12 +34,12 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from flda_core.datasets.synthetic import make_domains  # noqa: E402
-from flda_core.experiments.perturbation import (CURVE_STEP, PAPER_PERTURBATIONS,  # noqa: E402
+from flda_core.synthetic import make_domains  # noqa: E402
+from explorer.experiments.perturbation import (CURVE_STEP, PAPER_PERTURBATIONS,  # noqa: E402
                                                 PAPER_TABLE1, run_perturbation)
-from flda_core.experiments.synthetic import (PAPER_FIGURE1, PAPER_FIGURE2,  # noqa: E402
+from explorer.experiments.synthetic import (PAPER_FIGURE1, PAPER_FIGURE2,  # noqa: E402
                                              distinct_rows, fit_linear)
-from flda_core.names import FAMILIES, LOSSES, classifier_name  # noqa: E402
+from explorer.names import FAMILIES, LOSSES, classifier_name  # noqa: E402
 
 
 def median_time(func, repeats):

@@ -5,12 +5,12 @@ within 3x the time of ``LogisticRegression`` (lbfgs) on the same data, with
 ``theta`` estimated from the other domain (many pixels have theta near or at 1).
 
 Data: the offline default domains (scikit-learn digits turned into a
-USPS-like domain A and an MNIST-like domain B, ``flda_core.datasets.digits``),
+USPS-like domain A and an MNIST-like domain B, ``explorer.data.digits``),
 enlarged to ``n`` images per domain by resampling with random shifts of up
 to one pixel (``augment_shifts``).  Direction A -> B (the paper's U -> M,
 where theta is large) and B -> A (theta ~ 0).  Both models use the same
 penalty (``C = 1 / (2 * l2 * n)``), the same tolerance (1e-4) and one BLAS
-thread (as on the page; see ``flda_core.datasets.digits.BLAS_THREADS``).  Each fit is
+thread (as on the page; see ``explorer.data.digits.BLAS_THREADS``).  Each fit is
 repeated and the median taken; fits alternate between the two models so
 that machine load affects both alike.  The baseline is measured in the same
 run; the printed ratio is FLDA-L time / LogisticRegression time.
@@ -35,8 +35,8 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 from scipy.special import logsumexp, softmax  # noqa: E402
 
-from flda_core.datasets import digits as dg  # noqa: E402
-from flda_core.experiments import digits as ed  # noqa: E402
+from explorer.data import digits as dg  # noqa: E402
+from explorer.experiments import digits as ed  # noqa: E402
 from flda_core import solvers  # noqa: E402
 from flda_core.classifier import FLDAClassifier  # noqa: E402
 from flda_core.objectives import dropout_variances  # noqa: E402

@@ -6,7 +6,7 @@ FLDA-Q, errors on both validation sets -- in under 5 s on a 2-core machine.
 
 Prints, measured in the same run:
 
-* the batched closed form (:func:`flda_core.experiments.learning_curves.learning_curves`),
+* the batched closed form (:func:`explorer.experiments.learning_curves.learning_curves`),
   median of 5 runs, with and without drawing the data;
 * the baseline it replaces: one ``FLDAClassifier(loss="quadratic")`` fit and
   two validation scorings per (classifier, size, repeat), timed on a few
@@ -31,8 +31,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from flda_core.classifier import FLDAClassifier  # noqa: E402
-from flda_core.experiments.scoring import TIE_RTOL  # noqa: E402
-from flda_core.experiments.learning_curves import (DOMAINS, learning_curves,  # noqa: E402
+from explorer.experiments.scoring import TIE_RTOL  # noqa: E402
+from explorer.experiments.learning_curves import (DOMAINS, learning_curves,  # noqa: E402
                                        logistic_learning_errors, make_learning_curve_data,
                                        sample_size_grid, training_orders)
 

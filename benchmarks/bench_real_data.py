@@ -7,7 +7,7 @@ hyper-parameters cross-validated on the source -- finishes cold in under
 
 Cold = a fresh process (data loaded and encoded, skada imported, every cell
 fitted), the cells written to a temporary disk store as the page does
-(:func:`flda_core.experiments.missing_data.stored_fit_one`).  Cached = the same
+(:func:`explorer.experiments.missing_data.stored_fit_one`).  Cached = the same
 table again through a memo of the cells, as the page's ``st.cache_data`` serves
 it.  Restart = a new process reading the whole table back from that disk store
 (what a restarted server does), timed inside it.  Printed per classifier:
@@ -30,8 +30,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import pandas as pd  # noqa: E402
 
-from flda_core.datasets import uci  # noqa: E402
-from flda_core.experiments import missing_data as md  # noqa: E402
+from explorer.data import uci  # noqa: E402
+from explorer.experiments import missing_data as md  # noqa: E402
 
 LIMIT_S = 60.0
 
@@ -81,7 +81,7 @@ def restart_seconds(folder, keys):
     """Seconds a new process needs to read the table back from the disk store (imports
     excluded); fails if any cell had to be fitted again."""
     code = ("import sys, time\n"
-            "from flda_core.experiments import missing_data as md\n"
+            "from explorer.experiments import missing_data as md\n"
             f"store = md.cell_store({folder!r})\n"
             "start = time.perf_counter()\n"
             f"result = md.precompute({tuple(keys)!r}, md.AVAILABLE, store=store)\n"

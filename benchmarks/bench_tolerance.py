@@ -71,13 +71,13 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from flda_core.classifier import FLDAClassifier  # noqa: E402
-from flda_core.datasets import digits as dg  # noqa: E402
-from flda_core.datasets.synthetic import make_domains  # noqa: E402
-from flda_core.experiments import learning_curves as lc  # noqa: E402
-from flda_core.experiments import digits as ed  # noqa: E402
-from flda_core.experiments import perturbation as pe  # noqa: E402
-from flda_core.experiments import synthetic as ex  # noqa: E402
-from flda_core.experiments.transfer_models import cv_l2, missing_data_split  # noqa: E402
+from explorer.data import digits as dg  # noqa: E402
+from flda_core.synthetic import make_domains  # noqa: E402
+from explorer.experiments import learning_curves as lc  # noqa: E402
+from explorer.experiments import digits as ed  # noqa: E402
+from explorer.experiments import perturbation as pe  # noqa: E402
+from explorer.experiments import synthetic as ex  # noqa: E402
+from explorer.experiments.transfer_models import cv_l2, missing_data_split  # noqa: E402
 from flda_core.objectives import (dropout_variances, logistic_binary_objective,  # noqa: E402
                                   logistic_multinomial_objective)
 from flda_core.transfer import dropout_variance_factor, estimate_dropout, nonzero_rate  # noqa: E402

@@ -12,7 +12,7 @@ not apply to a setting is left out and said so.
    3-fold cross-validation on the source (the transfer parameters, estimated
    from all source and target images, stay fixed in the folds, as on the
    Digits page); T-LR's error is 3-fold cross-validated on the target.
-2. The two synthetic presets of ``flda_core.datasets.synthetic``: features
+2. The two synthetic presets of ``flda_core.synthetic``: features
    that appear in the target (``make_appearance_domains``) and a count-rate
    change (``make_rate_domains``); mean over seeds, no penalty, both losses;
    the oracle is fitted and scored on the target (4 or 2 features, 10,000
@@ -24,7 +24,7 @@ not apply to a setting is left out and said so.
    and two-sided; "mean": gaps set to the source mean for S-* (plain mean
    imputation); "imputation": FLDA with gaps kept as NaN.  ``l2`` by 5-fold
    cross-validation on the source; T-* by 5-fold cross-validation on the
-   mean-filled target (``flda_core.experiments.transfer_models``).
+   mean-filled target (``explorer.experiments.transfer_models``).
 
 Run: ``python3 benchmarks/bench_transfer_models.py`` (``--quick``: fewer
 seeds and data sets).
@@ -44,9 +44,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import pandas as pd  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from flda_core.datasets import digits as dg  # noqa: E402
-from flda_core.datasets.synthetic import make_appearance_domains, make_rate_domains  # noqa: E402
-from flda_core.experiments.transfer_models import (compare_missing_data,  # noqa: E402
+from explorer.data import digits as dg  # noqa: E402
+from flda_core.synthetic import make_appearance_domains, make_rate_domains  # noqa: E402
+from explorer.experiments.transfer_models import (compare_missing_data,  # noqa: E402
                                                    compare_transfer_models)
 
 UCI_DIR = pathlib.Path(os.environ.get("FLDA_UCI_DIR", "/work/shared/data/uci"))

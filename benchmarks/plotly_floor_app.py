@@ -21,7 +21,7 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
-import ui_chart  # noqa: E402
+from explorer.ui import chart as ui_chart  # noqa: E402
 
 
 def run():

@@ -14,20 +14,19 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 from importlib import import_module
 
 #: Public name -> submodule that defines it.  Imported on first use (PEP 562), so
-#: ``import flda_core.datasets.numbers`` (the dashboard's Home page) does not pull
+#: ``import explorer.data.numbers`` (the dashboard's Home page) does not pull
 #: in scikit-learn and scipy: a fresh server shows its first page sooner.
 _LAZY = {
     "FLDAClassifier": ".classifier",
-    "DomainPair": ".datasets.synthetic",
-    "make_bernoulli_domains": ".datasets.synthetic",
-    "make_domains": ".datasets.synthetic",
-    "make_poisson_domains": ".datasets.synthetic",
+    "DomainPair": ".synthetic",
+    "make_bernoulli_domains": ".synthetic",
+    "make_domains": ".synthetic",
+    "make_poisson_domains": ".synthetic",
     "apply_dropout": ".transfer",
     "estimate_dropout": ".transfer",
     "nonzero_rate": ".transfer",
     "TRANSFER_MODELS": ".transfer_models",
     "make_transfer_model": ".transfer_models",
-    "transfer_parameter_table": ".transfer_models",
 }
 
 
@@ -54,5 +53,4 @@ __all__ = [
     "nonzero_rate",
     "TRANSFER_MODELS",
     "make_transfer_model",
-    "transfer_parameter_table",
 ]

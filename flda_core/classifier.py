@@ -15,10 +15,10 @@ from sklearn.utils.validation import (_check_sample_weight, check_array, check_i
                                       validate_data)
 from scipy.special import expit
 
-from . import dask_support
-from .solvers import QUADRATIC_SOLVERS, solve_logistic, solve_quadratic
-from .transfer import check_theta, dropout_variance_factor, estimate_dropout, nonzero_rate
-from .transfer_models import (MAX_DENSE_ENTRIES, TRANSFER_MODELS, DropoutTransfer,
+from flda_core import dask_support
+from flda_core.solvers import QUADRATIC_SOLVERS, solve_logistic, solve_quadratic
+from flda_core.transfer import check_theta, dropout_variance_factor, estimate_dropout, nonzero_rate
+from flda_core.transfer_models import (MAX_DENSE_ENTRIES, TRANSFER_MODELS, DropoutTransfer,
                               check_model_params, make_transfer_model)
 
 __all__ = ["FLDAClassifier"]

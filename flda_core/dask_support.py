@@ -44,11 +44,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .objectives import (dropout_variances, logistic_binary_objective,
+from flda_core.objectives import (dropout_variances, logistic_binary_objective,
                          logistic_multinomial_objective)
-from .solvers import (MAX_DUAL_SAMPLES, _dropout_scale, _solve_psd, choose_quadratic_solver,
+from flda_core.solvers import (MAX_DUAL_SAMPLES, _dropout_scale, _solve_psd, choose_quadratic_solver,
                       minimize_logistic, preconditioned_cg, solve_quadratic)
-from .transfer import check_theta, dropout_variance_factor
+from flda_core.transfer import check_theta, dropout_variance_factor
 
 __all__ = [
     "is_dask_collection",

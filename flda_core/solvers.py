@@ -42,7 +42,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import ThreadpoolController
 
-from .objectives import (dropout_variances, logistic_binary_objective,
+from flda_core.objectives import (dropout_variances, logistic_binary_objective,
                          logistic_multinomial_objective)
 
 __all__ = ["solve_quadratic", "solve_logistic", "minimize_logistic", "preconditioned_cg",

@@ -50,16 +50,15 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research, 17(171), 
 
 Examples
 --------
->>> from flda_core import FLDAClassifier, transfer_parameter_table
->>> from flda_core.datasets.synthetic import make_appearance_domains
+>>> from flda_core import FLDAClassifier
+>>> from flda_core.synthetic import make_appearance_domains
 >>> data = make_appearance_domains(n_source=2000, n_target=2000, random_state=0)
 >>> clf = FLDAClassifier(transfer="two-sided").fit(
 ...     data.X_source, data.y_source, X_target=data.X_target)
 >>> clf.phi_.round(1)
 array([0.6, 0. , 0. , 0. ])
->>> table = transfer_parameter_table(clf)
->>> table[table.parameter == "phi"].round(2).to_string(index=False).splitlines()[1]
-'two-sided      x1       phi   0.62'
+>>> clf.transfer_model_.params()["phi"].round(2)
+array([0.62, 0.  , 0.  , 0.  ])
 """
 
 from __future__ import annotations
@@ -69,12 +68,11 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
-from .transfer import check_theta, estimate_dropout, nonzero_rate
+from flda_core.transfer import check_theta, estimate_dropout, nonzero_rate
 
 __all__ = [
     "TRANSFER_MODELS", "MAX_DENSE_ENTRIES", "TransferModel", "DropoutTransfer",
     "ImputationTransfer", "TwoSidedTransfer", "RateTransfer", "make_transfer_model",
-    "transfer_parameter_table",
 ]
 
 #: One-line explanation of every transfer model, for user interfaces.
@@ -563,27 +561,3 @@ def check_model_params(model, n_features):
             raise ValueError("Transfer parameter 'rate' must be >= 0.")
         setattr(model, k, value)
     return model
-
-
-def transfer_parameter_table(model, feature_names=None):
-    """Tidy table of a model's parameters: one row per (feature, parameter).
-
-    Parameters
-    ----------
-    model : TransferModel or fitted FLDAClassifier
-    feature_names : sequence of str, optional
-
-    Returns
-    -------
-    pandas.DataFrame with columns ``transfer``, ``feature``, ``parameter``, ``value``.
-    """
-    import pandas as pd
-
-    model = getattr(model, "transfer_model_", model)
-    params = model.params()
-    n = len(next(iter(params.values())))
-    names = [f"x{d + 1}" for d in range(n)] if feature_names is None else list(feature_names)
-    if len(names) != n:
-        raise ValueError(f"{len(names)} feature names for {n} features.")
-    rows = [(model.name, names[d], k, float(v[d])) for k, v in params.items() for d in range(n)]
-    return pd.DataFrame(rows, columns=["transfer", "feature", "parameter", "value"])

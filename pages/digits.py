@@ -1,8 +1,8 @@
 """Handwritten digits: dropout heatmaps and adapted weights (section 4.2.3, Figures 5-6, Table 4).
 
-Widgets -> cached data loaders (``flda_core.datasets.digits``) and
-``flda_core.experiments.digits.run_digits`` with the page's cached fit -> figures
-built in ``flda_core.figures.digits``.  Widget keys start with ``"dig."`` and
+Widgets -> cached data loaders (``explorer.data.digits``) and
+``explorer.experiments.digits.run_digits`` with the page's cached fit -> figures
+built in ``explorer.figures.digits``.  Widget keys start with ``"dig."`` and
 the settings that define a configuration are mirrored in the URL.
 """
 
@@ -11,16 +11,16 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import ui_common
-from flda_core.datasets import digits as dg
-from flda_core.datasets.cost import fit_cost_note
-from flda_core.errors import DigitDataUnavailable
-from flda_core.experiments import digits as ed
-from flda_core.experiments.captions import asymmetry_sentence, l2_sentence
-from flda_core.figures.digits import (table4_figure, nonzero_rate_figure, sample_images_figure,
+from explorer.ui import common as ui_common
+from explorer.data import digits as dg
+from explorer.data.cost import fit_cost_note
+from explorer.errors import DigitDataUnavailable
+from explorer.experiments import digits as ed
+from explorer.teaching.captions import asymmetry_sentence, l2_sentence
+from explorer.figures.digits import (table4_figure, nonzero_rate_figure, sample_images_figure,
                                       digit_weights_figure)
-from flda_core.names import TABLE_CLASSIFIERS
-from flda_core.safe_text import escape_markdown as esc
+from explorer.names import TABLE_CLASSIFIERS
+from explorer.safe_text import escape_markdown as esc
 from flda_core.transfer import nonzero_rate
 
 SOURCES = ("offline", "openml", "upload")
@@ -70,7 +70,7 @@ def openml_data(n_mnist, n_usps, seed):
 @st.cache_resource(show_spinner=False, max_entries=2)
 def upload_data(name_a, raw_a, name_b, raw_b, rescale):
     """Two entries at most: each holds two arrays the reader bounds (``MAX_UPLOAD_SAMPLES``
-    images, ``MAX_UPLOAD_ARRAY_BYTES`` and the fit-cost limit of ``datasets.cost``)."""
+    images, ``MAX_UPLOAD_ARRAY_BYTES`` and the fit-cost limit of ``explorer.data.cost``)."""
     return dg.make_uploaded_domains((name_a, raw_a), (name_b, raw_b), rescale=rescale)
 
 
@@ -200,7 +200,7 @@ def l2_setting():
 
 
 def fit_both_directions(data, first_direction, loss, zero_tol, seed):
-    """:func:`flda_core.experiments.digits.run_digits` with the page's cached fits."""
+    """:func:`explorer.experiments.digits.run_digits` with the page's cached fits."""
     if data.kind == "upload":
         note = fit_cost_note(max(len(data.y_a), len(data.y_b)), data.side ** 2,
                              len(data.classes), n_fits=2 * len(TABLE_CLASSIFIERS))

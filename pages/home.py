@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-import ui_common
+from explorer.ui import common as ui_common
 
 st.title("Feature-level domain adaptation, live")
 st.markdown(

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import ui_common
-from flda_core.datasets.synthetic import PAPER_PARAMS, PAPER_THETA
-from flda_core.experiments.captions import learning_curve_sentences
-from flda_core.experiments.learning_curves import (headline, learning_curve_config,
+from explorer.ui import common as ui_common
+from flda_core.synthetic import PAPER_PARAMS, PAPER_THETA
+from explorer.teaching.captions import learning_curve_sentences
+from explorer.experiments.learning_curves import (headline, learning_curve_config,
                                                    mean_sem_table, per_repeat_frame,
                                                    repeat_errors, run_learning_curves,
                                                    small_sample_gaps)
-from flda_core.figures.learning_curves import gap_figure, learning_curve_figure
-from flda_core.safe_text import escape_markdown
+from explorer.figures.learning_curves import gap_figure, learning_curve_figure
+from explorer.safe_text import escape_markdown
 
 P = "lc."
 DISTRIBUTIONS = {"poisson": "Poisson (counts)", "bernoulli": "Bernoulli (binary)"}
@@ -58,7 +58,7 @@ SETTINGS = [
 # --------------------------------------------------------------------------- cache
 @st.cache_data(show_spinner=False, max_entries=2_000)
 def cached_errors(config, loss, repeats):
-    """Cached :func:`flda_core.experiments.learning_curves.repeat_errors`: the quadratic
+    """Cached :func:`explorer.experiments.learning_curves.repeat_errors`: the quadratic
     family for all repeats at once, the logistic family one repeat at a time."""
     return repeat_errors(config, loss, repeats)
 

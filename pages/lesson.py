@@ -1,6 +1,6 @@
 """Lesson: the paper in eight steps, each with its live figure (issue 12).
 
-The steps are data (``flda_core.lesson.LESSON_STEPS``); this page renders one
+The steps are data (``explorer.teaching.lesson.LESSON_STEPS``); this page renders one
 step at a time: its text, the one or two controls that matter, the figure built
 by the experiments' entry points and the figure builders the full pages use, a
 question with a revealable answer, Back/Next, a shareable link to the step
@@ -13,25 +13,25 @@ import dataclasses
 
 import streamlit as st
 
-import ui_common
-from flda_core.datasets.digits import make_offline_domains
-from flda_core.datasets.synthetic import PAPER_POISSON_PARAMS, PAPER_THETA
-from flda_core.equations import equation_link
-from flda_core.experiments.captions import (asymmetry_sentence, learning_curve_sentences,
+from explorer.ui import common as ui_common
+from explorer.data.digits import make_offline_domains
+from flda_core.synthetic import PAPER_POISSON_PARAMS, PAPER_THETA
+from explorer.teaching.equations import equation_link
+from explorer.teaching.captions import (asymmetry_sentence, learning_curve_sentences,
                                             perturbation_curve_sentences,
                                             synthetic_figure_caption, theta_recovery_sentence)
-from flda_core.experiments.digits import FIGURE6_PAIRS, run_digits, stored_fitter
-from flda_core.experiments.learning_curves import learning_curve_config, run_learning_curves
-from flda_core.experiments.perturbation import run_perturbation
-from flda_core.experiments.synthetic import fit_classifiers, theta_table
-from flda_core.figures.digits import digit_weights_figure
-from flda_core.figures.learning_curves import learning_curve_figure
-from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure,
+from explorer.experiments.digits import FIGURE6_PAIRS, run_digits, stored_fitter
+from explorer.experiments.learning_curves import learning_curve_config, run_learning_curves
+from explorer.experiments.perturbation import run_perturbation
+from explorer.experiments.synthetic import fit_classifiers, theta_table
+from explorer.figures.digits import digit_weights_figure
+from explorer.figures.learning_curves import learning_curve_figure
+from explorer.figures.synthetic import (boundary_lines, decision_boundary_figure,
                                          perturbed_boundary_lines, theta_figure)
-from flda_core.lesson import LESSON_STEPS, STEP_PARAM, full_page_url, lesson_url, step_index
-from flda_core.names import LOSS_TITLES, LOSSES, classifier_name
-from flda_core.presentation import with_present
-from flda_core.safe_text import escape_markdown
+from explorer.teaching.lesson import LESSON_STEPS, STEP_PARAM, full_page_url, lesson_url, step_index
+from explorer.names import LOSS_TITLES, LOSSES, classifier_name
+from explorer.presentation import with_present
+from explorer.safe_text import escape_markdown
 
 #: Session keys of the lesson (no dot: nothing to keep across pages but the step).
 ENTERED_KEY = "lesson_entered"

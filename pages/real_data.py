@@ -1,12 +1,12 @@
 """Real data: missing data at test time on six UCI data sets (section 4.2.2, Tables 2-3).
 
-Thin page over :mod:`flda_core.experiments.missing_data` (fits, tables),
-:mod:`flda_core.datasets.uci` (data) and :mod:`flda_core.figures.real_data`
+Thin page over :mod:`explorer.experiments.missing_data` (fits, tables),
+:mod:`explorer.data.uci` (data) and :mod:`explorer.figures.real_data`
 (figures).  The page follows FLDA's two stages: the data (Table 2), θ̂ from the
 data alone (no classifier fitted, so the first chart comes at once), then the
 fits of Table 3, whose rows appear data set by data set.  Every (data set,
 classifier) cell is cached with ``st.cache_data`` and on disk
-(:func:`flda_core.experiments.missing_data.stored_fit_one`), so a cell is
+(:func:`explorer.experiments.missing_data.stored_fit_one`), so a cell is
 computed once per setting, code version and data, also across server restarts.
 Widget keys start with ``"real."`` and are mirrored in the URL.
 """
@@ -17,14 +17,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import ui_common
-from flda_core.datasets import benchmarks as bm
-from flda_core.datasets import uci
-from flda_core.experiments import baselines as bl
-from flda_core.experiments import missing_data as md
-from flda_core.figures.real_data import error_comparison_figure, theta_figure
+from explorer.ui import common as ui_common
+from explorer.data import benchmarks as bm
+from explorer.data import uci
+from explorer.experiments import baselines as bl
+from explorer.experiments import missing_data as md
+from explorer.figures.real_data import error_comparison_figure, theta_figure
 from flda_core.transfer_models import TRANSFER_MODELS
-from flda_core.safe_text import escape_markdown as esc
+from explorer.safe_text import escape_markdown as esc
 
 KEYS = tuple(uci.UCI_SETS)
 IMPUTE_LABELS = {"zero": "zeros (the paper's choice)",
@@ -265,7 +265,7 @@ def show_transfer_notes(result):
 
 def show_transfer_parameters(parameters, title):
     """The estimated parameters of a transfer model other than dropout, for one data set
-    (:class:`~flda_core.experiments.missing_data.DataParameters`: no classifier fitted)."""
+    (:class:`~explorer.experiments.missing_data.DataParameters`: no classifier fitted)."""
     transfer, key = parameters.transfer, parameters.key
     if transfer == "dropout":
         return

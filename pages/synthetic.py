@@ -1,7 +1,7 @@
 """Synthetic domains: the paper's Figures 1 and 2 (section 4.1.1), live.
 
-Widgets -> ``flda_core.experiments.synthetic.fit_classifiers`` with the shared cached fit ->
-figures built in ``flda_core.figures.synthetic``.  Widget keys start with
+Widgets -> ``explorer.experiments.synthetic.fit_classifiers`` with the shared cached fit ->
+figures built in ``explorer.figures.synthetic``.  Widget keys start with
 ``"syn."`` and are mirrored in the URL.
 """
 
@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import streamlit as st
 
-import ui_common
-from flda_core.datasets.synthetic import SHIFT_PRESETS
-from flda_core.equations import equation_link
-from flda_core.experiments.captions import (figure2_reference_sentence, synthetic_figure_caption,
+from explorer.ui import common as ui_common
+from flda_core.synthetic import SHIFT_PRESETS
+from explorer.teaching.equations import equation_link
+from explorer.teaching.captions import (figure2_reference_sentence, synthetic_figure_caption,
                                             theta_recovery_sentence)
-from flda_core.experiments.perturbation import table1_unperturbed_errors
-from flda_core.experiments.synthetic import (PAPER_FIGURE1, PAPER_FIGURE2, classifier_errors,
+from explorer.experiments.perturbation import table1_unperturbed_errors
+from explorer.experiments.synthetic import (PAPER_FIGURE1, PAPER_FIGURE2, classifier_errors,
                                              closest_to_oracle, fit_classifiers,
                                              matching_paper_setting, theta_table, transfer_errors)
-from flda_core.experiments.transfer_models import transfer_parameter_frame
-from flda_core.figures.synthetic import (boundary_lines, decision_boundary_figure,
+from explorer.experiments.transfer_models import transfer_parameter_frame
+from explorer.figures.synthetic import (boundary_lines, decision_boundary_figure,
                                          theta_figure)
-from flda_core.names import LOSS_TITLES, LOSSES
+from explorer.names import LOSS_TITLES, LOSSES
 from flda_core.transfer_models import TRANSFER_MODELS
 
 MAX_FEATURES = 50

@@ -1,7 +1,7 @@
 """Transfer parameters: how wrong may θ̂ be? The paper's Table 1 and Figure 4 (section 4.1.3).
 
-Widgets -> ``flda_core.experiments.perturbation.run_perturbation`` with the shared cached fit ->
-figures built in ``flda_core.figures.synthetic``.  Widget keys start with
+Widgets -> ``explorer.experiments.perturbation.run_perturbation`` with the shared cached fit ->
+figures built in ``explorer.figures.synthetic``.  Widget keys start with
 ``"tp."`` and are mirrored in the URL.
 """
 
@@ -10,22 +10,22 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-import ui_common
-from flda_core.experiments.transfer_models import transfer_parameter_frame
+from explorer.ui import common as ui_common
+from explorer.experiments.transfer_models import transfer_parameter_frame
 from flda_core.transfer_models import TRANSFER_MODELS
-from flda_core.experiments.perturbation import (CURVE_STEP, PAPER_PERTURBATIONS, PAPER_TABLE1,
+from explorer.experiments.perturbation import (CURVE_STEP, PAPER_PERTURBATIONS, PAPER_TABLE1,
                                                 own_theta_fits, own_theta_frame,
                                                 paper_table1_frame, run_perturbation,
                                                 sweep_frame)
-from flda_core.experiments.captions import (boundary_tilt_sentence, figure2_reference_sentence,
+from explorer.teaching.captions import (boundary_tilt_sentence, figure2_reference_sentence,
                                             perturbation_curve_caption, table1_agreement_sentence,
                                             table1_errors)
-from flda_core.experiments.synthetic import matching_paper_setting
-from flda_core.figures.style import FAMILY_COLORS
-from flda_core.figures.synthetic import (BoundaryLine, boundary_equation, decision_boundary_figure,
+from explorer.experiments.synthetic import matching_paper_setting
+from explorer.figures.style import FAMILY_COLORS
+from explorer.figures.synthetic import (BoundaryLine, boundary_equation, decision_boundary_figure,
                                          perturbation_error_figure,
                                          perturbed_boundary_lines, theta_figure)
-from flda_core.names import LOSS_TITLES, LOSSES, classifier_name
+from explorer.names import LOSS_TITLES, LOSSES, classifier_name
 
 MAX_FEATURES = 10
 MAX_SAMPLES = 100_000

@@ -1,15 +1,15 @@
 """Your data: upload a labelled source CSV and a target CSV and try FLDA on them.
 
-Thin page over :mod:`flda_core.datasets.csv` (reading, validation),
-:mod:`flda_core.datasets.tabular` (preparation), :mod:`flda_core.experiments.your_data`
-(fits, via ``fit_models`` with the page's cached fit) and :mod:`flda_core.figures.tabular`.
+Thin page over :mod:`explorer.data.csv` (reading, validation),
+:mod:`explorer.data.tabular` (preparation), :mod:`explorer.experiments.your_data`
+(fits, via ``fit_models`` with the page's cached fit) and :mod:`explorer.figures.tabular`.
 
 Session state (keys with the page prefix survive switching pages):
 
 * ``data.files`` -- ``{"source": {"name", "bytes"}, "target": {...}}``, the
   raw bytes of the files accepted so far.  Every way of loading a file (the
   uploaders and the sample buttons) goes through :func:`accept_file`, which
-  validates the bytes with :func:`flda_core.datasets.tabular.parse_csv` and replaces
+  validates the bytes with :func:`explorer.data.tabular.parse_csv` and replaces
   the stored file only when they are valid.
 * ``data.rejected`` -- the last rejected file per slot with its message, shown
   as an error until the user uploads something else.
@@ -26,18 +26,18 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-import ui_common
-from flda_core.datasets import csv as csvio
-from flda_core.datasets.cost import fit_cost_note
-from flda_core.error_report import describe_error
-from flda_core.datasets import tabular as tab
-from flda_core.experiments import your_data as yd
-from flda_core.figures import tabular as figs
-from flda_core.names import TABLE_CLASSIFIERS
-from flda_core.safe_text import escape_markdown as esc
-from flda_core.datasets import uci
-from flda_core.experiments import baselines as bl
-from flda_core.experiments.transfer_models import transfer_parameter_frame
+from explorer.ui import common as ui_common
+from explorer.data import csv as csvio
+from explorer.data.cost import fit_cost_note
+from explorer.error_report import describe_error
+from explorer.data import tabular as tab
+from explorer.experiments import your_data as yd
+from explorer.figures import tabular as figs
+from explorer.names import TABLE_CLASSIFIERS
+from explorer.safe_text import escape_markdown as esc
+from explorer.data import uci
+from explorer.experiments import baselines as bl
+from explorer.experiments.transfer_models import transfer_parameter_frame
 from flda_core.transfer_models import TRANSFER_MODELS
 
 SLOTS = ("source", "target")
@@ -108,7 +108,7 @@ def run_baselines(inputs, seed):
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def fit_model_cached(inputs, name, l2, transfer="dropout"):
-    """Cached :func:`flda_core.experiments.your_data.fit_model` (one classifier)."""
+    """Cached :func:`explorer.experiments.your_data.fit_model` (one classifier)."""
     return yd.fit_model(prepare_cached(*inputs), name, l2, transfer)
 
 
@@ -356,7 +356,7 @@ def show_report(prepared, source_name, target_name):
 
 
 def fit_all_models(inputs, l2):
-    """The page's experiment: :func:`flda_core.experiments.your_data.fit_models`."""
+    """The page's experiment: :func:`explorer.experiments.your_data.fit_models`."""
     transfer = st.session_state["data.transfer"]
     prepared = prepare_cached(*inputs)
     note = fit_cost_note(*prepared.X_source.shape, len(prepared.classes),

@@ -31,8 +31,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:
     sys.path.insert(0, str(HERE.parent))
 
-from flda_core.datasets.synthetic import make_poisson_domains  # noqa: E402
-from flda_core.datasets.tabular import SAMPLE_SETS  # noqa: E402
+from flda_core.synthetic import make_poisson_domains  # noqa: E402
+from explorer.data.tabular import SAMPLE_SETS  # noqa: E402
 
 #: Fixed seeds: never change them, or the committed files change.
 POISSON_SEED = 2016

@@ -1,4 +1,4 @@
-// Typesets the equations panel's formulas (flda_core/equations.py) as SVG with MathJax.
+// Typesets the equations panel's formulas (explorer/teaching/equations.py) as SVG with MathJax.
 //
 // Run by `python3 -m ui_equations NODE_MODULES` (see assets/README.md), which
 // passes [{"key": ..., "latex": ...}, ...] as JSON on stdin; prints

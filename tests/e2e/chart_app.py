@@ -10,13 +10,13 @@ from pathlib import Path
 from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[2]
-for path in (ROOT, ROOT / "tests"):
+for path in (ROOT, ROOT / "tests" / "app"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
 import streamlit as st  # noqa: E402
 
-import ui_chart  # noqa: E402
+from explorer.ui import chart as ui_chart  # noqa: E402
 
 
 def figures(n):
@@ -24,7 +24,7 @@ def figures(n):
     pages build them."""
     import numpy as np
 
-    from flda_core.figures.digits import digit_weights_figure
+    from explorer.figures.digits import digit_weights_figure
     from figure_samples import boundary_and_curve_figures
 
     boundaries, _ = boundary_and_curve_figures(n_samples=200 + 10 * n)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import e2e_harness as h
-import ui_chart
+from explorer.ui import chart as ui_chart
 
 pytestmark = pytest.mark.e2e
 

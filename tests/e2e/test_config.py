@@ -3,7 +3,7 @@
 import tomllib
 
 import e2e_harness as h
-from flda_core.figures import style
+from explorer.figures import style
 
 CONFIG = tomllib.loads((h.ROOT / ".streamlit" / "config.toml").read_text())
 #: Streamlit's default app backgrounds (``streamlit config show``).

@@ -1,5 +1,5 @@
 """Slide export in a real browser: Plotly.js lays each figure out at the export size
-of :func:`flda_core.figures.export.chart_config`, with the whole legend inside the
+of :func:`explorer.figures.export.chart_config`, with the whole legend inside the
 image, and saves a PNG of ``scale`` x that size.  Needs no Streamlit server: the
 figure is loaded as a stand-alone Plotly page with the plotly.js bundle the app ships
 (``ui_chart.PLOTLY_BUNDLE``)."""
@@ -10,8 +10,8 @@ import struct
 import pytest
 
 from figure_samples import boundary_and_curve_figures
-from ui_chart import PLOTLY_BUNDLE
-from flda_core.figures.export import chart_config, presentation_style
+from explorer.ui.chart import PLOTLY_BUNDLE
+from explorer.figures.export import chart_config, presentation_style
 
 pytestmark = pytest.mark.e2e
 

@@ -18,13 +18,13 @@ from urllib.parse import urlparse
 import pytest
 
 import e2e_harness as h
-from flda_core.figures import style
+from explorer.figures import style
 
 pytestmark = pytest.mark.e2e
 
 
 def _assert_classifier_colours(page, spec):
-    """One colour per classifier family on every page (flda_core.figures.style)."""
+    """One colour per classifier family on every page (explorer.figures.style)."""
     for chart, name, colours in h.classifier_traces(page):
         family = style.classifier_family(re.match(r"[A-Z]+-[A-Z]+", name).group())
         expected = h.css_rgb255(style.FAMILY_COLORS[family])

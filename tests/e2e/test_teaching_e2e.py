@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 import pytest
 
 import e2e_harness as h
-from flda_core.lesson import LESSON_STEPS
+from explorer.teaching.lesson import LESSON_STEPS
 
 pytestmark = pytest.mark.e2e
 

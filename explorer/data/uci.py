@@ -1,0 +1,375 @@
+"""The six UCI data sets of the paper's "missing data at test time" experiment.
+
+Section 4.2.2 of the paper (summary statistics in Table 2, errors in Table 3)
+turns a data set with missing values into a domain-adaptation problem:
+
+* **source** = every row without a missing feature value (labelled, used for
+  training),
+* **target** = every row with at least one (the test rows); the gaps are
+  filled with 0, so a missing value is a *dropped-out* feature, exactly what
+  FLDA's dropout transfer model (section 3.3.1) describes.
+
+This module reads the CSV copies shipped in ``sample_data/uci/`` (UCI Machine
+Learning Repository, CC BY 4.0; see ``sample_data/uci/PROVENANCE.md``) and
+builds that problem:
+
+* :func:`load_uci` reads one data set as a pandas DataFrame (empty cell =
+  missing value);
+* :func:`split_by_missing` splits *any* table (a DataFrame or an uploaded
+  :class:`~explorer.data.tabular.CsvTable`) into complete rows and rows
+  with a gap;
+* :func:`encode_features` one-hot encodes text (categorical) columns with the
+  source's categories and scales the numbers;
+* :func:`make_missing_problem` does all three for a shipped data set and
+  returns a :class:`MissingDataProblem`.
+
+Imputation.  ``impute="zero"`` is the paper's choice: features are divided by
+their root mean square on the source (zeros stay zeros) and gaps are 0.
+``impute="mean"`` is the alternative the paper names (mean imputation):
+features are centred on their source mean and divided by their source
+standard deviation, and gaps are 0 *in those coordinates*, i.e. the source
+mean.  In both cases a gap is an exact 0 in the matrices every classifier
+sees, so FLDA's θ̂ (non-zero rates, section 3.3.1) measures how often each
+feature goes missing; with mean imputation the dropout model replaces a
+feature by its mean instead of by zero, as the paper suggests.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research 17(171), 1-32.
+
+Dua, D. and Graff, C. (2019). UCI Machine Learning Repository. University of
+California, Irvine, School of Information and Computer Sciences.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from explorer.errors import DataValidationError
+from explorer.data.csv import CsvTable
+
+__all__ = [
+    "UCI_DIR", "IMPUTE_OPTIONS", "UciDataSet", "UCI_SETS", "MissingDataProblem",
+    "load_uci", "feature_columns", "split_by_missing", "encode_features",
+    "make_missing_problem", "table2",
+]
+
+#: Folder of the shipped CSV files.
+UCI_DIR = Path(__file__).resolve().parents[2] / "sample_data" / "uci"
+#: How the gaps of the target rows are filled (see the module docstring).
+IMPUTE_OPTIONS = ("zero", "mean")
+
+
+@dataclass(frozen=True)
+class UciDataSet:
+    """One shipped data set and the paper's Table 2 column for it.
+
+    Attributes
+    ----------
+    key : str
+        File stem, e.g. ``"heart"``.
+    title : str
+        Name shown on the page (the paper's abbreviation in brackets).
+    label : str
+        The class column.
+    exclude : dict
+        Columns that are not features, with the reason (shown as a note).
+    n_rows, n_gap_rows : int
+        Rows in the file and rows with a missing *feature* value (excluded
+        columns do not count), as listed in ``PROVENANCE.md``.
+    paper : dict
+        The paper's Table 2 column: features, samples, classes, missing.
+    """
+
+    key: str
+    title: str
+    label: str
+    exclude: dict
+    n_rows: int
+    n_gap_rows: int
+    paper: dict
+
+    @property
+    def file(self):
+        return f"{self.key}.csv"
+
+
+#: The six data sets, in the column order of the paper's Tables 2 and 3.
+UCI_SETS = {
+    "hepatitis": UciDataSet(
+        "hepatitis", "Hepatitis (hepat.)", "class", {}, 155, 75,
+        {"features": 19, "samples": 155, "classes": 2, "missing": 75}),
+    "ozone": UciDataSet(
+        "ozone", "Ozone (ozone)", "class",
+        {"date": "the day of the measurement, an identifier rather than a measurement"},
+        2534, 687, {"features": 72, "samples": 2534, "classes": 2, "missing": 685}),
+    "heart": UciDataSet(
+        "heart", "Heart disease (heart)", "class",
+        {"site": "which of the four clinics the patient came from"},
+        920, 621, {"features": 13, "samples": 704, "classes": 2, "missing": 615}),
+    "mammographic": UciDataSet(
+        "mammographic", "Mammographic masses (mam.)", "severity",
+        {"bi_rads": "a radiologist's assessment, not a measurement (UCI calls it "
+                    "non-predictive)"},
+        961, 130, {"features": 4, "samples": 961, "classes": 2, "missing": 130}),
+    "automobile": UciDataSet(
+        "automobile", "Automobile (auto.)", "symboling", {}, 205, 46,
+        {"features": 24, "samples": 205, "classes": 6, "missing": 72}),
+    "arrhythmia": UciDataSet(
+        "arrhythmia", "Arrhythmia (arrhy.)", "class", {}, 452, 384,
+        {"features": 279, "samples": 452, "classes": 13, "missing": 384}),
+}
+
+
+def load_uci(key, directory=None):
+    """Read one shipped data set: a DataFrame, empty cells as ``NaN``.
+
+    Text columns (categories, class names) are strings, number columns float
+    or int.  Nothing is dropped here.
+    """
+    if key not in UCI_SETS:
+        raise KeyError(f"Unknown UCI data set {key!r}; choose from {tuple(UCI_SETS)}.")
+    directory = UCI_DIR if directory is None else Path(directory)
+    return pd.read_csv(directory / UCI_SETS[key].file, keep_default_na=False,
+                       na_values=[""])
+
+
+def _frame(table):
+    return table.frame if isinstance(table, CsvTable) else table
+
+
+def feature_columns(table, label, exclude=()):
+    """The columns used as features: all but ``label`` and ``exclude``, in file order."""
+    frame = _frame(table)
+    if label not in frame.columns:
+        raise DataValidationError(
+            f"There is no column named {label!r}.",
+            f"Choose the label column among: {', '.join(map(str, frame.columns[:10]))}.")
+    skip = set(exclude) | {label}
+    return [c for c in frame.columns if c not in skip]
+
+
+def split_by_missing(table, label, exclude=()):
+    """Split a table into complete rows (source) and rows with a gap (target).
+
+    The paper's protocol of section 4.2.2: a row with any missing *feature*
+    value (``label`` and ``exclude`` columns do not count) goes to the target.
+    Rows whose label is missing are left out of both.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or CsvTable
+        Missing values are ``NaN``/``None`` (as :func:`load_uci` and
+        :func:`~explorer.data.tabular.parse_csv` return them).
+    label : str
+    exclude : sequence of str
+
+    Returns
+    -------
+    source, target : same type as ``table``
+        Row subsets (all columns kept, original row order and index).  For a
+        :class:`CsvTable` the names get ``" (complete rows)"`` and ``" (rows
+        with gaps)"`` appended.
+
+    Raises
+    ------
+    DataValidationError
+        No complete row, or no row with a gap.
+    """
+    frame = _frame(table)
+    features = feature_columns(frame, label, exclude)
+    if not features:
+        raise DataValidationError("No feature columns are left.",
+                                  "Ignore fewer columns, or pick another label column.")
+    labelled = frame[label].notna().to_numpy()
+    gap = frame[features].isna().any(axis=1).to_numpy()
+    source, target = frame[labelled & ~gap], frame[labelled & gap]
+    name = table.name if isinstance(table, CsvTable) else "The table"
+    if len(source) == 0:
+        raise DataValidationError(
+            f"{name} has no complete row: every labelled row has a missing feature value.",
+            "Ignore the columns that are missing most often (they are not usable as "
+            "features), so that some rows become complete.")
+    if len(target) == 0:
+        raise DataValidationError(
+            f"{name} has no row with a missing feature value, so there is no target.",
+            "Use a file with empty cells, or load a separate target file.")
+    if not isinstance(table, CsvTable):
+        return source, target
+    return (CsvTable(f"{table.name} (complete rows)", source.reset_index(drop=True),
+                     table.encoding, table.delimiter, table.warnings),
+            CsvTable(f"{table.name} (rows with gaps)", target.reset_index(drop=True),
+                     table.encoding, table.delimiter, ()))
+
+
+def _is_text(series):
+    return not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)
+
+
+def encode_features(source, target, columns, impute="zero", keep_gaps=False):
+    """Numeric matrices for ``columns`` of two frames; gaps become exact zeros.
+
+    Text columns are one-hot encoded with the categories seen in the source
+    (one 0/1 column per category, named ``"column=value"``); a missing text
+    value, or a category the source never shows, is a row of zeros in that
+    group, i.e. the whole group dropped out.  Then every column is scaled on
+    the source (see the module docstring for ``impute``) and the gaps are set
+    to 0 -- or, with ``keep_gaps``, the target's gaps stay ``NaN`` (for the
+    ``"imputation"`` transfer model of :mod:`flda_core.transfer_models`).
+
+    Returns
+    -------
+    X_source, X_target : ndarray of float64
+    names : list of str
+        One per output column.
+    origin : list of str
+        The input column each output column comes from.
+    """
+    if impute not in IMPUTE_OPTIONS:
+        raise ValueError(f"impute must be one of {IMPUTE_OPTIONS}, got {impute!r}.")
+    blocks_s, blocks_t, names, origin = [], [], [], []
+    for column in columns:
+        s, t = source[column], target[column]
+        if _is_text(s) or _is_text(t):
+            s, t = s.astype("string"), t.astype("string")
+            categories = sorted(s.dropna().unique())
+            for value in categories:
+                for blocks, values in ((blocks_s, s), (blocks_t, t)):
+                    onehot = (values == value).astype("Float64").to_numpy(
+                        dtype=np.float64, na_value=np.nan)
+                    blocks.append(onehot)
+                names.append(f"{column}={value}")
+                origin.append(column)
+        else:
+            blocks_s.append(s.to_numpy(dtype=np.float64, na_value=np.nan))
+            blocks_t.append(t.to_numpy(dtype=np.float64, na_value=np.nan))
+            names.append(str(column))
+            origin.append(column)
+    X_s = np.column_stack(blocks_s) if blocks_s else np.zeros((len(source), 0))
+    X_t = np.column_stack(blocks_t) if blocks_t else np.zeros((len(target), 0))
+    if impute == "mean":
+        centre = np.nanmean(X_s, axis=0) if len(X_s) else np.zeros(X_s.shape[1])
+        spread = np.nanstd(X_s, axis=0)
+    else:
+        centre = np.zeros(X_s.shape[1])
+        spread = np.sqrt(np.nanmean(X_s ** 2, axis=0))
+    centre = np.nan_to_num(centre)
+    spread = np.where(np.isfinite(spread) & (spread > 0), spread, 1.0)
+    X_s = np.nan_to_num((X_s - centre) / spread, nan=0.0)
+    X_t = (X_t - centre) / spread
+    X_t = X_t if keep_gaps else np.nan_to_num(X_t, nan=0.0)
+    return X_s, X_t, names, origin
+
+
+@dataclass(frozen=True)
+class MissingDataProblem:
+    """A data set split the paper's way, ready for the classifiers.
+
+    Attributes
+    ----------
+    key, title : str
+    X_source, X_target : ndarray
+        Encoded, scaled features; gaps (target only) are exact zeros.
+    y_source, y_target : ndarray
+        Labels as in the file (the target's are for measuring errors only).
+    feature_names : tuple of str
+        Encoded column names (``"make=audi"`` for one-hot columns).
+    feature_origin : tuple of str
+        The file column each encoded column comes from.
+    missing_rate : ndarray
+        Per encoded column, the fraction of target rows where its file column
+        is missing.
+    impute : str
+    notes : tuple of str
+        What was excluded and encoded, and why.
+    paper : dict
+        The paper's Table 2 column.
+    """
+
+    key: str
+    title: str
+    X_source: np.ndarray = field(repr=False)
+    y_source: np.ndarray = field(repr=False)
+    X_target: np.ndarray = field(repr=False)
+    y_target: np.ndarray = field(repr=False)
+    feature_names: tuple
+    feature_origin: tuple
+    missing_rate: np.ndarray = field(repr=False)
+    impute: str
+    notes: tuple
+    paper: dict
+
+    @property
+    def classes(self):
+        return np.unique(np.concatenate([self.y_source, self.y_target]))
+
+    def summary(self):
+        """One row of Table 2 as counted here."""
+        n_columns = len(set(self.feature_origin))
+        return {"features": n_columns, "encoded features": len(self.feature_names),
+                "samples": len(self.y_source) + len(self.y_target),
+                "classes": len(self.classes), "missing": len(self.y_target),
+                "source classes": len(np.unique(self.y_source))}
+
+
+def make_missing_problem(key, impute="zero", directory=None, keep_gaps=False):
+    """Load a shipped data set and build the paper's source/target problem.
+
+    Parameters
+    ----------
+    key : str
+        One of :data:`UCI_SETS`.
+    impute : {"zero", "mean"}
+    directory : path-like, optional
+        Folder with the CSV files (default :data:`UCI_DIR`).
+    keep_gaps : bool, default=False
+        Leave the target's gaps as ``NaN`` (see :func:`encode_features`).
+
+    Returns
+    -------
+    MissingDataProblem
+    """
+    spec = UCI_SETS[key]
+    frame = load_uci(key, directory)
+    source, target = split_by_missing(frame, spec.label, tuple(spec.exclude))
+    columns = feature_columns(frame, spec.label, tuple(spec.exclude))
+    X_s, X_t, names, origin = encode_features(source, target, columns, impute, keep_gaps)
+    gap_rate = target[columns].isna().mean(axis=0)
+    missing_rate = np.array([gap_rate[c] for c in origin], dtype=np.float64)
+    notes = [f"'{c}' is not used as a feature: {why}." for c, why in spec.exclude.items()]
+    text = sorted({c for c, n in zip(origin, names) if n != c})
+    if text:
+        notes.append(f"{len(text)} categorical column(s) one-hot encoded with the source's "
+                     f"categories ({', '.join(text)}): {len(names)} encoded features from "
+                     f"{len(columns)} columns.")
+    return MissingDataProblem(
+        key=key, title=spec.title, X_source=X_s, y_source=source[spec.label].to_numpy(),
+        X_target=X_t, y_target=target[spec.label].to_numpy(), feature_names=tuple(names),
+        feature_origin=tuple(origin), missing_rate=missing_rate, impute=impute,
+        notes=tuple(notes), paper=dict(spec.paper))
+
+
+def table2(problems):
+    """The paper's Table 2 beside the counts here, one row per data set.
+
+    Parameters
+    ----------
+    problems : iterable of MissingDataProblem
+    """
+    rows = []
+    for problem in problems:
+        here = problem.summary()
+        row = {"data set": problem.title}
+        for what in ("features", "samples", "classes", "missing"):
+            row[f"{what} (here)"] = here[what]
+            row[f"{what} (paper)"] = problem.paper[what]
+        row["encoded features"] = here["encoded features"]
+        row["source rows"] = len(problem.y_source)
+        row["source classes"] = here["source classes"]
+        rows.append(row)
+    return pd.DataFrame(rows)

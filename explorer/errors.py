@@ -1,0 +1,35 @@
+"""Errors the data readers raise: problems a user can fix or data that cannot be had.
+
+Both are raised by :mod:`explorer.data` and shown by the pages as a clear
+message (never a traceback); they live here so that readers of different data
+(CSV tables, digit images) share them without importing one another.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DataValidationError", "DigitDataUnavailable"]
+
+
+class DataValidationError(ValueError):
+    """A problem with user data that the user can fix.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, naming the file, column, row or value concerned.
+    hint : str, default=""
+        How to fix it.
+
+    The string form is ``message`` followed by ``hint``, so the exception
+    reads well wherever it is shown.
+    """
+
+    def __init__(self, message, hint=""):
+        self.message = str(message)
+        self.hint = str(hint)
+        super().__init__(f"{self.message} {self.hint}".strip())
+
+
+
+class DigitDataUnavailable(RuntimeError):
+    """MNIST/USPS could not be loaded (no network, OpenML down, bad download)."""

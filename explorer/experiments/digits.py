@@ -1,0 +1,656 @@
+"""Handwritten digits: the experiment of section 4.2.3 (Table 4, Figures 5-6).
+
+The data come from :mod:`explorer.data.digits`.  :func:`fit_method` fits
+one of the paper's classifiers for one direction (source -> target) and
+returns its target error, weights and ``theta``; :func:`cross_validate_l2`
+chooses the ridge penalty on the source data; :func:`run_digits` is the page's
+entry point (every classifier, both directions, with progress); the tables
+(:func:`table4_frame`, :func:`paper_table`, :func:`comparison_table`,
+:func:`l2_frame`) and :func:`pixel_frame` summarise the results.  Errors follow
+:mod:`explorer.experiments.scoring`.
+
+:func:`stored_fit` keeps the fits of public data (the offline domains, MNIST/USPS;
+never uploaded files) on disk (:mod:`explorer.experiments.result_store`, JSON
+under ``$FLDA_CACHE_DIR/digits``), keyed by the fit's settings, the data's content
+fingerprint and a fingerprint of the code and library versions
+(:func:`code_fingerprint`), so that a server restart does not refit;
+:func:`precompute` fills it for the page's default settings.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import StratifiedKFold
+from threadpoolctl import threadpool_limits
+
+from flda_core.classifier import FLDAClassifier
+from explorer.data.digits import (balanced_subsample, default_cache_dir, direction_data,
+                               fingerprint, make_offline_domains)
+from explorer.errors import DataValidationError
+from explorer.names import TABLE_CLASSIFIERS, classifier_loss
+from flda_core.transfer import estimate_dropout
+from flda_core.transfer_models import make_transfer_model
+from explorer.experiments import result_store
+from explorer.experiments.progress import finish, report
+from explorer.experiments.scoring import error_rate
+
+__all__ = [
+    "PAPER_TABLE4", "L2_GRID", "BLAS_THREADS", "DIRECTIONS", "MethodResult",
+    "make_classifier", "cross_validate_l2", "fit_method", "run_digits", "table4_frame",
+    "paper_table", "comparison_table", "l2_frame", "pixel_frame", "COMPARED_TRANSFERS",
+    "run_transfer_comparison", "transfer_comparison_frame", "convergence_notes",
+    "fit_direction", "STORED_KINDS", "code_fingerprint", "fit_store", "stored_fitter",
+    "result_to_json", "result_from_json", "stored_fit", "precompute", "STORE_MAX_FILES",
+]
+
+#: Table 4 of the paper: target error rates, M = MNIST, U = USPS.
+#: S-LS is not in the paper's table.
+PAPER_TABLE4 = {
+    "M → U": {"S-LR": 0.747, "FLDA-Q": 0.811, "FLDA-L": 0.678, "T-LR": 0.055},
+    "U → M": {"S-LR": 0.770, "FLDA-Q": 0.640, "FLDA-L": 0.684, "T-LR": 0.234},
+}
+#: Ridge penalties tried by cross-validation on the source data.
+L2_GRID = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)
+#: The two directions of the experiment, as :func:`direction_data` names them.
+DIRECTIONS = ("A → B", "B → A")
+#: BLAS threads used while fitting.  The matrices here are small (256 features,
+#: 10 classes): on a shared machine multi-threaded BLAS is up to 10x *slower*
+#: (measured: 15 s instead of 0.9 s for one S-LR fit on 900 digits).
+BLAS_THREADS = 1
+
+
+
+@dataclass(frozen=True)
+class MethodResult:
+    """One classifier fitted for one direction.
+
+    Attributes
+    ----------
+    method : str
+        Paper name (``"S-LR"``, ``"FLDA-L"``, ...).
+    error : float
+        Error rate on all target images (T-LR: 3-fold cross-validated on the target).
+    l2 : float
+        Ridge penalty used.
+    cv_errors : dict
+        ``{l2: mean validation error}`` when ``l2`` was chosen by cross-validation.
+    coef : ndarray of shape (n_classes, n_features)
+        One row per class (for two classes the second row is the fitted
+        weight vector and the first its negative).
+    intercept : ndarray of shape (n_classes,)
+    classes : ndarray
+    theta : ndarray of shape (n_features,)
+        Dropout probabilities used (0 for S-* and T-LR, and for FLDA with a
+        transfer model without dropout).
+    n_iter : int
+    transfer : str
+        FLDA's transfer model; ``transfer_params`` its estimated parameters
+        (None for S-* and T-LR).
+    warnings : tuple of str
+        Messages of the ``ConvergenceWarning``s of the final fit (iteration
+        cap, abnormal solver stop, no iteration); see :func:`convergence_notes`.
+    """
+
+    method: str
+    error: float
+    l2: float
+    cv_errors: dict
+    coef: np.ndarray = field(repr=False)
+    intercept: np.ndarray = field(repr=False)
+    classes: np.ndarray = field(repr=False)
+    theta: np.ndarray = field(repr=False)
+    n_iter: int = 0
+    transfer: str = "dropout"
+    transfer_params: dict | None = field(default=None, repr=False)
+    warnings: tuple = ()
+
+    def weights(self, label):
+        """Weights of the one-vs-rest / softmax predictor of class ``label``."""
+        index = np.flatnonzero(self.classes == label)
+        if len(index) == 0:
+            raise KeyError(f"Class {label!r} is not among {self.classes.tolist()}.")
+        return self.coef[index[0]]
+
+
+def make_classifier(method, l2, theta=None, tol=1e-6, max_iter=1000, transfer="dropout",
+                    transfer_params=None):
+    """An unfitted :class:`FLDAClassifier` for a paper name.
+
+    S-LS / S-LR / T-LR use ``theta = 0`` (plain least squares / logistic
+    regression), FLDA-Q / FLDA-L the given dropout ``theta`` or, for another
+    ``transfer`` model, its ``transfer_params``.  ``tol=1e-6`` (the
+    classifier's default): at 1e-5 the Table 4 errors of the offline domains
+    move by up to 0.002, at 1e-4 by up to 0.06 (``benchmarks/bench_tolerance.py``).
+    """
+    if method not in TABLE_CLASSIFIERS and method != "T-LS":
+        raise ValueError(f"Unknown method {method!r}; choose from {TABLE_CLASSIFIERS}.")
+    loss = classifier_loss(method)
+    if method.startswith("FLDA") and transfer != "dropout":
+        return FLDAClassifier(loss=loss, l2=float(l2), transfer=transfer,
+                              transfer_params=transfer_params, tol=tol, max_iter=max_iter)
+    use_theta = theta if method.startswith("FLDA") else None
+    return FLDAClassifier(loss=loss, l2=float(l2), theta=use_theta, tol=tol, max_iter=max_iter)
+
+
+def _fold_errors(X, y, method, theta, grid, n_folds, random_state, tol, transfer="dropout",
+                 transfer_params=None):
+    """Mean validation error per l2 over stratified folds, shape (len(grid),)."""
+    n_folds = int(min(n_folds, np.min(np.unique(y, return_counts=True)[1])))
+    if n_folds < 2:
+        raise DataValidationError(
+            "Cross-validation needs at least 2 images of every class.",
+            "Upload more images of the rare classes (every class needs at least 2 images "
+            "in each domain).")
+    folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
+    errors = np.zeros(len(grid))
+    for train, test in folds.split(X, y):
+        # Warm start along the grid, largest l2 first: each fit starts from the
+        # solution of the next stronger penalty (fewer L-BFGS iterations).
+        model = make_classifier(method, max(grid), theta, tol=tol, transfer=transfer,
+                                transfer_params=transfer_params).set_params(warm_start=True)
+        for k in sorted(range(len(grid)), key=lambda k: -grid[k]):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                model.set_params(l2=float(grid[k])).fit(X[train], y[train])
+            errors[k] += error_rate(model, X[test], y[test]) / n_folds
+    return errors
+
+
+def cross_validate_l2(X, y, method, theta=None, grid=L2_GRID, n_folds=3, random_state=0,
+                      tol=1e-4, max_samples=3_000, transfer="dropout", transfer_params=None):
+    """Choose the ridge penalty by k-fold cross-validation on labelled data.
+
+    As in the paper (section 4.2), hyperparameters are chosen on the source
+    data only (T-LR, the oracle, on the target).  FLDA keeps its ``theta``
+    (estimated from all source and target images) fixed in every fold, as
+    another ``transfer`` model keeps its ``transfer_params``.  To
+    stay cheap, at most ``max_samples`` images (a seeded, stratified subset)
+    are used and logistic fits stop at tolerance ``tol`` (1e-4 picks the same
+    ``l2`` as 1e-8 fits on the offline domains; 1e-3 a different one in 3 of
+    4 cases, see ``benchmarks/bench_tolerance.py``); each fold warm-starts
+    along the grid from the largest ``l2`` down.  Ties go to the larger
+    penalty.
+
+    Returns
+    -------
+    best_l2 : float
+    errors : dict ``{l2: mean validation error}``
+    """
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
+    if len(y) > max_samples:
+        keep = balanced_subsample(y, max_samples, random_state)
+        X, y = X[keep], y[keep]
+    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
+        errors = _fold_errors(X, y, method, theta, tuple(grid), n_folds, random_state, tol,
+                              transfer, transfer_params)
+    best = max(range(len(grid)), key=lambda k: (-round(errors[k], 12), grid[k]))
+    return float(grid[best]), {float(l2): float(e) for l2, e in zip(grid, errors)}
+
+
+def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol=0.0,
+               tol=1e-6, n_folds=3, random_state=0, transfer="dropout"):
+    """Fit one of :data:`TABLE_CLASSIFIERS` for one direction and measure its target error.
+
+    S-LS, S-LR, FLDA-Q and FLDA-L are trained on all source images (FLDA also
+    sees the unlabelled target images through ``theta``, estimated with
+    ``|x| <= zero_tol`` counted as zero) and tested on all target images, as
+    in Table 4.  T-LR, the oracle, is trained on labelled target images; its
+    error is the ``n_folds``-fold cross-validated error on the target, so it is
+    never measured on images it was trained on; its weights come from a fit on
+    all target images.
+
+    Parameters
+    ----------
+    l2 : float or None
+        Ridge penalty; ``None`` chooses it with :func:`cross_validate_l2`.
+    transfer : str, default="dropout"
+        FLDA's transfer model (:data:`flda_core.transfer_models.TRANSFER_MODELS`),
+        its parameters estimated once from all source and target images.
+
+    Returns
+    -------
+    MethodResult
+    """
+    X_source = np.asarray(X_source, dtype=np.float64)
+    X_target = np.asarray(X_target, dtype=np.float64)
+    y_source, y_target = np.asarray(y_source), np.asarray(y_target)
+    n_features = X_source.shape[1]
+    params = None
+    if method.startswith("FLDA") and transfer != "dropout":
+        params = make_transfer_model(transfer).fit(X_source, X_target, zero_tol=zero_tol).params()
+        theta = np.asarray(params.get("theta", np.zeros(n_features)), dtype=np.float64)
+    else:
+        theta = (estimate_dropout(X_source, X_target, zero_tol=zero_tol)
+                 if method.startswith("FLDA") else np.zeros(n_features))
+        transfer = "dropout"
+    chosen = {"transfer": transfer, "transfer_params": params}
+    if method == "T-LR":
+        train_X, train_y = X_target, y_target
+    else:
+        train_X, train_y = X_source, y_source
+    l2, cv_errors, model, stops = _train(train_X, train_y, method, l2, theta, random_state,
+                                         tol, chosen)
+    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        if method == "T-LR":
+            error = float(_fold_errors(X_target, y_target, method, theta, (l2,), n_folds,
+                                       random_state, tol)[0])
+        else:
+            error = error_rate(model, X_target, y_target)
+    coef = np.array(model.coef_)  # a copy: a remembered model is shared (see _train)
+    if coef.shape[0] == 1:  # two classes: show the positive class's predictor for both
+        coef = np.vstack([-coef[0], coef[0]])
+        intercept = np.array([-model.intercept_[0], model.intercept_[0]])
+    else:
+        intercept = np.array(model.intercept_)
+    return MethodResult(method=method, error=float(error), l2=float(l2),
+                        cv_errors=dict(cv_errors), coef=coef, intercept=intercept,
+                        classes=np.array(model.classes_), theta=theta,
+                        n_iter=int(model.n_iter_), warnings=stops, **chosen)
+
+
+#: How many trainings of the classifiers without θ :func:`_train` remembers.
+_TRAINED_SIZE = 8
+_TRAINED = {}
+_TRAINED_LOCK = threading.Lock()
+
+
+def _train(X, y, method, l2, theta, random_state, tol, chosen):
+    """The ridge penalty (cross-validated when ``l2`` is None), its validation errors, the
+    classifier fitted on all of ``(X, y)`` and its convergence messages.
+
+    A classifier without θ (S-LS, S-LR, T-LR) depends only on its labelled data and
+    loss: S-LR of one direction and T-LR of the other train on the same images (the
+    digits' source of one is the target of the other), so the training is remembered
+    (the last :data:`_TRAINED_SIZE`, by content) and done once for both; what comes
+    back is the same computation, bit for bit.
+    """
+    key = None
+    if not method.startswith("FLDA"):
+        key = (fingerprint(X, y), classifier_loss(method), l2, random_state, tol)
+        with _TRAINED_LOCK:
+            if key in _TRAINED:
+                _TRAINED[key] = _TRAINED.pop(key)  # most recently used last
+                return _TRAINED[key]
+    cv_errors = {}
+    if l2 is None:
+        l2, cv_errors = cross_validate_l2(X, y, method, theta, random_state=random_state,
+                                          **chosen)
+    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        model = make_classifier(method, l2, theta, tol=tol, **chosen).fit(X, y)
+    stops = tuple(dict.fromkeys(str(w.message) for w in caught
+                                if issubclass(w.category, ConvergenceWarning)))
+    trained = (float(l2), cv_errors, model, stops)
+    if key is not None:
+        with _TRAINED_LOCK:
+            _TRAINED[key] = trained
+            while len(_TRAINED) > _TRAINED_SIZE:
+                _TRAINED.pop(next(iter(_TRAINED)))
+    return trained
+
+
+def fit_direction(domains, direction, method, l2=None, zero_tol=0.0, seed=0,
+                  transfer="dropout"):
+    """:func:`fit_method` for one direction of ``domains`` (``"A → B"``: A is the source)."""
+    X_s, y_s, X_t, y_t = direction_data(domains, direction)
+    return fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol,
+                      random_state=seed, transfer=transfer)
+
+
+# ---------------------------------------------------------------- the disk store
+
+#: The kinds of :class:`~explorer.data.digits.DigitDomains` whose fits
+#: :func:`stored_fit` keeps on disk: public images only, never a user's files.
+STORED_KINDS = ("offline", "openml")
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint():
+    """Digest of what determines a fit besides its key: every source file of
+    the method and the app's data readers and experiments
+    (:func:`~explorer.experiments.result_store.core_files`) and
+    the versions of :data:`~explorer.experiments.result_store.PACKAGES` (the
+    offline images are scikit-learn's own digits).  The data themselves enter each
+    key as :attr:`DigitDomains.key`.  Computed once per process."""
+    return result_store.fingerprint(result_store.core_files(), result_store.PACKAGES)
+
+
+#: Fits kept in the digits' store at most (about 31 kB each: 16 MB), the oldest go first.
+STORE_MAX_FILES = 500
+
+
+def fit_store(directory=None):
+    """The disk store of the digit fits: ``<directory>`` or ``$FLDA_CACHE_DIR/digits``
+    (``~/.cache/flda/digits``), at most :data:`STORE_MAX_FILES` fits."""
+    directory = default_cache_dir() / "digits" if directory is None else directory
+    return result_store.ResultStore(directory, code_fingerprint(), max_files=STORE_MAX_FILES)
+
+
+def _fit_key(domains, direction, method, l2, zero_tol, seed, transfer):
+    return {"experiment": "digits (Table 4)", "data": domains.key, "direction": direction,
+            "method": method, "l2": None if l2 is None else float(l2),
+            "zero_tol": float(zero_tol), "seed": int(seed), "transfer": transfer}
+
+
+def result_to_json(result):
+    """The stored form of a :class:`MethodResult` (arrays exact, as base64 bytes)."""
+    encode = result_store.encode_array
+    params = result.transfer_params
+    return {"method": result.method, "error": float(result.error), "l2": float(result.l2),
+            "cv_errors": [[float(k), float(v)] for k, v in result.cv_errors.items()],
+            "coef": encode(result.coef), "intercept": encode(result.intercept),
+            "classes": encode(result.classes), "theta": encode(result.theta),
+            "n_iter": int(result.n_iter), "transfer": result.transfer,
+            "transfer_params": None if params is None else {
+                str(name): encode(values) for name, values in params.items()},
+            "warnings": list(result.warnings)}
+
+
+def result_from_json(value, method, n_features):
+    """The :class:`MethodResult` of :func:`result_to_json`, or None when a field is
+    missing, of the wrong type or shape, or of another ``method``."""
+    decode = result_store.decode_array
+
+    def number(v):
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    cv = value.get("cv_errors")
+    params = value.get("transfer_params")
+    if not (value.get("method") == method and number(value.get("error"))
+            and 0.0 <= value["error"] <= 1.0 and number(value.get("l2"))
+            and value["l2"] >= 0.0 and type(value.get("n_iter")) is int
+            and value["n_iter"] >= 0 and isinstance(value.get("transfer"), str)
+            and isinstance(cv, list)
+            and all(isinstance(p, list) and len(p) == 2 and all(map(number, p)) for p in cv)
+            and isinstance(value.get("warnings"), list)
+            and all(isinstance(w, str) for w in value["warnings"])
+            and (params is None or isinstance(params, dict))):
+        return None
+    coef, intercept = decode(value["coef"]), decode(value["intercept"])
+    classes, theta = decode(value["classes"]), decode(value["theta"])
+    n_classes = len(classes)
+    if (classes.ndim != 1 or coef.shape != (n_classes, n_features)
+            or intercept.shape != (n_classes,) or theta.shape != (n_features,)):
+        return None
+    return MethodResult(
+        method=method, error=float(value["error"]), l2=float(value["l2"]),
+        cv_errors={float(k): float(v) for k, v in cv}, coef=coef, intercept=intercept,
+        classes=classes, theta=theta, n_iter=value["n_iter"], transfer=value["transfer"],
+        transfer_params=None if params is None else {
+            name: decode(values) for name, values in params.items()},
+        warnings=tuple(value["warnings"]))
+
+
+def stored_fit(domains, direction, method, l2=None, zero_tol=0.0, seed=0,
+               transfer="dropout", store=None):
+    """:func:`fit_direction`, kept on disk for public data (:data:`STORED_KINDS`): read
+    from ``store`` when this code fitted it before on the same data, else fitted and
+    written.  What it returns equals a fresh :func:`fit_direction` exactly.
+
+    Parameters
+    ----------
+    domains, direction, method, l2, zero_tol, seed, transfer
+        As :func:`fit_direction`.
+    store : ResultStore, optional
+        Default :func:`fit_store` (``$FLDA_CACHE_DIR/digits``).
+
+    Returns
+    -------
+    MethodResult
+    """
+    def compute():
+        return fit_direction(domains, direction, method, l2, zero_tol, seed, transfer)
+
+    if domains.kind not in STORED_KINDS:
+        return compute()
+    store = fit_store() if store is None else store
+    n_features = domains.X_a.shape[1]
+    return store.load_or_compute(
+        _fit_key(domains, direction, method, l2, zero_tol, seed, transfer), compute,
+        result_to_json, lambda value: result_from_json(value, method, n_features)).value
+
+
+def stored_fitter(domains, seed=0, store=None):
+    """The ``fit=`` of :func:`run_digits` that keeps every fit in ``store``
+    (:func:`stored_fit`; default :func:`fit_store`): a fit this code made before on the
+    same data is read, not fitted again."""
+    def fit(direction, method, l2, zero_tol, transfer="dropout"):
+        return stored_fit(domains, direction, method, l2, zero_tol, seed, transfer, store)
+    return fit
+
+
+def precompute(seed=0, progress=None, store=None):
+    """Fill the disk store with the page's default fits: the offline domains of
+    ``seed``, every classifier of Table 4 in both directions, l2 by cross-validation,
+    ε = 0, dropout, in the page's order (:func:`run_digits`).
+
+    Meant for a background thread at server start; fits already stored are read,
+    not refitted.  Returns the results of :func:`run_digits`.
+    """
+    domains = make_offline_domains(random_state=seed)
+    return run_digits(domains, seed=seed, fit=stored_fitter(domains, seed, store),
+                      progress=progress)
+
+
+def convergence_notes(results):
+    """One message per distinct ``ConvergenceWarning`` of the final fits in ``results``
+    (``{(direction, method): MethodResult}``), naming the fits it concerns."""
+    notes = {}
+    for (direction, method), result in results.items():
+        for message in result.warnings:
+            notes.setdefault(message, []).append(f"{method} ({direction})")
+    return [f"{', '.join(fits)}: {message}" for message, fits in notes.items()]
+
+
+def table4_frame(results, domains):
+    """Target error rates, one row per direction, one column per method.
+
+    Parameters
+    ----------
+    results : dict ``{(direction, method): MethodResult}``
+    domains : DigitDomains
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: ``"A → B (name_a → name_b)"``, ...; columns: :data:`TABLE_CLASSIFIERS`
+        present in ``results``; values in [0, 1].
+    """
+    rows = {}
+    for direction in DIRECTIONS:
+        src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
+        label = f"{direction}: {domains.name(src)} → {domains.name(tgt)}"
+        row = {m: results[(direction, m)].error for m in TABLE_CLASSIFIERS if (direction, m) in results}
+        if row:
+            rows[label] = row
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = "direction (source → target)"
+    return frame.reindex(columns=[m for m in TABLE_CLASSIFIERS if m in frame.columns])
+
+
+def paper_table(domains=None):
+    """The paper's Table 4 as a DataFrame (S-LS, not in the paper, is missing).
+
+    With ``domains`` that mirror MNIST/USPS (``paper_rows`` set), the rows are
+    in the order of :func:`table4_frame` (A -> B first) and say which direction
+    here they correspond to.
+    """
+    mapping = {} if domains is None else dict(domains.paper_rows)
+    if mapping:
+        order = [(mapping[d], f"paper {mapping[d]} (like {d} here)")
+                 for d in DIRECTIONS]
+    else:
+        order = [(row, f"paper {row}") for row in PAPER_TABLE4]
+    rows = {label: {m: PAPER_TABLE4[row].get(m, np.nan) for m in TABLE_CLASSIFIERS} for row, label in order}
+    frame = pd.DataFrame.from_dict(rows, orient="index").astype(np.float64)
+    frame.index.name = "direction (source → target)"
+    return frame[list(TABLE_CLASSIFIERS)]
+
+
+def comparison_table(ours, paper):
+    """:func:`table4_frame` above :func:`paper_table`, one row each, a column saying which."""
+    ours = ours.reindex(columns=list(TABLE_CLASSIFIERS)).assign(**{"from": "here"})
+    paper = paper.reindex(columns=list(TABLE_CLASSIFIERS)).assign(**{"from": "paper, Table 4"})
+    frame = pd.concat([ours, paper])
+    return frame[["from", *TABLE_CLASSIFIERS]]
+
+
+#: The pair of classifiers Figure 6 compares, per loss (source classifier, FLDA).
+FIGURE6_PAIRS = {"logistic": ("S-LR", "FLDA-L"), "quadratic": ("S-LS", "FLDA-Q")}
+
+
+def run_digits(domains, first_direction="A → B", loss="logistic", l2=None, zero_tol=0.0,
+               seed=0, fit=None, progress=None, transfer="dropout", methods=TABLE_CLASSIFIERS):
+    """Every classifier of Table 4 in both directions: the experiment's entry point.
+
+    The pair of Figure 6 for ``loss`` and ``first_direction`` is fitted first
+    (so a page can show it early), then every other (direction, classifier).
+
+    Parameters
+    ----------
+    domains : DigitDomains
+    first_direction : {"A → B", "B → A"}
+    loss : {"logistic", "quadratic"}
+        Chooses the pair of :data:`FIGURE6_PAIRS` fitted first.
+    l2 : float or None
+        Ridge penalty of every fit; ``None`` cross-validates it per fit
+        (:func:`cross_validate_l2`).
+    zero_tol : float
+        ``|x| <= zero_tol`` counts as zero when FLDA estimates ``theta``
+        (the other classifiers get 0, so their fits do not depend on it).
+    seed : int
+        Seeds the cross-validation folds.
+    fit : callable(direction, method, l2, zero_tol) -> MethodResult, optional
+        Fits one classifier for one direction; defaults to :func:`fit_method`
+        on :func:`~explorer.data.digits.direction_data`.  A page passes
+        its cached version.
+    progress : callable(fraction, text), optional
+        See :mod:`explorer.experiments.progress`.
+    transfer : str, default="dropout"
+        FLDA's transfer model; any other than dropout is passed to ``fit`` as
+        ``transfer=`` for the FLDA methods.
+    methods : sequence of str, default=:data:`TABLE_CLASSIFIERS`
+        Which classifiers to fit (the Figure 6 pair of ``loss`` is fitted
+        first when among them).
+
+    Returns
+    -------
+    dict ``{(direction, method): MethodResult}``
+    """
+    if fit is None:
+        def fit(direction, method, l2, zero_tol, transfer="dropout"):
+            return fit_direction(domains, direction, method, l2, zero_tol, seed, transfer)
+    extra = {} if transfer == "dropout" else {"transfer": transfer}
+    jobs = [(first_direction, m) for m in FIGURE6_PAIRS[loss] if m in methods]
+    jobs += [(d, m) for d in DIRECTIONS for m in methods if (d, m) not in jobs]
+    results = {}
+    for i, (direction, method) in enumerate(jobs):
+        src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
+        report(progress, i, len(jobs),
+               f"Fitting {method} for {direction} ({domains.name(src)} → {domains.name(tgt)})"
+               + (", choosing l2 by 3-fold cross-validation" if l2 is None else "")
+               + f" — {i + 1} of {len(jobs)}")
+        tol = zero_tol if method.startswith("FLDA") else 0.0
+        results[(direction, method)] = fit(direction, method, l2, tol,
+                                           **(extra if method.startswith("FLDA") else {}))
+    finish(progress)
+    return results
+
+
+def pixel_frame(domains, rates, results, direction, loss, digit):
+    """Per-pixel values behind Figures 5-6, for download.
+
+    Columns: pixel ``row`` and ``column``, the non-zero proportions of both
+    domains (``rates``, Figure 5), the ``theta`` FLDA used in ``direction``
+    and the weights of the :data:`FIGURE6_PAIRS` classifiers for ``digit``
+    (Figure 6).
+    """
+    shown = FIGURE6_PAIRS[loss]
+    rows, cols = np.divmod(np.arange(domains.side ** 2), domains.side)
+    frame = pd.DataFrame({"row": rows, "column": cols,
+                          f"P_nonzero_A ({domains.name_a})": rates[0],
+                          f"P_nonzero_B ({domains.name_b})": rates[1],
+                          f"theta ({direction})": results[(direction, shown[1])].theta})
+    adapted = results[(direction, shown[1])]
+    if adapted.transfer != "dropout":
+        for name, values in adapted.transfer_params.items():
+            if name != "theta":
+                frame[f"{adapted.transfer} {name} ({direction})"] = values
+    for method in shown:
+        frame[f"{method} weight, digit {digit} ({direction})"] = \
+            results[(direction, method)].weights(digit)
+    return frame
+
+
+def l2_frame(results):
+    """The l2 used by every fit and, with cross-validation, the validation errors."""
+    records = []
+    for (direction, method), r in sorted(results.items(), key=lambda item: (
+            DIRECTIONS.index(item[0][0]), TABLE_CLASSIFIERS.index(item[0][1]))):
+        record = {"direction": direction, "method": method, "l2": r.l2,
+                  "target error": r.error}
+        record.update({f"CV error at l2={k:g}": v for k, v in r.cv_errors.items()})
+        records.append(record)
+    return pd.DataFrame.from_records(records)
+
+
+#: Transfer models compared on the digits (issue 15): can FLDA adapt in the direction
+#: where pixels appear (the paper's M → U)?
+COMPARED_TRANSFERS = ("dropout", "two-sided", "rate")
+
+
+def run_transfer_comparison(domains, loss="logistic", l2=None, zero_tol=0.0, seed=0,
+                            transfers=COMPARED_TRANSFERS, fit=None, progress=None):
+    """The source classifier, FLDA with every model in ``transfers`` and T-LR, both ways.
+
+    Calls :func:`run_digits` once per transfer model (only the FLDA of
+    ``loss``; the source classifier and T-LR with the first).
+
+    Returns
+    -------
+    dict ``{transfer: {(direction, method): MethodResult}}``
+    """
+    source, flda = FIGURE6_PAIRS[loss]
+    out = {}
+    for k, transfer in enumerate(transfers):
+        methods = (source, flda, "T-LR") if k == 0 else (flda,)
+        part = None if progress is None else (
+            lambda f, text, k=k: progress((k + f) / len(transfers), f"{transfer}: {text}"))
+        out[transfer] = run_digits(domains, DIRECTIONS[0], loss, l2, zero_tol, seed, fit=fit,
+                                   progress=part, transfer=transfer, methods=methods)
+    finish(progress)
+    return out
+
+
+def transfer_comparison_frame(comparison, domains, loss="logistic"):
+    """Target errors of :func:`run_transfer_comparison`: one row per direction.
+
+    Columns: the source classifier, ``"<FLDA> <transfer>"`` per model, ``T-LR``.
+    """
+    source, flda = FIGURE6_PAIRS[loss]
+    first = next(iter(comparison.values()))
+    rows = {}
+    for direction in DIRECTIONS:
+        src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
+        row = {source: first[(direction, source)].error}
+        row.update({f"{flda} {t}": r[(direction, flda)].error for t, r in comparison.items()})
+        row["T-LR"] = first[(direction, "T-LR")].error
+        rows[f"{direction}: {domains.name(src)} → {domains.name(tgt)}"] = row
+    frame = pd.DataFrame.from_dict(rows, orient="index")
+    frame.index.name = "direction (source → target)"
+    return frame

@@ -1,0 +1,971 @@
+"""Learning curves of S-LS, T-LS and FLDA-Q (paper section 4.1.2, Figure 3).
+
+How many samples does FLDA need to adapt?  Four independent data sets are
+drawn (source train, source validation, target train, target validation;
+10,000 samples each in the paper).  For every repeat and every training-set
+size ``n``:
+
+* **S-LS** (S-LR) is trained on ``n`` labelled source samples,
+* **T-LS** (T-LR) on ``n`` labelled target samples (the oracle),
+* **FLDA-Q** (FLDA-L) on the same ``n`` labelled source samples plus ``n``
+  *unlabelled* target samples, from which ``theta`` is estimated
+  (section 3.3.1, Algorithm 1 / 2),
+
+and each classifier's error rate is measured on *both* validation sets.  The
+curves are the mean error over repeats with its standard error of the mean
+(SEM = sample standard deviation / sqrt(repeats)).
+
+Sampling design
+---------------
+Within one repeat the training subsets are *nested*: each repeat draws one
+random order of the source training set and one of the target training set,
+and size ``n`` uses the first ``n`` samples of each order.  The target order
+is shared by T-LS (labelled) and FLDA (unlabelled), so their comparison uses
+common random numbers.  To make every subset usable at tiny ``n``, each order
+is a uniformly random permutation in which the earliest sample of every class
+is moved to the front; any prefix of ``n >= n_classes`` samples therefore
+contains every class, and prefixes that already did so are unchanged.  The
+smallest allowed ``n`` is the number of classes (2).
+
+Batched closed form
+-------------------
+For the quadratic loss thousands of fits share one structure, so they are
+computed together (:func:`quadratic_fits`): per repeat, the sums
+``sum x x^T``, ``sum x``, ``sum x t``, ``sum t`` and the non-zero counts over
+the first ``n`` samples are accumulated segment by segment along the sample
+order, and the ``(m x m)`` normal equations of every (repeat, size) cell are
+solved as one stacked eigen-decomposition.  The result equals
+``FLDAClassifier(loss="quadratic", l2=ridge / n)`` (see
+:func:`quadratic_fits` for the details, including singular systems).
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
+
+from flda_core.classifier import FLDAClassifier
+from explorer.data.numbers import parse_numbers
+from explorer.names import FAMILIES, LOSSES, classifier_name
+from explorer.experiments.progress import finish, report
+from flda_core.synthetic import PAPER_POISSON_PARAMS, PAPER_THETA, make_domains
+from flda_core.transfer import dropout_variance_factor
+from explorer.experiments.scoring import error_rate, lattice_error_rates
+
+__all__ = [
+    "FAMILIES",
+    "DOMAINS",
+    "LearningCurveData",
+    "LearningCurveResult",
+    "make_learning_curve_data",
+    "sample_size_grid",
+    "parse_sample_sizes",
+    "training_orders",
+    "stratified_order",
+    "prefix_sums",
+    "estimate_dropout_prefixes",
+    "solve_psd_min_norm",
+    "quadratic_fits",
+    "quadratic_learning_errors",
+    "logistic_learning_errors",
+    "summarize_errors",
+    "mean_sem_table",
+    "oracle_gaps",
+    "learning_curves",
+    "adaptation_sample_size",
+    "LearningCurveConfig",
+    "learning_curve_config",
+    "repeat_errors",
+    "run_learning_curves",
+    "per_repeat_frame",
+    "Headline",
+    "headline",
+    "small_sample_gaps",
+]
+
+#: Validation domains: the paper's top (source) and bottom (target) panels.
+DOMAINS = ("source", "target")
+#: Relative eigenvalue below which a normal-equation matrix counts as singular.
+SINGULAR_RTOL = 1e-12
+#: Repeats processed together by :func:`quadratic_learning_errors` (memory bound).
+REPEAT_BLOCK = 25
+#: Spawn-key roots that keep the data draws and the repeat orders independent.
+_DATA_KEY, _REPEAT_KEY = 0, 1
+#: Columns of the curves table (and of the CSV download).
+TABLE_COLUMNS = ["classifier", "family", "loss", "domain", "n", "mean_error", "sem",
+                 "repeats"]
+
+
+@dataclass(frozen=True)
+class LearningCurveData:
+    """The four data sets of section 4.1.2.
+
+    Attributes
+    ----------
+    X_source_train, y_source_train : ndarray
+        Labelled source training pool (subsets of it train S-LS and FLDA).
+    X_source_val, y_source_val : ndarray
+        Source validation set (Figure 3, top panel).
+    X_target_train, y_target_train : ndarray
+        Target training pool: labelled for T-LS, unlabelled for FLDA.
+    X_target_val, y_target_val : ndarray
+        Target validation set (Figure 3, bottom panel).
+    theta_true : ndarray of shape (n_features,)
+        Dropout probabilities that made the target domain.
+    distribution : {"poisson", "bernoulli"}
+    params : ndarray of shape (2, n_features)
+    """
+
+    X_source_train: np.ndarray
+    y_source_train: np.ndarray
+    X_source_val: np.ndarray
+    y_source_val: np.ndarray
+    X_target_train: np.ndarray
+    y_target_train: np.ndarray
+    X_target_val: np.ndarray
+    y_target_val: np.ndarray
+    theta_true: np.ndarray
+    distribution: str
+    params: np.ndarray = field(repr=False)
+
+    @property
+    def n_train(self):
+        """Size of the smaller training pool: the largest usable ``n``."""
+        return min(len(self.y_source_train), len(self.y_target_train))
+
+    def validation(self, domain):
+        """``(X, y)`` of the ``"source"`` or ``"target"`` validation set."""
+        if domain == "source":
+            return self.X_source_val, self.y_source_val
+        if domain == "target":
+            return self.X_target_val, self.y_target_val
+        raise ValueError(f"domain must be 'source' or 'target', got {domain!r}.")
+
+
+def _seed_sequence(seed, *key):
+    if seed is not None and (isinstance(seed, bool) or int(seed) != seed or seed < 0):
+        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}.")
+    return np.random.SeedSequence(None if seed is None else int(seed), spawn_key=key)
+
+
+def make_learning_curve_data(distribution="poisson", params=PAPER_POISSON_PARAMS,
+                             theta=PAPER_THETA, n_train=10_000, n_validation=10_000,
+                             seed=0):
+    """Draw the source/target training and validation sets of section 4.1.2.
+
+    The training pair and the validation pair are two independent calls of
+    :func:`flda_core.synthetic.make_domains` (balanced classes, target made by
+    dropout with ``theta``), so all four sets are independent.
+
+    Parameters
+    ----------
+    distribution : {"poisson", "bernoulli"}, default="poisson"
+    params : array-like of shape (2, n_features)
+        Poisson rates or Bernoulli probabilities per class (rows) and feature;
+        the paper's ``[[2, 2], [6, 6]]`` by default.  Learning curves are for
+        two classes only (the quadratic loss uses ``{-1, +1}`` codes).
+    theta : array-like of shape (n_features,), default=(0.5, 0)
+    n_train, n_validation : int, default=10_000
+        Size of each training pool and of each validation set.
+    seed : int or None
+        The same seed always gives the same four sets.
+
+    Returns
+    -------
+    LearningCurveData
+    """
+    params = np.atleast_2d(np.asarray(params, dtype=np.float64))
+    if params.shape[0] != 2:
+        raise ValueError(
+            f"Learning curves need exactly 2 classes (rows of params); got {params.shape[0]}.")
+    train = make_domains(distribution, params, n_train, n_train, theta,
+                         np.random.default_rng(_seed_sequence(seed, _DATA_KEY, 0)))
+    val = make_domains(distribution, params, n_validation, n_validation, theta,
+                       np.random.default_rng(_seed_sequence(seed, _DATA_KEY, 1)))
+    return LearningCurveData(train.X_source, train.y_source, val.X_source, val.y_source,
+                             train.X_target, train.y_target, val.X_target, val.y_target,
+                             train.theta_true, train.distribution, train.params)
+
+
+def sample_size_grid(n_min=2, n_max=10_000, n_sizes=15):
+    """Roughly log-spaced integer training-set sizes (the x-axis of Figure 3).
+
+    Parameters
+    ----------
+    n_min, n_max : int
+        Smallest (at least 2, one sample per class) and largest size.
+    n_sizes : int
+        Number of sizes requested; rounding can merge neighbours at the small
+        end, so fewer distinct sizes may be returned.
+
+    Returns
+    -------
+    sizes : ndarray of int, strictly increasing, first ``n_min``, last ``n_max``
+    """
+    n_min, n_max, n_sizes = int(n_min), int(n_max), int(n_sizes)
+    if n_min < 2:
+        raise ValueError(f"The smallest sample size must be >= 2 (one per class); got {n_min}.")
+    if n_max < n_min:
+        raise ValueError(f"The largest sample size ({n_max}) is below the smallest ({n_min}).")
+    if n_sizes < 1:
+        raise ValueError(f"Need at least one sample size; got {n_sizes}.")
+    if n_sizes == 1:
+        return np.array([n_max])
+    return np.unique(np.round(np.geomspace(n_min, n_max, n_sizes)).astype(int))
+
+
+def parse_sample_sizes(text, n_max):
+    """Parse a user's list of sample sizes such as ``"2, 5, 10, 100"``.
+
+    Parameters
+    ----------
+    text : str
+        Integers separated by commas, semicolons or white space.
+    n_max : int
+        Largest allowed size (the training pool size).
+
+    Returns
+    -------
+    sizes : ndarray of int, sorted and without duplicates
+
+    Raises
+    ------
+    ValueError
+        With a message that names the offending entry and the allowed range.
+    """
+    values = parse_numbers(
+        text, empty="The list of sample sizes is empty; enter e.g. '2, 5, 10, 100, 1000'.",
+        not_a_number="'{token}' is not a number; enter whole numbers separated by commas, "
+                     "e.g. '2, 5, 10, 100'.")
+    sizes = []
+    for value in values:
+        if value != int(value):
+            raise ValueError(f"'{value:g}' is not a whole number; sample sizes count samples.")
+        if not 2 <= value <= n_max:
+            raise ValueError(f"Sample size {int(value)} is outside 2 .. {n_max} (at least one "
+                             "sample per class, at most the training pool size).")
+        sizes.append(int(value))
+    return np.unique(sizes)
+
+
+def stratified_order(y, rng):
+    """A random order of ``range(len(y))`` whose every prefix of ``K`` or more has all classes.
+
+    A uniformly random permutation in which the earliest sample of each class
+    is moved to the front (keeping the relative order of everything else).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    order : ndarray of int of shape (n_samples,)
+    """
+    y = np.asarray(y)
+    perm = rng.permutation(len(y))
+    shuffled = y[perm]
+    first = np.sort([np.argmax(shuffled == k) for k in np.unique(y)])
+    return np.concatenate([perm[first], np.delete(perm, first)])
+
+
+def training_orders(data, repeats, seed):
+    """Source and target training orders of the given repeats.
+
+    Repeat ``r`` draws from its own seed sequence ``(seed, 1, r)``, so a repeat
+    gives the same orders whether it is computed alone or with others.
+
+    Returns
+    -------
+    source_orders, target_orders : ndarray of int of shape (len(repeats), n_train_pool)
+    """
+    source, target = [], []
+    for r in repeats:
+        rng = np.random.default_rng(_seed_sequence(seed, _REPEAT_KEY, int(r)))
+        source.append(stratified_order(data.y_source_train, rng))
+        target.append(stratified_order(data.y_target_train, rng))
+    return np.array(source, dtype=np.intp), np.array(target, dtype=np.intp)
+
+
+def prefix_sums(X, t, orders, sizes):
+    """Sums over the first ``n`` samples of each order, for every ``n`` in ``sizes``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_pool, m)
+    t : ndarray of shape (n_pool,)
+        Regression targets (``{-1, +1}``).
+    orders : ndarray of int of shape (R, n_pool)
+    sizes : ndarray of int of shape (G,), strictly increasing
+
+    Returns
+    -------
+    dict of ndarray
+        ``"xx"`` (R, G, m, m) sum of ``x x^T``; ``"x"`` (R, G, m) sum of ``x``;
+        ``"xt"`` (R, G, m) sum of ``x t``; ``"t"`` (R, G) sum of ``t``;
+        ``"nonzero"`` (R, G, m) number of non-zero entries per feature.
+    """
+    sizes = np.asarray(sizes, dtype=int)
+    bounds = np.concatenate([[0], sizes])
+    R, m, G = orders.shape[0], X.shape[1], len(sizes)
+    Xo = X[orders[:, :sizes[-1]]]                      # (R, n_max, m)
+    to = t[orders[:, :sizes[-1]]]                      # (R, n_max)
+    seg = {"xx": np.empty((R, G, m, m)), "x": np.empty((R, G, m)),
+           "xt": np.empty((R, G, m)), "t": np.empty((R, G)),
+           "nonzero": np.empty((R, G, m))}
+    for g in range(G):
+        a, b = bounds[g], bounds[g + 1]
+        Xs, ts = Xo[:, a:b], to[:, a:b]
+        seg["xx"][:, g] = np.matmul(Xs.transpose(0, 2, 1), Xs)
+        seg["x"][:, g] = Xs.sum(axis=1)
+        seg["xt"][:, g] = np.einsum("rnm,rn->rm", Xs, ts)
+        seg["t"][:, g] = ts.sum(axis=1)
+        seg["nonzero"][:, g] = np.count_nonzero(Xs, axis=1)
+    return {key: np.cumsum(value, axis=1) for key, value in seg.items()}
+
+
+def estimate_dropout_prefixes(nonzero_source, nonzero_target):
+    """``estimate_dropout`` on every (repeat, size) cell from non-zero counts.
+
+    Both prefixes have the same size ``n``, so ``zeta / eta`` is the ratio of
+    the counts: ``theta = max(0, 1 - count_target / count_source)``, and 0
+    where the feature never occurs in the source prefix (section 3.3.1,
+    Algorithm 1; same edge cases as :func:`flda_core.transfer.estimate_dropout`).
+    """
+    nonzero_source = np.asarray(nonzero_source, dtype=np.float64)
+    theta = np.zeros_like(nonzero_source)
+    present = nonzero_source > 0
+    theta[present] = np.maximum(0.0, 1.0 - nonzero_target[present] / nonzero_source[present])
+    return theta
+
+
+def solve_psd_min_norm(A, rhs, rtol=SINGULAR_RTOL):
+    """Minimum-norm solutions of a stack of symmetric PSD systems ``A x = rhs``.
+
+    Eigenvalues below ``rtol * largest eigenvalue`` are treated as 0 (the
+    pseudo-inverse), which is what :class:`FLDAClassifier`'s solver falls back
+    to (``lstsq``) when ``A`` is singular; for regular ``A`` it is the usual
+    solution.
+
+    Parameters
+    ----------
+    A : ndarray of shape (B, m, m)
+    rhs : ndarray of shape (B, m)
+
+    Returns
+    -------
+    x : ndarray of shape (B, m)
+    """
+    eigval, eigvec = np.linalg.eigh(A)
+    top = np.max(np.abs(eigval), axis=-1, keepdims=True)
+    keep = eigval > rtol * top
+    inv = np.where(keep, 1.0 / np.where(keep, eigval, 1.0), 0.0)
+    coeffs = np.einsum("bmk,bm->bk", eigvec, rhs) * inv
+    return np.einsum("bmk,bk->bm", eigvec, coeffs)
+
+
+def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
+    """Closed-form least-squares fits for every (repeat, size) cell at once.
+
+    Solves, per cell, the system of :func:`flda_core.solvers.solve_quadratic`
+    (Eq. (11) with the bias split off)::
+
+        (Xc^T Xc + diag(c * s + ridge)) w = Xc^T t,   b = mean(t) - mu . w
+
+    with ``Xc^T Xc = sum x x^T - n mu mu^T``, ``s = diag(sum x x^T)`` (the
+    uncentred second moment), ``c = theta / (1 - theta)`` and ``ridge = n * l2``.
+    This is ``FLDAClassifier(loss="quadratic", l2=ridge / n)``: a fixed
+    ``ridge`` penalises the *summed* loss, the paper's ridge form
+    ``(X X^T + lambda I)^-1 X y`` (section 3.4.1).  As in the classifier, a
+    feature with ``theta = 1`` or without any non-zero value in the subset
+    gets weight exactly 0.  Singular systems -- e.g. ``n = 2`` samples and
+    ``m = 2`` features without ridge or dropout, where the centred data have
+    rank 1 -- get the minimum-norm solution (:func:`solve_psd_min_norm`).
+
+    Parameters
+    ----------
+    sums : dict
+        Output of :func:`prefix_sums` for the training data of the fits.
+    sizes : ndarray of int of shape (G,)
+    ridge : float, default=0.0
+    theta : ndarray of shape (R, G, m) or None
+        Dropout estimates per cell (FLDA-Q); None for plain least squares.
+    nonzero_source : ndarray of shape (R, G, m) or None
+        Non-zero counts of the training data (default ``sums["nonzero"]``).
+
+    Returns
+    -------
+    coef : ndarray of shape (R, G, m)
+    intercept : ndarray of shape (R, G)
+    """
+    xx, sx = sums["xx"], sums["x"]
+    R, G, m = sx.shape
+    n = np.asarray(sizes, dtype=np.float64)[None, :, None]          # (1, G, 1)
+    mu = sx / n
+    A = xx - n[..., None] * mu[..., :, None] * mu[..., None, :]
+    rhs = sums["xt"] - mu * sums["t"][..., None]
+    active = (sums["nonzero"] if nonzero_source is None else nonzero_source) > 0
+    penalty = np.full((R, G, m), float(ridge))
+    if theta is not None:
+        active = active & (theta < 1.0)
+        c = np.zeros_like(theta)
+        c[active] = dropout_variance_factor(theta[active])
+        penalty = penalty + c * np.diagonal(xx, axis1=-2, axis2=-1)
+    diag = np.arange(m)
+    A[..., diag, diag] += penalty
+    # Inactive features: identity row/column and zero right-hand side -> w_d = 0,
+    # and the remaining block is exactly the classifier's reduced system.
+    A = np.where(active[..., :, None] & active[..., None, :], A, 0.0)
+    A[..., diag, diag] = np.where(active, A[..., diag, diag], 1.0)
+    rhs = np.where(active, rhs, 0.0)
+    coef = solve_psd_min_norm(A.reshape(R * G, m, m), rhs.reshape(R * G, m)).reshape(R, G, m)
+    intercept = sums["t"] / n[..., 0] - np.einsum("rgm,rgm->rg", mu, coef)
+    return coef, intercept
+
+
+def _check_sizes(sizes, n_pool):
+    sizes = np.asarray(sizes, dtype=int)
+    if sizes.ndim != 1 or len(sizes) == 0 or np.any(np.diff(sizes) <= 0):
+        raise ValueError("sizes must be a non-empty, strictly increasing list of integers.")
+    if sizes[0] < 2 or sizes[-1] > n_pool:
+        raise ValueError(f"sample sizes must lie in 2 .. {n_pool} (the training pool size); "
+                         f"got {sizes[0]} .. {sizes[-1]}.")
+    return sizes
+
+
+def quadratic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0):
+    """Validation errors of S-LS, T-LS and FLDA-Q for the given repeats (batched).
+
+    Parameters
+    ----------
+    data : LearningCurveData
+    sizes : array-like of int, strictly increasing, in ``2 .. data.n_train``
+    repeats : sequence of int
+        Repeat indices (each has its own training orders, see
+        :func:`training_orders`).
+    ridge : float, default=0.0
+        Fixed l2 penalty on the summed loss, i.e. ``FLDAClassifier(l2=ridge / n)``.
+    seed : int
+
+    Returns
+    -------
+    errors : ndarray of shape (3 families, 2 domains, len(repeats), len(sizes))
+        Families in :data:`FAMILIES` order, domains in :data:`DOMAINS` order.
+    """
+    sizes = _check_sizes(sizes, data.n_train)
+    repeats = list(repeats)
+    if len(repeats) > REPEAT_BLOCK:        # bound memory: (block, n_max, m) gathers
+        return np.concatenate([quadratic_learning_errors(data, sizes, repeats[i:i + REPEAT_BLOCK],
+                                                         ridge, seed)
+                               for i in range(0, len(repeats), REPEAT_BLOCK)], axis=2)
+    source_orders, target_orders = training_orders(data, repeats, seed)
+    t_source = np.where(data.y_source_train == 1, 1.0, -1.0)
+    t_target = np.where(data.y_target_train == 1, 1.0, -1.0)
+    src = prefix_sums(data.X_source_train, t_source, source_orders, sizes)
+    tgt = prefix_sums(data.X_target_train, t_target, target_orders, sizes)
+    theta = estimate_dropout_prefixes(src["nonzero"], tgt["nonzero"])
+    fits = (quadratic_fits(src, sizes, ridge),
+            quadratic_fits(tgt, sizes, ridge),
+            quadratic_fits(src, sizes, ridge, theta=theta))
+    errors = np.empty((len(FAMILIES), len(DOMAINS), len(repeats), len(sizes)))
+    for f, (coef, intercept) in enumerate(fits):
+        for d, domain in enumerate(DOMAINS):
+            errors[f, d] = lattice_error_rates(coef, intercept, *data.validation(domain))
+    return errors
+
+
+def logistic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0, tol=1e-6,
+                             max_iter=1000, progress=None):
+    """Validation errors of S-LR, T-LR and FLDA-L (one L-BFGS fit per cell).
+
+    Same subsets as :func:`quadratic_learning_errors` (the same repeat indices
+    give the same orders), each fit is ``FLDAClassifier(loss="logistic",
+    l2=ridge / n)`` (Algorithm 2).  Without ridge, tiny separable subsets make
+    the unregularised logistic weights grow until L-BFGS stops at
+    ``max_iter``; such fits are counted, not hidden.
+
+    Parameters
+    ----------
+    data : LearningCurveData
+    sizes, repeats, ridge, seed
+        As in :func:`quadratic_learning_errors`.
+    tol, max_iter
+        Passed to :class:`FLDAClassifier`.
+    progress : callable(fraction, text), optional
+        Called before every (repeat, size) cell and once at the end (see
+        :mod:`explorer.experiments.progress`).
+
+    Returns
+    -------
+    errors : ndarray of shape (3, 2, len(repeats), len(sizes))
+    n_unconverged : int
+        Number of fits that stopped at ``max_iter``.
+    """
+    sizes = _check_sizes(sizes, data.n_train)
+    source_orders, target_orders = training_orders(data, repeats, seed)
+    errors = np.empty((len(FAMILIES), len(DOMAINS), len(repeats), len(sizes)))
+    total, done, n_unconverged = len(repeats) * len(sizes), 0, 0
+    validation = [data.validation(domain) for domain in DOMAINS]
+    for r in range(len(repeats)):
+        for g, n in enumerate(sizes):
+            report(progress, done, total, f"Fitting S-LR, T-LR and FLDA-L: repeat "
+                                          f"{repeats[r]}, n = {n:,} ({done + 1}/{total})")
+            Xs = data.X_source_train[source_orders[r, :n]]
+            ys = data.y_source_train[source_orders[r, :n]]
+            Xt = data.X_target_train[target_orders[r, :n]]
+            yt = data.y_target_train[target_orders[r, :n]]
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                models = []
+                for X_fit, y_fit, X_unlabelled in ((Xs, ys, None), (Xt, yt, None),
+                                                   (Xs, ys, Xt)):
+                    clf = FLDAClassifier(loss="logistic", l2=ridge / n, tol=tol,
+                                         max_iter=max_iter)
+                    models.append(clf.fit(X_fit, y_fit, X_target=X_unlabelled))
+            n_unconverged += sum(issubclass(w.category, ConvergenceWarning) for w in caught)
+            for f, clf in enumerate(models):
+                for d, (X_val, y_val) in enumerate(validation):
+                    errors[f, d, r, g] = error_rate(clf, X_val, y_val)
+            done += 1
+    finish(progress)
+    return errors, n_unconverged
+
+
+def summarize_errors(errors, sizes, loss="quadratic"):
+    """Mean error and standard error of the mean over repeats, as a long table.
+
+    Parameters
+    ----------
+    errors : ndarray of shape (3, 2, R, G)
+    sizes : ndarray of int of shape (G,)
+    loss : {"quadratic", "logistic"}
+        Names the classifiers (S-LS/T-LS/FLDA-Q or S-LR/T-LR/FLDA-L).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``classifier, family, loss, domain, n, mean_error, sem,
+        repeats``; ``sem = std(ddof=1) / sqrt(R)`` (NaN for a single repeat).
+    """
+    errors = np.asarray(errors, dtype=np.float64)
+    n_repeats = errors.shape[2]
+    mean, sem = _mean_sem(errors, axis=2)
+    rows = []
+    for f, family in enumerate(FAMILIES):
+        name = classifier_name(family, loss)
+        for d, domain in enumerate(DOMAINS):
+            for g, n in enumerate(sizes):
+                rows.append((name, family, loss, domain, int(n), mean[f, d, g], sem[f, d, g],
+                             n_repeats))
+    return pd.DataFrame(rows, columns=TABLE_COLUMNS)
+
+
+def mean_sem_table(table, decimals=3):
+    """Figure 3 as numbers: one row per ``n``, one ``"mean ± SEM"`` column per curve.
+
+    The wide companion of :func:`summarize_errors` for reading exact values off
+    the learning curves of section 4.1.2: columns are ``"n"`` followed by
+    ``"<classifier> (target)"`` for every classifier (the bottom panel of
+    Figure 3, where FLDA should meet the oracle T-LS / T-LR), then
+    ``"<classifier> (source)"`` (the top panel).  Within a domain the
+    classifiers follow :data:`FAMILIES` (source, oracle, FLDA), quadratic loss
+    before logistic.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`summarize_errors`, possibly the concatenation of a
+        quadratic and a logistic table.
+    decimals : int, default=3
+
+    Returns
+    -------
+    pandas.DataFrame
+        Column ``n`` (int, increasing) and one string column per curve,
+        ``"0.123 ± 0.004"``; just the mean when the SEM is undefined (a single
+        repeat) and ``"—"`` when the curve has no value at that ``n``.
+    """
+    if table.empty:
+        raise ValueError("The learning-curve table is empty; nothing to tabulate.")
+    losses = [loss for loss in ("quadratic", "logistic") if loss in set(table["loss"])]
+    names = [classifier_name(family, loss) for loss in losses for family in FAMILIES]
+    columns = [(name, domain) for domain in ("target", "source") for name in names]
+    sizes = np.sort(table["n"].unique())
+    # One dictionary look-up per cell (a pandas .loc per cell cost ~10 ms per page run).
+    cell = {(name, domain, int(n)): (float(mean), float(sem)) for name, domain, n, mean, sem
+            in zip(table["classifier"], table["domain"], table["n"], table["mean_error"],
+                   table["sem"])}
+    out = {"n": sizes.astype(int)}
+    for name, domain in columns:
+        cells = []
+        for n in sizes:
+            if (name, domain, int(n)) not in cell:
+                cells.append("—")
+                continue
+            mean, sem = cell[name, domain, int(n)]
+            cells.append(f"{mean:.{decimals}f}" if not np.isfinite(sem)
+                         else f"{mean:.{decimals}f} ± {sem:.{decimals}f}")
+        out[f"{name} ({domain})"] = cells
+    return pd.DataFrame(out)
+
+
+def _mean_sem(values, axis):
+    n = values.shape[axis]
+    mean = values.mean(axis=axis)
+    if n < 2:
+        return mean, np.full_like(mean, np.nan)
+    return mean, values.std(axis=axis, ddof=1) / np.sqrt(n)
+
+
+def oracle_gaps(errors, sizes, loss="quadratic", domain="target"):
+    """Error minus the target oracle's error, paired over repeats.
+
+    In every repeat, T-LS (T-LR) and FLDA share the target training order, and
+    S-LS (S-LR) is drawn alongside, so the per-repeat differences are paired;
+    their mean and standard error (sample standard deviation of the
+    differences / sqrt(repeats)) say how far each classifier is from the
+    oracle of Figure 3 (section 4.1.2) and whether the gap is significant.
+
+    Parameters
+    ----------
+    errors : ndarray of shape (3, 2, R, G)
+    sizes : ndarray of int of shape (G,)
+    loss : {"quadratic", "logistic"}
+    domain : {"source", "target"}, default="target"
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``classifier, reference, loss, domain, n, mean_gap, sem,
+        repeats`` for the source family and FLDA.
+    """
+    errors = np.asarray(errors, dtype=np.float64)
+    d = DOMAINS.index(domain)
+    oracle = errors[FAMILIES.index("target"), d]
+    reference = classifier_name("target", loss)
+    rows = []
+    for family in ("source", "flda"):
+        mean, sem = _mean_sem(errors[FAMILIES.index(family), d] - oracle, axis=0)
+        name = classifier_name(family, loss)
+        for g, n in enumerate(sizes):
+            rows.append((name, reference, loss, domain, int(n), mean[g], sem[g],
+                         errors.shape[2]))
+    return pd.DataFrame(rows, columns=["classifier", "reference", "loss", "domain", "n",
+                                       "mean_gap", "sem", "repeats"])
+
+
+@dataclass(frozen=True)
+class LearningCurveResult:
+    """Errors of one loss family and their summary table.
+
+    Attributes
+    ----------
+    errors : ndarray of shape (3 families, 2 domains, repeats, sizes)
+    sizes : ndarray of int
+    loss : {"quadratic", "logistic"}
+    n_unconverged : int
+        Logistic fits that hit the iteration cap (always 0 for quadratic).
+    """
+
+    errors: np.ndarray
+    sizes: np.ndarray
+    loss: str
+    n_unconverged: int = 0
+
+    @property
+    def table(self):
+        """The curves as a long table (:func:`summarize_errors`)."""
+        return summarize_errors(self.errors, self.sizes, self.loss)
+
+    @property
+    def gaps(self):
+        """Target-domain gaps to the oracle (:func:`oracle_gaps`)."""
+        return oracle_gaps(self.errors, self.sizes, self.loss)
+
+
+def learning_curves(data, sizes, n_repeats=50, loss="quadratic", ridge=0.0, seed=0,
+                    progress=None):
+    """Learning curves of Figure 3 (section 4.1.2) for one loss.
+
+    Parameters
+    ----------
+    data : LearningCurveData
+    sizes : array-like of int
+        Training-set sizes, strictly increasing, in ``2 .. data.n_train``.
+    n_repeats : int, default=50
+    loss : {"quadratic", "logistic"}
+        ``"quadratic"``: S-LS, T-LS, FLDA-Q (batched closed form, fast).
+        ``"logistic"``: S-LR, T-LR, FLDA-L (one L-BFGS fit each, slow).
+    ridge : float, default=0.0
+        Fixed l2 penalty on the summed loss (``FLDAClassifier(l2=ridge / n)``).
+    seed : int
+        Seeds the repeat orders (the data have their own seed).
+    progress : callable(fraction, text), optional
+        Logistic only: called before each (repeat, size) cell and at the end.
+
+    Returns
+    -------
+    LearningCurveResult
+    """
+    if int(n_repeats) != n_repeats or n_repeats < 1:
+        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}.")
+    if ridge < 0 or not np.isfinite(ridge):
+        raise ValueError(f"ridge must be a finite number >= 0, got {ridge!r}.")
+    repeats = range(int(n_repeats))
+    if loss == "quadratic":
+        errors = quadratic_learning_errors(data, sizes, repeats, ridge, seed)
+        unconverged = 0
+    elif loss == "logistic":
+        errors, unconverged = logistic_learning_errors(data, sizes, repeats, ridge, seed,
+                                                       progress=progress)
+    else:
+        raise ValueError(f"loss must be 'quadratic' or 'logistic', got {loss!r}.")
+    return LearningCurveResult(errors, np.asarray(sizes, dtype=int), loss, unconverged)
+
+
+def adaptation_sample_size(table, classifier, reference, domain="target", tolerance=0.01):
+    """Smallest ``n`` from which ``classifier`` stays within ``tolerance`` of ``reference``.
+
+    Quantifies the paper's reading of Figure 3 ("roughly 20 labeled source
+    samples and 20 unlabeled target samples are sufficient for FLDA to adapt"):
+    the smallest grid size ``n`` such that at ``n`` and at every larger grid
+    size ``|mean_error(classifier) - mean_error(reference)| <= tolerance`` on
+    ``domain``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`summarize_errors`.
+    classifier, reference : str
+        Paper names, e.g. ``"FLDA-Q"`` and ``"T-LS"``.
+    domain : {"source", "target"}
+    tolerance : float
+
+    Returns
+    -------
+    int or None
+        None when the curves are still apart at the largest size.
+    """
+    rows = table[table["domain"] == domain]
+    a = rows[rows["classifier"] == classifier].set_index("n")["mean_error"].sort_index()
+    b = rows[rows["classifier"] == reference].set_index("n")["mean_error"].sort_index()
+    if a.empty or b.empty:
+        raise ValueError(f"The table has no {domain!r} curve for {classifier!r} or {reference!r}.")
+    close = (a - b).abs().to_numpy() <= tolerance
+    if not close[-1]:
+        return None
+    first_far = np.flatnonzero(~close)
+    start = 0 if len(first_far) == 0 else first_far[-1] + 1
+    return int(a.index[start])
+
+
+# --------------------------------------------------------------------------- the page's experiment
+
+@dataclass(frozen=True)
+class LearningCurveConfig:
+    """A validated, hashable setting of the learning-curve experiment (section 4.1.2).
+
+    Attributes
+    ----------
+    distribution : {"poisson", "bernoulli"}
+    params : tuple of tuple of float, shape (2, 2)
+    theta : tuple of float
+    n_pool : int
+        Size of each of the four data sets.
+    seed : int
+    sizes : tuple of int
+        Training-set sizes, strictly increasing, in ``2 .. n_pool``.
+    ridge : float
+        Fixed l2 penalty on the summed loss (``FLDAClassifier(l2=ridge / n)``).
+    """
+
+    distribution: str
+    params: tuple
+    theta: tuple
+    n_pool: int
+    seed: int
+    sizes: tuple
+    ridge: float = 0.0
+
+    def data(self):
+        """The four data sets (:func:`make_learning_curve_data`)."""
+        return make_learning_curve_data(self.distribution, self.params, self.theta,
+                                        n_train=self.n_pool, n_validation=self.n_pool,
+                                        seed=self.seed)
+
+
+def learning_curve_config(distribution, params, theta, n_pool, seed, sizes, ridge=0.0):
+    """Validate a page's settings into a :class:`LearningCurveConfig` plus notes.
+
+    Parameters
+    ----------
+    sizes : ("log", n_min, n_max, n_sizes) or ("custom", text)
+        A log-spaced grid (:func:`sample_size_grid`) or a typed list
+        (:func:`parse_sample_sizes`).
+
+    Returns
+    -------
+    config : LearningCurveConfig
+    notes : list of str
+        Settings that are valid but make the experiment pointless (equal
+        classes, everything dropped), each with the fix.
+
+    Raises
+    ------
+    ValueError
+        Naming the problem and the fix.
+    """
+    params = tuple(tuple(float(v) for v in row) for row in params)
+    theta = tuple(float(t) for t in theta)
+    n_pool = int(n_pool)
+    if sizes[0] == "log":
+        n_min, n_max, n_sizes = (int(v) for v in sizes[1:])
+        if n_max > n_pool:
+            raise ValueError(f"Largest n ({n_max:,}) exceeds the samples per data set "
+                             f"({n_pool:,}). Lower 'Largest n' or raise 'Samples per data set'.")
+        if n_min > n_max:
+            raise ValueError(f"Smallest n ({n_min:,}) is above largest n ({n_max:,}). "
+                             "Swap or change them.")
+        grid = sample_size_grid(n_min, n_max, n_sizes)
+    else:
+        try:
+            grid = parse_sample_sizes(sizes[1], n_pool)
+        except ValueError as exc:
+            raise ValueError(f"Sample sizes: {exc}") from None
+    notes = []
+    if params[0] == params[1]:
+        notes.append("Both classes have the same class-conditional parameters: there is "
+                     "nothing to learn and every classifier should sit at 50% error. Change "
+                     "the class 1 or class 2 values under *Data*.")
+    if all(t == 1.0 for t in theta):
+        notes.append("θ = 1 for every feature: the target domain is all zeros, so no "
+                     "classifier can beat 50% error there. Lower θ under *Data*.")
+    config = LearningCurveConfig(distribution, params, theta, n_pool, int(seed),
+                                 tuple(int(n) for n in grid), float(ridge))
+    return config, notes
+
+
+def repeat_errors(config, loss, repeats):
+    """Errors of one loss family for some repeats: the default ``fit`` of
+    :func:`run_learning_curves`.
+
+    Returns
+    -------
+    errors : ndarray of shape (3, 2, len(repeats), len(config.sizes))
+    n_unconverged : int
+    """
+    data, sizes = config.data(), np.array(config.sizes)
+    if loss == "quadratic":
+        return quadratic_learning_errors(data, sizes, repeats, config.ridge, config.seed), 0
+    return logistic_learning_errors(data, sizes, repeats, config.ridge, config.seed)
+
+
+def run_learning_curves(config, n_repeats, loss="quadratic", fit=None, progress=None):
+    """Figure 3 (section 4.1.2) for one loss: the entry point of the page.
+
+    The quadratic family is computed for all repeats in one batched call; the
+    logistic family one repeat at a time (so a page can cache and report each).
+
+    Parameters
+    ----------
+    config : LearningCurveConfig
+    n_repeats : int
+    loss : {"quadratic", "logistic"}
+    fit : callable(config, loss, repeats) -> (errors, n_unconverged), optional
+        Defaults to :func:`repeat_errors`; a page passes its cached version.
+        ``repeats`` is a tuple of repeat indices.
+    progress : callable(fraction, text), optional
+        See :mod:`explorer.experiments.progress`; logistic only, with the time left.
+
+    Returns
+    -------
+    LearningCurveResult
+    """
+    if int(n_repeats) != n_repeats or n_repeats < 1:
+        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}.")
+    fit = repeat_errors if fit is None else fit
+    sizes = np.asarray(config.sizes, dtype=int)
+    if loss == "quadratic":
+        errors, _ = fit(config, loss, tuple(range(int(n_repeats))))
+        return LearningCurveResult(errors, sizes, loss, 0)
+    if loss != "logistic":
+        raise ValueError(f"loss must be 'quadratic' or 'logistic', got {loss!r}.")
+    parts, unconverged, start = [], 0, time.perf_counter()
+    for r in range(int(n_repeats)):
+        report(progress, r, n_repeats, _repeat_text(r, n_repeats, start))
+        errors, bad = fit(config, loss, (r,))
+        parts.append(errors)
+        unconverged += bad
+    finish(progress)
+    return LearningCurveResult(np.concatenate(parts, axis=2), sizes, loss, unconverged)
+
+
+def _repeat_text(r, n_repeats, start):
+    text = f"Fitting logistic classifiers: repeat {r + 1} of {n_repeats}"
+    if r:
+        left = (time.perf_counter() - start) / r * (n_repeats - r)
+        text += f", about {left:.0f} s left" if left >= 1 else ""
+    return text
+
+
+def per_repeat_frame(result):
+    """Every single error rate of a :class:`LearningCurveResult` (classifier, domain,
+    repeat, n), for the raw download."""
+    errors, sizes, loss = result.errors, result.sizes, result.loss
+    f, d, r, g = np.meshgrid(range(len(FAMILIES)), range(len(DOMAINS)),
+                             range(errors.shape[2]), range(len(sizes)), indexing="ij")
+    return pd.DataFrame({
+        "classifier": [classifier_name(FAMILIES[i], loss) for i in f.ravel()],
+        "loss": loss,
+        "domain": [DOMAINS[i] for i in d.ravel()],
+        "repeat": r.ravel(),
+        "n": np.asarray(sizes)[g.ravel()],
+        "error": errors[f.ravel(), d.ravel(), r.ravel(), g.ravel()],
+    })
+
+
+@dataclass(frozen=True)
+class Headline:
+    """When FLDA caught up with the oracle, for one loss (the page's metrics)."""
+
+    flda: str
+    oracle: str
+    naive: str
+    adapted_from: int | None
+    flda_error: float
+    naive_error: float
+    largest_n: int
+
+
+def headline(table, tolerance):
+    """One :class:`Headline` per loss in ``table`` (:func:`summarize_errors` output):
+    :func:`adaptation_sample_size` on the target and the errors at the largest n."""
+    out = []
+    for loss in [loss for loss in LOSSES if loss in set(table["loss"])]:
+        part = table[table["loss"] == loss]
+        flda, oracle, naive = (classifier_name(f, loss) for f in ("flda", "target", "source"))
+        largest_n = int(part["n"].max())
+        largest = part[(part["domain"] == "target") & (part["n"] == largest_n)] \
+            .set_index("classifier")["mean_error"]
+        out.append(Headline(flda, oracle, naive,
+                            adaptation_sample_size(part, flda, oracle, "target", tolerance),
+                            float(largest[flda]), float(largest[naive]), largest_n))
+    return out
+
+
+def small_sample_gaps(gaps, n_max):
+    """Mean gap to the oracle of each FLDA curve over the sizes ``n <= n_max``."""
+    small = gaps[(gaps["n"] <= n_max) & (gaps["classifier"].str.startswith("FLDA"))]
+    return {name: float(group["mean_gap"].mean()) for name, group in small.groupby("classifier")}

@@ -1,0 +1,134 @@
+"""The one definition of a classification error used by every experiment and page.
+
+A linear classifier predicts from its scores ``s(x) = w . x + b`` (one score
+for two classes, one per class otherwise).  Count data and binary data sit on a
+lattice, and a boundary fitted on them often passes *exactly* through lattice
+points (section 4.1.1: the S-LS boundary ``x1 + x2 = 1`` of Figure 1 runs
+through (0, 1) and (1, 0)).  There the computed score is ``0`` up to rounding
+noise of either sign, and a strict ``s > 0`` would move whole lattice points
+-- thousands of samples -- across the boundary at random.  So:
+
+**Ties.** For two classes a sample is assigned to the *second* class
+(``classes_[1]``, label ``1`` of a :class:`~flda_core.synthetic.DomainPair`)
+only when ``s(x) > TIE_RTOL * (|x| . |w| + |b|)``, the largest rounding error
+the score can carry relative to its terms; a score within that tolerance of 0
+is a tie and counts as the *first* class, exactly as a score of exactly 0 does.
+For more classes the class of the largest score wins and ties go to the first
+such class (NumPy's ``argmax``); continuous multiclass scores (digits, tables)
+practically never tie.
+
+The **error** is the fraction of samples whose prediction differs from their
+label.  :func:`binary_error` (one classifier), :func:`lattice_error_rates`
+(thousands of classifiers at once, on the distinct rows of ``X``) and
+:func:`predict_labels` / :func:`error_rate` (a fitted
+:class:`~flda_core.classifier.FLDAClassifier`) all apply this same rule.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from explorer.experiments.rows import distinct_rows
+
+__all__ = ["TIE_RTOL", "positive_side", "binary_error", "lattice_error_rates",
+           "predict_labels", "error_rate"]
+
+#: Scores this close to 0 (relative to ``|x| . |w| + |b|``) are ties (first class).
+TIE_RTOL = 1e-9
+
+
+def positive_side(scores, scale):
+    """Which scores say "second class": ``scores > TIE_RTOL * scale`` (ties are not)."""
+    return np.asarray(scores) > TIE_RTOL * np.asarray(scale)
+
+
+def _binary_decisions(coef, intercept, X):
+    coef = np.asarray(coef, dtype=np.float64).ravel()
+    intercept = float(intercept)
+    scores = np.asarray(X @ coef).ravel() + intercept
+    scale = np.asarray(abs(X) @ np.abs(coef)).ravel() + abs(intercept)
+    return positive_side(scores, scale)
+
+
+def binary_error(coef, intercept, X, y):
+    """Error rate of ``sign(X @ coef + intercept)`` on labels ``y`` in {0, 1}, ties as 0.
+
+    Parameters
+    ----------
+    coef : array-like of shape (n_features,)
+        Positive scores mean class 1.
+    intercept : float
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,), values 0 and 1
+
+    Returns
+    -------
+    float
+    """
+    says_one = _binary_decisions(coef, intercept, X)
+    return float(np.mean(says_one.astype(int) != np.asarray(y)))
+
+
+def lattice_error_rates(coef, intercept, X, y, chunk=256):
+    """Error rates of many binary classifiers at once, evaluated on the distinct rows of X.
+
+    The same rule as :func:`binary_error` (label 1 = positive side, ties
+    count as 0), computed once per distinct row of ``X`` and weighted by how
+    often each row occurs: lattice data have few distinct rows.
+
+    Parameters
+    ----------
+    coef : ndarray of shape (..., m)
+    intercept : ndarray of shape (...)
+    X : ndarray of shape (n_samples, m)
+    y : ndarray of shape (n_samples,), values 0 and 1
+    chunk : int
+        Classifiers per block (memory bound).
+
+    Returns
+    -------
+    error : ndarray of shape (...)
+    """
+    lead = np.shape(intercept)
+    W = np.asarray(coef, dtype=np.float64).reshape(-1, X.shape[1])
+    b = np.asarray(intercept, dtype=np.float64).reshape(-1)
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y).ravel()
+    # one row per distinct (x, label) pair, with its count (column-wise hashing: 0.3 ms
+    # at 10,000 lattice rows where a row-wise np.unique took 6 ms)
+    rows, labels, counts = distinct_rows(X, y) if len(y) else (X, y, np.zeros(0, int))
+    positive = labels == 1
+    counts = counts.astype(np.float64)
+    out = np.empty(len(b))
+    for start in range(0, len(b), chunk):
+        Wc, bc = W[start:start + chunk], b[start:start + chunk]
+        scale = np.abs(rows) @ np.abs(Wc).T + np.abs(bc)
+        says_positive = positive_side(rows @ Wc.T + bc, scale)
+        out[start:start + chunk] = counts @ (says_positive != positive[:, None])
+    return (out / len(y)).reshape(lead)
+
+
+def predict_labels(model, X):
+    """Labels a fitted linear classifier assigns to ``X`` under the tie rule above.
+
+    Two classes: ``classes_[1]`` where the score is on the positive side
+    (:func:`positive_side`), else ``classes_[0]``; more classes: the class
+    of the largest score (first one on ties).  Identical to ``model.predict``
+    except for scores within rounding noise of a binary boundary.
+    """
+    coef = np.asarray(model.coef_)
+    if coef.shape[0] == 1:
+        says_second = _binary_decisions(coef[0], model.intercept_[0], X)
+        return np.asarray(model.classes_)[says_second.astype(int)]
+    return model.predict(X)
+
+
+def error_rate(model, X, y):
+    """Fraction of samples of ``X`` that :func:`predict_labels` gets wrong."""
+    predicted = predict_labels(model, X)
+    return float(np.mean(np.asarray(predicted) != np.asarray(y)))

@@ -1,0 +1,474 @@
+"""Reusable experiments on synthetic domains (paper section 4.1).
+
+* :func:`fit_classifiers` fits the paper's six classifiers on a
+  :class:`~flda_core.synthetic.DomainPair` -- the naive source classifiers
+  S-LS / S-LR, the target oracles T-LS / T-LR and the adapted FLDA-Q / FLDA-L
+  (section 4.1.1, Figures 1-2) -- and reports their target errors.
+  It is the entry point of the "Synthetic domains" page, which passes its
+  cached :func:`fit_linear` as ``fit=``.
+* :data:`PAPER_FIGURE1` and :data:`PAPER_FIGURE2` hold the exact settings and
+  the numbers the paper reports, so pages can show them alongside a
+  reproduction.
+
+The perturbation experiment of section 4.1.3 (Table 1, Figure 4) is
+:mod:`explorer.experiments.perturbation`; errors are counted as
+:mod:`explorer.experiments.scoring` defines them.
+
+Every function here is pure (no Streamlit) and returns plain data: frozen
+dataclasses of NumPy arrays and pandas DataFrames.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from flda_core.classifier import FLDAClassifier
+from flda_core.synthetic import exact_target_error
+from explorer.names import FAMILIES, LOSSES, classifier_name
+from explorer.experiments.progress import finish, report
+from explorer.experiments.rows import distinct_rows
+from explorer.experiments.scoring import binary_error
+
+__all__ = [
+    "FittedLinear", "ExperimentResult", "PaperSetting", "PAPER_FIGURE1", "PAPER_FIGURE2",
+    "fit_linear", "distinct_rows", "lattice_counts", "MAX_DISTINCT_SHARE", "fit_classifiers", "classifier_errors", "theta_table",
+    "matching_paper_setting", "lattice_tie_errors", "transfer_errors", "closest_to_oracle",
+]
+
+_TRAINED_ON = {"source": "labelled source", "target": "labelled target (oracle)",
+               "flda": "labelled source + unlabelled target"}
+
+
+@dataclass(frozen=True)
+class FittedLinear:
+    """A fitted binary linear classifier ``sign(coef @ x + intercept)``.
+
+    Attributes
+    ----------
+    name : str
+        Paper name, e.g. ``"S-LS"`` or ``"FLDA-L"`` (see :mod:`explorer.figures.style`).
+    family : {"source", "target", "flda"}
+    loss : {"quadratic", "logistic"}
+    coef : ndarray of shape (n_features,)
+        Positive scores mean class 1.
+    intercept : float
+    theta : ndarray of shape (n_features,)
+        Dropout probabilities used in the fit (zeros for S-* and T-*).
+    target_error, source_error : float
+        Misclassification rates on the target and the source domain.
+    perturbation : float or None
+        For FLDA refits of :func:`perturbation_sweep`: the amount added to the
+        estimated theta of the perturbed feature.
+    transfer : str
+        The transfer model of an FLDA fit (:data:`flda_core.transfer_models.TRANSFER_MODELS`).
+    transfer_params : dict or None
+        Its fitted parameters (``FLDAClassifier.transfer_params_``; None for S-* and T-*).
+    """
+
+    name: str
+    family: str
+    loss: str
+    coef: np.ndarray
+    intercept: float
+    theta: np.ndarray
+    target_error: float
+    source_error: float
+    perturbation: float | None = None
+    transfer: str = "dropout"
+    transfer_params: Mapping[str, np.ndarray] | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class ExperimentResult:
+    """The six classifiers of section 4.1.1 fitted on one :class:`DomainPair`.
+
+    Attributes
+    ----------
+    theta_true : ndarray of shape (n_features,)
+        Dropout used to generate the target domain.
+    theta_hat : ndarray of shape (n_features,)
+        Maximum-likelihood estimate from the data (section 3.3.1).
+    classifiers : dict
+        Paper name -> :class:`FittedLinear`, ordered S, T, FLDA per loss.
+    transfer : str
+        FLDA's transfer model; ``transfer_params`` its estimated parameters
+        (None when no FLDA classifier was fitted).
+    """
+
+    theta_true: np.ndarray
+    theta_hat: np.ndarray
+    classifiers: Mapping[str, FittedLinear] = field(default_factory=dict)
+    transfer: str = "dropout"
+    transfer_params: Mapping[str, np.ndarray] | None = field(default=None, repr=False)
+
+    def for_loss(self, loss):
+        """The (source, target, flda) classifiers of one loss, in that order."""
+        return [self.classifiers[classifier_name(f, loss)] for f in FAMILIES
+                if classifier_name(f, loss) in self.classifiers]
+
+
+@dataclass(frozen=True)
+class PaperSetting:
+    """One artificial-data experiment of the paper: its settings and reported errors.
+
+    ``errors`` maps paper classifier names to the reported target error;
+    ``<name>`` in ``summary`` is replaced by ``errors[name]`` (3 decimals).
+    """
+
+    label: str
+    distribution: str
+    params: tuple
+    theta: tuple
+    n_source: int
+    n_target: int
+    errors: Mapping[str, float]
+    summary: str
+
+    def __post_init__(self):
+        # ``<name>`` in the summary stands for the reported error of ``name``, so
+        # every number in the text comes from ``errors``.
+        object.__setattr__(self, "summary", re.sub(
+            r"<([^<>]+)>", lambda m: f"{self.errors[m.group(1)]:.3f}", self.summary))
+
+
+#: Section 4.1.1, Figure 1: bivariate Bernoulli, theta = [0.5, 0].
+PAPER_FIGURE1 = PaperSetting(
+    label="Figure 1 (Bernoulli)", distribution="bernoulli",
+    params=((0.7, 0.7), (0.3, 0.3)), theta=(0.5, 0.0), n_source=100_000, n_target=100_000,
+    errors={"S-LS": 0.400, "T-LS": 0.300, "FLDA-Q": 0.300,
+            "S-LR": 0.248, "T-LR": 0.301, "FLDA-L": 0.301},
+    summary="The paper reports S-LS <S-LS>, T-LS = FLDA-Q <FLDA-Q>, S-LR <S-LR> and "
+            "T-LR = FLDA-L <FLDA-L>: FLDA's boundary lies on top of the target classifier's.")
+#: Section 4.1.1, Figure 2: bivariate Poisson, rates 2 and 6, theta = [0.5, 0].
+PAPER_FIGURE2 = PaperSetting(
+    label="Figure 2 (Poisson)", distribution="poisson",
+    params=((2.0, 2.0), (6.0, 6.0)), theta=(0.5, 0.0), n_source=100_000, n_target=100_000,
+    errors={"S-LS": 0.181, "T-LS": 0.099, "FLDA-Q": 0.099,
+            "S-LR": 0.170, "T-LR": 0.084, "FLDA-L": 0.084},
+    summary="The paper reports S-LS <S-LS>, T-LS = FLDA-Q <FLDA-Q>, S-LR <S-LR> and "
+            "T-LR = FLDA-L <FLDA-L>: FLDA fully adapts to the dropout of feature 1.")
+
+
+def matching_paper_setting(distribution, params, theta, n_source=None, n_target=None,
+                           candidates=None):
+    """The paper setting whose data model equals the arguments, else ``None``.
+
+    Sample sizes are compared only when given (the paper used 100,000 per
+    domain). ``candidates`` defaults to Figures 1 and 2 (section 4.1.1).
+    """
+    candidates = (PAPER_FIGURE1, PAPER_FIGURE2) if candidates is None else candidates
+    for setting in candidates:
+        if (setting.distribution == distribution
+                and np.shape(params) == np.shape(setting.params)
+                and np.allclose(params, setting.params)
+                and np.shape(theta) == np.shape(setting.theta)
+                and np.allclose(theta, setting.theta)
+                and n_source in (None, setting.n_source)
+                and n_target in (None, setting.n_target)):
+            return setting
+    return None
+
+
+#: Per loss, compress the training data (:func:`distinct_rows`) only when the distinct
+#: rows are at most this share of all rows.  A weighted fit costs about what an
+#: unweighted fit on the distinct rows costs; finding them costs one hash pass per
+#: column: about 1 ms at 100,000 rows of integer lattice data (the synthetic pages),
+#: 15-30 ms for 100,000 rows of arbitrary floats.  Measured at 100,000 rows of two
+#: float features (compressed / full fit time): FLDA-L 0.12 at a share of 0.05, 0.51
+#: at 0.5, 0.57 at 0.9; FLDA-Q (a 10 ms closed form) 0.81 at 0.05 but 4.7 at 0.2.
+#: On the paper's lattices (shares below 0.01) both gain (``bench_compression.py``).
+MAX_DISTINCT_SHARE = {"logistic": 0.5, "quadratic": 0.05}
+
+
+def lattice_counts(X, y, features=(0, 1)):
+    """Number of samples of each class at each distinct point of two features.
+
+    The markers of Figures 1, 2 and 4 (one per lattice point and class, area
+    proportional to the count), counted by :func:`distinct_rows`: a row-wise
+    ``np.unique`` took 225 ms for 100,000 samples, on every change of θ.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+        Integer class labels.
+    features : pair of int, default=(0, 1)
+        Zero-based indices of the plotted features.
+
+    Returns
+    -------
+    DataFrame with columns ``x1``, ``x2``, ``class``, ``count``, sorted by
+    class, then point.  The counts of a class sum to its number of samples.
+    """
+    X = np.asarray(X, dtype=float)[:, list(features)]
+    y = np.asarray(y)
+    points, labels, counts = distinct_rows(X, y) if len(y) else (X, y, np.zeros(0, int))
+    frame = pd.DataFrame({"x1": points[:, 0], "x2": points[:, 1],
+                          "class": labels.astype(int), "count": counts.astype(int)})
+    return frame.sort_values(["class", "x1", "x2"], ignore_index=True)
+
+
+def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None, transfer="dropout",
+               estimator=None, compress=None):
+    """Fit one of the paper's classifiers on ``pair`` and measure its errors.
+
+    Parameters
+    ----------
+    pair : DomainPair
+        Binary (two-class) domains.
+    family : {"source", "target", "flda"}
+        ``"source"``: trained on labelled source data (S-LS / S-LR);
+        ``"target"``: trained on labelled target data, the oracle (T-LS / T-LR);
+        ``"flda"``: trained on source data with the dropout transfer model
+        estimated from the unlabelled target data (FLDA-Q / FLDA-L,
+        Algorithms 1 and 2), or with ``theta`` if given.
+    loss : {"quadratic", "logistic"}
+    l2 : float, default=0.0
+        Ridge penalty (see :class:`~flda_core.classifier.FLDAClassifier`).
+    theta : array-like of shape (n_features,), optional
+        Fixed dropout probabilities for ``family="flda"`` (section 4.1.3).
+    perturbation : float, optional
+        Recorded in the result (see :func:`perturbation_sweep`).
+    transfer : str, default="dropout"
+        FLDA's transfer model (:data:`flda_core.transfer_models.TRANSFER_MODELS`),
+        estimated from the unlabelled target; ignored for S-* and T-*.
+    estimator : FLDAClassifier, optional
+        Refit this estimator (its ``loss``, ``l2``, ``theta`` and ``transfer``
+        are set here) instead of a new one; one with ``warm_start=True`` reused
+        over calls starts each fit from the previous solution.
+    compress : bool or None, default=None
+        Fit on the distinct rows of the training data, weighted by their
+        counts (:func:`distinct_rows`): the same objective, so the same
+        classifier up to the solver tolerance, many times faster on lattice
+        data.  ``None`` compresses when the distinct rows are at most
+        ``MAX_DISTINCT_SHARE[loss]`` of all rows; ``True`` always; ``False``
+        never.  FLDA's transfer model always sees the full unlabelled target.
+
+    Returns
+    -------
+    FittedLinear
+        Errors are measured on the whole target and source domains (the
+        paper's protocol: the oracle's target error is its training error).
+    """
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}.")
+    if len(pair.classes) != 2:
+        raise ValueError("fit_linear handles two classes (the paper's section 4.1); "
+                         f"got {len(pair.classes)}.")
+    transfer = transfer if family == "flda" else "dropout"
+    clf = FLDAClassifier() if estimator is None else estimator
+    clf.set_params(loss=loss, l2=l2, theta=theta if family == "flda" else None,
+                   transfer=transfer)
+    X, y = (pair.X_target, pair.y_target) if family == "target" else (pair.X_source,
+                                                                        pair.y_source)
+    extra = {"X_target": pair.X_target} if family == "flda" else {}
+    if compress is not False:
+        rows = distinct_rows(X, y, 1.0 if compress else MAX_DISTINCT_SHARE[loss])
+        if rows is not None:
+            X, y, extra["sample_weight"] = rows
+    clf.fit(X, y, **extra)
+    # Labels of a DomainPair are 0..K-1, so classes_ == [0, 1] and a positive
+    # score means class 1.
+    coef = clf.coef_[0].copy()
+    intercept = float(clf.intercept_[0])
+    return FittedLinear(
+        name=classifier_name(family, loss), family=family, loss=loss, coef=coef,
+        intercept=intercept,
+        theta=getattr(clf, "theta_", np.zeros(pair.n_features)).copy(),  # "rate" has no theta
+        target_error=binary_error(coef, intercept, pair.X_target, pair.y_target),
+        source_error=binary_error(coef, intercept, pair.X_source, pair.y_source),
+        perturbation=perturbation, transfer=transfer,
+        transfer_params=dict(clf.transfer_params_) if family == "flda" else None)
+
+
+def fit_classifiers(pair, losses=LOSSES, l2=0.0, progress=None, fit=None, families=FAMILIES,
+                    transfer="dropout"):
+    """Fit S-*, T-* and FLDA-* for each loss: the experiment of section 4.1.1 (Figures 1-2).
+
+    Parameters
+    ----------
+    pair : DomainPair
+    losses : sequence of {"quadratic", "logistic"}, default=both
+    l2 : float, default=0.0
+    progress : callable(fraction, text), optional
+        See :mod:`explorer.experiments.progress`.
+    fit : callable(family, loss, l2, theta=None, perturbation=None) -> FittedLinear, optional
+        Fits one classifier on ``pair``; defaults to :func:`fit_linear`.  A page
+        passes its cached version (``ui_common.linear_fitter``).
+    families : sequence of {"source", "target", "flda"}, default=all three
+    transfer : str, default="dropout"
+        FLDA's transfer model; any other than dropout is passed to ``fit`` as
+        ``transfer=`` (so a ``fit`` that only knows dropout keeps working).
+
+    Returns
+    -------
+    ExperimentResult
+        With ``theta_hat`` the estimate FLDA used (identical for both losses;
+        zeros for models without a dropout part) and ``transfer_params`` all
+        of its estimated parameters.
+    """
+    losses = tuple(losses)
+    for loss in losses:
+        if loss not in LOSSES:
+            raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}.")
+    if fit is None:
+        def fit(family, loss, l2, theta=None, perturbation=None, transfer="dropout"):
+            return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation,
+                              transfer=transfer)
+    extra = {} if transfer == "dropout" else {"transfer": transfer}
+    fits = {}
+    jobs = [(loss, family) for loss in losses for family in families]
+    sizes = f"{len(pair.y_source):,} + {len(pair.y_target):,} samples"
+    for i, (loss, family) in enumerate(jobs):
+        name = classifier_name(family, loss)
+        report(progress, i, len(jobs), f"Fitting {name} on {sizes} ({i + 1}/{len(jobs)})")
+        fits[name] = fit(family, loss, l2, **(extra if family == "flda" else {}))
+    finish(progress)
+    flda = [f for f in fits.values() if f.family == "flda"]
+    theta_hat = flda[0].theta if flda else np.zeros(pair.n_features)
+    return ExperimentResult(theta_true=np.asarray(pair.theta_true, dtype=float).copy(),
+                            theta_hat=theta_hat, classifiers=fits, transfer=transfer,
+                            transfer_params=flda[0].transfer_params if flda else None)
+
+
+def transfer_errors(pair, transfers, losses=LOSSES, l2=0.0, fit=None, progress=None):
+    """Target errors of S-*, FLDA with each transfer model in ``transfers``, and T-*.
+
+    Parameters
+    ----------
+    pair : DomainPair or ShiftedDomainPair
+    transfers : sequence of str
+        Transfer models (:data:`flda_core.transfer_models.TRANSFER_MODELS`).
+    losses, l2, fit, progress :
+        As in :func:`fit_classifiers` (which fits every classifier).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``classifier``, ``target error``, ``transfer`` ("" for S-* and T-*),
+        ``loss`` (errors first, for phones); per loss S-*, then FLDA per transfer
+        model, then T-*.
+    """
+    transfers = tuple(transfers)
+    steps = len(transfers) + 1
+    def part(k):
+        return None if progress is None else (
+            lambda fraction, text: progress((k + fraction) / steps, text))
+    plain = fit_classifiers(pair, losses, l2, part(0), fit, families=("source", "target"))
+    flda = [fit_classifiers(pair, losses, l2, part(k + 1), fit, families=("flda",),
+                            transfer=transfer) for k, transfer in enumerate(transfers)]
+    finish(progress)
+    rows = []
+    for loss in losses:
+        source, target = (plain.classifiers[classifier_name(f, loss)] for f in ("source", "target"))
+        rows.append((source.name, source.target_error, "", loss))
+        for transfer, result in zip(transfers, flda):
+            rows.append((classifier_name("flda", loss),
+                         result.classifiers[classifier_name("flda", loss)].target_error,
+                         transfer, loss))
+        rows.append((target.name, target.target_error, "", loss))
+    return pd.DataFrame(rows, columns=["classifier", "target error", "transfer", "loss"])
+
+
+def closest_to_oracle(errors, loss):
+    """From :func:`transfer_errors`: ``(transfer, error, oracle error)`` of the FLDA
+    variant of ``loss`` whose target error is closest to the oracle's (first listed
+    wins a tie)."""
+    rows = errors[errors["loss"] == loss]
+    oracle = float(rows[rows["classifier"] == classifier_name("target", loss)]["target error"]
+                   .iloc[0])
+    flda = rows[rows["transfer"] != ""]
+    gaps = (flda["target error"] - oracle).abs().round(12).to_numpy()
+    best = flda.iloc[int(np.argmin(gaps))]
+    return str(best["transfer"]), float(best["target error"]), oracle
+
+
+def classifier_errors(result, references=None):
+    """Errors of the fitted classifiers as a DataFrame (the numbers of Figures 1-2).
+
+    Parameters
+    ----------
+    result : ExperimentResult
+    references : mapping of str to mapping, optional
+        Extra columns of published numbers: column title -> {paper name ->
+        target error}, e.g. ``{"paper, Figure 1": PAPER_FIGURE1.errors}``.
+        Classifiers a reference does not report get NaN.
+
+    Returns
+    -------
+    DataFrame with columns ``classifier``, ``target error``, ``source error``, one
+    column per reference, ``loss``, ``trained on``: the errors first, so that on a
+    phone, where a wide table scrolls sideways, they are what shows.
+    """
+    rows = []
+    for fit in result.classifiers.values():
+        row = {"classifier": fit.name, "target error": fit.target_error,
+               "source error": fit.source_error}
+        for column, errors in (references or {}).items():
+            row[column] = errors.get(fit.name, np.nan)
+        row.update({"loss": fit.loss, "trained on": _TRAINED_ON[fit.family]})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def theta_table(theta_true, theta_hat, params=None, distribution=None):
+    """True versus estimated dropout per feature (section 3.3.1).
+
+    Columns: ``feature`` (1-based), optional class parameters, ``true theta``,
+    ``estimated theta`` and ``estimate - true``.
+    """
+    theta_true = np.asarray(theta_true, dtype=float)
+    theta_hat = np.asarray(theta_hat, dtype=float)
+    data = {"feature": np.arange(1, len(theta_true) + 1)}
+    if params is not None:
+        word = "rate" if distribution == "poisson" else "probability"
+        for k, row in enumerate(np.atleast_2d(params)):
+            data[f"class {k + 1} {word}"] = np.asarray(row, dtype=float)
+    data["true theta"] = theta_true
+    data["estimated theta"] = theta_hat
+    data["estimate - true"] = theta_hat - theta_true
+    return pd.DataFrame(data)
+
+
+def lattice_tie_errors(setting=PAPER_FIGURE1):
+    """Exact target errors of S-LS's expected boundary when it runs through lattice points.
+
+    For two-feature Bernoulli domains whose classes differ symmetrically (as in
+    Figure 1, section 4.1.1) the population least-squares boundary of the
+    source is ``x1 + x2 = c`` with ``c`` the mean over classes of the summed
+    success probabilities; on the target lattice it passes *exactly* through
+    points such as (0, 1).  A finite sample tilts it a hair to either side, so
+    those points - and every sample on them - go to one class or the other.
+
+    Returns
+    -------
+    (float, float)
+        The exact target errors (:func:`~flda_core.synthetic.exact_target_error`)
+        with the points on the boundary given to the first and to the second
+        class, smaller first; equal when no lattice point lies on it.
+    """
+    params = np.asarray(setting.params, dtype=float)
+    c = params.sum(axis=1).mean()
+    low_class = int(np.argmin(params.sum(axis=1)))       # fewer ones: small sums
+
+    def predictor(on_boundary):
+        def predict(points):
+            sums = points.sum(axis=1)
+            tie = np.isclose(sums, c)
+            low = (sums < c) & ~tie if on_boundary != low_class else (sums < c) | tie
+            return np.where(low, low_class, 1 - low_class)
+        return predict
+
+    errors = [exact_target_error(predictor(k), params, setting.theta) for k in (0, 1)]
+    return tuple(sorted(errors))

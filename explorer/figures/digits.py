@@ -1,0 +1,315 @@
+"""Plotly figures of the handwritten-digits page (section 4.2.3, Figures 5-6, Table 4).
+
+Every image is a ``side x side`` heatmap with square pixels and row 0 at the
+top (as the digit is written).  Weight maps use a diverging colour scale
+centred on zero with one range shared by the naive and the adapted
+classifier, so that a pixel's colour means the same weight in both panels.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from explorer.safe_text import escape_plotly
+from explorer.figures.style import classifier_color, subplot_layout, unvalidated_figure
+
+__all__ = [
+    "PROBABILITY_SCALE", "WEIGHT_SCALE", "INK_SCALE", "PAPER_MARK_COLOR",
+    "as_image", "symmetric_range", "nonzero_rate_figure", "digit_weights_figure",
+    "sample_images_figure", "table4_figure",
+]
+
+#: Sequential scale for probabilities in [0, 1] (non-zero rates, theta).
+PROBABILITY_SCALE = "Viridis"
+#: Diverging scale for weights: negative blue, zero white, positive red.
+WEIGHT_SCALE = "RdBu_r"
+#: Ink: white paper, black ink.
+INK_SCALE = "Greys"
+#: The paper's Table 4 values in the error chart: mid-grey dashes (readable on the
+#: light and the dark theme) with a dark outline (separates them from the bars).
+PAPER_MARK_COLOR = "#999999"
+PAPER_MARK_OUTLINE = "#333333"
+
+_FONT = dict(size=14)
+
+
+def as_image(values, side):
+    """Reshape a flattened (row-major) image to ``(side, side)``, checking the size."""
+    values = np.asarray(values, dtype=np.float64).ravel()
+    if values.size != side * side:
+        raise ValueError(f"Expected {side * side} pixel values for {side} x {side}, "
+                         f"got {values.size}.")
+    return values.reshape(side, side)
+
+
+def symmetric_range(*arrays):
+    """``max |value|`` over all arrays (1.0 if all are zero): a colour range centred on 0."""
+    m = max((float(np.max(np.abs(a))) for a in arrays if np.size(a)), default=0.0)
+    return m if m > 0 else 1.0
+
+
+def _heatmap(image, coloraxis, name, value_label, fmt=".3f"):
+    side = image.shape[0]
+    name = escape_plotly(name)  # file names and labels come from uploads
+    return dict(
+        type="heatmap", z=image, x=np.arange(side), y=np.arange(side), coloraxis=coloraxis,
+        name=name, hovertemplate=(f"<b>{name}</b><br>row %{{y}}, column %{{x}}<br>"
+                                  f"{value_label} = %{{z:{fmt}}}<extra></extra>"))
+
+
+@functools.lru_cache(maxsize=8)
+def _colorscale(name):
+    """A named plotly colour scale exactly as plotly's validator expands it (cached)."""
+    return [list(step) for step in go.layout.Coloraxis(colorscale=name).colorscale]
+
+
+def _square_axes_layout(n_axes, side):
+    """Layout of square pixels, row 0 at the top, no tick clutter, for every subplot."""
+    layout = {}
+    for k in range(1, n_axes + 1):
+        suffix = "" if k == 1 else str(k)
+        layout[f"xaxis{suffix}"] = dict(showticklabels=False, showgrid=False, zeroline=False,
+                                        ticks="", showline=False, constrain="domain",
+                                        range=[-0.5, side - 0.5])
+        layout[f"yaxis{suffix}"] = dict(showticklabels=False, showgrid=False, zeroline=False,
+                                        ticks="", showline=False, scaleanchor=f"x{suffix}",
+                                        scaleratio=1, constrain="domain",
+                                        range=[side - 0.5, -0.5])
+    return layout
+
+
+def _square_axes(fig, n_axes, side):
+    """Square pixels, row 0 at the top, no tick clutter, for every subplot."""
+    fig.update_layout(**_square_axes_layout(n_axes, side))
+
+
+def _merge_axes(layout, axes):
+    """Update ``layout``'s axis dicts (made by ``subplot_layout``) with ``axes``."""
+    for name, settings in axes.items():
+        layout.setdefault(name, {}).update(settings)
+
+
+def nonzero_rate_figure(rate_a, rate_b, side, name_a, name_b, zero_tol=0.0):
+    """Per-pixel probability of a non-zero value in each domain (Figure 5).
+
+    Parameters
+    ----------
+    rate_a, rate_b : array-like of shape (side**2,)
+        :func:`flda_core.transfer.nonzero_rate` of each domain.
+    side : int
+    name_a, name_b : str
+    zero_tol : float
+        The threshold used (shown in the title): ``|x| <= zero_tol`` is zero.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Two square panels on one colour scale from 0 to 1.
+    """
+    layout = subplot_layout(1, 2, (f"A: {escape_plotly(name_a)}",
+                                   f"B: {escape_plotly(name_b)}"), horizontal_spacing=0.06)
+    data = [dict(_heatmap(as_image(rate, side), "coloraxis", name, "P(pixel non-zero)", ".2f"),
+                 xaxis=f"x{suffix}", yaxis=f"y{suffix}")
+            for (rate, name), suffix in zip(((rate_a, name_a), (rate_b, name_b)), ("", "2"))]
+    _merge_axes(layout, _square_axes_layout(2, side))
+    threshold = "x ≠ 0" if zero_tol == 0 else f"|x| > {zero_tol:g}"
+    layout.update(
+        coloraxis=dict(colorscale=_colorscale(PROBABILITY_SCALE), cmin=0.0, cmax=1.0,
+                       colorbar=dict(title=dict(text=f"P({threshold})", side="right"),
+                                     thickness=16)),
+        height=430, margin=dict(l=10, r=10, t=50, b=10), font=_FONT)
+    return unvalidated_figure(data, layout)
+
+
+#: Pixel geometry of :func:`digit_weights_figure`: the two weight maps side by side
+#: (``_WEIGHT_ROW`` px tall), a gap holding their colour bar and the title of
+#: the theta map, the theta map below (``_THETA_ROW`` px), room for its colour
+#: bar.  On a 1280 px laptop window each weight map is then about 380 px wide.
+_WEIGHT_ROW, _ROW_GAP, _THETA_ROW = 400, 120, 330
+_WEIGHTS_MARGIN = dict(l=10, r=10, t=50, b=70)
+
+
+def digit_weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR",
+                   flda_name="FLDA-L", shared_range=True):
+    """Naive weights, dropout ``theta`` and adapted weights for one digit (Figure 6).
+
+    The paper shows the three maps in one row (naive, theta, adapted).  Here
+    the naive and the adapted weight maps sit side by side on top, large
+    enough to read pixel by pixel on a laptop, with their common diverging
+    colour bar (centred on 0) between the rows; the dropout map theta, which
+    explains the difference, is centred below them.
+
+    Parameters
+    ----------
+    w_source, w_flda : array-like of shape (side**2,)
+        Weights of the predictor of ``digit`` of the naive source classifier
+        and of FLDA.
+    theta : array-like of shape (side**2,)
+        Estimated dropout probabilities.
+    side : int
+    digit : label
+    source_name, flda_name : str
+        Paper names, e.g. ``"S-LR"`` and ``"FLDA-L"``.
+    shared_range : bool, default=True
+        One colour range for both weight panels (centred on 0); otherwise
+        each panel is scaled to its own largest weight (the colour bar then
+        shows the FLDA range and the naive panel is labelled as rescaled).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Traces in the paper's order (naive weights on ``x``, theta on ``x3``,
+        adapted weights on ``x2``).
+    """
+    w_source, w_flda = as_image(w_source, side), as_image(w_flda, side)
+    theta_img = as_image(theta, side)
+    digit = escape_plotly(digit)  # an uploaded class label
+    m_src, m_flda = symmetric_range(w_source), symmetric_range(w_flda)
+    if shared_range:
+        m = max(m_src, m_flda)
+        left, right, left_title = w_source, w_flda, f"{source_name} weights, digit {digit}"
+    else:
+        m = m_flda
+        left = w_source * (m_flda / m_src)
+        right = w_flda
+        left_title = f"{source_name} weights, digit {digit} (×{m_flda / m_src:.2g})"
+    plot_height = _WEIGHT_ROW + _ROW_GAP + _THETA_ROW
+    layout = subplot_layout(2, 2, (left_title, f"{flda_name} weights, digit {digit}",
+                                   "dropout θ (transfer model)"),
+                            specs=[[{}, {}], [{"colspan": 2}, None]],
+                            row_heights=[_WEIGHT_ROW, _THETA_ROW],
+                            vertical_spacing=_ROW_GAP / plot_height, horizontal_spacing=0.04)
+    # Traces in the paper's order: naive weights (x), θ (x3, the wide lower panel),
+    # adapted weights (x2).
+    data = [dict(_heatmap(left, "coloraxis", source_name, "weight"), xaxis="x", yaxis="y"),
+            dict(_heatmap(theta_img, "coloraxis2", "θ", "θ", ".2f"), xaxis="x3", yaxis="y3"),
+            dict(_heatmap(right, "coloraxis", flda_name, "weight"), xaxis="x2", yaxis="y2")]
+    _merge_axes(layout, _square_axes_layout(3, side))
+    below_weights = (_THETA_ROW + _ROW_GAP - 8) / plot_height
+    layout.update(
+        coloraxis=dict(colorscale=_colorscale(WEIGHT_SCALE), cmin=-m, cmax=m, cmid=0.0,
+                       colorbar=dict(title=dict(text="weight", side="top"),
+                                     orientation="h", x=0.5, xanchor="center",
+                                     y=below_weights, yanchor="top", len=0.5,
+                                     thickness=12)),
+        coloraxis2=dict(colorscale=_colorscale(PROBABILITY_SCALE), cmin=0.0, cmax=1.0,
+                        colorbar=dict(title=dict(text="θ", side="top"), orientation="h",
+                                      x=0.5, xanchor="center", y=-0.02, yanchor="top",
+                                      len=0.3, thickness=12)),
+        height=plot_height + _WEIGHTS_MARGIN["t"] + _WEIGHTS_MARGIN["b"],
+        margin=_WEIGHTS_MARGIN, font=_FONT)
+    return unvalidated_figure(data, layout)
+
+
+def sample_images_figure(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=10):
+    """The first image of each class in each domain: what the two collections look like.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Two rows (A, B), one column per class (at most ``max_classes``), ink
+        on a common scale from 0 to the largest value shown.
+    """
+    y_a, y_b = np.asarray(y_a), np.asarray(y_b)
+    classes = [c for c in np.unique(np.concatenate([y_a, y_b]))][:max_classes]
+    n = len(classes)
+    fig = make_subplots(rows=2, cols=n, horizontal_spacing=0.01, vertical_spacing=0.08,
+                        row_titles=["A", "B"])
+    images = []
+    for row, (X, y, name) in enumerate(((X_a, y_a, name_a), (X_b, y_b, name_b)), start=1):
+        for col, label in enumerate(classes, start=1):
+            members = np.flatnonzero(y == label)
+            img = as_image(X[members[0]], side) if len(members) else np.zeros((side, side))
+            images.append(img)
+            fig.add_trace(_heatmap(img, "coloraxis", f"{name}, class {label}", "ink", ".2f"),
+                          row=row, col=col)
+    _square_axes(fig, 2 * n, side)
+    top = max(float(np.max(images)), 1e-12)
+    fig.update_layout(coloraxis=dict(colorscale=INK_SCALE, cmin=0.0, cmax=top, showscale=False),
+                      height=260, margin=dict(l=10, r=30, t=10, b=10), font=_FONT)
+    for col, label in enumerate(classes, start=1):
+        fig.update_xaxes(title=dict(text=escape_plotly(label), standoff=2), row=2, col=col)
+    return fig
+
+
+def table4_figure(table, paper=None):
+    """Target error per classifier and direction, with the paper's Table 4 as markers.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`explorer.experiments.digits.table4_frame` (rows: directions, columns: methods).
+    paper : pandas.DataFrame, optional
+        :func:`explorer.data.digits.paper_table`, same row order as ``table``.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Bars coloured by classifier family (hatched for the quadratic loss);
+        the paper's values as grey, dark-outlined dashes across the matching bars.
+    """
+    fig = go.Figure()
+    directions = [str(i).split(":")[0] for i in table.index]
+    for method in table.columns:
+        fig.add_trace(go.Bar(
+            x=directions, y=table[method].to_numpy(), name=method,
+            marker=dict(color=classifier_color(method),
+                        pattern=dict(shape="/" if method in ("S-LS", "FLDA-Q") else "",
+                                     fgcolor="white", solidity=0.3, fillmode="overlay"),
+                        line=dict(color="#333333", width=0.5)),
+            # values at the foot of the bars, clear of the paper's dashes near their tops
+            text=[f"{v:.3f}" for v in table[method]], textposition="auto",
+            insidetextanchor="start", textangle=0,
+            insidetextfont=dict(shadow="auto"),  # readable across the hatching
+            hovertemplate=f"<b>{method}</b> %{{x}}<br>error %{{y:.3f}}<extra></extra>"))
+    if paper is not None:
+        _add_paper_markers(fig, table, paper, directions)
+    fig.update_layout(barmode="group", bargap=0.2, bargroupgap=0.0,
+                      yaxis=dict(title="error rate on the target", range=[0, 1.05],
+                                 tickformat=".0%"),
+                      legend=dict(orientation="h", y=-0.15, x=0.5, xanchor="center"),
+                      height=420, margin=dict(l=10, r=10, t=20, b=10), font=_FONT)
+    return fig
+
+
+def _add_paper_markers(fig, table, paper, directions):
+    """Grey dashes at the paper's Table 4 values, across the matching bars.
+
+    Each dash is drawn twice: a slightly longer and thicker dark one (no legend
+    entry, no hover) under the grey one, so that the dash stands out on a
+    white page, on a dark page and on top of a bar alike.
+    """
+    n = len(table.columns)
+    width = 0.8 / n
+    x_marks, y_marks, texts = [], [], []
+    for d, (direction, (_, row)) in enumerate(zip(directions, paper.iterrows())):
+        for k, method in enumerate(table.columns):
+            value = row.get(method, np.nan)
+            if not np.isfinite(value):
+                continue
+            x_marks.append(d - 0.4 + width * (k + 0.5))
+            y_marks.append(value)
+            texts.append(f"{row.name}: {method} {value:.3f}")
+    fig.add_trace(go.Scatter(
+        x=x_marks, y=y_marks, mode="markers", name="paper, Table 4 (outline)", xaxis="x2",
+        legendgroup="paper", showlegend=False, hoverinfo="skip",
+        marker=dict(symbol="line-ew", size=30, color=PAPER_MARK_OUTLINE,
+                    line=dict(color=PAPER_MARK_OUTLINE, width=6))))
+    fig.add_trace(go.Scatter(
+        x=x_marks, y=y_marks, mode="markers", name="paper, Table 4", xaxis="x2",
+        legendgroup="paper",
+        marker=dict(symbol="line-ew", size=26, color=PAPER_MARK_COLOR,
+                    line=dict(color=PAPER_MARK_COLOR, width=3)),
+        text=texts, hovertemplate="%{text}<extra></extra>"))
+    fig.update_layout(xaxis2=dict(overlaying="x", range=[-0.5, len(directions) - 0.5],
+                                  visible=False))

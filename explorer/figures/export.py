@@ -1,0 +1,210 @@
+"""Figures for slides and projectors: export settings, presentation style, text alternatives.
+
+* :func:`chart_config` — the ``config=`` of ``st.plotly_chart``: the camera
+  button saves a PNG (or SVG) at ``scale`` >= 2, laid out at a fixed slide
+  size (so a horizontal legend gets the full width and is not cut), under a
+  descriptive file name.
+* :func:`presentation_style` — projector typography: text >= 16 px, thicker
+  lines, one legend entry per classifier family.
+* :func:`alt_text` — a one-sentence text alternative of any figure, built from
+  its traces and axes.
+
+Plotly's ``toImageButtonOptions`` (plotly.js config): ``format`` is one of
+``png``, ``svg``, ``jpeg``, ``webp``; ``width``/``height`` re-lay the figure
+out at that size before saving (without them the on-screen size is used);
+``scale`` multiplies every dimension of the saved image (for SVG the
+``viewBox``).  A modebar has one camera button, so SVG is offered with a
+second configuration (:func:`chart_config` with ``image_format="svg"``) that a
+page can switch to.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import plotly.graph_objects as go
+
+from explorer.figures.style import CLASSIFIER_NAMES, classifier_family
+
+__all__ = ["EXPORT_WIDTH", "EXPORT_HEIGHT", "EXPORT_SCALE", "IMAGE_FORMATS",
+           "PRESENTATION_FONT", "PRESENTATION_TITLE_FONT", "PRESENTATION_LINE_WIDTH",
+           "export_filename", "chart_config", "presentation_style", "legend_key", "alt_text"]
+
+#: Size (CSS pixels) at which the camera button lays a figure out: a 16:9 slide.
+EXPORT_WIDTH = 1600
+EXPORT_HEIGHT = 900
+#: Every dimension of the saved image is multiplied by this (3200 x 1800 PNG).
+EXPORT_SCALE = 2
+IMAGE_FORMATS = ("png", "svg")
+#: Projector typography (pixels): tick labels, legend and body text; titles.
+PRESENTATION_FONT = 18
+PRESENTATION_TITLE_FONT = 20
+#: Smallest line width (pixels) of line traces in presentation mode.
+PRESENTATION_LINE_WIDTH = 4.0
+_LINE_SCALE = 1.6
+
+_FAMILY_WORDS = {"source": "naive source", "target": "target oracle", "flda": "FLDA"}
+_NAME_PATTERN = re.compile(r"^(%s)(?![\w-])" % "|".join(
+    re.escape(n) for n in sorted(CLASSIFIER_NAMES.values(), key=len, reverse=True)))
+
+
+def export_filename(stem):
+    """A safe, descriptive file name stem: ``"flda_"`` + lower-case words joined by ``_``.
+
+    >>> export_filename("Figure 1: Bernoulli, θ = 0.5")
+    'flda_figure_1_bernoulli_0_5'
+    """
+    words = re.findall(r"[a-z0-9]+", str(stem).lower())
+    if not words:
+        raise ValueError("The file name needs at least one letter or digit.")
+    name = "_".join(words)
+    return (name if name.startswith("flda") else "flda_" + name)[:100]
+
+
+def chart_config(filename_stem, image_format="png", width=EXPORT_WIDTH, height=EXPORT_HEIGHT,
+                 scale=EXPORT_SCALE):
+    """``config=`` for ``st.plotly_chart``: a slide-ready camera button.
+
+    Parameters
+    ----------
+    filename_stem : str
+        What the chart shows, e.g. ``"figure 4 decision boundaries"``; made
+        safe by :func:`export_filename`.
+    image_format : {"png", "svg"}
+    width, height : int
+        Layout size of the saved image in CSS pixels (default a 16:9 slide).
+    scale : float
+        At least 2 (sharp on a projector and in print).
+
+    Returns
+    -------
+    dict
+    """
+    if image_format not in IMAGE_FORMATS:
+        raise ValueError(f"image_format must be one of {IMAGE_FORMATS}, got {image_format!r}.")
+    if scale < 2:
+        raise ValueError(f"scale must be at least 2, got {scale!r}.")
+    return {
+        "displaylogo": False,
+        "toImageButtonOptions": {"format": image_format, "filename": export_filename(
+            filename_stem), "width": int(width), "height": int(height), "scale": scale},
+    }
+
+
+def legend_key(name):
+    """Legend group of a trace name: the classifier family, ``"paper"``, or the name itself."""
+    name = name or ""
+    if "paper" in name.lower():
+        return "paper"
+    match = _NAME_PATTERN.match(name)
+    return classifier_family(match.group(1)) if match else name
+
+
+def _family_label(family, names):
+    present = [n for n in CLASSIFIER_NAMES.values() if classifier_family(n) == family
+               and n in names]
+    return f"{' / '.join(present)} ({_FAMILY_WORDS[family]})"
+
+
+def presentation_style(fig):
+    """A copy of ``fig`` styled for a projector.
+
+    Every text (ticks, axis and subplot titles, legend, annotations) is at least
+    :data:`PRESENTATION_FONT` px, line traces at least
+    :data:`PRESENTATION_LINE_WIDTH` px wide, and the legend lists each
+    classifier family once (e.g. "S-LS / S-LR (naive source)"; clicking it
+    toggles the whole family) and every other entry once.  Colours are left to
+    the theme, so the figure stays readable in light and dark mode.
+    """
+    fig = go.Figure(copy.deepcopy(fig.to_dict()))
+    present = {m.group(1) for m in (_NAME_PATTERN.match(t.name or "") for t in fig.data) if m}
+    shown = set()
+    for trace in fig.data:
+        key = legend_key(trace.name)
+        if key in _FAMILY_WORDS:
+            trace.legendgroup = key
+        if trace.showlegend is False or not trace.name:
+            continue
+        if key in shown:
+            trace.showlegend = False
+        else:
+            shown.add(key)
+            if key in _FAMILY_WORDS:
+                trace.name = _family_label(key, present)
+    for trace in fig.data:
+        line = getattr(trace, "line", None) if "line" in trace else None
+        mode = getattr(trace, "mode", None) or ""
+        if line is not None and line.width != 0 and (trace.type != "scatter" or "lines" in mode
+                                                     or not mode):
+            line.width = max(PRESENTATION_LINE_WIDTH, _LINE_SCALE * (line.width or 2.0))
+        if "textfont" in trace and getattr(trace, "text", None) is not None:
+            trace.textfont.size = max(PRESENTATION_FONT, trace.textfont.size or 0)
+    fig.update_layout(font_size=PRESENTATION_FONT,
+                      legend=dict(font=dict(size=PRESENTATION_FONT)),
+                      margin=dict(autoexpand=True))
+    fig.update_xaxes(tickfont_size=PRESENTATION_FONT, title_font_size=PRESENTATION_TITLE_FONT)
+    fig.update_yaxes(tickfont_size=PRESENTATION_FONT, title_font_size=PRESENTATION_TITLE_FONT)
+    for annotation in fig.layout.annotations or ():
+        annotation.font.size = max(PRESENTATION_FONT, annotation.font.size or 0)
+    colorbars = [getattr(fig.layout, name).colorbar for name in dir(fig.layout)
+                 if name.startswith("coloraxis") and getattr(fig.layout, name) is not None]
+    colorbars += [t.colorbar for t in fig.data if "colorbar" in t and t.colorbar is not None]
+    for colorbar in colorbars:
+        colorbar.tickfont.size = PRESENTATION_FONT
+        colorbar.title.font.size = PRESENTATION_FONT
+    return fig
+
+
+def _axis_title(axis):
+    if axis is None or axis.title is None or axis.title.text is None:
+        return None
+    return re.sub(r"<[^>]+>", " ", axis.title.text).strip() or None
+
+
+def alt_text(fig):
+    """One sentence describing what ``fig`` shows (for screen readers and slides).
+
+    Built from the figure itself: the kind of chart, the axes, the panels
+    (subplot titles) and the legend entries, classifier names grouped first.
+    """
+    kinds = []
+    for trace in fig.data:
+        kind = {"heatmap": "heat map", "bar": "bar chart"}.get(trace.type)
+        if kind is None and trace.type == "scatter":
+            mode = trace.mode or "lines"
+            kind = "line chart" if "lines" in mode else "scatter plot"
+        kinds.append(kind or f"{trace.type} chart")
+    if "scatter plot" in kinds and "line chart" in kinds:
+        kind = "scatter plot with lines"
+    else:
+        kind = max(dict.fromkeys(kinds), key=kinds.count) if kinds else "empty chart"
+    x, y = _axis_title(fig.layout.xaxis), _axis_title(fig.layout.yaxis)
+    text = kind[0].upper() + kind[1:]
+    if x and y:
+        text += f" of {y} against {x}"
+    elif y or x:
+        text += f" of {y or x}"
+    titles = [re.sub(r"<[^>]+>", " ", a.text).strip() for a in fig.layout.annotations or ()
+              if a.text and a.xref == "paper" and a.yref == "paper"]
+    if titles:
+        text += f" in {len(titles)} panels ({'; '.join(titles[:4])})"
+    scales = []
+    for name in [a for a in dir(fig.layout) if a.startswith("coloraxis")]:
+        axis = getattr(fig.layout, name)
+        if axis is not None and axis.colorbar is not None and axis.colorbar.title is not None \
+                and axis.colorbar.title.text:
+            scales.append(re.sub(r"<[^>]+>", " ", axis.colorbar.title.text).strip())
+    if scales:
+        text += f", coloured by {' / '.join(dict.fromkeys(scales))}"
+    entries = list(dict.fromkeys(
+        (t.name or "").strip() for t in fig.data if t.name and t.showlegend is not False))
+    classifiers = [n for n in CLASSIFIER_NAMES.values() if any(
+        _NAME_PATTERN.match(e) and _NAME_PATTERN.match(e).group(1) == n for e in entries)]
+    others = [e for e in entries if not _NAME_PATTERN.match(e)]
+    shown = classifiers + others
+    if shown:
+        listed = ", ".join(shown[:8]) + (f" and {len(shown) - 8} more" if len(shown) > 8 else "")
+        text += f", showing {listed}"
+    text = re.sub(r"\s+", " ", text).replace(". ", ", ")
+    return text.rstrip(".") + "."

@@ -1,0 +1,120 @@
+"""Plotly figures of the "Real data" page (section 4.2.2, Tables 2-3).
+
+* :func:`error_comparison_figure` -- one panel per data set, one bar per
+  classifier (target error here) with the paper's Table 3 value as a mark;
+* :func:`theta_figure` -- FLDA's θ̂ per feature of one data set beside the
+  fraction of target rows in which the feature is actually missing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from explorer.figures.digits import PAPER_MARK_COLOR, PAPER_MARK_OUTLINE
+from explorer.figures.style import FAMILY_COLORS, classifier_color
+
+__all__ = ["BASELINE_COLOR", "MISSING_COLOR", "color_of", "error_comparison_figure",
+           "theta_figure"]
+
+#: Colour of the domain-adaptation baselines (Okabe-Ito blue).
+BASELINE_COLOR = "#0072B2"
+#: Colour of the observed missing rate in the θ̂ chart (Okabe-Ito vermilion).
+MISSING_COLOR = "#D55E00"
+_FONT = dict(size=13)
+
+
+def color_of(name):
+    """Bar colour of a classifier: its family's colour, blue for the baselines.
+
+    S-SVM is a naive source classifier like S-LR and shares its colour.
+    """
+    if name == "S-SVM":
+        return FAMILY_COLORS["source"]
+    try:
+        return classifier_color(name)
+    except KeyError:
+        return BASELINE_COLOR
+
+
+def error_comparison_figure(errors, paper=None, columns=3):
+    """Target error per classifier, one panel per data set, the paper's values marked.
+
+    Parameters
+    ----------
+    errors : DataFrame
+        Data sets (index) x classifiers (columns), errors in [0, 1]; NaN cells
+        (classifiers not run) get no bar.
+    paper : DataFrame, optional
+        The paper's Table 3 in the same layout; drawn as grey marks.
+    columns : int
+        Panels per row.
+    """
+    names = list(errors.index)
+    rows = max(1, math.ceil(len(names) / columns))
+    fig = make_subplots(rows=rows, cols=columns, subplot_titles=names, shared_yaxes=False,
+                        vertical_spacing=0.16, horizontal_spacing=0.05)
+    classifiers = list(errors.columns)
+    for i, name in enumerate(names):
+        row, col = i // columns + 1, i % columns + 1
+        values = errors.loc[name]
+        fig.add_trace(go.Bar(
+            x=classifiers, y=values.to_numpy(dtype=float),
+            marker_color=[color_of(c) for c in classifiers], name="here",
+            legendgroup="here", showlegend=i == 0,
+            hovertemplate="%{x}: error %{y:.3f} (here)<extra>" + name + "</extra>"),
+            row=row, col=col)
+        if paper is not None and name in paper.index:
+            marks = paper.loc[name].reindex(classifiers).to_numpy(dtype=float)
+            fig.add_trace(go.Scatter(
+                x=classifiers, y=marks, mode="markers", name="paper, Table 3",
+                legendgroup="paper", showlegend=i == 0,
+                marker=dict(symbol="line-ew", size=18, color=PAPER_MARK_COLOR,
+                            line=dict(width=4, color=PAPER_MARK_OUTLINE)),
+                hovertemplate="%{x}: error %{y:.3f} (paper, Table 3)<extra>" + name
+                              + "</extra>"),
+                row=row, col=col)
+        fig.update_yaxes(range=[0, 1], row=row, col=col, tickformat=".1f",
+                         title_text="target error" if col == 1 else None)
+        fig.update_xaxes(tickangle=-60, row=row, col=col)
+    fig.update_layout(height=330 * rows + 60, margin=dict(l=50, r=10, t=60, b=10),
+                      font=_FONT, bargap=0.25,
+                      legend=dict(orientation="h", yanchor="bottom", y=1.06, x=0))
+    return fig
+
+
+def theta_figure(thetas, top_n=25, title=None):
+    """θ̂ per feature beside the fraction of target rows where it is missing.
+
+    Parameters
+    ----------
+    thetas : DataFrame
+        Columns ``feature``, ``theta`` and ``missing in target`` (see
+        :func:`explorer.experiments.missing_data.theta_table`).
+    top_n : int
+        Features shown: those with the largest θ̂ or missing rate (ties in
+        file order), largest on top.
+    """
+    frame = thetas.assign(_order=np.arange(len(thetas)))
+    frame = frame.assign(_key=np.maximum(frame["theta"], frame["missing in target"]))
+    frame = frame.sort_values(["_key", "_order"], ascending=[False, True]).head(int(top_n))
+    frame = frame.iloc[::-1]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(
+        y=frame["feature"], x=frame["theta"], orientation="h", name="θ̂ (FLDA's estimate)",
+        marker_color=FAMILY_COLORS["flda"],
+        hovertemplate="%{y}: θ̂ = %{x:.3f}<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        y=frame["feature"], x=frame["missing in target"], mode="markers",
+        name="share of target rows missing it",
+        marker=dict(symbol="diamond", size=9, color=MISSING_COLOR,
+                    line=dict(width=1, color="#333333")),
+        hovertemplate="%{y}: missing in %{x:.1%} of the target rows<extra></extra>"))
+    fig.update_xaxes(range=[0, 1.02], title_text="probability")
+    fig.update_layout(height=max(260, 22 * len(frame) + 120), font=_FONT,
+                      title=title, margin=dict(l=10, r=10, t=50 if title else 30, b=40),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
+    return fig

@@ -1,0 +1,445 @@
+"""Plotly figures of the paper's artificial-data experiments (section 4.1).
+
+* :func:`decision_boundary_figure` -- target scatter with the boundaries of
+  S-LS/T-LS/FLDA-Q and S-LR/T-LR/FLDA-L side by side (Figures 1 and 2), or of
+  FLDA at several perturbed transfer parameters (Figure 4, via
+  :func:`perturbed_boundary_lines`).
+* :func:`perturbation_error_figure` -- target error against the perturbation
+  added to the estimated theta (Table 1 as a curve).
+* :func:`theta_figure` -- true versus estimated dropout per feature.
+
+Bernoulli and Poisson data lie on a lattice, so thousands of samples share one
+point.  Scatter plots therefore show one marker per (lattice point, class)
+whose *area* is proportional to the number of samples there
+(:func:`explorer.experiments.synthetic.lattice_counts`, :func:`marker_sizes`);
+hovering a marker shows the
+exact count.  Colours and names come from :mod:`explorer.figures.style`.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from explorer.names import LOSS_TITLES
+from explorer.figures.style import (CLASS_COLORS, FAMILY_COLORS, axis_suffix, classifier_color, classifier_dash,
+                    label_color, subplot_layout, text_halo, unvalidated_figure)
+
+__all__ = [
+    "BoundaryLine", "marker_sizes", "plot_ranges", "boundary_segment",
+    "boundary_lines", "perturbed_boundary_lines", "decision_boundary_figure",
+    "perturbation_error_figure", "theta_figure", "boundary_equation",
+]
+
+#: Largest and smallest marker diameters (pixels) of lattice scatter plots.
+MAX_MARKER_SIZE = 34.0
+MIN_MARKER_SIZE = 4.0
+#: With at most this many target lattice points, counts are printed beside markers.
+MAX_LABELLED_POINTS = 16
+# Boundaries mostly run from top left to bottom right: counts sit across them.
+_COUNT_POSITIONS = ("top right", "bottom left")
+#: Margin (in feature units) around a labelled lattice, so counts fit inside the axes.
+LABELLED_MIN_PAD = 0.55
+#: Fill opacity of target-domain discs; their outline stays opaque so that two
+#: classes sharing a lattice point both remain visible, on light and dark themes.
+TARGET_FILL_ALPHA = 0.45
+
+
+@dataclass(frozen=True)
+class BoundaryLine:
+    """A linear decision boundary ``coef[0] * x1 + coef[1] * x2 + intercept = 0`` to draw.
+
+    ``label`` is the legend entry; ``hover`` extra text (e.g. the error).
+    """
+
+    label: str
+    coef: tuple
+    intercept: float
+    color: str
+    dash: str = "solid"
+    opacity: float = 1.0
+    width: float = 3.0
+    hover: str = ""
+    annotation: str = ""
+
+
+def marker_sizes(counts, max_count, max_size=MAX_MARKER_SIZE, min_size=MIN_MARKER_SIZE):
+    """Marker diameters whose *area* is proportional to ``counts``.
+
+    ``max_count`` gets ``max_size``; every non-empty point is at least
+    ``min_size`` so that single samples stay visible.
+    """
+    counts = np.asarray(counts, dtype=float)
+    if max_count <= 0:
+        return np.full(counts.shape, min_size)
+    return np.maximum(min_size, max_size * np.sqrt(counts / max_count))
+
+
+def plot_ranges(*frames, pad_fraction=0.06, min_pad=0.35):
+    """Axis ranges ``((x_lo, x_hi), (y_lo, y_hi))`` covering every point of ``frames``
+    (outputs of :func:`explorer.experiments.synthetic.lattice_counts`) with a margin, so no marker is cut."""
+    frames = [f for f in frames if f is not None and len(f)]
+    if not frames:
+        return (-0.5, 1.5), (-0.5, 1.5)
+    x = np.concatenate([f["x1"].to_numpy() for f in frames])
+    y = np.concatenate([f["x2"].to_numpy() for f in frames])
+    ranges = []
+    for values in (x, y):
+        lo, hi = float(values.min()), float(values.max())
+        pad = max(min_pad, pad_fraction * (hi - lo))
+        ranges.append((lo - pad, hi + pad))
+    return tuple(ranges)
+
+
+def boundary_segment(coef, intercept, x_range, y_range):
+    """The part of the line ``w1 x1 + w2 x2 + b = 0`` inside a rectangle.
+
+    Handles vertical (``w2 == 0``) and horizontal (``w1 == 0``) lines.
+
+    Parameters
+    ----------
+    coef : array-like of shape (2,)
+    intercept : float
+    x_range, y_range : pair of float
+
+    Returns
+    -------
+    (xs, ys) : pair of ndarray of shape (2,), or None
+        End points of the visible segment; ``None`` when both weights are 0
+        (no boundary: the classifier predicts one class everywhere) or the
+        line misses the rectangle.
+    """
+    w1, w2 = (float(c) for c in coef)
+    b = float(intercept)
+    if w1 == 0.0 and w2 == 0.0:
+        return None
+    (x0, x1), (y0, y1) = x_range, y_range
+    points = []
+    tol = 1e-9 * max(1.0, abs(x1 - x0), abs(y1 - y0))
+    if w2 != 0.0:
+        for x in (x0, x1):
+            y = -(b + w1 * x) / w2
+            if y0 - tol <= y <= y1 + tol:
+                points.append((x, min(max(y, y0), y1)))
+    if w1 != 0.0:
+        for y in (y0, y1):
+            x = -(b + w2 * y) / w1
+            if x0 - tol <= x <= x1 + tol:
+                points.append((min(max(x, x0), x1), y))
+    if not points:
+        return None
+    points = np.unique(np.round(np.array(points), 12), axis=0)
+    if len(points) < 2:
+        return None  # the line only touches a corner
+    # The two points farthest apart span the visible segment.
+    dist = np.linalg.norm(points[:, None, :] - points[None, :, :], axis=-1)
+    i, j = np.unravel_index(np.argmax(dist), dist.shape)
+    segment = points[[i, j]]
+    return segment[:, 0], segment[:, 1]
+
+
+def boundary_equation(coef, intercept, digits=3):
+    """Readable equation, e.g. ``"0.166·x₁ + 0.168·x₂ − 1.335 = 0"``."""
+    w1, w2 = coef
+    return (f"{w1:.{digits}g}·x₁ {'+' if w2 >= 0 else '−'} {abs(w2):.{digits}g}·x₂ "
+            f"{'+' if intercept >= 0 else '−'} {abs(intercept):.{digits}g} = 0")
+
+
+def _hover_for(fit):
+    return (f"target error {fit.target_error:.3f}, source error {fit.source_error:.3f}"
+            f"<br>θ used: {', '.join(f'{t:.3f}' for t in fit.theta[:2])}")
+
+
+def boundary_lines(fits, features=(0, 1)):
+    """:class:`BoundaryLine` per fitted classifier (colour and dash by family).
+
+    ``fits`` are :class:`~explorer.experiments.synthetic.FittedLinear`; only the
+    weights of the two plotted ``features`` are used (the classifiers must
+    have been fitted on exactly these two features for the line to be exact).
+    """
+    return [BoundaryLine(label=f.name, coef=tuple(float(f.coef[i]) for i in features),
+                         intercept=f.intercept, color=classifier_color(f.name),
+                         dash=classifier_dash(f.name), hover=_hover_for(f))
+            for f in fits]
+
+
+def _perturbation_label(name, delta, feature):
+    sub = str(feature + 1).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+    return f"{name}, θ̂{sub}{delta:+g}".replace("+-", "-")
+
+
+def perturbed_boundary_lines(naive_fits, sweep_fits, feature=0):
+    """Boundary lines of Figure 4: the naive S-*/T-* classifiers and FLDA at each
+    perturbation of theta (from :func:`~explorer.experiments.synthetic.perturbation_sweep`).
+
+    FLDA lines share the FLDA colour; the unperturbed fit is opaque and
+    larger perturbations fade, and each line end carries its perturbation.
+    """
+    lines = boundary_lines(naive_fits)
+    ordered = sorted(sweep_fits, key=lambda f: abs(f.perturbation))
+    n = max(1, len(ordered) - 1)
+    for rank, f in enumerate(ordered):
+        lines.append(BoundaryLine(
+            label=_perturbation_label(f.name, f.perturbation, feature),
+            coef=(float(f.coef[0]), float(f.coef[1])), intercept=f.intercept,
+            color=FAMILY_COLORS["flda"], dash="solid",
+            opacity=1.0 - 0.5 * rank / n,  # the faintest stays visible on dark themes
+            width=3.0 if f.perturbation == 0 else 2.2,
+            hover=_hover_for(f), annotation=f"{f.perturbation:+g}"))
+    return lines
+
+
+def _class_label(k):
+    return f"class {k + 1}"
+
+
+def _rgba(color, alpha):
+    color = color.lstrip("#")
+    r, g, b = (int(color[i:i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def _axis_suffix(col):
+    """Axis-name suffix of panel ``col`` of the one-row grid ("" for 1, "2", ...)."""
+    return axis_suffix(1, col, col)
+
+
+def _scatter_traces(counts, max_count, domain, col, show_legend, label_counts):
+    """One marker trace per class (plain plotly JSON, see :func:`unvalidated_figure`)."""
+    traces = []
+    for k in sorted(counts["class"].unique()):
+        part = counts[counts["class"] == k]
+        color = CLASS_COLORS[int(k) % len(CLASS_COLORS)]
+        target = domain == "target"
+        text = [f"{c:,}" for c in part["count"]] if label_counts and target else None
+        trace = dict(
+            type="scatter", x=part["x1"].to_numpy(), y=part["x2"].to_numpy(),
+            mode="markers+text" if text else "markers",
+            textposition=_COUNT_POSITIONS[int(k) % 2],
+            # Counts in (a shade of) the class colour, bold, with a thin white halo:
+            # legible on light and dark themes and next to grid and boundary lines
+            # (class 2's blue alone has only ~3.4:1 on the dark background).
+            textfont=dict(color=label_color(color), size=13, weight="bold",
+                          shadow=text_halo()),
+            cliponaxis=False,
+            name=f"{_class_label(k)} ({domain})", legendgroup=f"{domain}-{k}",
+            showlegend=show_legend,
+            marker=dict(size=marker_sizes(part["count"], max_count),
+                        color=_rgba(color, TARGET_FILL_ALPHA) if target else color,
+                        symbol="circle" if target else "diamond-open",
+                        line=dict(color=color, width=2.0)),
+            customdata=part["count"].to_numpy(),
+            hovertemplate=(f"{_class_label(k)}, {domain} domain<br>x₁ = %{{x:.3g}}, "
+                           "x₂ = %{y:.3g}<br>%{customdata:,} samples<extra></extra>"),
+            xaxis=f"x{_axis_suffix(col)}", yaxis=f"y{_axis_suffix(col)}")
+        if text:
+            trace["text"] = text
+        traces.append(trace)
+    return traces
+
+
+def _boundary_trace(line, x_range, y_range, col, rank=1000):
+    """The boundary's line trace and, if it is labelled, its annotation (or None)."""
+    segment = boundary_segment(line.coef, line.intercept, x_range, y_range)
+    label = line.label
+    if segment is None:
+        why = ("no boundary: all weights are 0" if not any(line.coef)
+               else "boundary outside the plotted area")
+        xs, ys, label = [None], [None], f"{line.label} ({why})"
+    else:
+        xs, ys = segment
+    axes = dict(xaxis=f"x{_axis_suffix(col)}", yaxis=f"y{_axis_suffix(col)}")
+    trace = dict(
+        type="scatter", x=xs, y=ys, mode="lines", name=label,
+        legendgroup=line.label, legendrank=rank, opacity=line.opacity,
+        line=dict(color=line.color, dash=line.dash, width=line.width),
+        hovertemplate=(f"<b>{line.label}</b><br>"
+                       f"{boundary_equation(line.coef, line.intercept)}<br>{line.hover}"
+                       "<extra></extra>"), **axes)
+    annotation = None
+    if line.annotation and segment is not None:
+        end = int(np.argmax(xs))
+        annotation = dict(x=xs[end], y=ys[end], text=line.annotation, showarrow=False,
+                          xanchor="right", yanchor="bottom", opacity=line.opacity,
+                          font=dict(color=line.color, size=13),
+                          xref=axes["xaxis"], yref=axes["yaxis"])
+    return trace, annotation
+
+
+def _lattice_ticks(axis_range):
+    """One tick per whole number on short axes (binary or small count features):
+    ticks such as 0.2 or -0.2 would suggest values the data never take."""
+    lo, hi = axis_range
+    return dict(tick0=0, dtick=1) if hi - lo <= 8 else {}
+
+
+def decision_boundary_figure(target_counts, panels, source_counts=None,
+                             axis_titles=("feature 1 (x₁)", "feature 2 (x₂)"),
+                             height=560):
+    """Target-domain scatter with decision boundaries: the paper's Figures 1, 2 and 4.
+
+    Parameters
+    ----------
+    target_counts : DataFrame
+        ``experiments.synthetic.lattice_counts`` of the target domain (filled circles).
+    panels : sequence of (str, sequence of BoundaryLine)
+        One subplot per entry, side by side, e.g. ``[("Quadratic loss",
+        lines_q), ("Logistic loss", lines_l)]`` as in the paper.
+    source_counts : DataFrame, optional
+        ``experiments.synthetic.lattice_counts`` of the source domain, drawn as open diamonds.
+    axis_titles : pair of str
+    height : int
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Marker areas are proportional to counts, on one scale for all markers.
+        With few lattice points (Bernoulli data) the target counts are also
+        printed beside the markers (class 1 above left, class 2 below right).
+    """
+    if not panels:
+        raise ValueError("decision_boundary_figure needs at least one panel.")
+    label_counts = len(target_counts[["x1", "x2"]].drop_duplicates()) <= MAX_LABELLED_POINTS
+    x_range, y_range = plot_ranges(target_counts, source_counts,
+                                   min_pad=LABELLED_MIN_PAD if label_counts else 0.35)
+    max_count = max(int(f["count"].max()) for f in (target_counts, source_counts)
+                    if f is not None and len(f))
+    layout = subplot_layout(1, len(panels), [t for t, _ in panels], shared_yaxes=True,
+                            horizontal_spacing=0.05)
+    data, annotations = [], layout.setdefault("annotations", [])
+    for col, (_, lines) in enumerate(panels, start=1):
+        data += _scatter_traces(target_counts, max_count, "target", col, col == 1,
+                                label_counts)
+        if source_counts is not None:
+            data += _scatter_traces(source_counts, max_count, "source", col, col == 1, False)
+        # Solid lines first, so that dotted/dashed ones stay visible on top of them
+        # (T-LS dotted over FLDA-Q solid, as in the paper); legend keeps list order.
+        order = sorted(range(len(lines)), key=lambda i: lines[i].dash != "solid")
+        for i in order:
+            trace, annotation = _boundary_trace(lines[i], x_range, y_range, col,
+                                                rank=100 * col + i)
+            data.append(trace)
+            if annotation is not None:
+                annotations.append(annotation)
+        layout[f"xaxis{_axis_suffix(col)}"].update(
+            range=list(x_range), title=dict(text=axis_titles[0]), zeroline=False,
+            **_lattice_ticks(x_range))
+        layout[f"yaxis{_axis_suffix(col)}"].update(
+            range=list(y_range), zeroline=False, **_lattice_ticks(y_range))
+    layout["yaxis"]["title"] = dict(text=axis_titles[1])
+    layout.update(height=height, margin=dict(l=60, r=20, t=50, b=20),
+                  legend=dict(orientation="h", yanchor="top", y=-0.14, x=0,
+                              font=dict(size=13)),
+                  hoverlabel=dict(namelength=-1))
+    return unvalidated_figure(data, layout)
+
+
+def perturbation_error_figure(sweep_fits, naive_fits, feature=0, paper=None,
+                              height=430):
+    """Target error of FLDA against the perturbation of theta: Table 1 as a curve.
+
+    Parameters
+    ----------
+    sweep_fits : sequence of FittedLinear
+        Output of :func:`~explorer.experiments.synthetic.perturbation_sweep`.
+    naive_fits : sequence of FittedLinear
+        S-* and T-* classifiers, drawn as horizontal reference lines.
+    feature : int
+        Zero-based index of the perturbed feature (axis title).
+    paper : mapping, optional
+        Paper values to mark, e.g. ``PAPER_TABLE1.errors`` (keys such as
+        ``"FLDA-Q+0.1"``, ``"S-LS"``), drawn as open markers.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One panel per loss present in ``sweep_fits``.
+    """
+    losses = [loss for loss in ("quadratic", "logistic")
+              if any(f.loss == loss for f in sweep_fits)]
+    if not losses:
+        raise ValueError("perturbation_error_figure needs at least one sweep fit.")
+    fig = make_subplots(rows=1, cols=len(losses), shared_yaxes=True,
+                        subplot_titles=[LOSS_TITLES[loss] for loss in losses],
+                        horizontal_spacing=0.06)
+    sub = str(feature + 1).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+    deltas = [f.perturbation for f in sweep_fits]
+    x_span = (min(deltas), max(deltas))
+    for col, loss in enumerate(losses, start=1):
+        fits = sorted((f for f in sweep_fits if f.loss == loss), key=lambda f: f.perturbation)
+        name = fits[0].name
+        fig.add_trace(go.Scatter(
+            x=[f.perturbation for f in fits], y=[f.target_error for f in fits],
+            mode="lines+markers", name=name, legendgroup=name,
+            line=dict(color=classifier_color(name), width=3),
+            customdata=[f.theta[feature] for f in fits],
+            hovertemplate=(f"{name}<br>θ̂{sub} %{{x:+.2f}} (θ{sub} = %{{customdata:.3f}})"
+                           "<br>target error %{y:.4f}<extra></extra>")), row=1, col=col)
+        for naive in (f for f in naive_fits if f.loss == loss):
+            fig.add_trace(go.Scatter(
+                x=list(x_span), y=[naive.target_error] * 2, mode="lines",
+                name=naive.name, legendgroup=naive.name,
+                line=dict(color=classifier_color(naive.name),
+                          dash=classifier_dash(naive.name), width=2.5),
+                hovertemplate=(f"{naive.name} (no adaptation)<br>target error "
+                               f"{naive.target_error:.4f}<extra></extra>")), row=1, col=col)
+        if paper:
+            points = [(float(k.rsplit("+", 1)[1]), v) for k, v in paper.items()
+                      if k.startswith(name + "+")]
+            if points:
+                fig.add_trace(go.Scatter(
+                    x=[p[0] for p in points], y=[p[1] for p in points], mode="markers",
+                    name=f"{name}, paper Table 1", legendgroup=f"paper-{name}",
+                    marker=dict(symbol="circle-open", size=13, color=classifier_color(name),
+                                line=dict(width=2.5)),
+                    hovertemplate="paper: θ̂₁%{x:+.1f}, target error %{y:.3f}<extra></extra>"),
+                    row=1, col=col)
+        fig.update_xaxes(title_text=f"perturbation added to θ̂{sub}", zeroline=True,
+                         row=1, col=col)
+    fig.update_yaxes(title_text="target error", row=1, col=1)
+    fig.update_layout(height=height, margin=dict(l=60, r=20, t=50, b=20),
+                      legend=dict(orientation="h", yanchor="top", y=-0.2, x=0,
+                                  font=dict(size=13)),
+                      hoverlabel=dict(namelength=-1))
+    return fig
+
+
+def theta_figure(theta_true, theta_hat, theta_used=None, height=360):
+    """True dropout (open bars) beside the estimate θ̂ (filled bars) per feature.
+
+    ``theta_used`` (optional) adds the theta FLDA was actually given, e.g.
+    after a perturbation (section 4.1.3), as diamonds.
+    """
+    theta_true = np.asarray(theta_true, dtype=float)
+    theta_hat = np.asarray(theta_hat, dtype=float)
+    features = np.arange(1, len(theta_true) + 1)
+    color = FAMILY_COLORS["flda"]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=features, y=theta_true, name="true θ",
+                         marker=dict(color="rgba(0,0,0,0)", line=dict(color=color, width=2)),
+                         hovertemplate="feature %{x}: true θ = %{y:.3f}<extra></extra>"))
+    fig.add_trace(go.Bar(x=features, y=theta_hat, name="estimated θ̂", marker_color=color,
+                         hovertemplate="feature %{x}: θ̂ = %{y:.3f}<extra></extra>"))
+    if theta_used is not None:
+        fig.add_trace(go.Scatter(
+            x=features, y=np.asarray(theta_used, dtype=float), mode="markers",
+            name="θ given to FLDA", marker=dict(symbol="diamond", size=11,
+                                                color=FAMILY_COLORS["target"]),
+            hovertemplate="feature %{x}: θ used = %{y:.3f}<extra></extra>"))
+    fig.update_layout(barmode="group", height=height, bargap=0.25,
+                      xaxis=dict(title="feature", tickmode="linear" if len(features) <= 25
+                                 else "auto", dtick=1),
+                      yaxis=dict(title="dropout probability θ", range=[0, 1.02]),
+                      margin=dict(l=60, r=20, t=30, b=20),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
+    return fig

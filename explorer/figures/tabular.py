@@ -1,0 +1,232 @@
+"""Plotly figures of the "Your data" page (built from :mod:`explorer.data.tabular` results).
+
+Each builder takes plain data frames (see :func:`explorer.data.tabular.theta_frame`,
+:func:`~explorer.experiments.your_data.target_error_table`,
+:func:`~explorer.data.tabular.predictions_frame`) and returns a
+``plotly.graph_objects.Figure`` in the project's style (:mod:`explorer.figures.style`).
+The figures carry no title: the page names each section with a heading of its
+own and says what to look at in a caption, so a title inside the chart would
+only repeat it.
+
+References
+----------
+Kouw, W. M., van der Maaten, L. J. P., Krijthe, J. H. and Loog, M. (2016).
+Feature-Level Domain Adaptation. Journal of Machine Learning Research
+17(171), 1-32.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from explorer.safe_text import escape_plotly
+from explorer.figures.style import CLASS_COLORS, FAMILY_COLORS, classifier_color
+from explorer.figures.real_data import color_of
+
+__all__ = ["feature_theta_figure", "nonzero_proportion_figure", "target_error_figure",
+           "prediction_mix_figure", "feature_weights_figure", "top_changed_features",
+           "DEFAULT_TOP_FEATURES"]
+
+#: Features shown by default in the per-feature bar charts.
+DEFAULT_TOP_FEATURES = 20
+
+_FONT = dict(size=14)
+
+
+def _layout(fig, height, legend=True):
+    # No title (the page's section heading names the chart).  A legend sits in
+    # a row of its own above the plot, so it never covers bars; Plotly grows the
+    # top margin if long entries wrap onto a second row.
+    fig.update_layout(height=height, font=_FONT,
+                      margin=dict(l=10, r=10, t=40 if legend else 10, b=10),
+                      showlegend=legend,
+                      legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left",
+                                  x=0.0, title=None))
+    return fig
+
+
+def _per_feature_height(n_features):
+    """Height of the per-feature charts, shared so that side-by-side charts line up."""
+    return max(380, 90 + 26 * n_features)
+
+
+def _short(name, width=28):
+    """``name`` cut to ``width`` characters and escaped for plotly (names come from files)."""
+    name = str(name)
+    return escape_plotly(name if len(name) <= width else name[:width - 1] + "\u2026")
+
+
+def _escaped(names):
+    """Full names escaped for plotly (hover labels render HTML)."""
+    return [escape_plotly(name) for name in names]
+
+
+def _short_labels(names, width=28):
+    """Shortened names for a category axis, kept distinct (equal labels would merge
+    two features into one bar): a repeated label gets a counter, e.g. ``… (2)``."""
+    labels, seen = [], {}
+    for name in names:
+        label = _short(name, width)
+        seen[label] = seen.get(label, 0) + 1
+        if seen[label] > 1:
+            suffix = f" ({seen[label]})"
+            label = _short(name, width - len(suffix)) + suffix
+        labels.append(label)
+    return labels
+
+
+def feature_theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
+    """Sorted horizontal bars of the estimated dropout probability per feature.
+
+    Parameters
+    ----------
+    thetas : pandas.DataFrame
+        Output of :func:`explorer.data.tabular.theta_frame` (sorted by ``theta``).
+    top_n : int
+        Number of features shown (those with the largest ``theta``).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        theta-hat = max(0, 1 - zeta/eta) (section 3.3.1); the features FLDA
+        expects to be missing most often in the target are on top.
+    """
+    top_n = max(1, int(top_n))
+    shown = thetas.sort_values("theta", ascending=False, kind="stable").head(top_n)
+    shown = shown.iloc[::-1]
+    labels = _short_labels(shown["feature"])
+    fig = go.Figure(go.Bar(
+        x=shown["theta"], y=labels, orientation="h",
+        marker_color=FAMILY_COLORS["flda"], name="\u03b8\u0302",
+        text=[f"{t:.2f}" for t in shown["theta"]], textposition="outside",
+        customdata=np.column_stack([_escaped(shown["feature"]), shown["source_nonzero"],
+                                    shown["target_nonzero"]]),
+        hovertemplate=("<b>%{customdata[0]}</b><br>\u03b8\u0302 = %{x:.3f}<br>"
+                       "non-zero in source: %{customdata[1]:.1%}<br>"
+                       "non-zero in target: %{customdata[2]:.1%}<extra></extra>")))
+    fig.update_xaxes(title="\u03b8\u0302 = max(0, 1 \u2212 target / source non-zero rate)",
+                     range=[0, 1.12], tickformat=".1f")
+    fig.update_yaxes(title=None, type="category", automargin=True)
+    return _layout(fig, height=_per_feature_height(len(shown)), legend=False)
+
+
+def top_changed_features(thetas, top_n=DEFAULT_TOP_FEATURES):
+    """The ``top_n`` features whose non-zero proportion differs most between domains.
+
+    Sorted by decreasing ``|target_nonzero - source_nonzero|``, ties by name.
+    """
+    frame = thetas.assign(abs_difference=(thetas["target_nonzero"]
+                                          - thetas["source_nonzero"]).abs())
+    order = np.lexsort((frame["feature"].to_numpy(dtype=str),
+                        -frame["abs_difference"].to_numpy()))
+    return frame.iloc[order].head(max(1, int(top_n))).reset_index(drop=True)
+
+
+def nonzero_proportion_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_name="source",
+                              target_name="target"):
+    """Proportion of non-zero values per feature in source and target.
+
+    The features whose proportions differ most are shown, as in the paper's
+    word-proportion figures for IMDB, spam and Amazon (Figures ``eg_imdb``,
+    ``eg_spam``, ``eg_amazon``, section 4.2).  A feature rarer in the target
+    than in the source gets ``theta > 0``; one more frequent in the target
+    cannot be modelled by dropout (``theta = 0``).
+    """
+    shown = top_changed_features(thetas, top_n)
+    labels = _short_labels(shown["feature"])
+    fig = go.Figure()
+    for column, name, family in (("source_nonzero", f"source ({source_name})", "source"),
+                                 ("target_nonzero", f"target ({target_name})", "target")):
+        fig.add_bar(y=labels, x=shown[column], orientation="h", name=_short(name, 48),
+                    marker_color=FAMILY_COLORS[family], customdata=_escaped(shown["feature"]),
+                    hovertemplate="<b>%{customdata}</b><br>" + name.split(" ")[0]
+                    + ": %{x:.1%} of rows non-zero<extra></extra>")
+    # Horizontal bars: long feature names stay readable however many are shown.
+    # Reversed category axis: the largest difference on top, source above target.
+    fig.update_layout(barmode="group", bargap=0.25)
+    fig.update_xaxes(title="proportion of rows non-zero", range=[0, 1.05], tickformat=".0%")
+    fig.update_yaxes(title=None, type="category", autorange="reversed", automargin=True)
+    return _layout(fig, height=_per_feature_height(len(shown)))
+
+
+def target_error_figure(errors):
+    """Bar chart of the target error per classifier (a row of the paper's tables).
+
+    Parameters
+    ----------
+    errors : pandas.DataFrame
+        Output of :func:`explorer.experiments.your_data.target_error_table`.
+    """
+    fig = go.Figure(go.Bar(
+        x=errors["classifier"], y=errors["error"],
+        marker_color=[color_of(n) for n in errors["classifier"]],  # baselines: blue
+        text=[f"{e:.3f}" for e in errors["error"]], textposition="outside",
+        customdata=np.column_stack([errors["errors"], errors["n_target"]]),
+        hovertemplate=("<b>%{x}</b><br>error %{y:.3f}"
+                       "<br>%{customdata[0]} of %{customdata[1]} wrong<extra></extra>")))
+    top = float(errors["error"].max()) if len(errors) else 1.0
+    fig.update_yaxes(title="error on labelled target rows", range=[0, min(1.0, top * 1.25 + 0.02)],
+                     tickformat=".2f")
+    fig.update_xaxes(title=None, type="category")
+    return _layout(fig, height=320, legend=False)
+
+
+def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L")):
+    """Stacked bars: the share of target rows assigned to each class, per classifier.
+
+    A bar for the true labels is added when ``predictions`` has ``true_label``
+    (labelled rows only), so a classifier that predicts too many of one class
+    stands out even without reading the error table.
+    """
+    bars = [n for n in names if n in predictions.columns]
+    columns = ([("true labels", "true_label")] if "true_label" in predictions.columns else []) \
+        + [(n, n) for n in bars]
+    class_keys = [str(c) for c in classes]
+    fig = go.Figure()
+    for k, cls in enumerate(class_keys):
+        shares, counts = [], []
+        for _, column in columns:
+            values = predictions[column].dropna().map(str)
+            counts.append(int((values == cls).sum()))
+            shares.append(counts[-1] / max(1, len(values)))
+        fig.add_bar(x=[title for title, _ in columns], y=shares, name=_short(cls, 30),
+                    marker_color=CLASS_COLORS[k % len(CLASS_COLORS)], customdata=counts,
+                    hovertemplate=(f"class {_short(cls, 30)}<br>%{{y:.1%}} "
+                                   "(%{customdata} rows)<extra></extra>"))
+    fig.update_layout(barmode="stack", bargap=0.35, legend_traceorder="normal")
+    fig.update_yaxes(title="share of target rows", range=[0, 1], tickformat=".0%")
+    fig.update_xaxes(title=None, type="category")
+    return _layout(fig, height=340)
+
+
+def feature_weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-LR", flda_model="FLDA-L"):
+    """Weights of the source classifier and of FLDA for the most dropped features.
+
+    FLDA shrinks the weights of features that are often missing in the target
+    (large theta) and leans on the others instead, the effect the paper shows
+    for digit pixels in Figure 6 (section 4.2.3).  Needs the ``"<model>
+    weight"`` columns of :func:`explorer.data.tabular.theta_frame` (binary tasks).
+    """
+    columns = [f"{source_model} weight", f"{flda_model} weight"]
+    missing = [c for c in columns if c not in thetas.columns]
+    if missing:
+        raise ValueError(f"thetas has no column(s) {missing}; weights exist for binary "
+                         "tasks only.")
+    shown = thetas.sort_values("theta", ascending=False, kind="stable").head(max(1, int(top_n)))
+    shown = shown.iloc[::-1]
+    labels = _short_labels(shown["feature"])
+    fig = go.Figure()
+    for model, column in zip((source_model, flda_model), columns):
+        fig.add_bar(y=labels, x=shown[column], orientation="h", name=model,
+                    marker_color=classifier_color(model),
+                    customdata=np.column_stack([_escaped(shown["feature"]), shown["theta"]]),
+                    hovertemplate=(f"<b>%{{customdata[0]}}</b><br>{model} weight %{{x:.3f}}"
+                                   "<br>\u03b8\u0302 = %{customdata[1]:.2f}<extra></extra>"))
+    fig.update_layout(barmode="group", bargap=0.2)
+    fig.update_xaxes(title="weight (scaled features; positive favours the second class)",
+                     zeroline=True, zerolinewidth=2)
+    fig.update_yaxes(title=None, type="category", automargin=True)
+    return _layout(fig, height=max(300, 100 + 34 * len(shown)))
+
+

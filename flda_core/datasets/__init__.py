@@ -1,1 +1,0 @@
-"""Data sets of the dashboard: synthetic domains, handwritten digits, user CSVs."""

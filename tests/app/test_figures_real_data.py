@@ -1,0 +1,40 @@
+"""Figures of the "Real data" page (Table 3 comparison, θ̂ per feature)."""
+
+import numpy as np
+import pandas as pd
+
+from explorer.figures import real_data as fr
+from explorer.figures.style import FAMILY_COLORS
+
+
+def test_error_figure_one_panel_per_data_set_with_paper_marks():
+    errors = pd.DataFrame({"S-LR": [0.4, 0.1], "KMM": [0.3, np.nan], "FLDA-L": [0.2, 0.1]},
+                          index=["heart", "ozone"])
+    paper = pd.DataFrame({"S-LR": [0.338, 0.124], "KMM": [0.39, 0.126], "FLDA-L": [0.203, 0.079]},
+                         index=["heart", "ozone"])
+    fig = fr.error_comparison_figure(errors, paper, columns=2)
+    bars = [t for t in fig.data if t.type == "bar"]
+    marks = [t for t in fig.data if t.type == "scatter"]
+    assert len(bars) == 2 and len(marks) == 2
+    assert list(bars[0].y) == [0.4, 0.3, 0.2]
+    assert np.isnan(bars[1].y[1])  # not run: no bar
+    assert list(bars[0].marker.color) == [FAMILY_COLORS["source"], fr.BASELINE_COLOR,
+                                          FAMILY_COLORS["flda"]]
+    assert list(marks[1].y) == [0.124, 0.126, 0.079]
+    assert [a.text for a in fig.layout.annotations] == ["heart", "ozone"]
+
+
+def test_colours_by_family():
+    assert fr.color_of("S-SVM") == fr.color_of("S-LR") == FAMILY_COLORS["source"]
+    assert fr.color_of("T-LR") == FAMILY_COLORS["target"]
+    assert fr.color_of("TCA") == fr.color_of("OT") == fr.BASELINE_COLOR
+
+
+def test_theta_figure_shows_the_top_features_largest_on_top():
+    thetas = pd.DataFrame({"feature": list("abcde"), "theta": [0.1, 0.9, 0.0, 0.5, 0.2],
+                           "missing in target": [0.0, 0.95, 0.7, 0.5, 0.1]})
+    fig = fr.theta_figure(thetas, top_n=3)
+    bar, marks = fig.data
+    assert list(bar.y) == ["d", "c", "b"]          # plotly draws the last row on top
+    assert list(bar.x) == [0.5, 0.0, 0.9]
+    assert list(marks.x) == [0.5, 0.7, 0.95]

@@ -1,0 +1,643 @@
+"""Hostile input: files, labels, numbers and text a careless or malicious user may send.
+
+Every file is generated here.  Each test checks what a user (or every other
+user of a shared server) relies on: a malformed upload ends in a
+:class:`DataValidationError` naming the problem and a fix, memory stays
+bounded, text is rendered inertly and the estimator never fails silently.
+"""
+
+import codecs
+import re
+import io
+import math
+import struct
+import tracemalloc
+import warnings
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
+
+from explorer.data import digits as dg
+from explorer.data import npz
+from explorer.errors import DataValidationError
+
+
+def _npz(compress=False, **arrays):
+    buffer = io.BytesIO()
+    (np.savez_compressed if compress else np.savez)(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def _digits(n=20, pixels=16, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 16, size=(n, pixels)).astype(np.float64), np.arange(n) % 2
+
+
+def _refused(raw, name, *fragments):
+    with pytest.raises(DataValidationError) as info:
+        dg.read_digit_file(raw, name)
+    error = info.value
+    assert error.hint, "every refusal carries a fix"
+    assert name in error.message
+    for fragment in fragments:
+        assert fragment in str(error), str(error)
+    return error
+
+
+def _bomb(shape, dtype="<f8"):
+    """A compressed NPZ whose image member is all zeros of ``shape`` (it inflates a lot)."""
+    header = {"descr": dtype, "fortran_order": False, "shape": shape}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("X.npy", "w", force_zip64=True) as member:
+            npy_header = io.BytesIO()
+            np.lib.format.write_array_header_1_0(npy_header, header)
+            member.write(npy_header.getvalue())
+            chunk = bytes(1 << 20)
+            remaining = math.prod(shape) * np.dtype(dtype).itemsize
+            while remaining > 0:
+                member.write(chunk[:min(len(chunk), remaining)])
+                remaining -= len(chunk)
+        labels = io.BytesIO()
+        np.save(labels, np.arange(shape[0]) % 2)
+        archive.writestr("y.npy", labels.getvalue())
+    return buffer.getvalue()
+
+
+# --------------------------------------------------------------------------- digits files
+
+def test_zip_bomb_is_refused_from_its_header_without_inflating_it():
+    # 31,000 images of 16 x 16 float64: 63 MB once inflated, ~60 kB on the wire.
+    raw = _bomb((31_000, 256))
+    assert len(raw) < 1_000_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(DataValidationError, match="31,000 images; the limit") as info:
+            dg.read_digit_file(raw, "bomb.npz")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert info.value.hint
+    assert peak < 5 * 2**20, f"read {peak / 2**20:.0f} MB before refusing"
+
+
+def test_archive_inflating_beyond_the_memory_limit_is_refused_unread(monkeypatch):
+    # Within the image-count and image-size limits, but beyond the byte budget.
+    monkeypatch.setattr(dg, "MAX_UPLOAD_ARRAY_BYTES", 2 * 2**20)
+    raw = _bomb((2_000, 256))  # 4 MB of float64
+    tracemalloc.start()
+    try:
+        _refused(raw, "big.npz", "MB of memory once read", "limit is 2 MB")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * 2**20
+
+
+def test_archive_with_thousands_of_members_is_refused_before_listing_them():
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for k in range(npz.MAX_MEMBERS + 1):
+            archive.writestr(f"m{k}.npy", b"")
+    _refused(buffer.getvalue(), "many.npz", "lists 65 arrays")
+
+
+def test_plain_npy_is_refused_clearly_whatever_its_name():
+    X, _ = _digits()
+    buffer = io.BytesIO()
+    np.save(buffer, X)
+    for name in ("digits.npz", "digits.npy", "digits.csv"):
+        _refused(buffer.getvalue(), name, "single NumPy array", "numpy.savez")
+
+
+@pytest.mark.parametrize("arrays, fragments", [
+    (dict(X=np.zeros((0, 16)), y=np.zeros(0, dtype=int)), ("holds no images",)),
+    (dict(X=np.ones((4, 16)), y=np.array(3)), ("single value", "one label per image")),
+    (dict(X=np.ones((4, 16)), y=np.zeros(4, dtype=[("a", "i8"), ("b", "f8")])),
+     ("structured", "'a', 'b'")),
+    (dict(X=np.ones((4, 16), dtype=complex), y=np.arange(4) % 2), ("complex",)),
+    (dict(X=np.ones((4, 16), dtype="datetime64[s]"), y=np.arange(4) % 2),
+     ("datetime64", "not numbers")),
+    (dict(X=np.ones((4, 16)), y=np.array(["x" * 300, "y"] * 2)), ("text of up to",)),
+    (dict(X=np.ones((4, 2, 2, 4)), y=np.arange(4) % 2), ("shape (4, 2, 2, 4)",)),
+])
+def test_malformed_npz_arrays_are_refused_with_a_fix(arrays, fragments):
+    _refused(_npz(**arrays), "bad.npz", *fragments)
+
+
+def test_zip_member_that_is_not_an_array_is_named():
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("X.npy", b"these are not pixels")
+        archive.writestr("y.npy", b"nor labels")
+    _refused(buffer.getvalue(), "fake.npz", "array 'X'", "not a NumPy array")
+
+
+def test_truncated_member_is_refused():
+    X, y = _digits()
+    raw = _npz(X=X, y=y)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(raw)) as source, zipfile.ZipFile(buffer, "w") as target:
+        target.writestr("X.npy", source.read("X.npy")[:-100])
+        target.writestr("y.npy", source.read("y.npy"))
+    _refused(buffer.getvalue(), "cut.npz", "truncated")
+
+
+def test_pixels_near_the_float_limit_are_refused():
+    X, y = _digits()
+    X[3, 7] = 1.7e308
+    _refused(_npz(X=X, y=y), "huge.npz", "1.7e+308", "0-255")
+
+
+def test_csv_whose_header_starts_with_pk_is_read_as_csv():
+    X, y = _digits()
+    frame = pd.DataFrame(X, columns=["PK"] + [f"p{i}" for i in range(1, 16)])
+    frame.insert(1, "label", y)
+    Xr, yr, side = dg.read_digit_file(frame.to_csv(index=False).encode(), "pk.csv")
+    assert side == 4
+    np.testing.assert_array_equal(yr, y)
+    np.testing.assert_allclose(Xr[:, 0], X[:, 0])
+
+
+def test_valid_npz_still_reads_compressed_and_uncompressed():
+    X, y = _digits()
+    for compress in (False, True):
+        Xr, yr, side = dg.read_digit_file(_npz(compress, images=X.reshape(20, 4, 4), y=y),
+                                          "ok.npz")
+        np.testing.assert_allclose(Xr, X)
+        np.testing.assert_array_equal(yr, y)
+        assert side == 4
+
+
+def test_rescale_to_unit_does_not_overflow_near_the_float_limit():
+    top = np.finfo(np.float64).max
+    X = np.array([-top, 0.0, top / 2, top])
+    np.testing.assert_allclose(dg.rescale_to_unit(X), [0.0, 0.5, 0.75, 1.0])
+
+
+@settings(max_examples=150, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.binary(min_size=0, max_size=400), cut=st.integers(0, 2000),
+       flip=st.integers(0, 2000))
+def test_no_corrupted_npz_escapes_as_another_exception(data, cut, flip):
+    X, y = _digits(8)
+    raw = bytearray(_npz(X=X, y=y))
+    if flip < len(raw):
+        raw[flip] ^= 0xFF
+    raw = bytes(raw[:len(raw) - cut]) + data
+    try:
+        dg.read_digit_file(raw, "fuzz.npz")
+    except DataValidationError as error:
+        assert error.hint
+
+
+# --------------------------------------------------------------------------- CSV files
+
+from explorer.data import cost  # noqa: E402
+from explorer.data import csv as csvmod  # noqa: E402
+from explorer.data import tabular as tab  # noqa: E402
+from explorer.experiments import your_data as yd  # noqa: E402
+
+LABELLED = "a,b,label\n1,0,x\n2,1,x\n0,3,y\n1,4,y\n"
+
+
+def _prepare(source, target=None, label="label", **kwargs):
+    source = csvmod.parse_csv(source, "source.csv")
+    target = csvmod.parse_csv(target if target is not None else LABELLED, "target.csv")
+    return tab.prepare_domains(source, target, label, **kwargs)
+
+
+def test_utf32_file_is_decoded_not_read_as_utf16_with_nul_names():
+    for encoding in ("utf-32", "utf-32-be"):
+        raw = (codecs.BOM_UTF32_BE if encoding.endswith("be") else b"") \
+            + LABELLED.encode(encoding)
+        table = csvmod.parse_csv(raw, "wide.csv")
+        assert table.columns == ("a", "b", "label")
+        assert table.encoding == "UTF-32"
+        assert table.frame["label"].tolist() == ["x", "x", "y", "y"]
+
+
+@pytest.mark.parametrize("encoding, wide", [("utf-32-le", "UTF-32"), ("utf-16-le", "UTF-16")])
+def test_wide_text_without_byte_order_mark_gets_an_encoding_message(encoding, wide):
+    with pytest.raises(DataValidationError, match=f"looks like {wide} text") as info:
+        csvmod.parse_csv(LABELLED.encode(encoding), "nobom.csv")
+    assert "UTF-8" in info.value.hint
+
+
+@pytest.mark.parametrize("line, delimiter", [("sep=,", ","), ("sep=;", ";"), ('"sep=|"', "|")])
+def test_excel_separator_line_is_skipped_and_obeyed(line, delimiter):
+    body = LABELLED.replace(",", delimiter)
+    table = csvmod.parse_csv(f"{line}\r\n{body}".encode(), "excel.csv")
+    assert table.columns == ("a", "b", "label") and table.delimiter == delimiter
+    assert table.n_rows == 4
+    assert any("Excel" in w for w in table.warnings)
+
+
+def test_excel_separator_line_naming_an_unknown_delimiter_is_refused():
+    with pytest.raises(DataValidationError, match="asks for the delimiter ':'"):
+        csvmod.parse_csv(b"sep=:\na:b\n1:2\n", "colon.csv")
+
+
+def test_quoted_line_break_in_a_column_name_is_named():
+    with pytest.raises(DataValidationError, match="contains a line break") as info:
+        csvmod.parse_csv(b'a,"la\nbel"\n1,x\n2,y\n', "broken.csv")
+    assert "'la\\nbel'" in info.value.message and info.value.hint
+    # A quoted line break inside a *data* cell is valid CSV and still read.
+    table = csvmod.parse_csv(b'a,label\n1,"x\ny"\n2,z\n', "cell.csv")
+    assert table.frame["label"].tolist() == ["x\ny", "z"]
+
+
+def test_headerless_count_file_is_explained():
+    counts = b"1,0,2\n2,1,1\n3,0,0\n4,1,1\n0,2,1\n"
+    with pytest.raises(DataValidationError, match="no header row") as info:
+        _prepare(counts, counts, label="2")
+    assert "naming the columns" in info.value.hint
+    with pytest.raises(DataValidationError, match="no header row") as info:
+        csvmod.parse_csv(b"1,0,0\n2,1,1\n", "dup.csv")  # repeated numbers as names
+    assert "naming the columns" in info.value.hint
+    with pytest.raises(DataValidationError, match="too few") as info:
+        _prepare(b"a,label\n1,0\n2,1\n3,0\n", LABELLED)  # has a header: no such note
+    assert "header" not in str(info.value)
+
+
+# --------------------------------------------------------------------------- labels
+
+@pytest.mark.parametrize("source, target, classes, unseen", [
+    ("a,label\n1,1\n2,1\n3,1.5\n4,1.5\n", "a,label\n1,1\n2,1.5\n", ["1", "1.5"], None),
+    ("a,label\n1,1\n2,1\n3,0\n4,0\n", "a,label\n1,0.5\n2,1\n", ["0", "1"], "'0.5'"),
+    ("a,label\n1,1\n2,1\n3,0\n4,0\n", "a,label\n1,x\n2,1\n", ["0", "1"], "'x'"),
+])
+def test_non_integer_or_mixed_labels_become_class_names_with_a_note(source, target, classes,
+                                                                    unseen):
+    prepared = _prepare(source.encode(), target.encode())
+    assert [str(c) for c in prepared.classes] == classes
+    assert prepared.y_source.dtype == object
+    notes = " ".join(prepared.report.warnings)
+    assert "used as class names" in notes
+    if unseen:
+        assert unseen in notes
+    models = yd.fit_models(prepared, names=("S-LR", "FLDA-L"))
+    predicted = models["FLDA-L"].predict(prepared.X_target)
+    assert set(map(str, predicted)) <= set(classes)
+    assert len(yd.target_error_table(prepared, models)) == 2
+
+
+def test_integer_and_float_spellings_of_one_label_are_one_class():
+    prepared = _prepare(b"a,label\n1,1\n2,1\n3,2.5\n4,2.5\n", b"a,label\n1,1.0\n2,2.5\n")
+    assert not any("never occur" in w for w in prepared.report.warnings)
+    assert prepared.target_labelled.all()
+
+
+def test_classifier_refuses_mixed_string_and_number_labels_clearly():
+    from flda_core import FLDAClassifier
+
+    X = np.arange(8.0).reshape(4, 2)
+    with pytest.raises(ValueError, match="mix") as info:
+        FLDAClassifier().fit(X, np.array([1, "a", 1, "a"], dtype=object))
+    assert "astype(str)" in str(info.value)
+
+
+# --------------------------------------------------------------------------- numbers
+
+@pytest.mark.parametrize("magnitude", [1e-300, 1e-6, 1.0, 1e160, 1e300, 5e307])
+def test_feature_scaling_does_not_overflow_or_zero_a_column(magnitude):
+    source = pd.DataFrame({"a": np.array([1.0, 0.0, 3.0, 2.0]) * magnitude,
+                           "b": [1.0, 2.0, 0.0, 1.0], "label": ["x", "x", "y", "y"]})
+    raw = source.to_csv(index=False).encode()
+    prepared = _prepare(raw, raw)
+    expected = np.array([1.0, 0.0, 3.0, 2.0]) / np.sqrt(14 / 4)
+    np.testing.assert_allclose(prepared.X_source[:, 0], expected, rtol=1e-12)
+    assert np.isfinite(prepared.X_source).all()
+
+
+def test_root_mean_square_is_bitwise_unchanged_for_ordinary_columns():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(50, 4)) * [1e-3, 1.0, 10.0, 1e5]
+    np.testing.assert_array_equal(tab.root_mean_square(X), np.sqrt(np.mean(X ** 2, axis=0)))
+
+
+def test_unscaled_huge_values_are_refused_and_unrepresentable_ones_named():
+    raw = b"a,label\n1e200,x\n2,x\n3,y\n4,y\n"
+    with pytest.raises(DataValidationError, match="overflow") as info:
+        _prepare(raw, raw, scale=False)
+    assert "scaling" in info.value.hint
+    with pytest.raises(DataValidationError, match="too large"):
+        _prepare(b"a,label\n1e400,x\n2,x\n3,y\n4,y\n")
+
+
+def test_fit_cost_bound_refuses_oversized_uploads_and_warns_before_long_fits(monkeypatch):
+    assert cost.fit_cost(1000, 20, 2) == 20_000 and cost.fit_cost(1000, 20, 5) == 100_000
+    assert cost.fit_cost_note(10, 2, 2) is None
+    note = cost.fit_cost_note(100_000, 50, 2, n_fits=5)
+    assert "100,000 rows x 50 features" in note and "5 fits" in note
+    with pytest.raises(DataValidationError, match="limit is") as info:
+        cost.check_fit_cost(1_000_000, 100, 10, "big.csv")
+    assert "subsample" in info.value.hint
+    monkeypatch.setattr(cost, "MAX_FIT_COST", 5)
+    with pytest.raises(DataValidationError, match="too slow for a shared server"):
+        _prepare(LABELLED.encode())
+    X, y = _digits()
+    with pytest.raises(DataValidationError, match="too slow for a shared server"):
+        dg.make_uploaded_domains(("a.npz", _npz(X=X, y=y)), ("b.npz", _npz(X=X, y=y)))
+
+
+def _noisy_problem(n=300, seed=0, classes=2):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    scores = X @ [1.5, -1.0, 0.5] + rng.normal(scale=1.0, size=n)
+    y = np.digitize(scores, np.quantile(scores, np.linspace(0, 1, classes + 1)[1:-1]))
+    return X, y
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("magnitude", [1e-6, 1e50])
+def test_badly_scaled_data_give_the_same_classifier_mapped_back_exactly(magnitude, classes):
+    from flda_core import FLDAClassifier
+
+    X, y = _noisy_problem(classes=classes)
+    theta = np.array([0.3, 0.0, 0.6])
+    reference = FLDAClassifier(theta=theta, tol=1e-10).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        scaled = FLDAClassifier(theta=theta, tol=1e-10).fit(X * magnitude, y)
+    assert scaled.n_iter_ > 0
+    np.testing.assert_allclose(scaled.coef_ * magnitude, reference.coef_, rtol=1e-5)
+    np.testing.assert_allclose(scaled.intercept_, reference.intercept_, rtol=1e-5, atol=1e-8)
+    np.testing.assert_array_equal(scaled.predict(X * magnitude), reference.predict(X))
+
+
+def test_abnormal_lbfgs_stop_warns(monkeypatch):
+    from flda_core import FLDAClassifier
+    from flda_core import solvers
+
+    real = solvers.minimize
+
+    def failing(*args, **kwargs):
+        result = real(*args, **kwargs)
+        result.status, result.success = 2, False
+        result.message = "ABNORMAL_TERMINATION_IN_LNSRCH"
+        return result
+
+    monkeypatch.setattr(solvers, "minimize", failing)
+    X, y = _noisy_problem()
+    with pytest.warns(ConvergenceWarning, match="stopped abnormally"):
+        FLDAClassifier().fit(X, y)
+
+
+def test_lbfgs_stopping_before_its_first_step_warns():
+    from flda_core import FLDAClassifier
+
+    X, y = _noisy_problem()
+    with pytest.warns(ConvergenceWarning, match="before its first iteration"):
+        model = FLDAClassifier(tol=1e3).fit(X, y)
+    assert model.n_iter_ == 0 and not model.coef_.any()
+
+
+def test_unsquarable_feature_values_are_refused_by_the_classifier():
+    from flda_core import FLDAClassifier
+
+    X, y = _noisy_problem()
+    X[0, 1] = 1e200
+    with pytest.raises(ValueError, match="overflows 64-bit floats"):
+        FLDAClassifier(loss="quadratic").fit(X, y)
+
+
+# --------------------------------------------------------------------------- rendering
+
+from explorer import safe_text  # noqa: E402
+from explorer.figures import digits as digit_figures  # noqa: E402
+from explorer.figures import tabular as data_figures  # noqa: E402
+
+HOSTILE_NAME = '<a href="http://e.vil/x">click</a> %{x} & <img src=x onerror=alert(1)>'
+
+
+def _strings(value):
+    """Every string inside a figure's dict (labels, names, templates, customdata)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        for item in value:
+            yield from _strings(item)
+
+
+def _assert_inert(fig):
+    texts = list(_strings(fig.to_dict()))
+    assert texts
+    for text in texts:
+        assert "<a" not in text and "<img" not in text, text
+        assert "%{x} &" not in text, text  # the user's template text never reaches plotly raw
+    return " ".join(texts)
+
+
+def test_markdown_escaping_leaves_nothing_to_interpret():
+    for hostile in ("![x](http://e.vil/p.png)", "[link](javascript:alert(1))", "$x^2$",
+                    "**bold** _it_ # head", "<b>html</b> &amp;", ":red[alert]", "a|b|c",
+                    "line\n# heading\n- item", "`code`"):
+        escaped = safe_text.escape_markdown(hostile)
+        assert "\n" not in escaped
+        # Every punctuation character is escaped, so none can start a construct.
+        unescaped = re.sub(r"\\[!-/:-@\[-`{-~]", "", escaped)
+        assert not re.search(r"[!-/:-@\[-`{-~]", unescaped), escaped
+        # Removing the escapes gives back the text (with line breaks as spaces).
+        assert re.sub(r"\\(.)", r"\1", escaped) == hostile.replace("\n", " ")
+
+
+@given(st.text(max_size=40))
+@settings(max_examples=200, deadline=None, derandomize=True)
+def test_markdown_escaping_round_trips_any_text(text):
+    escaped = safe_text.escape_markdown(text)
+    plain = re.sub(r"[\r\n\t]", " ", text)
+    plain = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", "", plain)
+    assert re.sub(r"\\(.)", r"\1", escaped) == plain
+    assert "\n" not in escaped and "$" not in escaped.replace("\\$", "")
+
+
+def test_plotly_escaping_round_trips_through_entities():
+    escaped = safe_text.escape_plotly(HOSTILE_NAME)
+    assert "<" not in escaped and ">" not in escaped and "%{" not in escaped
+    decoded = (escaped.replace("&#123;", "{").replace("&#125;", "}").replace("&lt;", "<")
+               .replace("&gt;", ">").replace("&amp;", "&"))
+    assert decoded == HOSTILE_NAME
+
+
+def test_data_page_figures_escape_feature_class_and_file_names():
+    thetas = pd.DataFrame({"feature": [HOSTILE_NAME, "plain"], "theta": [0.5, 0.1],
+                           "source_nonzero": [0.8, 0.5], "target_nonzero": [0.4, 0.45],
+                           "S-LR weight": [0.3, -0.2], "FLDA-L weight": [0.1, -0.3]})
+    for fig in (data_figures.feature_theta_figure(thetas),
+                data_figures.nonzero_proportion_figure(thetas, source_name=HOSTILE_NAME,
+                                                       target_name="t.csv"),
+                data_figures.feature_weights_figure(thetas)):
+        assert "&lt;a href" in _assert_inert(fig)
+    predictions = pd.DataFrame({"true_label": [HOSTILE_NAME, "b"], "S-LR": ["b", "b"],
+                                "FLDA-L": [HOSTILE_NAME, "b"]})
+    _assert_inert(data_figures.prediction_mix_figure(predictions, [HOSTILE_NAME, "b"]))
+
+
+def test_digit_figures_escape_file_names_and_labels():
+    side = 4
+    rate = np.linspace(0, 1, side * side)
+    _assert_inert(digit_figures.nonzero_rate_figure(rate, rate, side, HOSTILE_NAME, "b.npz"))
+    _assert_inert(digit_figures.digit_weights_figure(rate, rate, rate, side, HOSTILE_NAME))
+    X = np.tile(rate, (2, 1))
+    y = np.array([HOSTILE_NAME, "b"])
+    _assert_inert(digit_figures.sample_images_figure(X, y, X, y, side, HOSTILE_NAME, "b.npz"))
+
+
+def test_csv_download_neutralises_formulas_but_keeps_values_readable():
+    frame = pd.DataFrame({
+        "name": ["=HYPERLINK(\"http://e.vil\",\"x\")", "+1+2", "-2+3+cmd|' /C calc'!A0",
+                 "@SUM(A1)", "\tTAB", "\rCR", "-1.5", "plain", None],
+        "value": [-1.0, 2.0, -3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+        "count": [-1, 2, 3, 4, 5, 6, 7, 8, 9]})
+    frame["=cmd"] = "x"
+    text = safe_text.safe_csv(frame)
+    read = pd.read_csv(io.StringIO(text), keep_default_na=False)
+    assert read.columns.tolist() == ["name", "value", "count", "'=cmd"]
+    assert read["name"].tolist() == [
+        "'=HYPERLINK(\"http://e.vil\",\"x\")", "'+1+2", "'-2+3+cmd|' /C calc'!A0",
+        "'@SUM(A1)", "'\tTAB", "'\rCR", "-1.5", "plain", ""]
+    np.testing.assert_array_equal(read["value"], frame["value"])  # numbers untouched
+    np.testing.assert_array_equal(read["count"], frame["count"])
+    for cell in read["name"]:
+        assert not str(cell).startswith(safe_text.FORMULA_PREFIXES) or cell == "-1.5"
+    assert frame["name"][0].startswith("=")  # the caller's frame is not modified
+
+
+# --------------------------------------------------------------------------- shared links
+
+from explorer import url_state  # noqa: E402
+
+
+@pytest.mark.parametrize("raw", ["NaN", "Infinity", "-Infinity", "1e999", "[NaN, 0.5]",
+                                 "[0.1, Infinity]", "[-1e400, 0]"])
+def test_non_finite_url_values_are_ignored_with_a_note_naming_the_parameter(raw):
+    default = (-0.5, 0.5) if raw.startswith("[") else 0.0
+    outcome = url_state.validate_url_value("curve_range", raw, default, lo=-1.0, hi=1.0)
+    assert not outcome.accepted and outcome.value == default
+    assert "'curve_range'" in outcome.note and "finite" in outcome.note
+
+
+@pytest.mark.parametrize("raw, default, kwargs, problem", [
+    ("1.5", 0.0, dict(lo=0.0, hi=1.0), "outside [0, 1]"),
+    ("2.5", 3, dict(lo=1, hi=10), "not a whole number"),
+    ('"x"', 0.0, {}, "not a number"),
+    ("true", 1.0, {}, "not a number"),
+    ("[0.1]", (0.0, 0.5), dict(lo=-1, hi=1), "not a list of 2 numbers"),
+    ("NaN", 1e-3, dict(options=(0.0, 1e-3)), "not a finite number"),
+    ("0.5", 1e-3, dict(options=(0.0, 1e-3)), "not one of the options"),
+    ("x" * 501, "text", {}, "longer than 500"),
+])
+def test_invalid_url_values_are_ignored_with_the_reason(raw, default, kwargs, problem):
+    outcome = url_state.validate_url_value("p", raw, default, **kwargs)
+    assert outcome.value == default and problem in outcome.note
+
+
+def test_valid_url_values_are_coerced_to_the_setting_type():
+    assert url_state.validate_url_value("n", "20.0", 10, lo=2, hi=40).value == 20
+    assert url_state.validate_url_value("r", "[-0.2, 0.3]", (-0.5, 0.5), lo=-1,
+                                        hi=1).value == (-0.2, 0.3)
+    assert url_state.validate_url_value("d", "poisson", "bernoulli",
+                                        options=("poisson", "bernoulli")).value == "poisson"
+    assert url_state.validate_url_value("x", None, 0.1) == url_state.UrlValue(0.1, False)
+    values, notes = url_state.validate_url_values(
+        [("theta_1", 0.0, None, 0.0, 1.0), ("n", 5, None, 1, 9)],
+        {"theta_1": "NaN", "n": "7"})
+    assert values == {"theta_1": 0.0, "n": 7} and len(notes) == 1
+
+
+@given(st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr),
+                 st.text(max_size=12), st.integers().map(str)))
+@settings(max_examples=300, deadline=None, derandomize=True)
+def test_every_accepted_url_number_is_finite_and_in_bounds(raw):
+    outcome = url_state.validate_url_value("delta", raw, 0.0, lo=-1.0, hi=1.0)
+    assert isinstance(outcome.value, float)
+    assert math.isfinite(outcome.value) and -1.0 <= outcome.value <= 1.0
+    assert outcome.accepted or outcome.note is None or "'delta'" in outcome.note
+
+
+# --------------------------------------------------------------------------- error boundary
+
+from explorer import error_report  # noqa: E402
+
+
+def test_known_errors_keep_their_problem_and_fix():
+    described = error_report.describe_error(DataValidationError("a.csv is empty.", "Upload."))
+    assert described == error_report.UserError("a.csv is empty.", "Upload.", True)
+    unavailable = error_report.describe_error(dg.DigitDataUnavailable("OpenML down."))
+    assert unavailable.expected and "offline" in unavailable.hint
+
+
+def test_unexpected_errors_hide_details_from_the_user_and_log_them(caplog):
+    try:
+        raise KeyError("/srv/app/flda_core/secret.py: column 'x'")
+    except KeyError as error:
+        with caplog.at_level("ERROR", logger=error_report.LOGGER_NAME):
+            described = error_report.describe_error(error, "reading your files")
+    shown = described.message + described.hint
+    assert not described.expected and "/srv" not in shown and "KeyError" not in shown
+    assert "reading your files" in described.message and described.incident in shown
+    record = caplog.records[-1]
+    assert described.incident in record.getMessage()
+    assert "/srv/app/flda_core/secret.py" in caplog.text and "Traceback" in caplog.text
+    assert "memory" in error_report.describe_error(MemoryError()).message
+
+
+# --------------------------------------------------------------------------- properties
+
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+_DTYPES = st.one_of(hnp.integer_dtypes(), hnp.unsigned_integer_dtypes(), hnp.floating_dtypes(),
+                    hnp.complex_number_dtypes(), hnp.boolean_dtypes(),
+                    hnp.unicode_string_dtypes(max_len=4), hnp.byte_string_dtypes(max_len=4),
+                    hnp.datetime64_dtypes(), hnp.timedelta64_dtypes(),
+                    hnp.array_dtypes(allow_subarrays=True, max_size=2))
+
+
+@pytest.mark.filterwarnings("ignore:Stored array in format 3.0")
+@settings(max_examples=200, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(images=hnp.arrays(_DTYPES, hnp.array_shapes(min_dims=0, max_dims=4, max_side=5)),
+       labels=hnp.arrays(_DTYPES, hnp.array_shapes(min_dims=0, max_dims=2, max_side=6)))
+def test_any_npz_of_any_dtype_and_shape_reads_or_is_refused_with_a_fix(images, labels):
+    try:
+        X, y, side = dg.read_digit_file(_npz(X=images, y=labels), "any.npz")
+    except DataValidationError as error:
+        assert error.hint and "any.npz" in error.message
+        return
+    assert X.dtype == np.float64 and np.isfinite(X).all() and X.shape == (len(y), side * side)
+    assert len(np.unique(y)) >= 2
+
+
+_LABELS = st.one_of(st.integers(-3, 3), st.sampled_from([0.5, 1.5, 1.0, -2.25, 1e300]),
+                    st.sampled_from(["a", "b", "1", " 2 ", "=1+1"]))
+
+
+@settings(max_examples=120, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(source=st.lists(_LABELS, min_size=2, max_size=10),
+       target=st.lists(st.one_of(st.none(), _LABELS), min_size=1, max_size=6))
+def test_any_label_mix_is_refused_clearly_or_fitted(source, target):
+    def csv(labels):
+        rows = [f"{k % 3},{(k * 7) % 5},{'' if v is None else v}" for k, v in
+                enumerate(labels)]
+        return ("a,b,label\n" + "\n".join(rows) + "\n").encode()
+
+    try:
+        prepared = _prepare(csv(source), csv(target))
+    except DataValidationError as error:
+        assert error.hint
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        models = yd.fit_models(prepared, names=("S-LR", "FLDA-L", "T-LR"))
+    yd.target_error_table(prepared, models)
+    yd.predictions_frame(prepared, models)

@@ -1,0 +1,175 @@
+"""Home of a fresh server must not wait for scikit-learn/scipy; every page still gets them.
+
+Each check runs in a fresh Python process, so modules imported by other tests
+do not hide an eager import.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(code):
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_home_imports_neither_sklearn_nor_scipy():
+    # what app.py and pages/home.py import
+    out = _run("import sys, flda_core\n"
+               "from explorer.ui import common as ui_common\n"
+               "print(sorted(m for m in ('sklearn', 'scipy') if m in sys.modules))")
+    assert out == "[]"
+
+
+def test_public_api_still_importable_from_the_package():
+    out = _run("import flda_core\n"
+               "from flda_core import *\n"
+               "from flda_core import FLDAClassifier, make_domains, TRANSFER_MODELS\n"
+               "from flda_core.classifier import FLDAClassifier as C\n"
+               "assert FLDAClassifier is C and set(flda_core.__all__) <= set(dir(flda_core))\n"
+               "print(FLDAClassifier.__name__)")
+    assert out == "FLDAClassifier"
+    missing = _run("import flda_core\n"
+                   "try:\n    flda_core.no_such_name\nexcept AttributeError as e:\n"
+                   "    print('AttributeError')")
+    assert missing == "AttributeError"
+
+
+def test_warm_up_loads_the_heavy_modules_once():
+    out = _run("import sys\n"
+               "from explorer.ui import common as ui_common\n"
+               "t = ui_common.warm_up_imports()\n"
+               "assert ui_common.warm_up_imports() is t  # one thread per process\n"
+               "t.join()\n"
+               "print(all(m in sys.modules for m in ui_common.HEAVY_MODULES), "
+               "'sklearn' in sys.modules)")
+    assert out == "True True"
+
+
+def test_warm_up_loads_every_module_the_pages_import_and_makes_the_first_calls():
+    """No page's first visitor on a fresh server waits for an import: the warm-up reads
+    the pages' imports (also ``from explorer.experiments import missing_data`` inside a
+    function), loads them, plotly's figure classes, and compresses the chart bundle."""
+    out = _run("import sys\n"
+               "from explorer.ui import common as ui_common\n"
+               "from explorer.ui import chart as ui_chart\n"
+               "modules = ui_common.page_modules()\n"
+               "ui_common.warm_up_imports().join()\n"
+               "print(sorted(m for m in modules if m not in sys.modules),\n"
+               "      'explorer.experiments.missing_data' in modules,\n"
+               "      'explorer.figures.digits' in modules,\n"
+               "      'plotly.graph_objs.layout._legend' in sys.modules,\n"
+               "      'plotly.graph_objs.heatmap.colorbar' in sys.modules,\n"
+               "      ui_chart._bundle_bytes.cache_info().currsize)")
+    assert out == "[] True True True True 1"
+
+
+def test_transfer_options_spelled_out_in_ui_common_match_the_core():
+    """ui_common lists the transfer models without importing the method (which
+    loads scikit-learn); the list must stay the core's, in the core's order."""
+    out = _run("from explorer.ui import common as ui_common\n"
+               "from flda_core.transfer_models import TRANSFER_MODELS\n"
+               "print(ui_common.TRANSFER_OPTIONS == tuple(TRANSFER_MODELS))")
+    assert out == "True"
+
+
+def test_streamlit_run_serves_the_st_app_whose_start_loads_the_heavy_modules():
+    """``streamlit run app.py`` discovers ``app`` (an ``st.App``); importing app.py the
+    way the server does runs no page, and the app's lifespan returns only once the
+    heavy modules are loaded and frozen, so no visitor waits for them."""
+    out = _run("import asyncio, gc, os, sys\n"
+               "os.environ['FLDA_REAL_DATA_WARM_UP'] = '0'\n"
+               "os.environ['FLDA_DIGITS_WARM_UP'] = '0'\n"
+               "from pathlib import Path\n"
+               "from streamlit.runtime.pages_manager import PagesManager\n"
+               "from streamlit.web.server.app_discovery import discover_asgi_app\n"
+               "found = discover_asgi_app(Path('app.py'))\n"
+               "import app, streamlit as st\n"
+               "assert isinstance(app.app, st.App)\n"
+               "assert 'explorer.ui.common' not in sys.modules  # imported by the lifespan, not before\n"
+               "async def start():\n"
+               "    async with app.lifespan(app.app):\n"
+               "        from explorer.ui import common as ui_common\n"
+               "        return (all(m in sys.modules for m in ui_common.HEAVY_MODULES),\n"
+               "                'sklearn' in sys.modules, gc.get_freeze_count() > 10_000,\n"
+               "                PagesManager.uses_pages_directory)\n"
+               "print(found.is_asgi_app, found.import_string, *asyncio.run(start()))")
+    # and the app is no legacy pages-directory app from the first visitor on
+    assert out.splitlines()[-1] == "True app:app True True True False"
+
+
+def test_imports_are_frozen_once_and_again_only_after_new_imports():
+    """Streamlit's full GC after every run would walk every module object: they are
+    frozen after imports, and freezing again happens only when modules were added."""
+    out = _run("import gc\n"
+               "from explorer.ui import common as ui_common\n"
+               "first = ui_common.freeze_long_lived_objects()\n"
+               "frozen = gc.get_freeze_count()\n"
+               "again = ui_common.freeze_long_lived_objects()\n"
+               "import sklearn.linear_model\n"
+               "after_import = ui_common.freeze_long_lived_objects()\n"
+               "print(first, frozen > 0, again, after_import, gc.get_freeze_count() > frozen)")
+    assert out == "True True False True True"
+
+
+def test_store_warm_ups_run_in_order_skip_the_switched_off_and_survive_failures(monkeypatch):
+    """The server's start fills each page's disk store unless its variable is "0"; a failing
+    warm-up is logged and the next one still runs.  (In a thread: it lowers its priority.)"""
+    import threading
+    import types
+
+    from explorer.ui import common as ui_common
+
+    calls = []
+    module = types.ModuleType("fake_warm_ups")
+    module.good = lambda: calls.append("good")
+    module.skipped = lambda: calls.append("skipped")
+    module.broken = lambda: calls.append("broken") or 1 / 0
+    monkeypatch.setitem(sys.modules, "fake_warm_ups", module)
+    monkeypatch.setenv("FLDA_TEST_OFF", "0")
+    monkeypatch.setenv("FLDA_TEST_ON", "1")
+    monkeypatch.delenv("FLDA_TEST_UNSET", raising=False)
+    warm_ups = (("FLDA_TEST_UNSET", "fake_warm_ups", "broken"),
+                ("FLDA_TEST_OFF", "fake_warm_ups", "skipped"),
+                ("FLDA_TEST_ON", "fake_warm_ups", "good"))
+    thread = threading.Thread(target=ui_common.warm_up_stores, args=(warm_ups,))
+    thread.start()
+    thread.join()
+    assert calls == ["broken", "good"]
+    # the server's own table: the pages' stores, each with its switch
+    assert [(env, module) for env, module, _ in ui_common.STORE_WARM_UPS] == [
+        ("FLDA_DIGITS_WARM_UP", "explorer.experiments.digits"),
+        ("FLDA_REAL_DATA_WARM_UP", "explorer.experiments.missing_data")]
+
+
+def test_page_modules_reads_every_project_import_of_the_pages():
+    """The warm-up reads the pages' imports as text (ast is not thread-safe in CPython
+    3.11); the same list, computed here with ast, must come out."""
+    import ast
+    from importlib.util import find_spec
+
+    from explorer.ui import common as ui_common
+
+    expected = set()
+    for path in (ROOT / "pages").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(
+                    ("flda_core", "explorer")):
+                expected.add(node.module)
+                for alias in node.names:
+                    name = f"{node.module}.{alias.name}"
+                    try:
+                        if find_spec(name) is not None:
+                            expected.add(name)
+                    except ImportError:
+                        pass
+            elif isinstance(node, ast.Import):
+                expected.update(a.name for a in node.names
+                                if a.name.startswith(("flda_core", "explorer")))
+    assert set(ui_common.page_modules()) == expected
+    assert {"explorer.experiments.missing_data", "explorer.data.digits"} <= expected

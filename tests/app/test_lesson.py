@@ -1,0 +1,154 @@
+"""The lesson's steps are complete, and their keys and links match the pages."""
+
+import json
+import pathlib
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from explorer.teaching.equations import EQUATIONS
+from explorer.teaching.lesson import (LESSON_STEPS, PAGE_URL_PATHS, full_page_url, lesson_url,
+                              settings_query, step, step_index, url_value)
+
+ROOT = pathlib.Path(__file__).parents[2]
+PREFIX = {"pages/synthetic.py": "syn", "pages/transfer.py": "tp",
+          "pages/learning_curves.py": "lc", "pages/digits.py": "dig",
+          "pages/your_data.py": "data"}
+
+
+def _key_patterns(page):
+    """Regular expressions of every settings key the page (or ui_common for it) uses.
+
+    Read from the source (pages run at import): literal keys ("syn.loss"),
+    the Learning-curves prefix (P + "loss", f"{P}theta_f{d + 1}"), the shared
+    domain settings (f"{prefix}.theta" in ui_common) and per-feature keys
+    (f"tp.delta_{d}").
+    """
+    prefix = PREFIX[page]
+    source = (ROOT / page).read_text(encoding="utf-8")
+    shared = (ROOT / "explorer" / "ui" / "common.py").read_text(encoding="utf-8")
+    literals = re.findall(r'f?"([^"\n]*)"', source)
+    literals += [f"{{P}}{name}" for name in re.findall(r'P \+ "([a-z0-9_]+)"', source)]
+    if f'"{prefix}"' in source:       # the page passes its prefix to ui_common
+        literals += re.findall(r'f"(\{prefix\}\.[a-z0-9_]+)"', shared)
+    patterns = set()
+    for text in literals:
+        text = text.replace("{P}", "lc.").replace("{prefix}", prefix)
+        if not text.startswith(prefix + "."):
+            continue
+        pattern = re.sub(r"\\\{[^}]*\\\}", r"\\d+", re.escape(text))
+        patterns.add(pattern)
+    return [re.compile(p + "$") for p in patterns]
+
+
+def _valid_key(page, key):
+    if key == "shared.seed":
+        return True
+    return any(p.match(key) for p in _key_patterns(page))
+
+
+def test_the_lesson_follows_the_paper_in_about_eight_steps():
+    assert 7 <= len(LESSON_STEPS) <= 9
+    slugs = [s.slug for s in LESSON_STEPS]
+    assert len(set(slugs)) == len(slugs)
+    figures = " ".join(s.figure for s in LESSON_STEPS)
+    for figure in ("Figure 1", "Figure 2", "Figure 3", "Figure 4", "Figures 5"):
+        assert figure in figures
+
+
+@pytest.mark.parametrize("lesson_step", LESSON_STEPS, ids=lambda s: s.slug)
+def test_every_step_is_complete(lesson_step):
+    s = lesson_step
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", s.slug)
+    assert s.title and s.question.endswith("?") and s.answer.endswith(".")
+    sentences = [x for x in re.split(r"(?<=[.!?])\s+(?=[A-Z])", s.text) if x]
+    assert 2 <= len(sentences) <= 4, sentences
+    assert s.page in PAGE_URL_PATHS and (ROOT / s.page).exists()
+    assert 1 <= len(s.controls) <= 2
+    for control in s.controls:
+        assert control.label and control.try_values
+        assert control.key in s.settings or control.key == "shared.seed"
+        # The step starts at the first value worth trying.
+        if control.key in s.settings:
+            assert s.settings[control.key] == control.try_values[0]
+    keys = {eq.key for eq in EQUATIONS}
+    assert set(s.equations) <= keys
+
+
+@pytest.mark.parametrize("lesson_step", LESSON_STEPS, ids=lambda s: s.slug)
+def test_every_key_is_a_setting_of_the_steps_page(lesson_step):
+    for key in list(lesson_step.settings) + [c.key for c in lesson_step.controls]:
+        assert _valid_key(lesson_step.page, key), (lesson_step.page, key)
+
+
+@pytest.mark.parametrize("lesson_step", LESSON_STEPS, ids=lambda s: s.slug)
+def test_the_figure_shown_is_a_chart_of_that_page(lesson_step):
+    if lesson_step.chart_key:
+        source = (ROOT / lesson_step.page).read_text(encoding="utf-8")
+        assert f'"{lesson_step.chart_key}"' in source
+
+
+def test_key_patterns_reject_what_the_page_does_not_have():
+    assert _valid_key("pages/transfer.py", "tp.delta_3")
+    assert _valid_key("pages/learning_curves.py", "lc.theta_f2")
+    assert _valid_key("pages/synthetic.py", "syn.theta")
+    assert not _valid_key("pages/synthetic.py", "syn.delta_1")
+    assert not _valid_key("pages/synthetic.py", "tp.theta")
+    assert not _valid_key("pages/learning_curves.py", "lc.nonsense")
+
+
+@pytest.mark.parametrize("lesson_step", LESSON_STEPS, ids=lambda s: s.slug)
+def test_full_page_link_carries_the_settings_as_the_pages_mirror_them(lesson_step):
+    url = full_page_url(lesson_step)
+    parts = urlsplit(url)
+    assert parts.path == PAGE_URL_PATHS[lesson_step.page]
+    query = {k: v[0] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+    assert "present" not in query
+    for key, value in lesson_step.settings.items():
+        raw = query[key.split(".", 1)[1]]
+        decoded = raw if isinstance(value, str) else json.loads(raw)
+        assert decoded == (list(value) if isinstance(value, tuple) else value)
+    present = parse_qs(urlsplit(full_page_url(lesson_step, present=True)).query)
+    assert present["present"] == ["1"]
+
+
+def test_step_urls_and_lookup():
+    first = LESSON_STEPS[0]
+    assert lesson_url(first.slug) == f"lesson?step={first.slug}"
+    assert lesson_url(first.slug, present=True).endswith("&present=1")
+    assert step(first.slug) is first
+    assert step_index(LESSON_STEPS[3].slug) == 3 and step_index("nope") == 0
+    with pytest.raises(KeyError, match="steps:"):
+        lesson_url("nope")
+
+
+def test_url_values_match_write_to_url():
+    assert url_value("0.5, 0") == "0.5, 0"
+    assert url_value(True) == "true" and url_value(0.0) == "0.0"
+    assert url_value((0.1, 0.2)) == "[0.1, 0.2]"
+    assert settings_query({"syn.theta": "0.5, 0", "shared.seed": 3}) == "theta=0.5%2C%200&seed=3"
+
+
+# ----------------------------------------------------------------------------- presentation mode
+from explorer.presentation import HAS_PRESETS, PRESENTATION_CONTROLS, with_present  # noqa: E402
+
+
+@pytest.mark.parametrize("page", sorted(PRESENTATION_CONTROLS))
+def test_presentation_controls_are_settings_of_their_page(page):
+    assert 1 <= len(PRESENTATION_CONTROLS[page]) <= 3
+    for key in PRESENTATION_CONTROLS[page]:
+        assert _valid_key(page, key), (page, key)
+    assert HAS_PRESETS <= set(PRESENTATION_CONTROLS)
+
+
+def test_with_present_keeps_every_other_parameter_and_the_anchor():
+    url = with_present("synthetic?theta=0.5%2C%200&seed=3#eq-theta-hat")
+    parts = urlsplit(url)
+    assert parse_qs(parts.query) == {"theta": ["0.5, 0"], "seed": ["3"], "present": ["1"]}
+    assert parts.fragment == "eq-theta-hat"
+    assert with_present(url) == url                             # idempotent
+    assert "present" not in with_present(url, present=False)
+    assert with_present("lesson") == "lesson?present=1"
+    for lesson_step in LESSON_STEPS:
+        assert with_present(full_page_url(lesson_step)) == full_page_url(lesson_step, True)
