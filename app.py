@@ -1,7 +1,7 @@
 """FLDA dashboard entry point: ``streamlit run app.py``.
 
 ``streamlit run`` finds the ``st.App`` below and serves it; its lifespan
-(:func:`ui_common.server_lifespan`) loads scikit-learn, scipy and plotly while the
+(:func:`serving.server_lifespan`) loads scikit-learn, scipy and plotly while the
 server starts, so no visitor waits for them.  Every visitor's run executes this
 file as a script (``__name__ == "__main__"``, also under ``AppTest``): it sets
 the page configuration, draws the controls every page shares (random seed) and
@@ -15,31 +15,31 @@ import streamlit as st
 
 def run():
     """One visitor's run: page configuration, shared controls, the chosen page."""
-    from explorer.ui import common as ui_common
+    from explorer.ui import navigation, serving, state, widgets
 
     # In presentation mode (?present=1) the sidebar starts collapsed: the figures get
     # the projector's full width, and the arrow at the top left still opens it.
     st.set_page_config(page_title="FLDA explorer", page_icon=":material/swap_horiz:",
                        layout="wide",
-                       initial_sidebar_state="collapsed" if ui_common.presentation_mode()
+                       initial_sidebar_state="collapsed" if state.presentation_mode()
                        else "auto")
 
-    ui_common.show_focus_style()  # visible keyboard focus on every page
+    widgets.show_focus_style()  # visible keyboard focus on every page
     # Started (and finished) by the server's start under `streamlit run`; here for runs
     # without it (AppTest): the first visitor's Home shows while it imports.
-    warm_up = ui_common.warm_up_imports()
-    ui_common.keep_widget_state()
-    ui_common.restore_from_url([ui_common.Setting(ui_common.SEED_KEY, 0, lo=0, hi=2**31 - 1)])
+    warm_up = serving.warm_up_imports()
+    state.keep_widget_state()
+    state.restore_from_url([state.Setting(state.SEED_KEY, 0, lo=0, hi=2**31 - 1)])
     with st.sidebar:
         st.number_input(
-            "Random seed", min_value=0, max_value=2**31 - 1, step=1, key=ui_common.SEED_KEY,
+            "Random seed", min_value=0, max_value=2**31 - 1, step=1, key=state.SEED_KEY,
             help="Seed for every random draw on every page (synthetic data, splits, "
                  "repeats). The same seed always reproduces the same numbers.")
-        ui_common.draw_image_format_choice()
-    ui_common.write_to_url([ui_common.Setting(ui_common.SEED_KEY, 0)])
-    ui_common.keep_presentation_in_url()
+        widgets.draw_image_format_choice()
+    state.write_to_url([state.Setting(state.SEED_KEY, 0)])
+    state.keep_presentation_in_url()
 
-    page = st.navigation(ui_common.app_pages())
+    page = st.navigation(navigation.app_pages())
     if page.url_path:
         # Every page but Home imports those modules itself: let it find them loaded rather
         # than import them concurrently with the warm-up thread.
@@ -52,14 +52,13 @@ if __name__ == "__main__":
 else:  # imported by `streamlit run app.py` to serve the app
     @asynccontextmanager
     async def lifespan(app):
-        """Server start (see ``ui_common.server_lifespan``); ``ui_common`` is imported
-        here, once Streamlit's runtime exists, so that its caches attach to it."""
-        from explorer.ui import common as ui_common
-
-        async with ui_common.server_lifespan(app):
+        """Server start (``serving.server_lifespan``); the modules holding Streamlit caches
+        (``explorer.ui.caches``, ``explorer.ui.charts``) are imported there, once
+        Streamlit's runtime exists, so that their caches attach to it."""
+        async with serving.server_lifespan(app):
             yield
 
-    from explorer.ui import chart as ui_chart
+    from explorer.ui import serving  # no Streamlit cache in it
 
-    # The chart element's plotly.js bundle (ui_chart.py) is served by this app.
-    app = st.App(__file__, lifespan=lifespan, routes=ui_chart.routes())
+    # The chart element's plotly.js bundle and the typeset equations are served by this app.
+    app = st.App(__file__, lifespan=lifespan, routes=serving.routes())

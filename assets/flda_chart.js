@@ -16,7 +16,7 @@
 // A payload with "report": true asks the element to tell the server (the trigger
 // "drawn") once it has drawn that figure, could not draw it, or has waited
 // REPORT_AFTER_MS for plotly.js: a page's first run stops after its first chart and
-// sends the rest of the page only then (ui_common.show_chart).
+// sends the rest of the page only then (explorer.ui.charts.show_chart).
 
 const CHART_TESTID = "fldaChart";
 const MODEBAR_REMOVE = ["lasso2d", "select2d", "sendChartToCloud"];

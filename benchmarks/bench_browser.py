@@ -332,10 +332,10 @@ def main(argv=None):
 
     # A fresh server here is the restart of an installed one: the disk stores of the Real
     # data and Handwritten digits pages (explorer.experiments.result_store) are filled
-    # once, as a server's start fills them (ui_common.warm_up_stores).
+    # once, as a server's start fills them (explorer.ui.serving.warm_up_stores).
     import importlib
 
-    from explorer.ui.common import STORE_WARM_UPS
+    from explorer.ui.serving import STORE_WARM_UPS
 
     for env, _, _ in STORE_WARM_UPS:
         os.environ[env] = "1"

@@ -11,7 +11,7 @@ or fits into a :class:`UserError`:
   hold server paths or data), while the full traceback is logged on the
   server under that code (``expected=False``).
 
-The page's error boundary (``ui_common``) renders the result, escaping both
+The page's error boundary (``explorer.ui.guard``) renders the result, escaping both
 texts with :func:`explorer.safe_text.escape_markdown`.  No streamlit here.
 """
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer.ui import common as ui_common
+from explorer.ui import charts, guard, state, tables, widgets
 from explorer.data import digits as dg
 from explorer.data.cost import fit_cost_note
 from explorer.errors import DigitDataUnavailable
@@ -39,19 +39,19 @@ OPENML_ERROR_KEY = "dig_openml_error"  # why the last MNIST/USPS load failed
 FIT_TOL_KEY = "dig_fit_zero_tol"    # the ε the classifiers were last fitted with
 
 SETTINGS = [
-    ui_common.Setting("dig.source", "offline", options=SOURCES),
-    ui_common.Setting("dig.direction", "A → B", options=DIRECTIONS),
-    ui_common.Setting("dig.digit", "0"),
-    ui_common.Setting("dig.loss", "logistic", options=tuple(LOSS_LABELS)),
-    ui_common.Setting("dig.zero_tol", 0.0, lo=0.0, hi=0.5),
-    ui_common.Setting("dig.l2_mode", "cv", options=L2_MODES),
-    ui_common.Setting("dig.l2", 1e-3, options=L2_OPTIONS),
-    ui_common.Setting("dig.shared_range", True),
-    ui_common.Setting("dig.n_mnist", dg.PAPER_N_MNIST, lo=1_000, hi=70_000),
-    ui_common.Setting("dig.n_usps", dg.PAPER_N_USPS, lo=1_000, hi=dg.PAPER_N_USPS),
-    ui_common.Setting("dig.rescale", True),
-    ui_common.transfer_setting("dig", options=ed.COMPARED_TRANSFERS),
-    ui_common.Setting("dig.compare", False),
+    state.Setting("dig.source", "offline", options=SOURCES),
+    state.Setting("dig.direction", "A → B", options=DIRECTIONS),
+    state.Setting("dig.digit", "0"),
+    state.Setting("dig.loss", "logistic", options=tuple(LOSS_LABELS)),
+    state.Setting("dig.zero_tol", 0.0, lo=0.0, hi=0.5),
+    state.Setting("dig.l2_mode", "cv", options=L2_MODES),
+    state.Setting("dig.l2", 1e-3, options=L2_OPTIONS),
+    state.Setting("dig.shared_range", True),
+    state.Setting("dig.n_mnist", dg.PAPER_N_MNIST, lo=1_000, hi=70_000),
+    state.Setting("dig.n_usps", dg.PAPER_N_USPS, lo=1_000, hi=dg.PAPER_N_USPS),
+    state.Setting("dig.rescale", True),
+    widgets.transfer_setting("dig", options=ed.COMPARED_TRANSFERS),
+    state.Setting("dig.compare", False),
 ]
 
 
@@ -83,7 +83,7 @@ def rates_cached(key, zero_tol, _data):
 def fit_direction_cached(key, direction, method, l2, zero_tol, seed, _data, transfer="dropout"):
     """One classifier for one direction; ``key`` (the data fingerprint) stands for ``_data``.
     Fits of public data come from the disk store when this code fitted them before (a
-    server restart, or the server's start-up warm-up: ``ui_common.warm_up_stores``)."""
+    server restart, or the server's start-up warm-up: ``explorer.ui.serving.warm_up_stores``)."""
     return ed.stored_fit(_data, direction, method, l2, zero_tol, seed, transfer)
 
 
@@ -151,7 +151,7 @@ def resolve_data(seed):
         n_usps = int(st.session_state["dig.n_usps"])
         wanted = st.session_state.get("dig_load_openml") or dg.is_cached()
         if wanted:
-            with ui_common.error_boundary("loading MNIST and USPS"):
+            with guard.error_boundary("loading MNIST and USPS"):
                 try:
                     with st.spinner("Loading MNIST and USPS (the first time downloads from "
                                     "OpenML)…"):
@@ -173,7 +173,7 @@ def resolve_data(seed):
     if source == "upload":
         file_a, file_b = st.session_state.get("dig_file_a"), st.session_state.get("dig_file_b")
         if file_a is not None and file_b is not None:
-            with ui_common.error_boundary("reading your digit files",
+            with guard.error_boundary("reading your digit files",
                                           "These files cannot be used.") as outcome:
                 st.session_state[UPLOAD_KEY] = upload_data(
                     file_a.name, file_a.getvalue(), file_b.name, file_b.getvalue(),
@@ -206,7 +206,7 @@ def fit_both_directions(data, first_direction, loss, zero_tol, seed):
                              len(data.classes), n_fits=2 * len(TABLE_CLASSIFIERS))
         if note:
             st.info(note, icon=":material/hourglass_top:")
-    with ui_common.progress_bar("Fitting classifiers…") as progress:
+    with widgets.progress_bar("Fitting classifiers…") as progress:
         return ed.run_digits(
             data, first_direction, loss, l2_setting(), zero_tol, seed, progress=progress,
             fit=cached_fitter(data, seed), transfer=st.session_state["dig.transfer"])
@@ -224,7 +224,7 @@ def draw_model_controls(classes):
         st.select_slider("l2", options=L2_OPTIONS, key="dig.l2", format_func=lambda v: f"{v:g}",
                          help="Weight of l2 * ||W||² added to the mean loss (the intercept is "
                               "not penalised). l2 = 1 / (2 C n) matches scikit-learn's C.")
-    ui_common.transfer_control("dig", options=ed.COMPARED_TRANSFERS, note=(
+    widgets.transfer_control("dig", options=ed.COMPARED_TRANSFERS, note=(
         "Imputation is not offered here: digit images have no missing pixels."))
     st.toggle("Compare transfer models (both directions)", key="dig.compare",
               help="Also fit FLDA with " + ", ".join(ed.COMPARED_TRANSFERS) + " in both "
@@ -299,7 +299,7 @@ def show_data(data):
                      f"({len(data.y_a):,} + {len(data.y_b):,} images, "
                      f"{data.side} x {data.side} pixels)", expanded=data.kind == "offline"):
         st.markdown(esc(data.description) if data.kind == "upload" else data.description)
-        ui_common.show_chart(
+        charts.show_chart(
             sample_images_figure(data.X_a, data.y_a, data.X_b, data.y_b, data.side,
                                  data.name_a, data.name_b),
             "dig_samples", "one sample digit per class in both domains",
@@ -328,7 +328,7 @@ def show_rates_section(data, present):
                        "scaled to [0, 1]. The non-zero maps follow at once; the classifiers "
                        "(estimated dropout θ, Figure 6, Table 4) are refitted when you press "
                        "the button that appears.")
-        ui_common.write_to_url(SETTINGS)
+        state.write_to_url(SETTINGS)
     zero_tol, fitted = float(st.session_state["dig.zero_tol"]), fitted_zero_tol()
     show_rates(data, rates_cached(data.key, zero_tol, _data=data), zero_tol)
     if zero_tol != fitted:
@@ -346,7 +346,7 @@ def show_rates_section(data, present):
 
 def show_rates(data, rates, zero_tol):
     """Figure 5: where the ink is."""
-    ui_common.show_chart(
+    charts.show_chart(
         nonzero_rate_figure(rates[0], rates[1], data.side, data.name_a, data.name_b, zero_tol),
         "dig_rates", "figure 5 non-zero rate per pixel in both domains",
         "Per-pixel probability that a pixel is non-zero (|x| > ε) in each domain, on one "
@@ -403,7 +403,7 @@ def show_weights(data, results, direction, loss, digit, present):
                     help="On: a colour means the same weight in both panels (compare "
                          "magnitudes). Off: each panel uses its own range (compare patterns; "
                          "the naive panel is rescaled and its factor shown in the title).")
-    ui_common.show_chart(
+    charts.show_chart(
         digit_weights_figure(naive.weights(digit), adapted.theta, adapted.weights(digit),
                              data.side, digit, source_name, flda_name,
                              bool(st.session_state["dig.shared_range"])),
@@ -417,7 +417,7 @@ def show_errors(data, results):
     st.subheader("Error rates in both directions (Table 4)")
     ours = ed.table4_frame(results, data)
     paper = ed.paper_table(data)
-    ui_common.show_chart(table4_figure(ours, paper if data.paper_rows else None), "dig_errors",
+    charts.show_chart(table4_figure(ours, paper if data.paper_rows else None), "dig_errors",
                          "table 4 digit error rates in both directions")
     both = ed.comparison_table(ours, paper)
     shown = both.copy()
@@ -459,14 +459,14 @@ def comparison_caption(data, frame, loss):
 def show_comparison(data, loss, zero_tol, seed):
     """The transfer models side by side in both directions (issue 15)."""
     st.subheader("Beyond dropout: transfer models in both directions")
-    with ui_common.progress_bar("Fitting FLDA with every transfer model…") as progress:
+    with widgets.progress_bar("Fitting FLDA with every transfer model…") as progress:
         comparison = ed.run_transfer_comparison(data, loss, l2_setting(), zero_tol, seed,
                                                 fit=cached_fitter(data, seed),
                                                 progress=progress)
     frame = ed.transfer_comparison_frame(comparison, data, loss)
-    st.dataframe(frame, width="stretch", column_config=ui_common.number_columns(frame))
+    st.dataframe(frame, width="stretch", column_config=tables.number_columns(frame))
     st.caption(comparison_caption(data, frame, loss))
-    ui_common.download_csv("Download comparison (CSV)", frame, index=True,
+    tables.download_csv("Download comparison (CSV)", frame, index=True,
                            file_name="flda_digits_transfer_models.csv",
                            key="dig_dl_transfer", help="The table above as CSV.")
 
@@ -474,19 +474,19 @@ def show_comparison(data, loss, zero_tol, seed):
 def show_downloads(data, rates, results, both, direction, loss, digit):
     """CSV downloads and how the numbers are computed."""
     cols = st.columns(3)
-    ui_common.download_csv(
+    tables.download_csv(
         "Download error rates (CSV)", both, index=True, container=cols[0],
         file_name="flda_digits_errors.csv", key="dig_dl_errors",
         help="Target error of every classifier in both directions, with the paper's "
              "Table 4 values.")
-    ui_common.download_csv(
+    tables.download_csv(
         "Download pixel maps (CSV)",
         lambda: ed.pixel_frame(data, rates, results, direction, loss, digit),
         container=cols[1], file_name="flda_digits_pixels.csv", key="dig_dl_pixels",
         help="Per pixel: non-zero probabilities of A and B, θ and both weight maps of the "
              "current direction and digit.")
     settings = ed.l2_frame(results)
-    ui_common.download_csv(
+    tables.download_csv(
         "Download l2 choices (CSV)", settings, container=cols[2],
         file_name="flda_digits_l2.csv", key="dig_dl_l2",
         help="The ridge penalty of every fit and the cross-validation errors behind it.")
@@ -510,9 +510,9 @@ def main():
     if "dig.digit" not in st.session_state and "digit" in st.query_params:
         # Labels may be numbers or names: keep the URL text as is (checked against the data).
         st.session_state["dig.digit"] = str(st.query_params["digit"]).strip('"')
-    ui_common.restore_from_url(SETTINGS)
-    present = ui_common.presentation_mode()
-    seed = ui_common.get_seed()
+    state.restore_from_url(SETTINGS)
+    present = state.presentation_mode()
+    seed = state.get_seed()
     st.title("Handwritten digits: pixels that vanish")
     if not present:
         st.markdown(INTRO)
@@ -539,8 +539,8 @@ def show_fits(data, seed, present):
     draw_view_controls(data.classes)
     direction, loss = st.session_state["dig.direction"], st.session_state["dig.loss"]
     digit = label_of(data.classes, st.session_state["dig.digit"])
-    ui_common.write_to_url(SETTINGS)
-    with ui_common.error_boundary("fitting the classifiers",
+    state.write_to_url(SETTINGS)
+    with guard.error_boundary("fitting the classifiers",
                                   "The classifiers could not be fitted.") as outcome:
         results = fit_both_directions(data, direction, loss, zero_tol, seed)
     if outcome.failed:
@@ -555,4 +555,4 @@ def show_fits(data, seed, present):
         show_downloads(data, rates, results, both, direction, loss, digit)
 
 
-ui_common.run_page(main)
+guard.run_page(main)

@@ -1,8 +1,9 @@
-"""Home page: what FLDA is and what each page shows."""
+"""Home page: what FLDA is and what each page shows (every page of :mod:`explorer.registry`)."""
 
 import streamlit as st
 
-from explorer.ui import common as ui_common
+from explorer.registry import PAGES
+from explorer.ui import navigation, state
 
 st.title("Feature-level domain adaptation, live")
 st.markdown(
@@ -29,31 +30,12 @@ on labelled target data (T-LS, T-LR) are shown alongside for comparison.
 )
 
 st.subheader("What each page shows")
-PAGES = (
-    ("pages/lesson.py", "Lesson", ":material/school:",
-     "Start here: the paper in eight steps, each with its live figure, the one or two "
-     "controls that matter, a question for the class (answer revealed on request) and a "
-     "link to the full page with the same settings."),
-    ("pages/synthetic.py", "Synthetic domains", ":material/scatter_plot:",
-     "Bernoulli and Poisson toy problems with the decision boundaries of S-LS/T-LS/FLDA-Q "
-     "and S-LR/T-LR/FLDA-L, target errors and θ̂ beside the true θ; one-click presets "
-     "for the paper's Figures 1 and 2 (section 4.1.1)."),
-    ("pages/transfer.py", "Transfer parameters", ":material/tune:",
-     "What a wrong θ̂ costs: FLDA's boundary and target error when θ̂ is perturbed, "
-     "with sliders for your own θ; the paper's Table 1 and Figure 4 (section 4.1.3)."),
-    ("pages/learning_curves.py", "Learning curves", ":material/show_chart:",
-     "How many samples FLDA needs to adapt: error against training-set size on source "
-     "and target (Figure 3, section 4.1.2)."),
-    ("pages/digits.py", "Handwritten digits", ":material/draw:",
-     "MNIST-like versus USPS-like digits: where pixels drop out, and how FLDA-L's "
-     "weights differ from the naive classifier's (Figures 5-6, section 4.2.3)."),
-    ("pages/your_data.py", "Your data", ":material/upload_file:",
-     "Upload source and target CSVs (or use the samples) and compare FLDA with the "
-     "naive classifiers on your own problem."),
-)
-for path, title, icon, text in PAGES:
-    ui_common.page_link(path, label=title, icon=icon, help=f"Open the {title} page.")
-    st.caption(text)
+for page in PAGES:
+    if page.default:
+        continue  # this page
+    navigation.page_link(page.script, label=page.title, icon=page.icon,
+                         help=f"Open the {page.title} page.")
+    st.caption(page.blurb)
 
 st.subheader("Tips for class")
 st.markdown(
@@ -70,6 +52,6 @@ st.markdown(
   legend, or SVG (choice in the sidebar).
 """
 )
-if ui_common.presentation_mode():
+if state.presentation_mode():
     st.info("Presentation mode is on: pages show figures without their controls.",
             icon=":material/slideshow:")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer.ui import common as ui_common
+from explorer.ui import charts, guard, state, tables, widgets
 from flda_core.synthetic import PAPER_PARAMS, PAPER_THETA
 from explorer.teaching.captions import learning_curve_sentences
 from explorer.experiments.learning_curves import (headline, learning_curve_config,
@@ -32,26 +32,26 @@ def _param_key(distribution, k, d):
 
 
 SETTINGS = [
-    ui_common.Setting(P + "distribution", "poisson", options=tuple(DISTRIBUTIONS)),
-    *[ui_common.Setting(_param_key(dist, k, d), float(PAPER_PARAMS[dist][k][d]),
+    state.Setting(P + "distribution", "poisson", options=tuple(DISTRIBUTIONS)),
+    *[state.Setting(_param_key(dist, k, d), float(PAPER_PARAMS[dist][k][d]),
                         lo=PARAM_LIMITS[dist][0], hi=PARAM_LIMITS[dist][1])
       for dist in DISTRIBUTIONS for k in range(2) for d in range(2)],
-    *[ui_common.Setting(f"{P}theta_f{d + 1}", float(PAPER_THETA[d]), lo=0.0, hi=1.0)
+    *[state.Setting(f"{P}theta_f{d + 1}", float(PAPER_THETA[d]), lo=0.0, hi=1.0)
       for d in range(2)],
-    ui_common.Setting(P + "n_pool", 10_000, lo=100, hi=MAX_POOL),
-    ui_common.Setting(P + "grid_mode", "log", options=tuple(GRID_MODES)),
-    ui_common.Setting(P + "n_min", 2, lo=2, hi=MAX_POOL),
-    ui_common.Setting(P + "n_max", 10_000, lo=2, hi=MAX_POOL),
-    ui_common.Setting(P + "n_sizes", 15, lo=2, hi=40),
-    ui_common.Setting(P + "custom_sizes", "2, 5, 10, 20, 50, 100, 1000, 10000"),
-    ui_common.Setting(P + "repeats", 50, lo=2, hi=200),
-    ui_common.Setting(P + "loss", "quadratic", options=tuple(LOSS_CHOICES)),
-    ui_common.Setting(P + "repeats_logistic", 10, lo=2, hi=50),
-    ui_common.Setting(P + "l2", False),
-    ui_common.Setting(P + "ridge", 10.0, options=RIDGE_VALUES),
-    ui_common.Setting(P + "show_sem", True),
-    ui_common.Setting(P + "log_y", False),
-    ui_common.Setting(P + "tolerance", 0.01, options=TOLERANCES),
+    state.Setting(P + "n_pool", 10_000, lo=100, hi=MAX_POOL),
+    state.Setting(P + "grid_mode", "log", options=tuple(GRID_MODES)),
+    state.Setting(P + "n_min", 2, lo=2, hi=MAX_POOL),
+    state.Setting(P + "n_max", 10_000, lo=2, hi=MAX_POOL),
+    state.Setting(P + "n_sizes", 15, lo=2, hi=40),
+    state.Setting(P + "custom_sizes", "2, 5, 10, 20, 50, 100, 1000, 10000"),
+    state.Setting(P + "repeats", 50, lo=2, hi=200),
+    state.Setting(P + "loss", "quadratic", options=tuple(LOSS_CHOICES)),
+    state.Setting(P + "repeats_logistic", 10, lo=2, hi=50),
+    state.Setting(P + "l2", False),
+    state.Setting(P + "ridge", 10.0, options=RIDGE_VALUES),
+    state.Setting(P + "show_sem", True),
+    state.Setting(P + "log_y", False),
+    state.Setting(P + "tolerance", 0.01, options=TOLERANCES),
 ]
 
 
@@ -167,7 +167,7 @@ def read_config():
              if s[P + "grid_mode"] == "log" else ("custom", s[P + "custom_sizes"]))
     return learning_curve_config(
         dist, [[s[_param_key(dist, k, d)] for d in range(2)] for k in range(2)],
-        [s[f"{P}theta_f{d + 1}"] for d in range(2)], s[P + "n_pool"], ui_common.get_seed(),
+        [s[f"{P}theta_f{d + 1}"] for d in range(2)], s[P + "n_pool"], state.get_seed(),
         sizes, float(s[P + "ridge"]) if s[P + "l2"] else 0.0)
 
 
@@ -192,7 +192,7 @@ def logistic_result(config, n_repeats):
                                "bar). The quadratic curves are already shown."):
             return None
     placeholder.empty()
-    with ui_common.progress_bar("Fitting logistic classifiers ...") as progress:
+    with widgets.progress_bar("Fitting logistic classifiers ...") as progress:
         result = run_learning_curves(config, n_repeats, "logistic", fit=cached_errors,
                                      progress=progress)
     if key not in done_keys:
@@ -232,7 +232,7 @@ def ridge_note(config):
         return (f"All classifiers are l2-regularised with λ = {config.ridge:g}: the paper "
                 "remarks that FLDA-Q's small-sample advantage then disappears — compare the "
                 "smallest sizes with and without it. ")
-    if ui_common.presentation_mode():
+    if state.presentation_mode():
         return "No l2 regularisation. "
     return ("No l2 regularisation: switch it on under *Classifiers* to test the paper's "
             "remark that with l2-regularised classifiers FLDA-Q's small-sample advantage "
@@ -240,7 +240,7 @@ def ridge_note(config):
 
 
 def curves_chart(config, results, table):
-    """Figure 3 and its caption (the arguments of :func:`ui_common.show_chart`)."""
+    """Figure 3 and its caption (the arguments of :func:`charts.show_chart`)."""
     fig = learning_curve_figure(table, show_sem=bool(st.session_state[P + "show_sem"]),
                                 log_y=bool(st.session_state[P + "log_y"]))
     repeats = [r.errors.shape[2] for r in results]
@@ -280,11 +280,11 @@ def show_table(numbers, heads, tolerance):
         "*(source)* columns the top one. Read down the *FLDA-Q (target)* and *T-LS (target)* "
         "columns to find where FLDA meets the oracle trained on labelled target data, and "
         "compare both with *S-LS (target)*, the naive source classifier. Here: " + meets
-        + ("." if ui_common.presentation_mode() else " (tolerance under *Display*)."))
+        + ("." if state.presentation_mode() else " (tolerance under *Display*)."))
 
 
 def gaps_chart(gap_table):
-    """The adaptation gap to the oracle (the arguments of :func:`ui_common.show_chart`)."""
+    """The adaptation gap to the oracle (the arguments of :func:`charts.show_chart`)."""
     small_text = "; ".join(f"{name}: {gap:+.3f}"
                            for name, gap in small_sample_gaps(gap_table, SMALL_N).items())
     return (
@@ -300,11 +300,11 @@ def gaps_chart(gap_table):
 
 def show_downloads(table, results):
     cols = st.columns(2)
-    ui_common.download_csv(
+    tables.download_csv(
         "Download curves (CSV)", table, container=cols[0],
         file_name="flda_learning_curves.csv", key="lc_download_curves",
         help="One row per classifier, validation domain and n: mean error, SEM and repeats.")
-    ui_common.download_csv(
+    tables.download_csv(
         "Download every error (CSV)",
         lambda: pd.concat([per_repeat_frame(r) for r in results], ignore_index=True),
         container=cols[1], file_name="flda_learning_curves_per_repeat.csv",
@@ -344,12 +344,12 @@ def main():
     """Draw the page."""
     st.title("Learning curves")
     st.markdown(INTRO)
-    ui_common.restore_from_url(SETTINGS)
-    controls = None if ui_common.presentation_mode() else draw_controls()
-    ui_common.presentation_row("pages/learning_curves.py", SETTINGS)
+    state.restore_from_url(SETTINGS)
+    controls = None if state.presentation_mode() else draw_controls()
+    widgets.presentation_row("pages/learning_curves.py", SETTINGS)
     show_results(controls)
-    ui_common.show_paper_notes("learning_curves")
-    ui_common.show_equations()
+    charts.show_paper_notes("learning_curves")
+    charts.show_equations()
 
 
 @st.fragment
@@ -360,7 +360,7 @@ def show_results(controls):
     part, not the sidebar's other controls, the paper notes and the equations."""
     if controls is not None:
         draw_result_controls(*controls)
-    ui_common.write_to_url(SETTINGS)
+    state.write_to_url(SETTINGS)
     try:
         config, notes = read_config()
     except ValueError as exc:  # the settings' own problems, each with its fix
@@ -368,15 +368,15 @@ def show_results(controls):
         return
     for note in notes:
         st.warning(escape_markdown(note))
-    with ui_common.error_boundary("computing the learning curves") as outcome:
-        with ui_common.progress_bar("Computing the quadratic learning curves ...") as progress:
+    with guard.error_boundary("computing the learning curves") as outcome:
+        with widgets.progress_bar("Computing the quadratic learning curves ...") as progress:
             results = [run_learning_curves(config, int(st.session_state[P + "repeats"]),
                                            "quadratic", fit=cached_errors, progress=progress)]
     if outcome.failed:
         return
     if st.session_state[P + "loss"] == "both":
         logistic = None
-        with ui_common.error_boundary("computing the logistic learning curves"):
+        with guard.error_boundary("computing the logistic learning curves"):
             logistic = logistic_result(config, int(st.session_state[P + "repeats_logistic"]))
         if logistic is not None:
             results.append(logistic)
@@ -394,11 +394,11 @@ def show_results(controls):
     numbers = mean_sem_table(table)
     gaps = gaps_chart(pd.concat([r.gaps for r in results], ignore_index=True))
     show_metrics(heads, tolerance)
-    ui_common.show_chart(*curves)
+    charts.show_chart(*curves)
     show_table(numbers, heads, tolerance)
-    ui_common.show_chart(*gaps)
+    charts.show_chart(*gaps)
     show_downloads(table, results)
     show_method(config)
 
 
-ui_common.run_page(main)
+guard.run_page(main)

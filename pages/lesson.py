@@ -13,7 +13,7 @@ import dataclasses
 
 import streamlit as st
 
-from explorer.ui import common as ui_common
+from explorer.ui import caches, charts, domain_controls, guard, state, tables
 from explorer.data.digits import make_offline_domains
 from flda_core.synthetic import PAPER_POISSON_PARAMS, PAPER_THETA
 from explorer.teaching.equations import equation_link
@@ -54,8 +54,8 @@ def enter_step(index):
     lesson_step = LESSON_STEPS[index]
     # The seed widget (app.py's sidebar) is already drawn: keep the viewer's seed; the
     # step's links carry whatever seed is in use.
-    ui_common.apply_values({k: v for k, v in lesson_step.settings.items()
-                            if k != ui_common.SEED_KEY})
+    state.apply_values({k: v for k, v in lesson_step.settings.items()
+                            if k != state.SEED_KEY})
     for control in lesson_step.controls:
         st.session_state[_widget_key(control.key)] = st.session_state.get(
             control.key, control.try_values[0])
@@ -106,17 +106,17 @@ def draw_controls(lesson_step):
 # ------------------------------------------------------------------ figures, per page
 
 def _synthetic(lesson_step):
-    data_key, problems = ui_common.read_domain_config("syn")
-    if ui_common.show_problems(problems, where="with the controls above"):
+    data_key, problems = domain_controls.read_domain_config("syn")
+    if guard.show_problems(problems, where="with the controls above"):
         return
-    pair = ui_common.cached_domains(*data_key)
+    pair = caches.cached_domains(*data_key)
     result = fit_classifiers(pair, l2=float(st.session_state.get("syn.l2", 0.0)),
-                             fit=ui_common.linear_fitter(data_key))
+                             fit=caches.linear_fitter(data_key))
     if lesson_step.slug == "estimating-theta":
         thetas = theta_table(result.theta_true, result.theta_hat, data_key[1], data_key[0])
         st.dataframe(thetas, hide_index=True, width="stretch",
-                     column_config=ui_common.number_columns(thetas))
-        ui_common.show_chart(
+                     column_config=tables.number_columns(thetas))
+        charts.show_chart(
             theta_figure(result.theta_true, result.theta_hat), "lesson_chart",
             "true and estimated dropout per feature",
             f"Open bars: the true θ; filled: the estimate θ̂ "
@@ -126,24 +126,24 @@ def _synthetic(lesson_step):
         return
     choice = st.session_state.get("syn.loss", "both")
     losses = LOSSES if choice == "both" else (choice,)
-    source = ui_common.cached_lattice_counts(data_key, "source") \
+    source = caches.cached_lattice_counts(data_key, "source") \
         if st.session_state.get("syn.show_source") else None
     fig = decision_boundary_figure(
-        ui_common.cached_lattice_counts(data_key),
+        caches.cached_lattice_counts(data_key),
         [(LOSS_TITLES[loss], boundary_lines(result.for_loss(loss))) for loss in losses],
         source_counts=source)
-    ui_common.show_chart(fig, "lesson_chart", f"lesson {lesson_step.figure} decision boundaries",
+    charts.show_chart(fig, "lesson_chart", f"lesson {lesson_step.figure} decision boundaries",
                          synthetic_figure_caption(data_key[0], data_key[1], data_key[4], result))
 
 
 def _transfer(lesson_step):
-    data_key, problems = ui_common.read_domain_config("tp")
-    if ui_common.show_problems(problems, where="with the controls above"):
+    data_key, problems = domain_controls.read_domain_config("tp")
+    if guard.show_problems(problems, where="with the controls above"):
         return
     delta = float(st.session_state.get("tp.delta_1", 0.0))
-    result = run_perturbation(ui_common.cached_domains(*data_key), 0, sorted({0.0, delta}),
+    result = run_perturbation(caches.cached_domains(*data_key), 0, sorted({0.0, delta}),
                               (0.0, 0.0), float(st.session_state.get("tp.l2", 0.0)),
-                              fit=ui_common.linear_fitter(data_key))
+                              fit=caches.linear_fitter(data_key))
     if not result.curve:
         st.error("θ̂₁ plus this shift leaves [0, 1]; choose a smaller shift.")
         return
@@ -154,8 +154,8 @@ def _transfer(lesson_step):
         naive = [result.naive.classifiers[classifier_name(f, loss)] for f in ("source", "target")]
         panels.append((LOSS_TITLES[loss],
                        perturbed_boundary_lines(naive, result.chosen_fits(loss), 0)))
-    counts = ui_common.cached_lattice_counts(data_key)
-    ui_common.show_chart(
+    counts = caches.cached_lattice_counts(data_key)
+    charts.show_chart(
         decision_boundary_figure(counts, panels, height=560), "lesson_chart",
         "lesson figure 4 decision boundaries with a perturbed theta",
         f"Mirrors the paper's Figure 4: FLDA at the estimate θ̂₁ = "
@@ -176,8 +176,8 @@ def _learning(lesson_step):
     ridge = float(st.session_state.get("lc.ridge", 10.0)) if st.session_state.get("lc.l2") \
         else 0.0
     with st.spinner("Computing the learning curves (50 repeats)…"):
-        result = _learning_curves(ridge, ui_common.get_seed())
-    ui_common.show_chart(
+        result = _learning_curves(ridge, state.get_seed())
+    charts.show_chart(
         learning_curve_figure(result.table), "lesson_chart", "lesson figure 3 learning curves",
         "Mirrors the paper's Figure 3 (quadratic loss, 50 repeats, "
         + (f"ℓ2 with λ = {ridge:g}" if ridge else "no ℓ2") + "). "
@@ -187,7 +187,7 @@ def _learning(lesson_step):
 @st.cache_data(max_entries=4, show_spinner=False)
 def _digits(seed, direction):
     """The Digits page's default fits (Table 4, l2 by cross-validation), from its disk
-    store: filled by the server's start (``ui_common.warm_up_stores``) or by the Digits
+    store: filled by the server's start (``explorer.ui.serving.warm_up_stores``) or by the Digits
     page, else fitted here and kept there."""
     data = make_offline_domains(random_state=seed)
     return data, run_digits(data, direction, "logistic", None, 0.0, seed,
@@ -198,7 +198,7 @@ def _digits_step(lesson_step):
     direction = st.session_state.get("dig.direction", "A → B")
     with st.spinner("Fitting the digit classifiers in both directions with cross-validated "
                     "ℓ2: about half a minute the first time, cached afterwards…"):
-        data, results = _digits(ui_common.get_seed(), direction)
+        data, results = _digits(state.get_seed(), direction)
     naive_name, flda_name = FIGURE6_PAIRS["logistic"]
     naive, adapted = results[(direction, naive_name)], results[(direction, flda_name)]
     labels = [str(c) for c in data.classes]
@@ -207,7 +207,7 @@ def _digits_step(lesson_step):
     errors = {d: (results[(d, naive_name)].error, results[(d, flda_name)].error,
                   float(results[(d, flda_name)].theta.mean()), naive_name, flda_name)
               for d in ("A → B", "B → A")}
-    ui_common.show_chart(
+    charts.show_chart(
         digit_weights_figure(naive.weights(digit), adapted.theta, adapted.weights(digit),
                              data.side, digit, naive_name, flda_name, True),
         "lesson_chart", f"lesson figure 6 weights for digit {digit} {direction}",
@@ -223,7 +223,7 @@ RENDERERS = {"pages/synthetic.py": _synthetic, "pages/transfer.py": _transfer,
 def draw_navigation(index):
     """Back/Next buttons and the two links of the step."""
     lesson_step = LESSON_STEPS[index]
-    present = ui_common.presentation_mode()
+    present = state.presentation_mode()
     back, where, forward = st.columns([1, 3, 1])
     back.button("← Back", key="lesson_back", disabled=index == 0, on_click=go_to,
                 args=(max(index - 1, 0),), width="stretch",
@@ -259,7 +259,7 @@ def main():
         st.markdown(lesson_step.answer)
     draw_navigation(index)
     if lesson_step.equations:
-        ui_common.show_equations(lesson_step.equations, title="Equations of this step")
+        charts.show_equations(lesson_step.equations, title="Equations of this step")
 
 
 main()

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer.ui import common as ui_common
+from explorer.ui import charts, guard, state, tables, widgets
 from explorer.data import benchmarks as bm
 from explorer.data import uci
 from explorer.experiments import baselines as bl
@@ -30,13 +30,13 @@ KEYS = tuple(uci.UCI_SETS)
 IMPUTE_LABELS = {"zero": "zeros (the paper's choice)",
                  "mean": "the source mean (mean imputation)"}
 SETTINGS = [
-    ui_common.Setting("real.impute", "zero", options=uci.IMPUTE_OPTIONS),
-    ui_common.Setting("real.baselines", True),
-    ui_common.Setting("real.sets", list(KEYS), options=KEYS),
-    ui_common.Setting("real.theta_set", "heart", options=KEYS),
-    ui_common.Setting("real.top_n", 25, lo=5, hi=80),
-    ui_common.Setting("real.bench", "office31_decaf", options=tuple(bm.BENCHMARKS)),
-    ui_common.transfer_setting("real"),
+    state.Setting("real.impute", "zero", options=uci.IMPUTE_OPTIONS),
+    state.Setting("real.baselines", True),
+    state.Setting("real.sets", list(KEYS), options=KEYS),
+    state.Setting("real.theta_set", "heart", options=KEYS),
+    state.Setting("real.top_n", 25, lo=5, hi=80),
+    state.Setting("real.bench", "office31_decaf", options=tuple(bm.BENCHMARKS)),
+    widgets.transfer_setting("real"),
 ]
 BENCH_RESULT_KEY = "real_bench_result"  # {"key", "pair", "errors"} or {"error": message}
 
@@ -62,8 +62,8 @@ def run_benchmark(key, pair, classifiers, seed):
         st.session_state[BENCH_RESULT_KEY] = {"error": str(error)}
         return
     errors = {}
-    with ui_common.error_boundary("running the benchmark") as outcome, \
-            ui_common.progress_bar("Fitting…") as progress:
+    with guard.error_boundary("running the benchmark") as outcome, \
+            widgets.progress_bar("Fitting…") as progress:
         for i, name in enumerate(classifiers):
             progress(i / len(classifiers), f"Fitting {name} on {pair} "
                                            f"({i + 1} of {len(classifiers)})…")
@@ -139,7 +139,7 @@ def draw_controls():
                       "(section 4.2.2). Mean: features are centred on the source mean, so a "
                       "gap holds the source mean; FLDA's dropout then replaces a feature by "
                       "its mean, the alternative the paper names.")
-        ui_common.transfer_control("real", note=(
+        widgets.transfer_control("real", note=(
             "Imputation keeps the target's gaps as gaps (NaN) for FLDA and fills them in "
             "expectation with the source mean; the other classifiers still see the gaps "
             "filled as chosen above. Rate needs non-negative features: where a data set "
@@ -156,7 +156,7 @@ def draw_controls():
 def run_table(keys, classifiers, impute, seed, transfer="dropout"):
     """Table 3, the rows appearing as each data set is done; returns the result and
     the slot the table is drawn in (the complete table replaces the partial one)."""
-    with ui_common.progress_bar("Fitting classifiers…") as progress:
+    with widgets.progress_bar("Fitting classifiers…") as progress:
         slot = st.empty()
 
         def show_partial(partial):
@@ -277,11 +277,11 @@ def show_transfer_parameters(parameters, title):
                 icon=":material/info:")
         return
     st.dataframe(frame, hide_index=True, width="stretch",
-                 column_config=ui_common.number_columns(frame))
+                 column_config=tables.number_columns(frame))
     st.caption("Per encoded feature, the parameters FLDA-Q and FLDA-L used (estimated from "
                "all source and target rows), beside the share of target rows missing the "
                "feature's column.")
-    ui_common.download_csv("Download the parameters (CSV)", frame,
+    tables.download_csv("Download the parameters (CSV)", frame,
                            file_name=f"flda_{transfer}_{key}.csv",
                            key="real_download_transfer",
                        help="The table above as CSV.")
@@ -303,10 +303,10 @@ def draw_theta_section(keys, impute, transfer, present):
     parameters = md.data_parameters(key, impute, transfer)
     thetas = parameters.thetas
     title = uci.UCI_SETS[key].title
-    ui_common.show_chart(theta_figure(thetas, int(st.session_state["real.top_n"])),
+    charts.show_chart(theta_figure(thetas, int(st.session_state["real.top_n"])),
                          "real_theta", f"estimated dropout per feature {title}",
                          theta_caption(thetas, title))
-    ui_common.download_csv("Download θ̂ per feature (CSV)", thetas,
+    tables.download_csv("Download θ̂ per feature (CSV)", thetas,
                            file_name=f"flda_theta_{key}_{impute}.csv",
                            key="real_download_theta",
                        help="Per encoded feature: its file column, θ̂ and the share of "
@@ -318,7 +318,7 @@ def draw_table3(keys, classifiers, impute, seed, transfer, present):
     """FLDA's second stage: every classifier fitted (Table 3), the rows appearing as
     each data set is done; None when the fits failed (the error is shown)."""
     st.subheader("Errors on the rows with gaps (Table 3)")
-    with ui_common.error_boundary("fitting the classifiers of Table 3") as outcome:
+    with guard.error_boundary("fitting the classifiers of Table 3") as outcome:
         result, slot = run_table(keys, classifiers, impute, seed, transfer)
     if outcome.failed:
         return None
@@ -335,7 +335,7 @@ def draw_table3(keys, classifiers, impute, seed, transfer, present):
         if provenance:
             st.caption(provenance)
     show_transfer_notes(result)
-    ui_common.show_chart(error_comparison_figure(result.errors, result.paper), "real_errors",
+    charts.show_chart(error_comparison_figure(result.errors, result.paper), "real_errors",
                          "table 3 target errors on uci data with gaps",
                          "Bars: target error here (orange naive source classifiers, blue skada "
                          "baselines, green FLDA, purple the T-LR oracle trained on the target "
@@ -344,7 +344,7 @@ def draw_table3(keys, classifiers, impute, seed, transfer, present):
         st.markdown("**Gain of FLDA over S-LR** (S-LR's error minus FLDA's; positive = FLDA "
                     "makes fewer errors)")
         st.dataframe(formatted(result.gain), width="stretch")
-    ui_common.download_csv(
+    tables.download_csv(
         "Download the table (CSV)", result.long_table,
         file_name=f"flda_missing_data_{impute}.csv", key="real_download",
         help="One row per data set and classifier: error here, the paper's value, wrong / "
@@ -369,9 +369,9 @@ def draw_table3(keys, classifiers, impute, seed, transfer, present):
 
 
 def main():
-    ui_common.restore_from_url(SETTINGS)
-    present = ui_common.presentation_mode()
-    seed = ui_common.get_seed()
+    state.restore_from_url(SETTINGS)
+    present = state.presentation_mode()
+    seed = state.get_seed()
     st.title("Real data: missing data at test time")
     if not present:
         st.markdown(
@@ -381,7 +381,7 @@ def main():
             "source (FLDA and the domain-adaptation baselines also see the unlabelled target "
             "rows) and scored on the target.")
         draw_controls()
-    ui_common.write_to_url(SETTINGS)
+    state.write_to_url(SETTINGS)
     impute = st.session_state["real.impute"]
     keys = [k for k in KEYS if k in st.session_state["real.sets"]]
     if not keys:
@@ -409,4 +409,4 @@ def main():
         draw_benchmarks(classifiers, seed)
 
 
-ui_common.run_page(main)
+guard.run_page(main)

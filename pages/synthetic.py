@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.ui import common as ui_common
+from explorer.ui import caches, charts, domain_controls, guard, navigation, state, tables, widgets
 from flda_core.synthetic import SHIFT_PRESETS
 from explorer.teaching.equations import equation_link
 from explorer.teaching.captions import (figure2_reference_sentence, synthetic_figure_caption,
@@ -32,13 +32,13 @@ LOSS_OPTIONS = ("both", "quadratic", "logistic")
 LOSS_LABELS = {"both": "both, side by side", "quadratic": "quadratic (S-LS, T-LS, FLDA-Q)",
                "logistic": "logistic (S-LR, T-LR, FLDA-L)"}
 
-SETTINGS = ui_common.domain_settings("syn", PAPER_FIGURE1, MAX_FEATURES, QUICK_SAMPLES,
+SETTINGS = domain_controls.domain_settings("syn", PAPER_FIGURE1, MAX_FEATURES, QUICK_SAMPLES,
                                      MAX_SAMPLES) + [
-    ui_common.Setting("syn.loss", "both", options=LOSS_OPTIONS),
-    ui_common.Setting("syn.l2", 0.0, options=L2_OPTIONS),
-    ui_common.Setting("syn.show_source", False),
-    ui_common.Setting("syn.shift", "dropout", options=("dropout", *SHIFT_PRESETS)),
-    ui_common.transfer_setting("syn"),
+    state.Setting("syn.loss", "both", options=LOSS_OPTIONS),
+    state.Setting("syn.l2", 0.0, options=L2_OPTIONS),
+    state.Setting("syn.show_source", False),
+    state.Setting("syn.shift", "dropout", options=("dropout", *SHIFT_PRESETS)),
+    widgets.transfer_setting("syn"),
 ]
 #: The shift presets (issue 15): shift -> (button label, FLDA transfer model loaded, what it is).
 SHIFT_BUTTONS = {
@@ -56,7 +56,7 @@ COMPARED_TRANSFERS = ("dropout", "two-sided", "rate")
 
 def preset_values(setting, n_samples):
     """Session values that reproduce a :class:`PaperSetting` with ``n_samples`` per domain."""
-    return {**ui_common.domain_values("syn", setting, n_samples),
+    return {**domain_controls.domain_values("syn", setting, n_samples),
             "syn.loss": "both", "syn.l2": 0.0, "syn.shift": "dropout", "syn.transfer": "dropout"}
 
 
@@ -79,31 +79,31 @@ def draw_controls():
     with st.sidebar:
         st.subheader("Paper presets")
         st.button("Figure 1: Bernoulli", width="stretch",
-                  on_click=ui_common.apply_values,
+                  on_click=state.apply_values,
                   args=(preset_values(PAPER_FIGURE1, PAPER_FIGURE1.n_source),),
                   help="Load the exact setting of the paper's Figure 1 (section 4.1.1): "
                        "Bernoulli 0.7/0.3, θ = [0.5, 0], 100,000 samples per domain. "
                        + PAPER_FIGURE1.summary)
         st.button("Figure 2: Poisson", width="stretch",
-                  on_click=ui_common.apply_values,
+                  on_click=state.apply_values,
                   args=(preset_values(PAPER_FIGURE2, PAPER_FIGURE2.n_source),),
                   help="Load the exact setting of the paper's Figure 2 (section 4.1.1): "
                        "Poisson rates 2/6, θ = [0.5, 0], 100,000 samples per domain. "
                        + PAPER_FIGURE2.summary)
         st.button("Quick default (10,000 samples)", width="stretch",
-                  on_click=ui_common.apply_values,
+                  on_click=state.apply_values,
                   args=(preset_values(PAPER_FIGURE1, QUICK_SAMPLES),),
                   help="Figure 1's data model with 10,000 samples per domain: every "
                        "change re-runs instantly.")
         st.subheader("Beyond dropout")
         for shift, (label, transfer, _) in SHIFT_BUTTONS.items():
-            st.button(label, width="stretch", on_click=ui_common.apply_values,
+            st.button(label, width="stretch", on_click=state.apply_values,
                       args=(shift_values(shift),), key=f"syn_preset_{shift}",
                       help=shift_text(shift) + f" Loads FLDA with the {transfer} transfer "
                            "model; 10,000 samples per domain.")
 
         if st.session_state["syn.shift"] == "dropout":
-            ui_common.draw_domain_controls(
+            domain_controls.draw_domain_controls(
                 "syn", MAX_FEATURES, MAX_SAMPLES,
                 features_help="With 2 features the data and decision boundaries are "
                               "plotted; with more (up to 50) only the error table and θ "
@@ -113,12 +113,12 @@ def draw_controls():
             st.info(f"**{SHIFT_BUTTONS[st.session_state['syn.shift']][0]}.** "
                     + shift_text(st.session_state["syn.shift"]), icon=":material/info:")
             st.button("Back to dropout data (Figure 1)", width="stretch",
-                      on_click=ui_common.apply_values, key="syn_back_to_dropout",
+                      on_click=state.apply_values, key="syn_back_to_dropout",
                       args=(preset_values(PAPER_FIGURE1, QUICK_SAMPLES),),
                       help="Leave the preset and edit the data model again.")
 
         st.subheader("Classifiers")
-        ui_common.transfer_control("syn", note=(
+        widgets.transfer_control("syn", note=(
             "Imputation needs missing values: the synthetic targets have none, so with it "
             "FLDA is the source classifier."))
         st.radio("Loss", LOSS_OPTIONS, format_func=LOSS_LABELS.get, key="syn.loss",
@@ -189,14 +189,14 @@ def show_figure(data_key, result, paper):
         return
     loss_choice = st.session_state["syn.loss"]
     losses = LOSSES if loss_choice == "both" else (loss_choice,)
-    target_counts = ui_common.cached_lattice_counts(data_key)
-    source_counts = ui_common.cached_lattice_counts(data_key, "source")
+    target_counts = caches.cached_lattice_counts(data_key)
+    source_counts = caches.cached_lattice_counts(data_key, "source")
     panels = [(LOSS_TITLES[loss], boundary_lines(result.for_loss(loss)))
               for loss in losses]
     fig = decision_boundary_figure(
         target_counts, panels,
         source_counts=source_counts if st.session_state["syn.show_source"] else None)
-    ui_common.show_chart(fig, "syn_figure", f"{'figure 1' if data_key[0] == 'bernoulli' else 'figure 2'} "
+    charts.show_chart(fig, "syn_figure", f"{'figure 1' if data_key[0] == 'bernoulli' else 'figure 2'} "
                          "decision boundaries on the target domain",
                          figure_caption(data_key, result))
 
@@ -211,9 +211,9 @@ def show_tables(data_key, result, paper):
     errors = classifier_errors(result, references)
     st.subheader("Target errors")
     st.dataframe(errors, hide_index=True, width="stretch",
-                 column_config=ui_common.number_columns(errors))
+                 column_config=tables.number_columns(errors))
     st.caption(error_caption(paper, data_key, result))
-    ui_common.download_csv("Download errors (CSV)", errors,
+    tables.download_csv("Download errors (CSV)", errors,
                            file_name="flda_synthetic_errors.csv",
                            key="syn_download_errors",
                        help="The table above as CSV, for your own analysis.")
@@ -224,17 +224,17 @@ def show_tables(data_key, result, paper):
     thetas = theta_table(result.theta_true, result.theta_hat, params, distribution)
     st.subheader("Dropout: true θ vs estimated θ̂")
     st.dataframe(thetas, hide_index=True, width="stretch",
-                 column_config=ui_common.number_columns(thetas))
+                 column_config=tables.number_columns(thetas))
     st.caption("FLDA's first stage (section 3.3.1, "
                f"{equation_link('theta_hat', label='the estimate θ̂')}): θ̂_d = max(0, 1 − "
                "ζ_d/η_d) from how often feature d is non-zero in the target (ζ) and in the "
                "source (η). " + theta_recovery_sentence(result.theta_true, result.theta_hat))
-    ui_common.download_csv("Download θ table (CSV)", thetas,
+    tables.download_csv("Download θ table (CSV)", thetas,
                            file_name="flda_synthetic_theta.csv",
                            key="syn_download_theta",
                        help="True and estimated dropout per feature as CSV.")
     if len(result.theta_true) > 2:
-        ui_common.show_chart(
+        charts.show_chart(
             theta_figure(result.theta_true, result.theta_hat), "syn_theta_figure",
             "true and estimated dropout per feature",
             "Open bars: the true dropout θ per feature; filled bars: FLDA's estimate θ̂ "
@@ -245,12 +245,12 @@ def show_tables(data_key, result, paper):
 
 def show_transfer_parameters(data_key, result):
     """Estimated (and true) parameters of FLDA's transfer model, like the θ̂ table."""
-    pair = ui_common.cached_domains(*data_key)
+    pair = caches.cached_domains(*data_key)
     truth = getattr(pair, "true_params", {"theta": pair.theta_true})
     frame = transfer_parameter_frame(result.transfer, result.transfer_params, truth)
     st.subheader(f"Transfer model '{result.transfer}': estimated parameters")
     st.dataframe(frame, hide_index=True, width="stretch",
-                 column_config=ui_common.number_columns(frame))
+                 column_config=tables.number_columns(frame))
     note = ""
     if result.transfer == "imputation":
         note = (f" Imputation needs missing values: this target has none, so θ̂ (largest "
@@ -263,7 +263,7 @@ def show_transfer_parameters(data_key, result):
                "estimated per feature from the unlabelled target and the source. The model: "
                + TRANSFER_MODELS[result.transfer] + " 'true' columns show "
                "the values that made the target, where the model shares them." + note)
-    ui_common.download_csv("Download parameters (CSV)", frame,
+    tables.download_csv("Download parameters (CSV)", frame,
                            file_name="flda_synthetic_transfer_parameters.csv",
                            key="syn_download_transfer",
                        help="Estimated (and true) transfer parameters per feature as CSV.")
@@ -271,15 +271,15 @@ def show_transfer_parameters(data_key, result):
 
 def show_shift_comparison(data_key):
     """On a shift preset: S-*, FLDA with every compared transfer model, T-*."""
-    with ui_common.progress_bar("Comparing transfer models…") as progress:
-        errors = transfer_errors(ui_common.cached_domains(*data_key), COMPARED_TRANSFERS,
+    with widgets.progress_bar("Comparing transfer models…") as progress:
+        errors = transfer_errors(caches.cached_domains(*data_key), COMPARED_TRANSFERS,
                                  l2=float(st.session_state["syn.l2"]),
-                                 fit=ui_common.linear_fitter(data_key), progress=progress)
+                                 fit=caches.linear_fitter(data_key), progress=progress)
     st.subheader("Which transfer model adapts?")
     st.dataframe(errors, hide_index=True, width="stretch",
-                 column_config=ui_common.number_columns(errors))
+                 column_config=tables.number_columns(errors))
     st.caption(shift_caption(data_key[0], errors))
-    ui_common.download_csv("Download comparison (CSV)", errors,
+    tables.download_csv("Download comparison (CSV)", errors,
                            file_name="flda_synthetic_transfer_models.csv",
                            key="syn_download_compare",
                        help="Target error of every classifier and transfer model as CSV.")
@@ -287,8 +287,8 @@ def show_shift_comparison(data_key):
 
 def main():
     """Draw the page."""
-    ui_common.restore_from_url(SETTINGS)
-    present = ui_common.presentation_mode()
+    state.restore_from_url(SETTINGS)
+    present = state.presentation_mode()
     st.title("Synthetic domains")
     if not present:
         st.markdown(
@@ -297,26 +297,26 @@ def main():
             "source classifier, the oracle trained on labelled target data, and FLDA, "
             "which sees the target only without labels (paper section 4.1.1).")
         draw_controls()
-    ui_common.presentation_row("pages/synthetic.py", SETTINGS, {
+    widgets.presentation_row("pages/synthetic.py", SETTINGS, {
         "Figure 1": preset_values(PAPER_FIGURE1, QUICK_SAMPLES),
         "Figure 2": preset_values(PAPER_FIGURE2, QUICK_SAMPLES)})
-    data_key, problems = ui_common.read_domain_config("syn")
-    ui_common.write_to_url(SETTINGS)
-    if ui_common.show_problems(problems):
+    data_key, problems = domain_controls.read_domain_config("syn")
+    state.write_to_url(SETTINGS)
+    if guard.show_problems(problems):
         return
     distribution, params, _, _, theta, _ = data_key
     paper = matching_paper_setting(distribution, params, theta)
     # One slot whether or not a paper setting matches: the elements below keep their
     # places, so leaving a paper preset does not rebuild the charts and tables below.
-    with ui_common.stable_slot():
+    with widgets.stable_slot():
         if paper is not None:
             st.info(f"**Paper setting: {paper.label}.** {paper.summary}", icon=":material/menu_book:")
-    with ui_common.error_boundary("fitting the classifiers",
+    with guard.error_boundary("fitting the classifiers",
                                   "Could not fit the classifiers.") as outcome:
-        with ui_common.progress_bar("Fitting classifiers…") as progress:
-            result = fit_classifiers(ui_common.cached_domains(*data_key),
+        with widgets.progress_bar("Fitting classifiers…") as progress:
+            result = fit_classifiers(caches.cached_domains(*data_key),
                                      l2=float(st.session_state["syn.l2"]),
-                                     fit=ui_common.linear_fitter(data_key), progress=progress,
+                                     fit=caches.linear_fitter(data_key), progress=progress,
                                      transfer=st.session_state["syn.transfer"])
     if outcome.failed:
         return
@@ -324,10 +324,10 @@ def main():
     show_tables(data_key, result, paper)
     if data_key[0] in SHIFT_PRESETS:
         show_shift_comparison(data_key)
-    ui_common.page_link("pages/transfer.py", label="What if θ̂ were wrong? Perturb it on the "
+    navigation.page_link("pages/transfer.py", label="What if θ̂ were wrong? Perturb it on the "
                         "Transfer parameters page (Table 1, Figure 4)", icon=":material/tune:")
-    ui_common.show_paper_notes("synthetic")
-    ui_common.show_equations()
+    charts.show_paper_notes("synthetic")
+    charts.show_equations()
 
 
-ui_common.run_page(main)
+guard.run_page(main)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from explorer.ui import common as ui_common
+from explorer.ui import caches, charts, domain_controls, guard, state, tables, widgets
 from explorer.experiments.transfer_models import transfer_parameter_frame
 from flda_core.transfer_models import TRANSFER_MODELS
 from explorer.experiments.perturbation import (CURVE_STEP, PAPER_PERTURBATIONS, PAPER_TABLE1,
@@ -41,27 +41,27 @@ def own_theta_settings(theta_true):
     hand-set θ_d (default: the true θ_d) per feature."""
     settings = []
     for d, value in enumerate(theta_true, start=1):
-        settings.append(ui_common.Setting(f"tp.delta_{d}", 0.0, lo=-1.0, hi=1.0))
-        settings.append(ui_common.Setting(f"tp.theta_{d}", round(float(value), 2),
+        settings.append(state.Setting(f"tp.delta_{d}", 0.0, lo=-1.0, hi=1.0))
+        settings.append(state.Setting(f"tp.theta_{d}", round(float(value), 2),
                                           lo=0.0, hi=1.0))
     return settings
 
 
-SETTINGS = ui_common.domain_settings("tp", PAPER_TABLE1, MAX_FEATURES, QUICK_SAMPLES,
+SETTINGS = domain_controls.domain_settings("tp", PAPER_TABLE1, MAX_FEATURES, QUICK_SAMPLES,
                                      MAX_SAMPLES) + [
-    ui_common.Setting("tp.l2", 0.0, options=L2_OPTIONS),
-    ui_common.Setting("tp.feature", 1, lo=1, hi=MAX_FEATURES),
-    ui_common.Setting("tp.perturbations", list(PAPER_PERTURBATIONS),
+    state.Setting("tp.l2", 0.0, options=L2_OPTIONS),
+    state.Setting("tp.feature", 1, lo=1, hi=MAX_FEATURES),
+    state.Setting("tp.perturbations", list(PAPER_PERTURBATIONS),
                       options=PERTURBATION_OPTIONS),
-    ui_common.Setting("tp.curve_range", (-0.5, 0.5), lo=-1.0, hi=1.0),
-    ui_common.Setting("tp.own_mode", "perturb", options=OWN_MODES),
-    ui_common.transfer_setting("tp"),
+    state.Setting("tp.curve_range", (-0.5, 0.5), lo=-1.0, hi=1.0),
+    state.Setting("tp.own_mode", "perturb", options=OWN_MODES),
+    widgets.transfer_setting("tp"),
 ]
 
 
 def preset_values(n_samples):
     """Session values of the paper's Table 1 / Figure 4 setting with ``n_samples`` per domain."""
-    values = {**ui_common.domain_values("tp", PAPER_TABLE1, n_samples), "tp.l2": 0.0,
+    values = {**domain_controls.domain_values("tp", PAPER_TABLE1, n_samples), "tp.l2": 0.0,
               "tp.feature": 1, "tp.perturbations": list(PAPER_PERTURBATIONS),
               "tp.own_mode": "perturb"}
     values.update({f"tp.delta_{d}": 0.0 for d in range(1, MAX_FEATURES + 1)})
@@ -79,15 +79,15 @@ def draw_controls():
     with st.sidebar:
         st.subheader("Paper presets")
         st.button("Table 1 / Figure 4 (100,000 samples)", width="stretch",
-                  on_click=ui_common.apply_values, args=(preset_values(100_000),),
+                  on_click=state.apply_values, args=(preset_values(100_000),),
                   help="Load the exact setting of the paper's Table 1 and Figure 4 "
                        "(section 4.1.3): Poisson rates 2/6, θ = [0.5, 0], 100,000 samples "
                        "per domain, θ̂₁ + 0, 0.1, 0.2, 0.3. " + PAPER_TABLE1.summary)
         st.button("Quick default (10,000 samples)", width="stretch",
-                  on_click=ui_common.apply_values, args=(preset_values(QUICK_SAMPLES),),
+                  on_click=state.apply_values, args=(preset_values(QUICK_SAMPLES),),
                   help="The same setting with 10,000 samples per domain: every change "
                        "re-runs instantly.")
-        ui_common.draw_domain_controls(
+        domain_controls.draw_domain_controls(
             "tp", MAX_FEATURES, MAX_SAMPLES,
             features_help="With 2 features the boundaries are plotted (Figure 4); with "
                           "more, the error curve and tables still work.",
@@ -96,7 +96,7 @@ def draw_controls():
                          format_func=lambda v: "0 (none, as in the paper)" if v == 0 else f"{v:g}",
                          help="Ridge penalty λ‖w‖² on every classifier's mean loss; the "
                               "paper uses none.")
-        ui_common.transfer_control("tp", note=(
+        widgets.transfer_control("tp", note=(
             "This page perturbs dropout's θ̂ (section 4.1.3), which only the dropout model "
             "has: another model is fitted unperturbed and shown beside the sweep."))
         st.subheader("Perturbation sweep")
@@ -164,7 +164,7 @@ def show_boundaries(data_key, result, own_fits, theta_own, theta_true):
     """Figure 4 (2 features) or the θ bars."""
     feature = result.feature
     if len(theta_true) != 2:
-        ui_common.show_chart(
+        charts.show_chart(
             theta_figure(theta_true, result.theta_hat, theta_own if own_fits else None),
             "tp_theta", "true estimated and chosen dropout per feature",
             "Decision boundaries need exactly 2 features; shown instead: the true θ "
@@ -178,8 +178,8 @@ def show_boundaries(data_key, result, own_fits, theta_own, theta_true):
         if loss in own_fits:
             lines.append(own_line(own_fits[loss], theta_own))
         panels.append((LOSS_TITLES[loss], lines))
-    ui_common.show_chart(
-        decision_boundary_figure(ui_common.cached_lattice_counts(data_key), panels, height=600),
+    charts.show_chart(
+        decision_boundary_figure(caches.cached_lattice_counts(data_key), panels, height=600),
         "tp_boundaries", "figure 4 decision boundaries with a perturbed theta",
         "**Mirrors the paper's Figure 4.** Target data (marker area ∝ number of samples "
         "at each lattice point, hover for counts) with the boundaries of the naive source "
@@ -229,19 +229,19 @@ def show_tables(data_key, result, paper):
     st.subheader("Table 1, this run")
     ours = result.table1()
     st.dataframe(ours, width="stretch",
-                 column_config=ui_common.number_columns(ours, columns=ours.columns))
+                 column_config=tables.number_columns(ours, columns=ours.columns))
     st.caption(table1_caption(data_key, result, ours))
-    ui_common.download_csv("Download table (CSV)", ours, index=True, file_name="flda_table1.csv",
+    tables.download_csv("Download table (CSV)", ours, index=True, file_name="flda_table1.csv",
                            key="tp_download_table",
                        help="This run's Table 1 as CSV.")
-    ui_common.download_csv("Download error curve (CSV)",
+    tables.download_csv("Download error curve (CSV)",
                            lambda: sweep_frame(result.sweep, feature),
                            file_name="flda_perturbation_curve.csv", key="tp_download_curve",
                        help="Every point of the error curve (both losses) as CSV.")
     st.subheader("Table 1, as published")
     published = paper_table1_frame()
     st.dataframe(published, width="stretch",
-                 column_config=ui_common.number_columns(published, columns=published.columns))
+                 column_config=tables.number_columns(published, columns=published.columns))
     if paper is not None:
         st.caption(paper_caption(result))
     else:
@@ -258,7 +258,7 @@ def show_own_table(result, own_fits):
     own = own_theta_frame(own_fits, lambda f: boundary_equation(f.coef[:2], f.intercept)
                           if two else "")
     st.dataframe(own, hide_index=True, width="stretch",
-                 column_config=ui_common.number_columns(
+                 column_config=tables.number_columns(
                      own, columns=("target error", "source error")))
     st.caption("FLDA fitted with the θ from the sliders, for comparison with the "
                "θ̂ + 0 column of Table 1 below.")
@@ -280,7 +280,7 @@ def show_transfer_comparison(result):
             icon=":material/info:")
     frame = transfer_parameter_frame(transfer, fits[0].transfer_params)
     st.dataframe(frame, hide_index=True, width="stretch",
-                 column_config=ui_common.number_columns(frame))
+                 column_config=tables.number_columns(frame))
     st.caption(f"The {transfer} model's parameters, estimated per feature from the source and "
                f"the unlabelled target. The model: {TRANSFER_MODELS[transfer]}")
 
@@ -299,8 +299,8 @@ def show_feasibility(result):
 
 def main():
     """Draw the page."""
-    ui_common.restore_from_url(SETTINGS)
-    present = ui_common.presentation_mode()
+    state.restore_from_url(SETTINGS)
+    present = state.presentation_mode()
     st.title("Transfer parameters")
     if not present:
         st.markdown(
@@ -309,36 +309,36 @@ def main():
             "cost? Shift θ̂ and watch the decision boundary and the target error "
             "(paper section 4.1.3, Table 1 and Figure 4).")
         draw_controls()
-    data_key, problems = ui_common.read_domain_config("tp")
+    data_key, problems = domain_controls.read_domain_config("tp")
     n_features = int(st.session_state["tp.n_features"])
     own_settings = own_theta_settings(data_key[4] if data_key else (0.0,) * n_features)
-    ui_common.restore_from_url(own_settings)
-    ui_common.presentation_row("pages/transfer.py", SETTINGS + own_settings,
+    state.restore_from_url(own_settings)
+    widgets.presentation_row("pages/transfer.py", SETTINGS + own_settings,
                                {"Table 1 / Figure 4": preset_values(QUICK_SAMPLES)})
-    if ui_common.show_problems(problems):
-        return ui_common.write_to_url(SETTINGS + own_settings)
+    if guard.show_problems(problems):
+        return state.write_to_url(SETTINGS + own_settings)
     distribution, params, _, _, theta_true, _ = data_key
     paper = matching_paper_setting(distribution, params, theta_true, candidates=(PAPER_TABLE1,))
     # One slot whether or not a paper setting matches: the elements below keep their
     # places, so leaving a paper preset does not rebuild the charts and tables below.
-    with ui_common.stable_slot():
+    with widgets.stable_slot():
         if paper is not None:
             st.info(f"**Paper setting: {paper.label}.** {paper.summary}", icon=":material/menu_book:")
-    fit, l2 = ui_common.linear_fitter(data_key), float(st.session_state["tp.l2"])
-    with ui_common.error_boundary("fitting the classifiers",
+    fit, l2 = caches.linear_fitter(data_key), float(st.session_state["tp.l2"])
+    with guard.error_boundary("fitting the classifiers",
                                   "Could not fit the classifiers.") as outcome:
-        with ui_common.progress_bar("Fitting classifiers…") as progress:
+        with widgets.progress_bar("Fitting classifiers…") as progress:
             result = run_perturbation(
-                ui_common.cached_domains(*data_key),
+                caches.cached_domains(*data_key),
                 min(int(st.session_state["tp.feature"]), n_features) - 1,
                 st.session_state["tp.perturbations"], st.session_state["tp.curve_range"], l2,
                 fit=fit, progress=progress, transfer=st.session_state["tp.transfer"])
     if outcome.failed:
         return
     if not show_feasibility(result):
-        return ui_common.write_to_url(SETTINGS + own_settings)
+        return state.write_to_url(SETTINGS + own_settings)
     show_own_theta(data_key, result, l2, own_settings, present)
-    ui_common.show_chart(
+    charts.show_chart(
         perturbation_error_figure(result.sweep, list(result.naive.classifiers.values()),
                                   result.feature,
                                   paper=paper.errors if paper is not None else None),
@@ -347,8 +347,8 @@ def main():
                                    float(result.theta_hat[result.feature]), result.chosen))
     show_tables(data_key, result, paper)
     show_transfer_comparison(result)
-    ui_common.show_paper_notes("transfer")
-    ui_common.show_equations()
+    charts.show_paper_notes("transfer")
+    charts.show_equations()
 
 
 @st.fragment
@@ -361,11 +361,11 @@ def show_own_theta(data_key, result, l2, own_settings, present):
         theta_own = draw_own_theta_controls(result.theta_hat, theta_true)
     else:
         theta_own = own_theta(result.theta_hat)
-    ui_common.write_to_url(SETTINGS + own_settings)
+    state.write_to_url(SETTINGS + own_settings)
     own_fits = own_theta_fits(theta_own, result.theta_hat, l2,
-                              fit=ui_common.linear_fitter(data_key))
+                              fit=caches.linear_fitter(data_key))
     show_own_table(result, own_fits)
     show_boundaries(data_key, result, own_fits, theta_own, theta_true)
 
 
-ui_common.run_page(main)
+guard.run_page(main)

@@ -26,7 +26,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer.ui import common as ui_common
+from explorer import registry
+from explorer.ui import charts, guard, state, tables, widgets
 from explorer.data import csv as csvio
 from explorer.data.cost import fit_cost_note
 from explorer.error_report import describe_error
@@ -58,14 +59,14 @@ MISSING_LABELS = {"zero": "treat as zeros (dropped-out features)",
 MATCH_LABELS = {"name": "by column name", "position": "by position (column order)"}
 
 SETTINGS = [
-    ui_common.Setting("data.match", "name", options=tab.MATCH_OPTIONS),
-    ui_common.Setting("data.missing", "zero", options=tab.MISSING_OPTIONS),
-    ui_common.Setting("data.l2", 1e-3, options=L2_OPTIONS),
-    ui_common.Setting("data.scale", True),
-    ui_common.Setting("data.top_n", figs.DEFAULT_TOP_FEATURES, lo=5, hi=60),
-    ui_common.Setting("data.mode", "two", options=tuple(MODE_LABELS)),
-    ui_common.Setting("data.baselines", False),
-    ui_common.transfer_setting("data"),
+    state.Setting("data.match", "name", options=tab.MATCH_OPTIONS),
+    state.Setting("data.missing", "zero", options=tab.MISSING_OPTIONS),
+    state.Setting("data.l2", 1e-3, options=L2_OPTIONS),
+    state.Setting("data.scale", True),
+    state.Setting("data.top_n", figs.DEFAULT_TOP_FEATURES, lo=5, hi=60),
+    state.Setting("data.mode", "two", options=tuple(MODE_LABELS)),
+    state.Setting("data.baselines", False),
+    widgets.transfer_setting("data"),
 ]
 
 
@@ -99,7 +100,7 @@ def baseline_cached(inputs, name, seed):
 def run_baselines(inputs, seed):
     """Error rows of the skada baselines (KMM, SA, TCA, CORAL, OT), with progress."""
     rows = []
-    with ui_common.progress_bar("Fitting the baselines…") as progress:
+    with widgets.progress_bar("Fitting the baselines…") as progress:
         for i, name in enumerate(bl.BASELINES):
             progress(i / len(bl.BASELINES), f"Fitting {name} ({i + 1} of {len(bl.BASELINES)})…")
             rows.append(baseline_cached(inputs, name, seed))
@@ -171,7 +172,7 @@ def remember_choices():
 
 def load_sample(key):
     """Load both files of a sample set (button callback)."""
-    source_name, source_raw, target_name, target_raw = tab.read_sample(key, ui_common.SAMPLE_DIR)
+    source_name, source_raw, target_name, target_raw = tab.read_sample(key, registry.SAMPLE_DIR)
     accepted = accept_file("source", source_name, source_raw) and \
         accept_file("target", target_name, target_raw)
     if accepted:
@@ -309,7 +310,7 @@ def draw_options(source_table):
                          help="Ridge penalty l2·‖w‖² added to the mean (expected) loss of "
                               "every classifier (S-LS, S-LR, FLDA-Q, FLDA-L, T-LR). Larger "
                               "values give smaller weights. 1e-3 suits a few hundred rows.")
-        ui_common.transfer_control("data", note=(
+        widgets.transfer_control("data", note=(
             "Imputation needs gaps kept as gaps: this page fills missing cells with zeros "
             "(or drops their rows), so with it FLDA equals the source classifier; the Real "
             "data page keeps gaps for the imputation model."))
@@ -364,7 +365,7 @@ def fit_all_models(inputs, l2):
     if note:
         st.info(note, icon=":material/hourglass_top:")
     try:
-        with ui_common.progress_bar("Fitting classifiers…") as progress:
+        with widgets.progress_bar("Fitting classifiers…") as progress:
             models = yd.fit_models(prepared, l2=l2, progress=progress,
                                    fit=lambda name, l2, transfer="dropout": fit_model_cached(
                                        inputs, name, l2, transfer),
@@ -455,14 +456,14 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
     st.subheader(f"{next(section)} · Error on the target")
     if len(errors):
         left, right = st.columns([1, 1])
-        # The chart first: a tab's first run ends with its first chart (ui_common.show_chart).
+        # The chart first: a tab's first run ends with its first chart (charts.show_chart).
         with right:
-            ui_common.show_chart(figs.target_error_figure(errors), "data_errors_chart",
+            charts.show_chart(figs.target_error_figure(errors), "data_errors_chart",
                                  "target error per classifier on your data")
         with left:
             st.dataframe(errors, hide_index=True, width="stretch",
                          column_config=error_columns())
-            ui_common.download_csv("Download errors (CSV)", errors,
+            tables.download_csv("Download errors (CSV)", errors,
                                    file_name="flda_errors.csv",
                                    key="data_download_errors",
                                help="The error table: classifier, error rate, number wrong, "
@@ -484,7 +485,7 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
              if n_shown < n_total else f"all {n_total} features")
     left, right = st.columns(2)
     with left:
-        ui_common.show_chart(figs.feature_theta_figure(thetas, top_n), "data_theta_chart",
+        charts.show_chart(figs.feature_theta_figure(thetas, top_n), "data_theta_chart",
                              "estimated dropout per feature on your data")
         st.caption(
             f"Estimated dropout probability θ̂ = max(0, 1 − ζ/η) of {which} "
@@ -493,7 +494,7 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
             "the target, and FLDA trusts them least. The middle panel of the paper's "
             "Figure 6 shows θ̂ for digits.")
     with right:
-        ui_common.show_chart(figs.nonzero_proportion_figure(thetas, top_n, source_name,
+        charts.show_chart(figs.nonzero_proportion_figure(thetas, top_n, source_name,
                                                             target_name),
                              "data_nonzero_chart", "non-zero share per feature in source "
                              "and target")
@@ -505,7 +506,7 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
             "figures for IMDB, spam and Amazon (section 4.2). A feature rarer in the target "
             "gets θ̂ > 0; one that is *more* common in the target cannot be explained by "
             "dropout (θ̂ = 0).")
-    ui_common.download_csv(
+    tables.download_csv(
         "Download θ̂ per feature (CSV)", thetas, file_name="flda_theta.csv",
         key="data_download_theta",
         help="Per feature: θ̂, the non-zero proportions in source and target and (binary "
@@ -513,7 +514,7 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
 
     if "FLDA-L weight" in thetas.columns:
         st.subheader(f"{next(section)} · How FLDA re-weights the features")
-        ui_common.show_chart(figs.feature_weights_figure(thetas, top_n), "data_weights_chart",
+        charts.show_chart(figs.feature_weights_figure(thetas, top_n), "data_weights_chart",
                              "naive and flda weights per feature on your data")
         st.caption(
             f"Weights of S-LR and FLDA-L (positive favours class "
@@ -528,7 +529,7 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
     config = prediction_columns(predictions)
     left, right = st.columns([2, 3])
     with left:
-        ui_common.show_chart(figs.prediction_mix_figure(predictions, prepared.classes),
+        charts.show_chart(figs.prediction_mix_figure(predictions, prepared.classes),
                              "data_predictions_chart", "predicted class shares on the target")
         st.caption("Share of target rows assigned to each class by S-LR, FLDA-Q and FLDA-L"
                    + (" next to the true labels" if prepared.has_target_labels else "")
@@ -542,7 +543,7 @@ def show_results(prepared, models, source_name, target_name, top_n, baseline_row
                 st.dataframe(predictions, hide_index=True, width="stretch", height=280,
                              column_order=["row", yd.PROBABILITY_MODEL, *probabilities],
                              column_config=config)
-        ui_common.download_csv(
+        tables.download_csv(
             "Download predictions (CSV)", predictions,
             file_name="flda_predictions.csv", key="data_download_predictions",
             help="One row per target row (row = data row in the target file): the true label "
@@ -576,11 +577,11 @@ def show_transfer_parameters(prepared, models):
                 "the source classifiers. The Real data page keeps the gaps for this model.",
                 icon=":material/info:")
     st.dataframe(frame, hide_index=True, width="stretch",
-                 column_config=ui_common.number_columns(frame))
+                 column_config=tables.number_columns(frame))
     st.caption("Per feature, the parameters FLDA-Q and FLDA-L used, estimated from the "
                "source and the unlabelled target. The model: "
                + TRANSFER_MODELS[flda.transfer])
-    ui_common.download_csv("Download parameters (CSV)", frame,
+    tables.download_csv("Download parameters (CSV)", frame,
                            file_name="flda_transfer_parameters.csv",
                            key="data_download_transfer",
                        help="The estimated transfer parameters per feature as CSV.")
@@ -592,19 +593,19 @@ def read_inputs(source, target, one_file=False):
     With one file (``one_file``), its gaps are what the target has: they are
     treated as zeros, as in the paper's missing-data protocol (section 4.2.2).
     """
-    state = st.session_state
+    session = st.session_state
     return (source["bytes"], source["name"], target["bytes"], target["name"],
-            state["data.label"], state["data.match"],
-            "zero" if one_file else state["data.missing"],
-            tuple(state.get("data.exclude", [])), bool(state["data.scale"]))
+            session["data.label"], session["data.match"],
+            "zero" if one_file else session["data.missing"],
+            tuple(session.get("data.exclude", [])), bool(session["data.scale"]))
 
 
 def main():
     """Draw the page."""
     st.title("Your data")
-    present = ui_common.presentation_mode()
+    present = state.presentation_mode()
     restore_choices()
-    ui_common.restore_from_url(SETTINGS)
+    state.restore_from_url(SETTINGS)
     if SAMPLE_KEY not in st.session_state:
         url_sample = st.query_params.get("sample")
         st.session_state[SAMPLE_KEY] = ""
@@ -638,29 +639,29 @@ def main():
     else:
         draw_options(source_table)
     remember_choices()
-    ui_common.write_to_url(SETTINGS)
+    state.write_to_url(SETTINGS)
     sync_sample_url()
     inputs = read_inputs(source, target, one_file)
-    with ui_common.error_boundary("preparing your files",
+    with guard.error_boundary("preparing your files",
                                   "These files cannot be used together yet.") as outcome:
         prepared = prepare_cached(*inputs)
     if outcome.failed:
         return
     if not present:
         show_report(prepared, source["name"], target["name"])
-    with ui_common.error_boundary("fitting the classifiers",
+    with guard.error_boundary("fitting the classifiers",
                                   "The classifiers could not be fitted.") as outcome:
         models = fit_all_models(inputs, float(st.session_state["data.l2"]))
     if outcome.failed or models is None:
         return
     baseline_rows = ()
     if st.session_state.get("data.baselines") and prepared.has_target_labels:
-        with ui_common.error_boundary("fitting the baselines",
+        with guard.error_boundary("fitting the baselines",
                                       "The baselines could not be fitted."):
-            baseline_rows = run_baselines(inputs, ui_common.get_seed())
+            baseline_rows = run_baselines(inputs, state.get_seed())
     show_results(prepared, models, source["name"], target["name"],
                  int(st.session_state["data.top_n"]), baseline_rows)
     show_transfer_parameters(prepared, models)
 
 
-ui_common.run_page(main)
+guard.run_page(main)

@@ -97,7 +97,7 @@ def read_sample(key, directory):
 
     ``directory`` is the folder holding the files of :data:`SAMPLE_SETS`; the
     repository ships them in ``sample_data/`` (the pages pass
-    ``ui_common.SAMPLE_DIR``).  Nothing here guesses where that folder is.
+    ``explorer.registry.SAMPLE_DIR``).  Nothing here guesses where that folder is.
     """
     sample = SAMPLE_SETS[key]
     directory = Path(directory)

@@ -4,7 +4,7 @@
 of the work done) and a short sentence saying what runs next, e.g.
 ``progress(0.5, "Fitting FLDA-Q (4/6)")``; the last call is
 ``progress(1.0, "Done")``.  A Streamlit page passes the ``progress`` method of
-an ``st.progress`` bar (see ``ui_common.progress_bar``); tests pass a list's
+an ``st.progress`` bar (see ``explorer.ui.widgets.progress_bar``); tests pass a list's
 ``append``; ``None`` means no reporting.
 """
 

@@ -305,7 +305,7 @@ def fit_classifiers(pair, losses=LOSSES, l2=0.0, progress=None, fit=None, famili
         See :mod:`explorer.experiments.progress`.
     fit : callable(family, loss, l2, theta=None, perturbation=None) -> FittedLinear, optional
         Fits one classifier on ``pair``; defaults to :func:`fit_linear`.  A page
-        passes its cached version (``ui_common.linear_fitter``).
+        passes its cached version (``explorer.ui.caches.linear_fitter``).
     families : sequence of {"source", "target", "flda"}, default=all three
     transfer : str, default="dropout"
         FLDA's transfer model; any other than dropout is passed to ``fit`` as

@@ -9,7 +9,7 @@ the full page in the same state (:func:`full_page_url`).  The Lesson page
 Settings use the pages' widget keys (``"syn.theta"``, ``"tp.delta_1"``,
 ``"lc.l2"``, ``"dig.direction"``, ``"data.sample"``; the shared seed is
 ``"shared.seed"``) and are written to a URL the way the pages mirror them
-(``ui_common.write_to_url``): the part of the key after the first dot is the
+(``explorer.ui.state.write_to_url``): the part of the key after the first dot is the
 query name, strings are written as they are and other values as JSON.
 
 Answers explain; they never assert a number this tool computes (those come
@@ -32,22 +32,17 @@ from urllib.parse import quote, urlencode
 from explorer.data.numbers import format_values
 from explorer.experiments.perturbation import PAPER_TABLE1
 from explorer.experiments.synthetic import PAPER_FIGURE1, PAPER_FIGURE2
+from explorer.registry import PAGES, url_path
 
 __all__ = ["Control", "LessonStep", "LESSON_STEPS", "LESSON_URL_PATH", "STEP_PARAM",
            "PAGE_URL_PATHS", "step", "step_index", "url_value", "settings_query",
            "lesson_url", "full_page_url"]
 
 #: URL path of the Lesson page and the query parameter naming the step.
-LESSON_URL_PATH = "lesson"
+LESSON_URL_PATH = url_path("pages/lesson.py")
 STEP_PARAM = "step"
-#: URL path of each page file (Streamlit's default: the file name without ``.py``).
-PAGE_URL_PATHS = {
-    "pages/synthetic.py": "synthetic",
-    "pages/transfer.py": "transfer",
-    "pages/learning_curves.py": "learning_curves",
-    "pages/digits.py": "digits",
-    "pages/your_data.py": "your_data",
-}
+#: URL path of each page file but Home (:mod:`explorer.registry`).
+PAGE_URL_PATHS = {entry.script: entry.url_path for entry in PAGES if not entry.default}
 #: Samples per domain in the lesson's synthetic steps (instant; the paper uses 100,000).
 LESSON_SAMPLES = 10_000
 

@@ -11,8 +11,11 @@ the three trace types the figures use (scatter, bar, heatmap; built by
 once per browser, and it gives the figures Streamlit's chart theme (light and
 dark).
 
-Pages never call this module: :func:`ui_common.show_chart` does.  The server's
-route for the bundle is added by ``app.py`` (:func:`routes`).
+Pages never call this module: :func:`explorer.ui.charts.show_chart` does.  The
+server's route for the bundle is added by ``app.py`` (:func:`routes`, through
+:func:`explorer.ui.serving.routes`).  This module imports nothing of the project
+(``tests/app/test_import_rules.py``): the equations panel's files reach the server
+through :mod:`explorer.ui.equations`, which uses :func:`asset_url` from here.
 """
 
 from __future__ import annotations
@@ -25,8 +28,8 @@ from pathlib import Path
 
 import streamlit as st
 
-__all__ = ["PLOTLY_BUNDLE", "BUNDLE_TRACE_TYPES", "COMPONENT_NAME", "asset_url", "bundle_url",
-           "routes", "chart_payload", "plotly_chart", "warm_up"]
+__all__ = ["PLOTLY_BUNDLE", "BUNDLE_TRACE_TYPES", "COMPONENT_NAME", "IMMUTABLE", "asset_url",
+           "bundle_url", "route_prefixes", "routes", "chart_payload", "plotly_chart", "warm_up"]
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 #: plotly.js 4.1.1's core with the bar and heatmap traces, built from its npm package by
@@ -67,7 +70,7 @@ def bundle_url():
 
 
 #: Headers of a file whose name changes with its content.
-_IMMUTABLE = {"Cache-Control": "public, max-age=31536000, immutable",
+IMMUTABLE = {"Cache-Control": "public, max-age=31536000, immutable",
               "X-Content-Type-Options": "nosniff"}
 
 
@@ -83,7 +86,7 @@ async def _serve_bundle(request):
     from starlette.responses import Response
 
     compressed = "gzip" in request.headers.get("accept-encoding", "").lower()
-    headers = {**_IMMUTABLE, "Vary": "Accept-Encoding"}
+    headers = {**IMMUTABLE, "Vary": "Accept-Encoding"}
     if compressed:
         headers["Content-Encoding"] = "gzip"
     return Response(_bundle_bytes(compressed), media_type="text/javascript", headers=headers)
@@ -103,29 +106,20 @@ def warm_up():
     _bundle_bytes(True)
 
 
-async def _serve_equation(request):
-    """A typeset formula of the equations panel (``ui_equations``): SVG, cacheable for a
-    year because its name carries a digest of its content; 404 for any other name."""
-    from starlette.responses import Response
-
-    from explorer.ui import equations as ui_equations
-
-    svg = ui_equations.svg_bytes(request.path_params["name"])
-    if svg is None:
-        return Response(status_code=404)
-    return Response(svg, media_type="image/svg+xml", headers=_IMMUTABLE)
+def route_prefixes():
+    """Where the files this app serves itself live: ``/_flda`` and, when
+    ``server.baseUrlPath`` is set, the same under it (:func:`asset_url` is the latter)."""
+    return sorted({f"/{_ROUTE_DIR}", asset_url("").rstrip("/")})
 
 
 def routes():
-    """Starlette routes of the files this app serves itself (``st.App(routes=...)`` in
-    ``app.py``): the plotly.js bundle and the typeset equations, at the root and, when
-    ``server.baseUrlPath`` is set, under it."""
+    """Starlette routes of the plotly.js bundle (``st.App(routes=...)``; ``app.py``'s come
+    from :func:`explorer.ui.serving.routes`, which adds the typeset equations), at the
+    root and, when ``server.baseUrlPath`` is set, under it."""
     from starlette.routing import Route
 
-    prefixes = {f"/{_ROUTE_DIR}", asset_url("").rstrip("/")}
-    return [route for prefix in sorted(prefixes) for route in (
-        Route(f"{prefix}/{PLOTLY_BUNDLE.name}", _serve_bundle, methods=["GET"]),
-        Route(f"{prefix}/equations/{{name}}", _serve_equation, methods=["GET"]))]
+    return [Route(f"{prefix}/{PLOTLY_BUNDLE.name}", _serve_bundle, methods=["GET"])
+            for prefix in route_prefixes()]
 
 
 @functools.cache

@@ -8,11 +8,11 @@ Synthetic and Transfer use KaTeX for nothing else (issue 13).  The formulas of
 MathJax (:file:`assets/equations/typeset.mjs`, run by ``python3 -m explorer.ui.equations
 NODE_MODULES``) into :file:`assets/equations/`, one SVG per formula plus
 ``index.json`` (the LaTeX each file was made from, and its size).  The app
-serves them (``ui_chart.routes``) and :func:`equation_html` shows one as a mask
-filled with the text colour, so it follows the light and dark theme and prints
-(``print-color-adjust``).  A formula whose LaTeX changed since it was typeset
-falls back to ``st.latex`` (``tests/test_ui_equations.py`` fails until the
-files are made again).
+serves them (:func:`routes`, beside the chart element's bundle) and
+:func:`equation_html` shows one as a mask filled with the text colour, so it
+follows the light and dark theme and prints (``print-color-adjust``).  A formula
+whose LaTeX changed since it was typeset falls back to ``st.latex``
+(``tests/app/test_ui_equations.py`` fails until the files are made again).
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["EQUATION_DIR", "equation_html", "svg_bytes", "typeset", "typeset_index"]
+from explorer.ui import chart as ui_chart
+
+__all__ = ["EQUATION_DIR", "equation_html", "routes", "svg_bytes", "typeset", "typeset_index"]
 
 EQUATION_DIR = Path(__file__).resolve().parents[2] / "assets" / "equations"
 INDEX = EQUATION_DIR / "index.json"
@@ -59,12 +61,31 @@ def _read_svg(name):
     return (EQUATION_DIR / name).read_bytes()
 
 
+async def _serve_equation(request):
+    """A typeset formula of the equations panel: SVG, cacheable for a year because its
+    name carries a digest of its content; 404 for any other name."""
+    from starlette.responses import Response
+
+    svg = svg_bytes(request.path_params["name"])
+    if svg is None:
+        return Response(status_code=404)
+    return Response(svg, media_type="image/svg+xml", headers=ui_chart.IMMUTABLE)
+
+
+def routes():
+    """Starlette routes of the typeset formulas, under the chart element's bundle's
+    prefixes (:func:`ui_chart.route_prefixes`); ``app.py`` serves both
+    (:func:`explorer.ui.serving.routes`)."""
+    from starlette.routing import Route
+
+    return [Route(f"{prefix}/equations/{{name}}", _serve_equation, methods=["GET"])
+            for prefix in ui_chart.route_prefixes()]
+
+
 def equation_html(eq):
     """HTML that draws the typeset formula of ``eq`` (an :class:`explorer.teaching.equations.Equation`),
     centred, in the text colour, with its LaTeX as the accessible name; None when it
     was not typeset from ``eq.latex`` (the caller then uses ``st.latex``)."""
-    from explorer.ui import chart as ui_chart
-
     entry = typeset_index().get(eq.key)
     if entry is None or entry["latex"] != eq.latex:
         return None

@@ -43,7 +43,7 @@ class Chart:
 
 
 def charts(at):
-    """The page's charts (:func:`ui_common.show_chart`), in page order."""
+    """The page's charts (:func:`explorer.ui.charts.show_chart`), in page order."""
     from explorer.ui import chart as ui_chart
 
     found = []

@@ -2,7 +2,7 @@
 
 The readers, escaping helpers and URL validation are tested on their own in
 ``test_hostile_input.py``; here the same hostile files, links and failures go
-through the pages, so the error boundary of ``ui_common`` (one place that turns
+through the pages, so the error boundary of ``explorer.ui.guard`` (one place that turns
 any exception into a problem and a fix, or a friendly message with an incident
 code), the escaping of user text and the spreadsheet-safe downloads are
 checked where a user meets them.

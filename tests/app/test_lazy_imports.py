@@ -19,9 +19,11 @@ def _run(code):
 
 
 def test_home_imports_neither_sklearn_nor_scipy():
-    # what app.py and pages/home.py import
+    # every UI module (app.py and pages/home.py import some of them) and the registry
     out = _run("import sys, flda_core\n"
-               "from explorer.ui import common as ui_common\n"
+               "from explorer import registry\n"
+               "from explorer.ui import (caches, charts, domain_controls, guard, navigation,\n"
+               "                         serving, state, tables, widgets)\n"
                "print(sorted(m for m in ('sklearn', 'scipy') if m in sys.modules))")
     assert out == "[]"
 
@@ -42,11 +44,11 @@ def test_public_api_still_importable_from_the_package():
 
 def test_warm_up_loads_the_heavy_modules_once():
     out = _run("import sys\n"
-               "from explorer.ui import common as ui_common\n"
-               "t = ui_common.warm_up_imports()\n"
-               "assert ui_common.warm_up_imports() is t  # one thread per process\n"
+               "from explorer.ui import serving\n"
+               "t = serving.warm_up_imports()\n"
+               "assert serving.warm_up_imports() is t  # one thread per process\n"
                "t.join()\n"
-               "print(all(m in sys.modules for m in ui_common.HEAVY_MODULES), "
+               "print(all(m in sys.modules for m in serving.HEAVY_MODULES), "
                "'sklearn' in sys.modules)")
     assert out == "True True"
 
@@ -56,10 +58,10 @@ def test_warm_up_loads_every_module_the_pages_import_and_makes_the_first_calls()
     the pages' imports (also ``from explorer.experiments import missing_data`` inside a
     function), loads them, plotly's figure classes, and compresses the chart bundle."""
     out = _run("import sys\n"
-               "from explorer.ui import common as ui_common\n"
+               "from explorer.ui import serving\n"
                "from explorer.ui import chart as ui_chart\n"
-               "modules = ui_common.page_modules()\n"
-               "ui_common.warm_up_imports().join()\n"
+               "modules = serving.page_modules()\n"
+               "serving.warm_up_imports().join()\n"
                "print(sorted(m for m in modules if m not in sys.modules),\n"
                "      'explorer.experiments.missing_data' in modules,\n"
                "      'explorer.figures.digits' in modules,\n"
@@ -69,12 +71,12 @@ def test_warm_up_loads_every_module_the_pages_import_and_makes_the_first_calls()
     assert out == "[] True True True True 1"
 
 
-def test_transfer_options_spelled_out_in_ui_common_match_the_core():
-    """ui_common lists the transfer models without importing the method (which
-    loads scikit-learn); the list must stay the core's, in the core's order."""
-    out = _run("from explorer.ui import common as ui_common\n"
+def test_transfer_options_spelled_out_in_the_widgets_match_the_core():
+    """``explorer.ui.widgets`` lists the transfer models without importing the method
+    (which loads scikit-learn); the list must stay the core's, in the core's order."""
+    out = _run("from explorer.ui import widgets\n"
                "from flda_core.transfer_models import TRANSFER_MODELS\n"
-               "print(ui_common.TRANSFER_OPTIONS == tuple(TRANSFER_MODELS))")
+               "print(widgets.TRANSFER_OPTIONS == tuple(TRANSFER_MODELS))")
     assert out == "True"
 
 
@@ -91,11 +93,13 @@ def test_streamlit_run_serves_the_st_app_whose_start_loads_the_heavy_modules():
                "found = discover_asgi_app(Path('app.py'))\n"
                "import app, streamlit as st\n"
                "assert isinstance(app.app, st.App)\n"
-               "assert 'explorer.ui.common' not in sys.modules  # imported by the lifespan, not before\n"
+               "# the modules with Streamlit caches: imported by the lifespan, not before\n"
+               "assert 'explorer.ui.caches' not in sys.modules\n"
+               "assert 'explorer.ui.charts' not in sys.modules\n"
                "async def start():\n"
                "    async with app.lifespan(app.app):\n"
-               "        from explorer.ui import common as ui_common\n"
-               "        return (all(m in sys.modules for m in ui_common.HEAVY_MODULES),\n"
+               "        from explorer.ui import serving\n"
+               "        return (all(m in sys.modules for m in serving.HEAVY_MODULES),\n"
                "                'sklearn' in sys.modules, gc.get_freeze_count() > 10_000,\n"
                "                PagesManager.uses_pages_directory)\n"
                "print(found.is_asgi_app, found.import_string, *asyncio.run(start()))")
@@ -107,12 +111,12 @@ def test_imports_are_frozen_once_and_again_only_after_new_imports():
     """Streamlit's full GC after every run would walk every module object: they are
     frozen after imports, and freezing again happens only when modules were added."""
     out = _run("import gc\n"
-               "from explorer.ui import common as ui_common\n"
-               "first = ui_common.freeze_long_lived_objects()\n"
+               "from explorer.ui import serving\n"
+               "first = serving.freeze_long_lived_objects()\n"
                "frozen = gc.get_freeze_count()\n"
-               "again = ui_common.freeze_long_lived_objects()\n"
+               "again = serving.freeze_long_lived_objects()\n"
                "import sklearn.linear_model\n"
-               "after_import = ui_common.freeze_long_lived_objects()\n"
+               "after_import = serving.freeze_long_lived_objects()\n"
                "print(first, frozen > 0, again, after_import, gc.get_freeze_count() > frozen)")
     assert out == "True True False True True"
 
@@ -123,7 +127,7 @@ def test_store_warm_ups_run_in_order_skip_the_switched_off_and_survive_failures(
     import threading
     import types
 
-    from explorer.ui import common as ui_common
+    from explorer.ui import serving
 
     calls = []
     module = types.ModuleType("fake_warm_ups")
@@ -137,12 +141,12 @@ def test_store_warm_ups_run_in_order_skip_the_switched_off_and_survive_failures(
     warm_ups = (("FLDA_TEST_UNSET", "fake_warm_ups", "broken"),
                 ("FLDA_TEST_OFF", "fake_warm_ups", "skipped"),
                 ("FLDA_TEST_ON", "fake_warm_ups", "good"))
-    thread = threading.Thread(target=ui_common.warm_up_stores, args=(warm_ups,))
+    thread = threading.Thread(target=serving.warm_up_stores, args=(warm_ups,))
     thread.start()
     thread.join()
     assert calls == ["broken", "good"]
     # the server's own table: the pages' stores, each with its switch
-    assert [(env, module) for env, module, _ in ui_common.STORE_WARM_UPS] == [
+    assert [(env, module) for env, module, _ in serving.STORE_WARM_UPS] == [
         ("FLDA_DIGITS_WARM_UP", "explorer.experiments.digits"),
         ("FLDA_REAL_DATA_WARM_UP", "explorer.experiments.missing_data")]
 
@@ -153,7 +157,7 @@ def test_page_modules_reads_every_project_import_of_the_pages():
     import ast
     from importlib.util import find_spec
 
-    from explorer.ui import common as ui_common
+    from explorer.ui import serving
 
     expected = set()
     for path in (ROOT / "pages").glob("*.py"):
@@ -171,5 +175,5 @@ def test_page_modules_reads_every_project_import_of_the_pages():
             elif isinstance(node, ast.Import):
                 expected.update(a.name for a in node.names
                                 if a.name.startswith(("flda_core", "explorer")))
-    assert set(ui_common.page_modules()) == expected
+    assert set(serving.page_modules()) == expected
     assert {"explorer.experiments.missing_data", "explorer.data.digits"} <= expected

@@ -15,22 +15,26 @@ ROOT = pathlib.Path(__file__).parents[2]
 PREFIX = {"pages/synthetic.py": "syn", "pages/transfer.py": "tp",
           "pages/learning_curves.py": "lc", "pages/digits.py": "dig",
           "pages/your_data.py": "data"}
+#: The UI modules whose helpers take a page's key prefix (``f"{prefix}.theta"``).
+PREFIX_TAKERS = ("domain_controls.py", "widgets.py")
 
 
 def _key_patterns(page):
-    """Regular expressions of every settings key the page (or ui_common for it) uses.
+    """Regular expressions of every settings key the page (or a UI module for it) uses.
 
     Read from the source (pages run at import): literal keys ("syn.loss"),
     the Learning-curves prefix (P + "loss", f"{P}theta_f{d + 1}"), the shared
-    domain settings (f"{prefix}.theta" in ui_common) and per-feature keys
+    domain settings (f"{prefix}.theta" in ``explorer.ui.domain_controls``), the transfer
+    model (f"{prefix}.transfer" in ``explorer.ui.widgets``) and per-feature keys
     (f"tp.delta_{d}").
     """
     prefix = PREFIX[page]
     source = (ROOT / page).read_text(encoding="utf-8")
-    shared = (ROOT / "explorer" / "ui" / "common.py").read_text(encoding="utf-8")
+    shared = "".join((ROOT / "explorer" / "ui" / name).read_text(encoding="utf-8")
+                     for name in PREFIX_TAKERS)
     literals = re.findall(r'f?"([^"\n]*)"', source)
     literals += [f"{{P}}{name}" for name in re.findall(r'P \+ "([a-z0-9_]+)"', source)]
-    if f'"{prefix}"' in source:       # the page passes its prefix to ui_common
+    if f'"{prefix}"' in source:       # the page passes its prefix to the UI modules
         literals += re.findall(r'f"(\{prefix\}\.[a-z0-9_]+)"', shared)
     patterns = set()
     for text in literals:

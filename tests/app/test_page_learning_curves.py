@@ -3,7 +3,7 @@
 
 import pytest
 import apptest_support
-from explorer.ui import common as ui_common
+from explorer.ui import tables
 
 PAGE = "pages/learning_curves.py"
 TIMEOUT = 120
@@ -134,7 +134,7 @@ def test_downloads_are_made_on_click_and_hold_the_table(monkeypatch):
                         **kwargs)
 
     monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
-    monkeypatch.setattr(ui_common, "csv_bytes",
+    monkeypatch.setattr(tables, "csv_bytes",
                         lambda *a, **k: made.append(1) or b"")
     at = open_page()
     buttons = {str(b.proto.label): b.proto for b in at.get("download_button")}

@@ -149,7 +149,7 @@ def _places(at):
 
 
 def test_leaving_a_paper_preset_keeps_every_element_in_its_place():
-    """The "Paper setting" note comes and goes inside one slot (ui_common.stable_slot):
+    """The "Paper setting" note comes and goes inside one slot (explorer.ui.widgets.stable_slot):
     the chart and tables after it keep their places, so the browser updates them
     instead of rebuilding them (a data grid takes 0.3-0.5 s to rebuild)."""
     at = _open({"n_source": "2000", "n_target": "2000"})

@@ -1,4 +1,4 @@
-"""The server's connections send small writes at once (``ui_common.send_small_writes_at_once``).
+"""The server's connections send small writes at once (``serving.send_small_writes_at_once``).
 
 Streamlit binds its listening socket itself, and asyncio then leaves Nagle's algorithm on
 for the connections it accepts: every HTTP response after a connection's first waited
@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from explorer.ui import common as ui_common
+from explorer.ui import charts, serving
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="lists /proc or /dev/fd")
 
@@ -67,10 +67,10 @@ def test_streamlit_bound_sockets_keep_nagle_without_the_fix():
 def test_connections_accepted_after_the_fix_send_at_once():
     listener = _bind_like_streamlit()
     with contextlib.closing(listener):
-        assert ui_common.send_small_writes_at_once() >= 1
+        assert serving.send_small_writes_at_once() >= 1
         assert listener.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
     listener = _bind_like_streamlit()  # a fresh one, for the accepted connection
-    ui_common.send_small_writes_at_once()
+    serving.send_small_writes_at_once()
     assert _run(_accepted_nodelay(listener)) != 0
 
 
@@ -82,8 +82,8 @@ def test_looking_leaves_no_descriptor_open():
     try:
         before = _open_descriptors()
         for _ in range(3):
-            ui_common.send_small_writes_at_once()
-            for sock in ui_common.listening_tcp_sockets():
+            serving.send_small_writes_at_once()
+            for sock in serving.listening_tcp_sockets():
                 sock.close()
         assert _open_descriptors() == before
     finally:
@@ -94,7 +94,7 @@ def test_only_listening_tcp_sockets_are_found():
     listener = _bind_like_streamlit()
     client = socket.create_connection(listener.getsockname()[:2])
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    found = ui_common.listening_tcp_sockets()
+    found = serving.listening_tcp_sockets()
     try:
         names = {sock.getsockname() for sock in found}
         assert listener.getsockname() in names
@@ -107,23 +107,23 @@ def test_only_listening_tcp_sockets_are_found():
 
 
 def test_the_server_start_applies_it(monkeypatch):
-    """...and switches on "first chart first" (``ui_common.show_chart``): under a
+    """...and switches on "first chart first" (``explorer.ui.charts.show_chart``): under a
     server, browsers report their first chart."""
-    monkeypatch.setattr(ui_common, "CHART_FIRST", False)  # restored after the test
+    monkeypatch.setattr(charts, "CHART_FIRST", False)  # restored after the test
     calls = []
-    monkeypatch.setattr(ui_common, "send_small_writes_at_once", lambda: calls.append(1) or 1)
+    monkeypatch.setattr(serving, "send_small_writes_at_once", lambda: calls.append(1) or 1)
 
     class Done:
         def join(self):
             pass
 
-    monkeypatch.setattr(ui_common, "warm_up_imports", Done)
-    monkeypatch.setattr(ui_common, "warm_up_stores", lambda: None)
+    monkeypatch.setattr(serving, "warm_up_imports", Done)
+    monkeypatch.setattr(serving, "warm_up_stores", lambda: None)
 
     async def start():
-        async with ui_common.server_lifespan(None):
+        async with serving.server_lifespan(None):
             pass
 
     _run(start())
     assert calls == [1]
-    assert ui_common.CHART_FIRST is True
+    assert charts.CHART_FIRST is True

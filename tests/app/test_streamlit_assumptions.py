@@ -1,6 +1,6 @@
-"""The Streamlit behaviour ``ui_common`` relies on to keep the ``pages/`` folder name.
+"""The Streamlit behaviour ``explorer.ui.navigation`` relies on to keep the ``pages/`` name.
 
-``ui_common._leave_pages_directory_mode`` reads ``PagesManager.uses_pages_directory``
+``navigation.leave_pages_directory_mode`` reads ``PagesManager.uses_pages_directory``
 (Streamlit internals) and ends the legacy pages-directory mode with the public
 ``st.navigation``.  If a Streamlit upgrade changes either fact these tests fail
 here, not silently in a deep link (the browser test
@@ -14,7 +14,7 @@ import pytest
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
-from explorer.ui import common as ui_common
+from explorer.ui import navigation
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,7 +30,7 @@ def test_a_pages_folder_next_to_the_main_script_means_legacy_mode(restore_mode, 
     PagesManager.uses_pages_directory = None
     PagesManager(str(ROOT / "app.py"))
     assert PagesManager.uses_pages_directory is True
-    assert ui_common.in_pages_directory_mode()
+    assert navigation.in_pages_directory_mode()
     # decided once per process: a later session does not look again
     (tmp_path / "main.py").write_text("")
     PagesManager(str(tmp_path / "main.py"))
@@ -42,19 +42,14 @@ def test_st_navigation_ends_legacy_mode(restore_mode):
     at.run()                              # AppTest starts every run in legacy mode
     assert not at.exception
     assert PagesManager.uses_pages_directory is False
-    assert not ui_common.in_pages_directory_mode()
-
-
-def test_the_app_declares_every_page_file_once():
-    scripts = [script for script, _, _ in ui_common.PAGE_SPECS]
-    assert sorted(scripts) == sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
-    assert len(set(scripts)) == len(scripts)
+    assert not navigation.in_pages_directory_mode()
 
 
 def test_a_mode_decided_before_the_first_session_is_kept(restore_mode):
-    """The server's start (``ui_common.server_lifespan``) sets the flag to False before any
-    session, as st.navigation would: a session's PagesManager must not decide again."""
+    """The server's start (``explorer.ui.serving.server_lifespan``) sets the flag to False
+    before any session, as st.navigation would: a session's PagesManager must not decide
+    again."""
     PagesManager.uses_pages_directory = False
     PagesManager(str(ROOT / "app.py"))  # a pages/ folder sits next to it
     assert PagesManager.uses_pages_directory is False
-    assert not ui_common.in_pages_directory_mode()
+    assert not navigation.in_pages_directory_mode()

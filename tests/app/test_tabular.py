@@ -12,7 +12,7 @@ from explorer.data import tabular as tab
 from explorer.errors import DataValidationError
 from explorer.experiments import your_data as yd
 from explorer.names import TABLE_CLASSIFIERS
-from explorer.ui.common import SAMPLE_DIR
+from explorer.registry import SAMPLE_DIR
 from explorer.data.csv import parse_csv
 from explorer.data.tabular import prepare_domains
 

@@ -13,6 +13,8 @@ import pytest
 from plotly.offline import get_plotlyjs_version
 
 from explorer.ui import chart as ui_chart
+from explorer.ui import charts as ui_charts
+from explorer.ui import serving
 from apptest_support import charts, open_page
 
 
@@ -110,7 +112,7 @@ def test_bundle_url_follows_the_base_url_path(monkeypatch):
     monkeypatch.setattr(config, "get_option", lambda name: "/course/flda/"
                         if name == "server.baseUrlPath" else None)
     assert ui_chart.bundle_url() == f"/course/flda/_flda/{ui_chart.PLOTLY_BUNDLE.name}"
-    assert {r.path for r in ui_chart.routes()} == {
+    assert {r.path for r in serving.routes()} == {
         f"/_flda/{ui_chart.PLOTLY_BUNDLE.name}", f"/course/flda/_flda/{ui_chart.PLOTLY_BUNDLE.name}",
         "/_flda/equations/{name}", "/course/flda/_flda/equations/{name}"}
 
@@ -121,7 +123,7 @@ def _get(path, headers=()):
     """One GET through the routes (a minimal ASGI client: no HTTP library needed)."""
     from starlette.applications import Starlette
 
-    app = Starlette(routes=ui_chart.routes())
+    app = Starlette(routes=serving.routes())
     scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(),
              "query_string": b"", "headers": [(k.encode(), v.encode()) for k, v in headers],
              "http_version": "1.1", "scheme": "http", "server": ("test", 80),
@@ -182,9 +184,7 @@ def test_every_chart_of_a_page_is_drawable_by_the_shipped_bundle(page, query):
 # ---------------------------------------------------------------------- first chart first
 
 def _with_chart_first(monkeypatch, page, query=None):
-    from explorer.ui import common as ui_common
-
-    monkeypatch.setattr(ui_common, "CHART_FIRST", True)
+    monkeypatch.setattr(ui_charts, "CHART_FIRST", True)
     return open_page(page, query)
 
 
@@ -192,8 +192,6 @@ def test_a_tabs_first_run_ends_with_its_first_chart(monkeypatch):
     """Under a server (``CHART_FIRST``) a tab's first run stops after its first chart and
     its caption, asking the browser to report the draw; the browser's report (here: its
     callback's session flag) brings the whole page, and later runs never stop early."""
-    from explorer.ui import common as ui_common
-
     at = _with_chart_first(monkeypatch, "pages/synthetic.py", {"seed": "3"})
     shown = charts(at)
     assert [c.key for c in shown] == ["syn_figure"]
@@ -202,22 +200,20 @@ def test_a_tabs_first_run_ends_with_its_first_chart(monkeypatch):
     assert not at.dataframe and not at.get("download_button")
     assert "Figure 1" in at.caption[-1].value  # the chart's caption ends the run
     assert "*Chart:*" in at.caption[-1].value
-    assert at.session_state[ui_common.REST_OWED_KEY] is True
+    assert at.session_state[ui_charts.REST_OWED_KEY] is True
 
-    at.session_state[ui_common.CHART_DRAWN_KEY] = True  # what the report's callback sets
+    at.session_state[ui_charts.CHART_DRAWN_KEY] = True  # what the report's callback sets
     at.run()
     assert not at.exception
     assert len(at.dataframe) >= 2 and len(at.get("download_button")) == 2
     assert "report" not in json.loads(at.get("bidi_component")[0].proto.bytes)
-    assert ui_common.REST_OWED_KEY not in at.session_state
+    assert ui_charts.REST_OWED_KEY not in at.session_state
     assert any(h.value == "Equations" for h in at.header)
 
 
 def test_without_a_browser_to_report_the_page_comes_whole():
     """``AppTest`` and the default: no run stops early."""
-    from explorer.ui import common as ui_common
-
-    assert ui_common.CHART_FIRST is False
+    assert ui_charts.CHART_FIRST is False
     at = open_page("pages/synthetic.py", {"seed": "3"})
     assert "report" not in json.loads(at.get("bidi_component")[0].proto.bytes)
     assert len(at.dataframe) >= 2

@@ -126,7 +126,7 @@ class StreamlitServer:
                *extra_args]
         self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL
         # Servers under test do not fill the pages' disk stores in the background
-        # (ui_common.warm_up_stores) unless asked: it would compete with the pages.
+        # (explorer.ui.serving.warm_up_stores) unless asked: it would compete with the pages.
         env = {**os.environ, **{name: os.environ.get(name, "0") for name in
                                 ("FLDA_REAL_DATA_WARM_UP", "FLDA_DIGITS_WARM_UP")}}
         self.process = subprocess.Popen(cmd, cwd=cwd, stdout=self._log, env=env,
@@ -213,7 +213,7 @@ class RunTracker:
         self.run_elements = []    # the element types each successful run sent, in order
         self._elements_this_run = []
         self._pending = set()     # HTTP requests in flight (lazily loaded code, fonts)
-        # A run sent a chart that must report its draw (ui_common.show_chart: the page's
+        # A run sent a chart that must report its draw (explorer.ui.charts.show_chart: the page's
         # first chart, the rest of the page held back): the report's rerun is still owed.
         self.report_owed = False
         page.on("websocket", self._attach)

@@ -1,4 +1,4 @@
-"""The first chart of a browser tab comes before the rest of its page (``ui_common.show_chart``).
+"""The first chart of a browser tab comes before the rest of its page (``explorer.ui.charts.show_chart``).
 
 A tab's first run stops after its first chart; the chart element reports once it has
 drawn it, and the run that report asks for sends the whole page.  These tests read

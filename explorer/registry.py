@@ -1,0 +1,110 @@
+"""The app's pages, each listed once (no streamlit here).
+
+Every place that needs the page list reads it from :data:`PAGES`: the navigation
+(``explorer.ui.navigation.app_pages``, ``st.navigation`` in ``app.py``), the Home
+page's list of pages, the lesson's links to full pages
+(``explorer.teaching.lesson``) and presentation mode's live controls and preset
+buttons (``explorer.presentation``).  ``tests/app/test_registry.py`` checks that
+every file in ``pages/`` is listed exactly once and that each of those readers
+follows it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["APP_DIR", "HOME", "PAGES", "PAGES_DIR", "SAMPLE_DIR", "Page", "page", "url_path"]
+
+#: The folder of ``app.py``; the pages are in ``pages/`` next to it.
+APP_DIR = Path(__file__).resolve().parents[1]
+PAGES_DIR = APP_DIR / "pages"
+#: The sample data shipped with the project (``sample_data/`` next to ``app.py``),
+#: passed explicitly to the readers of ``explorer.data``.
+SAMPLE_DIR = APP_DIR / "sample_data"
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the app.
+
+    Attributes
+    ----------
+    script : str
+        The page's file, relative to ``app.py`` (``"pages/synthetic.py"``).
+    title, icon : str
+        Its name and icon in the navigation and on Home.
+    url_path : str
+        Its URL path: Streamlit's default, the file name without ``.py``; ``""``
+        for Home, the default page served at the app's root.
+    blurb : str
+        What the page shows, one or two sentences under its link on Home (empty for
+        Home itself).
+    live_controls : tuple of str
+        Widget keys kept in presentation mode's compact row, in display order
+        (empty: the page draws no such row).
+    has_presets : bool
+        Whether its paper-preset buttons stay visible in presentation mode.
+    """
+
+    script: str
+    title: str
+    icon: str
+    url_path: str
+    blurb: str = ""
+    live_controls: tuple[str, ...] = ()
+    has_presets: bool = False
+
+    @property
+    def default(self):
+        """Home: the page served at the app's root."""
+        return self.url_path == ""
+
+
+PAGES = (
+    Page("pages/home.py", "Home", ":material/home:", ""),
+    Page("pages/lesson.py", "Lesson", ":material/school:", "lesson",
+         "Start here: the paper in eight steps, each with its live figure, the one or two "
+         "controls that matter, a question for the class (answer revealed on request) and a "
+         "link to the full page with the same settings."),
+    Page("pages/synthetic.py", "Synthetic domains", ":material/scatter_plot:", "synthetic",
+         "Bernoulli and Poisson toy problems with the decision boundaries of S-LS/T-LS/FLDA-Q "
+         "and S-LR/T-LR/FLDA-L, target errors and θ̂ beside the true θ; one-click presets "
+         "for the paper's Figures 1 and 2 (section 4.1.1).",
+         live_controls=("syn.theta", "syn.loss", "shared.seed"), has_presets=True),
+    Page("pages/transfer.py", "Transfer parameters", ":material/tune:", "transfer",
+         "What a wrong θ̂ costs: FLDA's boundary and target error when θ̂ is perturbed, "
+         "with sliders for your own θ; the paper's Table 1 and Figure 4 (section 4.1.3).",
+         live_controls=("tp.delta_1", "tp.perturbations", "shared.seed"), has_presets=True),
+    Page("pages/learning_curves.py", "Learning curves", ":material/show_chart:",
+         "learning_curves",
+         "How many samples FLDA needs to adapt: error against training-set size on source "
+         "and target (Figure 3, section 4.1.2).",
+         live_controls=("lc.l2", "lc.ridge", "shared.seed")),
+    Page("pages/digits.py", "Handwritten digits", ":material/draw:", "digits",
+         "MNIST-like versus USPS-like digits: where pixels drop out, and how FLDA-L's "
+         "weights differ from the naive classifier's (Figures 5-6, section 4.2.3).",
+         live_controls=("dig.direction", "dig.digit", "shared.seed")),
+    Page("pages/real_data.py", "Real data", ":material/table_chart:", "real_data",
+         "Missing data at test time on six UCI data sets: complete rows are the source, "
+         "rows with gaps the target; θ̂ from the data alone, then FLDA's target errors "
+         "beside the naive classifiers', skada's domain-adaptation baselines and the "
+         "paper's Table 3 (Tables 2-3, section 4.2.2)."),
+    Page("pages/your_data.py", "Your data", ":material/upload_file:", "your_data",
+         "Upload source and target CSVs (or use the samples) and compare FLDA with the "
+         "naive classifiers on your own problem.",
+         live_controls=("data.sample", "data.l2", "shared.seed")),
+)
+#: The default page (served at the app's root).
+HOME = PAGES[0]
+_BY_SCRIPT = {entry.script: entry for entry in PAGES}
+
+
+def page(script):
+    """The :class:`Page` of ``script`` (``"pages/digits.py"``); KeyError for no page."""
+    return _BY_SCRIPT[script]
+
+
+def url_path(script):
+    """The URL path of the page ``script`` (``"digits"``; ``""`` for Home)."""
+    return page(script).url_path

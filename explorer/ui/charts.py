@@ -1,0 +1,136 @@
+"""How every page draws a chart and the panels beside it: :func:`show_chart` (the chart
+element of :mod:`explorer.ui.chart` with the export button, projector styling and text
+alternative, and the "first chart first" bookkeeping), the equations panel
+(:func:`show_equations`) and the notes on the paper (:func:`show_paper_notes`)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.safe_text import escape_markdown
+from explorer.ui import chart as ui_chart
+from explorer.ui import equations as ui_equations
+from explorer.ui.caches import cached_paper_notes
+from explorer.ui.state import presentation_mode
+from explorer.ui.widgets import image_format
+
+__all__ = ["CHART_DRAWN_KEY", "CHART_FIRST", "REST_OWED_KEY", "finish_owed_page", "show_chart",
+           "show_equations", "show_paper_notes"]
+
+#: Whether a page's first chart is drawn before the rest of the page is sent
+#: (:func:`show_chart`).  The server's start switches it on
+#: (:func:`explorer.ui.serving.server_lifespan`): there a browser reports the draw.
+#: Off for runs without one (``AppTest``).
+CHART_FIRST = False
+#: Session flag: the browser has drawn a chart of this session (it said so).
+CHART_DRAWN_KEY = "_flda_chart_drawn"
+#: Session flag: a run stopped after its first chart and owes the rest of its page.
+REST_OWED_KEY = "_flda_rest_owed"
+
+
+def _note_chart_drawn():
+    st.session_state[CHART_DRAWN_KEY] = True
+
+
+def _in_fragment_run():
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
+def _rest_follows_first_chart():
+    """In a browser tab that has drawn no chart yet, the run stops after its first chart.
+
+    A first visit's time to the first chart is mostly the browser's: it renders the
+    whole page and loads the code of every kind of element on it before it mounts the
+    chart, then loads and evaluates plotly.js.  Sent alone, the chart was drawn
+    0.45-0.9 s sooner (every page but Home, warm server, median of 6 fresh tabs).  The
+    chart's element reports the draw (:func:`ui_chart.plotly_chart`), which reruns
+    the page in full; after that no run of the session stops early.
+    """
+    return CHART_FIRST and not st.session_state.get(CHART_DRAWN_KEY, False)
+
+
+def finish_owed_page():
+    """Rerun the whole page if the first chart's report reran only its fragment.
+
+    The report reruns what the chart belongs to: a chart inside an ``st.fragment``
+    gets a fragment run, which would leave out the rest of the page that the first
+    run held back.  Full runs just clear the flag (:func:`explorer.ui.guard.run_page`).
+    """
+    if st.session_state.pop(REST_OWED_KEY, False) and _in_fragment_run():
+        st.rerun(scope="app")
+
+
+def show_chart(fig, key, what, caption=None):
+    """Draw a plotly figure the way every page does, then its caption.
+
+    The chart is :func:`ui_chart.plotly_chart`: it stays in the page across reruns
+    and is redrawn in place, once, when the figure changes.  The camera button saves
+    a slide-sized PNG (or SVG) named after ``what``
+    (:func:`explorer.figures.export.chart_config`); in presentation mode the
+    figure gets projector typography (:func:`~explorer.figures.export.presentation_style`);
+    the caption ends with a one-sentence text alternative of the chart
+    (:func:`~explorer.figures.export.alt_text`).
+
+    The first chart of a browser tab ends its run (``st.stop``): the rest of the page
+    comes with the run that the browser asks for once it has drawn the chart
+    (:func:`_rest_follows_first_chart`).
+    """
+    from explorer.figures.export import alt_text, chart_config, presentation_style
+
+    finish_owed_page()
+    if presentation_mode():
+        fig = presentation_style(fig)
+    text = alt_text(fig)
+    first = _rest_follows_first_chart()
+    ui_chart.plotly_chart(fig, key, config=chart_config(what, image_format()), description=text,
+                          report_drawn=first, on_drawn=_note_chart_drawn)
+    description = "*Chart:* " + escape_markdown(text)
+    st.caption(f"{caption}\n\n{description}" if caption else description)
+    if first:
+        st.session_state[REST_OWED_KEY] = True
+        st.stop()
+
+
+def show_equations(keys=None, title="Equations"):
+    """The equations panel: each formula under an anchor that the captions' equation
+    links (:func:`explorer.teaching.equations.equation_link`) point to, typeset ahead of time
+    (:func:`ui_equations.equation_html`; ``st.latex`` for one typeset from other LaTeX)."""
+    from explorer.teaching.equations import EQUATIONS
+
+    st.header(title, anchor="equations")
+    for eq in EQUATIONS:
+        if keys is not None and eq.key not in keys:
+            continue
+        st.subheader(eq.title, anchor=eq.anchor)
+        typeset = ui_equations.equation_html(eq)
+        if typeset is None:
+            st.latex(eq.latex)
+        else:
+            st.html(typeset)
+        st.caption(f"{eq.explanation} *{eq.reference[0].upper()}{eq.reference[1:]}.*")
+
+
+def show_paper_notes(page):
+    """An expander with the notes on the paper for ``page`` (a page file stem).
+
+    The notes are computed on request (a button), so they never delay the first
+    chart; once computed in this session they are shown at once.
+    """
+    with st.expander("Notes on the paper: where its reported numbers and its own setup "
+                     "disagree", icon=":material/rate_review:"):
+        flag = f"notes_shown_{page}"
+        if not st.session_state.get(flag):
+            st.caption("Each note reruns the paper's setting and compares the result with "
+                       "the numbers the paper prints (a few seconds).")
+            if not st.button("Compute the notes", key=f"notes_button_{page}",
+                             help="Run the paper's settings and compare with its reported "
+                                  "numbers; the result is cached for everyone."):
+                return
+            st.session_state[flag] = True
+        with st.spinner("Computing the notes on the paper…"):
+            notes = cached_paper_notes(page)
+        for note in notes:
+            st.markdown(note)

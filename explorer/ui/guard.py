@@ -1,0 +1,93 @@
+"""The one error boundary of every page: problems and exceptions shown the way a user
+should see them (:func:`show_problems`, :func:`show_error`), :func:`error_boundary`
+around every read, parse and fit, and :func:`run_page`, the last line of every page."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from explorer.error_report import describe_error
+from explorer.safe_text import escape_markdown
+from explorer.ui.charts import REST_OWED_KEY
+from explorer.ui.navigation import leave_pages_directory_mode
+from explorer.ui.serving import freeze_long_lived_objects
+
+__all__ = ["Outcome", "error_boundary", "run_page", "show_error", "show_problems"]
+
+
+def show_problems(problems, where="in the sidebar"):
+    """One ``st.error`` per problem (escaped: problems quote typed values), each saying
+    where to fix it; True if there were any."""
+    for problem in problems:
+        st.error(escape_markdown(f"{problem} Fix it {where}; nothing else was changed."),
+                 icon=":material/error:")
+    return bool(problems)
+
+
+def show_error(error, action="updating this page", headline=None):
+    """Show any exception the way a user should see it; returns its
+    :class:`explorer.error_report.UserError`.
+
+    Known problems (:class:`explorer.errors.DataValidationError`, ...) show
+    ``headline``, the problem and the fix; anything else a short friendly
+    message with an incident code (no traceback, no server path), the details
+    being logged on the server (:func:`explorer.error_report.describe_error`).
+    All text is escaped: messages quote file names, column names and values.
+    """
+    report = describe_error(error, action)
+    if report.expected:
+        head = f"**{escape_markdown(headline)}** " if headline else ""
+        st.error(f"{head}{escape_markdown(report.message)}\n\n"
+                 f"**Fix:** {escape_markdown(report.hint)}", icon=":material/error:")
+    else:
+        st.error(f"{escape_markdown(report.message)}\n\n{escape_markdown(report.hint)}",
+                 icon=":material/report:")
+    return report
+
+
+@dataclass
+class Outcome:
+    """What an :func:`error_boundary` caught: ``error`` (a ``UserError``) or None."""
+
+    error: Any = None
+
+    @property
+    def failed(self):
+        return self.error is not None
+
+
+@contextmanager
+def error_boundary(action, headline=None):
+    """The one error boundary of every page: run a read, a parse or a fit inside it.
+
+    Any exception raised in the ``with`` block is shown by :func:`show_error`
+    and swallowed; session state is not touched, so everything loaded before
+    stays, and progress bars opened inside the block are cleared by their own
+    ``finally`` (:func:`explorer.ui.widgets.progress_bar`).  Streamlit's own control flow
+    (``st.rerun``, ``st.stop``) derives from ``BaseException`` and passes
+    through.  Yields an :class:`Outcome`; check ``outcome.failed`` after the
+    block::
+
+        with guard.error_boundary("fitting the classifiers") as outcome:
+            result = run_experiment(...)
+        if outcome.failed:
+            return
+    """
+    outcome = Outcome()
+    try:
+        yield outcome
+    except Exception as error:  # noqa: BLE001 - the boundary: nothing may escape to the user
+        outcome.error = show_error(error, action, headline)
+
+
+def run_page(main, action="drawing this page"):
+    """Run a page's ``main()`` inside :func:`error_boundary` (the last line of every page)."""
+    leave_pages_directory_mode()
+    st.session_state.pop(REST_OWED_KEY, None)  # a full run draws the whole page
+    with error_boundary(action):
+        main()
+    freeze_long_lived_objects()  # this page's imports stay out of every later rerun's GC

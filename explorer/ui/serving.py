@@ -1,0 +1,297 @@
+"""The server side: the routes of the files the app serves itself, the server's start
+(:func:`server_lifespan`) and everything that keeps visitors from waiting: imports and
+first calls done in the background (:func:`warm_up_imports`), the disk stores filled
+(:func:`warm_up_stores`), long-lived objects kept out of the garbage collector
+(:func:`freeze_long_lived_objects`) and small writes sent at once (``TCP_NODELAY``,
+:func:`send_small_writes_at_once`).
+
+Nothing here holds a Streamlit cache: ``app.py`` imports this module when the server
+imports it, before Streamlit's runtime exists.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from explorer.registry import PAGES_DIR
+from explorer.ui import chart as ui_chart
+from explorer.ui import equations as ui_equations
+
+__all__ = ["HEAVY_MODULES", "STORE_WARM_UPS", "freeze_long_lived_objects", "listening_tcp_sockets",
+           "page_modules", "routes", "send_small_writes_at_once", "server_lifespan",
+           "warm_up_imports", "warm_up_stores"]
+
+# The synthetic data model and the fits (flda_core.synthetic,
+# explorer.experiments.synthetic) import scikit-learn and scipy: they are imported
+# where used, so the Home page of a fresh server does not wait for them, and
+# warm_up_imports() loads them in the background meanwhile.
+HEAVY_MODULES = ("flda_core.synthetic", "explorer.experiments.synthetic",
+                 "explorer.experiments.transfer_models", "explorer.figures.synthetic",
+                 "plotly.graph_objects")
+
+
+def routes():
+    """Starlette routes of the files this app serves itself (``st.App(routes=...)`` in
+    ``app.py``): the chart element's plotly.js bundle (:func:`ui_chart.routes`) and the
+    typeset equations (:func:`ui_equations.routes`)."""
+    return [*ui_chart.routes(), *ui_equations.routes()]
+
+
+_warm_up = {"thread": None}
+_frozen = {"modules": 0}
+
+
+def freeze_long_lived_objects():
+    """Keep what imports created out of the cyclic garbage collector's way (``gc.freeze``).
+
+    Streamlit runs a full ``gc.collect(2)`` after every script run (its
+    ``runner.postScriptGC``), and a full collection walks every tracked object.
+    With scikit-learn, scipy, pandas and plotly loaded that is about 180,000
+    objects and 90 ms (measured on the 2-core machine), holding the GIL on the
+    path from a slider move to the repainted figure.  Modules, classes and
+    functions live as long as the server, so once something new was imported
+    they are collected once and frozen: later collections walk only what page
+    runs create.  Called at the end of every page run and after the warm-up
+    imports; does nothing unless the set of imported modules grew.
+
+    Returns
+    -------
+    bool
+        Whether it froze (new modules were imported since the last call).
+    """
+    import gc
+    import sys
+
+    n_modules = len(sys.modules)
+    if n_modules == _frozen["modules"]:
+        return False
+    _frozen["modules"] = n_modules
+    gc.collect()
+    gc.freeze()
+    return True
+
+
+#: ``from flda_core.x import a, b`` / ``from explorer.x import (a,\n b)`` and
+#: ``import flda_core.x`` anywhere in a page (read as text: :mod:`ast` is not safe to
+#: run in a thread while another parses, as Streamlit does with every page it runs).
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+((?:flda_core|explorer)[\w.]*)[ \t]+import[ \t]+"
+                          r"(\([^)]*\)|[^\n#]*)", re.M)
+_PLAIN_IMPORT = re.compile(r"^[ \t]*import[ \t]+((?:flda_core|explorer)[\w.]*)", re.M)
+
+
+def page_modules(pages_dir=PAGES_DIR):
+    """The ``flda_core`` and ``explorer`` modules the pages import, anywhere in their source
+    (``from explorer.experiments import digits`` counts the submodule).  The warm-up
+    loads them: a fresh server's first Digits or Real data visit imported for 0.2 s."""
+    from importlib.util import find_spec
+
+    names = set()
+    for path in sorted(Path(pages_dir).glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        for module, imported in _FROM_IMPORT.findall(source):
+            names.add(module)
+            for part in imported.strip("()").replace("\\", " ").split(","):
+                if part.split():
+                    names.add(f"{module}.{part.split()[0]}")
+        names.update(_PLAIN_IMPORT.findall(source))
+    return tuple(sorted(name for name in names if _is_module(name, find_spec)))
+
+
+def _is_module(name, find_spec):
+    try:
+        return find_spec(name) is not None
+    except ImportError:  # "explorer.figures.style.CLASS_COLORS": a name, not a module
+        return False
+
+
+def _first_calls():
+    """What the first visitor's run would pay on first use, done by the warm-up: one
+    tiny fit per loss (scipy's optimiser and threadpoolctl's scan of the loaded
+    libraries, 0.08 s), and plotly's figure classes and the compressed bundle
+    (:func:`ui_chart.warm_up`)."""
+    import numpy as np
+
+    from flda_core.classifier import FLDAClassifier
+
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0], [0.0, 0.0]])
+    for loss in ("quadratic", "logistic"):
+        FLDAClassifier(loss=loss).fit(X, [0, 1, 1, 0], X_target=X)
+    ui_chart.warm_up()
+
+
+def warm_up_imports(modules=HEAVY_MODULES):
+    """Import ``modules`` and the pages' modules in a background thread, once per server
+    process, then make the first calls (:func:`_first_calls`).
+
+    The server calls this when it starts (``app.py``'s ``st.App`` lifespan, see
+    :func:`server_lifespan`), and ``app.py`` on every run, for servers started
+    another way; only the first call starts the thread.  A page that needs a module
+    the thread is still importing waits for it (Python's import lock), so nothing
+    is imported twice.  Then :func:`freeze_long_lived_objects`.  A failed import is
+    left for the page to report.
+    """
+    import importlib
+    import threading
+
+    def run():
+        import inspect
+
+        for name in (*modules, *page_modules()):
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - the page importing it shows the error
+                return
+        try:
+            _first_calls()
+        except Exception:  # noqa: BLE001 - a page making the same call reports it
+            pass
+        # Streamlit looks up the module of a caller's frame (inspect.getmodule), whose
+        # first call resolves the file of every loaded module: 0.1 s, paid here rather
+        # than by the first visitor's first element.
+        inspect.getmodule(inspect.currentframe())
+        freeze_long_lived_objects()
+
+    if _warm_up["thread"] is None:
+        _warm_up["thread"] = threading.Thread(target=run, name="flda-warm-up", daemon=True)
+        _warm_up["thread"].start()
+    return _warm_up["thread"]
+
+
+def listening_tcp_sockets():
+    """This process's listening TCP sockets, each a duplicate of its descriptor (close
+    them after use); none where the process's descriptors cannot be listed."""
+    import os
+    import socket
+    import stat
+
+    fd_dir = next((d for d in ("/proc/self/fd", "/dev/fd") if os.path.isdir(d)), None)
+    if fd_dir is None:
+        return []
+    found = []
+    for name in os.listdir(fd_dir):
+        try:
+            if not stat.S_ISSOCK(os.fstat(int(name)).st_mode):
+                continue
+            dup = os.dup(int(name))
+        except (OSError, ValueError):
+            continue  # gone meanwhile (the listing's own descriptor)
+        try:
+            sock = socket.socket(fileno=dup)
+        except OSError:
+            os.close(dup)  # a duplicate left open would keep a pipe or socket alive
+            continue
+        try:
+            listening = (sock.type == socket.SOCK_STREAM
+                         and sock.family in (socket.AF_INET, socket.AF_INET6)
+                         and sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN))
+        except OSError:
+            listening = False
+        if listening:
+            found.append(sock)
+        else:
+            sock.close()
+    return found
+
+
+def send_small_writes_at_once():
+    """Switch off Nagle's algorithm (``TCP_NODELAY``) for every connection the server
+    accepts from now on; returns how many listening sockets were changed.
+
+    Streamlit 1.67 binds its listening socket itself (``socket.socket(family)``, whose
+    ``proto`` is 0), and asyncio sets ``TCP_NODELAY`` only on sockets whose ``proto``
+    is ``IPPROTO_TCP``: so the server's connections kept Nagle's algorithm.  A response
+    written as headers, then body waited for the browser's delayed ACK of the headers,
+    about 40 ms for every request after a connection's first (the browser fetches some
+    130 script files per page over six connections); small WebSocket messages sent
+    one after another can wait the same way.  Linux (``tests/app/test_server_sockets.py``)
+    and the BSDs give an accepted socket the listening socket's ``TCP_NODELAY``.
+    """
+    import socket
+
+    changed = 0
+    for sock in listening_tcp_sockets():
+        with sock:
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                changed += 1
+            except OSError:
+                pass
+    return changed
+
+
+@asynccontextmanager
+async def server_lifespan(app):
+    """``st.App`` lifespan: the scientific libraries are loaded before the first visitor.
+
+    ``streamlit run app.py`` serves ``app.py``'s ``st.App``; its start-up awaits
+    :func:`warm_up_imports` (scikit-learn, scipy, plotly: 1.3 s on the 2-core
+    machine, otherwise paid by the first visitor of every page), so the server
+    reports healthy once a page can be drawn without importing anything.
+    """
+    import asyncio
+    import threading
+    import time
+
+    from streamlit.runtime.pages_manager import PagesManager
+
+    from explorer.ui import (
+        charts,  # holds Streamlit caches: imported once the runtime exists
+    )
+
+    # What st.navigation does on its first call, done before the first visitor: without
+    # it the first request of a fresh server runs a deep-linked page alone as a legacy
+    # "pages/ directory" page, then again through app.py
+    # (see explorer.ui.navigation.leave_pages_directory_mode).
+    PagesManager.uses_pages_directory = False
+    send_small_writes_at_once()
+    charts.CHART_FIRST = True  # browsers will report their first chart (charts.show_chart)
+    start = time.perf_counter()
+    await asyncio.to_thread(warm_up_imports().join)
+    print(f"  FLDA explorer: scientific libraries loaded in {time.perf_counter() - start:.1f} s; "
+          "every page is ready.", flush=True)
+    threading.Thread(target=warm_up_stores, name="flda-store-warm-up", daemon=True).start()
+    yield
+
+
+#: The pages' disk stores a server fills at start, in this order: (environment
+#: variable, module, function).  Set a variable to "0" to keep a server from filling
+#: that store (the tests do).
+STORE_WARM_UPS = (
+    ("FLDA_DIGITS_WARM_UP", "explorer.experiments.digits", "precompute"),
+    ("FLDA_REAL_DATA_WARM_UP", "explorer.experiments.missing_data", "precompute"),
+)
+
+
+def warm_up_stores(warm_ups=STORE_WARM_UPS):
+    """Fill the pages' disk stores for their default settings (server start, background).
+
+    With the stores filled (``FLDA_CACHE_DIR``) this reads small JSON files (10 for
+    Handwritten digits, 72 for Real data); on a new installation or after an upgrade
+    it fits them once (the digits' Table 4 in about 6 s of one core, Real data's
+    Table 3 in 16-30 s), at the lowest CPU priority so that visitors' pages come
+    first.  A page asking for a fit the warm-up is computing waits for it and reads
+    it (``explorer.experiments.result_store``).  A failure is left for the page,
+    which fits what is missing and says why.
+    """
+    import importlib
+    import os
+    import threading
+
+    wanted = [(module, function) for env, module, function in warm_ups
+              if os.environ.get(env, "1") != "0"]
+    if not wanted:
+        return
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)  # this thread only
+    except (AttributeError, OSError):
+        pass
+    for module, function in wanted:
+        try:
+            getattr(importlib.import_module(module), function)()
+        except Exception:  # noqa: BLE001 - the page reports its own failures
+            import logging
+
+            logging.getLogger("flda").warning("Warm-up %s.%s failed", module, function,
+                                              exc_info=True)

@@ -1,0 +1,144 @@
+"""Session and URL state shared by every page: settings mirrored in the URL, the seed,
+presentation mode.
+
+Conventions every page follows
+------------------------------
+* Widget keys that should survive switching pages contain a dot and start with
+  the page's prefix, e.g. ``"syn.n_source"``.  ``app.py`` calls
+  :func:`keep_widget_state` on every run so Streamlit does not drop them when
+  their page is not shown.  Keys of file uploaders and buttons must *not*
+  contain a dot (Streamlit forbids setting their state).
+* A page's settings are mirrored in the URL query string so a configuration
+  can be shared: call :func:`restore_from_url` with the page's
+  :class:`Setting` list before drawing widgets and :func:`write_to_url` after.
+* ``?present=1`` in the URL switches on presentation mode: pages hide their
+  controls and show clean figures for a lecture.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import streamlit as st
+
+from explorer.presentation import PRESENT_PARAM
+from explorer.safe_text import escape_markdown
+from explorer.url_state import validate_url_value
+
+__all__ = ["PRESENT_KEY", "SEED_KEY", "Setting", "apply_values", "get_seed",
+           "keep_presentation_in_url", "keep_widget_state", "presentation_mode", "restore_from_url",
+           "write_to_url"]
+
+SEED_KEY = "shared.seed"
+#: Session flag of presentation mode (it outlives the query string; see presentation_mode).
+PRESENT_KEY = "shared.present"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A widget value that lives in ``st.session_state[key]`` and in the URL.
+
+    ``options`` (for selects/radios) or ``lo``/``hi`` (for numbers and sliders)
+    bound what a URL may set; anything else in the URL (including ``NaN`` and
+    ``Infinity``) is ignored with a note, never raised
+    (:func:`explorer.url_state.validate_url_value`).
+    """
+
+    key: str
+    default: Any
+    options: Sequence[Any] | None = None
+    lo: float | None = None
+    hi: float | None = None
+
+    @property
+    def url_name(self):
+        return self.key.split(".", 1)[-1] if "." in self.key else self.key
+
+
+#: Keyboard focus ring (WCAG 2.4.7 / 2.4.11). Streamlit 1.67 draws no focus indicator on
+
+
+def get_seed():
+    """The random seed chosen in the sidebar (shared by every page)."""
+    return int(st.session_state.get(SEED_KEY, 0))
+
+
+def presentation_mode():
+    """True in presentation mode: pages hide their sidebar controls.
+
+    ``?present=1`` switches it on and ``?present=0`` off; the mode is remembered
+    in the session, because Streamlit's navigation drops the query string when
+    the viewer switches pages (:func:`keep_presentation_in_url` writes it back).
+    """
+    raw = st.query_params.get(PRESENT_PARAM)
+    if raw is not None:
+        st.session_state[PRESENT_KEY] = str(raw).lower() in ("1", "true", "yes")
+    return bool(st.session_state.get(PRESENT_KEY, False))
+
+
+def keep_presentation_in_url():
+    """Put ``?present=1`` back into the URL after a page switch, so a copied or reloaded
+    link stays in presentation mode (called by ``app.py`` on every run)."""
+    if presentation_mode() and st.query_params.get(PRESENT_PARAM) != "1":
+        st.query_params[PRESENT_PARAM] = "1"
+
+
+def keep_widget_state():
+    """Stop Streamlit from deleting widget state of pages that are not shown.
+
+    Streamlit removes a widget's value at the end of a run in which the widget
+    was not drawn; re-assigning it marks it as user state.  Applies to every
+    key containing a dot (see the module conventions).
+    """
+    for key in list(st.session_state.keys()):
+        if isinstance(key, str) and "." in key:
+            st.session_state[key] = st.session_state[key]
+
+
+def restore_from_url(settings):
+    """Initialise missing session values from the URL, else from the defaults.
+
+    Values already in the session (the user moved a widget) win over the URL.
+    A URL value that is not valid for its setting (not finite, out of range,
+    not an option, wrong type) is ignored: the default is used and an
+    ``st.info`` names the parameter and says why.
+    """
+    notes = []
+    for setting in settings:
+        if setting.key in st.session_state:
+            continue
+        outcome = validate_url_value(setting.url_name, st.query_params.get(setting.url_name),
+                                     setting.default, setting.options, setting.lo, setting.hi)
+        st.session_state[setting.key] = outcome.value
+        if outcome.note:
+            notes.append(outcome.note)
+    for note in notes:
+        st.info(escape_markdown(note), icon=":material/link_off:")
+
+
+def write_to_url(settings):
+    """Mirror the current values of ``settings`` into the URL query string.
+
+    All changed values go in one update: the browser handles every query-string
+    message of a run on its own (a history entry and a re-render each; a page's
+    first visit wrote about ten of them, 0.1-0.3 s of the browser's time).
+    """
+    changed = {}
+    for setting in settings:
+        if setting.key not in st.session_state:
+            continue
+        value = st.session_state[setting.key]
+        encoded = value if isinstance(value, str) else json.dumps(
+            list(value) if isinstance(value, tuple) else value)
+        if st.query_params.get(setting.url_name) != encoded:
+            changed[setting.url_name] = encoded
+    if changed:
+        st.query_params.update(changed)
+
+
+def apply_values(values):
+    """Set several session values at once (use as an ``on_click`` callback for presets)."""
+    for key, value in values.items():
+        st.session_state[key] = value

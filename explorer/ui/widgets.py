@@ -1,0 +1,176 @@
+"""Controls several pages share: the keyboard focus style, the transfer-model choice,
+the chart download format, presentation mode's row of live controls, the progress bar
+of long work and the slot for notes that come and go."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import streamlit as st
+
+from explorer.presentation import HAS_PRESETS, PRESENTATION_CONTROLS, PRESENTATION_LABELS
+from explorer.ui.state import SEED_KEY, Setting, apply_values, presentation_mode
+
+__all__ = ["FOCUS_COLOR", "FOCUS_CSS", "IMAGE_FORMAT_KEY", "TRANSFER_OPTIONS",
+           "draw_image_format_choice", "image_format", "presentation_row", "progress_bar",
+           "show_focus_style", "stable_slot", "transfer_control", "transfer_help",
+           "transfer_setting"]
+
+IMAGE_FORMAT_KEY = "shared.image_format"
+
+
+#: Keyboard focus ring (WCAG 2.4.7 / 2.4.11). Streamlit 1.67 draws no focus indicator on
+#: sidebar page links, radios, checkboxes, text/number inputs and selectboxes, and only a
+#: half-transparent ring (about 2.4:1 on white) on buttons. One colour serves both themes
+#: (and a theme picked in the Settings menu, which CSS cannot see): #1E7BD6 has at least
+#: 3:1 contrast against the light (#ffffff, sidebar #f0f2f6) and the dark (#171614,
+#: sidebar #262730) backgrounds and is neither a classifier-family nor a class colour.
+FOCUS_COLOR = "#1E7BD6"
+FOCUS_CSS = f"""<style>
+a:focus-visible, button:focus-visible, [role="slider"]:focus-visible,
+[data-testid="stSidebarNavLink"]:focus-visible, summary:focus-visible,
+label:has(> input[type="radio"]:focus-visible),
+label:has(> input[type="checkbox"]:focus-visible),
+[data-testid="stRadio"] label:has(input:focus-visible),
+[data-testid="stCheckbox"] label:has(input:focus-visible),
+[data-testid="stNumberInputContainer"]:has(input:focus-visible),
+[data-testid="stTextInputRootElement"]:has(input:focus-visible),
+[data-testid="stTextAreaRootElement"]:has(textarea:focus-visible),
+[data-testid="stSelectbox"] div:has(> input:focus-visible),
+[data-testid="stMultiSelect"] div:has(> input:focus-visible),
+div:has(> div > input[type="range"]:focus-visible) {{
+  outline: 3px solid {FOCUS_COLOR} !important;
+  outline-offset: 2px !important;
+}}
+</style>"""
+
+
+def show_focus_style():
+    """Inject :data:`FOCUS_CSS` (a constant, never user data); ``app.py`` calls it once per run."""
+    st.html(FOCUS_CSS)
+
+
+# --- The transfer model FLDA uses (issue 15), one control on every page that fits FLDA.
+
+#: Every transfer model of :mod:`flda_core.transfer_models`, dropout (the paper's) first
+#: (``tests/app/test_lazy_imports.py`` checks it equals ``tuple(TRANSFER_MODELS)``; spelled out
+#: so that importing this module does not load scikit-learn, see
+#: ``explorer.ui.serving.HEAVY_MODULES``).
+TRANSFER_OPTIONS = ("dropout", "imputation", "two-sided", "rate")
+
+
+def transfer_setting(prefix, options=TRANSFER_OPTIONS):
+    """The URL-mirrored setting ``"<prefix>.transfer"`` (``?transfer=two-sided``)."""
+    return Setting(f"{prefix}.transfer", "dropout", options=tuple(options))
+
+
+def transfer_help(options=TRANSFER_OPTIONS, note=""):
+    """Help text listing the one-line explanation of every model in ``options``."""
+    from flda_core.transfer_models import TRANSFER_MODELS
+
+    lines = "\n".join(f"- **{name}**: {TRANSFER_MODELS[name]}" for name in options)
+    return ("How FLDA models the change from source to target; its parameters are "
+            "estimated from the unlabelled target data (dropout is the paper's model, "
+            "section 3.3.1; the others go beyond the paper).\n\n" + lines
+            + (f"\n\n{note}" if note else ""))
+
+
+def transfer_control(prefix, options=TRANSFER_OPTIONS, note="", container=None):
+    """The "Transfer model" select box; returns the chosen model name."""
+    return (container or st).selectbox(
+        "Transfer model", tuple(options), key=f"{prefix}.transfer",
+        help=transfer_help(options, note))
+
+
+
+def image_format():
+    """The download format of every chart's camera button (sidebar choice, PNG by default)."""
+    from explorer.figures.export import IMAGE_FORMATS
+
+    value = st.session_state.get(IMAGE_FORMAT_KEY, "png")
+    return value if value in IMAGE_FORMATS else "png"
+
+
+def draw_image_format_choice():
+    """The one PNG/SVG choice for every chart's download (drawn in the sidebar by ``app.py``)."""
+    from explorer.figures.export import IMAGE_FORMATS
+
+    st.radio("Chart download format", IMAGE_FORMATS, key=IMAGE_FORMAT_KEY, horizontal=True,
+             format_func=str.upper,
+             help="What the camera button above each chart saves: PNG at twice the size of "
+                  "a 1600 × 900 slide, or SVG (vector, for print). The whole legend is "
+                  "always included and the file is named after what the chart shows.")
+
+
+#: Whether a page's first chart is drawn before the rest of the page is sent
+
+def _copy_from_widget(key, widget_key):
+    st.session_state[key] = st.session_state[widget_key]
+
+
+def _draw_live_control(setting, widget_key):
+    """One compact control for ``setting`` (its type and bounds choose the widget)."""
+    label = PRESENTATION_LABELS.get(setting.url_name, setting.url_name)
+    common = dict(key=widget_key, on_change=_copy_from_widget, args=(setting.key, widget_key),
+                  help=f"The page's “{label}” setting (the sidebar has all of them).")
+    if setting.options is not None and isinstance(setting.default, (list, tuple)):
+        st.multiselect(label, setting.options, format_func=lambda v: f"{v:+g}", **common)
+    elif setting.options is not None:
+        st.selectbox(label, setting.options, **common)
+    elif isinstance(setting.default, bool):
+        st.toggle(label, **common)
+    elif isinstance(setting.default, (int, float)):
+        st.number_input(label, min_value=setting.lo, max_value=setting.hi,
+                        step=1 if isinstance(setting.default, int) else 0.05, **common)
+    else:
+        st.text_input(label, **common)
+
+
+def presentation_row(page, settings, presets=None):
+    """In presentation mode, the page's live controls (:data:`PRESENTATION_CONTROLS`) and
+    its paper presets (``{label: values}``, pages in :data:`HAS_PRESETS`) in one compact
+    row above the figures; nothing otherwise.  Each control writes to the page's own key,
+    so the sidebar, the URL and the figures stay in step."""
+    from explorer.figures.export import export_filename
+
+    if not presentation_mode() or page not in PRESENTATION_CONTROLS:
+        return
+    by_key = {s.key: s for s in settings}
+    by_key[SEED_KEY] = Setting(SEED_KEY, 0, lo=0, hi=2**31 - 1)
+    keys = [k for k in PRESENTATION_CONTROLS[page] if k in by_key]
+    shown_presets = presets if presets and page in HAS_PRESETS else {}
+    columns = st.columns([3] * len(keys) + [2] * len(shown_presets), vertical_alignment="bottom")
+    for column, key in zip(columns, keys):
+        widget_key = "present_ctl_" + key.replace(".", "_")
+        if key in st.session_state:
+            st.session_state[widget_key] = st.session_state[key]
+        with column:
+            _draw_live_control(by_key[key], widget_key)
+    for column, (label, values) in zip(columns[len(keys):], shown_presets.items()):
+        column.button(label, on_click=apply_values, args=(values,), width="stretch",
+                      key="present_preset_" + export_filename(label),
+                      help=f"Load the paper's setting: {label}.")
+
+
+
+def stable_slot():
+    """A container for elements a page shows only sometimes (a note, a warning).
+
+    Streamlit identifies elements by their place in the page: a note that comes and
+    goes shifts every element after it, and the browser rebuilds those (data grids
+    and charts: 0.3-0.5 s on the first θ change away from a paper preset).  Inside
+    this container the note changes nothing after it.
+    """
+    return st.container()
+
+
+@contextmanager
+def progress_bar(text):
+    """A progress bar for the duration of a ``with`` block; yields the callable
+    ``progress(fraction, text)`` every ``flda_core`` experiment accepts
+    (:mod:`explorer.experiments.progress`).  The bar disappears afterwards."""
+    bar = st.progress(0.0, text=text)
+    try:
+        yield lambda fraction, message: bar.progress(min(1.0, max(0.0, fraction)), text=message)
+    finally:
+        bar.empty()
