@@ -16,7 +16,8 @@ from sklearn.utils.validation import (_check_sample_weight, check_array, check_i
 from scipy.special import expit
 
 from flda_core import dask_support
-from flda_core.solvers import QUADRATIC_SOLVERS, solve_logistic, solve_quadratic
+from flda_core.solvers import (QUADRATIC_SOLVERS, quadratic_targets, solve_logistic,
+                               solve_quadratic)
 from flda_core.transfer import check_theta, dropout_variance_factor, estimate_dropout, nonzero_rate
 from flda_core.transfer_models import (MAX_DENSE_ENTRIES, TRANSFER_MODELS, DropoutTransfer,
                               check_model_params, make_transfer_model)
@@ -312,7 +313,7 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         n_out = 1 if n_classes == 2 else n_classes
         init = self._warm_start_init(n_out, n_features, active)
         if self.loss == "quadratic":
-            T = self._codes(y_index, n_classes)
+            T = quadratic_targets(y_index, n_classes)
             W, b, self.solver_, self.n_iter_ = solve_quadratic(
                 X_active, T, c, self.l2, self.solver, tol=self.tol, max_iter=self.max_iter,
                 init=None if init is None else init[0], sample_weight=sample_weight)
@@ -397,7 +398,7 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         init = self._warm_start_init(n_out, n_features, active, shift)
         if self.loss == "quadratic":
             W, b, self.solver_, self.n_iter_ = solve_quadratic(
-                X_mean, self._codes(y_index, n_classes), None, self.l2, self.solver,
+                X_mean, quadratic_targets(y_index, n_classes), None, self.l2, self.solver,
                 tol=self.tol, max_iter=self.max_iter,
                 variance_sums=model.variance_column_sums(X_active, sample_weight),
                 init=None if init is None else init[0], sample_weight=sample_weight)
@@ -422,14 +423,8 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         self.intercept_ = (np.asarray(b, dtype=np.float64) - shift @ W).reshape(n_out)
         return self
 
-    @staticmethod
-    def _codes(y_index, n_classes):
-        """``{-1, +1}`` regression targets of FLDA-Q (one column per one-vs-rest problem)."""
-        if n_classes == 2:
-            return np.where(y_index == 1, 1.0, -1.0)[:, None]
-        T = -np.ones((len(y_index), n_classes))
-        T[np.arange(len(y_index)), y_index] = 1.0
-        return T
+    #: ``{-1, +1}`` regression targets of FLDA-Q (:func:`flda_core.solvers.quadratic_targets`).
+    _codes = staticmethod(quadratic_targets)
 
     def _resolve_theta(self, X, X_target, sample_weight=None):
         n_features = X.shape[1]

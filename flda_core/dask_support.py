@@ -17,9 +17,11 @@ length ``n_features``, or an ``m x m`` Gram matrix) ever reach the caller:
   evaluation, each block evaluated by the in-memory functions of
   :mod:`flda_core.objectives`.
 
-The same solver finishing code as the in-memory estimator is used
-(:func:`flda_core.solvers.minimize_logistic`,
-:func:`flda_core.solvers.preconditioned_cg`), so a fit on a dask array equals
+The same numerics as the in-memory estimator are used -- θ̂ from
+:func:`flda_core.transfer.dropout_from_rates`, the FLDA-Q solves from
+:func:`flda_core.solvers.solve_quadratic_moments` and
+:func:`flda_core.solvers.centred_cg`, L-BFGS from
+:func:`flda_core.solvers.minimize_logistic` -- so a fit on a dask array equals
 the in-memory fit on the same data up to the rounding of the block sums.
 
 Reductions run on whatever Dask scheduler is active (the threaded default,
@@ -46,9 +48,10 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from flda_core.objectives import (dropout_variances, logistic_binary_objective,
                          logistic_multinomial_objective)
-from flda_core.solvers import (MAX_DUAL_SAMPLES, _dropout_scale, _solve_psd, choose_quadratic_solver,
-                      minimize_logistic, preconditioned_cg, solve_quadratic)
-from flda_core.transfer import check_theta, dropout_variance_factor
+from flda_core.solvers import (MAX_DUAL_SAMPLES, _centre, _column_sum_squares, _dropout_scale,
+                               centred_cg, choose_quadratic_solver, minimize_logistic,
+                               quadratic_targets, solve_quadratic, solve_quadratic_moments)
+from flda_core.transfer import check_theta, dropout_from_rates, dropout_variance_factor
 
 __all__ = [
     "is_dask_collection",
@@ -173,15 +176,6 @@ def _count_block(block, zero_tol):
     return out
 
 
-def _targets(y_index, n_classes):
-    """``{-1, +1}`` codes of FLDA-Q: one column for two classes, one-vs-rest otherwise."""
-    if n_classes == 2:
-        return np.where(y_index == 1, 1.0, -1.0)[:, None]
-    T = -np.ones((len(y_index), n_classes))
-    T[np.arange(len(y_index)), y_index] = 1.0
-    return T
-
-
 def _moment_block(block, y_index, n_classes, zero_tol, columns, gram):
     """Counts, class counts and the FLDA-Q moments of one block.
 
@@ -192,12 +186,11 @@ def _moment_block(block, y_index, n_classes, zero_tol, columns, gram):
     out = _count_block(X, zero_tol)
     y_index = np.asarray(y_index, dtype=np.intp)
     out["class_counts"] = np.bincount(y_index, minlength=n_classes)
-    T = _targets(y_index, n_classes)
+    T = quadratic_targets(y_index, n_classes)
     Xa = _select(X, columns)
     out["sum_t"] = T.sum(axis=0)
     out["sum_x"] = np.asarray(Xa.sum(axis=0)).ravel()
-    out["sum_x2"] = (np.asarray(Xa.multiply(Xa).sum(axis=0)).ravel() if sp.issparse(Xa)
-                     else np.einsum("ij,ij->j", Xa, Xa))
+    out["sum_x2"] = _column_sum_squares(Xa)
     out["xt_t"] = np.asarray(Xa.T @ T)
     if gram:
         G = Xa.T @ Xa
@@ -253,16 +246,11 @@ def _logistic_block(block, y_index, n_classes, c, W, b):
 # --------------------------------------------------------------------------
 
 def _theta_from_counts(n_source, nnz_source, n_target, nnz_target):
-    """θ̂_d = max(0, 1 − ζ̂_d / η̂_d), 0 where the source never has feature d
-    (the edge cases of :func:`flda_core.transfer.estimate_dropout`)."""
+    """θ̂ from summed counts: the rates η̂, ζ̂ through
+    :func:`flda_core.transfer.dropout_from_rates` (same edge cases)."""
     if n_source == 0 or n_target == 0:
         raise ValueError("Cannot estimate non-zero rates from zero samples.")
-    eta = nnz_source / n_source
-    zeta = nnz_target / n_target
-    theta = np.zeros_like(eta, dtype=np.float64)
-    present = eta > 0
-    theta[present] = np.maximum(0.0, 1.0 - zeta[present] / eta[present])
-    return theta
+    return dropout_from_rates(nnz_source / n_source, nnz_target / n_target)
 
 
 def nonzero_counts(X, zero_tol=0.0):
@@ -328,19 +316,6 @@ def _class_indices(y, n_rows):
     if y.shape[0] != n_rows:
         raise ValueError(f"X has {n_rows} rows but y has {y.shape[0]} labels.")
     return classes, y_index
-
-
-def _solve_gram(G, sum_x, sum_x2, xt_t, sum_t, n, c, l2):
-    """FLDA-Q from its moments: eq. (11) with the intercept eliminated.
-
-    The same centred system as :func:`flda_core.solvers.solve_quadratic`:
-    ``(XᵀX − n μμᵀ + diag(c·Σx² + n·l2)) W = XᵀT − n μ t̄ᵀ``, ``b = t̄ − μᵀW``.
-    """
-    mu, t_mean = sum_x / n, sum_t / n
-    G = G - n * np.outer(mu, mu)
-    G[np.diag_indices_from(G)] += c * sum_x2 + n * l2
-    W = _solve_psd(G, xt_t - np.outer(mu, n * t_mean))
-    return W, t_mean - mu @ W
 
 
 def _check_dropout_only(estimator, what):
@@ -412,23 +387,21 @@ def fit(estimator, X, y, X_target=None):
             solver = choose_quadratic_solver(n, len(c), penalty)
         if solver == "cholesky":
             (G,), = _compute(_map_reduce(_gram_block, X_blocks, args=(columns,)))
-            W, b = _solve_gram(G, sum_x, sum_x2, xt_t, sum_t, n, c, estimator.l2)
+            W, b = solve_quadratic_moments(G, sum_x, xt_t, sum_t, n, c * sum_x2, estimator.l2)
             n_iter = 1
         elif solver == "cg":
-            mu = sum_x / n
+            mu, t_mean, rhs = _centre(sum_x, xt_t, sum_t, n)
             v_full = np.zeros(n_features)
 
-            def matvec(v):
-                v = np.ravel(v)
+            def product(v, mu_v):
                 v_full[active] = v
                 (Xtu, sum_u), = _compute(_map_reduce(
-                    _centred_product_block, X_blocks, args=(v_full, float(mu @ v))))
-                return Xtu[active] - mu * sum_u + penalty * v
+                    _centred_product_block, X_blocks, args=(v_full, float(mu_v))))
+                return Xtu[active], sum_u
 
-            W, n_iter = preconditioned_cg(matvec, sum_x2 - n * mu ** 2 + penalty,
-                                          xt_t - np.outer(mu, sum_t), estimator.tol,
-                                          estimator.max_iter)
-            b = sum_t / n - mu @ W
+            W, n_iter = centred_cg(product, mu, sum_x2, n, penalty, rhs, estimator.tol,
+                                   estimator.max_iter)
+            b = t_mean - mu @ W
         else:  # woodbury: an n x n system, so the (few) rows fit in memory
             if n > MAX_DUAL_SAMPLES:
                 raise ValueError(
@@ -437,7 +410,7 @@ def fit(estimator, X, y, X_target=None):
             blocks = [_as_block(block) for block in _compute(*X_blocks)]
             X_active = _select(sp.vstack(blocks, format="csr") if sp.issparse(blocks[0])
                                else np.vstack(blocks), columns)
-            T = _targets(np.concatenate(_compute(*y_blocks)), n_classes)
+            T = quadratic_targets(np.concatenate(_compute(*y_blocks)), n_classes)
             W, b, solver, n_iter = solve_quadratic(X_active, T, c, estimator.l2, "woodbury")
         estimator.solver_ = solver
     else:
@@ -576,9 +549,10 @@ def partial_fit_quadratic(estimator, X, y, classes=None, X_target=None):
                                    state["target"]["n"], state["target"]["nnz_tol"])
     active = (theta < 1.0) & (source["nnz"] > 0)
     c = dropout_variance_factor(theta[active])
-    W, b = _solve_gram(source["gram"][np.ix_(active, active)], source["sum_x"][active],
-                       source["sum_x2"][active], source["xt_t"][active], source["sum_t"],
-                       source["n"], c, estimator.l2)
+    W, b = solve_quadratic_moments(source["gram"][np.ix_(active, active)],
+                                   source["sum_x"][active], source["xt_t"][active],
+                                   source["sum_t"], source["n"], c * source["sum_x2"][active],
+                                   estimator.l2)
     estimator.solver_ = "cholesky"
     _store(estimator, classes, theta, active, W, b, 1)
     state["coef"] = estimator.coef_

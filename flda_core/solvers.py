@@ -42,10 +42,11 @@ from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import ThreadpoolController
 
-from flda_core.objectives import (dropout_variances, logistic_binary_objective,
-                         logistic_multinomial_objective)
+from flda_core.objectives import (_scale_rows, dropout_variances, logistic_binary_objective,
+                                  logistic_multinomial_objective)
 
-__all__ = ["solve_quadratic", "solve_logistic", "minimize_logistic", "preconditioned_cg",
+__all__ = ["solve_quadratic", "solve_quadratic_moments", "solve_psd_min_norm", "centred_cg",
+           "quadratic_targets", "solve_logistic", "minimize_logistic", "preconditioned_cg",
            "QUADRATIC_SOLVERS"]
 
 QUADRATIC_SOLVERS = ("auto", "cholesky", "woodbury", "cg")
@@ -63,14 +64,6 @@ def _column_sum_squares(X, sample_weight=None):
     if sp.issparse(X):
         return np.asarray(X.multiply(X).sum(axis=0)).ravel()
     return np.einsum("ij,ij->j", X, X)
-
-
-def _weighted_mean(X, sample_weight):
-    """Column means of ``X`` (weighted by ``sample_weight`` if given) and the weight sum."""
-    if sample_weight is None:
-        return np.asarray(X.mean(axis=0)).ravel(), X.shape[0]
-    total = float(np.sum(sample_weight))
-    return np.asarray(X.T @ sample_weight).ravel() / total, total
 
 
 def choose_quadratic_solver(n_samples, n_features, penalty):
@@ -99,6 +92,136 @@ def _solve_psd(G, rhs):
         except (la.LinAlgError, la.LinAlgWarning):
             pass
     return la.lstsq(G, rhs, cond=SINGULAR_CUTOFF)[0]
+
+
+#: Relative eigenvalue below which a matrix of a *stack* counts as singular in
+#: :func:`solve_psd_min_norm` (the batched counterpart of :data:`SINGULAR_CUTOFF`).
+MIN_NORM_RTOL = 1e-12
+
+
+def solve_psd_min_norm(A, rhs, rtol=MIN_NORM_RTOL):
+    """Minimum-norm solutions of a stack of symmetric PSD systems ``A x = rhs``.
+
+    One stacked eigen-decomposition: eigenvalues below ``rtol *`` the largest
+    of their matrix are treated as 0 (the pseudo-inverse, what
+    :func:`_solve_psd` falls back to for one singular system); for regular
+    ``A`` it is the usual solution.  Thousands of tiny systems are solved in
+    one LAPACK call instead of one Python call each.
+
+    Parameters
+    ----------
+    A : ndarray of shape (..., m, m)
+    rhs : ndarray of shape (..., m) or (..., m, k)
+
+    Returns
+    -------
+    x : ndarray shaped like ``rhs``
+    """
+    vector = rhs.ndim == A.ndim - 1
+    rhs = rhs[..., None] if vector else rhs
+    eigval, eigvec = np.linalg.eigh(A)
+    top = np.max(np.abs(eigval), axis=-1, keepdims=True)
+    keep = eigval > rtol * top
+    inv = np.where(keep, 1.0 / np.where(keep, eigval, 1.0), 0.0)
+    coeffs = np.einsum("...mj,...mk->...jk", eigvec, rhs) * inv[..., None]
+    x = np.einsum("...mj,...jk->...mk", eigvec, coeffs)
+    return x[..., 0] if vector else x
+
+
+def quadratic_targets(y_index, n_classes):
+    """``{-1, +1}`` regression targets of FLDA-Q: one column for two classes
+    (class index 1 is ``+1``), one-vs-rest columns otherwise."""
+    if n_classes == 2:
+        return np.where(y_index == 1, 1.0, -1.0)[:, None]
+    T = -np.ones((len(y_index), n_classes))
+    T[np.arange(len(y_index)), y_index] = 1.0
+    return T
+
+
+def _centre(sum_x, xt_t, sum_t, n):
+    """``mu``, ``mean(T)`` and the centred right-hand side ``X^T T - mu sum(T)^T``
+    from sums over the samples (leading axes broadcast)."""
+    n = np.asarray(n, dtype=np.float64)[..., None]
+    mu, t_mean = sum_x / n, sum_t / n
+    return mu, t_mean, xt_t - mu[..., :, None] * (n * t_mean)[..., None, :]
+
+
+def solve_quadratic_moments(gram, sum_x, xt_t, sum_t, n, variance, l2, active=None):
+    """FLDA-Q weights and intercept from sums over the samples (Eq. (11), Algorithm 1).
+
+    The direct solve of :func:`solve_quadratic`, shared by the in-memory
+    estimator, the block-wise sums of :mod:`flda_core.dask_support` and batched
+    callers (many training subsets at once).  With the intercept unpenalised
+    and eliminated, ``mu = sum_x / n`` and ``mean(T) = sum_t / n``, it solves
+    the centred system::
+
+        (gram - n mu mu^T + diag(variance + n l2)) W = xt_t - mu sum_t^T
+        b = mean(T) - mu^T W
+
+    ``variance_d`` is the summed dropout variance ``c_d sum_i x_id**2``
+    (``c = theta / (1 - theta)``, section 3.3.1), or ``sum_i Var[z_id | x_i]``
+    of a general transfer model.  Every argument may carry leading (batch)
+    axes; a single system is solved by Cholesky (minimum-norm least squares if
+    singular, :func:`_solve_psd`), a stack by :func:`solve_psd_min_norm`.
+
+    Parameters
+    ----------
+    gram : ndarray of shape (..., m, m)
+        ``sum_i w_i x_i x_i^T`` (uncentred; ``w = 1`` without weights).
+    sum_x : ndarray of shape (..., m)
+        ``sum_i w_i x_i``.
+    xt_t : ndarray of shape (..., m, k)
+        ``sum_i w_i x_i t_i^T``.
+    sum_t : ndarray of shape (..., k)
+        ``sum_i w_i t_i``.
+    n : float or ndarray of shape (...)
+        Number of samples (sum of the weights).
+    variance : ndarray of shape (..., m)
+        Dropout variance summed over the samples, per feature.
+    l2 : float or ndarray of shape (...)
+        Ridge on the mean loss (the penalty on the summed loss is ``n l2``).
+    active : ndarray of bool of shape (..., m), optional
+        Features to fit; the others get weight exactly 0 (their rows and
+        columns become the identity, so the rest is the reduced system).
+
+    Returns
+    -------
+    W : ndarray of shape (..., m, k)
+    b : ndarray of shape (..., k)
+    """
+    mu, t_mean, rhs = _centre(sum_x, xt_t, sum_t, n)
+    nn = np.asarray(n, dtype=np.float64)[..., None]
+    A = gram - nn[..., None] * (mu[..., :, None] * mu[..., None, :])
+    diag = np.arange(A.shape[-1])
+    A[..., diag, diag] += variance + nn * np.asarray(l2, dtype=np.float64)[..., None]
+    if active is not None:
+        A = np.where(active[..., :, None] & active[..., None, :], A, 0.0)
+        A[..., diag, diag] = np.where(active, A[..., diag, diag], 1.0)
+        rhs = np.where(active[..., None], rhs, 0.0)
+    if A.ndim == 2:
+        W = _solve_psd(A, rhs)
+        return W, t_mean - mu @ W
+    W = solve_psd_min_norm(A, rhs)
+    return W, t_mean - np.einsum("...m,...mk->...k", mu, W)
+
+
+def centred_cg(product, mu, sum_x2, n, penalty, rhs, tol, max_iter, init=None):
+    """Conjugate gradients on the centred FLDA-Q system from products with ``X`` only.
+
+    Solves ``(Xc^T D Xc + diag(penalty)) W = rhs`` (``Xc = X - 1 mu^T``,
+    ``D`` the sample weights) with :func:`preconditioned_cg`, shared by
+    :func:`solve_quadratic` (in memory) and :mod:`flda_core.dask_support`
+    (one map-reduce per product).  ``product(v, mu_v)`` returns
+    ``(X^T D u, sum(D u))`` with ``u = X v - mu_v``; ``sum_x2`` is
+    ``sum_i w_i x_id**2`` and ``n`` the weight sum (for the Jacobi diagonal).
+    Returns ``W`` and the iteration count.
+    """
+    def matvec(v):
+        v = np.ravel(v)
+        Xtu, sum_u = product(v, mu @ v)
+        return np.asarray(Xtu).ravel() - mu * sum_u + penalty * v
+
+    return preconditioned_cg(matvec, sum_x2 - n * mu ** 2 + penalty, rhs, tol, max_iter, init)
 
 
 def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None,
@@ -155,37 +278,40 @@ def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None,
     """
     n_rows, m = X.shape
     sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    mu, n = _weighted_mean(X, sw)
-    t_mean = T.mean(axis=0) if sw is None else (sw @ T) / n
-    if variance_sums is None:
-        penalty = c * _column_sum_squares(X, sw) + n * l2
-    else:
-        penalty = np.asarray(variance_sums, dtype=np.float64) + n * l2
-    TW = T if sw is None else T * sw[:, None]
-    rhs = np.asarray(X.T @ TW) - np.outer(mu, n * t_mean)
+    n = n_rows if sw is None else float(np.sum(sw))
+    sum_x = np.asarray(X.sum(axis=0) if sw is None else X.T @ sw).ravel()
+    sum_t = T.sum(axis=0) if sw is None else sw @ T
+    squares = _column_sum_squares(X, sw) if variance_sums is None or solver == "cg" else None
+    variance = c * squares if variance_sums is None else np.asarray(variance_sums,
+                                                                     dtype=np.float64)
+    penalty = variance + n * l2
+    xt_t = np.asarray(X.T @ (T if sw is None else T * sw[:, None]))
     if solver == "auto":
         solver = choose_quadratic_solver(n_rows, m, penalty)
+        if solver == "cg" and squares is None:
+            squares = _column_sum_squares(X, sw)
     if solver == "cholesky":
         G = X.T @ X if sw is None else X.T @ _scale_rows(X, sw)
-        G = G.toarray() if sp.issparse(G) else np.array(G)
-        G -= n * np.outer(mu, mu)
-        G[np.diag_indices_from(G)] += penalty
-        W, n_iter = _solve_psd(G, rhs), 1
-    elif solver == "woodbury":
+        G = G.toarray() if sp.issparse(G) else np.asarray(G)
+        W, b = solve_quadratic_moments(G, sum_x, xt_t, sum_t, n, variance, l2)
+        return W, b, solver, 1
+    mu, t_mean, rhs = _centre(sum_x, xt_t, sum_t, n)
+    if solver == "woodbury":
         if not np.all(penalty > 0):
             raise ValueError("The 'woodbury' solver needs l2 > 0 or theta > 0 for every "
                              "feature; use 'cholesky' or 'cg'.")
         W, n_iter = _woodbury(X, T - t_mean, mu, 1.0 / penalty, sw), 1
     elif solver == "cg":
-        W, n_iter = _conjugate_gradients(X, rhs, mu, penalty, tol, max_iter, init, sw)
+        def product(v, mu_v):
+            u = X @ v - mu_v                       # Xc v
+            if sw is not None:
+                u = u * sw                         # diag(w) Xc v
+            return X.T @ u, u.sum()
+
+        W, n_iter = centred_cg(product, mu, squares, n, penalty, rhs, tol, max_iter, init)
     else:
         raise ValueError(f"solver must be one of {QUADRATIC_SOLVERS}, got {solver!r}.")
     return W, t_mean - mu @ W, solver, n_iter
-
-
-def _scale_rows(X, s):
-    """``diag(s) X`` (CSR for sparse ``X``)."""
-    return sp.csr_matrix(sp.diags(s) @ X) if sp.issparse(X) else X * s[:, None]
 
 
 def _woodbury(X, Tc, mu, d_inv, sample_weight=None):
@@ -211,20 +337,6 @@ def _woodbury(X, Tc, mu, d_inv, sample_weight=None):
     if sample_weight is not None:
         alpha = alpha * root[:, None]
     return d_inv[:, None] * (np.asarray(X.T @ alpha) - np.outer(mu, alpha.sum(axis=0)))
-
-
-def _conjugate_gradients(X, rhs, mu, penalty, tol, max_iter, init=None, sample_weight=None):
-    n = X.shape[0] if sample_weight is None else float(np.sum(sample_weight))
-
-    def matvec(v):
-        v = np.ravel(v)
-        u = X @ v - mu @ v                     # Xc v
-        if sample_weight is not None:
-            u = u * sample_weight              # diag(w) Xc v
-        return np.asarray(X.T @ u).ravel() - mu * u.sum() + penalty * v
-
-    diagonal = _column_sum_squares(X, sample_weight) - n * mu ** 2 + penalty
-    return preconditioned_cg(matvec, diagonal, rhs, tol, max_iter, init)
 
 
 def preconditioned_cg(matvec, diagonal, rhs, tol, max_iter, init=None):

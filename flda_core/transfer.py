@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_array
 
 __all__ = [
     "nonzero_rate",
+    "dropout_from_rates",
     "estimate_dropout",
     "dropout_variance_factor",
     "apply_dropout",
@@ -104,10 +105,52 @@ def estimate_dropout(X_source, X_target, zero_tol=0.0, sample_weight=None, targe
     """
     eta = nonzero_rate(X_source, zero_tol, sample_weight)
     zeta = nonzero_rate(X_target, zero_tol, target_weight)
+    return dropout_from_rates(eta, zeta)
+
+
+def dropout_from_rates(eta, zeta):
+    """``theta_d = max(0, 1 - zeta_d / eta_d)`` from the two non-zero rates.
+
+    The one implementation of the dropout estimate (section 3.3.1, the display
+    after Eq. (9); Algorithm 1), used by :func:`estimate_dropout`, by the
+    block-wise counts of :mod:`flda_core.dask_support` and by batched callers
+    (e.g. one estimate per training subset).  Pure and vectorised: ``eta`` and
+    ``zeta`` may have any (equal) shape, the last axis being the features.
+    Only the ratio ``zeta_d / eta_d`` matters, so two non-zero *counts* over
+    samples of the same size give the same ``theta`` as their rates.
+
+    * ``eta_d = 0`` (the feature is never non-zero in the source):
+      ``theta_d = 0``, the model cannot drop what is never there;
+    * ``zeta_d = 0 < eta_d`` (never seen in the target): ``theta_d = 1``
+      exactly, so the classifier gives the feature weight 0;
+    * ``zeta_d > eta_d`` (more frequent in the target): ``theta_d = 0``,
+      dropout cannot make features appear (section 4.2.3).
+
+    Every value lies in [0, 1]: for non-negative rates ``1 - zeta/eta <= 1``
+    and the ``max`` clips below.  Rates count entries with ``|x| > zero_tol``
+    (:func:`nonzero_rate`); the estimate itself needs no tolerance.
+
+    Parameters
+    ----------
+    eta : array-like of shape (..., n_features)
+        Source non-zero rates (or counts), non-negative.
+    zeta : array-like of shape (..., n_features)
+        Target non-zero rates (or counts over as many samples), non-negative.
+
+    Returns
+    -------
+    theta : ndarray of float64, the shape of ``eta``
+    """
+    eta = np.asarray(eta, dtype=np.float64)
+    zeta = np.asarray(zeta, dtype=np.float64)
     if eta.shape != zeta.shape:
         raise ValueError(
-            f"Source has {eta.shape[0]} features but target has {zeta.shape[0]}; "
-            "both domains must share one feature space.")
+            f"Source has {eta.shape[-1] if eta.ndim else 1} features but target has "
+            f"{zeta.shape[-1] if zeta.ndim else 1}; both domains must share one feature space."
+            if eta.shape[:-1] == zeta.shape[:-1] else
+            f"eta has shape {eta.shape} but zeta has {zeta.shape}.")
+    if np.any(eta < 0) or np.any(zeta < 0):
+        raise ValueError("Non-zero rates must be non-negative.")
     theta = np.zeros_like(eta)
     present = eta > 0
     theta[present] = np.maximum(0.0, 1.0 - zeta[present] / eta[present])
@@ -133,8 +176,15 @@ def dropout_variance_factor(theta):
     ``Var[z_d | x] = theta_d / (1 - theta_d) * x_d**2`` (section 3.3.1,
     the display after Eq. (9)).  For ``theta_d = 1`` the factor is ``inf``; callers must
     treat such features explicitly (their weight is exactly zero).
+
+    Raises
+    ------
+    ValueError
+        If any ``theta`` lies outside [0, 1].
     """
     theta = np.asarray(theta, dtype=np.float64)
+    if np.any((theta < 0) | (theta > 1)):
+        raise ValueError("theta must lie in [0, 1].")
     factor = np.full_like(theta, np.inf)
     finite = theta < 1.0
     factor[finite] = theta[finite] / (1.0 - theta[finite])

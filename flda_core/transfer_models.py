@@ -68,7 +68,13 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
-from flda_core.transfer import check_theta, estimate_dropout, nonzero_rate
+from flda_core.transfer import (
+    check_theta,
+    dropout_from_rates,
+    dropout_variance_factor,
+    estimate_dropout,
+    nonzero_rate,
+)
 
 __all__ = [
     "TRANSFER_MODELS", "MAX_DENSE_ENTRIES", "TransferModel", "DropoutTransfer",
@@ -233,11 +239,7 @@ class DropoutTransfer(TransferModel):
         return self.theta < 1.0
 
     def _factor(self):
-        c = np.zeros_like(self.theta)
-        keep = self.theta < 1.0
-        c[keep] = self.theta[keep] / (1.0 - self.theta[keep])
-        c[~keep] = np.inf
-        return c
+        return dropout_variance_factor(self.theta)
 
     def mean_parts(self, X):
         return X, np.zeros(X.shape[1])
@@ -399,8 +401,7 @@ class TwoSidedTransfer(TransferModel):
     def fit(self, X_source, X_target, zero_tol=0.0, sample_weight=None, target_weight=None):
         eta = nonzero_rate(X_source, zero_tol, sample_weight)
         zeta = nonzero_rate(X_target, zero_tol, target_weight)
-        self.theta = estimate_dropout(X_source, X_target, zero_tol=zero_tol,
-                                      sample_weight=sample_weight, target_weight=target_weight)
+        self.theta = dropout_from_rates(eta, zeta)
         self.phi = np.zeros_like(eta)
         up = (zeta > eta) & (eta < 1.0)
         self.phi[up] = (zeta[up] - eta[up]) / (1.0 - eta[up])

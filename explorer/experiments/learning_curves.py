@@ -60,7 +60,9 @@ from explorer.data.numbers import parse_numbers
 from explorer.names import FAMILIES, LOSSES, classifier_name
 from explorer.experiments.progress import finish, report
 from flda_core.synthetic import PAPER_POISSON_PARAMS, PAPER_THETA, make_domains
-from flda_core.transfer import dropout_variance_factor
+from flda_core.solvers import MIN_NORM_RTOL as SINGULAR_RTOL  # noqa: F401 (re-exported)
+from flda_core.solvers import solve_psd_min_norm, solve_quadratic_moments
+from flda_core.transfer import dropout_from_rates, dropout_variance_factor
 from explorer.experiments.scoring import error_rate, lattice_error_rates
 
 __all__ = [
@@ -96,8 +98,6 @@ __all__ = [
 
 #: Validation domains: the paper's top (source) and bottom (target) panels.
 DOMAINS = ("source", "target")
-#: Relative eigenvalue below which a normal-equation matrix counts as singular.
-SINGULAR_RTOL = 1e-12
 #: Repeats processed together by :func:`quadratic_learning_errors` (memory bound).
 REPEAT_BLOCK = 25
 #: Spawn-key roots that keep the data draws and the repeat orders independent.
@@ -340,40 +340,12 @@ def estimate_dropout_prefixes(nonzero_source, nonzero_target):
     """``estimate_dropout`` on every (repeat, size) cell from non-zero counts.
 
     Both prefixes have the same size ``n``, so ``zeta / eta`` is the ratio of
-    the counts: ``theta = max(0, 1 - count_target / count_source)``, and 0
-    where the feature never occurs in the source prefix (section 3.3.1,
-    Algorithm 1; same edge cases as :func:`flda_core.transfer.estimate_dropout`).
+    the counts and :func:`flda_core.transfer.dropout_from_rates` (vectorised
+    over the leading axes) takes the counts as they are: ``theta = max(0, 1 -
+    count_target / count_source)``, 0 where the feature never occurs in the
+    source prefix (section 3.3.1, Algorithm 1).
     """
-    nonzero_source = np.asarray(nonzero_source, dtype=np.float64)
-    theta = np.zeros_like(nonzero_source)
-    present = nonzero_source > 0
-    theta[present] = np.maximum(0.0, 1.0 - nonzero_target[present] / nonzero_source[present])
-    return theta
-
-
-def solve_psd_min_norm(A, rhs, rtol=SINGULAR_RTOL):
-    """Minimum-norm solutions of a stack of symmetric PSD systems ``A x = rhs``.
-
-    Eigenvalues below ``rtol * largest eigenvalue`` are treated as 0 (the
-    pseudo-inverse), which is what :class:`FLDAClassifier`'s solver falls back
-    to (``lstsq``) when ``A`` is singular; for regular ``A`` it is the usual
-    solution.
-
-    Parameters
-    ----------
-    A : ndarray of shape (B, m, m)
-    rhs : ndarray of shape (B, m)
-
-    Returns
-    -------
-    x : ndarray of shape (B, m)
-    """
-    eigval, eigvec = np.linalg.eigh(A)
-    top = np.max(np.abs(eigval), axis=-1, keepdims=True)
-    keep = eigval > rtol * top
-    inv = np.where(keep, 1.0 / np.where(keep, eigval, 1.0), 0.0)
-    coeffs = np.einsum("bmk,bm->bk", eigvec, rhs) * inv
-    return np.einsum("bmk,bk->bm", eigvec, coeffs)
+    return dropout_from_rates(nonzero_source, nonzero_target)
 
 
 def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
@@ -393,6 +365,8 @@ def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
     gets weight exactly 0.  Singular systems -- e.g. ``n = 2`` samples and
     ``m = 2`` features without ridge or dropout, where the centred data have
     rank 1 -- get the minimum-norm solution (:func:`solve_psd_min_norm`).
+    The solve is the library's, :func:`flda_core.solvers.solve_quadratic_moments`,
+    batched over the (repeat, size) cells.
 
     Parameters
     ----------
@@ -410,29 +384,18 @@ def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
     coef : ndarray of shape (R, G, m)
     intercept : ndarray of shape (R, G)
     """
-    xx, sx = sums["xx"], sums["x"]
-    R, G, m = sx.shape
-    n = np.asarray(sizes, dtype=np.float64)[None, :, None]          # (1, G, 1)
-    mu = sx / n
-    A = xx - n[..., None] * mu[..., :, None] * mu[..., None, :]
-    rhs = sums["xt"] - mu * sums["t"][..., None]
+    xx = sums["xx"]
+    n = np.asarray(sizes, dtype=np.float64)                          # (G,)
+    square_sums = np.diagonal(xx, axis1=-2, axis2=-1)
     active = (sums["nonzero"] if nonzero_source is None else nonzero_source) > 0
-    penalty = np.full((R, G, m), float(ridge))
+    variance = np.zeros_like(square_sums)
     if theta is not None:
         active = active & (theta < 1.0)
-        c = np.zeros_like(theta)
-        c[active] = dropout_variance_factor(theta[active])
-        penalty = penalty + c * np.diagonal(xx, axis1=-2, axis2=-1)
-    diag = np.arange(m)
-    A[..., diag, diag] += penalty
-    # Inactive features: identity row/column and zero right-hand side -> w_d = 0,
-    # and the remaining block is exactly the classifier's reduced system.
-    A = np.where(active[..., :, None] & active[..., None, :], A, 0.0)
-    A[..., diag, diag] = np.where(active, A[..., diag, diag], 1.0)
-    rhs = np.where(active, rhs, 0.0)
-    coef = solve_psd_min_norm(A.reshape(R * G, m, m), rhs.reshape(R * G, m)).reshape(R, G, m)
-    intercept = sums["t"] / n[..., 0] - np.einsum("rgm,rgm->rg", mu, coef)
-    return coef, intercept
+        variance[active] = dropout_variance_factor(theta[active]) * square_sums[active]
+    coef, intercept = solve_quadratic_moments(xx, sums["x"], sums["xt"][..., None],
+                                              sums["t"][..., None], n, variance, ridge / n,
+                                              active=active)
+    return coef[..., 0], intercept[..., 0]
 
 
 def _check_sizes(sizes, n_pool):

@@ -4,8 +4,9 @@ Each :class:`Equation` carries the paper's number as a reader sees it
 (``docs/paper_numbering.md``), a LaTeX string KaTeX can render (no ``\\label``,
 no ``\\mathds``), one plain sentence, and an anchor id so that a figure caption
 can link to it (:func:`equation_link`).  The numeric counterparts of the
-formulas a caption quotes (:func:`dropout_variance_factor`,
-:func:`dropout_ridge_strength`, :func:`taylor_variance_term`) live here too, so
+formulas a caption quotes (:func:`dropout_ridge_strength`,
+:func:`taylor_variance_term`, and :func:`dropout_variance_factor`, imported from
+:func:`flda_core.transfer.dropout_variance_factor`) live here too, so
 that the text on screen and the numbers come from one place; the tests check
 them against :func:`flda_core.objectives.expected_quadratic_loss`, Monte Carlo
 draws from the transfer model and finite differences.
@@ -35,6 +36,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
+
+# One definition of theta / (1 - theta), the library's; re-exported for the captions.
+from flda_core.transfer import dropout_variance_factor
 
 __all__ = ["Equation", "EQUATIONS", "equation", "equation_link", "dropout_variance_factor",
            "dropout_ridge_strength", "taylor_variance_term"]
@@ -172,18 +176,6 @@ def equation_link(key, page="", label=None):
         first = eq.reference.split(",")[0]
         label = first if first.startswith("Equation") else eq.title
     return f"[{label}]({page}#{eq.anchor})"
-
-
-def dropout_variance_factor(theta):
-    """``θ/(1 − θ)``, the variance dropout adds per unit of ``x²`` (section 3.3.1).
-
-    Infinite at ``θ = 1`` (the feature is always dropped: its weight must be 0).
-    """
-    theta = np.asarray(theta, dtype=float)
-    if np.any((theta < 0) | (theta > 1)):
-        raise ValueError("θ must lie in [0, 1].")
-    with np.errstate(divide="ignore"):
-        return np.where(theta < 1, theta / np.where(theta < 1, 1 - theta, 1.0), np.inf)
 
 
 def dropout_ridge_strength(X, theta):

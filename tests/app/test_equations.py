@@ -133,3 +133,9 @@ def test_the_papers_plus_minus_one_form_needs_a_factor_two():
         second = (A(a + h) - 2 * A(a) + A(a - h)) / h ** 2
         assert 0.5 * second == pytest.approx(2 * expit(2 * a) * expit(-2 * a), rel=1e-5)
     assert "factor 2" in equation("taylor_term").explanation
+
+
+def test_dropout_factor_is_the_library_s():
+    """One definition of θ/(1 − θ): the captions' numbers are the estimator's."""
+    from flda_core.transfer import dropout_variance_factor as library_factor
+    assert dropout_variance_factor is library_factor
