@@ -1,4 +1,4 @@
-// The FLDA explorer's chart element (ui_chart.py): one Plotly chart per key,
+// The FLDA explorer's chart element (explorer/ui/chart.py): one Plotly chart per key,
 // updated in place with Plotly.react when its figure changes.
 //
 // Streamlit's own st.plotly_chart mounts a new chart whenever the figure changes

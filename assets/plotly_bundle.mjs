@@ -1,4 +1,4 @@
-// Builds the plotly.js bundle the chart element loads (ui_chart.PLOTLY_BUNDLE): plotly.js's
+// Builds the plotly.js bundle the chart element loads (explorer.ui.chart.PLOTLY_BUNDLE): plotly.js's
 // core (which draws scatter traces) plus the bar and heatmap traces, the only trace types
 // the app's figures use, bundled and minified with esbuild, the bundler plotly.js itself
 // uses.  Writes, into OUT_DIR (assets/):
@@ -17,7 +17,7 @@ import {createRequire} from "module";
 import {readFileSync, writeFileSync} from "fs";
 import path from "path";
 
-// Trace types registered on top of the core.  ui_chart.BUNDLE_TRACE_TYPES lists the same
+// Trace types registered on top of the core.  explorer.ui.chart.BUNDLE_TRACE_TYPES lists the same
 // types plus "scatter"; the tests compare the two (and the browser's Plotly with both).
 const TRACES = ["bar", "heatmap"];
 

@@ -1,6 +1,6 @@
 // Typesets the equations panel's formulas (explorer/teaching/equations.py) as SVG with MathJax.
 //
-// Run by `python3 -m ui_equations NODE_MODULES` (see assets/README.md), which
+// Run by `python3 -m explorer.ui.equations NODE_MODULES` (see assets/README.md), which
 // passes [{"key": ..., "latex": ...}, ...] as JSON on stdin; prints
 // {"key": "<svg ...>...</svg>", ...} as JSON on stdout.  Needs the npm package
 // mathjax-full@3 in NODE_MODULES (the app itself never runs Node).
