@@ -564,6 +564,45 @@ def test_every_accepted_url_number_is_finite_and_in_bounds(raw):
     assert outcome.accepted or outcome.note is None or "'delta'" in outcome.note
 
 
+@pytest.mark.parametrize("raw", ["[" * 5000 + "]" * 5000, "{" * 3000, "[" * 900 + "1" + "]" * 900,
+                                 '["' + "]" * 20 + '", ' + "[" * 6 + "1" + "]" * 6 + "]",
+                                 "[" * 400 + "]" * 400 + " " * 5000],
+                         ids=["5000-deep", "unclosed", "900-deep", "brackets-in-string", "long"])
+@pytest.mark.parametrize("default", [0, 0.5, (0.0, 1.0), "text"])
+def test_deep_or_long_url_values_are_ignored_before_parsing(raw, default):
+    outcome = url_state.validate_url_value("seed", raw, default, lo=0, hi=2**31 - 1) \
+        if isinstance(default, int) else url_state.validate_url_value("seed", raw, default)
+    assert not outcome.accepted and outcome.value == default
+    assert outcome.note.startswith("Ignored the link's value of 'seed': it is ")
+    assert len(outcome.note) < 120
+
+
+def test_url_value_nesting_is_refused_without_reaching_json(monkeypatch):
+    monkeypatch.setattr(url_state.json, "loads", lambda *a, **k: pytest.fail("parsed"))
+    with pytest.raises(ValueError, match="nested more than"):
+        url_state.decode_url_value("[" * 50 + "]" * 50)
+
+
+@pytest.mark.parametrize("raw, default, kwargs, shown", [
+    ("1e308", 0, dict(lo=0, hi=2**31 - 1), "1e+308 is outside [0, 2147483647]"),
+    ("1" + "0" * 400, 0, dict(lo=0, hi=2**31 - 1), "1.00e+400 is outside [0, 2147483647]"),
+    ("-" + "9" * 1200, 0.0, {}, "-9.99e+1199 is too large for a 64-bit float"),
+    ("[1, " + "7" * 30 + "]", (0, 1), dict(lo=0, hi=5), "7.77e+29 is outside [0, 5]"),
+], ids=["1e308", "400-digits", "1200-digits", "in-a-list"])
+def test_huge_url_numbers_are_shown_compactly(raw, default, kwargs, shown):
+    outcome = url_state.validate_url_value("n", raw, default, **kwargs)
+    assert outcome.value == default and shown in outcome.note and len(outcome.note) < 120
+
+
+@pytest.mark.parametrize("text", ["1e308", "2, 1e308", "1e400", "1" * 400],
+                         ids=["1e308", "in-a-list", "1e400", "400-digits"])
+def test_huge_sample_sizes_are_refused_compactly(text):
+    from explorer.experiments.learning_curves import parse_sample_sizes
+    with pytest.raises(ValueError, match="outside 2 .. 1000") as info:
+        parse_sample_sizes(text, 1000)
+    assert len(str(info.value)) < 140
+
+
 # --------------------------------------------------------------------------- error boundary
 
 from explorer import error_report  # noqa: E402
