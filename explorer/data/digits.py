@@ -47,7 +47,7 @@ import pandas as pd
 from explorer.errors import DataValidationError, DigitDataUnavailable
 from explorer.data.cost import check_fit_cost
 from explorer.data.csv import parse_csv
-from explorer.data.files import is_regular_file, read_regular_file
+from explorer.data.files import is_regular_file, read_regular_file, without_paths
 from explorer.data.npz import ArraySpec, looks_like_npy, looks_like_zip, read_npz
 
 __all__ = [
@@ -515,7 +515,8 @@ def _fetch_prepared(name, prepare, cache_dir, fetch):
         raise
     except Exception as error:  # network, HTTP, parse: all mean "not available now"
         raise DigitDataUnavailable(
-            f"Downloading '{name}' from OpenML failed ({type(error).__name__}: {error})."
+            f"Downloading '{name}' from OpenML failed ({type(error).__name__}: "
+            f"{without_paths(error)})."
         ) from error
     X = prepare(X)
     y = np.asarray(y).astype(str)
@@ -582,7 +583,7 @@ def load_mnist_usps(n_mnist=PAPER_N_MNIST, n_usps=PAPER_N_USPS, random_state=0,
     if not is_cached(cache_dir) and not reachable():
         raise DigitDataUnavailable(
             f"OpenML ({_OPENML_HOST}) cannot be reached from this machine, and MNIST/USPS "
-            f"are not in the cache ({cache_dir}).")
+            "are not in the cache of this server.")
     X_m, y_m = _fetch_prepared("mnist_784", prepare_mnist, cache_dir, fetch)
     X_u, y_u = _fetch_prepared("usps", prepare_usps, cache_dir, fetch)
     if y_u.dtype.kind in "iu" and y_u.min() == 1 and y_u.max() == 10:

@@ -14,13 +14,18 @@ is refused too.  Memory is bounded by the limit whatever the file is.
 from __future__ import annotations
 
 import os
+import re
 import stat
 
-__all__ = ["UnsafeFile", "is_regular_file", "read_regular_file"]
+__all__ = ["UnsafeFile", "is_regular_file", "read_regular_file", "without_paths"]
 
 _FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
           | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
 _CHUNK = 1 << 20
+#: An absolute path in a message (``/srv/cache/x.mat``, ``C:\\cache\\x.mat``), not a
+#: URL's ``//host/…`` part.
+_ABSOLUTE_PATH = re.compile(r"(?<![\w:/\\])(?:[A-Za-z]:)?[/\\](?:[^\s'\"/\\]+[/\\])+"
+                            r"([^\s'\"/\\]*)")
 
 
 class UnsafeFile(OSError):
@@ -66,3 +71,19 @@ def read_regular_file(path, max_bytes):
         return b"".join(chunks)
     finally:
         os.close(descriptor)
+
+
+def without_paths(text, limit=200):
+    """``text`` (e.g. an exception's message) with every absolute path shortened to its
+    file name and cut to ``limit`` characters: what may be shown to a user, who must never
+    see where the server keeps its files.
+
+    Examples
+    --------
+    >>> without_paths("Unknown mat file type in '/srv/cache/skada/amazon/x.mat'")
+    "Unknown mat file type in 'x.mat'"
+    >>> without_paths("HTTP Error 404 at https://figshare.com/ndownloader/files/41")
+    'HTTP Error 404 at https://figshare.com/ndownloader/files/41'
+    """
+    text = _ABSOLUTE_PATH.sub(lambda match: match.group(1) or "…", str(text))
+    return text if len(text) <= limit else text[:limit - 1] + "…"
