@@ -265,6 +265,43 @@ def test_headerless_count_file_is_explained():
     assert "header" not in str(info.value)
 
 
+_WIDE = {
+    "commas-first-line": (b"," * 40_000_000 + b"\n1\n", "40,000,001 columns"),
+    "semicolons-after-sep-line": (b"sep=;\n" + b";" * 20_000_000 + b"\n1\n", "columns"),
+    "tabs-utf16": (("\t" * 10_000_000 + "\n1\n").encode("utf-16"), "columns"),
+    "commas-in-a-data-line": (b"a,b\n1,2\n" + b"," * 5_000_000 + b"\n", "Line 3"),
+    "commas-in-later-lines": (b"a,b\n" + b"1," * 3_000 + b"\n" + (b"," * 4_000 + b"\n") * 4_000,
+                              "values"),
+    "line-breaks": (b"a,b\n" + b"\n" * 40_000_000, "line breaks"),
+    "old-mac-rows": (b"a\r" + b"1\r" * 20_000_000, "line breaks"),
+}
+
+
+@pytest.mark.parametrize("case", list(_WIDE))
+def test_wide_or_long_csv_is_refused_from_its_bytes_in_bounded_memory(case):
+    raw, fragment = _WIDE[case]
+    tracemalloc.start()
+    try:
+        with pytest.raises(DataValidationError) as info:
+            csvmod.parse_csv(raw, "wide.csv")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert fragment in str(info.value) and "limit" in str(info.value) and info.value.hint
+    assert peak <= 3 * len(raw), f"{peak / 2**20:.0f} MB to refuse {len(raw) / 2**20:.0f} MB"
+
+
+def test_csv_shape_limits_are_documented_constants():
+    assert csvmod.MAX_COLUMNS == 5_000 and csvmod.MAX_CELLS == 10_000_000
+    assert csvmod.MAX_LINE_BREAKS == 2 * csvmod.MAX_ROWS
+    # at the limits a table is still read: 5,000 columns, and quoted delimiters in a cell
+    header = ",".join(f"f{i}" for i in range(csvmod.MAX_COLUMNS)).encode()
+    assert csvmod.parse_csv(header + b"\n" + b"1," * 4_999 + b"1\n", "w.csv").frame.shape == (
+        1, 5_000)
+    table = csvmod.parse_csv(b'a,label\n1,"x, y; z"\n2,w\n', "q.csv")
+    assert list(table.frame["label"]) == ["x, y; z", "w"]
+
+
 # --------------------------------------------------------------------------- labels
 
 @pytest.mark.parametrize("source, target, classes, unseen", [
