@@ -474,6 +474,54 @@ def _assert_inert(fig):
     return " ".join(texts)
 
 
+ZWSP = "\u200b"
+#: The literal-autolink patterns of GFM as Streamlit's markdown applies them to text
+#: whose escapes are resolved (mdast-util-gfm-autolink-literal; ``\w`` is ASCII in JS).
+_GFM_URL = re.compile(r"(https?://|www(?=\.))([-.\w]+)", re.IGNORECASE | re.ASCII)
+_GFM_EMAIL = re.compile(r"([-.\w+]+)@([-\w]+(?:\.[-\w]+)+)", re.ASCII)
+
+
+def _resolved(escaped):
+    """What markdown shows for ``escaped``: its backslash escapes resolved."""
+    return re.sub(r"\\(.)", r"\1", escaped)
+
+
+def _linkified(text):
+    return _GFM_URL.search(text) or _GFM_EMAIL.search(text)
+
+
+@pytest.mark.parametrize("text", [
+    "https://e.vil/x.csv", "see http://e.vil", "HTTPS://E.VIL", "www.e.vil", "WWW.e.vil",
+    "me@e.vil", "mailto:me@e.vil", "xmpp:me@e.vil", "a(https://e.vil)b",
+    "custom_sizes=https://e.vil/?q=1&r=2", "x" * 3 + "www.www.e.vil",
+])
+def test_markdown_escaping_breaks_bare_links_and_reads_the_same(text):
+    assert _linkified(text)  # (the pattern finds it unescaped)
+    escaped = safe_text.escape_markdown(text)
+    shown = _resolved(escaped)
+    assert not _linkified(shown), shown
+    assert shown.replace(ZWSP, "") == text
+
+
+def test_plotly_text_taken_back_for_plain_text_places_has_no_entities():
+    for hostile in (HOSTILE_NAME, "<img src=x onerror=alert(1)>", "a &amp; b", "%{x}"):
+        assert safe_text.plain_from_plotly(safe_text.escape_plotly(hostile)) == hostile.strip()
+    assert safe_text.plain_from_plotly("<b>Target</b><br>error") == "Target  error"
+
+
+def test_chart_text_alternative_shows_user_names_as_typed_not_as_entities():
+    from explorer.figures.export import alt_text
+    import plotly.graph_objects as go
+
+    name = "<img src=x>.csv & https://e.vil"
+    fig = go.Figure(go.Scatter(x=[0, 1], y=[0, 1], name=safe_text.escape_plotly(name)))
+    fig.update_layout(xaxis_title=safe_text.escape_plotly(name), yaxis_title="error")
+    text = alt_text(fig)
+    assert "&lt;" not in text and "&amp;" not in text and "<img src=x>" in text
+    caption = safe_text.escape_markdown(text)  # as ui_common.show_chart writes it
+    assert "&lt;" not in _resolved(caption) and not _linkified(_resolved(caption))
+
+
 def test_markdown_escaping_leaves_nothing_to_interpret():
     for hostile in ("![x](http://e.vil/p.png)", "[link](javascript:alert(1))", "$x^2$",
                     "**bold** _it_ # head", "<b>html</b> &amp;", ":red[alert]", "a|b|c",
@@ -483,17 +531,19 @@ def test_markdown_escaping_leaves_nothing_to_interpret():
         # Every punctuation character is escaped, so none can start a construct.
         unescaped = re.sub(r"\\[!-/:-@\[-`{-~]", "", escaped)
         assert not re.search(r"[!-/:-@\[-`{-~]", unescaped), escaped
-        # Removing the escapes gives back the text (with line breaks as spaces).
-        assert re.sub(r"\\(.)", r"\1", escaped) == hostile.replace("\n", " ")
+        # Removing the escapes (and the zero-width spaces that break autolinks) gives
+        # back the text (with line breaks as spaces).
+        assert _resolved(escaped).replace(ZWSP, "") == hostile.replace("\n", " ")
 
 
 @given(st.text(max_size=40))
 @settings(max_examples=200, deadline=None, derandomize=True)
 def test_markdown_escaping_round_trips_any_text(text):
     escaped = safe_text.escape_markdown(text)
-    plain = re.sub(r"[\r\n\t]", " ", text)
+    plain = re.sub(r"[\r\n\t]", " ", text.replace("\r\n", " "))  # CRLF is one break
     plain = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", "", plain)
-    assert re.sub(r"\\(.)", r"\1", escaped) == plain
+    assert _resolved(escaped).replace(ZWSP, "") == plain.replace(ZWSP, "")
+    assert not _linkified(_resolved(escaped))
     assert "\n" not in escaped and "$" not in escaped.replace("\\$", "")
 
 
