@@ -28,7 +28,7 @@ TEXTS = ("https://e.vil/data.csv", "www.e.vil.csv", "me@e.vil", "<img src=x>.csv
 
 def run():
     with st.container(key="escaped"):
-        for i, text in enumerate(TEXTS):
+        for text in TEXTS:
             st.caption(f"Loaded **{escape_markdown(text)}**")
             st.markdown(escape_markdown(text))
             st.error(f"**{escape_markdown(text)} was not loaded.**", icon=":material/error:")
