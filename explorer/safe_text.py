@@ -9,12 +9,20 @@ links, and end up in three places that interpret text:
   text and ``*``/``_``/``#`` into formatting.  :func:`escape_markdown`
   backslash-escapes every ASCII punctuation character (CommonMark lets any of
   them be escaped, and renders the escaped character literally) and folds
-  line breaks, so the text shows exactly as typed.
+  line breaks, so the text shows exactly as typed.  Streamlit's markdown (GFM)
+  also turns bare ``http(s)://…``, ``www.…`` and e-mail addresses into live
+  links *after* escapes are resolved, so a zero-width space
+  (:data:`ZERO_WIDTH_SPACE`) goes after ``://``, between ``www`` and ``.`` and
+  before ``@``: the text reads the same but no link forms.
 * **Plotly** renders a small HTML subset (``<a href>``, ``<b>``, ``<br>``,
   ``<span style>``, entities) in tick labels, legend entries, titles and hover
   labels, and substitutes ``%{...}`` in hover templates.
   :func:`escape_plotly` writes ``& < >`` and the template braces as entities,
-  which plotly decodes for display only.
+  which plotly decodes for display only.  Text taken back *out* of a figure
+  for a plain-text place (a chart's aria-label, its text alternative in the
+  caption) goes through :func:`plain_from_plotly`, which removes plotly's tags
+  and decodes the entities, so ``&lt;`` never shows; that text is then escaped
+  for its own place (``escape_markdown`` for a caption).
 * **Spreadsheets** execute a CSV cell that starts with ``=``, ``+``, ``-``,
   ``@``, a tab or a carriage return as a formula (CSV injection).
   :func:`safe_csv` prefixes such text cells with an apostrophe (the OWASP
@@ -32,12 +40,13 @@ https://owasp.org/www-community/attacks/CSV_Injection
 
 from __future__ import annotations
 
+import html
 import re
 
 import pandas as pd
 
-__all__ = ["escape_markdown", "escape_plotly", "neutralise_formulas", "safe_csv",
-           "FORMULA_PREFIXES"]
+__all__ = ["escape_markdown", "escape_plotly", "plain_from_plotly", "neutralise_formulas",
+           "safe_csv", "FORMULA_PREFIXES", "ZERO_WIDTH_SPACE"]
 
 #: First characters that make a spreadsheet treat a cell as a formula (OWASP).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -45,6 +54,12 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+#: Inserted where GFM would start a link literal (invisible, breaks no word).
+ZERO_WIDTH_SPACE = "\u200b"
+#: Where a link literal would start: after ``://`` (``http://``, ``https://``, any
+#: scheme), between ``www`` and its dot, before an ``@`` (e-mail, ``mailto:``).
+_AUTOLINK = re.compile(r"(?<=://)|(?<=www)(?=\.)|(?=@)", re.IGNORECASE)
+_TAG = re.compile(r"<[^>]*>")
 
 
 def escape_markdown(text):
@@ -53,16 +68,20 @@ def escape_markdown(text):
     Every ASCII punctuation character gets a backslash (so no image, link,
     HTML tag or entity, LaTeX, emphasis, heading, list, table, emoji
     shortcode or coloured-text directive can form), line breaks and tabs
-    become spaces (no new block can start) and other control characters are
-    dropped.
+    become spaces (no new block can start), other control characters are
+    dropped, and a zero-width space after ``://``, inside ``www.`` and before
+    ``@`` keeps a bare URL or e-mail address from becoming a live link.
 
     Examples
     --------
-    >>> print(escape_markdown("![x](http://e.vil/a.png) costs $5"))
-    \!\[x\]\(http\:\/\/e\.vil\/a\.png\) costs \$5
+    >>> print(escape_markdown("![x](http://e.vil/a.png) costs $5").replace("\u200b", "|"))
+    \!\[x\]\(http\:\/\/|e\.vil\/a\.png\) costs \$5
+    >>> escape_markdown("www.e.vil me@e.vil").replace("\u200b", "|")
+    'www|\\.e\\.vil me|\\@e\\.vil'
     """
     text = str(text).replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
     text = _CONTROL.sub("", text.replace("\t", " "))
+    text = _AUTOLINK.sub(ZERO_WIDTH_SPACE, text)
     return _PUNCTUATION.sub(r"\\\1", text)
 
 
@@ -81,6 +100,19 @@ def escape_plotly(text):
     """
     return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace("{", "&#123;").replace("}", "&#125;"))
+
+
+def plain_from_plotly(text):
+    """The plain text a plotly label shows: tags (``<br>``, ``<b>``) become spaces and
+    entities are decoded, inverting :func:`escape_plotly`.  For aria-labels and text
+    alternatives; escape the result again for where it goes (e.g. ``escape_markdown``).
+
+    Examples
+    --------
+    >>> plain_from_plotly(escape_plotly("<img src=x> & %{x}") + "<br>(A)")
+    '<img src=x> & %{x} (A)'
+    """
+    return html.unescape(_TAG.sub(" ", str(text))).strip()
 
 
 def _neutralise(value):

@@ -16,11 +16,19 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
-__all__ = ["MAX_URL_TEXT", "UrlValue", "decode_url_value", "validate_url_value",
-           "validate_url_values"]
+__all__ = ["MAX_URL_TEXT", "MAX_URL_VALUE", "MAX_URL_NESTING", "UrlValue",
+           "decode_url_value", "validate_url_value", "validate_url_values"]
 
 #: Longest text value taken from a URL (characters).
 MAX_URL_TEXT = 500
+#: Longest raw value decoded at all (characters): settings are numbers, short
+#: lists of numbers or text of at most :data:`MAX_URL_TEXT` characters.
+MAX_URL_VALUE = 2000
+#: Deepest nesting of ``[``/``{`` decoded (settings are flat lists, depth 1);
+#: checked before ``json.loads``, whose recursion a deeper value would exhaust.
+MAX_URL_NESTING = 4
+#: Whole numbers with more digits than this are shown in exponent form.
+_SHOWN_DIGITS = 15
 
 
 class _NonFinite(ValueError):
@@ -50,21 +58,53 @@ class UrlValue:
     note: str | None = None
 
 
+def _nesting(text):
+    """The deepest nesting of JSON arrays/objects in ``text`` (brackets in strings ignored)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
 def decode_url_value(raw):
     """Decode one query-string value: JSON if it parses, else the plain text.
 
     ``NaN``, ``Infinity`` and ``-Infinity`` (which Python's JSON reader would
-    accept) raise ``ValueError``, as do numbers too large for a float.
+    accept) raise ``ValueError``, as do numbers too large for a float, values
+    longer than :data:`MAX_URL_VALUE` characters and values nested deeper than
+    :data:`MAX_URL_NESTING` (both checked before parsing).
 
     Examples
     --------
     >>> decode_url_value("[0.1, 2]"), decode_url_value("poisson")
     ([0.1, 2], 'poisson')
     """
+    if not isinstance(raw, str):
+        raise ValueError("it is not text")
+    if len(raw) > MAX_URL_VALUE:
+        raise ValueError(f"it is longer than {MAX_URL_VALUE} characters")
+    if _nesting(raw) > MAX_URL_NESTING:
+        raise ValueError(f"it is nested more than {MAX_URL_NESTING} levels deep")
     try:
         value = json.loads(raw, parse_constant=_refuse_constant)
     except _NonFinite as error:
         raise ValueError(f"{error} is not a finite number") from None
+    except RecursionError:  # not reachable within the limits above; never a traceback
+        raise ValueError(f"it is nested more than {MAX_URL_NESTING} levels deep") from None
     except (TypeError, ValueError):
         return raw  # plain strings need no quotes in a URL
     for v in value if isinstance(value, list) else [value]:
@@ -73,7 +113,20 @@ def decode_url_value(raw):
     return value
 
 
+def _number(value):
+    """A number shown compactly: whole numbers exact up to 15 digits, else ``1.00e+308``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        digits = str(abs(value))  # JSON integers have at most 4,300 digits
+        if len(digits) <= _SHOWN_DIGITS:
+            return str(value)
+        return f"{'-' if value < 0 else ''}{digits[0]}.{digits[1:3]}e+{len(digits) - 1}"
+    short = f"{value:g}"
+    return short if float(short) == value else repr(float(value))
+
+
 def _describe(value):
+    if isinstance(value, Real) and not isinstance(value, bool):
+        return _number(value)
     text = repr(value)
     return text if len(text) <= 40 else text[:39] + "…"
 
@@ -107,14 +160,16 @@ def _problem(value, default, options, lo, hi):
     for v in values:
         if isinstance(v, bool) or not isinstance(v, Real):
             return f"{_describe(v)} is not a number"
-        if not math.isfinite(v):
+        if isinstance(v, float) and not math.isfinite(v):
             return f"{_describe(v)} is not a finite number"
+        if isinstance(v, int) and v.bit_length() > 1000 and not isinstance(default, int):
+            return f"{_describe(v)} is too large for a 64-bit float (not a finite number)"
         if isinstance(default, int) and not isinstance(default, bool) \
-                and not float(v).is_integer():
+                and isinstance(v, float) and not v.is_integer():
             return f"{_describe(v)} is not a whole number"
         if (lo is not None and v < lo) or (hi is not None and v > hi):
-            return f"{_describe(v)} is outside [{lo:g}, {hi:g}]" if lo is not None and \
-                hi is not None else f"{_describe(v)} is out of range"
+            return f"{_describe(v)} is outside [{_number(lo)}, {_number(hi)}]" \
+                if lo is not None and hi is not None else f"{_describe(v)} is out of range"
     return None
 
 

@@ -38,6 +38,7 @@ import pandas as pd
 import sklearn
 
 from explorer.data.digits import default_cache_dir, openml_reachable
+from explorer.data.files import without_paths
 
 __all__ = ["HOST", "Benchmark", "BENCHMARKS", "PAPER_TABLES", "BenchmarkUnavailable",
            "cache_dir", "load_pair", "paper_rows", "pairs"]
@@ -142,7 +143,22 @@ BENCHMARKS = {
 
 
 class BenchmarkUnavailable(RuntimeError):
-    """A benchmark could not be loaded (no network, server down, broken download)."""
+    """A benchmark could not be loaded (no network, server down, broken download, an
+    unreadable cached file).  Its message names the data set and the fix, never the
+    server's cache path."""
+
+
+#: How to get rid of a cached copy that cannot be read (the cache's place without the
+#: server's own path: the administrator knows where FLDA_CACHE_DIR points).
+CACHE_FIX = ("Whoever runs this server should delete the benchmark's folder under 'skada' "
+             "in the data cache (the folder FLDA_CACHE_DIR names, by default "
+             "~/.cache/flda/skada); then 'Download (if needed) and run' downloads it again.")
+
+
+def _unreadable(benchmark, domain, error):
+    return BenchmarkUnavailable(
+        f"{benchmark.title}: the cached copy of the {domain} domain cannot be read "
+        f"({type(error).__name__}: {without_paths(error)}). {CACHE_FIX}")
 
 
 def cache_dir(root=None):
@@ -176,23 +192,42 @@ def _skada_fetch(benchmark, domain, data_home, download_if_missing):
 
 
 def _load_domain(benchmark, domain, home, fetch, reachable):
+    """One domain's ``(X, y)``: from the cache, else downloaded.  Any failure to read a
+    cached copy (``scipy.io.loadmat``'s "Unknown mat file type", a wrong shape, ...)
+    is :class:`BenchmarkUnavailable` naming the fix."""
     try:
-        return fetch(benchmark, domain, home, False)
+        return _checked(benchmark, domain, *fetch(benchmark, domain, home, False))
     except OSError:
         pass  # not in the cache yet
+    except Exception as error:  # in the cache but not readable: never a traceback
+        raise _unreadable(benchmark, domain, error) from error
     if not reachable():
         raise BenchmarkUnavailable(
             f"{HOST} (where skada downloads {benchmark.title} from) cannot be reached from "
-            f"this machine, and the data are not in the cache ({home}).")
+            "this machine, and the data are not in the cache of this server.")
     home.mkdir(parents=True, exist_ok=True)
     before = set(home.iterdir())
     try:
-        return fetch(benchmark, domain, home, True)
+        X, y = fetch(benchmark, domain, home, True)
     except Exception as error:  # network, HTTP, archive: all mean "not available now"
         for path in set(home.iterdir()) - before:  # a half-finished download is removed
             shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink()
         raise BenchmarkUnavailable(
-            f"Downloading {benchmark.title} failed ({type(error).__name__}: {error}).") from error
+            f"Downloading {benchmark.title} failed ({type(error).__name__}: "
+            f"{without_paths(error)}). Try again later; if it keeps failing, "
+            f"{CACHE_FIX[0].lower()}{CACHE_FIX[1:]}") from error
+    try:
+        return _checked(benchmark, domain, X, y)
+    except Exception as error:
+        raise _unreadable(benchmark, domain, error) from error
+
+
+def _checked(benchmark, domain, X, y):
+    """``(X, y)`` as a 2-D float array with one label per row, else ``ValueError``."""
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
+    if X.ndim != 2 or y.ndim != 1 or len(X) != len(y) or len(X) == 0:
+        raise ValueError(f"unexpected shape {X.shape} for {y.shape} labels")
+    return X, y
 
 
 def load_pair(key, pair, root=None, fetch=None, reachable=None):
@@ -231,10 +266,5 @@ def load_pair(key, pair, root=None, fetch=None, reachable=None):
     home = cache_dir(root)
     out = []
     for letter in (source, target):
-        X, y = _load_domain(benchmark, benchmark.domains[letter], home, fetch, reachable)
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or len(X) != len(y) or len(X) == 0:
-            raise BenchmarkUnavailable(f"{benchmark.title}: the {letter} domain has an "
-                                       f"unexpected shape {X.shape} for {len(y)} labels.")
-        out += [X, np.asarray(y)]
+        out += _load_domain(benchmark, benchmark.domains[letter], home, fetch, reachable)
     return tuple(out)

@@ -31,7 +31,8 @@ import pandas as pd
 from explorer.errors import DataValidationError
 
 __all__ = [
-    "MAX_FILE_BYTES", "MAX_ROWS", "MAX_COLUMNS", "MAX_CELLS", "MISSING_TOKENS",
+    "MAX_FILE_BYTES", "MAX_ROWS", "MAX_COLUMNS", "MAX_CELLS", "MAX_LINE_BREAKS",
+    "MISSING_TOKENS",
     "DELIMITER_NAMES", "DataValidationError", "CsvTable", "decode_text",
     "detect_delimiter", "parse_csv", "guess_label_column",
 ]
@@ -44,6 +45,9 @@ MAX_ROWS = 200_000
 MAX_COLUMNS = 5_000
 #: Most cells (rows x columns) per file, so that the fits fit in memory.
 MAX_CELLS = 10_000_000
+#: Most line breaks per file, blank lines included (twice :data:`MAX_ROWS`: room for
+#: blank lines and line breaks inside quoted cells).
+MAX_LINE_BREAKS = 2 * MAX_ROWS
 #: Cell contents read as "missing" (compared case-insensitively, after stripping spaces).
 MISSING_TOKENS = ("", "na", "n/a", "nan", "null", "none", "?", "missing")
 #: Delimiters recognised, in order of preference, with their names for messages.
@@ -294,9 +298,10 @@ def parse_csv(raw, name="file.csv"):
             f"{name} is {len(raw) / 2**20:.1f} MB; the limit is "
             f"{MAX_FILE_BYTES / 2**20:.0f} MB.",
             "Upload a random subsample of the rows (or fewer columns).")
-    if not raw.strip():
+    if not raw or raw.isspace():  # (raw.strip() would copy up to 50 MB)
         raise DataValidationError(
             f"{name} is empty.", "Upload a CSV file with a header row and at least one data row.")
+    _check_raw_shape(raw, name)
     text, encoding = decode_text(raw, name)
     file_warnings = []
     if encoding == "Latin-1":
@@ -314,7 +319,10 @@ def parse_csv(raw, name="file.csv"):
         raise DataValidationError(
             f"{name} has {len(lines) - 1:,} data rows; the limit is {MAX_ROWS:,}.",
             "Upload a random subsample of the rows.")
+    _check_line_widths(lines[:_SNIFF_LINES], forced_delimiter or "".join(DELIMITER_NAMES),
+                       name)
     delimiter = forced_delimiter or detect_delimiter(lines)
+    _check_line_widths(lines, delimiter, name)
     _check_header_line_breaks(text, lines[0], delimiter, name)
     header = [h.strip() for h in _split_fields(lines[0], delimiter)]
     if len(header) > MAX_COLUMNS:
@@ -395,6 +403,63 @@ def parse_csv(raw, name="file.csv"):
     table = pd.DataFrame(columns)
     return CsvTable(name=name, frame=table, encoding=encoding, delimiter=delimiter,
                     warnings=tuple(file_warnings))
+
+
+def _check_raw_shape(raw, name):
+    """Refuse too many lines, columns or cells, counted in the raw bytes before parsing.
+
+    The byte limit alone does not bound what parsing costs: one 40 MB line of commas
+    is 40 million columns, which cost 0.7-0.8 GB to split before the column limit
+    was checked.  ``bytes.count`` allocates nothing, so these bounds cost a few passes
+    over the bytes: line breaks (``\n`` or, for old Mac files, ``\r``) against
+    :data:`MAX_LINE_BREAKS`; each candidate delimiter in the first line (the second
+    after Excel's ``sep=`` line) against :data:`MAX_COLUMNS`; and in the whole file
+    against :data:`MAX_CELLS`.  A delimiter inside quotes counts too, so these are
+    upper bounds (the exact counts are checked again after parsing); in UTF-16/32 a
+    delimiter's first byte is counted, which only adds a few.
+    """
+    breaks = max(raw.count(b"\n"), raw.count(b"\r"))
+    if breaks > MAX_LINE_BREAKS:
+        raise DataValidationError(
+            f"{name} has {breaks:,} line breaks (blank lines included); the limit is "
+            f"{MAX_LINE_BREAKS:,} for at most {MAX_ROWS:,} data rows.",
+            "Upload a random subsample of the rows and remove blank lines.")
+    line_end = re.compile(rb"\r|\n")
+    end = line_end.search(raw)
+    start, stop = 0, end.start() if end else len(raw)  # the first line (never copied)
+    if end and _SEPARATOR_LINE.match(raw[:min(stop, 20)].decode("latin-1").lstrip("\xef\xbb\xbf")):
+        after = line_end.search(raw, end.end())
+        start, stop = end.end(), after.start() if after else len(raw)
+    for delimiter, what in DELIMITER_NAMES.items():
+        columns = raw.count(delimiter.encode("ascii"), start, stop) + 1
+        if columns > MAX_COLUMNS:
+            raise DataValidationError(
+                f"{name} has {columns:,} columns ({columns - 1:,} {what}s in its first "
+                f"line); the limit is {MAX_COLUMNS:,}.",
+                "Keep the most frequent features (e.g. the most common words) and upload "
+                "again.")
+        cells = raw.count(delimiter.encode("ascii"))
+        if cells > MAX_CELLS:
+            raise DataValidationError(
+                f"{name} holds more than {cells:,} values ({cells:,} {what}s); the limit "
+                f"is {MAX_CELLS:,}.",
+                "Upload a random subsample of the rows or drop rare features.")
+
+
+def _check_line_widths(lines, delimiters, name):
+    """Refuse a line with more than :data:`MAX_COLUMNS` of any of ``delimiters`` before it is
+    split (``str.count`` allocates nothing; splitting a line of 5 million commas into
+    fields took ten times its size).  Delimiters in quoted text count too."""
+    for delimiter in delimiters:
+        widest = max(range(len(lines)), key=lambda i: lines[i].count(delimiter))
+        columns = lines[widest].count(delimiter) + 1
+        if columns > MAX_COLUMNS:
+            raise DataValidationError(
+                f"Line {widest + 1} of {name} (blank lines not counted) has {columns:,} "
+                f"values ({columns - 1:,} {DELIMITER_NAMES[delimiter]}s, in quoted text "
+                f"too); the limit is {MAX_COLUMNS:,} columns.",
+                "Every row needs one value per column: fix or remove that line, or keep "
+                "fewer columns.")
 
 
 _SEPARATOR_LINE = re.compile(r"[ \t]*\"?sep=(.?)\"?[ \t]*(\n|$)", re.IGNORECASE)

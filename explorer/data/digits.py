@@ -37,7 +37,7 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
-import zipfile
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +47,7 @@ import pandas as pd
 from explorer.errors import DataValidationError, DigitDataUnavailable
 from explorer.data.cost import check_fit_cost
 from explorer.data.csv import parse_csv
+from explorer.data.files import is_regular_file, read_regular_file, without_paths
 from explorer.data.npz import ArraySpec, looks_like_npy, looks_like_zip, read_npz
 
 __all__ = [
@@ -445,22 +446,77 @@ def prepare_usps(X):
     return rescale_to_unit(X)
 
 
+#: Most images a cached collection may hold (MNIST has 70,000, USPS 9,298).
+MAX_CACHED_IMAGES = 100_000
+#: Most bytes a cached collection may take once read and converted to float64
+#: (checked from the NPZ headers before decompressing, as for uploads); also the
+#: largest cache file read.
+MAX_CACHED_ARRAY_BYTES = MAX_CACHED_IMAGES * (SIDE * SIDE + 1) * 8
+
+
+def _cache_path(cache_dir, name):
+    return Path(cache_dir) / f"{name}_16x16.npz"
+
+
+def _read_cached(path):
+    """``(X, y)`` of a prepared collection in the cache, or None when it is not there or
+    cannot be trusted: not a regular file (a FIFO, a device, a symlink), larger than
+    :data:`MAX_CACHED_ARRAY_BYTES`, not an NPZ of 16 x 16 images and as many labels
+    (read header-first by :func:`~explorer.data.npz.read_npz`, like an upload)."""
+    images = ArraySpec("image", ("X",), "iuf", (2,), MAX_CACHED_IMAGES, SIDE * SIDE)
+    labels = ArraySpec("label", ("y",), "iuUS", (1,), MAX_CACHED_IMAGES)
+    try:
+        raw = read_regular_file(path, MAX_CACHED_ARRAY_BYTES)
+        X, y = read_npz(raw, path.name, (images, labels), MAX_CACHED_ARRAY_BYTES)
+    except (OSError, DataValidationError):
+        return None
+    if X.shape[1] != SIDE * SIDE or len(y) != len(X):
+        return None
+    return X.astype(np.float64), y
+
+
+def _write_cached(path, X, y):
+    """Write a prepared collection atomically; False (and no temporary file left) when the
+    folder cannot be written, e.g. on a full disk: the caller still has the data."""
+    temporary = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.",
+                                             suffix=".tmp")
+        with os.fdopen(handle, "wb") as out:
+            np.savez_compressed(out, X=X, y=y)
+        os.replace(temporary, path)
+        return True
+    except OSError:
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)
+        return False
+
+
 def _fetch_prepared(name, prepare, cache_dir, fetch):
-    """Load one prepared collection from the disk cache, else download and cache it."""
-    path = Path(cache_dir) / f"{name}_16x16.npz"
-    if path.exists():
+    """Load one prepared collection from the disk cache, else download and cache it.
+
+    A cache entry that cannot be trusted (:func:`_read_cached`) counts as not cached: it
+    is downloaded again and replaced.  A download that cannot be cached (read-only
+    folder, full disk) is still returned.
+    """
+    path = _cache_path(cache_dir, name)
+    if os.path.lexists(path):
+        stored = _read_cached(path)
+        if stored is not None:
+            return stored
         try:
-            with np.load(path, allow_pickle=False) as stored:
-                return stored["X"].astype(np.float64), stored["y"]
-        except (OSError, KeyError, ValueError, zipfile.BadZipFile):
-            path.unlink(missing_ok=True)  # a broken cache file is simply re-downloaded
+            path.unlink()  # a broken cache entry is simply re-downloaded
+        except OSError:
+            pass  # (a folder in its place): the download is then not cached
     try:
         X, y = fetch(name, data_home=str(Path(cache_dir) / "openml"))
     except DigitDataUnavailable:
         raise
     except Exception as error:  # network, HTTP, parse: all mean "not available now"
         raise DigitDataUnavailable(
-            f"Downloading '{name}' from OpenML failed ({type(error).__name__}: {error})."
+            f"Downloading '{name}' from OpenML failed ({type(error).__name__}: "
+            f"{without_paths(error)})."
         ) from error
     X = prepare(X)
     y = np.asarray(y).astype(str)
@@ -470,11 +526,9 @@ def _fetch_prepared(name, prepare, cache_dir, fetch):
         pass
     if len(y) != len(X):
         raise DigitDataUnavailable(f"'{name}' from OpenML has {len(X)} images but {len(y)} labels.")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, X=X.astype(np.float32), y=y)
-    os.replace(tmp, path)
-    return X.astype(np.float32).astype(np.float64), y
+    X = X.astype(np.float32)
+    _write_cached(path, X, y)
+    return X.astype(np.float64), y
 
 
 def _fetch_openml(name, data_home):
@@ -489,7 +543,7 @@ def _fetch_openml(name, data_home):
 def is_cached(cache_dir=None):
     """True if prepared MNIST and USPS are in ``cache_dir`` (no network needed to load them)."""
     cache_dir = default_cache_dir() if cache_dir is None else cache_dir
-    return all((Path(cache_dir) / f"{name}_16x16.npz").exists() for name in ("mnist_784", "usps"))
+    return all(is_regular_file(_cache_path(cache_dir, name)) for name in ("mnist_784", "usps"))
 
 
 def load_mnist_usps(n_mnist=PAPER_N_MNIST, n_usps=PAPER_N_USPS, random_state=0,
@@ -529,7 +583,7 @@ def load_mnist_usps(n_mnist=PAPER_N_MNIST, n_usps=PAPER_N_USPS, random_state=0,
     if not is_cached(cache_dir) and not reachable():
         raise DigitDataUnavailable(
             f"OpenML ({_OPENML_HOST}) cannot be reached from this machine, and MNIST/USPS "
-            f"are not in the cache ({cache_dir}).")
+            "are not in the cache of this server.")
     X_m, y_m = _fetch_prepared("mnist_784", prepare_mnist, cache_dir, fetch)
     X_u, y_u = _fetch_prepared("usps", prepare_usps, cache_dir, fetch)
     if y_u.dtype.kind in "iu" and y_u.min() == 1 and y_u.max() == 10:

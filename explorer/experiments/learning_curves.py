@@ -250,11 +250,12 @@ def parse_sample_sizes(text, n_max):
                      "e.g. '2, 5, 10, 100'.")
     sizes = []
     for value in values:
+        # bounds before int(): 1e400 is inf, and 1e308 has 309 digits (shown as 1e+308)
+        if not 2 <= value <= n_max:
+            raise ValueError(f"Sample size {value:.12g} is outside 2 .. {n_max} (at least one "
+                             "sample per class, at most the training pool size).")
         if value != int(value):
             raise ValueError(f"'{value:g}' is not a whole number; sample sizes count samples.")
-        if not 2 <= value <= n_max:
-            raise ValueError(f"Sample size {int(value)} is outside 2 .. {n_max} (at least one "
-                             "sample per class, at most the training pool size).")
         sizes.append(int(value))
     return np.unique(sizes)
 

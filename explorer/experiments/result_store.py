@@ -9,9 +9,14 @@ change of code, data or library gives other file names, so an upgrade never
 serves numbers the current code would not compute.
 
 * Writes are atomic: a temporary file in the same folder, then ``os.replace``.
-* Reads are validated: a file that is too large, not JSON, of another format,
-  key or fingerprint is ignored (the caller recomputes), never an exception.
-* The folder is bounded: beyond ``max_files`` results the oldest are removed.
+* Reads are validated: only a regular file is read, opened once and read up to
+  :data:`MAX_FILE_BYTES` (:func:`explorer.data.files.read_regular_file`: a FIFO,
+  a device such as ``/dev/zero`` or a symlink neither blocks nor grows memory); a
+  file that is too large, not JSON, of another format, key or fingerprint is
+  ignored (the caller recomputes), never an exception.
+* The folder is bounded: beyond ``max_files`` results the oldest are removed, and
+  only the store's own files (named as :meth:`ResultStore.path` names them, holding
+  :data:`FORMAT`): another program's ``*.json`` in the folder is never deleted.
 * A folder that cannot be written (read-only, full disk) only means nothing is
   kept: :meth:`ResultStore.put` returns False.
 * :meth:`ResultStore.load_or_compute` reads a result or computes and writes it,
@@ -28,6 +33,7 @@ import binascii
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -39,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 import flda_core
+from explorer.data.files import read_regular_file
 
 __all__ = ["FORMAT", "MAX_FILE_BYTES", "MAX_FILES", "PACKAGES", "ResultStore", "Loaded",
            "fingerprint", "core_files", "source_name", "SOURCE_ROOTS", "utc_now", "encode_array", "decode_array"]
@@ -49,6 +56,8 @@ FORMAT = "flda-result/1"
 MAX_FILE_BYTES = 64 * 1024
 #: At most this many results are kept per folder (the oldest go first).
 MAX_FILES = 2000
+#: The names :meth:`ResultStore.path` gives (40 hex digits): pruning touches no other file.
+_OWN_NAME = re.compile(r"[0-9a-f]{40}\.json")
 #: The libraries whose versions enter the fingerprints of the experiments' stores.
 PACKAGES = ("numpy", "scipy", "scikit-learn", "skada", "pandas", "threadpoolctl")
 #: The folders of the two packages whose code a stored result may depend on: the
@@ -249,14 +258,8 @@ class ResultStore:
     def get(self, key):
         """``{"value": ..., "computed_at": ...}`` stored for ``key``, or None when there
         is none or the file is unreadable, corrupt, foreign or from another fingerprint."""
-        path = self.path(key)
-        try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                return None
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, UnicodeDecodeError):
-            return None
-        if not isinstance(record, dict) or record.get("format") != FORMAT:
+        record = _read_record(self.path(key))
+        if record is None:
             return None
         if record.get("fingerprint") != self.fingerprint:
             return None
@@ -294,14 +297,34 @@ class ResultStore:
         return True
 
     def prune(self):
-        """Remove the oldest result files beyond ``max_files``."""
+        """Remove the oldest result files beyond ``max_files``.
+
+        Only the store's own files count and go: regular files named as :meth:`path`
+        names them, and of those only one that holds a record of :data:`FORMAT` is
+        deleted (another program's file in the folder is left alone).
+        """
         try:
-            files = [(entry.stat().st_mtime, entry.path) for entry in os.scandir(self.directory)
-                     if entry.name.endswith(".json") and entry.is_file()]
+            files = [(entry.stat(follow_symlinks=False).st_mtime, entry.path)
+                     for entry in os.scandir(self.directory)
+                     if _OWN_NAME.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)]
         except OSError:
             return
         for _, path in sorted(files)[:max(0, len(files) - self.max_files)]:
+            if _read_record(path) is None:
+                continue
             try:
                 os.unlink(path)
             except OSError:
                 pass
+
+
+def _read_record(path):
+    """The JSON record of a store file when it is a regular file of at most
+    :data:`MAX_FILE_BYTES` holding a dict of :data:`FORMAT`, else None."""
+    try:
+        record = json.loads(read_regular_file(path, MAX_FILE_BYTES).decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        return None
+    return record

@@ -26,6 +26,7 @@ import re
 import plotly.graph_objects as go
 
 from explorer.figures.style import CLASSIFIER_NAMES, classifier_family
+from explorer.safe_text import plain_from_plotly
 
 __all__ = ["EXPORT_WIDTH", "EXPORT_HEIGHT", "EXPORT_SCALE", "IMAGE_FORMATS",
            "PRESENTATION_FONT", "PRESENTATION_TITLE_FONT", "PRESENTATION_LINE_WIDTH",
@@ -159,11 +160,14 @@ def presentation_style(fig):
 def _axis_title(axis):
     if axis is None or axis.title is None or axis.title.text is None:
         return None
-    return re.sub(r"<[^>]+>", " ", axis.title.text).strip() or None
+    return plain_from_plotly(axis.title.text) or None
 
 
 def alt_text(fig):
     """One sentence describing what ``fig`` shows (for screen readers and slides).
+
+    Plain text (:func:`~explorer.safe_text.plain_from_plotly`: no tags, entities
+    decoded), for the chart's aria-label; escape it for markdown.
 
     Built from the figure itself: the kind of chart, the axes, the panels
     (subplot titles) and the legend entries, classifier names grouped first.
@@ -185,7 +189,7 @@ def alt_text(fig):
         text += f" of {y} against {x}"
     elif y or x:
         text += f" of {y or x}"
-    titles = [re.sub(r"<[^>]+>", " ", a.text).strip() for a in fig.layout.annotations or ()
+    titles = [plain_from_plotly(a.text) for a in fig.layout.annotations or ()
               if a.text and a.xref == "paper" and a.yref == "paper"]
     if titles:
         text += f" in {len(titles)} panels ({'; '.join(titles[:4])})"
@@ -194,11 +198,11 @@ def alt_text(fig):
         axis = getattr(fig.layout, name)
         if axis is not None and axis.colorbar is not None and axis.colorbar.title is not None \
                 and axis.colorbar.title.text:
-            scales.append(re.sub(r"<[^>]+>", " ", axis.colorbar.title.text).strip())
+            scales.append(plain_from_plotly(axis.colorbar.title.text))
     if scales:
         text += f", coloured by {' / '.join(dict.fromkeys(scales))}"
     entries = list(dict.fromkeys(
-        (t.name or "").strip() for t in fig.data if t.name and t.showlegend is not False))
+        plain_from_plotly(t.name) for t in fig.data if t.name and t.showlegend is not False))
     classifiers = [n for n in CLASSIFIER_NAMES.values() if any(
         _NAME_PATTERN.match(e) and _NAME_PATTERN.match(e).group(1) == n for e in entries)]
     others = [e for e in entries if not _NAME_PATTERN.match(e)]

@@ -24,8 +24,9 @@ def open_page(page, query=None, timeout=300):
 
 def shown(text):
     """Markdown as a reader sees it: the backslash escapes of
-    :func:`explorer.safe_text.escape_markdown` removed (user text is escaped on screen)."""
-    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
+    :func:`explorer.safe_text.escape_markdown` removed (user text is escaped on screen),
+    and its zero-width spaces, which keep a URL from becoming a link, are invisible."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text).replace("\u200b", "")
 
 
 @dataclass(frozen=True)

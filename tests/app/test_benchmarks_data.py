@@ -84,3 +84,82 @@ def test_skada_fetchers_are_called_with_the_cache_and_never_download_when_asked_
     domain = next(iter(benchmark.domains.values()))
     with pytest.raises(OSError, match="download_if_missing"):
         bm._skada_fetch(benchmark, domain, tmp_path, False)
+
+
+# ---------------------------------------------------------------- unreadable cache, no paths
+
+def _mat_reader(content):
+    """A fetcher whose cached copy is ``content`` written as a .mat file, read by scipy
+    (as skada's fetchers do)."""
+    from scipy.io import loadmat
+
+    def fetch(benchmark, domain, data_home, download_if_missing):
+        path = data_home / benchmark.key / f"{domain}.mat"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        data = loadmat(path)
+        return data["X"], data["y"]
+
+    return fetch
+
+
+def _no_network():
+    raise AssertionError("a cached copy that cannot be read is not downloaded again")
+
+
+@pytest.mark.parametrize("content", [b"", b"not a mat file at all" * 20, bytes(300)],
+                         ids=["empty", "text", "zeros"])
+def test_an_unreadable_cached_file_is_unavailable_with_the_fix_and_no_path(tmp_path, content):
+    with pytest.raises(bm.BenchmarkUnavailable) as info:
+        bm.load_pair("office31_decaf", "A → W", root=tmp_path, fetch=_mat_reader(content),
+                     reachable=_no_network)
+    message = str(info.value)
+    assert "Office, DeCAF8 features" in message and "amazon domain" in message
+    assert "cannot be read" in message and "delete" in message and "again" in message
+    assert str(tmp_path) not in message and "/skada/" not in message.replace("~/.cache/flda/", "")
+
+
+@pytest.mark.parametrize("X, y", [(np.zeros((5, 3, 2)), np.zeros(5)), (np.zeros((5, 3)),
+                                                                      np.zeros(4)),
+                                  (np.array([["a", "b"]]), np.zeros(1)), (np.zeros((0, 3)),
+                                                                          np.zeros(0))],
+                         ids=["3-d", "4-labels", "text", "empty"])
+def test_a_cached_copy_of_the_wrong_shape_is_unavailable(tmp_path, X, y):
+    with pytest.raises(bm.BenchmarkUnavailable, match="cannot be read.*delete"):
+        bm.load_pair("amazon", "B → K", root=tmp_path, fetch=lambda *a: (X, y),
+                     reachable=_no_network)
+
+
+def test_messages_never_show_the_server_cache_path(tmp_path):
+    with pytest.raises(bm.BenchmarkUnavailable) as offline:
+        bm.load_pair("office31_decaf", "A → W", root=tmp_path, fetch=FakeSkada(),
+                     reachable=lambda: False)
+
+    def leaky(benchmark, domain, data_home, download_if_missing):
+        if not download_if_missing:
+            raise OSError("not cached")
+        raise PermissionError(13, "Permission denied", str(data_home / "office31" / "a.tar"))
+
+    with pytest.raises(bm.BenchmarkUnavailable) as failed:
+        bm.load_pair("office31_decaf", "A → W", root=tmp_path, fetch=leaky,
+                     reachable=lambda: True)
+    assert "'a.tar'" in str(failed.value)
+    for error in (offline, failed):
+        assert str(tmp_path) not in str(error.value)
+
+
+def test_digit_messages_never_show_the_server_cache_path(tmp_path):
+    from explorer.data import digits as dg
+    from explorer.errors import DigitDataUnavailable
+
+    with pytest.raises(DigitDataUnavailable) as offline:
+        dg.load_mnist_usps(cache_dir=tmp_path, fetch=None, reachable=lambda: False)
+
+    def leaky(name, data_home):
+        raise PermissionError(13, "Permission denied", str(tmp_path / "openml" / "x.arff"))
+
+    with pytest.raises(DigitDataUnavailable) as failed:
+        dg.load_mnist_usps(cache_dir=tmp_path, fetch=leaky, reachable=lambda: True)
+    assert "'x.arff'" in str(failed.value)
+    for error in (offline, failed):
+        assert str(tmp_path) not in str(error.value)

@@ -265,6 +265,43 @@ def test_headerless_count_file_is_explained():
     assert "header" not in str(info.value)
 
 
+_WIDE = {
+    "commas-first-line": (b"," * 40_000_000 + b"\n1\n", "40,000,001 columns"),
+    "semicolons-after-sep-line": (b"sep=;\n" + b";" * 20_000_000 + b"\n1\n", "columns"),
+    "tabs-utf16": (("\t" * 10_000_000 + "\n1\n").encode("utf-16"), "columns"),
+    "commas-in-a-data-line": (b"a,b\n1,2\n" + b"," * 5_000_000 + b"\n", "Line 3"),
+    "commas-in-later-lines": (b"a,b\n" + b"1," * 3_000 + b"\n" + (b"," * 4_000 + b"\n") * 4_000,
+                              "values"),
+    "line-breaks": (b"a,b\n" + b"\n" * 40_000_000, "line breaks"),
+    "old-mac-rows": (b"a\r" + b"1\r" * 20_000_000, "line breaks"),
+}
+
+
+@pytest.mark.parametrize("case", list(_WIDE))
+def test_wide_or_long_csv_is_refused_from_its_bytes_in_bounded_memory(case):
+    raw, fragment = _WIDE[case]
+    tracemalloc.start()
+    try:
+        with pytest.raises(DataValidationError) as info:
+            csvmod.parse_csv(raw, "wide.csv")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert fragment in str(info.value) and "limit" in str(info.value) and info.value.hint
+    assert peak <= 3 * len(raw), f"{peak / 2**20:.0f} MB to refuse {len(raw) / 2**20:.0f} MB"
+
+
+def test_csv_shape_limits_are_documented_constants():
+    assert csvmod.MAX_COLUMNS == 5_000 and csvmod.MAX_CELLS == 10_000_000
+    assert csvmod.MAX_LINE_BREAKS == 2 * csvmod.MAX_ROWS
+    # at the limits a table is still read: 5,000 columns, and quoted delimiters in a cell
+    header = ",".join(f"f{i}" for i in range(csvmod.MAX_COLUMNS)).encode()
+    assert csvmod.parse_csv(header + b"\n" + b"1," * 4_999 + b"1\n", "w.csv").frame.shape == (
+        1, 5_000)
+    table = csvmod.parse_csv(b'a,label\n1,"x, y; z"\n2,w\n', "q.csv")
+    assert list(table.frame["label"]) == ["x, y; z", "w"]
+
+
 # --------------------------------------------------------------------------- labels
 
 @pytest.mark.parametrize("source, target, classes, unseen", [
@@ -437,6 +474,54 @@ def _assert_inert(fig):
     return " ".join(texts)
 
 
+ZWSP = "\u200b"
+#: The literal-autolink patterns of GFM as Streamlit's markdown applies them to text
+#: whose escapes are resolved (mdast-util-gfm-autolink-literal; ``\w`` is ASCII in JS).
+_GFM_URL = re.compile(r"(https?://|www(?=\.))([-.\w]+)", re.IGNORECASE | re.ASCII)
+_GFM_EMAIL = re.compile(r"([-.\w+]+)@([-\w]+(?:\.[-\w]+)+)", re.ASCII)
+
+
+def _resolved(escaped):
+    """What markdown shows for ``escaped``: its backslash escapes resolved."""
+    return re.sub(r"\\(.)", r"\1", escaped)
+
+
+def _linkified(text):
+    return _GFM_URL.search(text) or _GFM_EMAIL.search(text)
+
+
+@pytest.mark.parametrize("text", [
+    "https://e.vil/x.csv", "see http://e.vil", "HTTPS://E.VIL", "www.e.vil", "WWW.e.vil",
+    "me@e.vil", "mailto:me@e.vil", "xmpp:me@e.vil", "a(https://e.vil)b",
+    "custom_sizes=https://e.vil/?q=1&r=2", "x" * 3 + "www.www.e.vil",
+])
+def test_markdown_escaping_breaks_bare_links_and_reads_the_same(text):
+    assert _linkified(text)  # (the pattern finds it unescaped)
+    escaped = safe_text.escape_markdown(text)
+    shown = _resolved(escaped)
+    assert not _linkified(shown), shown
+    assert shown.replace(ZWSP, "") == text
+
+
+def test_plotly_text_taken_back_for_plain_text_places_has_no_entities():
+    for hostile in (HOSTILE_NAME, "<img src=x onerror=alert(1)>", "a &amp; b", "%{x}"):
+        assert safe_text.plain_from_plotly(safe_text.escape_plotly(hostile)) == hostile.strip()
+    assert safe_text.plain_from_plotly("<b>Target</b><br>error") == "Target  error"
+
+
+def test_chart_text_alternative_shows_user_names_as_typed_not_as_entities():
+    from explorer.figures.export import alt_text
+    import plotly.graph_objects as go
+
+    name = "<img src=x>.csv & https://e.vil"
+    fig = go.Figure(go.Scatter(x=[0, 1], y=[0, 1], name=safe_text.escape_plotly(name)))
+    fig.update_layout(xaxis_title=safe_text.escape_plotly(name), yaxis_title="error")
+    text = alt_text(fig)
+    assert "&lt;" not in text and "&amp;" not in text and "<img src=x>" in text
+    caption = safe_text.escape_markdown(text)  # as ui_common.show_chart writes it
+    assert "&lt;" not in _resolved(caption) and not _linkified(_resolved(caption))
+
+
 def test_markdown_escaping_leaves_nothing_to_interpret():
     for hostile in ("![x](http://e.vil/p.png)", "[link](javascript:alert(1))", "$x^2$",
                     "**bold** _it_ # head", "<b>html</b> &amp;", ":red[alert]", "a|b|c",
@@ -446,17 +531,19 @@ def test_markdown_escaping_leaves_nothing_to_interpret():
         # Every punctuation character is escaped, so none can start a construct.
         unescaped = re.sub(r"\\[!-/:-@\[-`{-~]", "", escaped)
         assert not re.search(r"[!-/:-@\[-`{-~]", unescaped), escaped
-        # Removing the escapes gives back the text (with line breaks as spaces).
-        assert re.sub(r"\\(.)", r"\1", escaped) == hostile.replace("\n", " ")
+        # Removing the escapes (and the zero-width spaces that break autolinks) gives
+        # back the text (with line breaks as spaces).
+        assert _resolved(escaped).replace(ZWSP, "") == hostile.replace("\n", " ")
 
 
 @given(st.text(max_size=40))
 @settings(max_examples=200, deadline=None, derandomize=True)
 def test_markdown_escaping_round_trips_any_text(text):
     escaped = safe_text.escape_markdown(text)
-    plain = re.sub(r"[\r\n\t]", " ", text)
+    plain = re.sub(r"[\r\n\t]", " ", text.replace("\r\n", " "))  # CRLF is one break
     plain = re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", "", plain)
-    assert re.sub(r"\\(.)", r"\1", escaped) == plain
+    assert _resolved(escaped).replace(ZWSP, "") == plain.replace(ZWSP, "")
+    assert not _linkified(_resolved(escaped))
     assert "\n" not in escaped and "$" not in escaped.replace("\\$", "")
 
 
@@ -562,6 +649,45 @@ def test_every_accepted_url_number_is_finite_and_in_bounds(raw):
     assert isinstance(outcome.value, float)
     assert math.isfinite(outcome.value) and -1.0 <= outcome.value <= 1.0
     assert outcome.accepted or outcome.note is None or "'delta'" in outcome.note
+
+
+@pytest.mark.parametrize("raw", ["[" * 5000 + "]" * 5000, "{" * 3000, "[" * 900 + "1" + "]" * 900,
+                                 '["' + "]" * 20 + '", ' + "[" * 6 + "1" + "]" * 6 + "]",
+                                 "[" * 400 + "]" * 400 + " " * 5000],
+                         ids=["5000-deep", "unclosed", "900-deep", "brackets-in-string", "long"])
+@pytest.mark.parametrize("default", [0, 0.5, (0.0, 1.0), "text"])
+def test_deep_or_long_url_values_are_ignored_before_parsing(raw, default):
+    outcome = url_state.validate_url_value("seed", raw, default, lo=0, hi=2**31 - 1) \
+        if isinstance(default, int) else url_state.validate_url_value("seed", raw, default)
+    assert not outcome.accepted and outcome.value == default
+    assert outcome.note.startswith("Ignored the link's value of 'seed': it is ")
+    assert len(outcome.note) < 120
+
+
+def test_url_value_nesting_is_refused_without_reaching_json(monkeypatch):
+    monkeypatch.setattr(url_state.json, "loads", lambda *a, **k: pytest.fail("parsed"))
+    with pytest.raises(ValueError, match="nested more than"):
+        url_state.decode_url_value("[" * 50 + "]" * 50)
+
+
+@pytest.mark.parametrize("raw, default, kwargs, shown", [
+    ("1e308", 0, dict(lo=0, hi=2**31 - 1), "1e+308 is outside [0, 2147483647]"),
+    ("1" + "0" * 400, 0, dict(lo=0, hi=2**31 - 1), "1.00e+400 is outside [0, 2147483647]"),
+    ("-" + "9" * 1200, 0.0, {}, "-9.99e+1199 is too large for a 64-bit float"),
+    ("[1, " + "7" * 30 + "]", (0, 1), dict(lo=0, hi=5), "7.77e+29 is outside [0, 5]"),
+], ids=["1e308", "400-digits", "1200-digits", "in-a-list"])
+def test_huge_url_numbers_are_shown_compactly(raw, default, kwargs, shown):
+    outcome = url_state.validate_url_value("n", raw, default, **kwargs)
+    assert outcome.value == default and shown in outcome.note and len(outcome.note) < 120
+
+
+@pytest.mark.parametrize("text", ["1e308", "2, 1e308", "1e400", "1" * 400],
+                         ids=["1e308", "in-a-list", "1e400", "400-digits"])
+def test_huge_sample_sizes_are_refused_compactly(text):
+    from explorer.experiments.learning_curves import parse_sample_sizes
+    with pytest.raises(ValueError, match="outside 2 .. 1000") as info:
+        parse_sample_sizes(text, 1000)
+    assert len(str(info.value)) < 140
 
 
 # --------------------------------------------------------------------------- error boundary
