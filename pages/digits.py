@@ -117,9 +117,9 @@ def draw_data_controls():
                  "the classes allow. The paper uses all 9,298.")
         st.button("Load MNIST and USPS", key="dig_load_openml", type="primary",
                   width="stretch",
-                  help=f"Download from OpenML on first use (a few tens of MB, cached in "
-                       f"{dg.default_cache_dir()}; set the environment variable "
-                       "FLDA_CACHE_DIR to use another folder). Later loads need no network.")
+                  help="Download from OpenML on first use (a few tens of MB, kept in the "
+                       "server's data cache; the server's environment variable "
+                       "FLDA_CACHE_DIR chooses its folder). Later loads need no network.")
     elif source == "upload":
         st.file_uploader("Domain A file (CSV or NPZ)", type=["csv", "npz"], key="dig_file_a",
                          help=UPLOAD_HELP)

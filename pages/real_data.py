@@ -80,8 +80,8 @@ def draw_benchmarks(classifiers, seed):
         key = st.selectbox("Benchmark", tuple(bm.BENCHMARKS), key="real.bench",
                            format_func=lambda k: f"{bm.BENCHMARKS[k].title} "
                                                  f"({bm.BENCHMARKS[k].table})",
-                           help="Downloaded once by skada's fetchers into "
-                                f"{bm.cache_dir()} (set FLDA_CACHE_DIR to move it); later "
+                           help="Downloaded once by skada's fetchers into the server's "
+                                "data cache (FLDA_CACHE_DIR chooses its folder); later "
                                 "runs need no network. MNIST/USPS (Table 4) are on the "
                                 "Handwritten digits page.")
     with middle:
@@ -198,17 +198,16 @@ def provenance_caption(result):
     fresh = [c for c in cells if not c.from_disk]
     when = sorted({c.computed_at for c in cells})
     span = when[0] if len(when) == 1 else f"{when[0]} to {when[-1]}"
-    where = esc(str(md.cell_store().directory))
     if not fresh:
-        return (f"All {len(cells)} cells read from the disk cache ({where}): computed {span} "
+        return (f"All {len(cells)} cells read from this server's disk cache: computed {span} "
                 "with this code, these data and these library versions.")
     if not stored:
-        kept = (f"saved to the disk cache ({where}): a server restart reads them back"
+        kept = ("saved to this server's disk cache: a server restart reads them back"
                 if all(c.saved for c in cells) else
-                f"not all could be saved to the disk cache ({where}): a server restart "
+                "not all could be saved to this server's disk cache: a server restart "
                 "computes those again")
         return f"All {len(cells)} cells computed {span} with this code and {kept}."
-    return (f"{len(stored)} of {len(cells)} cells read from the disk cache ({where}), "
+    return (f"{len(stored)} of {len(cells)} cells read from this server's disk cache, "
             f"{len(fresh)} computed by this server; all computed {span} with this code, "
             "these data and these library versions.")
 

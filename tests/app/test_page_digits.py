@@ -177,6 +177,7 @@ def test_openml_failure_keeps_default_and_says_why(monkeypatch, tmp_path):
     monkeypatch.setattr(dg, "openml_reachable", lambda *a, **k: False)
     at = _open({"source": "openml", "l2_mode": "hand"})
     assert not at.error  # nothing requested yet
+    assert str(tmp_path) not in at.button(key="dig_load_openml").help  # no server folder
     assert any("offline default" in i.value for i in at.info)
     at.button(key="dig_load_openml").click().run()
     assert not at.exception

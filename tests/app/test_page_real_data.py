@@ -182,7 +182,7 @@ def test_warm_disk_cache_serves_table3_after_a_restart_without_fitting(disk_cach
     first = open_page(PAGE, ONE_SET)
     captions = " ".join(c.value for c in first.caption)
     assert "All 5 cells computed" in captions and "with this code" in captions
-    assert "read from the disk cache" not in captions
+    assert "read from this server's disk cache" not in captions
     here = first.dataframe[1].value
     assert len(list(disk_cache.glob("*.json"))) == 5
 
@@ -193,8 +193,10 @@ def test_warm_disk_cache_serves_table3_after_a_restart_without_fitting(disk_cach
     second = open_page(PAGE, ONE_SET)
     assert calls == []
     captions = " ".join(c.value for c in second.caption)
-    assert "All 5 cells read from the disk cache" in captions and "with this code" in captions
-    assert "computed" in captions and "UTC" in captions
+    assert "All 5 cells read from this server's disk cache" in captions
+    assert "with this code" in captions and "computed" in captions and "UTC" in captions
+    every_text = captions + " ".join(str(w.help) for w in second.get("selectbox"))
+    assert str(disk_cache.parent) not in every_text     # never the server's folder
     assert second.dataframe[1].value.equals(here)
 
 
@@ -234,6 +236,6 @@ def test_caption_counts_cells_from_disk_and_computed(disk_cache):
     md.stored_fit_one("hepatitis", "S-LR", store=md.cell_store(disk_cache))  # a warm-up
     at = open_page(PAGE, ONE_SET)
     captions = " ".join(c.value for c in at.caption)
-    assert "1 of 5 cells read from the disk cache" in captions
+    assert "1 of 5 cells read from this server's disk cache" in captions
     assert "4 computed by this server" in captions
     st.cache_data.clear()
