@@ -28,6 +28,7 @@ def run():
     # Started (and finished) by the server's start under `streamlit run`; here for runs
     # without it (AppTest): the first visitor's Home shows while it imports.
     warm_up = serving.warm_up_imports()
+    state.start_run()
     state.keep_widget_state()
     state.restore_from_url([state.Setting(state.SEED_KEY, 0, lo=0, hi=2**31 - 1)])
     with st.sidebar:

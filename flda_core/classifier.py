@@ -423,9 +423,6 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         self.intercept_ = (np.asarray(b, dtype=np.float64) - shift @ W).reshape(n_out)
         return self
 
-    #: ``{-1, +1}`` regression targets of FLDA-Q (:func:`flda_core.solvers.quadratic_targets`).
-    _codes = staticmethod(quadratic_targets)
-
     def _resolve_theta(self, X, X_target, sample_weight=None):
         n_features = X.shape[1]
         if self.theta is not None:

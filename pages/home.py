@@ -5,6 +5,7 @@ import streamlit as st
 from explorer.registry import PAGES
 from explorer.ui import navigation, state
 
+navigation.leave_pages_directory_mode()  # a deep link to /home on a fresh server
 st.title("Feature-level domain adaptation, live")
 st.markdown(
     """

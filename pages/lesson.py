@@ -72,10 +72,12 @@ def current_index():
     the navigation, which drops the query string); an unknown name opens step 1 with a note."""
     slug = st.query_params.get(STEP_PARAM) or st.session_state.get(ENTERED_KEY)
     index = step_index(slug) if slug else 0
+    notes = st.session_state.setdefault(state.LINK_NOTES_KEY, {})  # kept for the whole page
     if slug and LESSON_STEPS[index].slug != slug:
-        st.warning(f"There is no lesson step called “{escape_markdown(slug)}”; "
-                   "showing step 1 instead. Use Back/Next to move through the lesson.",
-                   icon=":material/link_off:")
+        notes[STEP_PARAM] = (f"There is no lesson step called “{escape_markdown(slug)}”; "
+                             "showing step 1 instead. Use Back/Next to move through the lesson.")
+    if STEP_PARAM in notes:
+        st.warning(notes[STEP_PARAM], icon=":material/link_off:")
     if st.session_state.get(ENTERED_KEY) != LESSON_STEPS[index].slug:
         enter_step(index)
     st.query_params[STEP_PARAM] = LESSON_STEPS[index].slug

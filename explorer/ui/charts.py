@@ -11,21 +11,12 @@ from explorer.safe_text import escape_markdown
 from explorer.ui import chart as ui_chart
 from explorer.ui import equations as ui_equations
 from explorer.ui.caches import cached_paper_notes
-from explorer.ui.state import presentation_mode
+from explorer.ui.state import CHART_DRAWN_KEY, REST_OWED_KEY, presentation_mode
 from explorer.ui.widgets import image_format
 
-__all__ = ["CHART_DRAWN_KEY", "CHART_FIRST", "REST_OWED_KEY", "finish_owed_page", "show_chart",
+__all__ = ["CHART_DRAWN_KEY", "REST_OWED_KEY", "finish_owed_page", "show_chart",
            "show_equations", "show_paper_notes"]
 
-#: Whether a page's first chart is drawn before the rest of the page is sent
-#: (:func:`show_chart`).  The server's start switches it on
-#: (:func:`explorer.ui.serving.server_lifespan`): there a browser reports the draw.
-#: Off for runs without one (``AppTest``).
-CHART_FIRST = False
-#: Session flag: the browser has drawn a chart of this session (it said so).
-CHART_DRAWN_KEY = "_flda_chart_drawn"
-#: Session flag: a run stopped after its first chart and owes the rest of its page.
-REST_OWED_KEY = "_flda_rest_owed"
 
 
 def _note_chart_drawn():
@@ -47,9 +38,11 @@ def _rest_follows_first_chart():
     chart, then loads and evaluates plotly.js.  Sent alone, the chart was drawn
     0.45-0.9 s sooner (every page but Home, warm server, median of 6 fresh tabs).  The
     chart's element reports the draw (:func:`ui_chart.plotly_chart`), which reruns
-    the page in full; after that no run of the session stops early.
+    the page in full; after that no run of the session stops early.  Every session
+    runs this same code: under ``AppTest``, which has no browser, the tests' harness
+    plays the browser's part and reports the draw (``tests/conftest.py``).
     """
-    return CHART_FIRST and not st.session_state.get(CHART_DRAWN_KEY, False)
+    return not st.session_state.get(CHART_DRAWN_KEY, False)
 
 
 def finish_owed_page():

@@ -12,7 +12,7 @@ import streamlit as st
 
 from explorer.error_report import describe_error
 from explorer.safe_text import escape_markdown
-from explorer.ui.charts import REST_OWED_KEY
+from explorer.ui.state import REST_OWED_KEY
 from explorer.ui.navigation import leave_pages_directory_mode
 from explorer.ui.serving import freeze_long_lived_objects
 

@@ -55,9 +55,8 @@ def leave_pages_directory_mode():
     Streamlit's automatic navigation (file names as titles, no
     ``set_page_config``, no shared seed) - and keeps doing so for every
     visitor until someone opens the home page.  Every page's run starts in
-    :func:`explorer.ui.guard.run_page`, which calls this, and importing this module
-    calls it too (Home links to the pages with :func:`page_link`); the first call
-    inside a script run of the process looks at the mode.  If it is on, declare the
+    :func:`explorer.ui.guard.run_page`, which calls this (Home calls it itself); the
+    first call inside a script run of the process looks at the mode.  If it is on, declare the
     app's real pages with the public ``st.navigation`` (which is what ends the legacy
     mode; the deep-linked page is among them, so the URL stays) and rerun, so the same
     URL is served by ``app.py``.  Only the read of the mode touches Streamlit
@@ -79,6 +78,3 @@ def _script_running():
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     return get_script_run_ctx(suppress_warning=True) is not None
-
-
-leave_pages_directory_mode()

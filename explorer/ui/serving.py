@@ -11,25 +11,19 @@ imports it, before Streamlit's runtime exists.
 
 from __future__ import annotations
 
-import re
 from contextlib import asynccontextmanager
-from pathlib import Path
 
-from explorer.registry import PAGES_DIR
 from explorer.ui import chart as ui_chart
 from explorer.ui import equations as ui_equations
 
-__all__ = ["HEAVY_MODULES", "STORE_WARM_UPS", "freeze_long_lived_objects", "listening_tcp_sockets",
-           "page_modules", "routes", "send_small_writes_at_once", "server_lifespan",
-           "warm_up_imports", "warm_up_stores"]
+__all__ = ["EXTRA_MODULES", "PROJECT_PACKAGES", "STORE_WARM_UPS", "freeze_long_lived_objects",
+           "listening_tcp_sockets", "project_modules", "routes", "send_small_writes_at_once",
+           "server_lifespan", "warm_up_imports", "warm_up_stores"]
 
-# The synthetic data model and the fits (flda_core.synthetic,
-# explorer.experiments.synthetic) import scikit-learn and scipy: they are imported
-# where used, so the Home page of a fresh server does not wait for them, and
-# warm_up_imports() loads them in the background meanwhile.
-HEAVY_MODULES = ("flda_core.synthetic", "explorer.experiments.synthetic",
-                 "explorer.experiments.transfer_models", "explorer.figures.synthetic",
-                 "plotly.graph_objects")
+#: Imported by the warm-up besides the project's own modules: plotly's figure classes.
+EXTRA_MODULES = ("plotly.graph_objects",)
+#: The project's packages whose every module the warm-up imports.
+PROJECT_PACKAGES = ("flda_core", "explorer")
 
 
 def routes():
@@ -73,37 +67,25 @@ def freeze_long_lived_objects():
     return True
 
 
-#: ``from flda_core.x import a, b`` / ``from explorer.x import (a,\n b)`` and
-#: ``import flda_core.x`` anywhere in a page (read as text: :mod:`ast` is not safe to
-#: run in a thread while another parses, as Streamlit does with every page it runs).
-_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+((?:flda_core|explorer)[\w.]*)[ \t]+import[ \t]+"
-                          r"(\([^)]*\)|[^\n#]*)", re.M)
-_PLAIN_IMPORT = re.compile(r"^[ \t]*import[ \t]+((?:flda_core|explorer)[\w.]*)", re.M)
+def project_modules(packages=PROJECT_PACKAGES):
+    """Every module of the project's packages (``flda_core``, ``explorer``), found on disk
+    with :func:`pkgutil.walk_packages` (which imports the packages, not their modules).
 
+    The warm-up imports all of them: whatever a page imports, directly or inside a
+    function (Real data's ``explorer.experiments.missing_data``), is loaded before the
+    first visitor asks for it (a fresh server's first Digits or Real data visit imported
+    for 0.2 s).  Optional heavy dependencies (skada, dask) are imported inside functions
+    and stay unloaded.
+    """
+    import importlib
+    import pkgutil
 
-def page_modules(pages_dir=PAGES_DIR):
-    """The ``flda_core`` and ``explorer`` modules the pages import, anywhere in their source
-    (``from explorer.experiments import digits`` counts the submodule).  The warm-up
-    loads them: a fresh server's first Digits or Real data visit imported for 0.2 s."""
-    from importlib.util import find_spec
-
-    names = set()
-    for path in sorted(Path(pages_dir).glob("*.py")):
-        source = path.read_text(encoding="utf-8")
-        for module, imported in _FROM_IMPORT.findall(source):
-            names.add(module)
-            for part in imported.strip("()").replace("\\", " ").split(","):
-                if part.split():
-                    names.add(f"{module}.{part.split()[0]}")
-        names.update(_PLAIN_IMPORT.findall(source))
-    return tuple(sorted(name for name in names if _is_module(name, find_spec)))
-
-
-def _is_module(name, find_spec):
-    try:
-        return find_spec(name) is not None
-    except ImportError:  # "explorer.figures.style.CLASS_COLORS": a name, not a module
-        return False
+    names = []
+    for package in packages:
+        names.append(package)
+        path = importlib.import_module(package).__path__
+        names += [info.name for info in pkgutil.walk_packages(path, prefix=package + ".")]
+    return tuple(names)
 
 
 def _first_calls():
@@ -121,9 +103,10 @@ def _first_calls():
     ui_chart.warm_up()
 
 
-def warm_up_imports(modules=HEAVY_MODULES):
-    """Import ``modules`` and the pages' modules in a background thread, once per server
-    process, then make the first calls (:func:`_first_calls`).
+def warm_up_imports(modules=EXTRA_MODULES):
+    """Import every module of the project (:func:`project_modules`) and ``modules`` in a
+    background thread, once per server process, then make the first calls
+    (:func:`_first_calls`).
 
     The server calls this when it starts (``app.py``'s ``st.App`` lifespan, see
     :func:`server_lifespan`), and ``app.py`` on every run, for servers started
@@ -138,7 +121,7 @@ def warm_up_imports(modules=HEAVY_MODULES):
     def run():
         import inspect
 
-        for name in (*modules, *page_modules()):
+        for name in (*project_modules(), *modules):
             try:
                 importlib.import_module(name)
             except Exception:  # noqa: BLE001 - the page importing it shows the error
@@ -236,17 +219,12 @@ async def server_lifespan(app):
 
     from streamlit.runtime.pages_manager import PagesManager
 
-    from explorer.ui import (
-        charts,  # holds Streamlit caches: imported once the runtime exists
-    )
-
     # What st.navigation does on its first call, done before the first visitor: without
     # it the first request of a fresh server runs a deep-linked page alone as a legacy
     # "pages/ directory" page, then again through app.py
     # (see explorer.ui.navigation.leave_pages_directory_mode).
     PagesManager.uses_pages_directory = False
     send_small_writes_at_once()
-    charts.CHART_FIRST = True  # browsers will report their first chart (charts.show_chart)
     start = time.perf_counter()
     await asyncio.to_thread(warm_up_imports().join)
     print(f"  FLDA explorer: scientific libraries loaded in {time.perf_counter() - start:.1f} s; "

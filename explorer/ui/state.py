@@ -27,13 +27,33 @@ from explorer.presentation import PRESENT_PARAM
 from explorer.safe_text import escape_markdown
 from explorer.url_state import validate_url_value
 
-__all__ = ["PRESENT_KEY", "SEED_KEY", "Setting", "apply_values", "get_seed",
-           "keep_presentation_in_url", "keep_widget_state", "presentation_mode", "restore_from_url",
-           "write_to_url"]
+__all__ = ["CHART_DRAWN_KEY", "LINK_NOTES_KEY", "PRESENT_KEY", "REST_OWED_KEY", "SEED_KEY",
+           "Setting", "apply_values", "get_seed", "keep_presentation_in_url", "keep_widget_state",
+           "presentation_mode", "restore_from_url", "start_run", "write_to_url"]
 
 SEED_KEY = "shared.seed"
 #: Session flag of presentation mode (it outlives the query string; see presentation_mode).
 PRESENT_KEY = "shared.present"
+#: Session flag: the browser has drawn a chart of this session (it said so;
+#: :func:`explorer.ui.charts.show_chart`).
+CHART_DRAWN_KEY = "_flda_chart_drawn"
+#: Session flag: a run stopped after its first chart and owes the rest of its page.
+REST_OWED_KEY = "_flda_rest_owed"
+#: Session notes about values of the link that were ignored: setting key -> note.
+LINK_NOTES_KEY = "_flda_link_notes"
+
+
+def start_run():
+    """What every run does first (``app.py``): forget the notes about the link's values
+    once the user has seen them on a whole page.
+
+    A run that stopped after its first chart (:data:`REST_OWED_KEY`) is followed by the
+    run that sends the rest of the page: the notes of the first stay for the second,
+    so they do not vanish as the page completes; the next run (the user's next step)
+    starts without them.
+    """
+    if not st.session_state.get(REST_OWED_KEY, False):
+        st.session_state.pop(LINK_NOTES_KEY, None)
 
 
 @dataclass(frozen=True)
@@ -103,9 +123,10 @@ def restore_from_url(settings):
     Values already in the session (the user moved a widget) win over the URL.
     A URL value that is not valid for its setting (not finite, out of range,
     not an option, wrong type) is ignored: the default is used and an
-    ``st.info`` names the parameter and says why.
+    ``st.info`` names the parameter and says why.  The note stays until the user has
+    seen it on the whole page (:func:`start_run`).
     """
-    notes = []
+    notes = st.session_state.setdefault(LINK_NOTES_KEY, {})
     for setting in settings:
         if setting.key in st.session_state:
             continue
@@ -113,9 +134,10 @@ def restore_from_url(settings):
                                      setting.default, setting.options, setting.lo, setting.hi)
         st.session_state[setting.key] = outcome.value
         if outcome.note:
-            notes.append(outcome.note)
-    for note in notes:
-        st.info(escape_markdown(note), icon=":material/link_off:")
+            notes[setting.key] = outcome.note
+    for setting in settings:
+        if setting.key in notes:
+            st.info(escape_markdown(notes[setting.key]), icon=":material/link_off:")
 
 
 def write_to_url(settings):

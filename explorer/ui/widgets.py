@@ -54,8 +54,8 @@ def show_focus_style():
 
 #: Every transfer model of :mod:`flda_core.transfer_models`, dropout (the paper's) first
 #: (``tests/app/test_lazy_imports.py`` checks it equals ``tuple(TRANSFER_MODELS)``; spelled out
-#: so that importing this module does not load scikit-learn, see
-#: ``explorer.ui.serving.HEAVY_MODULES``).
+#: so that importing this module does not load scikit-learn: the server's warm-up does,
+#: ``explorer.ui.serving.warm_up_imports``).
 TRANSFER_OPTIONS = ("dropout", "imputation", "two-sided", "rate")
 
 

@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from explorer.ui import charts, serving
+from explorer.ui import serving
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="lists /proc or /dev/fd")
 
@@ -107,9 +107,6 @@ def test_only_listening_tcp_sockets_are_found():
 
 
 def test_the_server_start_applies_it(monkeypatch):
-    """...and switches on "first chart first" (``explorer.ui.charts.show_chart``): under a
-    server, browsers report their first chart."""
-    monkeypatch.setattr(charts, "CHART_FIRST", False)  # restored after the test
     calls = []
     monkeypatch.setattr(serving, "send_small_writes_at_once", lambda: calls.append(1) or 1)
 
@@ -126,4 +123,3 @@ def test_the_server_start_applies_it(monkeypatch):
 
     _run(start())
     assert calls == [1]
-    assert charts.CHART_FIRST is True

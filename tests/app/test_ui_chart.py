@@ -15,7 +15,8 @@ from plotly.offline import get_plotlyjs_version
 from explorer.ui import chart as ui_chart
 from explorer.ui import charts as ui_charts
 from explorer.ui import serving
-from apptest_support import charts, open_page
+from apptest_support import APP, charts, open_page
+from streamlit.testing.v1 import AppTest
 
 
 def _payload(raw):
@@ -183,16 +184,24 @@ def test_every_chart_of_a_page_is_drawable_by_the_shipped_bundle(page, query):
 
 # ---------------------------------------------------------------------- first chart first
 
-def _with_chart_first(monkeypatch, page, query=None):
-    monkeypatch.setattr(ui_charts, "CHART_FIRST", True)
-    return open_page(page, query)
+def _first_run_without_the_report(page, query=None):
+    """``open_page`` with nobody reporting the draw: the run as the server sends it
+    before the browser has drawn the first chart."""
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.reports_chart_draws = False
+    at.query_params.update(dict(query or {}))
+    at.run()
+    at.switch_page(page)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
 
 
-def test_a_tabs_first_run_ends_with_its_first_chart(monkeypatch):
-    """Under a server (``CHART_FIRST``) a tab's first run stops after its first chart and
-    its caption, asking the browser to report the draw; the browser's report (here: its
-    callback's session flag) brings the whole page, and later runs never stop early."""
-    at = _with_chart_first(monkeypatch, "pages/synthetic.py", {"seed": "3"})
+def test_a_tabs_first_run_ends_with_its_first_chart():
+    """A tab's first run stops after its first chart and its caption, asking the browser
+    to report the draw; the browser's report (here: its callback's session flag) brings
+    the whole page, and later runs never stop early."""
+    at = _first_run_without_the_report("pages/synthetic.py", {"seed": "3"})
     shown = charts(at)
     assert [c.key for c in shown] == ["syn_figure"]
     payload = json.loads(at.get("bidi_component")[0].proto.bytes)
@@ -211,9 +220,11 @@ def test_a_tabs_first_run_ends_with_its_first_chart(monkeypatch):
     assert any(h.value == "Equations" for h in at.header)
 
 
-def test_without_a_browser_to_report_the_page_comes_whole():
-    """``AppTest`` and the default: no run stops early."""
-    assert ui_charts.CHART_FIRST is False
+def test_the_tests_harness_reports_the_draw_like_a_browser():
+    """The same page code runs under ``AppTest``: ``open_page`` reports the first chart's
+    draw as the browser does (``tests/conftest.py``), so the test sees the whole page."""
     at = open_page("pages/synthetic.py", {"seed": "3"})
+    assert at.session_state[ui_charts.CHART_DRAWN_KEY] is True
+    assert ui_charts.REST_OWED_KEY not in at.session_state
     assert "report" not in json.loads(at.get("bidi_component")[0].proto.bytes)
     assert len(at.dataframe) >= 2

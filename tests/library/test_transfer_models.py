@@ -9,6 +9,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from flda_core import transfer_models as tm
 from flda_core.classifier import FLDAClassifier
+from flda_core.solvers import quadratic_targets
 from flda_core.objectives import (expected_quadratic_loss, logistic_binary_objective,
                                   logistic_multinomial_objective)
 from test_objectives import _numeric_gradient as _finite_difference  # central differences
@@ -189,7 +190,7 @@ def test_fitted_weights_minimise_the_expected_risk(key, n_classes):
     l2 = 0.01
     # Quadratic: gradient of the exact expected loss + penalty vanishes.
     clf = FLDAClassifier(loss="quadratic", l2=l2, transfer=name, transfer_params=params).fit(X, y)
-    T = FLDAClassifier._codes(y, n_classes)
+    T = quadratic_targets(y, n_classes)
     W, b = clf.coef_.T, clf.intercept_
     risk = lambda v: (expected_quadratic_loss(v.reshape(W.shape), b, E, T, None, variance=V)
                       + l2 * np.sum(v ** 2))
