@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
+import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -471,9 +472,15 @@ def _fetch_prepared(name, prepare, cache_dir, fetch):
     if len(y) != len(X):
         raise DigitDataUnavailable(f"'{name}' from OpenML has {len(X)} images but {len(y)} labels.")
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, X=X.astype(np.float32), y=y)
-    os.replace(tmp, path)
+    # A temporary file of its own: several server processes may download at once.
+    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{name}.", suffix=".tmp.npz")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            np.savez_compressed(out, X=X.astype(np.float32), y=y)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return X.astype(np.float32).astype(np.float64), y
 
 
