@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import random
 import sys
@@ -65,7 +66,7 @@ PAGES = {
 UPLOAD_PAGE = "your_data"
 UPLOAD_FILES = (ROOT / "sample_data" / "poisson_source.csv",
                 ROOT / "sample_data" / "poisson_target.csv")
-#: A student waits this long between two actions (seconds, drawn uniformly).
+#: A student waits this long between two actions (seconds, drawn uniformly; ``--think``).
 THINK_S = (2.0, 8.0)
 #: Moves on one page before switching to another one.
 MOVES_PER_PAGE = (2, 5)
@@ -86,7 +87,7 @@ def percentile(values, q):
     if not values:
         return None
     ordered = sorted(values)
-    rank = max(1, min(len(ordered), round(q / 100 * len(ordered) + 0.5)))
+    rank = max(1, min(len(ordered), math.ceil(q / 100 * len(ordered))))
     return ordered[rank - 1]
 
 
@@ -140,7 +141,7 @@ class Student:
         self.page = ""
         self.widgets = {}      # label -> Widget (the last full run's, with fragment updates)
         self.states = {}       # widget id -> WidgetState sent (values the student set)
-        self.backend = None    # X-FLDA-Backend header of the page (deploy/serve.sh's nginx)
+        self.backends = set()  # X-FLDA-Backend headers seen (deploy/serve.sh's nginx)
         self._run = None       # elements of the run in progress
         self._report_owed = None  # chart element id whose "drawn" trigger a run asked for
         self._file_urls = {}
@@ -155,6 +156,8 @@ class Student:
                                          headers={"Cookie": self._cookie_header(),
                                                   **(headers or {})})
         with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            if response.headers.get("X-FLDA-Backend"):
+                self.backends.add(response.headers["X-FLDA-Backend"])
             for header in response.headers.get_all("Set-Cookie") or ():
                 for name, morsel in SimpleCookie(header).items():
                     self.cookies[name] = morsel.value
@@ -169,8 +172,7 @@ class Student:
         from websockets.asyncio.client import connect
 
         start = time.perf_counter()
-        _, headers, _ = await self.http("GET", f"/{page}" + (f"?{query}" if query else ""))
-        self.backend = headers.get("X-FLDA-Backend")
+        await self.http("GET", f"/{page}" + (f"?{query}" if query else ""))
         await self.http("GET", "/_stcore/health")
         await self.http("GET", "/_stcore/host-config")
         protocols = ["streamlit", self.cookies.get("_streamlit_xsrf", "PLACEHOLDER_AUTH_TOKEN")]
@@ -178,6 +180,8 @@ class Student:
         self.ws = await connect(ws_url, subprotocols=protocols, origin=self.base,
                                 additional_headers={"Cookie": self._cookie_header()},
                                 max_size=2**26, open_timeout=self.timeout)
+        if self.ws.response.headers.get("X-FLDA-Backend"):
+            self.backends.add(self.ws.response.headers["X-FLDA-Backend"])
         self.page = page
         await self.rerun(query_string=query, page_name=page)
         return time.perf_counter() - start
@@ -367,7 +371,7 @@ class Student:
         return time.perf_counter() - start
 
 
-async def student_life(base, index, seed, stats, deadline, timeout):
+async def student_life(base, index, seed, stats, deadline, timeout, think=THINK_S):
     """One student until ``deadline``: open a page, move its controls with think time,
     switch pages; every tenth student (index 9, 19, ...) uploads a CSV pair first."""
     rng = random.Random(seed * 1000 + index)
@@ -385,7 +389,7 @@ async def student_life(base, index, seed, stats, deadline, timeout):
         page = student.page
         while time.monotonic() < deadline:
             for _ in range(rng.randint(*MOVES_PER_PAGE)):
-                await asyncio.sleep(rng.uniform(*THINK_S))
+                await asyncio.sleep(rng.uniform(*think))
                 if time.monotonic() >= deadline:
                     return
                 stats.changes.append(await student.change(rng.choice(PAGES[page])))
@@ -401,11 +405,12 @@ async def student_life(base, index, seed, stats, deadline, timeout):
             pass
 
 
-async def run_class(base, sessions, duration, seed, timeout=120.0):
+async def run_class(base, sessions, duration, seed, timeout=120.0, think=THINK_S):
     """``sessions`` students for ``duration`` seconds against ``base``; returns Stats."""
     stats = Stats()
     deadline = time.monotonic() + duration
-    tasks = [student_life(base, k, seed, stats, deadline, timeout) for k in range(sessions)]
+    tasks = [student_life(base, k, seed, stats, deadline, timeout, think)
+             for k in range(sessions)]
     try:
         await asyncio.wait_for(asyncio.gather(*tasks), duration + 2 * timeout)
     except TimeoutError:
@@ -447,7 +452,8 @@ async def measure(base, args, pid=None):
     peak, stop = [rss_bytes(pid) if pid else 0], asyncio.Event()
     sampler = asyncio.create_task(sample_rss(pid, peak, stop)) if pid else None
     start = time.perf_counter()
-    stats = await run_class(base, args.sessions, args.duration, args.seed, args.timeout)
+    stats = await run_class(base, args.sessions, args.duration, args.seed, args.timeout,
+                            tuple(args.think))
     wall = time.perf_counter() - start
     server = {}
     if pid:
@@ -479,11 +485,14 @@ def main(argv=None):
     parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--duration", type=float, default=60.0, help="seconds")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--think", type=float, nargs=2, default=THINK_S, metavar=("MIN", "MAX"),
+                        help="seconds between two actions of a student (uniform)")
     parser.add_argument("--timeout", type=float, default=120.0,
                         help="longest wait for one run (seconds)")
     args = parser.parse_args(argv)
-    if not 1 <= args.sessions <= 200 or not 1 <= args.duration <= 1800:
-        parser.error("use 1-200 sessions and 1-1800 seconds")
+    if not 1 <= args.sessions <= 200 or not 1 <= args.duration <= 1800 \
+            or not 0.1 <= args.think[0] <= args.think[1] <= 60:
+        parser.error("use 1-200 sessions, 1-1800 seconds and think times of 0.1-60 s")
     if args.url:
         try:
             base = check_loopback(args.url)
