@@ -55,6 +55,10 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+from e2e_harness import StreamlitServer, proc_rss  # noqa: E402
+
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 #: Pages a student visits and the controls (label prefixes) moved there.
 PAGES = {
@@ -425,21 +429,10 @@ def cpu_seconds(pid):
     return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-def rss_bytes(pid):
-    """Resident memory of ``pid`` (/proc), 0 once it is gone."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
-
-
 async def sample_rss(pid, peak, stop):
     """Keep ``peak[0]`` at the largest RSS of ``pid`` until ``stop`` is set."""
     while not stop.is_set():
-        peak[0] = max(peak[0], rss_bytes(pid))
+        peak[0] = max(peak[0], proc_rss(pid))
         try:
             await asyncio.wait_for(stop.wait(), 0.25)
         except TimeoutError:
@@ -449,7 +442,7 @@ async def sample_rss(pid, peak, stop):
 async def measure(base, args, pid=None):
     """Run the class; with a server ``pid`` also its CPU seconds and peak RSS."""
     cpu0 = cpu_seconds(pid) if pid else None
-    peak, stop = [rss_bytes(pid) if pid else 0], asyncio.Event()
+    peak, stop = [proc_rss(pid) if pid else 0], asyncio.Event()
     sampler = asyncio.create_task(sample_rss(pid, peak, stop)) if pid else None
     start = time.perf_counter()
     stats = await run_class(base, args.sessions, args.duration, args.seed, args.timeout,
@@ -500,9 +493,6 @@ def main(argv=None):
             parser.error(str(error))
         stats, wall, server = asyncio.run(measure(base, args))
     else:
-        sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-        from e2e_harness import StreamlitServer
-
         log = Path(tempfile.gettempdir()) / f"bench_class_streamlit_{os.getpid()}.log"
         server_process = StreamlitServer(log_path=log)
         print(f"server {server_process.url} (log {log})", file=sys.stderr, flush=True)

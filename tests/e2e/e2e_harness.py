@@ -88,6 +88,17 @@ def free_port():
     raise RuntimeError(f"no free port in FLDA_E2E_PORTS={wanted}")
 
 
+def proc_rss(pid):
+    """Resident memory of process ``pid`` in bytes (``/proc``), 0 once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def die_with_parent():
     """``preexec_fn`` for servers: on Linux the child gets SIGTERM when the process that
     started it dies, even by SIGKILL (``prctl(PR_SET_PDEATHSIG)``), so a killed test
