@@ -76,6 +76,8 @@ THINK_S = (2.0, 8.0)
 MOVES_PER_PAGE = (2, 5)
 #: Name of the chart element (explorer/ui/chart.py COMPONENT_NAME).
 CHART_COMPONENT = "flda_chart"
+#: ``Alert.Format.ERROR`` of streamlit.proto (an ``st.error`` box is an error here).
+ALERT_ERROR = 1
 
 
 def check_loopback(url):
@@ -267,7 +269,7 @@ class Student:
         kind = element.WhichOneof("type")
         if self._run is None:
             self._run = {}
-        if kind == "exception" or (kind == "alert" and element.alert.format == 1):  # ERROR
+        if kind == "exception" or (kind == "alert" and element.alert.format == ALERT_ERROR):
             text = element.exception.message if kind == "exception" else element.alert.body
             self.stats.errors.append(f"{self.page or 'home'}: {kind}: {text[:150]}")
         elif kind == "bidi_component" and element.bidi_component.component_name \
