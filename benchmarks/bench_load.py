@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 from e2e_harness import (APP_ROOT, CHROMIUM, CHROMIUM_ARGS, ERROR_SELECTORS,  # noqa: E402
                          PLOT_SELECTOR, SKELETON_SELECTOR, VIEWPORT, StreamlitServer,
-                         chromium_available)
+                         chromium_available, proc_rss)
 
 #: Goal of issue 11 for the 95th percentile of the time to an updated figure.
 GOAL_P95_S = 5.0
@@ -111,7 +111,7 @@ class RssMonitor(threading.Thread):
         try:
             import psutil
         except ImportError:
-            return _proc_rss(self.pid)
+            return proc_rss(self.pid)
         try:
             process = psutil.Process(self.pid)
             tree = [process, *process.children(recursive=True)]
@@ -128,16 +128,6 @@ class RssMonitor(threading.Thread):
         self._stop_event.set()
         self.join(timeout=5)
         return max(self.samples, default=0)
-
-
-def _proc_rss(pid):
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
 
 
 async def _errors_on_page(page):

@@ -20,8 +20,10 @@ serves numbers the current code would not compute.
 * A folder that cannot be written (read-only, full disk) only means nothing is
   kept: :meth:`ResultStore.put` returns False.
 * :meth:`ResultStore.load_or_compute` reads a result or computes and writes it,
-  one thread at a time per file: a background warm-up and a page never compute
-  the same result twice at once.
+  one thread of one process at a time per file (a thread lock, then ``fcntl.flock``
+  on a lock file next to the result): a background warm-up and a page, or the
+  several Streamlit processes of ``deploy/serve.sh``, never compute the same
+  result twice at once.
 * Arrays are kept exactly, as the base64 text of their bytes
   (:func:`encode_array`, :func:`decode_array`).
 """
@@ -30,6 +32,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -215,11 +219,34 @@ class ResultStore:
         with _LOCKS_GUARD:
             return _LOCKS.setdefault(str(self.path(key)), threading.Lock())
 
+    def lock_path(self, key):
+        """The lock file of ``key``'s result (hidden, next to it; removed with it by
+        :meth:`prune`)."""
+        path = self.path(key)
+        return path.with_name(f".{path.stem}.lock")
+
+    @contextlib.contextmanager
+    def process_lock(self, key):
+        """Hold ``fcntl.flock`` on :meth:`lock_path` (every process on this machine
+        waits for it); a folder that cannot be written only means no lock."""
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            handle = os.open(self.lock_path(key), os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            yield
+            return
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(handle)  # releases the lock
+
     def load_or_compute(self, key, compute, to_json, from_json):
         """The result of ``key``: read from disk when stored, else ``compute()`` and write.
 
-        Holds :meth:`lock` meanwhile, so another thread asking for the same ``key``
-        waits and reads this one's file instead of computing it again.
+        Holds :meth:`lock` and :meth:`process_lock` meanwhile, so another thread or
+        process asking for the same ``key`` waits and reads this one's file instead of
+        computing it again.
 
         Parameters
         ----------
@@ -238,7 +265,7 @@ class ResultStore:
         -------
         Loaded
         """
-        with self.lock(key):
+        with self.lock(key), self.process_lock(key):
             record = self.get(key)
             if record is not None:
                 try:
@@ -312,10 +339,12 @@ class ResultStore:
         for _, path in sorted(files)[:max(0, len(files) - self.max_files)]:
             if _read_record(path) is None:
                 continue
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
+            path = Path(path)
+            for name in (path, path.with_name(f".{path.stem}.lock")):
+                try:
+                    os.unlink(name)
+                except OSError:
+                    pass
 
 
 def _read_record(path):

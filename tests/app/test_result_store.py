@@ -200,3 +200,55 @@ def test_load_or_compute_computes_once_when_two_threads_ask_at_once(tmp_path):
     for thread in threads:
         thread.join()
     assert len(calls) == 1 and sorted(r.from_disk for r in results) == [False, True]
+
+
+_CHILD = """
+import json, sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[4])
+from explorer.experiments import result_store as rs
+
+folder, log, name = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+key = {"data set": "heart", "classifier": "FLDA-L", "seed": 0}
+
+def compute():
+    with open(log, "a") as out:
+        out.write(name + "\\n")
+    # Hold the lock until the other process has asked for the same result.
+    for _ in range(600):
+        if (folder.parent / "other-asked").exists():
+            break
+        time.sleep(0.01)
+    time.sleep(0.3)
+    return {"n": 1, "by": name}
+
+(folder.parent / ("asked-" + name)).touch()
+if name == "second":
+    (folder.parent / "other-asked").touch()
+loaded = rs.ResultStore(folder, "fp").load_or_compute(key, compute, dict, dict)
+print(json.dumps({"from_disk": loaded.from_disk, "value": loaded.value}))
+"""
+
+
+def test_load_or_compute_computes_once_when_two_processes_ask_at_once(tmp_path):
+    """Two processes (as deploy/serve.sh runs) asking for the same result: one computes
+    it, the other waits on the lock file and reads it."""
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    folder, log = tmp_path / "store", tmp_path / "computed.log"
+    run = [sys.executable, "-c", _CHILD, str(folder), str(log)]
+    first = subprocess.Popen([*run, "first", str(root)], stdout=subprocess.PIPE, text=True)
+    for _ in range(3000):  # until the first one computes (bounded: 30 s)
+        if log.exists() or first.poll() is not None:
+            break
+        time.sleep(0.01)
+    second = subprocess.Popen([*run, "second", str(root)], stdout=subprocess.PIPE, text=True)
+    outputs = [json.loads(p.communicate(timeout=120)[0]) for p in (first, second)]
+    assert log.read_text().split() == ["first"]
+    assert [o["from_disk"] for o in outputs] == [False, True]
+    assert outputs[0]["value"] == outputs[1]["value"] == {"n": 1, "by": "first"}
+    assert json_files(folder) and any(p.name.endswith(".lock") for p in folder.iterdir())

@@ -88,6 +88,17 @@ def free_port():
     raise RuntimeError(f"no free port in FLDA_E2E_PORTS={wanted}")
 
 
+def proc_rss(pid):
+    """Resident memory of process ``pid`` in bytes (``/proc``), 0 once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def die_with_parent():
     """``preexec_fn`` for servers: on Linux the child gets SIGTERM when the process that
     started it dies, even by SIGKILL (``prctl(PR_SET_PDEATHSIG)``), so a killed test
@@ -172,6 +183,77 @@ class StreamlitServer:
                 self.process.wait()
         if self._log is not subprocess.DEVNULL:
             self._log.close()
+
+
+NGINX = "/usr/sbin/nginx"
+SKIP_NO_NGINX = ("install Debian's nginx (apt-get install nginx) to test deploy/serve.sh")
+
+
+class DeployedServer:
+    """``deploy/serve.sh``: ``processes`` Streamlit processes behind nginx on ``port``.
+
+    Started in its own process group and stopped by :meth:`stop` (SIGTERM to the
+    script, which stops its children; anything left in the group is then killed).
+    ``pids`` are the script's children as it printed them: the Streamlit processes
+    and the nginx master.
+    """
+
+    def __init__(self, processes=2, port=None, log_path=None):
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = Path(log_path or f"/tmp/flda-serve-test-{os.getpid()}.log")
+        env = {**os.environ, "PORT": str(self.port), "PROCESSES": str(processes),
+               "PYTHON": sys.executable,
+               **{name: os.environ.get(name, "0") for name in
+                  ("FLDA_REAL_DATA_WARM_UP", "FLDA_DIGITS_WARM_UP")}}
+        self._log = open(self.log_path, "w")  # noqa: SIM115 - closed by stop()
+        self.process = subprocess.Popen(["bash", str(ROOT / "deploy" / "serve.sh")], cwd=ROOT,
+                                        env=env, stdout=self._log, stderr=subprocess.STDOUT,
+                                        start_new_session=True, preexec_fn=die_with_parent)
+        try:
+            self._wait_ready(processes)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _wait_ready(self, processes):
+        deadline = time.monotonic() + 2 * SERVER_START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"serve.sh exited: {self.log_tail()}")
+            if len(self.pids) == processes + 1:
+                try:
+                    with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
+                        if r.status == 200:
+                            return
+                except OSError:
+                    pass
+            time.sleep(0.1)  # polling a socket, not waiting for the app
+        raise RuntimeError(f"serve.sh did not serve {self.url}: {self.log_tail()}")
+
+    @property
+    def pids(self):
+        """PIDs serve.sh started (Streamlit processes, nginx master), from its log."""
+        return [int(pid) for pid in re.findall(r"\(pid (\d+)\)", self.log_path.read_text())]
+
+    def log_tail(self, n=30):
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
+
+    def stop(self, timeout=40):
+        """SIGTERM to serve.sh and wait for it; returns its exit code."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                pass
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)  # whatever it failed to stop
+        except ProcessLookupError:
+            pass
+        self.process.wait()
+        self._log.close()
+        return self.process.returncode
 
 
 def launch_chromium(playwright):

@@ -1,0 +1,513 @@
+"""A whole class at once: simulated students that speak Streamlit's websocket protocol.
+
+``bench_load.py`` drives Chromium tabs on the server's own cores, so its figures
+measure the browsers as much as the server.  This benchmark measures the
+server alone: each simulated student is a small asyncio task that does what a
+browser tab does on the wire, without rendering anything:
+
+1. ``GET`` the page (which sets the XSRF cookie, and behind ``deploy/serve.sh``
+   the sticky-session cookie), ``GET /_stcore/health`` and ``/_stcore/host-config``;
+2. opens the websocket ``/_stcore/stream`` with the browser's subprotocols
+   (``streamlit``, the XSRF cookie's value), its ``Origin`` and cookies, and sends
+   the first ``rerun_script`` BackMsg with the page's name and query string;
+3. reads the ForwardMsgs (``streamlit.proto``): the widgets of each run are
+   found in the deltas (their element ids and options), charts that ask to
+   report their first draw (``explorer/ui/charts.py``, "first chart first") get
+   the same ``drawn`` trigger the chart element sends;
+4. moves controls on a schedule (think time, a few pages, one student in ten
+   uploads a CSV pair on "Your data" through ``/_stcore/upload_file``): a
+   ``rerun_script`` with the changed ``WidgetStates`` (and the fragment id when
+   the widget lives in an ``st.fragment``), like the browser.
+
+Measured: seconds from sending a control change to the ``script_finished`` of
+the run it caused (and of the run a chart's ``drawn`` report then owes), the
+same for page opens, page switches and uploads (reported apart), and errors
+(an exception or error box in a run, a run that does not finish within
+``--timeout``, a refused connection or upload).  With no ``--url`` it starts its
+own ``streamlit run app.py`` on a free loopback port and also reports the
+server's CPU seconds and peak RSS (``/proc``).
+
+Only 127.0.0.1/localhost is contacted (other hosts are refused); every student
+stops at ``--duration`` and every wait has a timeout.
+
+Run: ``python3 benchmarks/bench_class.py [--url http://127.0.0.1:PORT] [--sessions 30]
+[--duration 60] [--seed 0]``; the last line printed is one JSON object
+(``p50``, ``p95``, ``errors``, ``sessions``, ``reruns``, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import random
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+from e2e_harness import StreamlitServer, proc_rss  # noqa: E402
+
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+#: Pages a student visits and the controls (label prefixes) moved there.
+PAGES = {
+    "transfer": ("θ̂1 + …", "θ̂2 + …", "ℓ2 penalty"),
+    "synthetic": ("Loss", "ℓ2 penalty", "Also show source points"),
+    "learning_curves": ("Number of sizes", "Loss", "l2 regularisation"),
+    "": ("Random seed",),
+}
+UPLOAD_PAGE = "your_data"
+UPLOAD_FILES = (ROOT / "sample_data" / "poisson_source.csv",
+                ROOT / "sample_data" / "poisson_target.csv")
+#: A student waits this long between two actions (seconds, drawn uniformly; ``--think``).
+THINK_S = (2.0, 8.0)
+#: Moves on one page before switching to another one.
+MOVES_PER_PAGE = (2, 5)
+#: Name of the chart element (explorer/ui/chart.py COMPONENT_NAME).
+CHART_COMPONENT = "flda_chart"
+#: ``Alert.Format.ERROR`` of streamlit.proto (an ``st.error`` box is an error here).
+ALERT_ERROR = 1
+
+
+def check_loopback(url):
+    """``url`` with its trailing slash removed; ``ValueError`` unless it is http on loopback."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "http" or parts.hostname not in LOOPBACK:
+        raise ValueError(f"refusing {url!r}: only http://127.0.0.1 or localhost may be loaded")
+    return url.rstrip("/")
+
+
+def percentile(values, q):
+    """Nearest-rank ``q``-th percentile (a reported time really happened); None if empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), math.ceil(q / 100 * len(ordered))))
+    return ordered[rank - 1]
+
+
+@dataclass
+class Widget:
+    """A control found in a run's deltas: its kind (proto field), element and fragment."""
+
+    kind: str
+    proto: object
+    fragment_id: str = ""
+
+
+@dataclass
+class Stats:
+    """What all students measured (seconds), and their errors."""
+
+    changes: list = field(default_factory=list)
+    opens: list = field(default_factory=list)
+    switches: list = field(default_factory=list)
+    uploads: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
+    reruns: int = 0
+    students: int = 0
+
+
+class Student:
+    """One browser tab on the wire: its cookies, websocket and widget states.
+
+    Parameters
+    ----------
+    base : str
+        The app's address (``http://127.0.0.1:PORT``), checked by :func:`check_loopback`.
+    rng : random.Random
+        Choices and think times of this student.
+    stats : Stats
+        Where its measurements go.
+    timeout : float
+        Longest wait for one run (seconds): longer is an error.
+    """
+
+    def __init__(self, base, rng, stats, timeout=120.0):
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        self.base, self.rng, self.stats, self.timeout = check_loopback(base), rng, stats, timeout
+        self._back, self._forward = BackMsg, ForwardMsg
+        self.cookies = {}
+        self.ws = None
+        self.session_id = ""
+        self.pages = {}        # url path -> page_script_hash (from the navigation message)
+        self.page = ""
+        self.widgets = {}      # label -> Widget (the last full run's, with fragment updates)
+        self.states = {}       # widget id -> WidgetState sent (values the student set)
+        self.backends = set()  # X-FLDA-Backend headers seen (deploy/serve.sh's nginx)
+        self._run = None       # elements of the run in progress
+        self._report_owed = None  # chart element id whose "drawn" trigger a run asked for
+        self._file_urls = {}
+
+    # ------------------------------------------------------------------ HTTP
+    def _cookie_header(self):
+        return "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+
+    def _http(self, method, path, body=None, headers=None):
+        """One HTTP request (in a worker thread); stores the cookies the answer sets."""
+        request = urllib.request.Request(self.base + path, data=body, method=method,
+                                         headers={"Cookie": self._cookie_header(),
+                                                  **(headers or {})})
+        with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            if response.headers.get("X-FLDA-Backend"):
+                self.backends.add(response.headers["X-FLDA-Backend"])
+            for header in response.headers.get_all("Set-Cookie") or ():
+                for name, morsel in SimpleCookie(header).items():
+                    self.cookies[name] = morsel.value
+            return response.status, dict(response.headers), response.read()
+
+    async def http(self, method, path, body=None, headers=None):
+        return await asyncio.to_thread(self._http, method, path, body, headers)
+
+    # ------------------------------------------------------------- websocket
+    async def connect(self, page="", query=""):
+        """Load ``page`` as a fresh tab: HTTP, websocket, first run; returns its seconds."""
+        from websockets.asyncio.client import connect
+
+        start = time.perf_counter()
+        await self.http("GET", f"/{page}" + (f"?{query}" if query else ""))
+        await self.http("GET", "/_stcore/health")
+        await self.http("GET", "/_stcore/host-config")
+        protocols = ["streamlit", self.cookies.get("_streamlit_xsrf", "PLACEHOLDER_AUTH_TOKEN")]
+        ws_url = "ws" + self.base[4:] + "/_stcore/stream"
+        self.ws = await connect(ws_url, subprotocols=protocols, origin=self.base,
+                                additional_headers={"Cookie": self._cookie_header()},
+                                max_size=2**26, open_timeout=self.timeout)
+        if self.ws.response.headers.get("X-FLDA-Backend"):
+            self.backends.add(self.ws.response.headers["X-FLDA-Backend"])
+        self.page = page
+        await self.rerun(query_string=query, page_name=page)
+        return time.perf_counter() - start
+
+    async def close(self):
+        if self.ws is not None:
+            await self.ws.close()
+
+    async def rerun(self, query_string="", page_name="", page_script_hash="", changed=(),
+                    fragment_id=""):
+        """Send a ``rerun_script`` (after setting ``changed`` WidgetStates) and wait for
+        the run, and the run a chart's "drawn" report owes, to finish."""
+        for state in changed:
+            self.states[state.id] = state
+        await self._send_rerun(query_string, page_name, page_script_hash, fragment_id)
+        await self._wait_finished()
+        while self._report_owed:
+            trigger = self._widget_state(self._report_owed)
+            trigger.json_trigger_value = json.dumps([{"event": "drawn", "value": True}])
+            self._report_owed = None
+            await self._send_rerun(page_script_hash=self.pages.get(self.page, ""),
+                                   extra=[trigger])
+            await self._wait_finished()
+
+    def _widget_state(self, element_id):
+        from streamlit.components.v2.bidi_component.main import _make_trigger_id
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        return WidgetState(id=_make_trigger_id(element_id, "events"))
+
+    async def _send_rerun(self, query_string="", page_name="", page_script_hash="",
+                          fragment_id="", extra=()):
+        msg = self._back()
+        client = msg.rerun_script
+        client.query_string = query_string
+        client.page_name = page_name
+        client.page_script_hash = page_script_hash
+        client.fragment_id = fragment_id
+        client.context_info.timezone = "UTC"
+        client.context_info.locale = "en-US"
+        client.context_info.url = f"{self.base}/{page_name}"
+        client.widget_states.widgets.extend([*self.states.values(), *extra])
+        self.stats.reruns += 1
+        await self.ws.send(msg.SerializeToString())
+
+    async def _wait_finished(self):
+        """Read ForwardMsgs until a run finishes (not one ended early for a rerun)."""
+        async with asyncio.timeout(self.timeout):
+            while True:
+                msg = self._forward()
+                msg.ParseFromString(await self.ws.recv())
+                kind = msg.WhichOneof("type")
+                if kind == "new_session":
+                    self.session_id = msg.new_session.initialize.session_id or self.session_id
+                    self._run = {}
+                elif kind == "navigation":
+                    self.pages = {p.url_pathname: p.page_script_hash
+                                  for p in msg.navigation.app_pages}
+                elif kind == "delta":
+                    self._delta(msg.delta)
+                elif kind == "file_urls_response":
+                    self._file_urls[msg.file_urls_response.response_id] = msg.file_urls_response
+                elif kind == "script_finished":
+                    status = msg.script_finished
+                    if status == self._forward.FINISHED_WITH_COMPILE_ERROR:
+                        raise RuntimeError("the script did not compile")
+                    if status == self._forward.FINISHED_SUCCESSFULLY and self._run is not None:
+                        self.widgets = self._run
+                    elif status == self._forward.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
+                        self.widgets.update(self._run or {})
+                    if status != self._forward.FINISHED_EARLY_FOR_RERUN:
+                        self._run = {}
+                        return
+
+    def _delta(self, delta):
+        if delta.WhichOneof("type") != "new_element":
+            return
+        element = delta.new_element
+        kind = element.WhichOneof("type")
+        if self._run is None:
+            self._run = {}
+        if kind == "exception" or (kind == "alert" and element.alert.format == ALERT_ERROR):
+            text = element.exception.message if kind == "exception" else element.alert.body
+            self.stats.errors.append(f"{self.page or 'home'}: {kind}: {text[:150]}")
+        elif kind == "bidi_component" and element.bidi_component.component_name \
+                == CHART_COMPONENT:
+            if '"report": true' in element.bidi_component.bytes.decode("utf-8", "replace"):
+                self._report_owed = element.bidi_component.id
+        elif kind in ("slider", "number_input", "radio", "selectbox", "checkbox",
+                      "file_uploader", "button"):
+            proto = getattr(element, kind)
+            self._run[proto.label] = Widget(kind, proto, delta.fragment_id)
+
+    # --------------------------------------------------------------- actions
+    def find(self, label):
+        """The widget whose label starts with ``label`` in the last run, or None."""
+        return next((w for name, w in self.widgets.items() if name.startswith(label)), None)
+
+    def new_state(self, widget):
+        """A WidgetState for ``widget`` with a value other than its current one."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        proto, state = widget.proto, WidgetState(id=widget.proto.id)
+        old = self.states.get(proto.id)
+        if widget.kind == "slider" and proto.options:  # st.select_slider: option texts
+            current = old.string_array_value.data[0] if old else \
+                proto.options[int(proto.default[0])]
+            index = list(proto.options).index(current)
+            step = 1 if index + 1 < len(proto.options) else -1
+            if index >= 1 and self.rng.random() < 0.5:
+                step = -1
+            state.string_array_value.data.append(proto.options[index + step])
+        elif widget.kind == "slider":
+            value = old.double_array_value.data[0] if old else proto.default[0]
+            step = proto.step if value + proto.step <= proto.max else -proto.step
+            if value - proto.step >= proto.min and self.rng.random() < 0.5:
+                step = -proto.step
+            state.double_array_value.data.append(value + step)
+        elif widget.kind == "number_input":
+            value = old.double_value if old else proto.default
+            state.double_value = value + (proto.step or 1)
+        elif widget.kind in ("radio", "selectbox"):
+            current = old.string_value if old else proto.options[proto.default]
+            state.string_value = self.rng.choice([o for o in proto.options if o != current])
+        elif widget.kind == "checkbox":
+            state.bool_value = not (old.bool_value if old else proto.default)
+        else:
+            raise ValueError(f"cannot move a {widget.kind}")
+        return state
+
+    async def change(self, label):
+        """Move the control ``label``; returns seconds to the end of its run."""
+        widget = self.find(label)
+        if widget is None:
+            raise LookupError(f"no control {label!r} on page {self.page or 'home'!r}")
+        start = time.perf_counter()
+        await self.rerun(page_script_hash=self.pages.get(self.page, ""),
+                         changed=[self.new_state(widget)], fragment_id=widget.fragment_id)
+        return time.perf_counter() - start
+
+    async def switch_page(self, page):
+        """Open ``page`` from the navigation (same session); returns seconds."""
+        start = time.perf_counter()
+        self.page = page
+        self.states = {}  # the browser forgets the old page's widgets
+        await self.rerun(page_script_hash=self.pages[page], page_name=page)
+        return time.perf_counter() - start
+
+    async def upload(self, label, path):
+        """Upload ``path`` to the file uploader ``label`` as the browser does: ask for
+        URLs over the websocket, ``PUT`` the file, rerun; returns seconds."""
+        from streamlit.proto.Common_pb2 import UploadedFileInfo
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        widget = self.find(label)
+        if widget is None:
+            raise LookupError(f"no file uploader {label!r}")
+        start = time.perf_counter()
+        request_id = uuid.uuid4().hex
+        msg = self._back()
+        msg.file_urls_request.request_id = request_id
+        msg.file_urls_request.file_names.append(path.name)
+        msg.file_urls_request.session_id = self.session_id
+        await self.ws.send(msg.SerializeToString())
+        async with asyncio.timeout(self.timeout):
+            while request_id not in self._file_urls:
+                reply = self._forward()
+                reply.ParseFromString(await self.ws.recv())
+                if reply.WhichOneof("type") == "file_urls_response":
+                    self._file_urls[reply.file_urls_response.response_id] = \
+                        reply.file_urls_response
+        urls = self._file_urls.pop(request_id).file_urls[0]
+        data = path.read_bytes()
+        boundary = uuid.uuid4().hex
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
+                f"filename=\"{path.name}\"\r\nContent-Type: text/csv\r\n\r\n").encode() \
+            + data + f"\r\n--{boundary}--\r\n".encode()
+        upload_url = urls.upload_url if urls.upload_url.startswith("/") \
+            else urllib.parse.urlsplit(urls.upload_url).path
+        await self.http("PUT", upload_url, body, {
+            "Content-Type": f"multipart/form-data; boundary={boundary}",
+            "X-Xsrftoken": self.cookies.get("_streamlit_xsrf", "")})
+        state = WidgetState(id=widget.proto.id)
+        state.file_uploader_state_value.uploaded_file_info.append(UploadedFileInfo(
+            name=path.name, size=len(data), file_id=urls.file_id, file_urls=urls))
+        await self.rerun(page_script_hash=self.pages.get(self.page, ""), changed=[state])
+        return time.perf_counter() - start
+
+
+async def student_life(base, index, seed, stats, deadline, timeout, think=THINK_S):
+    """One student until ``deadline``: open a page, move its controls with think time,
+    switch pages; every tenth student (index 9, 19, ...) uploads a CSV pair first."""
+    rng = random.Random(seed * 1000 + index)
+    student = Student(base, rng, stats, timeout)
+    stats.students += 1
+    await asyncio.sleep(rng.uniform(0, 3))  # a class does not click at the same instant
+    try:
+        uploader = index % 10 == 9
+        first = UPLOAD_PAGE if uploader else rng.choice(list(PAGES))
+        stats.opens.append(await student.connect(first))
+        if uploader:
+            for label, path in zip(("Source CSV", "Target CSV"), UPLOAD_FILES, strict=True):
+                stats.uploads.append(await student.upload(label, path))
+            await student.switch_page("transfer")
+        page = student.page
+        while time.monotonic() < deadline:
+            for _ in range(rng.randint(*MOVES_PER_PAGE)):
+                await asyncio.sleep(rng.uniform(*think))
+                if time.monotonic() >= deadline:
+                    return
+                stats.changes.append(await student.change(rng.choice(PAGES[page])))
+            page = rng.choice([p for p in PAGES if p != page])
+            stats.switches.append(await student.switch_page(page))
+    except Exception as error:  # a failed student is a result, not a crash
+        stats.errors.append(f"student {index} on {student.page or 'home'!r}: "
+                            f"{type(error).__name__}: {str(error)[:200]}")
+    finally:
+        try:
+            await student.close()
+        except Exception:
+            pass
+
+
+async def run_class(base, sessions, duration, seed, timeout=120.0, think=THINK_S):
+    """``sessions`` students for ``duration`` seconds against ``base``; returns Stats."""
+    stats = Stats()
+    deadline = time.monotonic() + duration
+    tasks = [student_life(base, k, seed, stats, deadline, timeout, think)
+             for k in range(sessions)]
+    try:
+        await asyncio.wait_for(asyncio.gather(*tasks), duration + 2 * timeout)
+    except TimeoutError:
+        stats.errors.append("the class did not finish in time")
+    return stats
+
+
+# ------------------------------------------------------------------ the server
+def cpu_seconds(pid):
+    """User + system CPU seconds of process ``pid`` and its waited-for children (/proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+async def sample_rss(pid, peak, stop):
+    """Keep ``peak[0]`` at the largest RSS of ``pid`` until ``stop`` is set."""
+    while not stop.is_set():
+        peak[0] = max(peak[0], proc_rss(pid))
+        try:
+            await asyncio.wait_for(stop.wait(), 0.25)
+        except TimeoutError:
+            pass
+
+
+async def measure(base, args, pid=None):
+    """Run the class; with a server ``pid`` also its CPU seconds and peak RSS."""
+    cpu0 = cpu_seconds(pid) if pid else None
+    peak, stop = [proc_rss(pid) if pid else 0], asyncio.Event()
+    sampler = asyncio.create_task(sample_rss(pid, peak, stop)) if pid else None
+    start = time.perf_counter()
+    stats = await run_class(base, args.sessions, args.duration, args.seed, args.timeout,
+                            tuple(args.think))
+    wall = time.perf_counter() - start
+    server = {}
+    if pid:
+        stop.set()
+        await sampler
+        server = {"server_cpu_s": round(cpu_seconds(pid) - cpu0, 2),
+                  "server_peak_rss_mb": round(peak[0] / 2**20, 1)}
+    return stats, wall, server
+
+
+def summary(stats, wall, server):
+    """The JSON line: percentiles (seconds, 3 decimals), counts, the server's use."""
+    def r(x):
+        return None if x is None else round(x, 3)
+
+    return {"p50": r(percentile(stats.changes, 50)), "p95": r(percentile(stats.changes, 95)),
+            "errors": len(stats.errors), "sessions": stats.students, "reruns": stats.reruns,
+            "changes": len(stats.changes),
+            "open_p50": r(percentile(stats.opens, 50)), "open_p95": r(percentile(stats.opens, 95)),
+            "switch_p95": r(percentile(stats.switches, 95)),
+            "upload_max": r(max(stats.uploads, default=None)),
+            "wall_s": round(wall, 1), **server}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", help="an already running server (loopback only); "
+                        "default: start `streamlit run app.py` on a free port")
+    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--think", type=float, nargs=2, default=THINK_S, metavar=("MIN", "MAX"),
+                        help="seconds between two actions of a student (uniform)")
+    parser.add_argument("--timeout", type=float, default=120.0,
+                        help="longest wait for one run (seconds)")
+    args = parser.parse_args(argv)
+    if not 1 <= args.sessions <= 200 or not 1 <= args.duration <= 1800 \
+            or not 0.1 <= args.think[0] <= args.think[1] <= 60:
+        parser.error("use 1-200 sessions, 1-1800 seconds and think times of 0.1-60 s")
+    if args.url:
+        try:
+            base = check_loopback(args.url)
+        except ValueError as error:
+            parser.error(str(error))
+        stats, wall, server = asyncio.run(measure(base, args))
+    else:
+        log = Path(tempfile.gettempdir()) / f"bench_class_streamlit_{os.getpid()}.log"
+        server_process = StreamlitServer(log_path=log)
+        print(f"server {server_process.url} (log {log})", file=sys.stderr, flush=True)
+        try:
+            stats, wall, server = asyncio.run(
+                measure(server_process.url, args, server_process.process.pid))
+        finally:
+            server_process.stop()
+    for error in stats.errors[:10]:
+        print(f"error: {error}", file=sys.stderr)
+    print(json.dumps(summary(stats, wall, server)), flush=True)
+    return 1 if stats.errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
