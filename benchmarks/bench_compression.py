@@ -34,12 +34,12 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from flda_core.synthetic import make_domains  # noqa: E402
-from explorer.experiments.perturbation import (CURVE_STEP, PAPER_PERTURBATIONS,  # noqa: E402
+from flda_core.synthetic import make_domains
+from explorer.experiments.perturbation import (CURVE_STEP, PAPER_PERTURBATIONS,
                                                 PAPER_TABLE1, run_perturbation)
-from explorer.experiments.synthetic import (PAPER_FIGURE1, PAPER_FIGURE2,  # noqa: E402
+from explorer.experiments.synthetic import (PAPER_FIGURE1, PAPER_FIGURE2,
                                              distinct_rows, fit_linear)
-from explorer.names import FAMILIES, LOSSES, classifier_name  # noqa: E402
+from explorer.names import FAMILIES, LOSSES, classifier_name
 
 
 def median_time(func, repeats):
@@ -67,8 +67,10 @@ def bench_fits(setting, n, repeats):
     for loss in LOSSES:
         for family in FAMILIES:
             full_s, full = median_time(
-                lambda: fit_linear(pair, family, loss, compress=False), repeats)
-            fast_s, fast = median_time(lambda: fit_linear(pair, family, loss), repeats)
+                lambda family=family, loss=loss: fit_linear(pair, family, loss, compress=False),
+                repeats)
+            fast_s, fast = median_time(
+                lambda family=family, loss=loss: fit_linear(pair, family, loss), repeats)
             totals += full_s, fast_s
             print(f"{classifier_name(family, loss):<10}{full_s * 1e3:>10.1f}"
                   f"{fast_s * 1e3:>13.1f}{fast_s / full_s:>9.3f}"

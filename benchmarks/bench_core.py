@@ -35,8 +35,8 @@ from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from flda_core.classifier import FLDAClassifier  # noqa: E402
-from flda_core.transfer import apply_dropout  # noqa: E402
+from flda_core.classifier import FLDAClassifier
+from flda_core.transfer import apply_dropout
 
 
 def dense_problem(n=10_000, m=256, n_classes=10, seed=0):
@@ -106,7 +106,8 @@ def compare_logistic(name, X, y, X_target, l2, tol, repeats, tol_lr=None):
         t_sk1, _ = best_of(fit_lr_one_thread, repeats)
         flda = FLDAClassifier(loss="logistic", l2=l2, tol=tol, max_iter=10_000)
         t_fl, fl = best_of(lambda: flda.fit(X, y, X_target=X_target), repeats)
-    print(f"{name} [FLDA-L tol {tol:g}, LR tol {tol_lr:g}]: LogisticRegression {t_sk:6.3f} s ({sk.n_iter_.max()} it; "
+    print(f"{name} [FLDA-L tol {tol:g}, LR tol {tol_lr:g}]: "
+          f"LogisticRegression {t_sk:6.3f} s ({sk.n_iter_.max()} it; "
           f"{t_sk1:6.3f} s with 1 BLAS thread) | FLDA-L {t_fl:6.3f} s ({fl.n_iter_} it) | "
           f"ratio FLDA-L/LR = {t_fl / t_sk:4.2f}x ({t_fl / t_sk1:4.2f}x vs 1 thread; goal <= 2x); "
           f"mean theta = {fl.theta_.mean():.3f}")

@@ -40,7 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from flda_core.classifier import FLDAClassifier  # noqa: E402
+from flda_core.classifier import FLDAClassifier
 
 try:
     import dask

@@ -29,18 +29,18 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from sklearn.exceptions import ConvergenceWarning  # noqa: E402
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from threadpoolctl import threadpool_limits
 
-from scipy.special import logsumexp, softmax  # noqa: E402
+from scipy.special import logsumexp, softmax
 
-from explorer.data import digits as dg  # noqa: E402
-from explorer.experiments import digits as ed  # noqa: E402
-from flda_core import solvers  # noqa: E402
-from flda_core.classifier import FLDAClassifier  # noqa: E402
-from flda_core.objectives import dropout_variances  # noqa: E402
-from flda_core.transfer import dropout_variance_factor, estimate_dropout  # noqa: E402
+from explorer.data import digits as dg
+from explorer.experiments import digits as ed
+from flda_core import solvers
+from flda_core.classifier import FLDAClassifier
+from flda_core.objectives import dropout_variances
+from flda_core.transfer import dropout_variance_factor, estimate_dropout
 
 SIZES = (2_000, 14_000)
 L2_VALUES = (1e-4, 1e-3)

@@ -30,9 +30,9 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from flda_core.classifier import FLDAClassifier  # noqa: E402
-from explorer.experiments.scoring import TIE_RTOL  # noqa: E402
-from explorer.experiments.learning_curves import (DOMAINS, learning_curves,  # noqa: E402
+from flda_core.classifier import FLDAClassifier
+from explorer.experiments.scoring import TIE_RTOL
+from explorer.experiments.learning_curves import (DOMAINS, learning_curves,
                                        logistic_learning_errors, make_learning_curve_data,
                                        sample_size_grid, training_orders)
 

@@ -28,10 +28,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import pandas as pd  # noqa: E402
+import pandas as pd
 
-from explorer.data import uci  # noqa: E402
-from explorer.experiments import missing_data as md  # noqa: E402
+from explorer.data import uci
+from explorer.experiments import missing_data as md
 
 LIMIT_S = 60.0
 

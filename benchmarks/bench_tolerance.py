@@ -66,21 +66,21 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from sklearn.exceptions import ConvergenceWarning  # noqa: E402
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from threadpoolctl import threadpool_limits
 
-from flda_core.classifier import FLDAClassifier  # noqa: E402
-from explorer.data import digits as dg  # noqa: E402
-from flda_core.synthetic import make_domains  # noqa: E402
-from explorer.experiments import learning_curves as lc  # noqa: E402
-from explorer.experiments import digits as ed  # noqa: E402
-from explorer.experiments import perturbation as pe  # noqa: E402
-from explorer.experiments import synthetic as ex  # noqa: E402
-from explorer.experiments.transfer_models import cv_l2, missing_data_split  # noqa: E402
-from flda_core.objectives import (dropout_variances, logistic_binary_objective,  # noqa: E402
+from flda_core.classifier import FLDAClassifier
+from explorer.data import digits as dg
+from flda_core.synthetic import make_domains
+from explorer.experiments import learning_curves as lc
+from explorer.experiments import digits as ed
+from explorer.experiments import perturbation as pe
+from explorer.experiments import synthetic as ex
+from explorer.experiments.transfer_models import cv_l2, missing_data_split
+from flda_core.objectives import (dropout_variances, logistic_binary_objective,
                                   logistic_multinomial_objective)
-from flda_core.transfer import dropout_variance_factor, estimate_dropout, nonzero_rate  # noqa: E402
+from flda_core.transfer import dropout_variance_factor, estimate_dropout, nonzero_rate
 
 #: Tolerances compared; the first is the reference ("tightest") solution.
 TOLS = (1e-8, 1e-6, 1e-5, 1e-4, 1e-3)
@@ -365,7 +365,7 @@ def main(argv=None):
     repeats = 3 if args.quick else 10
     print(f"tolerances {TOLS}; reference = {TOLS[0]:g}; 'changed' = a reported error "
           f"moves by more than {ERROR_CHANGE}")
-    worst = {tol: (0.0, 0) for tol in TOLS}
+    worst = dict.fromkeys(TOLS, (0.0, 0))
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         _, fits1 = synthetic_fits("bernoulli", ex.PAPER_FIGURE1.params, n)

@@ -41,12 +41,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import pandas as pd  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
+import pandas as pd
+from threadpoolctl import threadpool_limits
 
-from explorer.data import digits as dg  # noqa: E402
-from flda_core.synthetic import make_appearance_domains, make_rate_domains  # noqa: E402
-from explorer.experiments.transfer_models import (compare_missing_data,  # noqa: E402
+from explorer.data import digits as dg
+from flda_core.synthetic import make_appearance_domains, make_rate_domains
+from explorer.experiments.transfer_models import (compare_missing_data,
                                                    compare_transfer_models)
 
 UCI_DIR = pathlib.Path(os.environ.get("FLDA_UCI_DIR", "/work/shared/data/uci"))

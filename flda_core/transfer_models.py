@@ -512,7 +512,7 @@ class RateTransfer(TransferModel):
         """Exact draws for integer counts (thinning or 1 + Poisson per unit)."""
         rng = _random(random_state)
         X = np.asarray(X, dtype=np.float64)
-        if np.any(X != np.round(X)) or np.any(X < 0):
+        if np.any(np.round(X) != X) or np.any(X < 0):
             raise ValueError("sample() needs non-negative integer counts.")
         counts = X.astype(np.int64)
         r = np.broadcast_to(self.rate, X.shape)

@@ -1,1 +1,2 @@
-"""Data the dashboard shows: digit collections, UCI sets, benchmark fetchers, upload readers (no streamlit)."""
+"""Data the dashboard shows: digit collections, UCI sets, benchmark fetchers and the
+readers of uploaded files (no streamlit)."""

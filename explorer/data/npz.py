@@ -26,7 +26,6 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 
-import numpy as np
 from numpy.lib import format as npy_format
 
 from explorer.errors import DataValidationError

@@ -630,7 +630,8 @@ def run_transfer_comparison(domains, loss="logistic", l2=None, zero_tol=0.0, see
     for k, transfer in enumerate(transfers):
         methods = (source, flda, "T-LR") if k == 0 else (flda,)
         part = None if progress is None else (
-            lambda f, text, k=k: progress((k + f) / len(transfers), f"{transfer}: {text}"))
+            lambda f, text, k=k, transfer=transfer: progress((k + f) / len(transfers),
+                                                             f"{transfer}: {text}"))
         out[transfer] = run_digits(domains, DIRECTIONS[0], loss, l2, zero_tol, seed, fit=fit,
                                    progress=part, transfer=transfer, methods=methods)
     finish(progress)

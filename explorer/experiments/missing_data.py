@@ -267,7 +267,8 @@ PACKAGES = result_store.PACKAGES
 def code_fingerprint():
     """Digest of what determines a cell of Table 3: every source file of
     the method and the app's data readers, experiments and baselines
-    (:func:`~explorer.experiments.result_store.core_files`), the UCI files in ``sample_data/uci`` and the versions of
+    (:func:`~explorer.experiments.result_store.core_files`), the UCI files in
+    ``sample_data/uci`` and the versions of
     :data:`PACKAGES` (and of Python).  Computed once per process."""
     return result_store.fingerprint(fingerprint_files(), PACKAGES)
 

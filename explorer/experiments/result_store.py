@@ -42,7 +42,7 @@ import sys
 import tempfile
 import threading
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from importlib import metadata
 from pathlib import Path
 
@@ -52,7 +52,8 @@ import flda_core
 from explorer.data.files import read_regular_file
 
 __all__ = ["FORMAT", "MAX_FILE_BYTES", "MAX_FILES", "PACKAGES", "ResultStore", "Loaded",
-           "fingerprint", "core_files", "source_name", "SOURCE_ROOTS", "utc_now", "encode_array", "decode_array"]
+           "fingerprint", "core_files", "source_name", "SOURCE_ROOTS", "utc_now", "encode_array",
+           "decode_array"]
 
 #: The ``format`` field of every file: files of any other format are ignored.
 FORMAT = "flda-result/1"
@@ -74,7 +75,7 @@ _RESULT_PARTS = ("data", "experiments")
 
 def utc_now():
     """The current time as ``"YYYY-MM-DD HH:MM UTC"``."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _canonical(value):
@@ -102,8 +103,8 @@ def fingerprint(files, packages=()):
             version = metadata.version(package)
         except metadata.PackageNotFoundError:
             version = "absent"
-        digest.update(f"{package}=={version}\0".encode("utf-8"))
-    digest.update(f"python {sys.version_info[0]}.{sys.version_info[1]}".encode("utf-8"))
+        digest.update(f"{package}=={version}\0".encode())
+    digest.update(f"python {sys.version_info[0]}.{sys.version_info[1]}".encode())
     return digest.hexdigest()
 
 

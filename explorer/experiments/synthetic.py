@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -42,7 +42,8 @@ from explorer.experiments.scoring import binary_error
 
 __all__ = [
     "FittedLinear", "ExperimentResult", "PaperSetting", "PAPER_FIGURE1", "PAPER_FIGURE2",
-    "fit_linear", "distinct_rows", "lattice_counts", "MAX_DISTINCT_SHARE", "fit_classifiers", "classifier_errors", "theta_table",
+    "fit_linear", "distinct_rows", "lattice_counts", "MAX_DISTINCT_SHARE", "fit_classifiers",
+    "classifier_errors", "theta_table",
     "matching_paper_setting", "lattice_tie_errors", "transfer_errors", "closest_to_oracle",
 ]
 

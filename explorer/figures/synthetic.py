@@ -27,13 +27,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from explorer.names import LOSS_TITLES
-from explorer.figures.style import (CLASS_COLORS, FAMILY_COLORS, axis_suffix, classifier_color, classifier_dash,
-                    label_color, subplot_layout, text_halo, unvalidated_figure)
+from explorer.figures.style import (CLASS_COLORS, FAMILY_COLORS, axis_suffix, classifier_color,
+                                    classifier_dash, label_color, subplot_layout, text_halo,
+                                    unvalidated_figure)
 
 __all__ = [
     "BoundaryLine", "marker_sizes", "plot_ranges", "boundary_segment",

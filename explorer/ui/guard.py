@@ -80,7 +80,7 @@ def error_boundary(action, headline=None):
     outcome = Outcome()
     try:
         yield outcome
-    except Exception as error:  # noqa: BLE001 - the boundary: nothing may escape to the user
+    except Exception as error:
         outcome.error = show_error(error, action, headline)
 
 

@@ -124,11 +124,11 @@ def warm_up_imports(modules=EXTRA_MODULES):
         for name in (*project_modules(), *modules):
             try:
                 importlib.import_module(name)
-            except Exception:  # noqa: BLE001 - the page importing it shows the error
+            except Exception:
                 return
         try:
             _first_calls()
-        except Exception:  # noqa: BLE001 - a page making the same call reports it
+        except Exception:
             pass
         # Streamlit looks up the module of a caller's frame (inspect.getmodule), whose
         # first call resolves the file of every loaded module: 0.1 s, paid here rather
@@ -268,7 +268,7 @@ def warm_up_stores(warm_ups=STORE_WARM_UPS):
     for module, function in wanted:
         try:
             getattr(importlib.import_module(module), function)()
-        except Exception:  # noqa: BLE001 - the page reports its own failures
+        except Exception:
             import logging
 
             logging.getLogger("flda").warning("Warm-up %s.%s failed", module, function,

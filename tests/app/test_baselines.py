@@ -63,7 +63,7 @@ def test_not_available_baselines_are_refused_not_imitated():
 def test_source_cv_picks_the_candidate_with_the_lowest_fold_error():
     X_s, y_s, _, _ = shifted_problem(n=200)
     model = bl.SourceCV(LogisticRegression(), {"C": [1e-6, 1.0]}).fit(X_s, y_s)
-    errors = dict((c["C"], e) for c, e in model.cv_errors_)
+    errors = {c["C"]: e for c, e in model.cv_errors_}
     assert errors[1.0] < errors[1e-6]   # C = 1e-6 predicts one class only
     assert model.best_params_ == {"C": 1.0}
     assert model.estimator_.C == 1.0 and model.score(X_s, y_s) > 0.9

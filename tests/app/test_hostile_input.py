@@ -10,7 +10,6 @@ import codecs
 import re
 import io
 import math
-import struct
 import tracemalloc
 import warnings
 import zipfile

@@ -167,7 +167,7 @@ def test_abnormal_solver_stops_are_recorded_and_named(monkeypatch):
         original(model, name, prepared)
         if name == "FLDA-L":
             warnings.warn("L-BFGS stopped abnormally after 3 iterations (status 2: ABNORMAL)",
-                          ConvergenceWarning)
+                          ConvergenceWarning, stacklevel=2)
 
     monkeypatch.setattr(yd, "_fit_one", stopping)
     models = yd.fit_models(prepared, l2=1e-3)
@@ -185,7 +185,8 @@ def test_digit_fits_record_abnormal_stops(monkeypatch):
             self.model = model
 
         def fit(self, *args):
-            warnings.warn("L-BFGS stopped before its first iteration", ConvergenceWarning)
+            warnings.warn("L-BFGS stopped before its first iteration", ConvergenceWarning,
+                          stacklevel=2)
             self.model.fit(*args)
             return self.model
 

@@ -1,7 +1,6 @@
 """Captions follow the settings on every page (issue 12): change a setting, the caption's
 numbers and claims change with the figure, and every chart is slide-ready."""
 
-import json
 import re
 
 import pytest

@@ -1,6 +1,5 @@
 """AppTest runs of the "Synthetic domains" page (paper section 4.1.1, Figures 1-2)."""
 
-import json
 
 import pytest
 from apptest_support import charts, open_page, shown

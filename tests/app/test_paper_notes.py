@@ -54,7 +54,7 @@ def test_figure2_note_says_which_version_a_run_reproduces():
     text = pn.PAPER_FIGURE2.errors
     note = pn.figure2_table1_note(dict(text))
     assert "reproduces the Figure 2 text" in note.verdict and "not Table 1" in note.verdict
-    note = pn.figure2_table1_note({k: 0.5 for k in text})
+    note = pn.figure2_table1_note(dict.fromkeys(text, 0.5))
     assert note.verdict.startswith("Neither matches")
 
 

@@ -70,18 +70,18 @@ def test_home_links_to_every_page_with_its_blurb():
 
 
 def test_the_lesson_reads_the_url_paths_from_the_registry():
-    assert lesson.LESSON_URL_PATH == registry.url_path("pages/lesson.py")
-    assert lesson.PAGE_URL_PATHS == {page.script: page.url_path for page in PAGES[1:]}
+    assert registry.url_path("pages/lesson.py") == lesson.LESSON_URL_PATH
+    assert {page.script: page.url_path for page in PAGES[1:]} == lesson.PAGE_URL_PATHS
     for lesson_step in lesson.LESSON_STEPS:
         url = lesson.full_page_url(lesson_step)
         assert url.startswith(registry.url_path(lesson_step.page) + "?"), url
 
 
 def test_presentation_mode_reads_its_controls_and_presets_from_the_registry():
-    assert presentation.PRESENTATION_CONTROLS == {
-        page.script: page.live_controls for page in PAGES if page.live_controls}
-    assert presentation.HAS_PRESETS == {page.script for page in PAGES if page.has_presets}
-    assert presentation.HAS_PRESETS <= set(presentation.PRESENTATION_CONTROLS)
+    controls = {page.script: page.live_controls for page in PAGES if page.live_controls}
+    assert controls == presentation.PRESENTATION_CONTROLS
+    assert {page.script for page in PAGES if page.has_presets} == presentation.HAS_PRESETS
+    assert set(presentation.PRESENTATION_CONTROLS) >= presentation.HAS_PRESETS
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if p.has_presets], ids=lambda p: p.title)

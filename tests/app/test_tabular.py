@@ -64,7 +64,7 @@ def test_bad_files_give_specific_messages(raw, fragment):
 
 
 def test_utf8_bom_and_latin1_and_utf16_are_decoded():
-    bom = table(codecs.BOM_UTF8 + "größe,label\n1,x\n2,y\n".encode("utf-8"))
+    bom = table(codecs.BOM_UTF8 + "größe,label\n1,x\n2,y\n".encode())
     assert bom.columns == ("größe", "label") and bom.encoding == "UTF-8 with BOM"
     latin = table("größe,label\n1,x\n2,y\n".encode("latin-1"))
     assert latin.columns == ("größe", "label") and latin.encoding == "Latin-1"

@@ -1,7 +1,6 @@
 """Your data warns about id-like columns and tiny targets (issue 12)."""
 
 import numpy as np
-import pytest
 
 from explorer.data.csv import parse_csv
 from explorer.data.tabular import (TINY_TARGET_ROWS, id_like_columns, prepare_domains,

@@ -1,6 +1,5 @@
 """The shipped UCI data sets, the paper's source/target split and the encoding (section 4.2.2)."""
 
-import re
 
 import numpy as np
 import pandas as pd

@@ -32,7 +32,7 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 from urllib.parse import parse_qs, urlparse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,7 +135,8 @@ class StreamlitServer:
                "--server.address", "127.0.0.1", "--server.runOnSave", "false",
                "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
                *extra_args]
-        self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL
+        # Open for the server's lifetime, closed in stop().
+        self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         # Servers under test do not fill the pages' disk stores in the background
         # (explorer.ui.serving.warm_up_stores) unless asked: it would compete with the pages.
         env = {**os.environ, **{name: os.environ.get(name, "0") for name in

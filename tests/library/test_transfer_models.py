@@ -7,7 +7,6 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from flda_core import transfer_models as tm
 from flda_core.classifier import FLDAClassifier
 from flda_core.solvers import quadratic_targets
 from flda_core.objectives import (expected_quadratic_loss, logistic_binary_objective,
