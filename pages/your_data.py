@@ -613,6 +613,14 @@ def main():
         st.session_state[SAMPLE_KEY] = ""
         if url_sample in tab.SAMPLE_SETS and not st.session_state.get(FILES_KEY):
             load_sample(url_sample)
+        elif url_sample is not None and url_sample not in tab.SAMPLE_SETS:
+            shown = repr(url_sample) if len(url_sample) <= 40 else repr(url_sample[:39]) + "…"
+            st.session_state.setdefault(state.LINK_NOTES_KEY, {})[SAMPLE_KEY] = (
+                f"Ignored the link's value of 'sample': {shown} is not a sample pair "
+                f"(one of {', '.join(tab.SAMPLE_SETS)}).")
+    sample_note = st.session_state.get(state.LINK_NOTES_KEY, {}).get(SAMPLE_KEY)
+    if sample_note:
+        st.info(esc(sample_note), icon=":material/link_off:")
 
     if not present:
         st.markdown(
