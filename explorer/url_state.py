@@ -137,6 +137,8 @@ def _problem(value, default, options, lo, hi):
         values = value if isinstance(default, (list, tuple)) else [value]
         if not isinstance(values, (list, tuple)):
             return "it is not a list"
+        if not values and default:
+            return "the list is empty (choose at least one value)"
         bad = [v for v in values
                if (isinstance(v, float) and not math.isfinite(v)) or v not in options]
         if bad:

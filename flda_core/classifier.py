@@ -60,6 +60,59 @@ def _check_inputs(X, y):
             "divide every column by its root mean square.")
 
 
+#: Smallest largest-magnitude of a non-zero feature column accepted: the
+#: objectives square feature values (Eq. (10)), and below about 1e-154 the squares
+#: underflow to 0, so such a column looks constant and the fit degenerates.
+MIN_ABS_FEATURE = 1e-150
+
+
+def _check_tiny_columns(X):
+    """Refuse columns whose non-zero values all square to (almost) nothing."""
+    if not X.size:
+        return
+    if sp.issparse(X):
+        largest = np.asarray(abs(X).max(axis=0).todense()).ravel()
+    else:
+        largest = np.fmax.reduce(np.abs(X), axis=0)     # NaN (imputation) ignored
+    tiny = np.flatnonzero((largest > 0) & (largest < MIN_ABS_FEATURE))
+    if len(tiny):
+        shown = ", ".join(str(j) for j in tiny[:5]) + (" ..." if len(tiny) > 5 else "")
+        raise ValueError(
+            f"X has feature column(s) {shown} whose largest value is only "
+            f"{float(largest[tiny[0]]):.3g}; FLDA squares feature values (Eq. (10)), which "
+            "underflow to 0 in 64-bit floats below about 1e-154, so the fit would be "
+            "degenerate. Rescale the features, e.g. divide every column by its root mean "
+            "square.")
+
+
+def _normalise_weights(sample_weight):
+    """``sample_weight`` divided by a power of two near its maximum (exact, so ordinary
+    weights give bit-identical sums up to that common factor, which every weighted mean
+    cancels): weights of any scale, 1e308 or 1e-320, give the fit of weights near 1."""
+    largest = float(np.max(sample_weight))
+    if not np.isfinite(largest):
+        raise ValueError("sample_weight must be finite.")
+    _, exponent = np.frexp(largest)
+    scaled = np.ldexp(sample_weight, -int(exponent))
+    lost = (scaled == 0) & (sample_weight > 0)
+    if lost.any():
+        raise ValueError(
+            f"sample_weight spans too many orders of magnitude: {int(lost.sum())} positive "
+            f"weight(s) (e.g. {float(sample_weight[lost][0]):.3g}) underflow to 0 next to the "
+            f"largest ({largest:.3g}). Give those samples weight 0, or compress the weights "
+            "(e.g. take a power < 1 of them).")
+    return scaled
+
+
+def _check_finite_fit(estimator, what):
+    """A solved model with inf/NaN weights is refused, never returned."""
+    if not (np.all(np.isfinite(estimator.coef_)) and np.all(np.isfinite(estimator.intercept_))):
+        raise ValueError(
+            f"The fit produced non-finite weights ({what}), so the model would be "
+            "meaningless. Rescale the features (e.g. divide every column by its root mean "
+            "square) and keep transfer_params on the scale of the data.")
+
+
 def _check_class_weights(classes, y_index, sample_weight):
     """Every class needs a positive total weight (its intercept would run to -inf)."""
     totals = np.bincount(y_index, weights=sample_weight, minlength=len(classes))
@@ -261,7 +314,19 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             non-zero rates ``eta``, imputation's missing rates and means,
             two-sided's rates, the rate model's source means) are weighted
             too; ``X_target`` is never weighted.  FLDA-Q stays closed-form
-            (weighted Gram matrix).  Not supported for dask input.
+            (weighted Gram matrix).  The weights are first divided by a power
+            of two near their maximum (exact), so weights of any scale (all
+            1e308, all 1e-320) fit alike; weights spanning more than the
+            float range (a positive weight that would underflow) are refused.
+            Not supported for dask input.
+
+        Raises
+        ------
+        ValueError
+            Besides invalid arguments: a feature column whose values all lie
+            below ``MIN_ABS_FEATURE`` (their squares underflow) or any above
+            ``MAX_ABS_FEATURE``; transfer parameters that make ``E[z | x]``
+            overflow; a solution with non-finite weights.
 
         Returns
         -------
@@ -295,6 +360,8 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
                 f"data; got only one class: '{self.classes_[0]}'.")
         if sample_weight is not None:
             _check_class_weights(self.classes_, y_index, sample_weight)
+            sample_weight = _normalise_weights(sample_weight)
+        _check_tiny_columns(X)
         n_features = X.shape[1]
         if self.transfer != "dropout" or self.transfer_params is not None:
             return self._fit_general(X, y_index, n_classes, X_target, sample_weight)
@@ -325,6 +392,7 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         self.coef_ = np.zeros((n_out, n_features))
         self.coef_[:, active] = W.T
         self.intercept_ = np.asarray(b, dtype=np.float64).reshape(n_out)
+        _check_finite_fit(self, "loss=" + repr(self.loss))
         return self
 
     def _warm_start_init(self, n_out, n_features, active, shift=None):
@@ -394,6 +462,7 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         X_active = _select_columns(X, active)
         model = model.take(active)
         X_mean, shift = model.mean_parts(X_active)
+        self._check_transfer_scale(X_mean, shift)
         n_out = 1 if n_classes == 2 else n_classes
         init = self._warm_start_init(n_out, n_features, active, shift)
         if self.loss == "quadratic":
@@ -421,7 +490,26 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         self.coef_ = np.zeros((n_out, n_features))
         self.coef_[:, active] = W.T
         self.intercept_ = (np.asarray(b, dtype=np.float64) - shift @ W).reshape(n_out)
+        _check_finite_fit(self, f"transfer={self.transfer!r}")
         return self
+
+    def _check_transfer_scale(self, X_mean, shift):
+        """``E[z | x]`` of the transfer model must be squarable, as the features are."""
+        params = {k: float(np.max(np.abs(v))) if np.size(v) else 0.0
+                  for k, v in self.transfer_params_.items()}
+        largest = max(float(abs(X_mean).max()) if X_mean.size else 0.0,
+                      float(np.max(np.abs(shift))) if shift.size else 0.0, *params.values())
+        if largest > MAX_ABS_FEATURE or not np.isfinite(largest):
+            given = ("the given transfer_params" if self.transfer_params is not None
+                     else "the estimated transfer model")
+            worst = max(params, key=params.get)
+            raise ValueError(
+                f"transfer={self.transfer!r} with {given} makes E[z | x] or its parameters "
+                f"as large as {largest:.3g} (parameter {worst!r} reaches "
+                f"{params[worst]:.3g}); FLDA squares these values (Eq. (10)), which "
+                "overflows 64-bit floats beyond about 1e154. "
+                "Keep transfer_params on the scale of the data (e.g. an imputation mean "
+                "within the range of the feature), or rescale the features.")
 
     def _resolve_theta(self, X, X_target, sample_weight=None):
         n_features = X.shape[1]

@@ -194,7 +194,7 @@ def draw_uci_samples():
     st.markdown("**…or load a UCI data set with gaps** (`sample_data/uci/`, CC BY 4.0; "
                 "the paper's section 4.2.2):")
     keys = [k for k in uci.UCI_SETS if k != "automobile"]  # automobile has text features
-    for column, key in zip(st.columns(len(keys)), keys):
+    for column, key in zip(st.columns(len(keys)), keys, strict=False):
         column.button(uci.UCI_SETS[key].title, key=f"data_uci_{key}", on_click=load_uci_sample,
                       args=(key,), width="stretch",
                       help=f"{uci.UCI_SETS[key].file}: label '{uci.UCI_SETS[key].label}'"
@@ -235,7 +235,8 @@ def draw_loaders():
         "source": ("CSV with a header row: one column per feature and a label column "
                    "(choose it below). Comma, semicolon, tab or pipe separated; "
                    f"at most {csvio.MAX_FILE_BYTES // 2**20} MB, {csvio.MAX_ROWS:,} rows and "
-                   f"{csvio.MAX_COLUMNS:,} columns. Empty cells, NA, NaN and ? are missing values."),
+                   f"{csvio.MAX_COLUMNS:,} columns. Empty cells, NA, NaN and ? are missing "
+                   "values."),
         "target": ("CSV with the same features as the source (matched by name, or by "
                    "position). A label column is optional: with it the page reports errors, "
                    "without it only predictions. FLDA itself never sees the target labels."),
@@ -243,7 +244,7 @@ def draw_loaders():
     titles = {"source": "CSV with gaps (labelled; split in two)" if one_file else
               "Source CSV (labelled training data)",
               "target": "Target CSV (data to adapt to)"}
-    for slot, column in zip(SLOTS[:1] if one_file else SLOTS, columns):
+    for slot, column in zip(SLOTS[:1] if one_file else SLOTS, columns, strict=False):
         with column:
             uploaded = st.file_uploader(
                 titles[slot], type=["csv", "tsv", "txt"], key=UPLOAD_KEYS[slot],
@@ -255,7 +256,7 @@ def draw_loaders():
         return
     st.markdown("**…or load a sample pair** (files in `sample_data/`):")
     sample_columns = st.columns(len(tab.SAMPLE_SETS))
-    for column, (key, sample) in zip(sample_columns, tab.SAMPLE_SETS.items()):
+    for column, (key, sample) in zip(sample_columns, tab.SAMPLE_SETS.items(), strict=False):
         with column:
             st.button(sample.title, key=f"data_sample_{key}", on_click=load_sample,
                       args=(key,), help=sample.description, width="stretch",
@@ -294,7 +295,8 @@ def draw_options(source_table):
                       "name; columns found in one file only are listed below. By position: "
                       "the i-th source column pairs with the i-th target column whatever "
                       "the names; the target has the same columns as the source or just "
-                      "lacks the label column.")
+                      "lacks the label column (its label at the source's label position; "
+                      "the same names in another order are matched by name).")
         st.radio("Missing values", tab.MISSING_OPTIONS, key="data.missing",
                  on_change=remember_choice, args=("data.missing",),
                  disabled=st.session_state.get("data.mode") == "one",  # gaps are the target
@@ -611,6 +613,14 @@ def main():
         st.session_state[SAMPLE_KEY] = ""
         if url_sample in tab.SAMPLE_SETS and not st.session_state.get(FILES_KEY):
             load_sample(url_sample)
+        elif url_sample is not None and url_sample not in tab.SAMPLE_SETS:
+            shown = repr(url_sample) if len(url_sample) <= 40 else repr(url_sample[:39]) + "…"
+            st.session_state.setdefault(state.LINK_NOTES_KEY, {})[SAMPLE_KEY] = (
+                f"Ignored the link's value of 'sample': {shown} is not a sample pair "
+                f"(one of {', '.join(tab.SAMPLE_SETS)}).")
+    sample_note = st.session_state.get(state.LINK_NOTES_KEY, {}).get(SAMPLE_KEY)
+    if sample_note:
+        st.info(esc(sample_note), icon=":material/link_off:")
 
     if not present:
         st.markdown(

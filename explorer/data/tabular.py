@@ -41,7 +41,8 @@ from explorer.data.csv import _EXAMPLES, _is_numeric, _looks_numeric, _name_list
 
 __all__ = [
     "MAX_CLASSES", "MIN_SAMPLES_PER_CLASS", "MATCH_OPTIONS", "MISSING_OPTIONS",
-    "PreparationReport", "PreparedDomains", "prepare_domains", "native_labels", "SampleSet", "SAMPLE_SETS",
+    "PreparationReport", "PreparedDomains", "prepare_domains", "native_labels", "SampleSet",
+    "SAMPLE_SETS",
     "read_sample", "id_like_columns", "size_notes", "ID_MIN_ROWS", "TINY_TARGET_ROWS",
 ]
 
@@ -257,7 +258,11 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         ``"position"``: the i-th source column pairs with the i-th target
         column, whatever their names; the target has either the same columns
         as the source (its label column at the same position) or one column
-        fewer (no label column).
+        fewer (no label column).  When both files name their columns and the
+        target has the source's names in another order, the columns are matched
+        by name instead (with a note); a positional match that would read a
+        named feature as the target's labels, or the target's label column as a
+        feature, is refused.
     missing : {"zero", "drop"}, default="zero"
         ``"zero"`` sets missing feature values to 0, the dropout view of
         missing data at test time (section 4.2.2); ``"drop"`` removes rows
@@ -302,6 +307,12 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
     exclude = tuple(c for c in exclude if c in source.columns and c != label)
     notes = list(source.warnings) + list(target.warnings)
 
+    if match == "position" and _same_names_reordered(source, target, label):
+        match = "name"
+        notes.append(
+            f"{source.name} and {target.name} have the same column names in a different "
+            "order, so their columns were matched by name (matching by position would have "
+            "paired columns of different meaning, e.g. a feature with the label).")
     if match == "name":
         features, target_features, target_label, only_source, only_target, renamed = \
             _match_by_name(source, target, label, exclude)
@@ -441,14 +452,56 @@ def _match_by_name(source, target, label, exclude):
     return features, features, target_label, only_source, only_target, []
 
 
+def _has_header(table):
+    """A first row of column names, not of numbers (see :func:`_explain_headerless`)."""
+    return bool(table.columns) and not all(_looks_numeric(c) for c in table.columns)
+
+
+def _same_names_reordered(source, target, label):
+    """Both files name their columns, and the target's names are the source's (with or
+    without the label column) in another order: matching by name is unambiguous."""
+    if not (_has_header(source) and _has_header(target)):
+        return False
+    source_columns, target_columns = list(source.columns), list(target.columns)
+    without_label = [c for c in source_columns if c != label]
+    if len(set(target_columns)) != len(target_columns):
+        return False
+    return (sorted(target_columns) in (sorted(source_columns), sorted(without_label))
+            and target_columns not in (source_columns, without_label))
+
+
+def _check_positional_label(source, target, label, label_index, target_label):
+    """Refuse a positional match that would read a named feature as the target's labels
+    or the target's label column as a feature."""
+    if not (_has_header(source) and _has_header(target)):
+        return
+    features = set(source.columns) - {label}
+    misplaced = label in target.columns and target_label != label
+    if not misplaced and target_label not in features:
+        return
+    where = (f"{target.name} has the label column {label!r} at position "
+             f"{list(target.columns).index(label) + 1}" if label in target.columns
+             else f"{target.name} has the feature column {target_label!r} at position "
+             f"{label_index + 1}")
+    used = (f"its column {target_label!r} would be read as the labels"
+            if target_label is not None else f"its column {label!r} would be read as a feature")
+    raise DataValidationError(
+        f"Matching by position puts the label of {source.name} at position "
+        f"{label_index + 1}, but {where}: {used}, so the errors would be meaningless.",
+        f"Put the columns of {target.name} in the order of {source.name} (label column "
+        f"{label!r} at position {label_index + 1}), or match features by name.")
+
+
 def _match_by_position(source, target, label, exclude):
     n_source, n_target = len(source.columns), len(target.columns)
     label_index = source.columns.index(label)
     if n_target == n_source:
         target_label = target.columns[label_index]
+        _check_positional_label(source, target, label, label_index, target_label)
         target_columns = list(target.columns)
     elif n_target == n_source - 1:
         target_label = None
+        _check_positional_label(source, target, label, label_index, target_label)
         target_columns = list(target.columns[:label_index]) + [None] + \
             list(target.columns[label_index:])
     else:
@@ -485,7 +538,7 @@ def _only_in_one_note(source_name, only_source, target_name, only_target):
 
 def _feature_matrix(table, columns, feature_names):
     """Float matrix of ``columns`` (NaN for missing), rejecting text and infinities."""
-    non_numeric = [(c, f) for c, f in zip(columns, feature_names)
+    non_numeric = [(c, f) for c, f in zip(columns, feature_names, strict=False)
                    if not _is_numeric(table.frame[c])]
     if non_numeric:
         column = non_numeric[0][0]
@@ -522,11 +575,12 @@ def _label_series_values(series):
         if np.isinf(present).any():
             return None, missing
         if np.all(present == np.round(present)) and np.all(np.abs(present) < 2**53):
-            values = [None if m else int(v) for v, m in zip(numbers, missing)]
+            values = [None if m else int(v) for v, m in zip(numbers, missing, strict=False)]
         else:
-            values = [None if m else float(v) for v, m in zip(numbers, missing)]
+            values = [None if m else float(v) for v, m in zip(numbers, missing, strict=False)]
     else:
-        values = [None if m else str(v).strip() for v, m in zip(series.tolist(), missing)]
+        values = [None if m else str(v).strip()
+                  for v, m in zip(series.tolist(), missing, strict=False)]
     return np.array(values, dtype=object), missing
 
 
@@ -626,7 +680,7 @@ def _check_classes(y_source, source_name, label, dropped):
             f"The label column {label!r} of {source_name} has {len(classes):,} distinct "
             f"values; the limit is {MAX_CLASSES}. It looks like a measurement, not a class.",
             "Choose the column that holds the classes, or bin the values into a few classes.")
-    small = [(c, n) for c, n in zip(classes, counts) if n < MIN_SAMPLES_PER_CLASS]
+    small = [(c, n) for c, n in zip(classes, counts, strict=False) if n < MIN_SAMPLES_PER_CLASS]
     if small:
         listed = ", ".join(f"'{c}' ({n})" for c, n in small[:5])
         raise DataValidationError(

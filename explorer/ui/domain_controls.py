@@ -26,12 +26,36 @@ def domain_settings(prefix, paper, max_features, n_samples, max_samples):
         Setting(f"{prefix}.distribution", paper.distribution,
                           options=("bernoulli", "poisson")),
         Setting(f"{prefix}.n_features", 2, lo=1, hi=max_features),
-        Setting(f"{prefix}.class1", format_values(paper.params[0])),
-        Setting(f"{prefix}.class2", format_values(paper.params[1])),
-        Setting(f"{prefix}.theta", format_values(paper.theta)),
+        Setting(f"{prefix}.class1", format_values(paper.params[0]),
+                check=_per_feature_check(prefix, 1)),
+        Setting(f"{prefix}.class2", format_values(paper.params[1]),
+                check=_per_feature_check(prefix, 2)),
+        Setting(f"{prefix}.theta", format_values(paper.theta),
+                check=_per_feature_check(prefix, None)),
         Setting(f"{prefix}.n_source", n_samples, lo=10, hi=max_samples),
         Setting(f"{prefix}.n_target", n_samples, lo=10, hi=max_samples),
     ]
+
+
+def _per_feature_check(prefix, k):
+    """A link's per-feature text for class ``k`` (None: theta), checked against the
+    distribution and number of features already restored: why it is unusable, or None."""
+    def check(text):
+        from explorer.data.numbers import parse_per_feature
+        from flda_core.synthetic import PARAM_BOUNDS, PARAM_WORD
+
+        distribution = st.session_state.get(f"{prefix}.distribution", "bernoulli")
+        n = int(st.session_state.get(f"{prefix}.n_features", 2))
+        if k is None:
+            name, bounds = "True dropout θ", (0.0, 1.0)
+        else:
+            name, bounds = f"Class {k} {PARAM_WORD[distribution]}", PARAM_BOUNDS[distribution]
+        try:
+            parse_per_feature(text, n, name, *bounds)
+        except ValueError as error:
+            return str(error)
+        return None
+    return check
 
 
 def domain_values(prefix, paper, n_samples):

@@ -18,9 +18,9 @@ Conventions every page follows
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Sequence
 
 import streamlit as st
 
@@ -64,7 +64,11 @@ class Setting:
     ``options`` (for selects/radios) or ``lo``/``hi`` (for numbers and sliders)
     bound what a URL may set; anything else in the URL (including ``NaN`` and
     ``Infinity``) is ignored with a note, never raised
-    (:func:`explorer.url_state.validate_url_value`).
+    (:func:`explorer.url_state.validate_url_value`).  ``check(value)`` (optional)
+    returns why a link's value of the right type is still unusable (e.g. text that
+    must be a list of numbers), or None; such a value is ignored with a note too.
+    It runs after the settings listed before it were restored, so it may read them
+    from ``st.session_state``.
     """
 
     key: str
@@ -72,6 +76,7 @@ class Setting:
     options: Sequence[Any] | None = None
     lo: float | None = None
     hi: float | None = None
+    check: Callable[[Any], str | None] | None = field(default=None, compare=False)
 
     @property
     def url_name(self):
@@ -133,9 +138,15 @@ def restore_from_url(settings):
             continue
         outcome = validate_url_value(setting.url_name, st.query_params.get(setting.url_name),
                                      setting.default, setting.options, setting.lo, setting.hi)
-        st.session_state[setting.key] = outcome.value
-        if outcome.note:
-            notes[setting.key] = outcome.note
+        value, note = outcome.value, outcome.note
+        if outcome.accepted and setting.check is not None:
+            problem = setting.check(value)
+            if problem:
+                value = setting.default
+                note = f"Ignored the link's value of {setting.url_name!r}: {problem}"
+        st.session_state[setting.key] = value
+        if note:
+            notes[setting.key] = note
     for setting in settings:
         if setting.key in notes:
             st.info(escape_markdown(notes[setting.key]), icon=":material/link_off:")
