@@ -152,7 +152,7 @@ def table1_frame(result, fits, feature=0):
     rows = []
     for loss in LOSSES:
         loss_fits = [f for f in fits if f.loss == loss]
-        if not loss_fits:
+        if fits and not loss_fits:   # no perturbation chosen: SL and TL of both losses
             continue
         row = {"loss": LOSS_TITLES[loss],
                "SL": result.classifiers[classifier_name("source", loss)].target_error,

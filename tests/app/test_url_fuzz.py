@@ -187,10 +187,6 @@ def test_an_empty_list_in_a_link_is_ignored_with_a_note(name):
     assert not at.error and any(f"'{name}'" in note for note in _notes(at))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "explorer/experiments/perturbation.py:163 (table1_frame: set_index('loss') on no rows) "
-    "reached from pages/transfer.py, which lets the sidebar's multiselect be emptied: "
-    "KeyError and an incident box instead of a note"))
 def test_deselecting_every_perturbation_in_the_sidebar_leaves_a_note():
     _, at = _run("pages/transfer.py", {})
     at.multiselect(key="tp.perturbations").set_value([]).run()
