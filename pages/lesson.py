@@ -125,8 +125,9 @@ def draw_prediction(lesson_step, view):
         right = shown and i in view.correct
         return lesson_step.choices[i] + (" ✓" if right else "")
 
+    short = sum(len(c) for c in lesson_step.choices) <= 60
     choice = st.radio(f"**Predict:** {lesson_step.question}", range(len(lesson_step.choices)),
-                      format_func=label, index=None,
+                      format_func=label, index=None, horizontal=short,
                       key=prediction_key(lesson_step),
                       on_change=_set_revealed, args=(lesson_step, True),
                       help="Decide as a class first; the answer computed from this step's "
@@ -136,8 +137,13 @@ def draw_prediction(lesson_step, view):
     verdict = ("Right (✓). " if choice in view.correct else "Not this time (✓ is right here). "
                if choice is not None else "✓ is right here. ") + view.reveal
     (st.success if choice in view.correct else st.info)(verdict, icon=":material/lightbulb:")
-    with st.expander("Why", icon=":material/school:"):
-        st.markdown(lesson_step.answer)
+
+
+def draw_why(lesson_step):
+    """The mechanism behind the answer (the same for every setting of the step's controls)."""
+    if revealed(lesson_step):
+        with st.expander("Why", icon=":material/school:"):
+            st.markdown(lesson_step.answer)
 
 
 def draw_numbers(lesson_step, view, per_row=3):
@@ -162,12 +168,19 @@ def draw_figure(lesson_step, values, view, present):
         st.info(view.caption, icon=":material/upload_file:")
     if not revealed(lesson_step):
         return
+    if present:
+        why, more = st.columns([1, 2])
+        with why:
+            draw_why(lesson_step)
+    else:
+        more = st.container()
+        draw_why(lesson_step)
     texts = ([view.paper] if present and view.paper else []) \
         + ([view.caption] if present and view.fig is not None else []) + list(view.notes)
     if view.table is None and not texts:
         return
-    with st.expander("All numbers of this step" if present else "The numbers",
-                     expanded=not present):
+    with more.expander("All numbers of this step" if present else "The numbers",
+                       expanded=not present):
         for text in texts:
             st.markdown(text)
         if view.table is not None:
@@ -257,11 +270,16 @@ def draw_step(index, present):
         if view.error:
             st.error(escape_markdown(view.error), icon=":material/error:")
         draw_prediction(lesson_step, view)
-        draw_numbers(lesson_step, view)
+        if not present or view.fig is not None:
+            draw_numbers(lesson_step, view)
         if view.paper and not present:
             st.markdown(view.paper)
     with figure_side:
         draw_controls(lesson_step)
+        if present and view.fig is None:      # no figure: the numbers take its place
+            draw_numbers(lesson_step, view, per_row=2)
+            if revealed(lesson_step) and view.table is not None:
+                st.dataframe(view.table, hide_index=True, width="stretch")
         if not view.error:
             draw_figure(lesson_step, values, view, present)
     return lesson_step, values, view

@@ -268,7 +268,7 @@ def table4_figure(table, paper=None):
                                      fgcolor="white", solidity=0.3, fillmode="overlay"),
                         line=dict(color="#333333", width=0.5)),
             # values at the foot of the bars, clear of the paper's dashes near their tops
-            text=[f"{v:.3f}" for v in table[method]], textposition="auto",
+            text=[f"{v:.1%}" for v in table[method]], textposition="auto",  # as the axis
             insidetextanchor="start", textangle=0,
             insidetextfont=dict(shadow="auto"),  # readable across the hatching
             hovertemplate=f"<b>{method}</b> %{{x}}<br>error %{{y:.3f}}<extra></extra>"))

@@ -202,7 +202,8 @@ def presentation_style(fig):
             trace.textfont.size = max(PRESENTATION_FONT, trace.textfont.size or 0)
     ink = PRESENTATION_TEXT_COLOR
     fig.update_layout(font_size=PRESENTATION_FONT, font_color=ink,
-                      legend=dict(font=dict(size=PRESENTATION_FONT, color=ink)),
+                      legend=dict(font=dict(size=PRESENTATION_FONT, color=ink),
+                                  title_font=dict(size=PRESENTATION_FONT, color=ink)),
                       margin=dict(autoexpand=True))
     legend_below(fig)
     for update in (fig.update_xaxes, fig.update_yaxes):

@@ -28,20 +28,20 @@ SLIDE_KEY = "lesson_slide"
 #: Projector type (CSS px): body text, the step's key numbers, its title.
 BODY_PX = 24
 NUMBER_PX = 32
-TITLE_PX = 34
+TITLE_PX = 30
 #: Room (px) a slide keeps above and below its chart: title row, controls, text alternative.
 CHART_MARGIN = 300
 
 _S = f".st-key-{SLIDE_KEY}"
 SLIDE_CSS = f"""<style>
 header[data-testid="stHeader"] {{ display: none; }}
-[data-testid="stMainBlockContainer"] {{ padding: 0.5rem 1.5rem 1rem 1.5rem; max-width: none; }}
-{_S} {{ gap: 0.4rem; color: var(--st-text-color, inherit); }}
+[data-testid="stMainBlockContainer"] {{ padding: 0.25rem 1.5rem 1rem 1.5rem; max-width: none; }}
+{_S}, {_S} [data-testid="stVerticalBlock"] {{ gap: 0.3rem; }}
 {_S} p, {_S} li, {_S} label, {_S} label p, {_S} [data-testid="stMarkdownContainer"],
 {_S} [data-testid="stCaptionContainer"], {_S} [data-testid="stCaptionContainer"] p,
 {_S} [data-testid="stWidgetLabel"] p, {_S} button p, {_S} [data-testid="stAlert"] p,
 {_S} [data-testid="stMetricLabel"] p, {_S} summary p {{
-  font-size: {BODY_PX}px !important; line-height: 1.3; color: inherit; opacity: 1;
+  font-size: {BODY_PX}px !important; line-height: 1.25; color: inherit; opacity: 1;
 }}
 {_S} [data-testid="stCaptionContainer"] {{ color: inherit !important; opacity: 1 !important; }}
 {_S} [data-testid="stMetricValue"], {_S} [data-testid="stMetricValue"] * {{

@@ -223,7 +223,7 @@ def test_the_paper_disagrees_step_is_built_from_the_notes():
     at = _reveal(_open_step("where-the-paper-disagrees"))
     bayes, figure2 = figure1_bayes_note(), figure2_table1_note()
     assert bayes.verdict in _revealed_text(at) and figure2.verdict in _revealed_text(at)
-    assert _numbers(at)["Bayes target error of Figure 1's setting"] == \
+    assert _numbers(at)["Bayes error of Figure 1's setting"] == \
         f"{bayes.values['bayes_error']:.3f}"
     assert "✓" in at.radio(key="lesson.where-the-paper-disagrees.prediction").options[
         0 if bayes.consistent else 1]
@@ -264,7 +264,7 @@ def test_digits_step_says_which_data_and_shows_table_four(tmp_path, monkeypatch)
     assert "lesson_chart" in chart_specs(at)
     text = _revealed_text(at)
     assert "offline stand-in" in text and "not MNIST/USPS" in text
-    assert "FLDA-L improves on S-LR in both directions" in text
+    assert "in the paper's Table 4 (MNIST/USPS) it does in both directions" in text
     assert "the paper's asymmetry." not in text
 
     def no_fit(*args, **kwargs):
