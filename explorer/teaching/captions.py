@@ -38,7 +38,8 @@ __all__ = ["synthetic_figure_caption", "perturbation_curve_caption", "dropout_se
            "theta_recovery_sentence", "boundary_tilt_sentence", "sls_population_boundary", "sls_lattice_sentence",
            "figure2_reference_sentence", "perturbation_minimum", "perturbation_curve_sentences",
            "dropout_factor_sentence", "table1_errors", "table1_agreement_sentence",
-           "learning_curve_sentences", "l2_sentence", "asymmetry_sentence", "paper_table4_sentence"]
+           "learning_curve_sentences", "l2_sentence", "asymmetry_sentence", "paper_table4_sentence",
+           "directions_phrase"]
 
 _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 #: At most this many features are described one by one.
@@ -432,6 +433,15 @@ def asymmetry_sentence(errors, directions=("A → B", "B → A")):
     return summary + " " + "; ".join(parts) + "."
 
 
+def directions_phrase(helped, directions=("A → B", "B → A")):
+    """"in both directions", "for A → B only", ... from one flag per direction."""
+    if all(helped):
+        return "in both directions"
+    if not any(helped):
+        return "in neither direction"
+    return "for " + " and ".join(d for d, h in zip(directions, helped, strict=True) if h) + " only"
+
+
 def paper_table4_sentence(naive_name="S-LR", flda_names=("FLDA-L", "FLDA-Q")):
     """What the paper's own Table 4 (MNIST/USPS) says, direction by direction, per FLDA
     variant: the numbers quoted, the verdict computed from them."""
@@ -441,9 +451,7 @@ def paper_table4_sentence(naive_name="S-LR", flda_names=("FLDA-L", "FLDA-Q")):
         for direction, row in PAPER_TABLE4.items():
             helped.append(row[flda_name] < row[naive_name])
             steps.append(f"{direction} {row[naive_name]:.3f} → {row[flda_name]:.3f}")
-        where = ("in both directions" if all(helped) else "in neither direction"
-                 if not any(helped) else
-                 "for " + " and ".join(d for d, h in zip(PAPER_TABLE4, helped, strict=True) if h) + " only")
+        where = directions_phrase(helped, tuple(PAPER_TABLE4))
         parts.append(f"{flda_name} improves on {naive_name} {where} ({'; '.join(steps)})")
     return "In the paper's Table 4 (MNIST/USPS), " + "; ".join(parts) + "."
 

@@ -16,7 +16,6 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research 17(171), 1
 from __future__ import annotations
 
 import html
-import json
 import re
 
 __all__ = ["markdown_to_html", "handout_html"]
@@ -30,7 +29,8 @@ table { border-collapse: collapse; margin: 0.5rem 0; }
 td, th { border: 1px solid #999; padding: 0.2rem 0.5rem; text-align: left; }
 .figure { width: 100%; height: 26rem; }
 .paper { border-left: 4px solid #777; padding-left: 0.8rem; }
-.notes { border: 1px dashed #777; min-height: 8rem; margin-top: 1rem; padding: 0.5rem; color: #555; }
+.notes { border: 1px dashed #777; min-height: 8rem; margin-top: 1rem; padding: 0.5rem;
+         color: #555; }
 .small { font-size: 10pt; color: #333; }
 @media print { .figure { height: 22rem; } a { color: inherit; } }
 """
@@ -80,8 +80,9 @@ def _step(number, lesson_step, values, view, full_url):
                  + f" · full page: <code>{html.escape(full_url)}</code></p>")
     if view is not None and view.fig is not None:
         parts.append(f"<div class='figure' id='fig{number}'></div>")
-        parts.append("<script type='application/json' id='fig%d-data'>%s</script>" % (
-            number, view.fig.to_json().replace("</", "<\\/")))
+        figure_json = view.fig.to_json().replace("</", "<\\/")
+        parts.append(f"<script type='application/json' id='fig{number}-data'>"
+                     f"{figure_json}</script>")
     if view is not None:
         if view.caption:
             parts.append(f"<div class='small'>{markdown_to_html(view.caption)}</div>")

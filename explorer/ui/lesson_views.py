@@ -127,7 +127,8 @@ def _dropout_view(lesson_step, values):
         correct.add(1)
     if len(target) > 2:
         correct.add(2)
-    zero_t, zero_s = float(np.mean(pair.X_target[:, 0] == 0)), float(np.mean(pair.X_source[:, 0] == 0))
+    zero_t = float(np.mean(pair.X_target[:, 0] == 0))
+    zero_s = float(np.mean(pair.X_source[:, 0] == 0))
     shown = ", ".join(f"{v:g}" for v in target)
     reveal = (f"In this target feature 1 takes the values {shown} (source: "
               f"{', '.join(f'{v:g}' for v in source)}), with θ₁ = {theta1:g}: "
@@ -153,7 +154,8 @@ def _theta_view(lesson_step, values):
         return View(error=error)
     gap = np.abs(np.asarray(result.theta_hat) - np.asarray(result.theta_true))
     numbers = [(f"feature {d}: θ̂ (true θ {t:g})", _fmt(h))
-               for d, (t, h) in enumerate(zip(result.theta_true, result.theta_hat), start=1)]
+               for d, (t, h) in enumerate(zip(result.theta_true, result.theta_hat, strict=True),
+                                             start=1)]
     return View(fig=theta_figure(result.theta_true, result.theta_hat),
                 what="lesson true and estimated dropout per feature",
                 caption=(f"Open bars: the true θ; filled: the estimate θ̂ "
@@ -332,7 +334,8 @@ def _learning_view(lesson_step, values):
                     f"{n_adapt:,}" if n_adapt else "never"))
     regime = f"ℓ2 with λ = {ridge:g} for every classifier" if ridge else "no ℓ2"
     lowest = ", ".join(order[i] for i in sorted(correct))
-    return View(fig=learning_curve_figure(table), what=f"lesson figure 3 learning curves l2 {ridge:g}",
+    return View(fig=learning_curve_figure(table),
+                what=f"lesson figure 3 learning curves l2 {ridge:g}",
                 caption=("Mirrors the paper's Figure 3 (quadratic loss, 50 repeats, " + regime
                          + "). " + learning_curve_sentences(table, 0.01, 10_000)),
                 numbers=numbers,
@@ -357,21 +360,13 @@ def digit_results(seed):
                             fit=stored_fitter(data, seed))
 
 
-def _where(helped, directions=("A → B", "B → A")):
-    """"in both directions", "for A → B only", ... from one flag per direction."""
-    if all(helped):
-        return "in both directions"
-    if not any(helped):
-        return "in neither direction"
-    return "for " + " and ".join(d for d, h in zip(directions, helped, strict=True) if h) + " only"
-
-
 def _digits_view(lesson_step, values):
     import pandas as pd
 
     from explorer.experiments.digits import FIGURE6_PAIRS, PAPER_TABLE4
     from explorer.figures.digits import digit_weights_figure
-    from explorer.teaching.captions import asymmetry_sentence, paper_table4_sentence
+    from explorer.teaching.captions import (asymmetry_sentence, directions_phrase,
+                                            paper_table4_sentence)
 
     seed = int(values["shared.seed"])
     data, results = digit_results(seed)
@@ -386,7 +381,8 @@ def _digits_view(lesson_step, values):
               for d in ("A → B", "B → A")}
     helped = [errors[d][1] < errors[d][0] - TIE for d in ("A → B", "B → A")]
     paper_helped = [row[flda_name] < row[naive_name] for row in PAPER_TABLE4.values()]
-    correct = {(True, False): 0, (False, True): 1, (True, True): 2, (False, False): 3}[tuple(helped)]
+    correct = {(True, False): 0, (False, True): 1, (True, True): 2,
+               (False, False): 3}[tuple(helped)]
     which = (f"offline stand-in data ({data.name_a} and {data.name_b}, made from scikit-learn's "
              "digits; not MNIST/USPS)")
     rows = {f"here, {d}": {naive_name: errors[d][0], flda_name: errors[d][1]}
@@ -395,7 +391,8 @@ def _digits_view(lesson_step, values):
                                  "FLDA-Q": row["FLDA-Q"]} for d, row in PAPER_TABLE4.items()})
     numbers = [(f"{d}: {naive_name} → {flda_name}", f"{errors[d][0]:.3f} → {errors[d][1]:.3f}")
                for d in ("A → B", "B → A")]
-    return View(fig=digit_weights_figure(naive.weights(digit), adapted.theta, adapted.weights(digit),
+    return View(fig=digit_weights_figure(naive.weights(digit), adapted.theta,
+                                         adapted.weights(digit),
                                          data.side, digit, naive_name, flda_name, True),
                 what=f"lesson figure 6 weights digit {digit} {direction} seed {seed}",
                 caption=(f"Mirrors the paper's Figure 6 on {which}: {naive_name} weights, "
@@ -405,8 +402,9 @@ def _digits_view(lesson_step, values):
                 paper="*The paper's Table 4:* " + paper_table4_sentence(naive_name),
                 correct=frozenset({correct}),
                 reveal=(f"On the offline stand-in digits (not MNIST/USPS) {flda_name} beats "
-                        f"{naive_name} {_where(helped)}; in the paper's Table 4 (MNIST/USPS) "
-                        f"it does {_where(paper_helped)}."))
+                        f"{naive_name} {directions_phrase(helped)}; in the paper's Table 4 "
+                        "(MNIST/USPS) "
+                        f"it does {directions_phrase(paper_helped)}."))
 
 
 @st.cache_data(max_entries=4, show_spinner=False)

@@ -51,7 +51,9 @@ header[data-testid="stHeader"] {{ display: none; }}
   white-space: normal !important; overflow: visible !important; height: auto !important;
 }}
 {_S} [data-testid="stMetric"] {{ padding: 0; }}
-{_S} h2, {_S} h2 span {{ font-size: {TITLE_PX}px !important; padding: 0 !important; line-height: 1.2; }}
+{_S} h2, {_S} h2 span {{
+  font-size: {TITLE_PX}px !important; padding: 0 !important; line-height: 1.2;
+}}
 {_S} [data-testid="stElementContainer"]:has(> iframe[height="0"]) {{ display: none; }}
 {_S} [data-testid="stHorizontalBlock"] {{ gap: 1rem; }}
 {_S} [data-testid="stRadio"] [role="radiogroup"] {{ gap: 0 1.2rem; }}
