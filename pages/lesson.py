@@ -147,9 +147,12 @@ def draw_why(lesson_step):
 
 
 def draw_numbers(lesson_step, view, per_row=3):
-    """The step's key numbers, large, once the answer is revealed."""
+    """The step's key numbers, large, once the answer is revealed (two a row when one is
+    long, so none is cut)."""
     if not view.numbers or not revealed(lesson_step):
         return
+    if any(len(value) > 8 for _, value in view.numbers):
+        per_row = min(per_row, 2)
     for row in range(0, len(view.numbers), per_row):
         for column, (label, value) in zip(st.columns(per_row), view.numbers[row:row + per_row],
                                    strict=False):
@@ -247,7 +250,7 @@ def draw_step(index, present):
     with guard.error_boundary("computing this step", "Could not compute this step.") as outcome:
         with st.spinner("Computing this step (the digits and the learning curves take up to a "
                         "minute the first time, cached afterwards)…"):
-            view = step_view(lesson_step, values)
+            view = step_view(lesson_step, values, slide=present)
     if outcome.failed:
         return lesson_step, values, None
     if present:

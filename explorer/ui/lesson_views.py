@@ -360,7 +360,7 @@ def digit_results(seed):
                             fit=stored_fitter(data, seed))
 
 
-def _digits_view(lesson_step, values):
+def _digits_view(lesson_step, values, map_scale=1.0):
     import pandas as pd
 
     from explorer.experiments.digits import FIGURE6_PAIRS, PAPER_TABLE4
@@ -393,7 +393,8 @@ def _digits_view(lesson_step, values):
                for d in ("A → B", "B → A")]
     return View(fig=digit_weights_figure(naive.weights(digit), adapted.theta,
                                          adapted.weights(digit),
-                                         data.side, digit, naive_name, flda_name, True),
+                                         data.side, digit, naive_name, flda_name, True,
+                                         map_scale),
                 what=f"lesson figure 6 weights digit {digit} {direction} seed {seed}",
                 caption=(f"Mirrors the paper's Figure 6 on {which}: {naive_name} weights, "
                          f"{flda_name} weights and θ per pixel for digit {digit}, {direction}. "
@@ -493,7 +494,13 @@ def handout_bytes(steps, progress=None):
     return handout_html(pages, PLOTLY_BUNDLE.read_text(encoding="utf-8")).encode("utf-8")
 
 
-def step_view(lesson_step, values):
+#: Size of the digit maps on a slide (the figure's 970 px would not fit a 1280 x 720 one).
+SLIDE_MAP_SCALE = 0.3
+
+
+def step_view(lesson_step, values, slide=False):
     """The :class:`View` of ``lesson_step`` with the setting ``values`` (its settings
-    with the step's control values)."""
+    with the step's control values); ``slide``: sized for presentation mode."""
+    if lesson_step.slug == "where-ink-vanishes":
+        return _digits_view(lesson_step, values, SLIDE_MAP_SCALE if slide else 1.0)
     return VIEWS[lesson_step.slug](lesson_step, values)
