@@ -180,15 +180,15 @@ def draw_figure(lesson_step, values, view, present):
         draw_why(lesson_step)
     texts = ([view.paper] if present and view.paper else []) \
         + ([view.caption] if present and view.fig is not None else []) + list(view.notes)
-    if view.table is None and not texts:
+    table = None if present and view.fig is None else view.table   # beside it already
+    if table is None and not texts:
         return
     with more.expander("All numbers of this step" if present else "The numbers",
                        expanded=not present):
         for text in texts:
             st.markdown(text)
-        if view.table is not None:
-            st.dataframe(view.table, width="stretch",
-                         column_config=tables.number_columns(view.table))
+        if table is not None:
+            st.dataframe(table, width="stretch", column_config=tables.number_columns(table))
 
 
 def draw_navigation(index, present):

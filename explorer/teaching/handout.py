@@ -32,6 +32,7 @@ td, th { border: 1px solid #999; padding: 0.2rem 0.5rem; text-align: left; }
 .notes { border: 1px dashed #777; min-height: 8rem; margin-top: 1rem; padding: 0.5rem;
          color: #555; }
 .small { font-size: 10pt; color: #333; }
+code { word-break: break-all; }
 @media print { .figure { height: 22rem; } a { color: inherit; } }
 """
 
@@ -68,7 +69,7 @@ def _frame(frame):
         frame.index.__class__(range(len(frame)))) else frame
     rows = [[f"{v:.3f}" if isinstance(v, float) else v for v in row]
             for row in frame.itertuples(index=False)]
-    return _table(rows, [str(c) for c in frame.columns])
+    return _table(rows, ["" if c == "index" else str(c) for c in frame.columns])
 
 
 def _step(number, lesson_step, values, view, full_url):
