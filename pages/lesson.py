@@ -302,7 +302,7 @@ def main():
     present = state.presentation_mode()
     if present:
         st.html(slides.SLIDE_CSS)
-    else:
+    with st.container(key=slides.TITLE_KEY):    # on a slide: for screen readers only
         st.title(f"Lesson: feature-level domain adaptation in {len(LESSON_STEPS)} steps")
     nav = slides.lesson_keys()
     index = current_index()

@@ -18,13 +18,16 @@ import pathlib
 
 import streamlit as st
 
-__all__ = ["BODY_PX", "NUMBER_PX", "CHART_MARGIN", "SLIDE_KEY", "SLIDE_CSS", "lesson_keys"]
+__all__ = ["BODY_PX", "NUMBER_PX", "CHART_MARGIN", "SLIDE_KEY", "TITLE_KEY", "SLIDE_CSS",
+           "lesson_keys"]
 
 ASSETS = pathlib.Path(__file__).resolve().parents[2] / "assets"
 #: The keyboard element's key.
 KEYS_KEY = "lesson_keys"
 #: Key of the container holding one step (CSS class ``st-key-lesson_slide``).
 SLIDE_KEY = "lesson_slide"
+#: Key of the page title's container: on a slide it is kept for screen readers only.
+TITLE_KEY = "lesson_title"
 #: Projector type (CSS px): body text, the step's key numbers, its title.
 BODY_PX = 24
 NUMBER_PX = 32
@@ -35,6 +38,8 @@ CHART_MARGIN = 300
 _S = f".st-key-{SLIDE_KEY}"
 SLIDE_CSS = f"""<style>
 header[data-testid="stHeader"] {{ display: none; }}
+.st-key-{TITLE_KEY} {{ position: absolute !important; width: 1px; height: 1px; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap; }}
 [data-testid="stMainBlockContainer"] {{ padding: 0.25rem 1.5rem 1rem 1.5rem; max-width: none; }}
 {_S}, {_S} [data-testid="stVerticalBlock"] {{ gap: 0.3rem; }}
 {_S} p, {_S} li, {_S} label, {_S} label p, {_S} [data-testid="stMarkdownContainer"],

@@ -679,7 +679,7 @@ def _lesson_control(page, tracker):
 PAGES = (
     PageSpec("", "Home", "Feature-level domain adaptation, live", "home", _home_control,
              needs_plot=False, needs_table=False),
-    PageSpec("lesson", "Lesson", "Lesson: feature-level domain adaptation in nine steps",
+    PageSpec("lesson", "Lesson", "Lesson: feature-level domain adaptation in 9 steps",
              "lesson", _lesson_control, needs_table=False),
     PageSpec("synthetic", "Synthetic domains", "Synthetic domains", "synthetic",
              _synthetic_control),
