@@ -192,6 +192,21 @@ def new_context(browser, color_scheme="light"):
     return context
 
 
+def screen_page(browser, viewport, url):
+    """``(context, page, tracker)``: a fresh session at ``viewport`` (a projector's size)
+    that has opened ``url``; close the context when done."""
+    context = new_context(browser)
+    page = context.new_page()
+    page.set_viewport_size(viewport)
+    tracker = RunTracker(page)
+    try:
+        open_page(page, tracker, url)
+    except BaseException:
+        context.close()
+        raise
+    return context, page, tracker
+
+
 # --------------------------------------------------------------------------- runs
 
 class RunTracker:

@@ -115,12 +115,9 @@ def _full_page_numbers_agree(chromium, base_url, href, numbers, slug):
 @pytest.mark.parametrize("screen", SCREENS, ids=lambda s: f"{s['width']}x{s['height']}")
 def test_the_lesson_is_a_keyboard_driven_slide_show(streamlit_server, chromium, screen,
                                                     screenshot_dir):
-    context = h.new_context(chromium)
+    context, page, tracker = h.screen_page(chromium, screen,
+                                           f"{streamlit_server.url}/lesson?present=1")
     try:
-        page = context.new_page()
-        page.set_viewport_size(screen)
-        tracker = h.RunTracker(page)
-        h.open_page(page, tracker, f"{streamlit_server.url}/lesson?present=1")
         presses = 0
         for i, lesson_step in enumerate(LESSON_STEPS):
             where = f"{lesson_step.slug} at {screen['width']}x{screen['height']}"

@@ -63,12 +63,9 @@ def _font_sizes(page):
 
 
 def test_presentation_mode_survives_navigation_at_1920x1080(streamlit_server, chromium):
-    context = h.new_context(chromium)
+    context, page, tracker = h.screen_page(chromium, PROJECTOR,
+                                           f"{streamlit_server.url}/synthetic?present=1")
     try:
-        page = context.new_page()
-        page.set_viewport_size(PROJECTOR)
-        tracker = h.RunTracker(page)
-        h.open_page(page, tracker, f"{streamlit_server.url}/synthetic?present=1")
         assert not h.error_texts(page)
         # the live controls stay, in the main area; projector typography
         main = page.locator('[data-testid="stMain"]')
