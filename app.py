@@ -19,7 +19,7 @@ def run():
 
     # In presentation mode (?present=1) the sidebar starts collapsed: the figures get
     # the projector's full width, and the arrow at the top left still opens it.
-    st.set_page_config(page_title="FLDA explorer", page_icon=":material/swap_horiz:",
+    st.set_page_config(page_title="FLDA explorer", page_icon="🔀",
                        layout="wide",
                        initial_sidebar_state="collapsed" if state.presentation_mode()
                        else "auto")

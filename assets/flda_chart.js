@@ -204,8 +204,15 @@ function isFullscreen(state) {
 }
 
 // The figure's own height, or the whole screen while the chart is shown full screen.
+// With a ``fit_margin`` (a slide: the Lesson in presentation mode) the chart is at most
+// the window's height less that margin, so the slide fits the screen without scrolling.
+const MIN_FIT_HEIGHT = 240;
 function plotHeight(state) {
-  return isFullscreen(state) ? window.innerHeight : state.height;
+  if (isFullscreen(state)) return window.innerHeight;
+  if (state.fitMargin) {
+    return Math.max(MIN_FIT_HEIGHT, Math.min(state.height, window.innerHeight - state.fitMargin));
+  }
+  return state.height;
 }
 
 function toggleFullscreen(chart) {
@@ -244,6 +251,14 @@ function createChart(parentElement) {
     });
   });
   state.observer.observe(chart);
+  // A slide's chart follows the window's height (fit_margin): the projector's resolution.
+  window.addEventListener("resize", () => {
+    if (!state.fitMargin || !state.draws || !state.plot.isConnected) return;
+    const height = plotHeight(state);
+    if (state.plot.style.height === `${height}px`) return;
+    state.plot.style.height = `${height}px`;
+    window.Plotly.relayout(state.plot, { height });
+  });
   chart.addEventListener("fullscreenchange", () => {
     chart.style.background = isFullscreen(state) ? themeOf(chart).background : "";
     const height = plotHeight(state);
@@ -323,6 +338,7 @@ export default function (component) {
   const generation = ++state.generation;
   state.chart.dataset.key = payload.key;
   state.height = payload.height;
+  state.fitMargin = payload.fit_margin || 0;
   state.plot.style.height = `${plotHeight(state)}px`;
   if (payload.description) state.chart.setAttribute("aria-label", payload.description);
   if (payload.report && !state.report) {

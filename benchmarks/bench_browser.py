@@ -260,13 +260,18 @@ def transfer_presets(page):
 
 
 def lesson_steps(page):
-    """Next through the lesson's eight steps, then Back to the first, and again: the first
-    pass computes each step's figure (the digits' fits come from the disk store the
-    server filled at start, as on a class's server), the second reads the caches."""
+    """Reveal and Next through the lesson's nine steps, then Back to the first, and
+    again: the first pass computes each step's figure (the digits' fits come from the disk
+    store the server filled at start, as on a class's server), the second reads the
+    caches.  Next reveals a step's answer first (issue 25): a step already revealed
+    shows "Next" at once."""
     while True:
-        for _ in range(7):
+        for _ in range(8):
+            if page.locator('[data-testid="stButton"] button').filter(
+                    has_text="Reveal").count():
+                yield _click_button(page, "Reveal")
             yield _click_button(page, "Next")
-        for _ in range(7):
+        for _ in range(8):
             yield _click_button(page, "Back")
 
 
@@ -294,7 +299,7 @@ CHANGES = (
      CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
     ("Learning curves: l2 toggle", "learning_curves?seed=13", learning_l2,
      CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
-    ("Lesson: Next / Back through the 8 steps", "lesson", lesson_steps,
+    ("Lesson: Reveal / Next / Back through the 9 steps", "lesson", lesson_steps,
      CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
     ("Digits: ε slider step", "digits?seed=14", digits_eps,
      CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),

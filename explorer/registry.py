@@ -64,9 +64,10 @@ class Page:
 PAGES = (
     Page("pages/home.py", "Home", ":material/home:", ""),
     Page("pages/lesson.py", "Lesson", ":material/school:", "lesson",
-         "Start here: the paper in eight steps, each with its live figure, the one or two "
-         "controls that matter, a question for the class (answer revealed on request) and a "
-         "link to the full page with the same settings."),
+         "Start here: the paper in nine steps, each with its live figure, the one or two "
+         "controls that matter, a prediction for the class (the answer computed and revealed "
+         "after), slides for a projector (?present=1, clicker keys), a handout and a link "
+         "to the full page with the same settings."),
     Page("pages/synthetic.py", "Synthetic domains", ":material/scatter_plot:", "synthetic",
          "Bernoulli and Poisson toy problems with the decision boundaries of S-LS/T-LS/FLDA-Q "
          "and S-LR/T-LR/FLDA-L, target errors and θ̂ beside the true θ; one-click presets "

@@ -16,7 +16,7 @@ from explorer.data import digits as dg
 from explorer.data.cost import fit_cost_note
 from explorer.errors import DigitDataUnavailable
 from explorer.experiments import digits as ed
-from explorer.teaching.captions import asymmetry_sentence, l2_sentence
+from explorer.teaching.captions import asymmetry_sentence, l2_sentence, paper_table4_sentence
 from explorer.figures.digits import (table4_figure, nonzero_rate_figure, sample_images_figure,
                                       digit_weights_figure)
 from explorer.names import TABLE_CLASSIFIERS
@@ -277,11 +277,12 @@ def asymmetry_text(data, results):
     return (
         "Error rates on the target domain (lower is better); T-LR is the oracle trained on "
         "labelled target images (3-fold cross-validated error). Mirrors the paper's Table 4. "
-        "The paper finds an **asymmetry**: FLDA helps for U → M, where pixels inked in the "
-        "source (USPS fills the frame) are rarely inked in the target (MNIST is centred), "
-        "because dropout can *remove* such pixels; it does not help for M → U, because "
-        "dropout cannot model pixels that appear *more often* in the target — θ is then "
-        "(nearly) 0 and FLDA reduces to the naive classifier. "
+        "The paper's *text* describes an **asymmetry**: FLDA helps for U → M, where pixels "
+        "inked in the source (USPS fills the frame) are rarely inked in the target (MNIST is "
+        "centred), because dropout can *remove* such pixels; it does not help for M → U, "
+        "because dropout cannot model pixels that appear *more often* in the target — θ is "
+        "then (nearly) 0 and FLDA reduces to the naive classifier. "
+        + paper_table4_sentence() + " "
         + (asymmetry_sentence(errors, order) if data.paper_rows else
            "Here: " + "; ".join(parts) + "."))
 
@@ -494,7 +495,7 @@ def show_downloads(data, rates, results, both, direction, loss, digit):
         st.markdown(
             "* S-LS, S-LR, FLDA-Q and FLDA-L are trained on **all** source images and "
             "tested on **all** target images; FLDA also sees the target images, without "
-            "labels, to estimate θ_d = max(0, 1 − ζ_d / η_d) from the non-zero rates "
+            "labels, to estimate θ = max(0, 1 − ζ / η) per pixel from the non-zero rates "
             "η (source) and ζ (target) with threshold ε.\n"
             "* T-LR is trained on labelled target images; its error is 3-fold "
             "cross-validated so it is never tested on its own training images.\n"

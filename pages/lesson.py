@@ -1,46 +1,53 @@
-"""Lesson: the paper in eight steps, each with its live figure (issue 12).
+"""Lesson: the paper in nine steps, each with its live figure (issues 12 and 25).
 
 The steps are data (``explorer.teaching.lesson.LESSON_STEPS``); this page renders one
-step at a time: its text, the one or two controls that matter, the figure built
-by the experiments' entry points and the figure builders the full pages use, a
-question with a revealable answer, Back/Next, a shareable link to the step
-(``?step=<slug>``) and a link to the full page with the same settings.
+step at a time: its text, a prediction the class makes (choices first, the answer
+revealed after), the one or two controls that matter, the figure and numbers computed
+by the experiments' entry points with the step's own settings
+(:mod:`explorer.ui.lesson_views`), the paper's numbers, Back/Next, a shareable link to
+the step (``?step=<slug>``), a link to the full page with the same settings and a
+handout of every step.  The lesson keeps its own settings (``lesson.<slug>.*``), so
+what another page was left at never changes a step, and a step's controls keep their
+values when the class comes back to it.  With ``?present=1`` each step is a slide
+(:mod:`explorer.ui.slides`): projector type, no scrolling, clicker keys.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import streamlit as st
 
-from explorer.ui import caches, charts, domain_controls, guard, state, tables
-from explorer.data.digits import make_offline_domains
-from flda_core.synthetic import PAPER_POISSON_PARAMS, PAPER_THETA
-from explorer.teaching.equations import equation_link
-from explorer.teaching.captions import (asymmetry_sentence, learning_curve_sentences,
-                                            perturbation_curve_sentences,
-                                            synthetic_figure_caption, theta_recovery_sentence)
-from explorer.experiments.digits import FIGURE6_PAIRS, run_digits, stored_fitter
-from explorer.experiments.learning_curves import learning_curve_config, run_learning_curves
-from explorer.experiments.perturbation import run_perturbation
-from explorer.experiments.synthetic import fit_classifiers, theta_table
-from explorer.figures.digits import digit_weights_figure
-from explorer.figures.learning_curves import learning_curve_figure
-from explorer.figures.synthetic import (boundary_lines, decision_boundary_figure,
-                                         perturbed_boundary_lines, theta_figure)
-from explorer.teaching.lesson import LESSON_STEPS, STEP_PARAM, full_page_url, lesson_url, step_index
-from explorer.names import LOSS_TITLES, LOSSES, classifier_name
 from explorer.presentation import with_present
 from explorer.safe_text import escape_markdown
+from explorer.teaching.lesson import (LESSON_STEPS, STEP_PARAM, full_page_url, lesson_url,
+                                      step_index)
+from explorer.ui import charts, guard, slides, state, tables, widgets
+from explorer.ui.lesson_views import handout_bytes, settings_text, step_view
 
-#: Session keys of the lesson (no dot: nothing to keep across pages but the step).
+#: Session keys of the lesson (dotted, so they survive page switches and Back).
 ENTERED_KEY = "lesson_entered"
-#: Sample sizes of the lesson's learning curves (the page's default grid).
-LC_SIZES = ("log", 2, 10_000, 15)
+REVEALED_KEY = "lesson.revealed"
+BAD_STEP_KEY = "lesson_bad_step"
 
 
-def _widget_key(key):
-    return "lesson_ctl_" + key.replace(".", "_")
+def control_key(lesson_step, key):
+    """The lesson's own widget key of one control of one step."""
+    return f"lesson.{lesson_step.slug}.{key.replace('.', '_')}"
+
+
+def prediction_key(lesson_step):
+    return f"lesson.{lesson_step.slug}.prediction"
+
+
+def step_values(lesson_step):
+    """The step's settings with its controls' current values (the lesson's own state)."""
+    values = dict(lesson_step.settings)
+    for control in lesson_step.controls:
+        start = lesson_step.settings.get(control.key, control.try_values[0])
+        values[control.key] = st.session_state.get(control_key(lesson_step, control.key), start)
+    return values
 
 
 def _label(value):
@@ -49,219 +56,270 @@ def _label(value):
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def enter_step(index):
-    """Load the step's settings (the pages' widget keys) when the student arrives at it."""
-    lesson_step = LESSON_STEPS[index]
-    # The seed widget (app.py's sidebar) is already drawn: keep the viewer's seed; the
-    # step's links carry whatever seed is in use.
-    state.apply_values({k: v for k, v in lesson_step.settings.items()
-                            if k != state.SEED_KEY})
-    for control in lesson_step.controls:
-        st.session_state[_widget_key(control.key)] = st.session_state.get(
-            control.key, control.try_values[0])
-    st.session_state[ENTERED_KEY] = lesson_step.slug
+def revealed(lesson_step):
+    return lesson_step.slug in st.session_state.get(REVEALED_KEY, ())
+
+
+def _set_revealed(lesson_step, shown):
+    current = set(st.session_state.get(REVEALED_KEY, ()))
+    current = current | {lesson_step.slug} if shown else current - {lesson_step.slug}
+    st.session_state[REVEALED_KEY] = sorted(current)
+
+
+def _new_question(lesson_step):
+    """A control changed: the figure shows something new, so ask again."""
+    _set_revealed(lesson_step, False)
+    st.session_state.pop(prediction_key(lesson_step), None)
 
 
 def go_to(index):
-    """Back/Next: the step lives in the URL, so every step has its own link."""
+    """Open step ``index`` (its own URL, so every step has a link)."""
+    st.session_state.pop(BAD_STEP_KEY, None)
     st.query_params[STEP_PARAM] = LESSON_STEPS[index].slug
 
 
+def forward(index):
+    """Next: first reveal the step's answer, then go on (a clicker's slide build)."""
+    lesson_step = LESSON_STEPS[index]
+    if not revealed(lesson_step):
+        _set_revealed(lesson_step, True)
+    elif index + 1 < len(LESSON_STEPS):
+        go_to(index + 1)
+
+
 def current_index():
-    """The step named in the URL, else the one this session was at (coming back through
-    the navigation, which drops the query string); an unknown name opens step 1 with a note."""
+    """The step named in the URL, else the one this session was at (the navigation drops
+    the query string); an unknown name opens step 1 with a note that stays until the
+    class moves on (the browser's second run no longer has the bad name)."""
     slug = st.query_params.get(STEP_PARAM) or st.session_state.get(ENTERED_KEY)
     index = step_index(slug) if slug else 0
-    notes = st.session_state.setdefault(state.LINK_NOTES_KEY, {})  # kept for the whole page
     if slug and LESSON_STEPS[index].slug != slug:
-        notes[STEP_PARAM] = (f"There is no lesson step called “{escape_markdown(slug)}”; "
-                             "showing step 1 instead. Use Back/Next to move through the lesson.")
-    if STEP_PARAM in notes:
-        st.warning(notes[STEP_PARAM], icon=":material/link_off:")
-    if st.session_state.get(ENTERED_KEY) != LESSON_STEPS[index].slug:
-        enter_step(index)
+        st.session_state[BAD_STEP_KEY] = str(slug)[:80]
+    st.session_state[ENTERED_KEY] = LESSON_STEPS[index].slug
     st.query_params[STEP_PARAM] = LESSON_STEPS[index].slug
     return index
 
 
-def _copy_control(key):
-    st.session_state[key] = st.session_state[_widget_key(key)]
-
-
 def draw_controls(lesson_step):
-    """The step's one or two controls, in one row, writing to the full page's keys."""
-    columns = st.columns(len(lesson_step.controls))
-    for column, control in zip(columns, lesson_step.controls):
+    """The step's controls in one row; they write to the lesson's own keys."""
+    if not lesson_step.controls:
+        return
+    for column, control in zip(st.columns(len(lesson_step.controls)), lesson_step.controls,
+                               strict=True):
         options = list(control.try_values)
-        current = st.session_state.get(control.key, options[0])
-        if current not in options:
-            options.append(current)
-        wkey = _widget_key(control.key)
-        if st.session_state.get(wkey) not in options:
-            st.session_state[wkey] = current
-        column.radio(control.label, options, key=wkey, horizontal=True, format_func=_label,
-                     on_change=_copy_control, args=(control.key,),
+        key = control_key(lesson_step, control.key)
+        start = lesson_step.settings.get(control.key, options[0])
+        if key not in st.session_state or st.session_state[key] not in options:
+            st.session_state[key] = start
+        column.radio(control.label, options, key=key, horizontal=True, format_func=_label,
+                     on_change=_new_question, args=(lesson_step,),
                      help=f"Values worth trying in this step; the full page (link below) "
-                          f"lets you type any value of “{control.label}”.")
+                          f"lets you set any value of “{control.label}”.")
 
 
-# ------------------------------------------------------------------ figures, per page
+def draw_prediction(lesson_step, view):
+    """The question with its choices; once answered (or Next pressed) the computed answer."""
+    shown = revealed(lesson_step)
 
-def _synthetic(lesson_step):
-    data_key, problems = domain_controls.read_domain_config("syn")
-    if guard.show_problems(problems, where="with the controls above"):
+    def label(i):
+        right = shown and i in view.correct
+        return lesson_step.choices[i] + (" ✓" if right else "")
+
+    short = sum(len(c) for c in lesson_step.choices) <= 60
+    choice = st.radio(f"**Predict:** {lesson_step.question}", range(len(lesson_step.choices)),
+                      format_func=label, index=None, horizontal=short,
+                      key=prediction_key(lesson_step),
+                      on_change=_set_revealed, args=(lesson_step, True),
+                      help="Decide as a class first; the answer computed from this step's "
+                           "figure appears once a choice is made (or Next is pressed).")
+    if not shown:
         return
-    pair = caches.cached_domains(*data_key)
-    result = fit_classifiers(pair, l2=float(st.session_state.get("syn.l2", 0.0)),
-                             fit=caches.linear_fitter(data_key))
-    if lesson_step.slug == "estimating-theta":
-        thetas = theta_table(result.theta_true, result.theta_hat, data_key[1], data_key[0])
-        st.dataframe(thetas, hide_index=True, width="stretch",
-                     column_config=tables.number_columns(thetas))
-        charts.show_chart(
-            theta_figure(result.theta_true, result.theta_hat), "lesson_chart",
-            "true and estimated dropout per feature",
-            f"Open bars: the true θ; filled: the estimate θ̂ "
-            f"({equation_link('theta_hat', label='the estimate θ̂')}) from "
-            f"{data_key[3]:,} unlabelled target samples. "
-            + theta_recovery_sentence(result.theta_true, result.theta_hat))
+    verdict = ("Right (✓). " if choice in view.correct else "Not this time (✓ is right here). "
+               if choice is not None else "✓ is right here. ") + view.reveal
+    (st.success if choice in view.correct else st.info)(verdict, icon=":material/lightbulb:")
+
+
+def draw_why(lesson_step):
+    """The mechanism behind the answer (the same for every setting of the step's controls)."""
+    if revealed(lesson_step):
+        with st.expander("Why", icon=":material/school:"):
+            st.markdown(lesson_step.answer)
+
+
+def draw_numbers(lesson_step, view, per_row=3):
+    """The step's key numbers, large, once the answer is revealed (two a row when one is
+    long, so none is cut)."""
+    if not view.numbers or not revealed(lesson_step):
         return
-    choice = st.session_state.get("syn.loss", "both")
-    losses = LOSSES if choice == "both" else (choice,)
-    source = caches.cached_lattice_counts(data_key, "source") \
-        if st.session_state.get("syn.show_source") else None
-    fig = decision_boundary_figure(
-        caches.cached_lattice_counts(data_key),
-        [(LOSS_TITLES[loss], boundary_lines(result.for_loss(loss))) for loss in losses],
-        source_counts=source)
-    charts.show_chart(fig, "lesson_chart", f"lesson {lesson_step.figure} decision boundaries",
-                         synthetic_figure_caption(data_key[0], data_key[1], data_key[4], result))
+    if any(len(value) > 8 for _, value in view.numbers):
+        per_row = min(per_row, 2)
+    for row in range(0, len(view.numbers), per_row):
+        for column, (label, value) in zip(st.columns(per_row), view.numbers[row:row + per_row],
+                                   strict=False):
+            column.metric(label, value)
 
 
-def _transfer(lesson_step):
-    data_key, problems = domain_controls.read_domain_config("tp")
-    if guard.show_problems(problems, where="with the controls above"):
+def draw_figure(lesson_step, values, view, present):
+    """The figure (sized to the slide in presentation mode), its caption once revealed,
+    the step's table and the notes on the paper."""
+    if view.fig is not None:
+        caption = view.caption if revealed(lesson_step) and not present else None
+        charts.show_chart(view.fig, "lesson_chart", view.what, caption,
+                          fit_margin=slides.CHART_MARGIN if present else 0,
+                          settings=settings_text(values), describe=not present)
+    elif view.caption:
+        st.info(view.caption, icon=":material/upload_file:")
+    if not revealed(lesson_step):
         return
-    delta = float(st.session_state.get("tp.delta_1", 0.0))
-    result = run_perturbation(caches.cached_domains(*data_key), 0, sorted({0.0, delta}),
-                              (0.0, 0.0), float(st.session_state.get("tp.l2", 0.0)),
-                              fit=caches.linear_fitter(data_key))
-    if not result.curve:
-        st.error("θ̂₁ plus this shift leaves [0, 1]; choose a smaller shift.")
+    if present:
+        why, more = st.columns([1, 2])
+        with why:
+            draw_why(lesson_step)
+    else:
+        more = st.container()
+        draw_why(lesson_step)
+    texts = ([view.paper] if present and view.paper else []) \
+        + ([view.caption] if present and view.fig is not None else []) + list(view.notes)
+    table = None if present and view.fig is None else view.table   # beside it already
+    if table is None and not texts:
         return
-    if result.skipped:
-        st.warning(f"θ̂₁ {delta:+g} leaves [0, 1]: only the estimate itself is shown.")
-    panels = []
-    for loss in LOSSES:
-        naive = [result.naive.classifiers[classifier_name(f, loss)] for f in ("source", "target")]
-        panels.append((LOSS_TITLES[loss],
-                       perturbed_boundary_lines(naive, result.chosen_fits(loss), 0)))
-    counts = caches.cached_lattice_counts(data_key)
-    charts.show_chart(
-        decision_boundary_figure(counts, panels, height=560), "lesson_chart",
-        "lesson figure 4 decision boundaries with a perturbed theta",
-        f"Mirrors the paper's Figure 4: FLDA at the estimate θ̂₁ = "
-        f"{result.theta_hat[0]:.3f} and at θ̂₁ {delta:+g} (fainter), with the naive source "
-        "classifier (orange dashed) and the target oracle (purple dotted). "
-        + perturbation_curve_sentences(result.sweep, result.naive.classifiers, 0) + " "
-        + f"The penalty is {equation_link('per_feature_ridge')}.")
+    with more.expander("All numbers of this step" if present else "The numbers",
+                       expanded=not present):
+        for text in texts:
+            st.markdown(text)
+        if table is not None:
+            st.dataframe(table, width="stretch", column_config=tables.number_columns(table))
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _learning_curves(ridge, seed):
-    config, _ = learning_curve_config(
-        "poisson", PAPER_POISSON_PARAMS, PAPER_THETA, 10_000, seed, LC_SIZES, ridge)
-    return run_learning_curves(config, 50, "quadratic")
-
-
-def _learning(lesson_step):
-    ridge = float(st.session_state.get("lc.ridge", 10.0)) if st.session_state.get("lc.l2") \
-        else 0.0
-    with st.spinner("Computing the learning curves (50 repeats)…"):
-        result = _learning_curves(ridge, state.get_seed())
-    charts.show_chart(
-        learning_curve_figure(result.table), "lesson_chart", "lesson figure 3 learning curves",
-        "Mirrors the paper's Figure 3 (quadratic loss, 50 repeats, "
-        + (f"ℓ2 with λ = {ridge:g}" if ridge else "no ℓ2") + "). "
-        + learning_curve_sentences(result.table, 0.01, 10_000))
-
-
-@st.cache_data(max_entries=4, show_spinner=False)
-def _digits(seed, direction):
-    """The Digits page's default fits (Table 4, l2 by cross-validation), from its disk
-    store: filled by the server's start (``explorer.ui.serving.warm_up_stores``) or by the Digits
-    page, else fitted here and kept there."""
-    data = make_offline_domains(random_state=seed)
-    return data, run_digits(data, direction, "logistic", None, 0.0, seed,
-                            fit=stored_fitter(data, seed))
-
-
-def _digits_step(lesson_step):
-    direction = st.session_state.get("dig.direction", "A → B")
-    with st.spinner("Fitting the digit classifiers in both directions with cross-validated "
-                    "ℓ2: about half a minute the first time, cached afterwards…"):
-        data, results = _digits(state.get_seed(), direction)
-    naive_name, flda_name = FIGURE6_PAIRS["logistic"]
-    naive, adapted = results[(direction, naive_name)], results[(direction, flda_name)]
-    labels = [str(c) for c in data.classes]
-    wanted = str(st.session_state.get("dig.digit", labels[0]))
-    digit = data.classes[labels.index(wanted)] if wanted in labels else data.classes[0]
-    errors = {d: (results[(d, naive_name)].error, results[(d, flda_name)].error,
-                  float(results[(d, flda_name)].theta.mean()), naive_name, flda_name)
-              for d in ("A → B", "B → A")}
-    charts.show_chart(
-        digit_weights_figure(naive.weights(digit), adapted.theta, adapted.weights(digit),
-                             data.side, digit, naive_name, flda_name, True),
-        "lesson_chart", f"lesson figure 6 weights for digit {digit} {direction}",
-        f"Mirrors the paper's Figure 6 ({data.name_a} and {data.name_b}, offline stand-ins for "
-        f"USPS and MNIST): {naive_name} weights, {flda_name} weights and θ per pixel for "
-        f"digit {digit}, {direction}. " + asymmetry_sentence(errors))
-
-
-RENDERERS = {"pages/synthetic.py": _synthetic, "pages/transfer.py": _transfer,
-             "pages/learning_curves.py": _learning, "pages/digits.py": _digits_step}
-
-
-def draw_navigation(index):
-    """Back/Next buttons and the two links of the step."""
+def draw_navigation(index, present):
+    """Back / Reveal-or-Next buttons (and, outside slides, the step counter)."""
     lesson_step = LESSON_STEPS[index]
-    present = state.presentation_mode()
-    back, where, forward = st.columns([1, 3, 1])
+    back, where, ahead = st.columns([1, 3, 1]) if not present else st.columns([1, 0.01, 1])
     back.button("← Back", key="lesson_back", disabled=index == 0, on_click=go_to,
                 args=(max(index - 1, 0),), width="stretch",
-                help="The previous step of the lesson.")
-    forward.button("Next →", key="lesson_next", disabled=index == len(LESSON_STEPS) - 1,
-                   on_click=go_to, args=(min(index + 1, len(LESSON_STEPS) - 1),),
-                   width="stretch", type="primary", help="The next step of the lesson.")
-    where.progress((index + 1) / len(LESSON_STEPS),
-                   text=f"Step {index + 1} of {len(LESSON_STEPS)}")
-    current = {key: st.session_state.get(key, value)
-               for key, value in lesson_step.settings.items()}
-    full = full_page_url(dataclasses.replace(lesson_step, settings=current), present)
+                help="The previous step (keys: ← or Page Up).")
+    last = index == len(LESSON_STEPS) - 1
+    ahead.button("Reveal ↓" if not revealed(lesson_step) else "Next →", key="lesson_next",
+                 disabled=last and revealed(lesson_step), on_click=forward, args=(index,),
+                 width="stretch", type="primary",
+                 help="Reveal the answer, then the next step (keys: →, Page Down or Space).")
+    if not present:
+        where.progress((index + 1) / len(LESSON_STEPS),
+                       text=f"Step {index + 1} of {len(LESSON_STEPS)}")
+
+
+def draw_links(lesson_step, values, present):
+    full = full_page_url(dataclasses.replace(lesson_step, settings=values), present)
     st.markdown(f"[Open the full page with these settings]({with_present(full, present)}) · "
                 f"[Link to this step]({lesson_url(lesson_step.slug, present)})")
 
 
+def draw_handout():
+    """Prepare (all steps are computed, up to a minute the first time) and download."""
+    if st.button("Prepare the handout (HTML, print-ready)", key="lesson_handout",
+                 help="Every step's text, figure, settings, numbers and the paper's numbers "
+                      "in one page to print or annotate."):
+        with guard.error_boundary("preparing the handout", "Could not prepare the handout.") \
+                as outcome:
+            with widgets.progress_bar("Computing every step for the handout…") as progress:
+                st.session_state["lesson_handout_html"] = handout_bytes(
+                    [(s, step_values(s)) for s in LESSON_STEPS], progress)
+        if outcome.failed:
+            return
+    data = st.session_state.get("lesson_handout_html")
+    if data:
+        tables.download_file("Download the handout", data, "flda_lesson_handout.html",
+                             "text/html", "lesson_handout_download",
+                             "Open it in a browser to read or print (figures included).")
+
+
+def linked_equations(lesson_step, view):
+    """The step's equations and every equation its captions link to (so no link points at
+    an anchor that is not on the page)."""
+    from explorer.teaching.equations import EQUATIONS
+
+    text = " ".join([view.caption, *view.notes])
+    anchors = set(re.findall(r"\(#([a-z0-9-]+)\)", text))
+    return tuple(dict.fromkeys(list(lesson_step.equations)
+                               + [eq.key for eq in EQUATIONS if eq.anchor in anchors]))
+
+
+def draw_step(index, present):
+    lesson_step = LESSON_STEPS[index]
+    values = step_values(lesson_step)
+    with guard.error_boundary("computing this step", "Could not compute this step.") as outcome:
+        with st.spinner("Computing this step (the digits and the learning curves take up to a "
+                        "minute the first time, cached afterwards)…"):
+            view = step_view(lesson_step, values, slide=present)
+    if outcome.failed:
+        return lesson_step, values, None
+    if present:
+        title, back_next = st.columns([7, 2], vertical_alignment="center")
+        title.header(lesson_step.title, anchor="step")
+        with back_next:
+            draw_navigation(index, present)
+        text_side, figure_side = st.columns([5, 7])
+    else:
+        st.header(lesson_step.title, anchor="step")
+        text_side = figure_side = st.container()
+    with text_side:
+        with widgets.stable_slot():
+            if st.session_state.get(BAD_STEP_KEY) and index == 0:
+                st.warning(f"There is no lesson step called “"
+                           f"{escape_markdown(st.session_state[BAD_STEP_KEY])}”; showing step "
+                           "1 instead. Use Back/Next to move through the lesson.",
+                           icon=":material/link_off:")
+        st.markdown(lesson_step.text)
+        if view.error:
+            st.error(escape_markdown(view.error), icon=":material/error:")
+        draw_prediction(lesson_step, view)
+        if not present or view.fig is not None:
+            draw_numbers(lesson_step, view)
+        if view.paper and not present:
+            st.markdown(view.paper)
+    with figure_side:
+        draw_controls(lesson_step)
+        if present and view.fig is None:      # no figure: the numbers take its place
+            draw_numbers(lesson_step, view, per_row=2)
+            if revealed(lesson_step) and view.table is not None:
+                st.dataframe(view.table, hide_index=True, width="stretch")
+        if not view.error:
+            draw_figure(lesson_step, values, view, present)
+    return lesson_step, values, view
+
+
+def keep_lesson_state():
+    """Keep every step's control values and predictions while other steps are shown
+    (Streamlit drops a widget's value after a run that did not draw it; ``app.py`` keeps
+    dotted keys too, this keeps the lesson's own wherever the page runs)."""
+    for key in [k for k in st.session_state if isinstance(k, str) and k.startswith("lesson.")]:
+        st.session_state[key] = st.session_state[key]
+
+
 def main():
     """Draw the page."""
-    st.title("Lesson: feature-level domain adaptation in eight steps")
+    keep_lesson_state()
+    present = state.presentation_mode()
+    if present:
+        st.html(slides.SLIDE_CSS)
+    with st.container(key=slides.TITLE_KEY):    # on a slide: for screen readers only
+        st.title(f"Lesson: feature-level domain adaptation in {len(LESSON_STEPS)} steps")
+    nav = slides.lesson_keys()
     index = current_index()
-    lesson_step = LESSON_STEPS[index]
-    st.header(lesson_step.title, anchor="step")
-    st.markdown(lesson_step.text)
-    draw_controls(lesson_step)
-    renderer = RENDERERS.get(lesson_step.page)
-    if renderer is not None:
-        renderer(lesson_step)
-    else:
-        st.info("This step uses your own files: open the full page below, load a sample pair "
-                "or upload a source and a target CSV.", icon=":material/upload_file:")
-    st.markdown(f"**Question.** {lesson_step.question}")
-    with st.expander("Show the answer", icon=":material/lightbulb:"):
-        st.markdown(lesson_step.answer)
-    draw_navigation(index)
-    if lesson_step.equations:
-        charts.show_equations(lesson_step.equations, title="Equations of this step")
+    if nav == "next":
+        forward(index)
+    elif nav == "back" and index > 0:
+        go_to(index - 1)
+    index = current_index()
+    with st.container(key=slides.SLIDE_KEY):
+        lesson_step, values, view = draw_step(index, present)
+        if not present:
+            draw_navigation(index, present)
+    draw_links(lesson_step, values, present)
+    draw_handout()
+    if view is not None and linked_equations(lesson_step, view):
+        charts.show_equations(linked_equations(lesson_step, view),
+                              title="Equations of this step")
 
 
-main()
+guard.run_page(main)

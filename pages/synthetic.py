@@ -226,8 +226,8 @@ def show_tables(data_key, result, paper):
     st.dataframe(thetas, hide_index=True, width="stretch",
                  column_config=tables.number_columns(thetas))
     st.caption("FLDA's first stage (section 3.3.1, "
-               f"{equation_link('theta_hat', label='the estimate θ̂')}): θ̂_d = max(0, 1 − "
-               "ζ_d/η_d) from how often feature d is non-zero in the target (ζ) and in the "
+               f"{equation_link('theta_hat')}): θ̂ = max(0, 1 − ζ/η) per feature, from "
+               "how often feature d is non-zero in the target (ζ) and in the "
                "source (η). " + theta_recovery_sentence(result.theta_true, result.theta_hat))
     tables.download_csv("Download θ table (CSV)", thetas,
                            file_name="flda_synthetic_theta.csv",

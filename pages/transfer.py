@@ -102,7 +102,7 @@ def draw_controls():
         st.subheader("Perturbation sweep")
         n = int(st.session_state["tp.n_features"])
         st.selectbox("Perturbed feature", list(range(1, n + 1)), key="tp.feature",
-                     help="Whose estimated dropout θ̂_d gets the perturbations; the paper "
+                     help="Whose estimated dropout θ̂ gets the perturbations; the paper "
                           "perturbs feature 1 (the one that is really dropped).")
         st.multiselect("Perturbations drawn as boundaries", PERTURBATION_OPTIONS,
                        key="tp.perturbations", format_func=lambda v: f"{v:+g}",
@@ -121,8 +121,8 @@ def draw_own_theta_controls(theta_hat, theta_true):
     n = len(theta_hat)
     st.radio("How to choose your θ", OWN_MODES, format_func=OWN_MODE_LABELS.get,
              key="tp.own_mode", horizontal=True,
-             help="Perturb: add an amount to FLDA's estimate θ̂_d of each feature. By hand: "
-                  "type in the dropout θ_d FLDA should assume (sliders start at the true θ "
+             help="Perturb: add an amount to FLDA's estimate θ̂ of each feature. By hand: "
+                  "type in the dropout θ FLDA should assume (sliders start at the true θ "
                   "that made the target).")
     mode = st.session_state["tp.own_mode"]
     columns = st.columns(min(n, 5))
@@ -187,8 +187,8 @@ def show_boundaries(data_key, result, own_fits, theta_own, theta_true):
         f"θ̂{feature + 1} plus each chosen perturbation (green; fainter = larger "
         "perturbation, labelled at the line's end). Look how +0 lies on the oracle and "
         "how larger perturbations tilt the boundary towards ignoring feature "
-        f"{feature + 1}. The dash-dot line is FLDA with your θ from the sliders."
-        + (" Move a slider to add it." if not own_fits else "") + " "
+        f"{feature + 1}. The dash-dot line is FLDA with your θ (“your θ” controls)."
+        + (" Change your θ to add it." if not own_fits else "") + " "
         + boundary_tilt_sentence(result.chosen_fits(), feature))
 
 

@@ -136,18 +136,21 @@ def nonzero_rate_figure(rate_a, rate_b, side, name_a, name_b, zero_tol=0.0):
 #: the theta map, the theta map below (``_THETA_ROW`` px), room for its colour
 #: bar.  On a 1280 px laptop window each weight map is then about 380 px wide.
 _WEIGHT_ROW, _ROW_GAP, _THETA_ROW = 400, 120, 330
+#: Room between the rows of a slide's smaller maps, for projector-sized (20 px) text.
+_SLIDE_ROW_GAP = 170
 _WEIGHTS_MARGIN = dict(l=10, r=10, t=50, b=70)
 
 
 def digit_weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR",
-                   flda_name="FLDA-L", shared_range=True):
+                   flda_name="FLDA-L", shared_range=True, map_scale=1.0):
     """Naive weights, dropout ``theta`` and adapted weights for one digit (Figure 6).
 
     The paper shows the three maps in one row (naive, theta, adapted).  Here
     the naive and the adapted weight maps sit side by side on top, large
     enough to read pixel by pixel on a laptop, with their common diverging
     colour bar (centred on 0) between the rows; the dropout map theta, which
-    explains the difference, is centred below them.
+    explains the difference, is centred below them.  ``map_scale`` < 1 shrinks the
+    maps (not the room for the colour bar and titles between them): a slide's figure.
 
     Parameters
     ----------
@@ -183,19 +186,22 @@ def digit_weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR
         left = w_source * (m_flda / m_src)
         right = w_flda
         left_title = f"{source_name} weights, digit {digit} (×{m_flda / m_src:.2g})"
-    plot_height = _WEIGHT_ROW + _ROW_GAP + _THETA_ROW
+    weight_row, theta_row = _WEIGHT_ROW * map_scale, _THETA_ROW * map_scale
+    # smaller maps: the colour bar and the θ title between them keep their room
+    gap = _ROW_GAP if map_scale >= 1 else _SLIDE_ROW_GAP
+    plot_height = weight_row + gap + theta_row
     layout = subplot_layout(2, 2, (left_title, f"{flda_name} weights, digit {digit}",
                                    "dropout θ (transfer model)"),
                             specs=[[{}, {}], [{"colspan": 2}, None]],
-                            row_heights=[_WEIGHT_ROW, _THETA_ROW],
-                            vertical_spacing=_ROW_GAP / plot_height, horizontal_spacing=0.04)
+                            row_heights=[weight_row, theta_row],
+                            vertical_spacing=gap / plot_height, horizontal_spacing=0.04)
     # Traces in the paper's order: naive weights (x), θ (x3, the wide lower panel),
     # adapted weights (x2).
     data = [dict(_heatmap(left, "coloraxis", source_name, "weight"), xaxis="x", yaxis="y"),
             dict(_heatmap(theta_img, "coloraxis2", "θ", "θ", ".2f"), xaxis="x3", yaxis="y3"),
             dict(_heatmap(right, "coloraxis", flda_name, "weight"), xaxis="x2", yaxis="y2")]
     _merge_axes(layout, _square_axes_layout(3, side))
-    below_weights = (_THETA_ROW + _ROW_GAP - 8) / plot_height
+    below_weights = (theta_row + gap - 8) / plot_height
     layout.update(
         coloraxis=dict(colorscale=_colorscale(WEIGHT_SCALE), cmin=-m, cmax=m, cmid=0.0,
                        colorbar=dict(title=dict(text="weight", side="top"),
@@ -206,7 +212,7 @@ def digit_weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR
                         colorbar=dict(title=dict(text="θ", side="top"), orientation="h",
                                       x=0.5, xanchor="center", y=-0.02, yanchor="top",
                                       len=0.3, thickness=12)),
-        height=plot_height + _WEIGHTS_MARGIN["t"] + _WEIGHTS_MARGIN["b"],
+        height=round(plot_height + _WEIGHTS_MARGIN["t"] + _WEIGHTS_MARGIN["b"]),
         margin=_WEIGHTS_MARGIN, font=_FONT)
     return unvalidated_figure(data, layout)
 
@@ -221,7 +227,7 @@ def sample_images_figure(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=1
         on a common scale from 0 to the largest value shown.
     """
     y_a, y_b = np.asarray(y_a), np.asarray(y_b)
-    classes = [c for c in np.unique(np.concatenate([y_a, y_b]))][:max_classes]
+    classes = list(np.unique(np.concatenate([y_a, y_b])))[:max_classes]
     n = len(classes)
     fig = make_subplots(rows=2, cols=n, horizontal_spacing=0.01, vertical_spacing=0.08,
                         row_titles=["A", "B"])
@@ -268,7 +274,7 @@ def table4_figure(table, paper=None):
                                      fgcolor="white", solidity=0.3, fillmode="overlay"),
                         line=dict(color="#333333", width=0.5)),
             # values at the foot of the bars, clear of the paper's dashes near their tops
-            text=[f"{v:.3f}" for v in table[method]], textposition="auto",
+            text=[f"{v:.1%}" for v in table[method]], textposition="auto",  # as the axis
             insidetextanchor="start", textangle=0,
             insidetextfont=dict(shadow="auto"),  # readable across the hatching
             hovertemplate=f"<b>{method}</b> %{{x}}<br>error %{{y:.3f}}<extra></extra>"))
@@ -292,7 +298,7 @@ def _add_paper_markers(fig, table, paper, directions):
     n = len(table.columns)
     width = 0.8 / n
     x_marks, y_marks, texts = [], [], []
-    for d, (direction, (_, row)) in enumerate(zip(directions, paper.iterrows())):
+    for d, (_direction, (_, row)) in enumerate(zip(directions, paper.iterrows())):
         for k, method in enumerate(table.columns):
             value = row.get(method, np.nan)
             if not np.isfinite(value):

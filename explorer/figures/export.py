@@ -30,7 +30,8 @@ from explorer.safe_text import plain_from_plotly
 
 __all__ = ["EXPORT_WIDTH", "EXPORT_HEIGHT", "EXPORT_SCALE", "IMAGE_FORMATS",
            "PRESENTATION_FONT", "PRESENTATION_TITLE_FONT", "PRESENTATION_LINE_WIDTH",
-           "export_filename", "chart_config", "presentation_style", "legend_key", "alt_text"]
+           "export_filename", "chart_config", "presentation_style", "legend_key", "alt_text",
+           "legend_below", "with_settings", "SETTINGS_FONT"]
 
 #: Size (CSS pixels) at which the camera button lays a figure out: a 16:9 slide.
 EXPORT_WIDTH = 1600
@@ -39,15 +40,23 @@ EXPORT_HEIGHT = 900
 EXPORT_SCALE = 2
 IMAGE_FORMATS = ("png", "svg")
 #: Projector typography (pixels): tick labels, legend and body text; titles.
-PRESENTATION_FONT = 18
-PRESENTATION_TITLE_FONT = 20
+PRESENTATION_FONT = 20
+PRESENTATION_TITLE_FONT = 22
+#: Text colour of the projector style's ticks, legend and titles: the placeholder of the
+#: theme's strong text colour in plotly's "streamlit" template, which the chart element
+#: replaces (#262730 in the light theme, #fafafa in the dark one).  The theme's own tick
+#: colour is a grey (#808495, 3.8:1 on white), too faint from the back of a room.
+PRESENTATION_TEXT_COLOR = "#000037"
+#: Font size (px) of the settings line of an exported figure (:func:`with_settings`).
+SETTINGS_FONT = 14
 #: Smallest line width (pixels) of line traces in presentation mode.
 PRESENTATION_LINE_WIDTH = 4.0
 _LINE_SCALE = 1.6
 
 _FAMILY_WORDS = {"source": "naive source", "target": "target oracle", "flda": "FLDA"}
-_NAME_PATTERN = re.compile(r"^(%s)(?![\w-])" % "|".join(
-    re.escape(n) for n in sorted(CLASSIFIER_NAMES.values(), key=len, reverse=True)))
+_NAME_ALTERNATIVES = "|".join(
+    re.escape(n) for n in sorted(CLASSIFIER_NAMES.values(), key=len, reverse=True))
+_NAME_PATTERN = re.compile(rf"^({_NAME_ALTERNATIVES})(?![\w-])")
 
 
 def export_filename(stem):
@@ -108,6 +117,54 @@ def _family_label(family, names):
     return f"{' / '.join(present)} ({_FAMILY_WORDS[family]})"
 
 
+def legend_below(fig):
+    """``fig`` (changed in place and returned) with a horizontal legend below the plot
+    anchored to the bottom of the whole figure (``yref="container"``), so that plotly
+    makes room for it: at any size its entries neither overlap the axis titles nor are
+    cut off (a legend placed at a fixed fraction below the plot area overlapped the
+    x-axis title once the figure was laid out smaller, e.g. 800 x 450)."""
+    legend = fig.layout.legend
+    if legend is not None and legend.orientation == "h" and (legend.y or 0) < 0:
+        fig.update_layout(legend=dict(yref="container", y=0, yanchor="bottom", x=0,
+                                      xanchor="left"),
+                          margin=dict(autoexpand=True))
+    return fig
+
+
+def with_settings(fig, text):
+    """``fig`` (changed in place and returned) with ``text`` (the settings it was computed
+    with: θ, seed, n, l2, transfer model) as a line at its top right, so a saved image
+    says what it shows (below an existing title)."""
+    if not text:
+        return fig
+    from explorer.safe_text import escape_plotly
+
+    line = f"<span style='font-size:{SETTINGS_FONT}px'>{escape_plotly(text)}</span>"
+    title = fig.layout.title.text if fig.layout.title is not None else None
+    if title:
+        fig.update_layout(title_text=f"{title}<br>{line}")
+    else:
+        fig.update_layout(title=dict(text=line, x=1, xanchor="right", xref="container",
+                                     y=1, yanchor="top", yref="container",
+                                     pad=dict(t=4, r=8)))
+    top = fig.layout.margin.t if fig.layout.margin is not None and fig.layout.margin.t else 50
+    fig.update_layout(margin=dict(t=max(top, 50) + SETTINGS_FONT + 8))
+    return fig
+
+
+def _paper_label(names):
+    """One legend entry for the paper's markers of several classifiers:
+    "FLDA-Q, paper Table 1" and "FLDA-L, paper Table 1" -> "paper Table 1 (FLDA-Q / FLDA-L)"."""
+    names = list(dict.fromkeys(names))
+    if len(names) == 1:
+        return names[0]
+    heads, tails = zip(*[n.split(", ", 1) if ", " in n else ("", n) for n in names],
+                       strict=True)
+    if len(set(tails)) == 1 and all(heads):
+        return f"{tails[0]} ({' / '.join(heads)})"
+    return "the paper's values (" + "; ".join(names) + ")"
+
+
 def presentation_style(fig):
     """A copy of ``fig`` styled for a projector.
 
@@ -120,6 +177,8 @@ def presentation_style(fig):
     """
     fig = go.Figure(copy.deepcopy(fig.to_dict()))
     present = {m.group(1) for m in (_NAME_PATTERN.match(t.name or "") for t in fig.data) if m}
+    paper_names = [t.name for t in fig.data if t.name and t.showlegend is not False
+                   and legend_key(t.name) == "paper"]
     shown = set()
     for trace in fig.data:
         key = legend_key(trace.name)
@@ -133,6 +192,8 @@ def presentation_style(fig):
             shown.add(key)
             if key in _FAMILY_WORDS:
                 trace.name = _family_label(key, present)
+            elif key == "paper":   # one entry for every paper marker: name them all
+                trace.name = _paper_label(paper_names)
     for trace in fig.data:
         line = getattr(trace, "line", None) if "line" in trace else None
         mode = getattr(trace, "mode", None) or ""
@@ -141,13 +202,19 @@ def presentation_style(fig):
             line.width = max(PRESENTATION_LINE_WIDTH, _LINE_SCALE * (line.width or 2.0))
         if "textfont" in trace and getattr(trace, "text", None) is not None:
             trace.textfont.size = max(PRESENTATION_FONT, trace.textfont.size or 0)
-    fig.update_layout(font_size=PRESENTATION_FONT,
-                      legend=dict(font=dict(size=PRESENTATION_FONT)),
+    ink = PRESENTATION_TEXT_COLOR
+    fig.update_layout(font_size=PRESENTATION_FONT, font_color=ink,
+                      legend=dict(font=dict(size=PRESENTATION_FONT, color=ink),
+                                  title_font=dict(size=PRESENTATION_FONT, color=ink)),
                       margin=dict(autoexpand=True))
-    fig.update_xaxes(tickfont_size=PRESENTATION_FONT, title_font_size=PRESENTATION_TITLE_FONT)
-    fig.update_yaxes(tickfont_size=PRESENTATION_FONT, title_font_size=PRESENTATION_TITLE_FONT)
+    legend_below(fig)
+    for update in (fig.update_xaxes, fig.update_yaxes):
+        update(tickfont_size=PRESENTATION_FONT, tickfont_color=ink,
+               title_font_size=PRESENTATION_TITLE_FONT, title_font_color=ink)
     for annotation in fig.layout.annotations or ():
         annotation.font.size = max(PRESENTATION_FONT, annotation.font.size or 0)
+        if annotation.font.color is None:
+            annotation.font.color = ink
     colorbars = [getattr(fig.layout, name).colorbar for name in dir(fig.layout)
                  if name.startswith("coloraxis") and getattr(fig.layout, name) is not None]
     colorbars += [t.colorbar for t in fig.data if "colorbar" in t and t.colorbar is not None]

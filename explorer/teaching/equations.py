@@ -78,8 +78,9 @@ EQUATIONS = (
         title="The dropout transfer model",
         latex=(r"p(z_d \mid x_d, \theta_d) = \begin{cases} \theta_d & \text{if } z_d = 0, \\ "
                r"1 - \theta_d & \text{if } z_d = \dfrac{x_d}{1 - \theta_d}. \end{cases}"),
-        explanation=("A target value is the source value set to zero with probability θ_d, "
-                     "and otherwise scaled up by 1/(1 − θ_d) so that its mean stays x_d."),
+        explanation=("A target value is the source value set to zero with probability θ "
+                     "(one per feature), and otherwise scaled up by 1/(1 − θ) so that its "
+                     "mean stays the source value."),
         reference="Equation (8), section 3.3.1",
         anchor="eq-8-dropout-transfer-model"),
     Equation(
@@ -89,7 +90,7 @@ EQUATIONS = (
                r"\frac{\hat\zeta_d}{\hat\eta_d}\right\}, \\ \hat\eta_d &= \frac{1}{|S|}"
                r"\sum_{x_i \in S} \mathbf{1}[x_{id} \neq 0], \quad \hat\zeta_d = "
                r"\frac{1}{|T|}\sum_{z_j \in T} \mathbf{1}[z_{jd} \neq 0] \end{aligned}"),
-        explanation=("θ̂_d is the fraction of feature d's non-zero source occurrences that "
+        explanation=("θ̂ of feature d is the fraction of its non-zero source occurrences that "
                      "the target no longer shows: one minus the ratio of how often the "
                      "feature is non-zero in the target and in the source."),
         reference="section 3.3.1 (unnumbered, maximising Equation (6))",
@@ -100,7 +101,7 @@ EQUATIONS = (
         latex=(r"\mathbb{E}[z \mid x] = x, \qquad \mathbb{V}[z \mid x] = "
                r"\operatorname{diag}\!\left(\frac{\theta}{1-\theta}\right) \circ x x^\top"),
         explanation=("Dropout is unbiased (the mean is the source sample) and adds variance "
-                     "θ_d/(1 − θ_d) · x_d² to feature d, independently across features."),
+                     "θ/(1 − θ) · x² to each feature (its own θ), independently across features."),
         reference="section 3.3.1 (unnumbered)",
         anchor="eq-dropout-moments"),
     Equation(
@@ -132,9 +133,9 @@ EQUATIONS = (
         title="The dropout variance is a ridge penalty per feature",
         latex=(r"w^\top \mathbb{V}[Z]\, w = \sum_{d=1}^{m} \lambda_d\, w_d^2, \qquad "
                r"\lambda_d = \frac{\theta_d}{1 - \theta_d} \sum_{x_i \in S} x_{id}^2"),
-        explanation=("Ridge regression adds the same λ to every feature; FLDA adds a λ_d "
-                     "that grows with θ_d/(1 − θ_d), so features that often vanish in the "
-                     "target get small weights (infinite λ_d at θ_d = 1)."),
+        explanation=("Ridge regression adds the same λ to every feature; FLDA adds to each "
+                     "feature its own λ, growing with θ/(1 − θ) of that feature, so features "
+                     "that often vanish in the target get small weights (infinite λ at θ = 1)."),
         reference="derived from Equation (10) with the moments of section 3.3.1",
         anchor="eq-per-feature-ridge"),
     Equation(

@@ -27,7 +27,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research 17(171), 1
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 

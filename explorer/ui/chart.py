@@ -42,11 +42,11 @@ COMPONENT_NAME = "flda_chart"
 #: Height of a figure that sets none (plotly.js's default, as in ``st.plotly_chart``).
 DEFAULT_HEIGHT = 450
 _ROUTE_DIR = "_flda"
-_CSS = f"""
-.flda-chart {{ width: 100%; }}
-.flda-chart-plot {{ width: 100%; }}
-.flda-chart-problem {{ color: var(--st-red-text-color, #bd4043); margin: 0 0 0.5rem; }}
-@media print {{ .flda-chart .modebar-container {{ display: none; }} }}
+_CSS = """
+.flda-chart { width: 100%; }
+.flda-chart-plot { width: 100%; }
+.flda-chart-problem { color: var(--st-red-text-color, #bd4043); margin: 0 0 0.5rem; }
+@media print { .flda-chart .modebar-container { display: none; } }
 """
 
 
@@ -133,7 +133,7 @@ def _height(fig):
     return int(height) if height else DEFAULT_HEIGHT
 
 
-def chart_payload(fig, key, config=None, description=None, report_drawn=False):
+def chart_payload(fig, key, config=None, description=None, report_drawn=False, fit_margin=0):
     """What the browser receives for one chart: UTF-8 JSON bytes with the figure
     (plotly's own JSON, typed arrays base64-encoded as in ``st.plotly_chart``), the
     plotly.js ``config``, the height in px, a text alternative, the chart's key, the
@@ -141,7 +141,8 @@ def chart_payload(fig, key, config=None, description=None, report_drawn=False):
     redrawing a chart whose payload did not change.  With ``report_drawn`` it also
     says ``"report": true``: the element then tells the server once it has drawn the
     chart (:func:`plotly_chart`).  That flag is not part of the revision, so the same
-    figure sent with and then without it is not drawn again.
+    figure sent with and then without it is not drawn again.  ``fit_margin`` (px, a
+    slide) caps the chart's height at the window's height less that margin.
 
     The figure travels as a JSON string: the browser swaps the theme's colours
     into its text (the placeholders of plotly's "streamlit" template) before
@@ -152,6 +153,8 @@ def chart_payload(fig, key, config=None, description=None, report_drawn=False):
     fields = {"figure": pio.to_json(fig, validate=False), "config": config or {},
               "height": _height(fig), "description": description or "", "key": key,
               "plotly": bundle_url()}
+    if fit_margin:
+        fields["fit_margin"] = int(fit_margin)
     text = json.dumps(fields)
     revision = hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
     report = ', "report": true' if report_drawn else ""
@@ -162,7 +165,8 @@ def _ignore():
     pass
 
 
-def plotly_chart(fig, key, config=None, description=None, report_drawn=False, on_drawn=None):
+def plotly_chart(fig, key, config=None, description=None, report_drawn=False, on_drawn=None,
+                 fit_margin=0):
     """Draw ``fig`` as the chart ``key`` (kept across reruns and redrawn in place).
 
     With ``report_drawn`` the browser sends the trigger ``drawn`` once it has drawn
@@ -170,5 +174,6 @@ def plotly_chart(fig, key, config=None, description=None, report_drawn=False, on
     ``flda_chart.js``); that reruns the page (or the fragment the chart is in), and
     ``on_drawn`` is called first, as Streamlit calls a widget's ``on_change``.
     """
-    _component()(key=key, data=chart_payload(fig, key, config, description, report_drawn),
+    _component()(key=key, data=chart_payload(fig, key, config, description, report_drawn,
+                                                fit_margin),
                  width="stretch", height="content", on_drawn_change=on_drawn or _ignore)

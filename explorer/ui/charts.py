@@ -56,7 +56,7 @@ def finish_owed_page():
         st.rerun(scope="app")
 
 
-def show_chart(fig, key, what, caption=None):
+def show_chart(fig, key, what, caption=None, fit_margin=0, settings="", describe=True):
     """Draw a plotly figure the way every page does, then its caption.
 
     The chart is :func:`ui_chart.plotly_chart`: it stays in the page across reruns
@@ -65,23 +65,37 @@ def show_chart(fig, key, what, caption=None):
     (:func:`explorer.figures.export.chart_config`); in presentation mode the
     figure gets projector typography (:func:`~explorer.figures.export.presentation_style`);
     the caption ends with a one-sentence text alternative of the chart
-    (:func:`~explorer.figures.export.alt_text`).
+    (:func:`~explorer.figures.export.alt_text`).  ``fit_margin`` (px) keeps the chart
+    within the window's height less that margin (a slide, :mod:`explorer.ui.slides`).
+    A horizontal legend below the plot is anchored to the figure's bottom
+    (:func:`~explorer.figures.export.legend_below`: no overlap or cut entry at any export
+    size); ``settings`` (the θ, seed, n, l2 and transfer model the figure was computed
+    with) is written into the figure, so a saved image says what it shows.  ``fig`` must
+    be built for this call (the settings line is added to it).  With ``describe=False``
+    (a slide, short of room) the text alternative is only the chart's ``aria-label``.
 
     The first chart of a browser tab ends its run (``st.stop``): the rest of the page
     comes with the run that the browser asks for once it has drawn the chart
     (:func:`_rest_follows_first_chart`).
     """
-    from explorer.figures.export import alt_text, chart_config, presentation_style
+    from explorer.figures.export import (alt_text, chart_config, legend_below,
+                                         presentation_style, with_settings)
 
     finish_owed_page()
     if presentation_mode():
         fig = presentation_style(fig)
+    else:
+        legend_below(fig)  # idempotent: safe on a figure drawn before
+    with_settings(fig, settings)
     text = alt_text(fig)
     first = _rest_follows_first_chart()
     ui_chart.plotly_chart(fig, key, config=chart_config(what, image_format()), description=text,
-                          report_drawn=first, on_drawn=_note_chart_drawn)
-    description = "*Chart:* " + escape_markdown(text)
-    st.caption(f"{caption}\n\n{description}" if caption else description)
+                          report_drawn=first, on_drawn=_note_chart_drawn,
+                          fit_margin=fit_margin)
+    description = "*Chart:* " + escape_markdown(text) if describe else ""
+    shown = "\n\n".join(part for part in (caption, description) if part)
+    if shown:
+        st.caption(shown)
     if first:
         st.session_state[REST_OWED_KEY] = True
         st.stop()

@@ -115,8 +115,8 @@ def draw_domain_controls(prefix, max_features, max_samples, features_help,
     st.text_input(
         "True dropout θ per feature", key=f"{prefix}.theta",
         help="The transfer model that makes the target domain: feature d is set to 0 "
-             "with probability θ_d and otherwise scaled by 1/(1 − θ_d). The paper uses "
-             "0.5, 0 (half of feature 1 dropped). Values in [0, 1]; " + _LIST_HELP)
+             "with probability θ (one per feature) and otherwise scaled by 1/(1 − θ). "
+             "The paper uses 0.5, 0 (half of feature 1 dropped). Values in [0, 1]; " + _LIST_HELP)
     col_s, col_t = st.columns(2)
     col_s.number_input(
         "Source samples", min_value=10, max_value=max_samples, step=1000,

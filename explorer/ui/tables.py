@@ -8,7 +8,7 @@ import streamlit as st
 
 from explorer.safe_text import safe_csv
 
-__all__ = ["csv_bytes", "download_csv", "number_columns"]
+__all__ = ["csv_bytes", "download_csv", "download_file", "number_columns"]
 
 
 def csv_bytes(frame, index=False):
@@ -31,6 +31,14 @@ def download_csv(label, frame, file_name, key, help, index=False, container=None
     return (container or st).download_button(label, data=data, file_name=file_name,
                                              mime="text/csv", key=key, help=help,
                                              on_click="ignore")
+
+
+def download_file(label, data, file_name, mime, key, help, container=None):
+    """A download button for ``data`` (bytes this tool made, never a user's file as is),
+    without a rerun on click; for CSV use :func:`download_csv`."""
+    return (container or st).download_button(label, data=data, file_name=file_name, mime=mime,
+                                             key=key, help=help, on_click="ignore",
+                                             icon=":material/download:")
 
 
 def number_columns(frame, fmt="%.3f", columns=None):

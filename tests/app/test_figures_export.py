@@ -8,6 +8,7 @@ from explorer.experiments.learning_curves import (learning_curves, make_learning
                                                    sample_size_grid)
 from explorer.figures import digits as fig_digits
 from explorer.figures.export import (EXPORT_SCALE, PRESENTATION_FONT, PRESENTATION_LINE_WIDTH,
+                                     PRESENTATION_TEXT_COLOR,
                                       alt_text, chart_config, export_filename, legend_key,
                                       presentation_style)
 from explorer.figures.learning_curves import gap_figure, learning_curve_figure
@@ -76,7 +77,12 @@ def test_presentation_style_has_projector_text_and_one_legend_entry_per_family(f
     for name in [a for a in dir(layout) if a.startswith("coloraxis")]:
         if getattr(layout, name) is not None:
             assert getattr(layout, name).colorbar.tickfont.size >= 16
-    assert layout.font.color == original.layout.font.color     # colours stay with the theme
+    # Colours stay with the theme: the text is the theme's strong text colour (a placeholder
+    # of plotly's "streamlit" template that the chart element replaces), darker than the
+    # theme's grey ticks for the back of a room (issue 25).
+    assert layout.font.color == PRESENTATION_TEXT_COLOR
+    for axis in (layout.xaxis, layout.yaxis):
+        assert axis.tickfont.color == PRESENTATION_TEXT_COLOR and axis.tickfont.size >= 20
     visible = [t for t in fig.data if t.showlegend is not False and t.name]
     keys = [legend_key(t.name) for t in visible]
     assert len(keys) == len(set(keys))                         # every entry once

@@ -275,6 +275,21 @@ def new_context(browser, color_scheme="light"):
     return context
 
 
+def screen_page(browser, viewport, url):
+    """``(context, page, tracker)``: a fresh session at ``viewport`` (a projector's size)
+    that has opened ``url``; close the context when done."""
+    context = new_context(browser)
+    page = context.new_page()
+    page.set_viewport_size(viewport)
+    tracker = RunTracker(page)
+    try:
+        open_page(page, tracker, url)
+    except BaseException:
+        context.close()
+        raise
+    return context, page, tracker
+
+
 # --------------------------------------------------------------------------- runs
 
 class RunTracker:
@@ -752,16 +767,17 @@ def _your_data_control(page, tracker):
 
 
 def _lesson_control(page, tracker):
-    """Next moves to step 2, whose slug the URL then carries."""
-    act(page, tracker, page.locator('[data-testid="stButton"] button')
-        .filter(has_text="Next").first.click)
+    """Next reveals the answer, then moves to step 2, whose slug the URL then carries."""
+    for label in ("Reveal", "Next"):
+        act(page, tracker, page.locator('[data-testid="stButton"] button')
+            .filter(has_text=label).first.click)
     return "step", "estimating-theta"
 
 
 PAGES = (
     PageSpec("", "Home", "Feature-level domain adaptation, live", "home", _home_control,
              needs_plot=False, needs_table=False),
-    PageSpec("lesson", "Lesson", "Lesson: feature-level domain adaptation in eight steps",
+    PageSpec("lesson", "Lesson", "Lesson: feature-level domain adaptation in 9 steps",
              "lesson", _lesson_control, needs_table=False),
     PageSpec("synthetic", "Synthetic domains", "Synthetic domains", "synthetic",
              _synthetic_control),

@@ -162,7 +162,9 @@ def test_light_and_dark_theme_readable(scheme, streamlit_server, chromium):
 def test_presentation_mode_gives_figures_the_screen(streamlit_server, browser_page):
     """?present=1: no controls, sidebar collapsed, the figure spans the window."""
     page, tracker = browser_page
-    spec = h.PAGES[1]  # Synthetic domains
+    # Synthetic domains (h.PAGES[1] became the Lesson, whose slides put the chart beside
+    # the text: tests/e2e/test_lesson_slides_e2e.py)
+    spec = next(s for s in h.PAGES if s.path == "synthetic")
     h.open_page(page, tracker, f"{streamlit_server.url}/{spec.path}?present=1")
     _assert_page_ok(page, tracker, spec, "presentation mode")
     assert page.locator('[data-testid="stSidebar"]').get_attribute("data-collapsed") == "true"

@@ -32,15 +32,18 @@ def test_lesson_every_step_next_back_and_step_urls(streamlit_server, browser_pag
         assert not h.error_texts(page), lesson_step.slug
         if lesson_step.chart_key:
             assert h.visible_plots(page) >= 1, lesson_step.slug
-        # the answer is hidden until asked for
-        answer = page.locator('[data-testid="stExpander"]').filter(has_text="Show the answer")
-        assert answer.count() == 1
+        # predict first: the choices are shown, the answer only after Reveal (issue 25)
+        assert page.locator('[data-testid="stRadio"]').filter(
+            has_text=lesson_step.question).count() == 1
+        assert page.locator('[data-testid="stExpander"]').filter(has_text="Why").count() == 0
         link = page.locator('[data-testid="stMarkdownContainer"] a').filter(
             has_text="Open the full page with these settings").first
         assert urlparse(link.get_attribute("href")).path.rstrip("/").split("/")[-1] == (
             {"pages/synthetic.py": "synthetic", "pages/transfer.py": "transfer",
                    "pages/learning_curves.py": "learning_curves", "pages/digits.py": "digits",
                    "pages/your_data.py": "your_data"}[lesson_step.page])
+        h.act(page, tracker, _button(page, "Reveal").click)
+        assert page.locator('[data-testid="stExpander"]').filter(has_text="Why").count() == 1
         if i < len(LESSON_STEPS) - 1:
             h.act(page, tracker, _button(page, "Next").click)
     assert _button(page, "Next").is_disabled()
@@ -60,12 +63,9 @@ def _font_sizes(page):
 
 
 def test_presentation_mode_survives_navigation_at_1920x1080(streamlit_server, chromium):
-    context = h.new_context(chromium)
+    context, page, tracker = h.screen_page(chromium, PROJECTOR,
+                                           f"{streamlit_server.url}/synthetic?present=1")
     try:
-        page = context.new_page()
-        page.set_viewport_size(PROJECTOR)
-        tracker = h.RunTracker(page)
-        h.open_page(page, tracker, f"{streamlit_server.url}/synthetic?present=1")
         assert not h.error_texts(page)
         # the live controls stay, in the main area; projector typography
         main = page.locator('[data-testid="stMain"]')
