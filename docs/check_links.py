@@ -18,7 +18,7 @@ INLINE_CODE = re.compile(r"`[^`\n]*`")
 
 def slug(heading):
     h = heading.strip().lower()
-    h = re.sub(r"[`*_]", "", h)
+    h = re.sub(r"[`*]", "", h)  # GitHub keeps underscores (bench_class.py)
     h = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", h)
     out = []
     for ch in h:
