@@ -236,8 +236,18 @@ def draw_model_controls(classes):
 def draw_view_controls(classes):
     """Direction, digit and loss, next to Figure 6."""
     labels = [str(c) for c in classes]
-    if st.session_state.get("dig.digit") not in labels:
+    chosen = st.session_state.get("dig.digit")
+    if chosen not in labels:
+        if chosen is not None and chosen == str(st.query_params.get("digit", "")).strip('"'):
+            shown = chosen if len(chosen) <= 40 else chosen[:40] + "…"
+            st.session_state.setdefault(state.LINK_NOTES_KEY, {})["dig.digit"] = (
+                f"Ignored the link's value of 'digit': “{shown}” is not a label of these "
+                f"data; showing digit {labels[0]}.")
         st.session_state["dig.digit"] = labels[0]
+    with widgets.stable_slot():  # the note stays until the user's next step (state.start_run)
+        note = st.session_state.get(state.LINK_NOTES_KEY, {}).get("dig.digit")
+        if note:
+            st.info(esc(note), icon=":material/link_off:")
     cols = st.columns([1, 1, 2])
     cols[0].radio("Direction (source → target)", DIRECTIONS, key="dig.direction",
                   horizontal=True,

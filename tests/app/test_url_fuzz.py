@@ -59,11 +59,6 @@ FUZZED = [p.script for p in PAGES if p.script != "pages/lesson.py"]
 #: A page whose settings appear only with data: opened with a sample loaded too.
 WITH_DATA = {"pages/your_data.py": {"sample": "breast_cancer"}}
 
-#: Known bugs in files this change may not edit (the Lesson rewrite owns them):
-#: (page, parameter) whose ignored values leave no note; each has a strict xfail below.
-NO_NOTE_YET = {("pages/digits.py", "digit")}
-
-
 def _setting_names(script):
     """URL names of the ``Setting("prefix.name", ...)`` calls in the page's source."""
     text = (Path(ROOT) / script).read_text(encoding="utf-8")
@@ -145,8 +140,7 @@ def _check(script, at, query, noted):
     written = dict(at.query_params)
     for name, raw in query.items():
         direct = name in DIRECT.get(script, ())   # hostile values are never valid there
-        if name not in noted or (not direct and _accepted(raw, written.get(name))) \
-                or (script, name) in NO_NOTE_YET:
+        if name not in noted or (not direct and _accepted(raw, written.get(name))):
             continue
         assert any(f"'{name}'" in note for note in notes), \
             (name, str(raw)[:60], written.get(name, "")[:60], [n[:120] for n in notes])
@@ -193,9 +187,6 @@ def test_deselecting_every_perturbation_in_the_sidebar_leaves_a_note():
     assert not at.exception and not at.error
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "pages/digits.py:510-512 and :239-240 (owned by the Lesson rewrite): a link's 'digit' "
-    "that is not a label of the data is replaced by the first label without a note"))
 @pytest.mark.parametrize("raw", ["true", "<img src=x onerror=alert(1)>"])
 def test_unknown_digit_in_a_link_leaves_a_note(raw):
     _, at = _run("pages/digits.py", {"digit": raw})
