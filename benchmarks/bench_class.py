@@ -431,31 +431,33 @@ def cpu_seconds(pid):
     return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-async def sample_rss(pid, peak, stop):
-    """Keep ``peak[0]`` at the largest RSS of ``pid`` until ``stop`` is set."""
+async def sample_rss(pids, peak, stop):
+    """Keep ``peak[0]`` at the largest total RSS of ``pids`` until ``stop`` is set."""
     while not stop.is_set():
-        peak[0] = max(peak[0], proc_rss(pid))
+        peak[0] = max(peak[0], sum(proc_rss(pid) for pid in pids))
         try:
             await asyncio.wait_for(stop.wait(), 0.25)
         except TimeoutError:
             pass
 
 
-async def measure(base, args, pid=None):
-    """Run the class; with a server ``pid`` also its CPU seconds and peak RSS."""
-    cpu0 = cpu_seconds(pid) if pid else None
-    peak, stop = [proc_rss(pid) if pid else 0], asyncio.Event()
-    sampler = asyncio.create_task(sample_rss(pid, peak, stop)) if pid else None
+async def measure(base, args, pids=()):
+    """Run the class; with the server's ``pids`` also their CPU seconds and peak RSS
+    (summed over the processes), and always the load generator's own CPU seconds."""
+    cpu0 = [cpu_seconds(pid) for pid in pids]
+    peak, stop = [sum(proc_rss(pid) for pid in pids)], asyncio.Event()
+    sampler = asyncio.create_task(sample_rss(pids, peak, stop)) if pids else None
+    own0 = time.process_time()
     start = time.perf_counter()
     stats = await run_class(base, args.sessions, args.duration, args.seed, args.timeout,
                             tuple(args.think))
     wall = time.perf_counter() - start
-    server = {}
-    if pid:
+    server = {"client_cpu_s": round(time.process_time() - own0, 2)}
+    if pids:
         stop.set()
         await sampler
-        server = {"server_cpu_s": round(cpu_seconds(pid) - cpu0, 2),
-                  "server_peak_rss_mb": round(peak[0] / 2**20, 1)}
+        server |= {"server_cpu_s": round(sum(cpu_seconds(pid) for pid in pids) - sum(cpu0), 2),
+                   "server_peak_rss_mb": round(peak[0] / 2**20, 1)}
     return stats, wall, server
 
 
@@ -484,6 +486,9 @@ def main(argv=None):
                         help="seconds between two actions of a student (uniform)")
     parser.add_argument("--timeout", type=float, default=120.0,
                         help="longest wait for one run (seconds)")
+    parser.add_argument("--server-pid", type=int, action="append", default=[], metavar="PID",
+                        help="with --url: a server process whose CPU seconds and peak RSS "
+                        "to report (repeat for each Streamlit process behind deploy/serve.sh)")
     args = parser.parse_args(argv)
     if not 1 <= args.sessions <= 200 or not 1 <= args.duration <= 1800 \
             or not 0.1 <= args.think[0] <= args.think[1] <= 60:
@@ -493,14 +498,17 @@ def main(argv=None):
             base = check_loopback(args.url)
         except ValueError as error:
             parser.error(str(error))
-        stats, wall, server = asyncio.run(measure(base, args))
+        missing = [pid for pid in args.server_pid if not Path(f"/proc/{pid}/stat").exists()]
+        if missing:
+            parser.error(f"no process {missing[0]} on this machine")
+        stats, wall, server = asyncio.run(measure(base, args, tuple(args.server_pid)))
     else:
         log = Path(tempfile.gettempdir()) / f"bench_class_streamlit_{os.getpid()}.log"
         server_process = StreamlitServer(log_path=log)
         print(f"server {server_process.url} (log {log})", file=sys.stderr, flush=True)
         try:
             stats, wall, server = asyncio.run(
-                measure(server_process.url, args, server_process.process.pid))
+                measure(server_process.url, args, (server_process.process.pid,)))
         finally:
             server_process.stop()
     for error in stats.errors[:10]:
