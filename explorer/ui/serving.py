@@ -40,11 +40,13 @@ _frozen = {"modules": 0}
 def freeze_long_lived_objects():
     """Keep what imports created out of the cyclic garbage collector's way (``gc.freeze``).
 
-    Streamlit runs a full ``gc.collect(2)`` after every script run (its
-    ``runner.postScriptGC``), and a full collection walks every tracked object.
-    With scikit-learn, scipy, pandas and plotly loaded that is about 180,000
-    objects and 90 ms (measured on the 2-core machine), holding the GIL on the
-    path from a slider move to the repainted figure.  Modules, classes and
+    A full collection walks every tracked object.  With scikit-learn, scipy,
+    pandas and plotly loaded that is about 180,000 objects and 90 ms (measured on
+    the 2-core machine), holding the GIL on the path from a slider move to the
+    repainted figure.  Streamlit ran one after every script run until
+    ``.streamlit/config.toml`` turned its ``runner.postScriptGC`` off (with a class
+    on the server, the objects of its sessions and caches still made each 18 ms);
+    Python's own collector still runs full collections now and then.  Modules, classes and
     functions live as long as the server, so once something new was imported
     they are collected once and frozen: later collections walk only what page
     runs create.  Called at the end of every page run and after the warm-up

@@ -106,6 +106,13 @@ def test_stratified_order_keeps_prefixes_that_already_had_both_classes():
         assert set(order[:n]) == set(perm[:n])
 
 
+@pytest.mark.parametrize("labels", [[0, 1] * 20, [2, 0, 1, 1, 0, 2, 2, 2], [3] * 5 + [1]])
+def test_stratified_order_with_given_classes_is_the_same_order(labels):
+    y = np.array(labels)
+    given = stratified_order(y, np.random.default_rng(3), np.unique(y))
+    assert np.array_equal(given, stratified_order(y, np.random.default_rng(3)))
+
+
 def test_repeat_orders_do_not_depend_on_batching(small_bernoulli):
     s_all, t_all = training_orders(small_bernoulli, [0, 1, 2, 3], seed=4)
     s_one, t_one = training_orders(small_bernoulli, [2], seed=4)
@@ -128,6 +135,26 @@ def test_prefix_sums_match_direct_sums(small_bernoulli):
             np.testing.assert_allclose(sums["xt"][r, g], X.T @ tt)
             np.testing.assert_allclose(sums["t"][r, g], tt.sum())
             np.testing.assert_array_equal(sums["nonzero"][r, g], np.count_nonzero(X, 0))
+
+
+def test_prefix_sums_of_real_valued_and_sparse_features_match_direct_sums():
+    """The Gram-matrix blocks are the sums for any values, not only counts: real values,
+    negative values, a feature that is never non-zero and one that always is."""
+    rng = np.random.default_rng(8)
+    X = np.column_stack([rng.normal(size=300), np.zeros(300), rng.uniform(1, 2, 300),
+                         rng.poisson(0.2, 300) * -1.5])
+    t = np.where(rng.random(300) < 0.5, 1.0, -1.0)
+    orders = np.array([rng.permutation(300) for _ in range(3)])
+    sizes = np.array([2, 9, 10, 300])
+    sums = prefix_sums(X, t, orders, sizes)
+    for r in range(3):
+        for g, n in enumerate(sizes):
+            Xs, ts = X[orders[r, :n]], t[orders[r, :n]]
+            np.testing.assert_allclose(sums["xx"][r, g], Xs.T @ Xs, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(sums["x"][r, g], Xs.sum(0), rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(sums["xt"][r, g], Xs.T @ ts, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(sums["t"][r, g], ts.sum(), atol=1e-12)
+            np.testing.assert_array_equal(sums["nonzero"][r, g], np.count_nonzero(Xs, 0))
 
 
 def test_prefix_dropout_estimate_matches_estimate_dropout(small_bernoulli):
