@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer.ui import charts, guard, state, tables, widgets
+from explorer.ui import caches, charts, guard, state, tables, widgets
 from flda_core.synthetic import PAPER_PARAMS, PAPER_THETA
 from explorer.teaching.captions import learning_curve_sentences
 from explorer.experiments.learning_curves import (headline, learning_curve_config,
@@ -56,7 +56,7 @@ SETTINGS = [
 
 
 # --------------------------------------------------------------------------- cache
-@st.cache_data(show_spinner=False, max_entries=2_000)
+@caches.cache_data(show_spinner=False, max_entries=2_000)
 def cached_errors(config, loss, repeats):
     """Cached :func:`explorer.experiments.learning_curves.repeat_errors`: the quadratic
     family for all repeats at once, the logistic family one repeat at a time."""
