@@ -10,7 +10,12 @@ an ``st.progress`` bar (see ``explorer.ui.widgets.progress_bar``); tests pass a 
 
 from __future__ import annotations
 
-__all__ = ["report", "finish", "scaled"]
+import time
+
+__all__ = ["report", "finish", "scaled", "throttled", "UPDATE_INTERVAL_S"]
+
+#: Shortest time between two updates a progress bar shows (seconds, :func:`throttled`).
+UPDATE_INTERVAL_S = 0.1
 
 
 def report(progress, done, total, text):
@@ -39,3 +44,23 @@ def scaled(progress, start, stop):
         if not (fraction >= 1.0 and text == "Done"):
             progress(start + fraction * (stop - start), text)
     return sub
+
+
+def throttled(progress, interval=UPDATE_INTERVAL_S, clock=time.monotonic):
+    """``progress`` called at most once per ``interval`` seconds, none in the first.
+
+    Each update of a progress bar is a message from the server to the browser.
+    Transfer parameters' sweep reports each of its 45 fits; read from the cache
+    they take about 30 ms, and their 45 messages cost the server more than the
+    sweep itself when a class shares it.  Work shorter than ``interval`` now sends
+    none; longer work still moves the bar ten times a second.  The last report
+    before a pause is not replayed: the bar shows the latest one that passed.
+    """
+    last = [clock()]
+
+    def update(fraction, text):
+        now = clock()
+        if now - last[0] >= interval:
+            last[0] = now
+            progress(fraction, text)
+    return update

@@ -168,9 +168,13 @@ def stable_slot():
 def progress_bar(text):
     """A progress bar for the duration of a ``with`` block; yields the callable
     ``progress(fraction, text)`` every ``flda_core`` experiment accepts
-    (:mod:`explorer.experiments.progress`).  The bar disappears afterwards."""
+    (:mod:`explorer.experiments.progress`), passing on at most ten updates a second
+    (:func:`~explorer.experiments.progress.throttled`).  The bar disappears afterwards."""
+    from explorer.experiments.progress import throttled
+
     bar = st.progress(0.0, text=text)
     try:
-        yield lambda fraction, message: bar.progress(min(1.0, max(0.0, fraction)), text=message)
+        yield throttled(lambda fraction, message:
+                        bar.progress(min(1.0, max(0.0, fraction)), text=message))
     finally:
         bar.empty()
