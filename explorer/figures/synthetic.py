@@ -28,7 +28,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from explorer.names import LOSS_TITLES
 from explorer.figures.style import (CLASS_COLORS, FAMILY_COLORS, axis_suffix, classifier_color,
@@ -369,49 +368,50 @@ def perturbation_error_figure(sweep_fits, naive_fits, feature=0, paper=None,
               if any(f.loss == loss for f in sweep_fits)]
     if not losses:
         raise ValueError("perturbation_error_figure needs at least one sweep fit.")
-    fig = make_subplots(rows=1, cols=len(losses), shared_yaxes=True,
-                        subplot_titles=[LOSS_TITLES[loss] for loss in losses],
-                        horizontal_spacing=0.06)
+    layout = subplot_layout(1, len(losses), [LOSS_TITLES[loss] for loss in losses],
+                            shared_yaxes=True, horizontal_spacing=0.06)
     sub = str(feature + 1).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
     deltas = [f.perturbation for f in sweep_fits]
-    x_span = (min(deltas), max(deltas))
+    x_span = [min(deltas), max(deltas)]
+    data = []
     for col, loss in enumerate(losses, start=1):
+        axes = dict(xaxis=f"x{_axis_suffix(col)}", yaxis=f"y{_axis_suffix(col)}")
         fits = sorted((f for f in sweep_fits if f.loss == loss), key=lambda f: f.perturbation)
         name = fits[0].name
-        fig.add_trace(go.Scatter(
-            x=[f.perturbation for f in fits], y=[f.target_error for f in fits],
+        data.append(dict(
+            type="scatter", x=[f.perturbation for f in fits], y=[f.target_error for f in fits],
             mode="lines+markers", name=name, legendgroup=name,
             line=dict(color=classifier_color(name), width=3),
-            customdata=[f.theta[feature] for f in fits],
+            customdata=[float(f.theta[feature]) for f in fits],
             hovertemplate=(f"{name}<br>θ̂{sub} %{{x:+.2f}} (θ{sub} = %{{customdata:.3f}})"
-                           "<br>target error %{y:.4f}<extra></extra>")), row=1, col=col)
+                           "<br>target error %{y:.4f}<extra></extra>"), **axes))
         for naive in (f for f in naive_fits if f.loss == loss):
-            fig.add_trace(go.Scatter(
-                x=list(x_span), y=[naive.target_error] * 2, mode="lines",
+            data.append(dict(
+                type="scatter", x=list(x_span), y=[naive.target_error] * 2, mode="lines",
                 name=naive.name, legendgroup=naive.name,
                 line=dict(color=classifier_color(naive.name),
                           dash=classifier_dash(naive.name), width=2.5),
                 hovertemplate=(f"{naive.name} (no adaptation)<br>target error "
-                               f"{naive.target_error:.4f}<extra></extra>")), row=1, col=col)
+                               f"{naive.target_error:.4f}<extra></extra>"), **axes))
         if paper:
             points = [(float(k.rsplit("+", 1)[1]), v) for k, v in paper.items()
                       if k.startswith(name + "+")]
             if points:
-                fig.add_trace(go.Scatter(
-                    x=[p[0] for p in points], y=[p[1] for p in points], mode="markers",
-                    name=f"{name}, paper Table 1", legendgroup=f"paper-{name}",
+                data.append(dict(
+                    type="scatter", x=[p[0] for p in points], y=[p[1] for p in points],
+                    mode="markers", name=f"{name}, paper Table 1", legendgroup=f"paper-{name}",
                     marker=dict(symbol="circle-open", size=13, color=classifier_color(name),
                                 line=dict(width=2.5)),
-                    hovertemplate="paper: θ̂₁%{x:+.1f}, target error %{y:.3f}<extra></extra>"),
-                    row=1, col=col)
-        fig.update_xaxes(title_text=f"perturbation added to θ̂{sub}", zeroline=True,
-                         row=1, col=col)
-    fig.update_yaxes(title_text="target error", row=1, col=1)
-    fig.update_layout(height=height, margin=dict(l=60, r=20, t=50, b=20),
-                      legend=dict(orientation="h", yanchor="top", y=-0.2, x=0,
-                                  font=dict(size=13)),
-                      hoverlabel=dict(namelength=-1))
-    return fig
+                    hovertemplate="paper: θ̂₁%{x:+.1f}, target error %{y:.3f}<extra></extra>",
+                    **axes))
+        layout[f"xaxis{_axis_suffix(col)}"].update(
+            title=dict(text=f"perturbation added to θ̂{sub}"), zeroline=True)
+    layout["yaxis"]["title"] = dict(text="target error")
+    layout.update(height=height, margin=dict(l=60, r=20, t=50, b=20),
+                  legend=dict(orientation="h", yanchor="top", y=-0.2, x=0,
+                              font=dict(size=13)),
+                  hoverlabel=dict(namelength=-1))
+    return unvalidated_figure(data, layout)
 
 
 def theta_figure(theta_true, theta_hat, theta_used=None, height=360):

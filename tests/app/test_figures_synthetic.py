@@ -11,6 +11,7 @@ from explorer.figures.synthetic import (
     MAX_MARKER_SIZE, MIN_MARKER_SIZE, BoundaryLine, boundary_lines, boundary_segment,
     decision_boundary_figure, marker_sizes, perturbation_error_figure,
     perturbed_boundary_lines, plot_ranges, theta_figure)
+from explorer.names import LOSS_TITLES
 from flda_core.synthetic import make_domains
 
 
@@ -164,6 +165,30 @@ def test_perturbed_lines_and_error_curve():
     assert set(s_lr.y) == {result.classifiers["S-LR"].target_error}
     with pytest.raises(ValueError):
         perturbation_error_figure([], naive)
+
+
+@pytest.mark.parametrize("losses", [("quadratic",), ("quadratic", "logistic")])
+@pytest.mark.parametrize("feature", [0, 1])
+def test_unvalidated_error_curve_passes_plotly_validation_unchanged(losses, feature):
+    """perturbation_error_figure skips plotly's validation (make_subplots and validated
+    traces took 50 ms of every Transfer rerun): every property must pass the validators
+    unchanged, the panels must share the y axis and each trace sit in its loss's panel."""
+    pair = make_domains("poisson", ((2, 2), (6, 6)), 2000, 2000, (0.5, 0.2), 0)
+    result = fit_classifiers(pair)
+    sweep = [f for f in perturbation_sweep(pair, [-0.1, 0.0, 0.2], theta_base=result.theta_hat,
+                                           feature=feature) if f.loss in losses]
+    naive = [f for f in result.classifiers.values() if f.family != "flda"]
+    fig = perturbation_error_figure(sweep, naive, feature=feature, paper=PAPER_TABLE1.errors)
+    assert_passes_plotly_validation(fig)
+    assert [a.text for a in fig.layout.annotations] == [LOSS_TITLES[loss] for loss in losses]
+    for trace in fig.data:
+        panel = "x" if trace.name.endswith(("LS", "-Q", "Q, paper Table 1")) else "x2"
+        assert trace.xaxis == panel
+    if len(losses) == 2:
+        assert fig.layout.yaxis2.matches == "y"
+    sub = "₁₂"[feature]
+    assert fig.layout.xaxis.title.text == f"perturbation added to θ̂{sub}"
+    assert fig.layout.yaxis.title.text == "target error"
 
 
 def test_theta_figure_values():
