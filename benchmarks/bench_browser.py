@@ -291,6 +291,17 @@ def digits_digit(page):
         yield _select(page, "Digit", str((k + 1) % 10))
 
 
+def real_data_top_n(page):
+    for k in itertools.count():
+        yield _press(page, "stSlider", "Features shown", "ArrowRight" if (k // 10) % 2 == 0
+                     else "ArrowLeft")
+
+
+def your_data_scale(page):
+    while True:
+        yield _click_label(page, "stCheckbox", "Scale features")
+
+
 CHANGES = (
     # label, path, action factory, goal (median), goal (p95)
     ("Synthetic: type a new θ (10k/domain)", "synthetic?seed=11", synthetic_theta,
@@ -304,6 +315,10 @@ CHANGES = (
     ("Digits: ε slider step", "digits?seed=14", digits_eps,
      CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
     ("Digits: choose another digit", "digits?seed=15", digits_digit,
+     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
+    ("Real data: 'features shown' slider step", "real_data", real_data_top_n,
+     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
+    ("Your data (sample): scale features toggle", "your_data?sample=poisson", your_data_scale,
      CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
     ("Synthetic: type a new θ (100k/domain)",
      "synthetic?seed=16&n_source=100000&n_target=100000", synthetic_theta, LARGE_GOAL_S, None),

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer.ui import charts, guard, state, tables, widgets
+from explorer.ui import caches, charts, guard, state, tables, widgets
 from explorer.data import benchmarks as bm
 from explorer.data import uci
 from explorer.experiments import baselines as bl
@@ -117,7 +117,7 @@ def draw_benchmarks(classifiers, seed):
     st.caption(f"Typed from the paper's {benchmark.table}. {benchmark.note}")
 
 
-@st.cache_data(show_spinner=False, max_entries=512)
+@caches.cache_data(show_spinner=False, max_entries=512)
 def fit_cached(key, classifier, impute, seed, transfer="dropout"):
     """One (data set, classifier) cell of Table 3 (read from the disk store when
     this code computed it before, e.g. before a server restart)."""
@@ -295,9 +295,11 @@ def show_transfer_parameters(parameters, title):
                        help="The table above as CSV.")
 
 
+@st.fragment
 def draw_theta_section(keys, impute, transfer, present):
     """FLDA's first stage: θ̂ (and another transfer model's parameters) from the data
-    alone, drawn before any classifier is fitted."""
+    alone, drawn before any classifier is fitted.  A fragment: choosing another data set
+    or number of features reruns only this section, not Table 3 below it."""
     st.subheader("Which features go missing (θ̂)")
     if st.session_state["real.theta_set"] not in keys:
         st.session_state["real.theta_set"] = keys[0]
@@ -307,6 +309,7 @@ def draw_theta_section(keys, impute, transfer, present):
                      help="The data set whose features are shown.")
         st.slider("Features shown", 5, 80, key="real.top_n",
                   help="The features with the largest θ̂ or missing share.")
+    state.write_to_url(SETTINGS)
     key = st.session_state["real.theta_set"]
     parameters = md.data_parameters(key, impute, transfer)
     thetas = parameters.thetas

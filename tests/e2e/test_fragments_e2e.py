@@ -107,3 +107,30 @@ def test_transfer_your_theta_reruns_only_figure_4(streamlit_server, browser_page
     assert tracker.run_kinds[-1] == "fragment", tracker.run_kinds
     assert h.query(page).get("delta_1") == str(float(value))
     assert not h.error_texts(page)
+
+
+def _bars(page, key):
+    """Number of bars of the first trace of chart ``key``."""
+    return page.evaluate(
+        """(key) => document.querySelector(`[data-key="${key}"] .js-plotly-plot`)
+                       ._fullData[0].y.length""", key)
+
+
+def test_real_data_theta_section_reruns_alone_and_keeps_table_3(streamlit_server, browser_page):
+    """Real data's "Features shown" and "Data set" re-run only the θ̂ section (they redrew
+    Table 3 and its 72 cells before: 0.9 s per slider step); the URL follows, and Table 3's
+    chart below stays as it was."""
+    page, tracker = browser_page
+    h.open_page(page, tracker, f"{streamlit_server.url}/real_data?top_n=10")
+    assert _bars(page, "real_theta") == 10
+    errors_before = page.evaluate(
+        """() => JSON.stringify(document.querySelector('[data-key="real_errors"] .js-plotly-plot')
+                                ._fullData.map(d => Array.from(d.y || [])))""")
+    h.press_slider(page, tracker, "Features shown", "ArrowRight")
+    assert tracker.run_kinds[-1] == "fragment", tracker.run_kinds
+    assert h.query(page).get("top_n") == "11"
+    assert _bars(page, "real_theta") == 11
+    assert page.evaluate(
+        """() => JSON.stringify(document.querySelector('[data-key="real_errors"] .js-plotly-plot')
+                                ._fullData.map(d => Array.from(d.y || [])))""") == errors_before
+    assert not h.error_texts(page)
