@@ -23,6 +23,9 @@ Session state (keys with the page prefix survive switching pages):
 
 from __future__ import annotations
 
+import hashlib
+
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -71,46 +74,81 @@ SETTINGS = [
 
 
 # ----------------------------------------------------------------------------- cached core calls
+# A trivial rerun (a display option) must not pay for the files again: with a 45 MB
+# pair, hashing the raw bytes for every cached call's key and unpickling the cached
+# tables and arrays cost 1.6 s a run, and recomputing the result tables 1.5 s
+# (docs/performance-history.md).  So the keys carry each file's digest (computed once
+# when the file is accepted, see ``file_digest``) instead of its bytes, which go in as
+# unhashed ``_`` arguments; the parsed tables and prepared arrays are kept once, shared
+# and read-only (``st.cache_resource``); the tables built from the fits are cached.
+# A file with the same name but other bytes has another digest: it is parsed again.
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def parse_cached(raw, name):
-    return csvio.parse_csv(raw, name)
+def file_digest(raw):
+    """Key of a file's bytes in the caches (BLAKE2b, 128 bits)."""
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def prepare_cached(source_raw, source_name, target_raw, target_name, label, match, missing,
-                   exclude, scale):
-    if target_raw is None:  # one file with gaps: complete rows vs rows with a gap
-        source, target = uci.split_by_missing(parse_cached(source_raw, source_name), label,
-                                              exclude)
+@st.cache_resource(show_spinner=False, max_entries=8)
+def parse_cached(digest, name, _raw):
+    """:func:`explorer.data.csv.parse_csv` of ``_raw``, once per ``digest`` and name
+    (shared: never modify the table)."""
+    return csvio.parse_csv(_raw, name)
+
+
+def _read_only(prepared):
+    for value in vars(prepared).values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return prepared
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def prepare_cached(key, _source_raw, _target_raw):
+    """:func:`explorer.data.tabular.prepare_domains` of the files and options in ``key``
+    (:func:`read_inputs`), once per key; its arrays are read-only (shared)."""
+    (source_digest, source_name, target_digest, target_name, label, match, missing,
+     exclude, scale) = key
+    source = parse_cached(source_digest, source_name, _source_raw)
+    if target_digest is None:  # one file with gaps: complete rows vs rows with a gap
+        source, target = uci.split_by_missing(source, label, exclude)
     else:
-        source, target = parse_cached(source_raw, source_name), parse_cached(target_raw,
-                                                                            target_name)
-    return tab.prepare_domains(source, target, label, match=match, missing=missing,
-                               exclude=exclude, scale=scale)
+        target = parse_cached(target_digest, target_name, _target_raw)
+    return _read_only(tab.prepare_domains(source, target, label, match=match,
+                                          missing=missing, exclude=exclude, scale=scale))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def baseline_cached(inputs, name, seed):
-    prepared = prepare_cached(*inputs)
-    return bl.error_row(name, prepared.X_source, prepared.y_source, prepared.X_target,
-                        prepared.y_target, prepared.target_labelled, random_state=seed)
+def baseline_cached(key, name, seed, _prepared):
+    """One baseline's error row on the prepared data of ``key``."""
+    return bl.error_row(name, _prepared.X_source, _prepared.y_source, _prepared.X_target,
+                        _prepared.y_target, _prepared.target_labelled, random_state=seed)
 
 
 def run_baselines(inputs, seed):
     """Error rows of the skada baselines (KMM, SA, TCA, CORAL, OT), with progress."""
+    prepared = prepare_cached(*inputs)
     rows = []
     with widgets.progress_bar("Fitting the baselines…") as progress:
         for i, name in enumerate(bl.BASELINES):
             progress(i / len(bl.BASELINES), f"Fitting {name} ({i + 1} of {len(bl.BASELINES)})…")
-            rows.append(baseline_cached(inputs, name, seed))
+            rows.append(baseline_cached(inputs[0], name, seed, prepared))
     return rows
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def fit_model_cached(inputs, name, l2, transfer="dropout"):
-    """Cached :func:`explorer.experiments.your_data.fit_model` (one classifier)."""
-    return yd.fit_model(prepare_cached(*inputs), name, l2, transfer)
+def fit_model_cached(key, name, l2, transfer="dropout", *, _prepared):
+    """Cached :func:`explorer.experiments.your_data.fit_model` (one classifier) on the
+    prepared data of ``key``."""
+    return yd.fit_model(_prepared, name, l2, transfer)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def result_tables_cached(key, l2, transfer, names, _prepared, _models):
+    """θ̂ per feature, the error table and the predictions of the models fitted with
+    ``key``, ``l2`` and ``transfer`` (``names``: which ones), computed once (shared:
+    never modify them)."""
+    return (yd.theta_frame(_prepared, _models), yd.target_error_table(_prepared, _models),
+            yd.predictions_frame(_prepared, _models))
 
 
 # ----------------------------------------------------------------------------- loading files
@@ -122,13 +160,15 @@ def accept_file(slot, name, raw):
     file was accepted.
     """
     rejected = st.session_state.setdefault(REJECTED_KEY, {})
+    digest = file_digest(raw)
     try:
-        parse_cached(raw, name)
+        parse_cached(digest, name, raw)
     except Exception as error:  # shown under the uploader: problem and fix, never a traceback
         report = describe_error(error, "reading an uploaded file")
         rejected[slot] = {"name": name, "message": report.message, "hint": report.hint}
         return False
-    st.session_state.setdefault(FILES_KEY, {})[slot] = {"name": name, "bytes": raw}
+    st.session_state.setdefault(FILES_KEY, {})[slot] = {"name": name, "bytes": raw,
+                                                        "digest": digest}
     rejected.pop(slot, None)
     return True
 
@@ -203,7 +243,16 @@ def draw_uci_samples():
 
 
 def loaded(slot):
-    return st.session_state.get(FILES_KEY, {}).get(slot)
+    """The accepted ``slot`` file: ``{"name", "bytes", "digest"}``, or None."""
+    current = st.session_state.get(FILES_KEY, {}).get(slot)
+    if current is not None and "digest" not in current:  # stored by an older version
+        current["digest"] = file_digest(current["bytes"])
+    return current
+
+
+def parsed(current):
+    """The parsed table of a loaded file (:func:`parse_cached`)."""
+    return parse_cached(current["digest"], current["name"], current["bytes"])
 
 
 def show_file_status(slot):
@@ -215,7 +264,7 @@ def show_file_status(slot):
         st.error(f"**{esc(rejected['name'])} was not loaded.** {esc(rejected['message'])}\n\n"
                  f"**Fix:** {esc(rejected['hint'])}{keep}", icon=":material/error:")
     if current:
-        table = parse_cached(current["bytes"], current["name"])
+        table = parsed(current)
         st.caption(f":material/check_circle: **{esc(current['name'])}** — "
                    f"{esc(table.describe())}")
         for note in table.warnings:
@@ -370,7 +419,7 @@ def fit_all_models(inputs, l2):
         with widgets.progress_bar("Fitting classifiers…") as progress:
             models = yd.fit_models(prepared, l2=l2, progress=progress,
                                    fit=lambda name, l2, transfer="dropout": fit_model_cached(
-                                       inputs, name, l2, transfer),
+                                       inputs[0], name, l2, transfer, _prepared=prepared),
                                    transfer=transfer)
     except ValueError as error:
         if transfer == "dropout":
@@ -447,12 +496,12 @@ def prediction_columns(predictions):
     return config
 
 
-def show_results(prepared, models, source_name, target_name, top_n, baseline_rows=()):
-    thetas = yd.theta_frame(prepared, models)
-    errors = yd.target_error_table(prepared, models)
+def show_results(prepared, models, results, source_name, target_name, top_n, baseline_rows=()):
+    """Steps 3 on: ``results`` are :func:`result_tables_cached`'s θ̂, errors and
+    predictions of ``models``."""
+    thetas, errors, predictions = results
     if baseline_rows and len(errors):
         errors = pd.concat([errors, pd.DataFrame(list(baseline_rows))], ignore_index=True)
-    predictions = yd.predictions_frame(prepared, models)
     section = iter(range(3, 10))  # steps 1 and 2 are the loaders and the options
 
     st.subheader(f"{next(section)} · Error on the target")
@@ -590,16 +639,19 @@ def show_transfer_parameters(prepared, models):
 
 
 def read_inputs(source, target, one_file=False):
-    """The hashable arguments of :func:`prepare_cached` from the files and the options.
+    """The arguments of :func:`prepare_cached` from the files and the options: the
+    key (the files' digests and names, the options; small and hashable) and the two
+    files' bytes (``None`` for the target of one file).
 
     With one file (``one_file``), its gaps are what the target has: they are
     treated as zeros, as in the paper's missing-data protocol (section 4.2.2).
     """
     session = st.session_state
-    return (source["bytes"], source["name"], target["bytes"], target["name"],
-            session["data.label"], session["data.match"],
-            "zero" if one_file else session["data.missing"],
-            tuple(session.get("data.exclude", [])), bool(session["data.scale"]))
+    key = (source["digest"], source["name"], target["digest"], target["name"],
+           session["data.label"], session["data.match"],
+           "zero" if one_file else session["data.missing"],
+           tuple(session.get("data.exclude", [])), bool(session["data.scale"]))
+    return key, source["bytes"], target["bytes"]
 
 
 def main():
@@ -634,7 +686,7 @@ def main():
     one_file = st.session_state.get("data.mode") == "one"
     source, target = loaded("source"), loaded("target")
     if one_file and source:
-        target = {"bytes": None, "name": f"{source['name']} (rows with gaps)"}
+        target = {"bytes": None, "digest": None, "name": f"{source['name']} (rows with gaps)"}
     if not (source and target):
         missing = [slot for slot in SLOTS if not loaded(slot)]
         if one_file:
@@ -642,7 +694,7 @@ def main():
         st.info(f"Load a {' and a '.join(missing)} file (or a sample pair) to see results.",
                 icon=":material/upload_file:")
         return
-    source_table = parse_cached(source["bytes"], source["name"])
+    source_table = parsed(source)
     if present:
         if st.session_state.get("data.label") not in source_table.columns:
             set_choice("data.label", csvio.guess_label_column(source_table))
@@ -669,7 +721,10 @@ def main():
         with guard.error_boundary("fitting the baselines",
                                       "The baselines could not be fitted."):
             baseline_rows = run_baselines(inputs, state.get_seed())
-    show_results(prepared, models, source["name"], target["name"],
+    results = result_tables_cached(inputs[0], float(st.session_state["data.l2"]),
+                                   st.session_state["data.transfer"], tuple(models),
+                                   prepared, models)
+    show_results(prepared, models, results, source["name"], target["name"],
                  int(st.session_state["data.top_n"]), baseline_rows)
     show_transfer_parameters(prepared, models)
 

@@ -1,7 +1,8 @@
 """The server side: the routes of the files the app serves itself, the server's start
 (:func:`server_lifespan`) and everything that keeps visitors from waiting: imports and
 first calls done in the background (:func:`warm_up_imports`), the disk stores filled
-(:func:`warm_up_stores`), long-lived objects kept out of the garbage collector
+(:func:`warm_up_stores`), each session's uploads bounded
+(:func:`explorer.ui.uploads.bound_uploads`), long-lived objects kept out of the garbage collector
 (:func:`freeze_long_lived_objects`) and small writes sent at once (``TCP_NODELAY``,
 :func:`send_small_writes_at_once`).
 
@@ -227,6 +228,9 @@ async def server_lifespan(app):
     # (see explorer.ui.navigation.leave_pages_directory_mode).
     PagesManager.uses_pages_directory = False
     send_small_writes_at_once()
+    from explorer.ui.uploads import bound_uploads
+
+    bound_uploads()  # what one session may hold on the upload endpoint (issue 26)
     start = time.perf_counter()
     await asyncio.to_thread(warm_up_imports().join)
     print(f"  FLDA explorer: scientific libraries loaded in {time.perf_counter() - start:.1f} s; "

@@ -278,3 +278,55 @@ def test_predictions_table_hides_probabilities_in_an_expander_not_in_the_downloa
     assert config["FLDA-L P(spam)"]["label"] == "P(spam)"
     assert config["FLDA-L P(spam)"]["type_config"]["format"] == "%.3f"
     assert all(len(c["label"]) <= 10 and c["help"] for c in config.values())
+
+
+def _counting(monkeypatch, module, name):
+    """Replace ``module.name`` by a wrapper that counts its calls per first-argument
+    file name (``parse_csv(raw, name)``) or in all (other functions)."""
+    calls = {}
+    real = getattr(module, name)
+
+    def counted(*args, **kwargs):
+        key = args[1] if name == "parse_csv" else name
+        calls[key] = calls.get(key, 0) + 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+def test_trivial_reruns_parse_nothing_again_and_new_bytes_under_the_same_name_do(
+        monkeypatch):
+    """Issue 26: a large pair cost 2-3 s per trivial rerun (hashing the bytes, copies,
+    the result tables rebuilt); the files are parsed, prepared and scored once, and a
+    file with the same name but other bytes is parsed again (no stale result)."""
+    import uuid
+
+    from explorer.data import csv as csvio
+    from explorer.experiments import your_data as yd
+
+    parses = _counting(monkeypatch, csvio, "parse_csv")
+    prepares = _counting(monkeypatch, tab, "prepare_domains")
+    scores = _counting(monkeypatch, yd, "predictions_frame")
+    tag = uuid.uuid4().int % 10**9  # bytes no other test has cached
+    source = SOURCE.replace(b"\n0,", f"\n{tag},".encode(), 1)
+    target = TARGET.replace(b"\n0,", f"\n{tag},".encode(), 1)
+    at = upload(upload(page(), "source", "mine_source.csv", source),
+                 "target", "mine_target.csv", target)
+    assert any("**30** source rows" in m.value for m in at.markdown)
+    slider = next(s for s in at.slider if s.label.startswith("Features shown"))
+    for value in (6, 7, 8):  # display options only
+        at.slider(key=slider.key).set_value(value).run()
+        assert not at.exception and not at.error
+    at.checkbox(key="data.scale").uncheck().run()  # a real change: prepared again
+    at.checkbox(key="data.scale").check().run()    # back: from the cache
+    assert parses == {"mine_source.csv": 1, "mine_target.csv": 1}
+    assert prepares == {"prepare_domains": 2}
+    assert scores == {"predictions_frame": 2}
+    # the same name with other bytes (10 more rows) is read again and used
+    more = source + b"".join(f"{i % 3},1,0,{'x' if i % 2 else 'y'}\n".encode()
+                              for i in range(10))
+    upload(at, "source", "mine_source.csv", more)
+    assert parses["mine_source.csv"] == 2
+    assert any("**40** source rows" in m.value for m in at.markdown), \
+        [m.value for m in at.markdown]

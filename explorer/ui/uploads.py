@@ -1,0 +1,245 @@
+"""What one session may hold on Streamlit's upload endpoint (issue 26).
+
+Streamlit keeps every file ``PUT`` to ``/_stcore/upload_file/<session>/<file id>`` in
+memory (``MemoryUploadedFileManager``) until the browser deletes it or the session ends
+(``server.disconnectedSessionTTL`` after the tab left, 120 s), and accepts any number of
+files under made-up file ids: 16 files of 45 MB held 720 MB.  The app's pages use at
+most two uploaders at a time (Your data's source and target, Digits' domains A and B),
+and a browser deletes a single-file uploader's old file before it uploads the new one,
+so :func:`bound_uploads` gives each session a budget (:func:`session_budget`): the two
+files a page shows plus a small slack.  A file that would go over it first makes room
+by dropping the session's files no widget refers to any more (those of a page left
+behind: Streamlit does not delete them when the uploader disappears), oldest first;
+files a widget refers to, and files uploaded in the last :data:`FRESH_SECONDS` that no
+run has read yet (an upload whose rerun is on its way), are never dropped.  If that is
+not enough the request gets a clean ``413`` with a message (no traceback), and the
+refused file's bytes are released at once.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+
+__all__ = ["FRESH_SECONDS", "SESSION_FILES", "SLACK_BYTES", "WIDGET_FILES",
+           "BoundedUploadedFileManager", "Held", "bound_uploads", "files_to_drop",
+           "session_budget"]
+
+#: Files the app's widgets refer to at once: one page's two uploaders.
+WIDGET_FILES = 2
+#: Files one session may hold: the widgets' files plus two being replaced or uploaded.
+SESSION_FILES = 4
+#: Bytes allowed over the widgets' files at their largest (``WIDGET_FILES`` times
+#: ``server.maxUploadSize``): a small third file while a big one is being replaced.
+SLACK_BYTES = 10 * 2**20
+#: Seconds during which a file no run has read yet is protected (its rerun is on its way).
+FRESH_SECONDS = 30.0
+
+
+def session_budget(max_upload_mb):
+    """The most one session may hold: ``(files, bytes)``.
+
+    Parameters
+    ----------
+    max_upload_mb : int
+        ``server.maxUploadSize`` (MB): the largest single file.
+
+    Returns
+    -------
+    tuple of int
+        :data:`SESSION_FILES`, and :data:`WIDGET_FILES` files of ``max_upload_mb``
+        plus :data:`SLACK_BYTES`.
+
+    Examples
+    --------
+    >>> session_budget(50)
+    (4, 115343360)
+    """
+    return SESSION_FILES, WIDGET_FILES * int(max_upload_mb) * 2**20 + SLACK_BYTES
+
+
+@dataclass(frozen=True)
+class Held:
+    """One held file as the budget sees it: its id, size, upload time and whether a
+    run has read it."""
+
+    file_id: str
+    size: int
+    added: float
+    read: bool = False
+
+
+def files_to_drop(held, referenced, new_size, budget, now):
+    """Which held files to drop so that a new file of ``new_size`` bytes fits.
+
+    Parameters
+    ----------
+    held : sequence of Held
+        The session's files (not the one being replaced under the same id).
+    referenced : set of str or None
+        File ids the session's widgets refer to; ``None`` when unknown (then no
+        file is dropped).
+    new_size : int
+        Bytes of the new file.
+    budget : tuple of int
+        ``(files, bytes)`` from :func:`session_budget`.
+    now : float
+        The current time (``time.monotonic``).
+
+    Returns
+    -------
+    list of str or None
+        File ids to drop, oldest first (empty when it fits), or ``None`` when it
+        cannot fit without dropping a file in use: refuse the new file.  A file is
+        in use while a widget refers to it, and while it is younger than
+        :data:`FRESH_SECONDS` and no run has read it.
+
+    Examples
+    --------
+    >>> old = Held("a", 40, added=0.0, read=True)
+    >>> files_to_drop([old], {"a"}, 80, (4, 100), now=100.0) is None
+    True
+    >>> files_to_drop([old], set(), 80, (4, 100), now=100.0)
+    ['a']
+    """
+    max_files, max_bytes = budget
+    if new_size > max_bytes:
+        return None
+    count, total = len(held) + 1, sum(f.size for f in held) + new_size
+    dropped = []
+    for file in sorted(held, key=lambda f: f.added):
+        if count <= max_files and total <= max_bytes:
+            break
+        if referenced is None or file.file_id in referenced:
+            continue  # a widget shows it (or it cannot be told): in use
+        if not file.read and now - file.added < FRESH_SECONDS:
+            continue  # just uploaded: the rerun that reads it is on its way
+        dropped.append(file.file_id)
+        count, total = count - 1, total - file.size
+    if count > max_files or total > max_bytes:
+        return None
+    return dropped
+
+
+def _referenced_file_ids(runtime, session_id):
+    """File ids in the session's file-uploader widget values, or ``None`` if unknown."""
+    try:
+        info = runtime._session_mgr.get_session_info(session_id)
+        states = info.session.session_state.get_widget_states()
+    except Exception:  # a run changing the states meanwhile, or another Streamlit
+        return None
+    return {item.file_id for state in states
+            if state.WhichOneof("value") == "file_uploader_state_value"
+            for item in state.file_uploader_state_value.uploaded_file_info}
+
+
+class BoundedUploadedFileManager(MemoryUploadedFileManager):
+    """Streamlit's in-memory upload store with a per-session budget.
+
+    Installed on the running server's own manager by :func:`bound_uploads` (its
+    routes hold that object), so ``add_file`` is called by the upload endpoint for
+    every ``PUT``.  ``_held`` (what the budget sees) is guarded by ``_budget_lock``,
+    Streamlit's storage by its own ``_lock``.
+    """
+
+    def _bounded_init(self, runtime, budget):
+        import threading
+
+        self._runtime = runtime
+        self.budget = budget
+        self._budget_lock = threading.RLock()
+        self._held = {}  # session id -> {file id: Held}
+        with self._lock:
+            stored = {s: dict(files) for s, files in self.file_storage.items()}
+        for session_id, files in stored.items():  # already uploaded: count as read
+            self._held[session_id] = {i: Held(i, len(f.data), time.monotonic(), True)
+                                      for i, f in files.items()}
+
+    def add_file(self, session_id, file):
+        """Store ``file`` if the session's budget allows it, after dropping files no
+        widget uses (:func:`files_to_drop`); otherwise refuse the request with 413."""
+        from starlette.exceptions import HTTPException
+
+        referenced = _referenced_file_ids(self._runtime, session_id)
+        with self._budget_lock:
+            others = [h for i, h in self._held.get(session_id, {}).items()
+                      if i != file.file_id]
+            drop = files_to_drop(others, referenced, len(file.data), self.budget,
+                                 time.monotonic())
+            if drop is None:
+                max_files, max_bytes = self.budget
+                raise HTTPException(status_code=413, detail=(
+                    f"This session already holds the most uploads it may ({max_files} "
+                    f"files, {max_bytes // 2**20} MB in all). Remove a file from an "
+                    "uploader, or reload the page, then upload again."))
+            for file_id in drop:
+                self.remove_file(session_id, file_id)
+            super().add_file(session_id, file)
+            self._held.setdefault(session_id, {})[file.file_id] = Held(
+                file.file_id, len(file.data), time.monotonic())
+
+    def get_files(self, session_id, file_ids):
+        """Streamlit's ``get_files``; the files returned count as read by a run."""
+        found = super().get_files(session_id, file_ids)
+        with self._budget_lock:
+            held = self._held.get(session_id, {})
+            for rec in found:
+                entry = held.get(rec.file_id)
+                if entry is not None and not entry.read:
+                    held[rec.file_id] = Held(entry.file_id, entry.size, entry.added, True)
+        return found
+
+    def remove_file(self, session_id, file_id):
+        """Streamlit's ``remove_file`` (the browser's ``DELETE``), and out of the budget."""
+        with self._budget_lock:
+            super().remove_file(session_id, file_id)
+            held = self._held.get(session_id)
+            if held is not None:
+                held.pop(file_id, None)
+                if not held:
+                    self._held.pop(session_id, None)
+
+    def remove_session_files(self, session_id):
+        """Streamlit's ``remove_session_files`` (the session ended), and the budget's."""
+        with self._budget_lock:
+            super().remove_session_files(session_id)
+            self._held.pop(session_id, None)
+
+
+def bound_uploads(runtime=None, budget=None):
+    """Give the running server's upload store a per-session budget (server start).
+
+    Parameters
+    ----------
+    runtime : streamlit.runtime.Runtime, optional
+        The server's runtime (default: ``Runtime.instance()``).
+    budget : tuple of int, optional
+        ``(files, bytes)``; default :func:`session_budget` of ``server.maxUploadSize``.
+
+    Returns
+    -------
+    BoundedUploadedFileManager or None
+        The bounded manager, or ``None`` when there is no runtime or its store is
+        not Streamlit's in-memory one (then nothing is changed).
+    """
+    from streamlit import config
+    from streamlit.runtime import Runtime
+
+    if runtime is None:
+        if not Runtime.exists():  # the lifespan run without a server (a test)
+            return None
+        runtime = Runtime.instance()
+    manager = runtime.uploaded_file_mgr
+    if type(manager) not in (MemoryUploadedFileManager, BoundedUploadedFileManager):
+        return None
+    if budget is None:
+        budget = session_budget(config.get_option("server.maxUploadSize"))
+    if type(manager) is MemoryUploadedFileManager:
+        # The upload routes hold this very object: change its class in place.
+        manager.__class__ = BoundedUploadedFileManager
+        manager._bounded_init(runtime, budget)
+    else:
+        manager.budget = budget
+    return manager
