@@ -65,7 +65,7 @@ def test_the_check_finds_overlapping_and_cut_texts(chromium, tmp_path):
 
 
 @pytest.mark.parametrize("screen", SCREENS, ids=lambda s: f"{s['width']}x{s['height']}")
-@pytest.mark.parametrize("path", ["learning_curves", "digits"])
+@pytest.mark.parametrize("path", ["synthetic", "learning_curves", "digits", "real_data"])
 def test_full_pages_in_presentation_mode_keep_their_chart_texts_apart(streamlit_server,
                                                                       chromium, screen, path):
     context, page, _ = h.screen_page(chromium, screen,
