@@ -304,6 +304,27 @@ INTRO = (
     "pixels the target hardly ever inks.")
 
 
+def settings_line_of_data(data, *extra):
+    """The settings line of a figure of the data alone (no fit): collections, seed, ``extra``."""
+    from explorer.figures.export import settings_line
+
+    return settings_line(data=f"A = {data.name_a}, B = {data.name_b}", seed=state.get_seed(),
+                         extra=extra)
+
+
+def figure_settings(data, extra=()):
+    """The settings line of this page's figures (:func:`explorer.figures.export.settings_line`):
+    the two collections (user text for uploads, escaped by the figure), the seed, ε of the
+    fits, the ℓ2 and the transfer model of the fits."""
+    from explorer.figures.export import settings_line
+
+    l2 = l2_setting()
+    return settings_line(data=f"A = {data.name_a}, B = {data.name_b}", seed=state.get_seed(),
+                         l2="by cross-validation" if l2 is None else float(l2),
+                         extra=(f"ε = {fitted_zero_tol():g}", *extra),
+                         transfer=st.session_state["dig.transfer"])
+
+
 def show_data(data):
     """What the two domains are, with one image per class."""
     with st.expander(f"**The data:** A = {esc(data.name_a)}, B = {esc(data.name_b)} "
@@ -315,7 +336,8 @@ def show_data(data):
                                  data.name_a, data.name_b),
             "dig_samples", "one sample digit per class in both domains",
             "The first image of every class in domain A (top) and B (bottom), black = ink. "
-            "Look at how much of the frame the digits use.")
+            "Look at how much of the frame the digits use.",
+            settings=settings_line_of_data(data))
 
 
 def fitted_zero_tol():
@@ -363,7 +385,8 @@ def show_rates(data, rates, zero_tol):
         "Per-pixel probability that a pixel is non-zero (|x| > ε) in each domain, on one "
         "colour scale. Mirrors the paper's Figure 5 (MNIST left, USPS right there). Look for "
         "pixels bright in one map and dark in the other: where the source inks often and "
-        "the target rarely, the estimated dropout θ = 1 − P_target / P_source is large.")
+        "the target rarely, the estimated dropout θ = 1 − P_target / P_source is large.",
+        settings=settings_line_of_data(data, f"ε = {zero_tol:g}"))
 
 
 def weights_caption(data, direction, digit, naive, adapted):
@@ -420,7 +443,8 @@ def show_weights(data, results, direction, loss, digit, present):
                              bool(st.session_state["dig.shared_range"])),
         "dig_weights", f"figure 6 weights and dropout for digit {digit} {direction}",
         weights_caption(data, direction, digit, naive, adapted)
-        + transfer_note(adapted))
+        + transfer_note(adapted),
+        settings=figure_settings(data, extra=(f"{direction}, digit {digit}",)))
 
 
 def show_errors(data, results):
@@ -429,7 +453,8 @@ def show_errors(data, results):
     ours = ed.table4_frame(results, data)
     paper = ed.paper_table(data)
     charts.show_chart(table4_figure(ours, paper if data.paper_rows else None), "dig_errors",
-                         "table 4 digit error rates in both directions")
+                         "table 4 digit error rates in both directions",
+                         settings=figure_settings(data))
     both = ed.comparison_table(ours, paper)
     shown = both.copy()
     for method in TABLE_CLASSIFIERS:  # "—": not reported in the paper (S-LS)

@@ -239,6 +239,19 @@ def ridge_note(config):
             "disappears. ")
 
 
+def figure_settings(config, results):
+    """The settings line of this page's figures (:func:`explorer.figures.export.settings_line`):
+    the data, the largest n, the repeats and the ℓ2 the curves were computed with (FLDA's
+    transfer model here is dropout, the page's only one)."""
+    from explorer.figures.export import settings_line
+
+    repeats = "/".join(str(r.errors.shape[2]) for r in results)
+    return settings_line(data=config.distribution.capitalize(), theta=config.theta,
+                         seed=config.seed, l2=float(config.ridge),
+                         extra=(f"n up to {max(config.sizes):,}", f"{repeats} repeats"),
+                         transfer="dropout")
+
+
 def curves_chart(config, results, table):
     """Figure 3 and its caption (the arguments of :func:`charts.show_chart`)."""
     fig = learning_curve_figure(table, show_sem=bool(st.session_state[P + "show_sem"]),
@@ -258,7 +271,7 @@ def curves_chart(config, results, table):
         + " " + ridge_note(config)
         + "At n = 2 (one sample per class) every least-squares classifier, with or without "
         "ridge, is the perpendicular bisector of its two samples; only FLDA's per-feature "
-        "dropout penalty can change it.")
+        "dropout penalty can change it.", 0, figure_settings(config, results))
 
 
 def show_table(numbers, heads, tolerance):
@@ -283,7 +296,7 @@ def show_table(numbers, heads, tolerance):
         + ("." if state.presentation_mode() else " (tolerance under *Display*)."))
 
 
-def gaps_chart(gap_table):
+def gaps_chart(gap_table, settings=""):
     """The adaptation gap to the oracle (the arguments of :func:`charts.show_chart`)."""
     small_text = "; ".join(f"{name}: {gap:+.3f}"
                            for name, gap in small_sample_gaps(gap_table, SMALL_N).items())
@@ -295,7 +308,7 @@ def gaps_chart(gap_table):
         "readable: FLDA's curve should reach 0, S-LS's stays far above. Below 0 means better "
         f"than the oracle. Mean gap over n ≤ {SMALL_N}"
         + (f" ({small_text})" if small_text else "") +
-        " — compare it with l2 switched on and off.")
+        " — compare it with l2 switched on and off.", 0, settings)
 
 
 def show_downloads(table, results):
@@ -392,7 +405,8 @@ def show_results(controls):
     # results in one burst and re-renders the page once, not once per element.
     curves = curves_chart(config, results, table)
     numbers = mean_sem_table(table)
-    gaps = gaps_chart(pd.concat([r.gaps for r in results], ignore_index=True))
+    gaps = gaps_chart(pd.concat([r.gaps for r in results], ignore_index=True),
+                      figure_settings(config, results))
     show_metrics(heads, tolerance)
     charts.show_chart(*curves)
     show_table(numbers, heads, tolerance)

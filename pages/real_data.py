@@ -295,6 +295,15 @@ def show_transfer_parameters(parameters, title):
                        help="The table above as CSV.")
 
 
+def figure_settings(data, impute, transfer, seed=None):
+    """The settings line of this page's figures (:func:`explorer.figures.export.settings_line`):
+    the data, how gaps were filled, the seed of the fits and FLDA's transfer model."""
+    from explorer.figures.export import settings_line
+
+    return settings_line(data=data, seed=seed, extra=(f"gaps filled: {impute}",),
+                         transfer=transfer)
+
+
 @st.fragment
 def draw_theta_section(keys, impute, transfer, present):
     """FLDA's first stage: θ̂ (and another transfer model's parameters) from the data
@@ -316,7 +325,8 @@ def draw_theta_section(keys, impute, transfer, present):
     title = uci.UCI_SETS[key].title
     charts.show_chart(theta_figure(thetas, int(st.session_state["real.top_n"])),
                          "real_theta", f"estimated dropout per feature {title}",
-                         theta_caption(thetas, title))
+                         theta_caption(thetas, title),
+                         settings=figure_settings(title, impute, transfer))
     tables.download_csv("Download θ̂ per feature (CSV)", thetas,
                            file_name=f"flda_theta_{key}_{impute}.csv",
                            key="real_download_theta",
@@ -350,7 +360,8 @@ def draw_table3(keys, classifiers, impute, seed, transfer, present):
                          "table 3 target errors on uci data with gaps",
                          "Bars: target error here (orange naive source classifiers, blue skada "
                          "baselines, green FLDA, purple the T-LR oracle trained on the target "
-                         "labels); grey marks: the paper's Table 3.")
+                         "labels); grey marks: the paper's Table 3.",
+                         settings=figure_settings(", ".join(keys), impute, transfer, seed))
     if {"S-LR", "FLDA-Q", "FLDA-L"} <= set(result.errors.columns):
         st.markdown("**Gain of FLDA over S-LR** (S-LR's error minus FLDA's; positive = FLDA "
                     "makes fewer errors)")

@@ -179,6 +179,15 @@ def error_caption(paper, data_key, result):
                    f"run uses {data_key[2]:,} source and {data_key[3]:,} target samples.")
 
 
+def figure_settings(data_key, result):
+    """The settings line of this page's figures: the data, the ℓ2 and the transfer model
+    the result was fitted with (:func:`explorer.figures.export.settings_line`)."""
+    from explorer.figures.export import domain_settings_line
+
+    return domain_settings_line(data_key, l2=float(st.session_state["syn.l2"]),
+                                transfer=result.transfer)
+
+
 def show_figure(data_key, result, paper):
     """Figures 1-2 (2 features) or a note that only the tables are shown."""
     theta = data_key[4]
@@ -198,7 +207,7 @@ def show_figure(data_key, result, paper):
         source_counts=source_counts if st.session_state["syn.show_source"] else None)
     charts.show_chart(fig, "syn_figure", f"{'figure 1' if data_key[0] == 'bernoulli' else 'figure 2'} "
                          "decision boundaries on the target domain",
-                         figure_caption(data_key, result))
+                         figure_caption(data_key, result), settings=figure_settings(data_key, result))
 
 
 def show_tables(data_key, result, paper):
@@ -240,7 +249,8 @@ def show_tables(data_key, result, paper):
             "Open bars: the true dropout θ per feature; filled bars: FLDA's estimate θ̂ "
             "(section 3.3.1). Bars of equal height mean the transfer model was recovered; "
             "features with θ̂ = 1 get weight 0. "
-            + theta_recovery_sentence(result.theta_true, result.theta_hat))
+            + theta_recovery_sentence(result.theta_true, result.theta_hat),
+            settings=figure_settings(data_key, result))
 
 
 def show_transfer_parameters(data_key, result):

@@ -160,6 +160,17 @@ def own_line(fit, theta):
         hover=f"target error {fit.target_error:.3f}")
 
 
+def figure_settings(data_key, theta_own=None, shift=None):
+    """The settings line of this page's figures (:func:`explorer.figures.export.settings_line`):
+    the data, the ℓ2 and transfer model of the fits, and "your θ" when it is drawn."""
+    from explorer.figures.export import domain_settings_line
+
+    own = ("your θ = " + ", ".join(f"{t:.2f}" for t in theta_own),) \
+        if theta_own is not None else ()
+    return domain_settings_line(data_key, shift=shift, l2=float(st.session_state["tp.l2"]),
+                                extra=own, transfer=st.session_state["tp.transfer"])
+
+
 def show_boundaries(data_key, result, own_fits, theta_own, theta_true):
     """Figure 4 (2 features) or the θ bars."""
     feature = result.feature
@@ -168,7 +179,8 @@ def show_boundaries(data_key, result, own_fits, theta_own, theta_true):
             theta_figure(theta_true, result.theta_hat, theta_own if own_fits else None),
             "tp_theta", "true estimated and chosen dropout per feature",
             "Decision boundaries need exactly 2 features; shown instead: the true θ "
-            "(open bars), FLDA's estimate θ̂ (filled) and your θ (diamonds).")
+            "(open bars), FLDA's estimate θ̂ (filled) and your θ (diamonds).",
+            settings=figure_settings(data_key, theta_own if own_fits else None))
         return
     panels = []
     for loss in LOSSES:
@@ -189,7 +201,8 @@ def show_boundaries(data_key, result, own_fits, theta_own, theta_true):
         "how larger perturbations tilt the boundary towards ignoring feature "
         f"{feature + 1}. The dash-dot line is FLDA with your θ (“your θ” controls)."
         + (" Change your θ to add it." if not own_fits else "") + " "
-        + boundary_tilt_sentence(result.chosen_fits(), feature))
+        + boundary_tilt_sentence(result.chosen_fits(), feature),
+        settings=figure_settings(data_key, theta_own if own_fits else None))
 
 
 def table1_caption(data_key, result, ours):
@@ -344,7 +357,8 @@ def main():
                                   paper=paper.errors if paper is not None else None),
         "tp_curve", "table 1 target error against the perturbation of theta",
         perturbation_curve_caption(result.sweep, result.naive.classifiers, result.feature,
-                                   float(result.theta_hat[result.feature]), result.chosen))
+                                   float(result.theta_hat[result.feature]), result.chosen),
+        settings=figure_settings(data_key, shift=f"θ̂{result.feature + 1} shifted"))
     show_tables(data_key, result, paper)
     show_transfer_comparison(result)
     charts.show_paper_notes("transfer")

@@ -496,9 +496,22 @@ def prediction_columns(predictions):
     return config
 
 
+def figure_settings(prepared, source_name, target_name):
+    """The settings line of this page's figures (:func:`explorer.figures.export.settings_line`):
+    the files and the label column (user text: shortened there, escaped by the figure), the
+    ℓ2 and FLDA's transfer model of the fits."""
+    from explorer.figures.export import settings_line
+
+    return settings_line(data=f"{source_name} → {target_name}",
+                         l2=float(st.session_state["data.l2"]),
+                         extra=(f"label column {prepared.label}",),
+                         transfer=st.session_state["data.transfer"])
+
+
 def show_results(prepared, models, results, source_name, target_name, top_n, baseline_rows=()):
     """Steps 3 on: ``results`` are :func:`result_tables_cached`'s θ̂, errors and
     predictions of ``models``."""
+    settings = figure_settings(prepared, source_name, target_name)
     thetas, errors, predictions = results
     if baseline_rows and len(errors):
         errors = pd.concat([errors, pd.DataFrame(list(baseline_rows))], ignore_index=True)
@@ -510,7 +523,7 @@ def show_results(prepared, models, results, source_name, target_name, top_n, bas
         # The chart first: a tab's first run ends with its first chart (charts.show_chart).
         with right:
             charts.show_chart(figs.target_error_figure(errors), "data_errors_chart",
-                                 "target error per classifier on your data")
+                                 "target error per classifier on your data", settings=settings)
         with left:
             st.dataframe(errors, hide_index=True, width="stretch",
                          column_config=error_columns())
@@ -537,7 +550,7 @@ def show_results(prepared, models, results, source_name, target_name, top_n, bas
     left, right = st.columns(2)
     with left:
         charts.show_chart(figs.feature_theta_figure(thetas, top_n), "data_theta_chart",
-                             "estimated dropout per feature on your data")
+                             "estimated dropout per feature on your data", settings=settings)
         st.caption(
             f"Estimated dropout probability θ̂ = max(0, 1 − ζ/η) of {which} "
             "(section 3.3.1), η and ζ being the fractions of source and target rows where a "
@@ -548,7 +561,7 @@ def show_results(prepared, models, results, source_name, target_name, top_n, bas
         charts.show_chart(figs.nonzero_proportion_figure(thetas, top_n, source_name,
                                                             target_name),
                              "data_nonzero_chart", "non-zero share per feature in source "
-                             "and target")
+                             "and target", settings=settings)
         changed = (f"the {n_shown} features that differ most" if n_shown < n_total
                    else f"all {n_total} features")
         st.caption(
@@ -566,7 +579,7 @@ def show_results(prepared, models, results, source_name, target_name, top_n, bas
     if "FLDA-L weight" in thetas.columns:
         st.subheader(f"{next(section)} · How FLDA re-weights the features")
         charts.show_chart(figs.feature_weights_figure(thetas, top_n), "data_weights_chart",
-                             "naive and flda weights per feature on your data")
+                             "naive and flda weights per feature on your data", settings=settings)
         st.caption(
             f"Weights of S-LR and FLDA-L (positive favours class "
             f"{esc(repr(prepared.classes[-1]))}) "
@@ -581,7 +594,8 @@ def show_results(prepared, models, results, source_name, target_name, top_n, bas
     left, right = st.columns([2, 3])
     with left:
         charts.show_chart(figs.prediction_mix_figure(predictions, prepared.classes),
-                             "data_predictions_chart", "predicted class shares on the target")
+                             "data_predictions_chart", "predicted class shares on the target",
+                             settings=settings)
         st.caption("Share of target rows assigned to each class by S-LR, FLDA-Q and FLDA-L"
                    + (" next to the true labels" if prepared.has_target_labels else "")
                    + ". A classifier hurt by the domain shift often piles its predictions "

@@ -134,23 +134,54 @@ def nonzero_rate_figure(rate_a, rate_b, side, name_a, name_b, zero_tol=0.0):
 #: Pixel geometry of :func:`digit_weights_figure`: the two weight maps side by side
 #: (``_WEIGHT_ROW`` px tall), a gap holding their colour bar and the title of
 #: the theta map, the theta map below (``_THETA_ROW`` px), room for its colour
-#: bar.  On a 1280 px laptop window each weight map is then about 380 px wide.
-_WEIGHT_ROW, _ROW_GAP, _THETA_ROW = 400, 120, 330
-#: Room between the rows of a slide's smaller maps, for projector-sized (20 px) text.
-_SLIDE_ROW_GAP = 170
+#: bar.  On a 1280 px laptop window each weight map is then about 380 px wide.  The gap
+#: holds the colour bar's title, the bar, its tick labels and the theta map's title at
+#: projector size (20 px text) without touching (120 px did not: the ticks ran into the
+#: title).
+_WEIGHT_ROW, _ROW_GAP, _THETA_ROW = 400, 150, 330
 _WEIGHTS_MARGIN = dict(l=10, r=10, t=50, b=70)
+#: A slide's Figure 6 (:func:`digit_weights_figure` with ``slide=True``): the three maps
+#: in one row, both colour bars below them, in the bottom margin (pixels, so a slide
+#: that caps the chart's height shrinks the maps, never the room for the text).
+SLIDE_WEIGHTS_HEIGHT = 560
+_SLIDE_MARGIN = dict(l=10, r=10, t=60, b=120)
+_SLIDE_SPACING = 0.05
+
+
+def _weight_maps(w_source, w_flda, shared_range, source_name, digit):
+    """The two weight images on one diverging range: ``(left, right, m, left_title)``."""
+    m_src, m_flda = symmetric_range(w_source), symmetric_range(w_flda)
+    if shared_range:
+        return w_source, w_flda, max(m_src, m_flda), f"{source_name} weights, digit {digit}"
+    return (w_source * (m_flda / m_src), w_flda, m_flda,
+            f"{source_name} weights, digit {digit} (×{m_flda / m_src:.2g})")
+
+
+def _weights_colorbars(m, weight_bar, theta_bar):
+    """The two colour axes of Figure 6: weights (diverging, centred on 0) and theta."""
+    return dict(
+        coloraxis=dict(colorscale=_colorscale(WEIGHT_SCALE), cmin=-m, cmax=m, cmid=0.0,
+                       colorbar=dict(title=dict(text="weight", side="top"), orientation="h",
+                                     xanchor="center", yanchor="top", thickness=12,
+                                     **weight_bar)),
+        coloraxis2=dict(colorscale=_colorscale(PROBABILITY_SCALE), cmin=0.0, cmax=1.0,
+                        colorbar=dict(title=dict(text="θ", side="top"), orientation="h",
+                                      xanchor="center", yanchor="top", thickness=12,
+                                      **theta_bar)))
 
 
 def digit_weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR",
-                   flda_name="FLDA-L", shared_range=True, map_scale=1.0):
+                   flda_name="FLDA-L", shared_range=True, slide=False):
     """Naive weights, dropout ``theta`` and adapted weights for one digit (Figure 6).
 
     The paper shows the three maps in one row (naive, theta, adapted).  Here
     the naive and the adapted weight maps sit side by side on top, large
     enough to read pixel by pixel on a laptop, with their common diverging
     colour bar (centred on 0) between the rows; the dropout map theta, which
-    explains the difference, is centred below them.  ``map_scale`` < 1 shrinks the
-    maps (not the room for the colour bar and titles between them): a slide's figure.
+    explains the difference, is centred below them.  With ``slide=True`` (a
+    lesson slide, short of height) the three maps share one row (naive weights,
+    adapted weights, theta) with both colour bars below them: the weight bar under
+    the two weight maps, the theta bar under the theta map.
 
     Parameters
     ----------
@@ -167,6 +198,8 @@ def digit_weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR
         One colour range for both weight panels (centred on 0); otherwise
         each panel is scaled to its own largest weight (the colour bar then
         shows the FLDA range and the naive panel is labelled as rescaled).
+    slide : bool, default=False
+        One row of three maps, the colour bars in the bottom margin.
 
     Returns
     -------
@@ -177,41 +210,33 @@ def digit_weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR
     w_source, w_flda = as_image(w_source, side), as_image(w_flda, side)
     theta_img = as_image(theta, side)
     digit = escape_plotly(digit)  # an uploaded class label
-    m_src, m_flda = symmetric_range(w_source), symmetric_range(w_flda)
-    if shared_range:
-        m = max(m_src, m_flda)
-        left, right, left_title = w_source, w_flda, f"{source_name} weights, digit {digit}"
-    else:
-        m = m_flda
-        left = w_source * (m_flda / m_src)
-        right = w_flda
-        left_title = f"{source_name} weights, digit {digit} (×{m_flda / m_src:.2g})"
-    weight_row, theta_row = _WEIGHT_ROW * map_scale, _THETA_ROW * map_scale
-    # smaller maps: the colour bar and the θ title between them keep their room
-    gap = _ROW_GAP if map_scale >= 1 else _SLIDE_ROW_GAP
-    plot_height = weight_row + gap + theta_row
-    layout = subplot_layout(2, 2, (left_title, f"{flda_name} weights, digit {digit}",
-                                   "dropout θ (transfer model)"),
-                            specs=[[{}, {}], [{"colspan": 2}, None]],
-                            row_heights=[weight_row, theta_row],
-                            vertical_spacing=gap / plot_height, horizontal_spacing=0.04)
-    # Traces in the paper's order: naive weights (x), θ (x3, the wide lower panel),
-    # adapted weights (x2).
+    left, right, m, left_title = _weight_maps(w_source, w_flda, shared_range, source_name,
+                                              digit)
+    titles = (left_title, f"{flda_name} weights, digit {digit}", "dropout θ (transfer model)")
+    # Traces in the paper's order: naive weights (x), θ (x3), adapted weights (x2).
     data = [dict(_heatmap(left, "coloraxis", source_name, "weight"), xaxis="x", yaxis="y"),
             dict(_heatmap(theta_img, "coloraxis2", "θ", "θ", ".2f"), xaxis="x3", yaxis="y3"),
             dict(_heatmap(right, "coloraxis", flda_name, "weight"), xaxis="x2", yaxis="y2")]
+    if slide:
+        layout = subplot_layout(1, 3, titles, horizontal_spacing=_SLIDE_SPACING)
+        _merge_axes(layout, _square_axes_layout(3, side))
+        third = (1 - 2 * _SLIDE_SPACING) / 3
+        layout.update(
+            **_weights_colorbars(m, dict(x=third + _SLIDE_SPACING / 2, y=-0.03,
+                                         len=2 * third),
+                                 dict(x=1 - third / 2, y=-0.03, len=third)),
+            height=SLIDE_WEIGHTS_HEIGHT, margin=_SLIDE_MARGIN, font=_FONT)
+        return unvalidated_figure(data, layout)
+    weight_row, theta_row, gap = _WEIGHT_ROW, _THETA_ROW, _ROW_GAP
+    plot_height = weight_row + gap + theta_row
+    layout = subplot_layout(2, 2, titles, specs=[[{}, {}], [{"colspan": 2}, None]],
+                            row_heights=[weight_row, theta_row],
+                            vertical_spacing=gap / plot_height, horizontal_spacing=0.04)
     _merge_axes(layout, _square_axes_layout(3, side))
     below_weights = (theta_row + gap - 8) / plot_height
     layout.update(
-        coloraxis=dict(colorscale=_colorscale(WEIGHT_SCALE), cmin=-m, cmax=m, cmid=0.0,
-                       colorbar=dict(title=dict(text="weight", side="top"),
-                                     orientation="h", x=0.5, xanchor="center",
-                                     y=below_weights, yanchor="top", len=0.5,
-                                     thickness=12)),
-        coloraxis2=dict(colorscale=_colorscale(PROBABILITY_SCALE), cmin=0.0, cmax=1.0,
-                        colorbar=dict(title=dict(text="θ", side="top"), orientation="h",
-                                      x=0.5, xanchor="center", y=-0.02, yanchor="top",
-                                      len=0.3, thickness=12)),
+        **_weights_colorbars(m, dict(x=0.5, y=below_weights, len=0.5),
+                             dict(x=0.5, y=-0.02, len=0.3)),
         height=round(plot_height + _WEIGHTS_MARGIN["t"] + _WEIGHTS_MARGIN["b"]),
         margin=_WEIGHTS_MARGIN, font=_FONT)
     return unvalidated_figure(data, layout)

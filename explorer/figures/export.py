@@ -31,7 +31,8 @@ from explorer.safe_text import plain_from_plotly
 __all__ = ["EXPORT_WIDTH", "EXPORT_HEIGHT", "EXPORT_SCALE", "IMAGE_FORMATS",
            "PRESENTATION_FONT", "PRESENTATION_TITLE_FONT", "PRESENTATION_LINE_WIDTH",
            "export_filename", "chart_config", "presentation_style", "legend_key", "alt_text",
-           "legend_below", "with_settings", "SETTINGS_FONT"]
+           "legend_below", "with_settings", "settings_line", "domain_settings_line",
+           "SETTINGS_FONT"]
 
 #: Size (CSS pixels) at which the camera button lays a figure out: a 16:9 slide.
 EXPORT_WIDTH = 1600
@@ -131,6 +132,101 @@ def legend_below(fig):
     return fig
 
 
+#: Longest user text (a file or column name) a settings line keeps, in characters.
+SETTINGS_TEXT_MAX = 32
+
+
+def _short(text, limit=SETTINGS_TEXT_MAX):
+    """User text for a settings line: one line, at most ``limit`` characters."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _number(value):
+    return f"{value:,}" if isinstance(value, int) else f"{float(value):g}"
+
+
+def settings_line(*, data=None, theta=None, shift=None, seed=None, n_source=None,
+                  n_target=None, l2=None, loss=None, transfer=None, extra=()):
+    """The settings a figure was computed with, as one line (every page's figures and the
+    lesson's: :func:`explorer.ui.charts.show_chart` writes it into the figure with
+    :func:`with_settings`, so a saved PNG or SVG says what it shows).
+
+    Pass the values the figure was computed with (not the page's defaults); what does
+    not apply is left out.  User text (file, column and data-set names in ``data`` and
+    ``extra``) is shortened to one line of at most :data:`SETTINGS_TEXT_MAX` characters
+    (twice that for ``data``) here and escaped for plotly by :func:`with_settings`.
+
+    Parameters
+    ----------
+    data : str, optional
+        What the data are ("Poisson", "offline stand-in digits", "source.csv → target.csv").
+    theta : float, sequence of float or str, optional
+        The true dropout θ per feature (a string as typed, "0.5, 0").
+    shift : str, optional
+        A perturbation of θ̂, e.g. ``"θ̂₁ +0.20"``.
+    seed : int, optional
+    n_source, n_target : int, optional
+        Samples per domain.
+    l2 : float or str, optional
+        The ℓ2 strength (0: none) or how it was chosen ("by cross-validation").
+    loss : str, optional
+    transfer : str, optional
+        FLDA's transfer model ("dropout", "two-sided", ...).
+    extra : sequence of str
+        Further settings, already worded (``"ε = 0.1"``, ``"digit 3"``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> settings_line(data="Poisson", theta=(0.5, 0), seed=3, n_source=10_000,
+    ...               n_target=10_000, l2=0.0, transfer="dropout")
+    'Poisson · θ = 0.5, 0 · seed 3 · n = 10,000 source, 10,000 target · no ℓ2 · transfer model: dropout'
+    """
+    parts = [_short(data, 2 * SETTINGS_TEXT_MAX)] if data else []    # may name two files
+    if isinstance(theta, str):           # as typed ("0.5, 0")
+        parts.append(f"θ = {_short(theta)}")
+    elif theta is not None:
+        values = [theta] if isinstance(theta, (int, float)) else list(theta)
+        parts.append("θ = " + ", ".join(f"{float(t):g}" for t in values))
+    if shift:
+        parts.append(str(shift))
+    if seed is not None:
+        parts.append(f"seed {int(seed)}")
+    if n_source is not None and n_target is not None:
+        parts.append(f"n = {int(n_source):,} source, {int(n_target):,} target")
+    elif n_source is not None:
+        parts.append(f"n = {int(n_source):,}")
+    if l2 is not None:
+        parts.append(f"ℓ2 {l2}" if isinstance(l2, str) else
+                     "no ℓ2" if float(l2) == 0 else f"ℓ2 = {_number(l2)}")
+    if loss:
+        parts.append(f"{loss} loss")
+    parts += [_short(e) for e in extra if e]
+    if transfer:
+        parts.append(f"transfer model: {transfer}")
+    return " · ".join(parts)
+
+
+def domain_settings_line(data_key, **settings):
+    """:func:`settings_line` of synthetic domains: ``data_key`` is the pages' key of
+    ``explorer.ui.caches.cached_domains`` (distribution or shift preset, class
+    parameters, n source, n target, θ, seed); ``settings`` the rest (``l2``, ``loss``,
+    ``transfer``, ``shift``, ``extra``).
+
+    >>> domain_settings_line(("poisson", ((2, 2), (6, 6)), 500, 400, (0.5, 0.0), 7), l2=0.1)
+    'Poisson · θ = 0.5, 0 · seed 7 · n = 500 source, 400 target · ℓ2 = 0.1'
+    """
+    kind, _, n_source, n_target, theta, seed = data_key[:6]
+    dropout = kind in ("bernoulli", "poisson")
+    return settings_line(data=kind.capitalize() if dropout else f"{kind} shift",
+                         theta=theta if dropout else None, seed=seed, n_source=n_source,
+                         n_target=n_target, **settings)
+
+
 def with_settings(fig, text):
     """``fig`` (changed in place and returned) with ``text`` (the settings it was computed
     with: θ, seed, n, l2, transfer model) as a line at its top right, so a saved image
@@ -219,8 +315,8 @@ def presentation_style(fig):
                  if name.startswith("coloraxis") and getattr(fig.layout, name) is not None]
     colorbars += [t.colorbar for t in fig.data if "colorbar" in t and t.colorbar is not None]
     for colorbar in colorbars:
-        colorbar.tickfont.size = PRESENTATION_FONT
-        colorbar.title.font.size = PRESENTATION_FONT
+        colorbar.tickfont.update(size=PRESENTATION_FONT, color=ink)
+        colorbar.title.font.update(size=PRESENTATION_FONT, color=ink)
     return fig
 
 

@@ -77,7 +77,7 @@ def _curves(table):
             for key, parts in curves.items()}
 
 
-def learning_curve_figure(table, show_sem=True, log_y=False, height=None):
+def learning_curve_figure(table, show_sem=True, log_y=False, height=None, slide=False):
     """Figure 3: mean error against training-set size, with SEM bands.
 
     One row per validation domain (source on top, target below, as in the
@@ -98,6 +98,9 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None):
         Logarithmic error axis.
     height : int or None
         Figure height in pixels (default: 360 per row plus room for the legend).
+    slide : bool, default=False
+        A lesson slide, short of height: at most three ticks per error axis, so that
+        projector-sized (20 px) tick labels do not touch in panels ~70 px tall.
 
     Returns
     -------
@@ -146,16 +149,21 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None):
                 layout[f"xaxis{suffix}"]["title"] = {
                     "text": "number of training samples n (log scale)"}
             layout[f"yaxis{suffix}"].update(
-                title={"text": "classification error"}, type="log" if log_y else "linear",
-                rangemode="tozero" if not log_y else "normal")
+                # short: two rows of a small slide leave ~100 px per panel, and the panel
+                # titles already say which error ("classification error" ran into the
+                # other row's title)
+                title={"text": "error"}, type="log" if log_y else "linear",
+                rangemode="tozero" if not log_y else "normal", **({"nticks": 3} if slide else {}))
     for annotation in layout.get("annotations", []):
         annotation.setdefault("font", {})["size"] = 15
     layout.update(
         height=height or 760, hovermode="closest",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.06, "xanchor": "left",
+        # below the plot (anchored to the figure's bottom by export.legend_below): above
+        # it, a legend that wraps to a second line ran into the top panel's title
+        legend={"orientation": "h", "yanchor": "top", "y": -0.14, "xanchor": "left",
                 "x": 0.0, "title": {"text": "classifier (dotted: source validation, "
                                             "solid: target validation)  "}},
-        margin={"l": 70, "r": 20, "t": 90, "b": 60}, font={"size": 14})
+        margin={"l": 70, "r": 20, "t": 50, "b": 60}, font={"size": 14})
     return unvalidated_figure(data, layout)
 
 

@@ -56,7 +56,7 @@ def error_comparison_figure(errors, paper=None, columns=3):
     names = list(errors.index)
     rows = max(1, math.ceil(len(names) / columns))
     fig = make_subplots(rows=rows, cols=columns, subplot_titles=names, shared_yaxes=False,
-                        vertical_spacing=0.16, horizontal_spacing=0.05)
+                        vertical_spacing=0.24, horizontal_spacing=0.05)
     classifiers = list(errors.columns)
     for i, name in enumerate(names):
         row, col = i // columns + 1, i % columns + 1
@@ -79,8 +79,10 @@ def error_comparison_figure(errors, paper=None, columns=3):
                 row=row, col=col)
         fig.update_yaxes(range=[0, 1], row=row, col=col, tickformat=".1f",
                          title_text="target error" if col == 1 else None)
-        fig.update_xaxes(tickangle=-60, row=row, col=col)
-    fig.update_layout(height=330 * rows + 60, margin=dict(l=50, r=10, t=60, b=10),
+        # upright names: 13 classifiers in a third of the page, slanted (-60°) they ran into
+        # each other and into the next row's panel titles
+        fig.update_xaxes(tickangle=-90, row=row, col=col)
+    fig.update_layout(height=380 * rows + 60, margin=dict(l=50, r=10, t=60, b=10),
                       font=_FONT, bargap=0.25,
                       legend=dict(orientation="h", yanchor="bottom", y=1.06, x=0))
     return fig

@@ -47,8 +47,9 @@ MIN_MARKER_SIZE = 4.0
 MAX_LABELLED_POINTS = 16
 # Boundaries mostly run from top left to bottom right: counts sit across them.
 _COUNT_POSITIONS = ("top right", "bottom left")
-#: Margin (in feature units) around a labelled lattice, so counts fit inside the axes.
-LABELLED_MIN_PAD = 0.55
+#: Margin (in feature units) around a labelled lattice, so counts fit inside the axes and
+#: stay off the panel titles and tick labels on a 1280 x 720 slide (0.55 let them touch).
+LABELLED_MIN_PAD = 0.7
 #: Fill opacity of target-domain discs; their outline stays opaque so that two
 #: classes sharing a lattice point both remain visible, on light and dark themes.
 TARGET_FILL_ALPHA = 0.45

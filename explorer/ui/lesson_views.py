@@ -313,7 +313,7 @@ def learning_curves(ridge, seed):
     return run_learning_curves(config, 50, "quadratic")
 
 
-def _learning_view(lesson_step, values):
+def _learning_view(lesson_step, values, slide=False):
     from explorer.experiments import learning_curves as lc
     from explorer.figures.learning_curves import learning_curve_figure
     from explorer.teaching.captions import learning_curve_sentences
@@ -334,7 +334,7 @@ def _learning_view(lesson_step, values):
                     f"{n_adapt:,}" if n_adapt else "never"))
     regime = f"ℓ2 with λ = {ridge:g} for every classifier" if ridge else "no ℓ2"
     lowest = ", ".join(order[i] for i in sorted(correct))
-    return View(fig=learning_curve_figure(table),
+    return View(fig=learning_curve_figure(table, slide=slide),
                 what=f"lesson figure 3 learning curves l2 {ridge:g}",
                 caption=("Mirrors the paper's Figure 3 (quadratic loss, 50 repeats, " + regime
                          + "). " + learning_curve_sentences(table, 0.01, 10_000)),
@@ -360,7 +360,7 @@ def digit_results(seed):
                             fit=stored_fitter(data, seed))
 
 
-def _digits_view(lesson_step, values, map_scale=1.0):
+def _digits_view(lesson_step, values, slide=False):
     import pandas as pd
 
     from explorer.experiments.digits import FIGURE6_PAIRS, PAPER_TABLE4
@@ -394,7 +394,7 @@ def _digits_view(lesson_step, values, map_scale=1.0):
     return View(fig=digit_weights_figure(naive.weights(digit), adapted.theta,
                                          adapted.weights(digit),
                                          data.side, digit, naive_name, flda_name, True,
-                                         map_scale),
+                                         slide=slide),
                 what=f"lesson figure 6 weights digit {digit} {direction} seed {seed}",
                 caption=(f"Mirrors the paper's Figure 6 on {which}: {naive_name} weights, "
                          f"{flda_name} weights and θ per pixel for digit {digit}, {direction}. "
@@ -453,30 +453,28 @@ VIEWS = {"domain-shift-as-dropout": _dropout_view, "estimating-theta": _theta_vi
 
 
 def settings_text(values):
-    """The settings a step's figure was computed with, in one line (θ, seed, n, l2,
-    transfer model), for the figure itself (:func:`explorer.ui.charts.show_chart`)."""
+    """The settings a step's figure was computed with, in one line
+    (:func:`explorer.figures.export.settings_line`, as on every page), for the figure
+    itself (:func:`explorer.ui.charts.show_chart`)."""
+    from explorer.figures.export import settings_line
+
     def get(name):
         return next((v for k, v in values.items() if k.split(".", 1)[-1] == name), None)
 
-    parts = []
-    if get("theta") is not None:
-        parts.append(f"θ = {get('theta')}")
-    if get("delta_1") is not None:
-        parts.append(f"θ̂₁ shift {float(get('delta_1')):+g}")
-    parts.append(f"seed {int(values.get('shared.seed', 0))}")
-    if get("n_source") is not None:
-        parts.append(f"n = {int(get('n_source')):,} source, {int(get('n_target')):,} target")
-    if get("l2") is not None:
-        l2 = get("l2")
-        parts.append(f"ℓ2 λ = {float(get('ridge')):g}" if isinstance(l2, bool) and l2 else
-                     "no ℓ2" if l2 in (False, 0, 0.0) else f"ℓ2 = {l2:g}" if isinstance(
-                         l2, float) else f"ℓ2 {l2}")
+    l2 = get("l2")
     if get("l2_mode") == "cv":
-        parts.append("ℓ2 by cross-validation")
-    if get("source") == "offline":
-        parts.append("offline stand-in digits")
-    parts.append("transfer model: dropout")
-    return " · ".join(parts)
+        l2 = "by cross-validation"
+    elif isinstance(l2, bool):       # the learning curves' toggle: λ when on
+        l2 = float(get("ridge")) if l2 else 0.0
+    shift = get("delta_1")
+    n_source, n_target = get("n_source"), get("n_target")
+    return settings_line(
+        data="offline stand-in digits" if get("source") == "offline" else None,
+        theta=get("theta"), shift=None if shift is None else f"θ̂₁ shift {float(shift):+g}",
+        seed=int(values.get("shared.seed", 0)), n_source=n_source,
+        n_target=n_target if n_source is not None else None, l2=l2,
+        extra=(f"{get('direction')}, digit {get('digit')}",) if get("direction") else (),
+        transfer="dropout")
 
 
 def handout_bytes(steps, progress=None):
@@ -494,13 +492,14 @@ def handout_bytes(steps, progress=None):
     return handout_html(pages, PLOTLY_BUNDLE.read_text(encoding="utf-8")).encode("utf-8")
 
 
-#: Size of the digit maps on a slide (the figure's 970 px would not fit a 1280 x 720 one).
-SLIDE_MAP_SCALE = 0.3
+#: Steps whose figure has a slide layout (``slide=True``): the digit maps in one row,
+#: learning curves with fewer error ticks.
+SLIDE_VIEWS = {"where-ink-vanishes": _digits_view, "how-many-samples": _learning_view}
 
 
 def step_view(lesson_step, values, slide=False):
     """The :class:`View` of ``lesson_step`` with the setting ``values`` (its settings
     with the step's control values); ``slide``: sized for presentation mode."""
-    if lesson_step.slug == "where-ink-vanishes":
-        return _digits_view(lesson_step, values, SLIDE_MAP_SCALE if slide else 1.0)
+    if lesson_step.slug in SLIDE_VIEWS:     # a figure laid out for a slide's height
+        return SLIDE_VIEWS[lesson_step.slug](lesson_step, values, slide=slide)
     return VIEWS[lesson_step.slug](lesson_step, values)

@@ -194,3 +194,32 @@ def test_redrawn_digit_figures_pass_plotly_validation_unchanged(side, shared_ran
                                    "<i>A</i>", "B", zero_tol=0.1 if shared_range else 0.0)
     assert_passes_plotly_validation(rates)
     assert rates.layout.yaxis2.scaleanchor == "x2"  # square pixels in both panels
+
+
+def test_slide_weights_figure_puts_the_three_maps_in_one_row_above_their_colour_bars():
+    """A lesson slide (issue 25): the maps share one row (naive, adapted, θ) and both colour
+    bars sit below the plot area, in the bottom margin (pixels, which a slide that caps
+    the chart's height does not shrink), each under the maps it colours."""
+    side = 16
+    fig = fd.digit_weights_figure(_image(side, 1, True), _image(side, 2), _image(side, 3, True),
+                                  side, digit=3, slide=True)
+    assert_passes_plotly_validation(fig)
+    src, th, flda = fig.data
+    assert (src.xaxis, flda.xaxis, th.xaxis) == ("x", "x2", "x3")   # the paper's trace order
+    layout = fig.layout
+    assert layout.yaxis.domain == layout.yaxis2.domain == layout.yaxis3.domain   # one row
+    assert layout.xaxis.domain[1] < layout.xaxis2.domain[0] < layout.xaxis2.domain[1] \
+        < layout.xaxis3.domain[0]
+    weight_bar, theta_bar = layout.coloraxis.colorbar, layout.coloraxis2.colorbar
+    for bar in (weight_bar, theta_bar):
+        assert bar.orientation == "h" and bar.y < 0 and bar.yanchor == "top"
+    # the weight bar under the two weight maps, the θ bar under θ: none overlaps the other
+    weight_span = (weight_bar.x - weight_bar.len / 2, weight_bar.x + weight_bar.len / 2)
+    theta_span = (theta_bar.x - theta_bar.len / 2, theta_bar.x + theta_bar.len / 2)
+    assert weight_span[0] >= layout.xaxis.domain[0] - 1e-9
+    assert weight_span[1] <= layout.xaxis2.domain[1] + 1e-9 <= theta_span[0] + 1e-9
+    assert theta_span[1] <= layout.xaxis3.domain[1] + 1e-9
+    assert layout.margin.b >= 100   # title, bar and tick labels at 20 px
+    titles = [a.text for a in layout.annotations]
+    assert titles == ["S-LR weights, digit 3", "FLDA-L weights, digit 3",
+                      "dropout θ (transfer model)"]

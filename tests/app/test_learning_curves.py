@@ -435,6 +435,26 @@ def test_learning_curve_figure_panels_styles_and_bands():
     assert "logistic loss" in " ".join(a.text for a in both.layout.annotations)
 
 
+def test_learning_curve_figure_keeps_its_texts_apart_on_a_small_slide():
+    """Issue 25: on a 1280 x 720 slide each panel is ~70 px tall.  The error axes are
+    titled "error" (the panel titles say which; "classification error", ~190 px at 22 px,
+    ran into the other row's title), the legend sits below the plot (above it, a legend
+    wrapped to two lines covered the top panel's title) and a slide's figure has at most
+    three error ticks."""
+    from explorer.figures.export import legend_below, presentation_style
+
+    table, _ = _tables()
+    quad = table[table["loss"] == "quadratic"]
+    fig = learning_curve_figure(quad)
+    assert fig.layout.yaxis.title.text == fig.layout.yaxis2.title.text == "error"
+    assert fig.layout.legend.orientation == "h" and fig.layout.legend.y < 0
+    assert legend_below(fig).layout.legend.yref == "container"    # room made at the bottom
+    assert fig.layout.yaxis.nticks is None                         # the full page: plotly's
+    slide = presentation_style(learning_curve_figure(quad, slide=True))
+    assert slide.layout.yaxis.nticks == slide.layout.yaxis2.nticks == 3
+    assert slide.layout.legend.yref == "container" and slide.layout.legend.y == 0
+
+
 def test_learning_curve_band_is_mean_plus_minus_sem():
     table, _ = _tables()
     quad = table[table["loss"] == "quadratic"]

@@ -244,8 +244,11 @@ def test_results_have_streamlit_headings_and_untitled_figures():
                             "5 · How FLDA re-weights the features", "6 · Target predictions"]
     assert not [m.value for m in at.markdown if m.value.startswith("**Target predictions")]
     for chart in charts(at):
-        layout = chart.figure["layout"]
-        assert not layout.get("title", {}).get("text"), layout["title"]
+        # no heading in the figure (the subheader is it): its title holds only the
+        # settings line an exported image carries (explorer.figures.export.with_settings)
+        title = chart.figure["layout"].get("title", {}).get("text", "")
+        assert "<br>" not in title and title.startswith("<span style='font-size:"), title
+        assert "poisson_source.csv → poisson_target.csv" in title, title
 
 
 def test_error_table_columns_are_short_with_help_and_fit_half_the_page():

@@ -638,6 +638,81 @@ def classifier_traces(page):
     return traces
 
 
+#: Two text boxes of a chart "overlap" when they share more than this many CSS px both
+#: across and down (a box is the font's em box: glyphs that merely sit close share none).
+OVERLAP_TOLERANCE_PX = 1.0
+
+
+def chart_texts(page, root=None):
+    """Every text a drawn chart shows, per chart: ``[{"key", "texts": [{"text", "kind",
+    "box": [left, top, right, bottom]}], "svg": [l, t, r, b]}]``.
+
+    The texts are the ``<text>`` elements of the chart's SVG layers (titles, axis titles,
+    tick labels, legend entries and title, colour-bar titles and tick labels, subplot
+    titles and other annotations, labels on markers and bars), without the hover layer,
+    empty strings and hidden elements.  ``kind`` is the element's or its group's class
+    (``ytick``, ``legendtext``, ``annotation-text``, ``cbcoloraxistick`` ...).
+    ``root``: a CSS selector of the part of the page to look in (default: the page)."""
+    return page.evaluate(
+        """([sel, root]) => {
+            const scope = root ? document.querySelector(root) : document;
+            if (!scope) return [];
+            return Array.from(scope.querySelectorAll(sel)).map(chart => {
+                const texts = [];
+                for (const t of chart.querySelectorAll('.main-svg text')) {
+                    if (!t.textContent.trim() || t.closest('.hoverlayer, .modebar')) continue;
+                    const style = getComputedStyle(t);
+                    if (style.display === 'none' || style.visibility === 'hidden'
+                        || parseFloat(style.opacity) === 0) continue;
+                    const r = t.getBoundingClientRect();
+                    if (r.width < 1 || r.height < 1) continue;
+                    const group = t.closest('g[class]');
+                    const kind = [t.getAttribute('class'), group && group.getAttribute('class')]
+                        .filter(Boolean).join(' ');
+                    texts.push({text: t.textContent.trim().slice(0, 60), kind,
+                                box: [r.left, r.top, r.right, r.bottom]});
+                }
+                const svg = chart.querySelector('.main-svg');
+                const b = svg ? svg.getBoundingClientRect() : {left: 0, top: 0, right: 0,
+                                                               bottom: 0};
+                return {key: chart.dataset.key, texts,
+                        svg: [b.left, b.top, b.right, b.bottom]};
+            });
+        }""", [PLOT_SELECTOR, root])
+
+
+def text_overlaps(chart, tolerance=OVERLAP_TOLERANCE_PX):
+    """Pairs of texts of one chart (:func:`chart_texts`) whose boxes intersect, and texts
+    that stick out of the chart: ``[(text, kind, other text, other kind, dx, dy)]``
+    (``other`` is ``"(outside the chart)"`` for the latter)."""
+    found = []
+    texts = chart["texts"]
+    for i, a in enumerate(texts):
+        for b in texts[i + 1:]:
+            dx = min(a["box"][2], b["box"][2]) - max(a["box"][0], b["box"][0])
+            dy = min(a["box"][3], b["box"][3]) - max(a["box"][1], b["box"][1])
+            if dx > tolerance and dy > tolerance:
+                found.append((a["text"], a["kind"], b["text"], b["kind"], round(dx), round(dy)))
+    left, top, right, bottom = chart["svg"]
+    for a in texts:
+        x0, y0, x1, y1 = a["box"]
+        if x0 < left - tolerance or x1 > right + tolerance or y0 < top - tolerance \
+                or y1 > bottom + tolerance:
+            found.append((a["text"], a["kind"], "(outside the chart)", "", 0, 0))
+    return found
+
+
+def assert_no_text_overlaps(page, where, root=None, min_texts=3):
+    """Every chart on the page (or in ``root``) shows its texts apart and inside it; each
+    chart has at least ``min_texts`` texts (an undrawn chart has none to overlap)."""
+    charts = chart_texts(page, root)
+    for chart in charts:
+        assert len(chart["texts"]) >= min_texts, (where, chart["key"], chart["texts"])
+        overlaps = text_overlaps(chart)
+        assert not overlaps, (where, chart["key"], overlaps[:6])
+    return charts
+
+
 def css_rgb255(css):
     """``(r, g, b)`` in 0..255 of ``#rrggbb`` or ``rgb(a)(...)`` (alpha ignored)."""
     return tuple(round(c * 255) for c in _rgb(css))

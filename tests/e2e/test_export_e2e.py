@@ -5,6 +5,8 @@ figure is loaded as a stand-alone Plotly page with the plotly.js bundle the app 
 (``ui_chart.PLOTLY_BUNDLE``)."""
 
 import base64
+import html
+import re
 import struct
 
 import pytest
@@ -68,3 +70,33 @@ def test_export_has_the_whole_legend_and_the_promised_size(chromium, name, tmp_p
                                        options["height"] * options["scale"])
     finally:
         context.close()
+
+
+def test_a_pages_exported_svg_says_the_settings_it_was_computed_with(streamlit_server,
+                                                                     chromium):
+    """The camera button's image of a full page (here Synthetic with seed 3, θ = (0.8, 0)
+    and ℓ2 = 0.01) carries the page's settings line as text: exported as SVG with the
+    chart's own ``toImageButtonOptions`` and read back."""
+    import urllib.parse
+
+    import e2e_harness as h
+
+    query = urllib.parse.urlencode({"seed": "3", "theta": "0.8, 0", "l2": "0.01"})
+    context, page, _ = h.screen_page(chromium, {"width": 1280, "height": 900},
+                                     f"{streamlit_server.url}/synthetic?{query}")
+    try:
+        svg = page.evaluate(
+            """async (sel) => {
+                const gd = document.querySelector(sel + ' .js-plotly-plot');
+                const o = gd._context.toImageButtonOptions;
+                const url = await Plotly.toImage(gd, {format: 'svg', width: o.width,
+                                                      height: o.height, scale: o.scale});
+                return decodeURIComponent(url.slice(url.indexOf(',') + 1));
+            }""", h.PLOT_SELECTOR)
+    finally:
+        context.close()
+    assert svg.startswith("<svg")
+    text = " ".join(re.findall(r"<text[^>]*>(.*?)</text>", svg, flags=re.S))
+    text = html.unescape(re.sub(r"<[^>]+>", "", text))
+    for part in ("θ = 0.8, 0", "seed 3", "ℓ2 = 0.01", "transfer model: dropout"):
+        assert part in text, (part, text[:400])

@@ -78,6 +78,8 @@ def _check_slide(page, where):
     assert not faint, (where, faint[:5])
     assert all(size >= TICK_PX for size in s["chart"]), (where, sorted(s["chart"])[:3])
     assert all(size >= NUMBER_PX for _, size in s["numbers"]), (where, s["numbers"])
+    # titles, axis titles, tick labels, legend entries, colour-bar labels: none touch
+    h.assert_no_text_overlaps(page, where, root=SLIDE)
     return s
 
 
