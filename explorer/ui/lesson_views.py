@@ -104,7 +104,7 @@ def _losses(values):
 
 
 def _paper_setting(paper):
-    return (f"*The paper ({paper.label}, section 4.1.1):* {paper.distribution} features, "
+    return (f"*The paper ({paper.label}, section 4.1.1):* {paper.distribution.capitalize()} features, "
             f"class parameters {paper.params[0]} and {paper.params[1]}, θ = "
             f"{list(paper.theta)}, {paper.n_source:,} samples per domain.")
 
