@@ -25,13 +25,16 @@ same for page opens, page switches and uploads (reported apart), and errors
 (an exception or error box in a run, a run that does not finish within
 ``--timeout``, a refused connection or upload).  With no ``--url`` it starts its
 own ``streamlit run app.py`` on a free loopback port and also reports the
-server's CPU seconds and peak RSS (``/proc``).
+server's CPU seconds and peak RSS (``/proc``); with ``--url``, ``--server-pid`` (once
+per Streamlit process behind ``deploy/serve.sh``) reports them summed over those
+processes.  Every run reports the load generator's own CPU seconds
+(``client_cpu_s``): it shares the machine's cores with the server.
 
 Only 127.0.0.1/localhost is contacted (other hosts are refused); every student
 stops at ``--duration`` and every wait has a timeout.
 
-Run: ``python3 benchmarks/bench_class.py [--url http://127.0.0.1:PORT] [--sessions 30]
-[--duration 60] [--seed 0]``; the last line printed is one JSON object
+Run: ``python3 benchmarks/bench_class.py [--url http://127.0.0.1:PORT [--server-pid PID ...]]
+[--sessions 30] [--duration 60] [--seed 0]``; the last line printed is one JSON object
 (``p50``, ``p95``, ``errors``, ``sessions``, ``reruns``, ...).
 """
 

@@ -50,7 +50,8 @@ def test_two_students_against_a_running_server(tmp_path):
     try:
         done = subprocess.run(
             [sys.executable, str(BENCH), "--url", server.url, "--sessions", "2",
-             "--duration", "6", "--think", "0.5", "1.5", "--seed", "3"],
+             "--duration", "6", "--think", "0.5", "1.5", "--seed", "3",
+             "--server-pid", str(server.process.pid)],
             capture_output=True, text=True, timeout=300, cwd=ROOT)
     finally:
         server.stop()
@@ -60,4 +61,13 @@ def test_two_students_against_a_running_server(tmp_path):
     assert {"p50", "p95", "reruns", "changes"} <= set(result)
     assert result["changes"] >= 1 and result["reruns"] >= 2 + result["changes"]
     assert 0 < result["p50"] <= result["p95"]
-    assert "server_cpu_s" not in result  # not its server: no CPU or memory figures
+    # its CPU and memory from /proc, as given by --server-pid; the generator's own CPU
+    assert result["server_cpu_s"] > 0 and result["server_peak_rss_mb"] > 50
+    assert result["client_cpu_s"] > 0
+
+
+def test_a_server_pid_that_is_not_running_is_refused(capsys):
+    with pytest.raises(SystemExit) as stop:
+        bench_class.main(["--url", "http://127.0.0.1:9", "--server-pid", "999999999"])
+    assert stop.value.code == 2
+    assert "no process 999999999" in capsys.readouterr().err
