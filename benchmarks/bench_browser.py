@@ -247,10 +247,16 @@ def synthetic_theta(page):
         yield _type_text(page, "True dropout θ per feature", f"{0.30 + 0.01 * (k % 40):.2f}, 0")
 
 
-def transfer_slider(page):
-    for k in itertools.count():
-        yield _press(page, "stSlider", "θ̂1 + …", "ArrowRight" if (k // 10) % 2 == 0
-                     else "ArrowLeft")
+def slider_steps(label):
+    """The action factory that steps the slider ``label`` ten times right, ten left, ..."""
+    def steps(page):
+        for k in itertools.count():
+            yield _press(page, "stSlider", label, "ArrowRight" if (k // 10) % 2 == 0
+                         else "ArrowLeft")
+    return steps
+
+
+transfer_slider = slider_steps("θ̂1 + …")
 
 
 def transfer_presets(page):
@@ -280,10 +286,7 @@ def learning_l2(page):
         yield _click_label(page, "stCheckbox", "l2 regularisation")
 
 
-def digits_eps(page):
-    for k in itertools.count():
-        yield _press(page, "stSlider", "Zero threshold ε", "ArrowRight" if (k // 10) % 2 == 0
-                     else "ArrowLeft")
+digits_eps = slider_steps("Zero threshold ε")
 
 
 def digits_digit(page):
@@ -291,10 +294,7 @@ def digits_digit(page):
         yield _select(page, "Digit", str((k + 1) % 10))
 
 
-def real_data_top_n(page):
-    for k in itertools.count():
-        yield _press(page, "stSlider", "Features shown", "ArrowRight" if (k // 10) % 2 == 0
-                     else "ArrowLeft")
+real_data_top_n = slider_steps("Features shown")
 
 
 def your_data_scale(page):
