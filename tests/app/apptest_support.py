@@ -11,9 +11,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 APP = os.path.join(ROOT, "app.py")
 
 
-def open_page(page, query=None, timeout=300):
-    """Run ``app.py`` (with ``query`` in the URL), switch to ``page``, assert no exception."""
+def open_page(page, query=None, timeout=300, reports_chart_draws=True):
+    """Run ``app.py`` (with ``query`` in the URL), switch to ``page``, assert no exception.
+
+    ``reports_chart_draws=False``: nobody reports the first chart's draw (see
+    ``tests/conftest.py``), so the page is as the server sends it before the browser
+    has drawn its first chart."""
     at = AppTest.from_file(APP, default_timeout=timeout)
+    at.reports_chart_draws = reports_chart_draws
     at.query_params.update(dict(query or {}))
     at.run()
     at.switch_page(page)

@@ -15,8 +15,7 @@ from plotly.offline import get_plotlyjs_version
 from explorer.ui import chart as ui_chart
 from explorer.ui import charts as ui_charts
 from explorer.ui import serving
-from apptest_support import APP, charts, open_page
-from streamlit.testing.v1 import AppTest
+from apptest_support import charts, open_page
 
 
 def _payload(raw):
@@ -187,14 +186,7 @@ def test_every_chart_of_a_page_is_drawable_by_the_shipped_bundle(page, query):
 def _first_run_without_the_report(page, query=None):
     """``open_page`` with nobody reporting the draw: the run as the server sends it
     before the browser has drawn the first chart."""
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.reports_chart_draws = False
-    at.query_params.update(dict(query or {}))
-    at.run()
-    at.switch_page(page)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(page, query, reports_chart_draws=False)
 
 
 def test_a_tabs_first_run_ends_with_its_first_chart():
