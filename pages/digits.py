@@ -541,6 +541,20 @@ def show_downloads(data, rates, results, both, direction, loss, digit):
         st.dataframe(settings, width="stretch", hide_index=True)
 
 
+def draw_sidebar_data_controls():
+    """The sidebar's heading and its Data controls."""
+    with st.sidebar:
+        st.subheader("Handwritten digits")
+        with st.expander("Data", expanded=True):
+            draw_data_controls()
+
+
+def draw_sidebar_model_controls(classes):
+    """The sidebar's Classifiers controls (for the data's ``classes``)."""
+    with st.sidebar, st.expander("Classifiers", expanded=True):
+        draw_model_controls(classes)
+
+
 def main():
     """Draw the page."""
     if "dig.digit" not in st.session_state and "digit" in st.query_params:
@@ -552,14 +566,10 @@ def main():
     st.title("Handwritten digits: pixels that vanish")
     if not present:
         st.markdown(INTRO)
-        with st.sidebar:
-            st.subheader("Handwritten digits")
-            with st.expander("Data", expanded=True):
-                draw_data_controls()
+        charts.sidebar_controls(draw_sidebar_data_controls)
     data = resolve_data(seed)
     if not present:
-        with st.sidebar, st.expander("Classifiers", expanded=True):
-            draw_model_controls(data.classes)
+        charts.sidebar_controls(draw_sidebar_model_controls, data.classes)
         show_data(data)
     show_rates_section(data, present)
     show_fits(data, seed, present)

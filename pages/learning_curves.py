@@ -136,6 +136,12 @@ def draw_controls():
     return classifiers, st.sidebar.expander("Display", expanded=False)
 
 
+def draw_all_controls():
+    """Every sidebar control at once (a run whose controls were put off, see
+    :func:`explorer.ui.charts.sidebar_controls`)."""
+    draw_result_controls(*draw_controls())
+
+
 def draw_result_controls(classifiers, display):
     """The controls that change only the results (the l2 penalty, the display), drawn
     by :func:`show_results` into the sidebar's *Classifiers* and *Display* expanders."""
@@ -358,7 +364,8 @@ def main():
     st.title("Learning curves")
     st.markdown(INTRO)
     state.restore_from_url(SETTINGS)
-    controls = None if state.presentation_mode() else draw_controls()
+    controls = None if state.presentation_mode() else charts.sidebar_controls(
+        draw_controls, deferred=draw_all_controls)
     widgets.presentation_row("pages/learning_curves.py", SETTINGS)
     show_results(controls)
     charts.show_paper_notes("learning_curves")

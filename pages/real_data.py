@@ -402,7 +402,7 @@ def main():
             "target, and a gap is a dropped-out feature. Every classifier is trained on the "
             "source (FLDA and the domain-adaptation baselines also see the unlabelled target "
             "rows) and scored on the target.")
-        draw_controls()
+        charts.sidebar_controls(draw_controls)
     state.write_to_url(SETTINGS)
     impute = st.session_state["real.impute"]
     keys = [k for k in KEYS if k in st.session_state["real.sets"]]

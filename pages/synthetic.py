@@ -306,7 +306,7 @@ def main():
             "domain is fresh data with feature-wise **dropout** θ. Compare the naive "
             "source classifier, the oracle trained on labelled target data, and FLDA, "
             "which sees the target only without labels (paper section 4.1.1).")
-        draw_controls()
+        charts.sidebar_controls(draw_controls)
     widgets.presentation_row("pages/synthetic.py", SETTINGS, {
         "Figure 1": preset_values(PAPER_FIGURE1, QUICK_SAMPLES),
         "Figure 2": preset_values(PAPER_FIGURE2, QUICK_SAMPLES)})

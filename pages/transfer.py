@@ -321,7 +321,7 @@ def main():
             "trains on source data under that transfer model. How much does a wrong θ̂ "
             "cost? Shift θ̂ and watch the decision boundary and the target error "
             "(paper section 4.1.3, Table 1 and Figure 4).")
-        draw_controls()
+        charts.sidebar_controls(draw_controls)
     data_key, problems = domain_controls.read_domain_config("tp")
     n_features = int(st.session_state["tp.n_features"])
     own_settings = own_theta_settings(data_key[4] if data_key else (0.0,) * n_features)
@@ -345,7 +345,9 @@ def main():
                 caches.cached_domains(*data_key),
                 min(int(st.session_state["tp.feature"]), n_features) - 1,
                 st.session_state["tp.perturbations"], st.session_state["tp.curve_range"], l2,
-                fit=fit, progress=progress, transfer=st.session_state["tp.transfer"])
+                fit=fit, progress=progress, transfer=st.session_state["tp.transfer"],
+                # a tab's first run ends with Figure 4, which needs only the chosen fits
+                chosen_only=charts.first_chart_pending())
     if outcome.failed:
         return
     if not show_feasibility(result):

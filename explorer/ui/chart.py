@@ -95,14 +95,20 @@ async def _serve_bundle(request):
 def warm_up():
     """Load what the first chart of a fresh server would wait for: plotly's figure
     classes for the layout and every trace type the bundle draws (0.2 s, imported
-    lazily by plotly on first use), and the compressed bundle."""
+    lazily by plotly on first use), the path from a figure to its payload (plotly's
+    JSON encoder imports its data utilities and Pillow on first use), and the
+    compressed bundle."""
     import importlib
     import pkgutil
+
+    import numpy as np
+    import plotly.graph_objects as go
 
     for name in ("layout", *sorted(BUNDLE_TRACE_TYPES)):
         package = importlib.import_module(f"plotly.graph_objs.{name}")
         for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
             importlib.import_module(module.name)
+    chart_payload(go.Figure(go.Scatter(x=np.arange(2.0), y=np.arange(2.0))), "warm-up")
     _bundle_bytes(True)
 
 

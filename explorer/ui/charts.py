@@ -5,6 +5,8 @@ alternative, and the "first chart first" bookkeeping), the equations panel
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import streamlit as st
 
 from explorer.safe_text import escape_markdown
@@ -14,8 +16,13 @@ from explorer.ui.caches import cached_paper_notes
 from explorer.ui.state import CHART_DRAWN_KEY, REST_OWED_KEY, presentation_mode
 from explorer.ui.widgets import image_format
 
-__all__ = ["CHART_DRAWN_KEY", "REST_OWED_KEY", "finish_owed_page", "show_chart",
-           "show_equations", "show_paper_notes"]
+__all__ = ["CHART_DRAWN_KEY", "REST_OWED_KEY", "deferred_controls", "finish_owed_page",
+           "first_chart_pending",
+           "show_chart", "show_equations", "show_paper_notes", "sidebar_controls"]
+
+#: Session key of the sidebar controls the page's run has put off (:func:`sidebar_controls`).
+DEFERRED_CONTROLS_KEY = "_flda_deferred_controls"
+
 
 
 
@@ -30,7 +37,7 @@ def _in_fragment_run():
     return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
-def _rest_follows_first_chart():
+def first_chart_pending():
     """In a browser tab that has drawn no chart yet, the run stops after its first chart.
 
     A first visit's time to the first chart is mostly the browser's: it renders the
@@ -43,6 +50,51 @@ def _rest_follows_first_chart():
     plays the browser's part and reports the draw (``tests/conftest.py``).
     """
     return not st.session_state.get(CHART_DRAWN_KEY, False)
+
+
+def sidebar_controls(draw, *args, deferred=None):
+    """Draw the page's sidebar controls ``draw(*args)`` now (returning what it returns), or
+    after its first chart (returning None).
+
+    In a run that stops after its first chart (:func:`first_chart_pending`) the
+    page's sidebar controls are put off: the browser would render every one of them,
+    and load the code of each kind, before it draws the chart (0.2-0.4 s of a fresh tab
+    on Transfer parameters, measured in Chromium on the 2-core machine).  The run the
+    browser asks for once it has drawn the chart draws them.  Should the run end
+    without a chart (an error, bad settings), :func:`deferred_controls` draws them at its
+    end, in the order they were put off, so the sidebar is the same either way;
+    ``deferred`` (called without arguments) then replaces ``draw`` for a page that fills
+    in parts of the sidebar later in its run (Learning curves).  The pages read every
+    setting from ``st.session_state`` (restored from the URL first), never from a
+    widget's return value, so nothing above the chart needs the controls.  The shared
+    controls ``app.py`` draws (seed, download format) are two small widgets and are
+    not put off.  Only inside :func:`deferred_controls` (``explorer.ui.guard.run_page``).
+    """
+    if first_chart_pending() and not _in_fragment_run():
+        later = (deferred, ()) if deferred is not None else (draw, args)
+        st.session_state[DEFERRED_CONTROLS_KEY] = [
+            *st.session_state.get(DEFERRED_CONTROLS_KEY, ()), later]
+        return None
+    return draw(*args)
+
+
+@contextmanager
+def deferred_controls():
+    """The span of a page's run in which :func:`sidebar_controls` may put controls off:
+    it starts with none put off and, unless the run stopped at its first chart (or was
+    rerun: Streamlit's control flow is no ``Exception``), draws those put off at its end,
+    in order, also after an error: the user needs the controls to fix what failed."""
+    def draw_put_off():
+        for draw, args in st.session_state.pop(DEFERRED_CONTROLS_KEY, ()):
+            draw(*args)
+
+    st.session_state.pop(DEFERRED_CONTROLS_KEY, None)
+    try:
+        yield
+    except Exception:
+        draw_put_off()
+        raise
+    draw_put_off()
 
 
 def finish_owed_page():
@@ -76,7 +128,7 @@ def show_chart(fig, key, what, caption=None, fit_margin=0, settings="", describe
 
     The first chart of a browser tab ends its run (``st.stop``): the rest of the page
     comes with the run that the browser asks for once it has drawn the chart
-    (:func:`_rest_follows_first_chart`).
+    (:func:`first_chart_pending`).
     """
     from explorer.figures.export import (alt_text, chart_config, legend_below,
                                          presentation_style, with_settings)
@@ -88,7 +140,7 @@ def show_chart(fig, key, what, caption=None, fit_margin=0, settings="", describe
         legend_below(fig)  # idempotent: safe on a figure drawn before
     with_settings(fig, settings)
     text = alt_text(fig)
-    first = _rest_follows_first_chart()
+    first = first_chart_pending()
     ui_chart.plotly_chart(fig, key, config=chart_config(what, image_format()), description=text,
                           report_drawn=first, on_drawn=_note_chart_drawn,
                           fit_margin=fit_margin)

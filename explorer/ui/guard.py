@@ -12,6 +12,7 @@ import streamlit as st
 
 from explorer.error_report import describe_error
 from explorer.safe_text import escape_markdown
+from explorer.ui.charts import deferred_controls
 from explorer.ui.state import REST_OWED_KEY
 from explorer.ui.navigation import leave_pages_directory_mode
 from explorer.ui.serving import freeze_long_lived_objects
@@ -85,9 +86,11 @@ def error_boundary(action, headline=None):
 
 
 def run_page(main, action="drawing this page"):
-    """Run a page's ``main()`` inside :func:`error_boundary` (the last line of every page)."""
+    """Run a page's ``main()`` inside :func:`error_boundary` (the last line of every page),
+    with the sidebar controls it puts off until its first chart
+    (:func:`explorer.ui.charts.deferred_controls`)."""
     leave_pages_directory_mode()
     st.session_state.pop(REST_OWED_KEY, None)  # a full run draws the whole page
-    with error_boundary(action):
+    with error_boundary(action), deferred_controls():
         main()
     freeze_long_lived_objects()  # this page's imports stay out of every later rerun's GC

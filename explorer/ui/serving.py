@@ -17,12 +17,17 @@ from contextlib import asynccontextmanager
 from explorer.ui import chart as ui_chart
 from explorer.ui import equations as ui_equations
 
-__all__ = ["EXTRA_MODULES", "PROJECT_PACKAGES", "STORE_WARM_UPS", "freeze_long_lived_objects",
-           "listening_tcp_sockets", "project_modules", "routes", "send_small_writes_at_once",
-           "server_lifespan", "warm_up_imports", "warm_up_stores"]
+__all__ = ["EXTRA_MODULES", "PROJECT_PACKAGES", "STORE_WARM_UPS", "compile_page_scripts",
+           "freeze_long_lived_objects", "listening_tcp_sockets", "page_script_paths",
+           "project_modules", "routes", "send_small_writes_at_once", "server_lifespan",
+           "warm_up_imports", "warm_up_stores"]
 
-#: Imported by the warm-up besides the project's own modules: plotly's figure classes.
-EXTRA_MODULES = ("plotly.graph_objects",)
+#: Imported by the warm-up besides the project's own modules: plotly's figure classes, its
+#: subplots and utilities (which import Pillow: 70 ms, paid by the first figure with
+#: subplots), and Streamlit's emoji list, which ``st.set_page_config`` imports on its
+#: first call to check the page icon (a regular expression of every emoji: 40-60 ms).
+#: Each was seen in a fresh server's first visit with ``py-spy``.
+EXTRA_MODULES = ("plotly.graph_objects", "plotly.subplots", "plotly.utils", "streamlit.emojis")
 #: The project's packages whose every module the warm-up imports.
 PROJECT_PACKAGES = ("flda_core", "explorer")
 
@@ -94,8 +99,9 @@ def project_modules(packages=PROJECT_PACKAGES):
 def _first_calls():
     """What the first visitor's run would pay on first use, done by the warm-up: one
     tiny fit per loss (scipy's optimiser and threadpoolctl's scan of the loaded
-    libraries, 0.08 s), and plotly's figure classes and the compressed bundle
-    (:func:`ui_chart.warm_up`)."""
+    libraries, 0.08 s), plotly's figure classes and the compressed bundle
+    (:func:`ui_chart.warm_up`), and Streamlit's check of how it runs
+    (:func:`_check_direct_execution_once`)."""
     import numpy as np
 
     from flda_core.classifier import FLDAClassifier
@@ -104,6 +110,22 @@ def _first_calls():
     for loss in ("quadratic", "logistic"):
         FLDAClassifier(loss=loss).fit(X, [0, 1, 1, 0], X_target=X)
     ui_chart.warm_up()
+    _check_direct_execution_once()
+
+
+def _check_direct_execution_once():
+    """Streamlit's check, on the first element a process sends, whether it runs in a
+    Python prompt rather than under ``streamlit run`` (``delta_generator
+    ._maybe_print_use_warning``, once per process; Streamlit 1.67): it walks the
+    caller's whole stack with its source lines (``inspect.stack``), 30-70 ms of a fresh
+    server's first visitor, seen with ``py-spy``.  Done here, on the warm-up thread's
+    short stack; it prints nothing under a server.  ``tests/app/test_server_warm_up.py``
+    checks that the function is still there."""
+    from streamlit import delta_generator
+
+    check = getattr(delta_generator, "_maybe_print_use_warning", None)
+    if check is not None:
+        check()
 
 
 def warm_up_imports(modules=EXTRA_MODULES):
@@ -207,6 +229,39 @@ def send_small_writes_at_once():
     return changed
 
 
+def page_script_paths():
+    """``app.py`` and every page's file (:data:`explorer.registry.PAGES`) as Streamlit's
+    script cache keys them: ``st.Page`` resolves a page's path (symbolic links too)."""
+    from explorer.registry import APP_DIR, PAGES
+
+    return [str((APP_DIR / "app.py").resolve()),
+            *(str((APP_DIR / entry.script).resolve()) for entry in PAGES)]
+
+
+def compile_page_scripts(script_cache=None):
+    """Compile ``app.py`` and every page into the runtime's script cache; returns the paths.
+
+    Streamlit compiles a script when a run first needs it (reading the file,
+    rewriting its syntax tree for "magic" and compiling it: 20-50 ms per page on the
+    2-core machine), so every page's first visitor of a fresh server paid for it.
+    ``script_cache`` defaults to the running runtime's (``Runtime._script_cache``,
+    Streamlit 1.67; ``tests/app/test_server_warm_up.py`` checks it is still there);
+    without a runtime nothing is compiled.
+    """
+    if script_cache is None:
+        from streamlit.runtime import Runtime
+
+        if not Runtime.exists():
+            return []
+        script_cache = getattr(Runtime.instance(), "_script_cache", None)
+        if script_cache is None:
+            return []
+    paths = page_script_paths()
+    for path in paths:
+        script_cache.get_bytecode(path)
+    return paths
+
+
 @asynccontextmanager
 async def server_lifespan(app):
     """``st.App`` lifespan: the scientific libraries are loaded before the first visitor.
@@ -233,6 +288,7 @@ async def server_lifespan(app):
     bound_uploads()  # what one session may hold on the upload endpoint (issue 26)
     start = time.perf_counter()
     await asyncio.to_thread(warm_up_imports().join)
+    await asyncio.to_thread(compile_page_scripts)
     print(f"  FLDA explorer: scientific libraries loaded in {time.perf_counter() - start:.1f} s; "
           "every page is ready.", flush=True)
     threading.Thread(target=warm_up_stores, name="flda-store-warm-up", daemon=True).start()

@@ -67,6 +67,31 @@ def test_run_perturbation_is_the_sweep_plus_the_naive_classifiers(pair):
     assert curve_grid(-0.1, 0.1) == [-0.1, -0.05, 0.0, 0.05, 0.1]
 
 
+def test_a_first_chart_run_fits_only_the_chosen_perturbations_and_the_same_ones(pair):
+    """Figure 4 (a tab's first chart on Transfer parameters) needs FLDA only at the chosen
+    perturbations: ``chosen_only`` fits those, identical to the full run's, and still
+    lists the whole feasible curve; the full run then needs only the rest."""
+    fitted = []
+
+    def fit(family, loss, l2, theta=None, perturbation=None):
+        fitted.append((family, loss, perturbation))
+        return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation)
+
+    calls, progress = _recorder()
+    first = run_perturbation(pair, 0, [0.3, 0.0, 0.9], curve_range=(-0.1, 0.1), fit=fit,
+                             progress=progress, chosen_only=True)
+    _assert_progress(calls)
+    full = run_perturbation(pair, 0, [0.3, 0.0, 0.9], curve_range=(-0.1, 0.1))
+    assert first.curve == full.curve and first.chosen == full.chosen == [0.0, 0.3]
+    assert [(f.loss, f.perturbation) for f in first.sweep] == [
+        (loss, d) for loss in ("quadratic", "logistic") for d in (0.0, 0.3)]
+    assert [(f.name, f.target_error, f.perturbation) for f in first.chosen_fits()] == [
+        (f.name, f.target_error, f.perturbation) for f in full.chosen_fits()]
+    assert first.naive.classifiers.keys() == full.naive.classifiers.keys()
+    assert len([f for f in fitted if f[2] is not None]) == 4   # 2 losses x 2 chosen
+    assert first.table1().equals(full.table1())
+
+
 def test_own_theta_fits_only_when_it_differs_from_the_estimate(pair):
     theta_hat = fit_linear(pair, "flda", "quadratic").theta
     assert own_theta_fits(theta_hat, theta_hat, pair=pair) == {}

@@ -11,6 +11,7 @@ import re
 import plotly.graph_objects as go
 import pytest
 from plotly.offline import get_plotlyjs_version
+from streamlit.testing.v1 import AppTest
 
 from explorer.ui import chart as ui_chart
 from explorer.ui import charts as ui_charts
@@ -220,3 +221,74 @@ def test_the_tests_harness_reports_the_draw_like_a_browser():
     assert ui_charts.REST_OWED_KEY not in at.session_state
     assert "report" not in json.loads(at.get("bidi_component")[0].proto.bytes)
     assert len(at.dataframe) >= 2
+
+
+def _sidebar_labels(at):
+    """Labels of the sidebar's widgets and headings, in order."""
+    labels = []
+    for node in at.sidebar:
+        stack = [node]
+        while stack:
+            element = stack.pop(0)
+            label = getattr(element, "label", None) or getattr(element, "value", None)
+            if isinstance(label, str):
+                labels.append((type(element).__name__, label))
+            children = getattr(element, "children", None)
+            if isinstance(children, dict):
+                stack[:0] = list(children.values())
+    return labels
+
+
+@pytest.mark.parametrize("page", ["pages/transfer.py", "pages/learning_curves.py",
+                                  "pages/digits.py"])
+def test_the_sidebar_controls_follow_the_first_chart_and_are_the_usual_ones(page):
+    """A tab's first run sends no sidebar control of the page (the browser would render
+    them all before the chart); the report's run draws them, the same controls in the
+    same order as a tab that has drawn a chart before."""
+    at = _first_run_without_the_report(page)
+    assert len(charts(at)) == 1 and _sidebar_labels(at) == []
+    at.session_state[ui_charts.CHART_DRAWN_KEY] = True
+    at.run()
+    assert not at.exception
+    complete = _sidebar_labels(at)
+    assert len(complete) >= 5
+    at.run()  # a later run of the same tab: nothing put off, nothing drawn twice
+    assert not at.exception and _sidebar_labels(at) == complete
+
+
+def _deferring_page(fail):
+    """A page with one sidebar control, then (``fail``) an error or a first chart."""
+    import plotly.graph_objects as go
+    import streamlit as st
+
+    from explorer.ui import charts, guard
+
+    def main():
+        charts.sidebar_controls(lambda: st.sidebar.number_input("Put off", key="t.put_off"))
+        if fail:
+            raise RuntimeError("the data could not be read")
+        charts.show_chart(go.Figure(go.Scatter(x=[0, 1], y=[0, 1])), "t_chart", "a line")
+
+    guard.run_page(main)
+
+
+def test_a_run_that_fails_before_its_chart_still_draws_the_controls_put_off():
+    """The user needs the controls to fix what failed: an error before the first chart
+    still gets the page's sidebar controls, under the error message."""
+    at = AppTest.from_function(_deferring_page, kwargs={"fail": True}, default_timeout=60)
+    at.reports_chart_draws = False
+    at.run()
+    assert [w.label for w in at.sidebar.number_input] == ["Put off"]
+    assert "Something went wrong while drawing this page" in at.error[0].value
+    assert ui_charts.CHART_DRAWN_KEY not in at.session_state
+
+
+def test_controls_put_off_by_a_run_that_stopped_at_its_chart_are_not_drawn_twice():
+    at = AppTest.from_function(_deferring_page, kwargs={"fail": False}, default_timeout=60)
+    at.reports_chart_draws = False
+    at.run()
+    assert not at.sidebar.number_input and len(charts(at)) == 1
+    at.session_state[ui_charts.CHART_DRAWN_KEY] = True
+    at.run()
+    assert not at.exception
+    assert [w.label for w in at.sidebar.number_input] == ["Put off"]

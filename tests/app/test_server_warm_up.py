@@ -1,0 +1,83 @@
+"""What a fresh server does before its first visitor so that the visitor does not wait:
+every page script compiled into Streamlit's script cache, and the lazily imported
+modules of a first run (Streamlit's emoji list, plotly's utilities) loaded."""
+
+import inspect
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+from streamlit.testing.v1 import AppTest
+
+from explorer.registry import PAGES
+from explorer.ui import serving
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_page_and_app_py_are_compiled_into_the_given_cache():
+    cache = ScriptCache()
+    paths = serving.compile_page_scripts(cache)
+    assert paths == serving.page_script_paths()
+    assert len(paths) == len(PAGES) + 1 and len(set(paths)) == len(paths)
+    assert {Path(p).name for p in paths} == {"app.py", *(Path(e.script).name for e in PAGES)}
+    assert set(cache._cache) == set(paths)  # the cache's own table
+    # compiled once: asking again returns the same code object
+    assert all(cache.get_bytecode(p) is cache._cache[p] for p in paths)
+
+
+def test_without_a_runtime_nothing_is_compiled(monkeypatch):
+    monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: False))
+    assert serving.compile_page_scripts() == []
+
+
+def test_a_visit_asks_the_script_cache_for_exactly_those_paths(monkeypatch):
+    """The keys must be the ones Streamlit asks for (``st.Page`` resolves the page's path):
+    a compiled script under another key would be compiled again by the first visitor."""
+    asked = []
+    original = ScriptCache.get_bytecode
+
+    def recording(self, script_path):
+        asked.append(os.path.abspath(script_path))
+        return original(self, script_path)
+
+    monkeypatch.setattr(ScriptCache, "get_bytecode", recording)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    assert not at.exception
+    home = str((ROOT / "pages" / "home.py").resolve())
+    assert str((ROOT / "app.py").resolve()) in asked and home in asked
+    assert set(asked) <= set(serving.page_script_paths())
+
+
+def test_the_runtime_still_keeps_its_script_cache_where_the_warm_up_looks():
+    """``compile_page_scripts`` reads ``Runtime._script_cache`` (Streamlit 1.67); an upgrade
+    that moves it must fail here rather than silently skip the warm-up."""
+    assert "self._script_cache = ScriptCache()" in inspect.getsource(Runtime.__init__)
+
+
+def test_streamlits_once_per_process_check_of_how_it_runs_is_still_there():
+    """The warm-up makes the check of the first element a process sends
+    (``delta_generator._maybe_print_use_warning``, which walks the whole stack); an
+    upgrade that renames it must fail here rather than silently slow the first visitor."""
+    from streamlit import delta_generator
+
+    source = inspect.getsource(delta_generator._maybe_print_use_warning)
+    assert "_use_warning_has_been_displayed = True" in source and "is_repl()" in source
+    assert "_maybe_print_use_warning()" in inspect.getsource(delta_generator.DeltaGenerator)
+
+
+def test_the_warm_up_loads_what_a_first_run_imported_lazily():
+    code = ("import sys\n"
+            "from explorer.ui import serving\n"
+            "serving.warm_up_imports().join()\n"
+            "from streamlit import delta_generator\n"
+            "print(all(m in sys.modules for m in ('streamlit.emojis', 'plotly.utils',\n"
+            "                                     'plotly.subplots', 'PIL.Image')),\n"
+            "      delta_generator._use_warning_has_been_displayed)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True True"
