@@ -43,10 +43,10 @@ def prediction_key(lesson_step):
 
 def step_values(lesson_step):
     """The step's settings with its controls' current values (the lesson's own state)."""
-    values = dict(lesson_step.settings)
+    values = lesson_step.start_values()
     for control in lesson_step.controls:
-        start = lesson_step.settings.get(control.key, control.try_values[0])
-        values[control.key] = st.session_state.get(control_key(lesson_step, control.key), start)
+        values[control.key] = st.session_state.get(control_key(lesson_step, control.key),
+                                                   values[control.key])
     return values
 
 

@@ -416,7 +416,7 @@ def main():
     st.subheader("The data sets (Table 2)")
     summary, notes = table2_cached(impute)
     summary = summary[summary["data set"].isin([uci.UCI_SETS[k].title for k in keys])]
-    st.dataframe(summary, hide_index=True, width="stretch")
+    st.markdown(tables.markdown_table(summary))
     st.caption(
         "Counts here beside the paper's Table 2. Files: sample_data/uci/ (UCI Machine "
         "Learning Repository, CC BY 4.0; see PROVENANCE.md there). "

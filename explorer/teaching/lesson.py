@@ -91,6 +91,14 @@ class LessonStep:
     equations: tuple = ()
     choices: tuple = ()
 
+    def start_values(self):
+        """The step's settings with each of its controls at its starting value (the first
+        of its ``try_values`` unless the settings give one)."""
+        values = dict(self.settings)
+        for control in self.controls:
+            values.setdefault(control.key, control.try_values[0])
+        return values
+
 
 def _domain(prefix, paper, n_samples=LESSON_SAMPLES, seed=0, **extra):
     """Settings of a synthetic page loading ``paper``'s data model."""

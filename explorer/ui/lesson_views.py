@@ -24,7 +24,7 @@ import streamlit as st
 from explorer.ui import caches
 
 __all__ = ["View", "step_view", "settings_text", "handout_bytes", "lesson_domain_key", "TIE",
-           "VIEWS"]
+           "VIEWS", "warm_up"]
 
 #: Two errors closer than this are "the same" (half the last digit shown).
 TIE = 5e-4
@@ -503,3 +503,19 @@ def step_view(lesson_step, values, slide=False):
     if lesson_step.slug in SLIDE_VIEWS:     # a figure laid out for a slide's height
         return SLIDE_VIEWS[lesson_step.slug](lesson_step, values, slide=slide)
     return VIEWS[lesson_step.slug](lesson_step, values)
+
+
+def warm_up():
+    """Compute every step's view at its starting values, once per server process.
+
+    The server's start does this in the background (``explorer.ui.serving.warm_up_stores``,
+    lowest CPU priority), so that a lecturer's Reveal / Next / Back never waits for a
+    step's first computation: each step's experiment lands in the same caches the
+    Lesson page reads (``explorer.ui.caches`` and the ``st.cache_data`` functions
+    above); the figures themselves are drawn per run.  Returns the steps' slugs.
+    """
+    from explorer.teaching.lesson import LESSON_STEPS
+
+    for lesson_step in LESSON_STEPS:
+        step_view(lesson_step, lesson_step.start_values())
+    return [lesson_step.slug for lesson_step in LESSON_STEPS]

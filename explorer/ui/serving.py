@@ -17,10 +17,10 @@ from contextlib import asynccontextmanager
 from explorer.ui import chart as ui_chart
 from explorer.ui import equations as ui_equations
 
-__all__ = ["EXTRA_MODULES", "PROJECT_PACKAGES", "STORE_WARM_UPS", "compile_page_scripts",
-           "freeze_long_lived_objects", "listening_tcp_sockets", "page_script_paths",
-           "project_modules", "routes", "send_small_writes_at_once", "server_lifespan",
-           "warm_up_imports", "warm_up_stores"]
+__all__ = ["EXTRA_MODULES", "LESSON_WARM_UP", "PROJECT_PACKAGES", "STORE_WARM_UPS",
+           "compile_page_scripts", "freeze_long_lived_objects", "listening_tcp_sockets",
+           "page_script_paths", "project_modules", "routes", "send_small_writes_at_once", "server_lifespan",
+           "warm_up_imports", "warm_up_lesson", "warm_up_stores"]
 
 #: Imported by the warm-up besides the project's own modules: plotly's figure classes, its
 #: subplots and utilities (which import Pillow: 70 ms, paid by the first figure with
@@ -268,8 +268,10 @@ async def server_lifespan(app):
 
     ``streamlit run app.py`` serves ``app.py``'s ``st.App``; its start-up awaits
     :func:`warm_up_imports` (scikit-learn, scipy, plotly: 1.3 s on the 2-core
-    machine, otherwise paid by the first visitor of every page), so the server
-    reports healthy once a page can be drawn without importing anything.
+    machine, otherwise paid by the first visitor of every page), then compiles the
+    pages (:func:`compile_page_scripts`) and computes the lesson's steps
+    (:func:`warm_up_lesson`), so the server reports healthy once a page can be drawn
+    without importing or compiling anything, and the lesson without computing.
     """
     import asyncio
     import threading
@@ -289,8 +291,10 @@ async def server_lifespan(app):
     start = time.perf_counter()
     await asyncio.to_thread(warm_up_imports().join)
     await asyncio.to_thread(compile_page_scripts)
-    print(f"  FLDA explorer: scientific libraries loaded in {time.perf_counter() - start:.1f} s; "
-          "every page is ready.", flush=True)
+    lesson = await asyncio.to_thread(warm_up_lesson)
+    print("  FLDA explorer: scientific libraries loaded"
+          + (", the lesson's steps computed" if lesson is not None else "")
+          + f" in {time.perf_counter() - start:.1f} s; every page is ready.", flush=True)
     threading.Thread(target=warm_up_stores, name="flda-store-warm-up", daemon=True).start()
     yield
 
@@ -302,6 +306,38 @@ STORE_WARM_UPS = (
     ("FLDA_DIGITS_WARM_UP", "explorer.experiments.digits", "precompute"),
     ("FLDA_REAL_DATA_WARM_UP", "explorer.experiments.missing_data", "precompute"),
 )
+#: Set to "0" to keep a server from computing the lesson's steps before it opens
+#: (:func:`warm_up_lesson`; the tests do).
+LESSON_WARM_UP = "FLDA_LESSON_WARM_UP"
+
+
+def warm_up_lesson():
+    """Compute the lesson's nine steps at their starting values
+    (:func:`explorer.ui.lesson_views.warm_up`) unless :data:`LESSON_WARM_UP` is "0";
+    returns the seconds it took (None when switched off or failed).
+
+    The server's start does this before it reports healthy, after the imports: in the
+    background it would share the interpreter with the first visitors' runs (the
+    first chart of a page opened during it came 0.2-0.6 s later on the 2-core
+    machine), and a lecture is not started in the server's first seconds.  A failure
+    is logged and left to the Lesson page, which computes what it needs and says why.
+    """
+    import os
+    import time
+
+    if os.environ.get(LESSON_WARM_UP, "1") == "0":
+        return None
+    start = time.perf_counter()
+    try:
+        from explorer.ui.lesson_views import warm_up
+
+        warm_up()
+    except Exception:
+        import logging
+
+        logging.getLogger("flda").warning("Warm-up of the lesson failed", exc_info=True)
+        return None
+    return time.perf_counter() - start
 
 
 def warm_up_stores(warm_ups=STORE_WARM_UPS):
@@ -311,7 +347,8 @@ def warm_up_stores(warm_ups=STORE_WARM_UPS):
     Handwritten digits, 72 for Real data); on a new installation or after an upgrade
     it fits them once (the digits' Table 4 in about 6 s of one core, Real data's
     Table 3 in 16-30 s), at the lowest CPU priority so that visitors' pages come
-    first.  A page asking for a fit the warm-up is computing waits for it and reads
+    first.  (The lesson's steps are computed before the server opens:
+    :func:`warm_up_lesson`.)  A page asking for a fit the warm-up is computing waits for it and reads
     it (``explorer.experiments.result_store``).  A failure is left for the page,
     which fits what is missing and says why.
     """

@@ -89,6 +89,7 @@ def test_streamlit_run_serves_the_st_app_whose_start_loads_the_heavy_modules():
     out = _run("import asyncio, gc, os, sys\n"
                "os.environ['FLDA_REAL_DATA_WARM_UP'] = '0'\n"
                "os.environ['FLDA_DIGITS_WARM_UP'] = '0'\n"
+               "os.environ['FLDA_LESSON_WARM_UP'] = '0'\n"
                "from pathlib import Path\n"
                "from streamlit.runtime.pages_manager import PagesManager\n"
                "from streamlit.web.server.app_discovery import discover_asgi_app\n"

@@ -159,3 +159,56 @@ def test_with_present_keeps_every_other_parameter_and_the_anchor():
     assert with_present("lesson") == "lesson?present=1"
     for lesson_step in LESSON_STEPS:
         assert with_present(full_page_url(lesson_step)) == full_page_url(lesson_step, True)
+
+
+def test_the_server_starts_the_lesson_with_every_step_computed(monkeypatch):
+    """The server's warm-up (``lesson_views.warm_up``) computes each step's view at its
+    starting values: after it no step fits or draws data again, so the lecturer's
+    Reveal / Next / Back only draws.  Without it the first view of a step fits."""
+    import importlib
+
+    import streamlit as st
+    from sklearn.linear_model import LogisticRegression
+
+    from explorer.experiments import learning_curves
+    from explorer.ui import lesson_views, serving
+    from flda_core.classifier import FLDAClassifier
+
+    for name in serving.project_modules():  # every import done before anything is patched
+        importlib.import_module(name)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("computed again after the warm-up")
+
+    def refusing():
+        """Every fit, and the learning curves' data (their batched closed form fits
+        without ``fit``), fail while this patch is on."""
+        patch = pytest.MonkeyPatch()
+        patch.setattr(FLDAClassifier, "fit", refuse)
+        patch.setattr(LogisticRegression, "fit", refuse)
+        patch.setattr(learning_curves, "make_learning_curve_data", refuse)
+        return patch
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    patch = refusing()
+    try:
+        for slug in ("domain-shift-as-dropout", "how-many-samples"):
+            lesson_step = step(slug)
+            with pytest.raises(AssertionError, match="computed again"):
+                lesson_views.step_view(lesson_step, lesson_step.start_values())
+    finally:
+        patch.undo()
+
+    assert lesson_views.warm_up() == [s.slug for s in LESSON_STEPS]
+    patch = refusing()
+    try:
+        for lesson_step in LESSON_STEPS:
+            values = lesson_step.start_values()
+            assert set(lesson_step.settings) <= set(values)
+            assert all(values[c.key] == lesson_step.settings.get(c.key, c.try_values[0])
+                       for c in lesson_step.controls)
+            view = lesson_views.step_view(lesson_step, values)
+            assert not view.error, (lesson_step.slug, view.error)
+    finally:
+        patch.undo()

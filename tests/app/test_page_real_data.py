@@ -20,8 +20,13 @@ def page_run():
 def test_page_shows_both_tables_gain_figures_and_downloads(page_run):
     at = page_run
     assert not at.error
-    table2, here, paper, gain, params = [d.value for d in at.dataframe][:5]
-    assert list(table2["data set"]) == ["Hepatitis (hepat.)", "Heart disease (heart)"]
+    here, paper, gain, params = [d.value for d in at.dataframe][:4]
+    # Table 2, a markdown table (no data grid before the page's first chart): one row
+    # per chosen data set, this page's counts beside the paper's
+    (table2,) = [shown(m.value) for m in at.markdown if m.value.startswith("| data set")]
+    rows = table2.splitlines()[2:]
+    assert [r.split(" | ")[0] for r in rows] == ["| Hepatitis (hepat.)", "| Heart disease (heart)"]
+    assert rows[1].endswith("| 920 | 704 | 2 | 2 | 621 | 615 | 13 | 299 | 2 |")
     # FLDA's columns first, no empty SCL/GFK columns (issue 25: at 1920 px they pushed
     # FLDA-L and T-LR out of view); the paper's table keeps them, after FLDA's.
     first = ["S-LR", "FLDA-Q", "FLDA-L", "T-LR"]
@@ -56,7 +61,7 @@ def test_captions_state_the_computed_comparison(page_run):
 def test_mean_imputation_and_no_baselines():
     at = open_page(PAGE, {**TWO_SETS, "impute": "mean", "baselines": "false"})
     assert not at.error
-    here = at.dataframe[1].value
+    here = at.dataframe[0].value
     assert list(here.columns) == ["S-LR", "FLDA-Q", "FLDA-L", "T-LR", "S-SVM"]  # FLDA first
     assert here.loc["Heart disease (heart)", "FLDA-L"] == \
         f"{md.fit_one('heart', 'FLDA-L', 'mean').error:.3f}"
@@ -187,7 +192,7 @@ def test_warm_disk_cache_serves_table3_after_a_restart_without_fitting(disk_cach
     captions = " ".join(c.value for c in first.caption)
     assert "All 5 cells computed" in captions and "with this code" in captions
     assert "read from this server's disk cache" not in captions
-    here = first.dataframe[1].value
+    here = first.dataframe[0].value
     assert len(list(disk_cache.glob("*.json"))) == 5
 
     st.cache_data.clear()  # a restarted server: st.cache_data is gone, the files are not
@@ -201,7 +206,7 @@ def test_warm_disk_cache_serves_table3_after_a_restart_without_fitting(disk_cach
     assert "with this code" in captions and "computed" in captions and "UTC" in captions
     every_text = captions + " ".join(str(w.help) for w in second.get("selectbox"))
     assert str(disk_cache.parent) not in every_text     # never the server's folder
-    assert second.dataframe[1].value.equals(here)
+    assert second.dataframe[0].value.equals(here)
 
 
 def test_a_half_table_is_never_presented_as_final(disk_cache, monkeypatch):
@@ -219,7 +224,7 @@ def test_a_half_table_is_never_presented_as_final(disk_cache, monkeypatch):
     captions = " ".join(c.value for c in at.caption)
     assert "Not complete: 1 of 2 data sets done" in captions
     assert "lower error than S-LR" not in captions  # the final caption is not shown
-    partial = at.dataframe[1].value
+    partial = at.dataframe[0].value
     assert list(partial.index) == ["Hepatitis (hepat.)"]
     assert "real_errors" not in chart_specs(at)
     assert at.error

@@ -81,3 +81,20 @@ def test_the_warm_up_loads_what_a_first_run_imported_lazily():
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "True True"
+
+
+def test_the_lesson_is_computed_before_the_server_opens_unless_switched_off(monkeypatch):
+    calls = []
+    monkeypatch.setattr("explorer.ui.lesson_views.warm_up", lambda: calls.append("lesson"))
+    monkeypatch.setenv(serving.LESSON_WARM_UP, "0")
+    assert serving.warm_up_lesson() is None and calls == []
+    monkeypatch.delenv(serving.LESSON_WARM_UP)
+    assert serving.warm_up_lesson() >= 0 and calls == ["lesson"]
+
+    def broken():
+        raise RuntimeError("no data")
+
+    monkeypatch.setattr("explorer.ui.lesson_views.warm_up", broken)
+    assert serving.warm_up_lesson() is None  # logged; the page computes what it needs
+    source = inspect.getsource(serving.server_lifespan)
+    assert source.index("warm_up_lesson") < source.index("yield")  # before it opens

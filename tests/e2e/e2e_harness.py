@@ -111,6 +111,13 @@ def die_with_parent():
         pass
 
 
+#: The server's warm-ups that servers under test leave out unless the environment asks
+#: for them: the disk stores filled in the background (``explorer.ui.serving.STORE_WARM_UPS``),
+#: which would compete with the pages for the CPU, and the lesson's steps computed before
+#: the server opens (``serving.LESSON_WARM_UP``), which would slow every start.
+QUIET_WARM_UPS = ("FLDA_REAL_DATA_WARM_UP", "FLDA_DIGITS_WARM_UP", "FLDA_LESSON_WARM_UP")
+
+
 class StreamlitServer:
     """``streamlit run app.py`` (or ``script``) in its own process group, stopped by :meth:`stop`.
 
@@ -140,7 +147,7 @@ class StreamlitServer:
         # Servers under test do not fill the pages' disk stores in the background
         # (explorer.ui.serving.warm_up_stores) unless asked: it would compete with the pages.
         env = {**os.environ, **{name: os.environ.get(name, "0") for name in
-                                ("FLDA_REAL_DATA_WARM_UP", "FLDA_DIGITS_WARM_UP")}}
+                                QUIET_WARM_UPS}}
         self.process = subprocess.Popen(cmd, cwd=cwd, stdout=self._log, env=env,
                                         stderr=subprocess.STDOUT, start_new_session=True,
                                         preexec_fn=die_with_parent)
@@ -206,7 +213,7 @@ class DeployedServer:
         env = {**os.environ, "PORT": str(self.port), "PROCESSES": str(processes),
                "PYTHON": sys.executable,
                **{name: os.environ.get(name, "0") for name in
-                  ("FLDA_REAL_DATA_WARM_UP", "FLDA_DIGITS_WARM_UP")}}
+                  QUIET_WARM_UPS}}
         self._log = open(self.log_path, "w")  # noqa: SIM115 - closed by stop()
         self.process = subprocess.Popen(["bash", str(ROOT / "deploy" / "serve.sh")], cwd=ROOT,
                                         env=env, stdout=self._log, stderr=subprocess.STDOUT,

@@ -1,0 +1,30 @@
+"""Small fixed tables drawn as markdown (``explorer.ui.tables.markdown_table``)."""
+
+import numpy as np
+import pandas as pd
+from apptest_support import shown
+
+from explorer.ui.tables import markdown_table
+
+
+def test_numbers_are_right_aligned_whole_numbers_grouped_and_floats_formatted():
+    frame = pd.DataFrame({"data set": ["a", "b"], "rows": np.array([1234567, 2]),
+                          "error": [0.5, 1 / 3]})
+    lines = markdown_table(frame).splitlines()
+    assert lines[0] == "| data set | rows | error |"
+    assert lines[1] == "|:---|---:|---:|"
+    assert lines[2:] == ["| a | 1,234,567 | 0.500 |", "| b | 2 | 0.333 |"]
+    assert markdown_table(frame, fmt="%.1f").splitlines()[3] == "| b | 2 | 0.3 |"
+
+
+def test_text_stays_one_cell_of_one_line_and_is_escaped():
+    """A pipe, a line break, markdown or a URL in a cell or a column name must not break
+    the table, format text or become a link."""
+    frame = pd.DataFrame({"na|me *x*": ["x|y\nz", "http://e.com **bold**"], "n": [1, 2]})
+    lines = markdown_table(frame).splitlines()
+    assert len(lines) == 4
+    assert all(line.count(" | ") == 1 for line in [lines[0], *lines[2:]])  # two cells each
+    assert shown(lines[0]) == "| na|me *x* | n |"
+    assert shown(lines[2]) == "| x|y z | 1 |"
+    assert "**" not in lines[3].replace("\\*", "") and "http://" not in lines[3]
+    assert shown(lines[3]) == "| http://e.com **bold** | 2 |"
