@@ -416,7 +416,8 @@ def main():
     st.subheader("The data sets (Table 2)")
     summary, notes = table2_cached(impute)
     summary = summary[summary["data set"].isin([uci.UCI_SETS[k].title for k in keys])]
-    st.markdown(tables.markdown_table(summary))
+    side_by_side, joined = tables.paired_columns(summary)
+    st.markdown(tables.markdown_table(side_by_side, right=joined))
     st.caption(
         "Counts here beside the paper's Table 2. Files: sample_data/uci/ (UCI Machine "
         "Learning Repository, CC BY 4.0; see PROVENANCE.md there). "

@@ -8,7 +8,8 @@ import streamlit as st
 
 from explorer.safe_text import escape_markdown, safe_csv
 
-__all__ = ["csv_bytes", "download_csv", "download_file", "markdown_table", "number_columns"]
+__all__ = ["csv_bytes", "download_csv", "download_file", "markdown_table", "number_columns",
+           "paired_columns"]
 
 
 def csv_bytes(frame, index=False):
@@ -50,24 +51,53 @@ def number_columns(frame, fmt="%.3f", columns=None):
 
 def _cell(value, fmt):
     if isinstance(value, str):
-        return escape_markdown(" ".join(value.split()))  # "|" comes out as "\\|"
+        # one line ("|" comes out as "\\|"); spaces that keep words together stay
+        return escape_markdown(" ".join(value.splitlines()))
     if hasattr(value, "dtype") and value.dtype.kind in "iu" or isinstance(value, int):
         return f"{int(value):,}"
     return fmt % value
 
 
-def markdown_table(frame, fmt="%.3f"):
-    """``frame`` as a markdown table: numbers right-aligned (whole numbers with thousands
-    separators, others with ``fmt``), text escaped and kept on one line.
+def markdown_table(frame, fmt="%.3f", right=None):
+    """``frame`` as a markdown table: numbers (whole numbers with thousands separators,
+    others with ``fmt``) and the columns in ``right`` right-aligned, text escaped and
+    kept on one line.
 
     For small fixed tables that a reader only reads (Real data's Table 2): Streamlit
     draws them with the markdown it already has, while the first ``st.dataframe`` of a
     tab makes the browser fetch and compile 1.2 MB of grid code before the elements
     after it (a fresh tab's first chart on Real data came 0.3-0.5 s later).
     """
-    numeric = [frame[c].dtype.kind in "iuf" for c in frame.columns]
+    right = set(right or ())
+    aligned = [c in right or frame[c].dtype.kind in "iuf" for c in frame.columns]
     header = "| " + " | ".join(_cell(str(c), fmt) for c in frame.columns) + " |"
-    rule = "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"
+    rule = "|" + "|".join("---:" if a else ":---" for a in aligned) + "|"
     rows = ["| " + " | ".join(_cell(v, fmt) for v in row) + " |"
             for row in frame.itertuples(index=False, name=None)]
     return "\n".join([header, rule, *rows])
+
+
+def paired_columns(frame, first="here", second="paper"):
+    """``frame`` with each pair of columns ``"X (first)"``, ``"X (second)"`` shown as one
+    column ``"X (first / second)"`` of ``"a / b"`` (whole numbers with thousands
+    separators, no line break inside): a table compared with a published one in half
+    the width.  Returns the
+    new frame and the names of the joined columns."""
+    import pandas as pd
+
+    columns, joined = {}, []
+    for column in frame.columns:
+        name = str(column)
+        if name.endswith(f" ({second})") and name[:-len(second) - 3] + f" ({first})" in frame:
+            continue
+        if name.endswith(f" ({first})"):
+            base = name[:-len(first) - 3]
+            partner = f"{base} ({second})"
+            if partner in frame:
+                label = f"{base} ({first} / {second})"
+                columns[label] = [f"{_cell(a, '%g')}\u00a0/\u00a0{_cell(b, '%g')}"
+                                  for a, b in zip(frame[column], frame[partner], strict=True)]
+                joined.append(label)
+                continue
+        columns[column] = frame[column]
+    return pd.DataFrame(columns, index=frame.index), joined

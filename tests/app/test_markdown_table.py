@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 from apptest_support import shown
 
-from explorer.ui.tables import markdown_table
+from explorer.ui.tables import markdown_table, paired_columns
 
 
 def test_numbers_are_right_aligned_whole_numbers_grouped_and_floats_formatted():
@@ -28,3 +28,19 @@ def test_text_stays_one_cell_of_one_line_and_is_escaped():
     assert shown(lines[2]) == "| x|y z | 1 |"
     assert "**" not in lines[3].replace("\\*", "") and "http://" not in lines[3]
     assert shown(lines[3]) == "| http://e.com **bold** | 2 |"
+
+
+def test_here_and_paper_columns_become_one_column_of_pairs():
+    frame = pd.DataFrame({"data set": ["a"], "rows (here)": [1200], "rows (paper)": [1100],
+                          "rate (here)": [0.25], "rate (paper)": [0.5], "extra": [3],
+                          "only (here)": [7]})
+    paired, joined = paired_columns(frame)
+    assert list(paired.columns) == ["data set", "rows (here / paper)", "rate (here / paper)",
+                                    "extra", "only (here)"]
+    assert joined == ["rows (here / paper)", "rate (here / paper)"]
+    nbsp = "\u00a0"  # no line break inside a pair
+    assert paired.iloc[0].tolist() == ["a", f"1,200{nbsp}/{nbsp}1,100", f"0.25{nbsp}/{nbsp}0.5",
+                                       3, 7]
+    lines = markdown_table(paired, right=joined).splitlines()
+    assert lines[1] == "|:---|---:|---:|---:|---:|"
+    assert shown(lines[2]) == f"| a | 1,200{nbsp}/{nbsp}1,100 | 0.25{nbsp}/{nbsp}0.5 | 3 | 7 |"

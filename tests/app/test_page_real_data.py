@@ -26,7 +26,9 @@ def test_page_shows_both_tables_gain_figures_and_downloads(page_run):
     (table2,) = [shown(m.value) for m in at.markdown if m.value.startswith("| data set")]
     rows = table2.splitlines()[2:]
     assert [r.split(" | ")[0] for r in rows] == ["| Hepatitis (hepat.)", "| Heart disease (heart)"]
-    assert rows[1].endswith("| 920 | 704 | 2 | 2 | 621 | 615 | 13 | 299 | 2 |")
+    pair = "{}\u00a0/\u00a0{}".format  # here / paper, no line break inside
+    assert rows[1] == (f"| Heart disease (heart) | {pair(13, 13)} | {pair(920, 704)} | "
+                       f"{pair(2, 2)} | {pair(621, 615)} | 13 | 299 | 2 |")
     # FLDA's columns first, no empty SCL/GFK columns (issue 25: at 1920 px they pushed
     # FLDA-L and T-LR out of view); the paper's table keeps them, after FLDA's.
     first = ["S-LR", "FLDA-Q", "FLDA-L", "T-LR"]
