@@ -17,13 +17,11 @@ from explorer.ui.state import CHART_DRAWN_KEY, REST_OWED_KEY, presentation_mode
 from explorer.ui.widgets import image_format
 
 __all__ = ["CHART_DRAWN_KEY", "REST_OWED_KEY", "deferred_controls", "finish_owed_page",
-           "first_chart_pending",
-           "show_chart", "show_equations", "show_paper_notes", "sidebar_controls"]
+           "first_chart_pending", "show_chart", "show_equations", "show_paper_notes",
+           "sidebar_controls"]
 
 #: Session key of the sidebar controls the page's run has put off (:func:`sidebar_controls`).
 DEFERRED_CONTROLS_KEY = "_flda_deferred_controls"
-
-
 
 
 def _note_chart_drawn():

@@ -508,11 +508,11 @@ def step_view(lesson_step, values, slide=False):
 def warm_up():
     """Compute every step's view at its starting values, once per server process.
 
-    The server's start does this in the background (``explorer.ui.serving.warm_up_stores``,
-    lowest CPU priority), so that a lecturer's Reveal / Next / Back never waits for a
-    step's first computation: each step's experiment lands in the same caches the
-    Lesson page reads (``explorer.ui.caches`` and the ``st.cache_data`` functions
-    above); the figures themselves are drawn per run.  Returns the steps' slugs.
+    The server's start does this before it opens (``explorer.ui.serving.warm_up_lesson``),
+    so that a lecturer's Reveal / Next / Back never waits for a step's first computation:
+    each step's experiment lands in the same caches the Lesson page reads
+    (``explorer.ui.caches`` and the ``st.cache_data`` functions above); the figures
+    themselves are drawn per run.  Returns the steps' slugs.
     """
     from explorer.teaching.lesson import LESSON_STEPS
 

@@ -19,8 +19,8 @@ from explorer.ui import equations as ui_equations
 
 __all__ = ["EXTRA_MODULES", "LESSON_WARM_UP", "PROJECT_PACKAGES", "STORE_WARM_UPS",
            "compile_page_scripts", "freeze_long_lived_objects", "listening_tcp_sockets",
-           "page_script_paths", "project_modules", "routes", "send_small_writes_at_once", "server_lifespan",
-           "warm_up_imports", "warm_up_lesson", "warm_up_stores"]
+           "page_script_paths", "project_modules", "routes", "send_small_writes_at_once",
+           "server_lifespan", "warm_up_imports", "warm_up_lesson", "warm_up_stores"]
 
 #: Imported by the warm-up besides the project's own modules: plotly's figure classes, its
 #: subplots and utilities (which import Pillow: 70 ms, paid by the first figure with
@@ -311,6 +311,28 @@ STORE_WARM_UPS = (
 LESSON_WARM_UP = "FLDA_LESSON_WARM_UP"
 
 
+def _run_warm_up(env, module, function):
+    """``module.function()`` unless the environment variable ``env`` is "0"; returns the
+    seconds it took, or None when switched off or failed (a failure is logged and left
+    to the page, which computes what it needs and says why)."""
+    import importlib
+    import os
+    import time
+
+    if os.environ.get(env, "1") == "0":
+        return None
+    start = time.perf_counter()
+    try:
+        getattr(importlib.import_module(module), function)()
+    except Exception:
+        import logging
+
+        logging.getLogger("flda").warning("Warm-up %s.%s failed", module, function,
+                                          exc_info=True)
+        return None
+    return time.perf_counter() - start
+
+
 def warm_up_lesson():
     """Compute the lesson's nine steps at their starting values
     (:func:`explorer.ui.lesson_views.warm_up`) unless :data:`LESSON_WARM_UP` is "0";
@@ -319,25 +341,9 @@ def warm_up_lesson():
     The server's start does this before it reports healthy, after the imports: in the
     background it would share the interpreter with the first visitors' runs (the
     first chart of a page opened during it came 0.2-0.6 s later on the 2-core
-    machine), and a lecture is not started in the server's first seconds.  A failure
-    is logged and left to the Lesson page, which computes what it needs and says why.
+    machine), and a lecture is not started in the server's first seconds.
     """
-    import os
-    import time
-
-    if os.environ.get(LESSON_WARM_UP, "1") == "0":
-        return None
-    start = time.perf_counter()
-    try:
-        from explorer.ui.lesson_views import warm_up
-
-        warm_up()
-    except Exception:
-        import logging
-
-        logging.getLogger("flda").warning("Warm-up of the lesson failed", exc_info=True)
-        return None
-    return time.perf_counter() - start
+    return _run_warm_up(LESSON_WARM_UP, "explorer.ui.lesson_views", "warm_up")
 
 
 def warm_up_stores(warm_ups=STORE_WARM_UPS):
@@ -347,28 +353,20 @@ def warm_up_stores(warm_ups=STORE_WARM_UPS):
     Handwritten digits, 72 for Real data); on a new installation or after an upgrade
     it fits them once (the digits' Table 4 in about 6 s of one core, Real data's
     Table 3 in 16-30 s), at the lowest CPU priority so that visitors' pages come
-    first.  (The lesson's steps are computed before the server opens:
-    :func:`warm_up_lesson`.)  A page asking for a fit the warm-up is computing waits for it and reads
-    it (``explorer.experiments.result_store``).  A failure is left for the page,
-    which fits what is missing and says why.
+    first.  A page asking for a fit the warm-up is computing waits for it and reads
+    it (``explorer.experiments.result_store``).  A failure is logged and left for the
+    page, which fits what is missing and says why.  (The lesson's steps are computed
+    before the server opens: :func:`warm_up_lesson`.)
     """
-    import importlib
     import os
     import threading
 
-    wanted = [(module, function) for env, module, function in warm_ups
-              if os.environ.get(env, "1") != "0"]
+    wanted = [entry for entry in warm_ups if os.environ.get(entry[0], "1") != "0"]
     if not wanted:
         return
     try:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)  # this thread only
     except (AttributeError, OSError):
         pass
-    for module, function in wanted:
-        try:
-            getattr(importlib.import_module(module), function)()
-        except Exception:
-            import logging
-
-            logging.getLogger("flda").warning("Warm-up %s.%s failed", module, function,
-                                              exc_info=True)
+    for env, module, function in wanted:
+        _run_warm_up(env, module, function)

@@ -53,7 +53,7 @@ def _cell(value, fmt):
     if isinstance(value, str):
         # one line ("|" comes out as "\\|"); spaces that keep words together stay
         return escape_markdown(" ".join(value.splitlines()))
-    if hasattr(value, "dtype") and value.dtype.kind in "iu" or isinstance(value, int):
+    if isinstance(value, int) or (hasattr(value, "dtype") and value.dtype.kind in "iu"):
         return f"{int(value):,}"
     return fmt % value
 
@@ -81,8 +81,7 @@ def paired_columns(frame, first="here", second="paper"):
     """``frame`` with each pair of columns ``"X (first)"``, ``"X (second)"`` shown as one
     column ``"X (first / second)"`` of ``"a / b"`` (whole numbers with thousands
     separators, no line break inside): a table compared with a published one in half
-    the width.  Returns the
-    new frame and the names of the joined columns."""
+    the width.  Returns the new frame and the names of the joined columns."""
     import pandas as pd
 
     columns, joined = {}, []

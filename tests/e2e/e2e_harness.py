@@ -144,8 +144,7 @@ class StreamlitServer:
                *extra_args]
         # Open for the server's lifetime, closed in stop().
         self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
-        # Servers under test do not fill the pages' disk stores in the background
-        # (explorer.ui.serving.warm_up_stores) unless asked: it would compete with the pages.
+        # Servers under test make none of the warm-ups in QUIET_WARM_UPS unless asked.
         env = {**os.environ, **{name: os.environ.get(name, "0") for name in
                                 QUIET_WARM_UPS}}
         self.process = subprocess.Popen(cmd, cwd=cwd, stdout=self._log, env=env,
