@@ -209,10 +209,19 @@ def _subplot_layout_json(rows, cols, titles, options_json):
 
 def subplot_layout(rows, cols, titles, **options):
     """``make_subplots``' layout (axis domains, shared axes, title annotations) as a
-    fresh dict: plotly computes it once per shape and the JSON text is cached, because
-    ``make_subplots`` alone takes ~20 ms."""
-    return json.loads(_subplot_layout_json(rows, cols, tuple(titles),
-                                           json.dumps(options, sort_keys=True)))
+    fresh dict.  ``make_subplots`` takes 20-60 ms, so plotly computes the layout once
+    per shape and options, with stand-ins for the titles (their text changes no
+    position; an empty title has no annotation), and the JSON text is cached: a figure
+    with other titles (another data set's name, a user's file) costs no more."""
+    titles = [str(title) for title in titles]
+    stand_ins = tuple(f"\ue000{k}" if title else "" for k, title in enumerate(titles))
+    layout = json.loads(_subplot_layout_json(rows, cols, stand_ins,
+                                             json.dumps(options, sort_keys=True)))
+    text_of = {stand_in: title for stand_in, title in zip(stand_ins, titles, strict=True)
+               if stand_in}
+    for annotation in layout.get("annotations", ()):
+        annotation["text"] = text_of.get(annotation.get("text"), annotation.get("text"))
+    return layout
 
 
 @functools.lru_cache(maxsize=1)

@@ -3,7 +3,10 @@
 Each builder takes plain data frames (see :func:`explorer.data.tabular.theta_frame`,
 :func:`~explorer.experiments.your_data.target_error_table`,
 :func:`~explorer.data.tabular.predictions_frame`) and returns a
-``plotly.graph_objects.Figure`` in the project's style (:mod:`explorer.figures.style`).
+``plotly.graph_objects.Figure`` in the project's style (:mod:`explorer.figures.style`),
+built as plain plotly JSON (:func:`~explorer.figures.style.unvalidated_figure`: plotly's
+validation of the five figures took 70-180 ms of every rerun of the page; the tests run
+each builder's output through that validation once).
 The figures carry no title: the page names each section with a heading of its
 own and says what to look at in a caption, so a title inside the chart would
 only repeat it.
@@ -18,10 +21,10 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 
 from explorer.safe_text import escape_plotly
-from explorer.figures.style import CLASS_COLORS, FAMILY_COLORS, classifier_color
+from explorer.figures.style import (CLASS_COLORS, FAMILY_COLORS, classifier_color,
+                                    unvalidated_figure)
 from explorer.figures.real_data import color_of
 
 __all__ = ["feature_theta_figure", "nonzero_proportion_figure", "target_error_figure",
@@ -34,16 +37,16 @@ DEFAULT_TOP_FEATURES = 20
 _FONT = dict(size=14)
 
 
-def _layout(fig, height, legend=True):
-    # No title (the page's section heading names the chart).  A legend sits in
-    # a row of its own above the plot, so it never covers bars; Plotly grows the
-    # top margin if long entries wrap onto a second row.
-    fig.update_layout(height=height, font=_FONT,
-                      margin=dict(l=10, r=10, t=40 if legend else 10, b=10),
-                      showlegend=legend,
-                      legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left",
-                                  x=0.0, title=None))
-    return fig
+def _figure(data, height, legend=True, xaxis=None, yaxis=None, legend_order=None, **layout):
+    """The page's figure of ``data`` (trace dicts): no title (the page's section heading
+    names the chart); a legend in a row of its own above the plot, so it never covers
+    bars (Plotly grows the top margin if long entries wrap onto a second row)."""
+    layout.update(xaxis=xaxis or {}, yaxis=yaxis or {}, height=height, font=_FONT,
+                  margin=dict(l=10, r=10, t=40 if legend else 10, b=10), showlegend=legend)
+    layout["legend"] = dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0.0)
+    if legend_order:
+        layout["legend"]["traceorder"] = legend_order
+    return unvalidated_figure(data, layout)
 
 
 def _per_feature_height(n_features):
@@ -96,19 +99,20 @@ def feature_theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
     shown = thetas.sort_values("theta", ascending=False, kind="stable").head(top_n)
     shown = shown.iloc[::-1]
     labels = _short_labels(shown["feature"])
-    fig = go.Figure(go.Bar(
-        x=shown["theta"], y=labels, orientation="h",
-        marker_color=FAMILY_COLORS["flda"], name="\u03b8\u0302",
+    bar = dict(
+        type="bar", x=shown["theta"].to_numpy(), y=labels, orientation="h",
+        marker=dict(color=FAMILY_COLORS["flda"]), name="\u03b8\u0302",
         text=[f"{t:.2f}" for t in shown["theta"]], textposition="outside",
         customdata=np.column_stack([_escaped(shown["feature"]), shown["source_nonzero"],
                                     shown["target_nonzero"]]),
         hovertemplate=("<b>%{customdata[0]}</b><br>\u03b8\u0302 = %{x:.3f}<br>"
                        "non-zero in source: %{customdata[1]:.1%}<br>"
-                       "non-zero in target: %{customdata[2]:.1%}<extra></extra>")))
-    fig.update_xaxes(title="\u03b8\u0302 = max(0, 1 \u2212 target / source non-zero rate)",
-                     range=[0, 1.12], tickformat=".1f")
-    fig.update_yaxes(title=None, type="category", automargin=True)
-    return _layout(fig, height=_per_feature_height(len(shown)), legend=False)
+                       "non-zero in target: %{customdata[2]:.1%}<extra></extra>"))
+    return _figure([bar], _per_feature_height(len(shown)), legend=False,
+                   xaxis=dict(title=dict(text="\u03b8\u0302 = max(0, 1 \u2212 target / source "
+                                              "non-zero rate)"),
+                              range=[0, 1.12], tickformat=".1f"),
+                   yaxis=dict(type="category", automargin=True))
 
 
 def top_changed_features(thetas, top_n=DEFAULT_TOP_FEATURES):
@@ -135,19 +139,19 @@ def nonzero_proportion_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_name="s
     """
     shown = top_changed_features(thetas, top_n)
     labels = _short_labels(shown["feature"])
-    fig = go.Figure()
-    for column, name, family in (("source_nonzero", f"source ({source_name})", "source"),
-                                 ("target_nonzero", f"target ({target_name})", "target")):
-        fig.add_bar(y=labels, x=shown[column], orientation="h", name=_short(name, 48),
-                    marker_color=FAMILY_COLORS[family], customdata=_escaped(shown["feature"]),
-                    hovertemplate="<b>%{customdata}</b><br>" + name.split(" ")[0]
-                    + ": %{x:.1%} of rows non-zero<extra></extra>")
+    data = [dict(type="bar", y=labels, x=shown[column].to_numpy(), orientation="h",
+                 name=_short(name, 48), marker=dict(color=FAMILY_COLORS[family]),
+                 customdata=_escaped(shown["feature"]),
+                 hovertemplate="<b>%{customdata}</b><br>" + name.split(" ")[0]
+                 + ": %{x:.1%} of rows non-zero<extra></extra>")
+            for column, name, family in (("source_nonzero", f"source ({source_name})", "source"),
+                                         ("target_nonzero", f"target ({target_name})", "target"))]
     # Horizontal bars: long feature names stay readable however many are shown.
     # Reversed category axis: the largest difference on top, source above target.
-    fig.update_layout(barmode="group", bargap=0.25)
-    fig.update_xaxes(title="proportion of rows non-zero", range=[0, 1.05], tickformat=".0%")
-    fig.update_yaxes(title=None, type="category", autorange="reversed", automargin=True)
-    return _layout(fig, height=_per_feature_height(len(shown)))
+    return _figure(data, _per_feature_height(len(shown)), barmode="group", bargap=0.25,
+                   xaxis=dict(title=dict(text="proportion of rows non-zero"), range=[0, 1.05],
+                              tickformat=".0%"),
+                   yaxis=dict(type="category", autorange="reversed", automargin=True))
 
 
 def target_error_figure(errors):
@@ -158,18 +162,17 @@ def target_error_figure(errors):
     errors : pandas.DataFrame
         Output of :func:`explorer.experiments.your_data.target_error_table`.
     """
-    fig = go.Figure(go.Bar(
-        x=errors["classifier"], y=errors["error"],
-        marker_color=[color_of(n) for n in errors["classifier"]],  # baselines: blue
+    bar = dict(
+        type="bar", x=errors["classifier"].to_numpy(), y=errors["error"].to_numpy(),
+        marker=dict(color=[color_of(n) for n in errors["classifier"]]),  # baselines: blue
         text=[f"{e:.3f}" for e in errors["error"]], textposition="outside",
         customdata=np.column_stack([errors["errors"], errors["n_target"]]),
         hovertemplate=("<b>%{x}</b><br>error %{y:.3f}"
-                       "<br>%{customdata[0]} of %{customdata[1]} wrong<extra></extra>")))
+                       "<br>%{customdata[0]} of %{customdata[1]} wrong<extra></extra>"))
     top = float(errors["error"].max()) if len(errors) else 1.0
-    fig.update_yaxes(title="error on labelled target rows", range=[0, min(1.0, top * 1.25 + 0.02)],
-                     tickformat=".2f")
-    fig.update_xaxes(title=None, type="category")
-    return _layout(fig, height=320, legend=False)
+    return _figure([bar], 320, legend=False, xaxis=dict(type="category"),
+                   yaxis=dict(title=dict(text="error on labelled target rows"),
+                              range=[0, min(1.0, top * 1.25 + 0.02)], tickformat=".2f"))
 
 
 def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L")):
@@ -183,21 +186,22 @@ def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L
     columns = ([("true labels", "true_label")] if "true_label" in predictions.columns else []) \
         + [(n, n) for n in bars]
     class_keys = [str(c) for c in classes]
-    fig = go.Figure()
+    values = {column: predictions[column].dropna().map(str) for _, column in columns}
+    data = []
     for k, cls in enumerate(class_keys):
-        shares, counts = [], []
-        for _, column in columns:
-            values = predictions[column].dropna().map(str)
-            counts.append(int((values == cls).sum()))
-            shares.append(counts[-1] / max(1, len(values)))
-        fig.add_bar(x=[title for title, _ in columns], y=shares, name=_short(cls, 30),
-                    marker_color=CLASS_COLORS[k % len(CLASS_COLORS)], customdata=counts,
-                    hovertemplate=(f"class {_short(cls, 30)}<br>%{{y:.1%}} "
-                                   "(%{customdata} rows)<extra></extra>"))
-    fig.update_layout(barmode="stack", bargap=0.35, legend_traceorder="normal")
-    fig.update_yaxes(title="share of target rows", range=[0, 1], tickformat=".0%")
-    fig.update_xaxes(title=None, type="category")
-    return _layout(fig, height=340)
+        counts = [int((values[column] == cls).sum()) for _, column in columns]
+        shares = [count / max(1, len(values[column]))
+                  for count, (_, column) in zip(counts, columns, strict=True)]
+        data.append(dict(type="bar", x=[title for title, _ in columns], y=shares,
+                         name=_short(cls, 30),
+                         marker=dict(color=CLASS_COLORS[k % len(CLASS_COLORS)]),
+                         customdata=counts,
+                         hovertemplate=(f"class {_short(cls, 30)}<br>%{{y:.1%}} "
+                                        "(%{customdata} rows)<extra></extra>")))
+    return _figure(data, 340, barmode="stack", bargap=0.35, legend_order="normal",
+                   xaxis=dict(type="category"),
+                   yaxis=dict(title=dict(text="share of target rows"), range=[0, 1],
+                              tickformat=".0%"))
 
 
 def feature_weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-LR", flda_model="FLDA-L"):
@@ -216,17 +220,16 @@ def feature_weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-L
     shown = thetas.sort_values("theta", ascending=False, kind="stable").head(max(1, int(top_n)))
     shown = shown.iloc[::-1]
     labels = _short_labels(shown["feature"])
-    fig = go.Figure()
-    for model, column in zip((source_model, flda_model), columns):
-        fig.add_bar(y=labels, x=shown[column], orientation="h", name=model,
-                    marker_color=classifier_color(model),
-                    customdata=np.column_stack([_escaped(shown["feature"]), shown["theta"]]),
-                    hovertemplate=(f"<b>%{{customdata[0]}}</b><br>{model} weight %{{x:.3f}}"
-                                   "<br>\u03b8\u0302 = %{customdata[1]:.2f}<extra></extra>"))
-    fig.update_layout(barmode="group", bargap=0.2)
-    fig.update_xaxes(title="weight (scaled features; positive favours the second class)",
-                     zeroline=True, zerolinewidth=2)
-    fig.update_yaxes(title=None, type="category", automargin=True)
-    return _layout(fig, height=max(300, 100 + 34 * len(shown)))
+    data = [dict(type="bar", y=labels, x=shown[column].to_numpy(), orientation="h", name=model,
+                 marker=dict(color=classifier_color(model)),
+                 customdata=np.column_stack([_escaped(shown["feature"]), shown["theta"]]),
+                 hovertemplate=(f"<b>%{{customdata[0]}}</b><br>{model} weight %{{x:.3f}}"
+                                "<br>\u03b8\u0302 = %{customdata[1]:.2f}<extra></extra>"))
+            for model, column in zip((source_model, flda_model), columns, strict=True)]
+    return _figure(data, max(300, 100 + 34 * len(shown)), barmode="group", bargap=0.2,
+                   xaxis=dict(title=dict(text="weight (scaled features; positive favours the "
+                                              "second class)"),
+                              zeroline=True, zerolinewidth=2),
+                   yaxis=dict(type="category", automargin=True))
 
 

@@ -246,7 +246,8 @@ def compile_page_scripts(script_cache=None):
     2-core machine), so every page's first visitor of a fresh server paid for it.
     ``script_cache`` defaults to the running runtime's (``Runtime._script_cache``,
     Streamlit 1.67; ``tests/app/test_server_warm_up.py`` checks it is still there);
-    without a runtime nothing is compiled.
+    without a runtime nothing is compiled.  The cache then keeps every script whose
+    file has not changed (:func:`keep_unchanged_scripts`).
     """
     if script_cache is None:
         from streamlit.runtime import Runtime
@@ -256,10 +257,78 @@ def compile_page_scripts(script_cache=None):
         script_cache = getattr(Runtime.instance(), "_script_cache", None)
         if script_cache is None:
             return []
+    keep_unchanged_scripts(script_cache)
     paths = page_script_paths()
     for path in paths:
         script_cache.get_bytecode(path)
     return paths
+
+
+def warm_up_figure_layouts():
+    """Compute the subplot layout of the Handwritten digits page's first chart (the
+    first image of each of ten classes in each domain, 2 x 10 panels) once per server.
+
+    Plotly lays out a grid of subplots once per shape (``explorer.figures.style
+    .subplot_layout``: 0.1 s for this one on the 2-core machine); the lesson's warm-up
+    (:func:`warm_up_lesson`) already lays out the other pages' first charts.
+    """
+    import numpy as np
+
+    from explorer.figures.digits import sample_images_figure
+
+    classes = np.arange(10)
+    images = np.zeros((10, 4))
+    sample_images_figure(images, classes, images, classes, 2, "A", "B")
+
+
+def _file_signature(path):
+    """What tells an edited file from the one compiled: its size and modification time
+    (``None`` when it cannot be read: the next run compiles it and reports the error)."""
+    import os
+
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_size, stat.st_mtime_ns
+
+
+def keep_unchanged_scripts(script_cache):
+    """Make ``script_cache.clear()`` drop only the scripts whose file has changed.
+
+    Streamlit empties its script cache when the last session disconnects (and when a
+    watched source file changes), so that an edit made meanwhile is not missed.  The
+    server's compiled pages (:func:`compile_page_scripts`) then served only the first
+    visitor: a lecturer who tried the app and closed the tab left the class's first
+    visitor to compile ``app.py`` and the page again (20-50 ms a page on the 2-core
+    machine, 170 ms beside a browser loading the page).  With this the cache keeps a
+    script whose size and modification time are those it had when it was compiled,
+    and compiles an edited one again, as before.  Idempotent; returns the cache.
+    """
+    import os
+
+    if getattr(script_cache, "_flda_keeps_unchanged", False):
+        return script_cache
+    compiled = {}  # path -> the file's signature when its code was compiled
+    get_bytecode = script_cache.get_bytecode
+
+    def get_bytecode_noting_signature(script_path):
+        path = os.path.abspath(script_path)
+        if path not in compiled:  # signature first: an edit while compiling counts
+            compiled[path] = _file_signature(path)
+        return get_bytecode(script_path)
+
+    def clear_changed():
+        with script_cache._lock:
+            for path in list(script_cache._cache):
+                if path not in compiled or compiled[path] != _file_signature(path):
+                    del script_cache._cache[path]
+                    compiled.pop(path, None)
+
+    script_cache.get_bytecode = get_bytecode_noting_signature
+    script_cache.clear = clear_changed
+    script_cache._flda_keeps_unchanged = True
+    return script_cache
 
 
 @asynccontextmanager
@@ -291,6 +360,7 @@ async def server_lifespan(app):
     start = time.perf_counter()
     await asyncio.to_thread(warm_up_imports().join)
     await asyncio.to_thread(compile_page_scripts)
+    await asyncio.to_thread(warm_up_figure_layouts)
     lesson = await asyncio.to_thread(warm_up_lesson)
     print("  FLDA explorer: scientific libraries loaded"
           + (", the lesson's steps computed" if lesson is not None else "")

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from figure_samples import assert_passes_plotly_validation
 from explorer.figures import tabular as figs
 from explorer.figures.style import CLASS_COLORS, FAMILY_COLORS, classifier_color
 
@@ -145,3 +146,27 @@ def test_weights_figure_compares_source_and_flda_weights():
     assert fig.data[0].marker.color == classifier_color("S-LR")
     with pytest.raises(ValueError, match="binary"):
         figs.feature_weights_figure(frame.drop(columns=["FLDA-L weight"]))
+
+
+def _errors():
+    return pd.DataFrame({"classifier": ["S-LR", "FLDA-L", "KMM"], "error": [0.3, 0.2, 0.25],
+                         "errors": [30, 20, 25], "n_target": [100, 100, 100],
+                         "family": ["source", "flda", "baseline"]})
+
+
+def _predictions():
+    return pd.DataFrame({"true_label": ["a", "b", "b"], "S-LR": ["a", "a", "a"],
+                         "FLDA-Q": ["b", "b", "a"], "FLDA-L": ["a", "b", "b"]})
+
+
+@pytest.mark.parametrize("build", [
+    lambda: figs.feature_theta_figure(thetas(12), top_n=5),
+    lambda: figs.nonzero_proportion_figure(thetas(12), top_n=6, source_name="s <b>.csv"),
+    lambda: figs.target_error_figure(_errors()),
+    lambda: figs.prediction_mix_figure(_predictions(), ["a", "b"]),
+    lambda: figs.feature_weights_figure(thetas(9), top_n=4),
+], ids=["theta", "nonzero", "errors", "predictions", "weights"])
+def test_figures_pass_plotly_validation_unchanged(build):
+    """The builders skip plotly's validation (plain JSON, 70-180 ms a rerun saved): what
+    they make must be what validation accepts and leaves as it is."""
+    assert_passes_plotly_validation(build())

@@ -223,3 +223,63 @@ def test_slide_weights_figure_puts_the_three_maps_in_one_row_above_their_colour_
     titles = [a.text for a in layout.annotations]
     assert titles == ["S-LR weights, digit 3", "FLDA-L weights, digit 3",
                       "dropout θ (transfer model)"]
+
+
+def _sample_images_reference(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=10):
+    """The sample-images figure as plotly's own ``make_subplots`` and axis updates build
+    it (the builder makes the same JSON without them)."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    classes = list(np.unique(np.concatenate([y_a, y_b])))[:max_classes]
+    n = len(classes)
+    fig = make_subplots(rows=2, cols=n, horizontal_spacing=0.01, vertical_spacing=0.08,
+                        row_titles=["A", "B"])
+    images = []
+    for row, (X, y, name) in enumerate(((X_a, y_a, name_a), (X_b, y_b, name_b)), start=1):
+        for col, label in enumerate(classes, start=1):
+            members = np.flatnonzero(y == label)
+            img = X[members[0]].reshape(side, side) if len(members) else np.zeros((side, side))
+            images.append(img)
+            fig.add_trace(go.Heatmap(
+                z=img, x=np.arange(side), y=np.arange(side), coloraxis="coloraxis",
+                name=f"{name}, class {label}",
+                hovertemplate=f"<b>{name}, class {label}</b><br>row %{{y}}, column %{{x}}<br>"
+                              "ink = %{z:.2f}<extra></extra>"), row=row, col=col)
+    for k in range(1, 2 * n + 1):
+        suffix = "" if k == 1 else str(k)
+        fig.update_layout({f"xaxis{suffix}": dict(
+            showticklabels=False, showgrid=False, zeroline=False, ticks="", showline=False,
+            constrain="domain", range=[-0.5, side - 0.5]),
+            f"yaxis{suffix}": dict(
+            showticklabels=False, showgrid=False, zeroline=False, ticks="", showline=False,
+            scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain",
+            range=[side - 0.5, -0.5])})
+    fig.update_layout(coloraxis=dict(colorscale="Greys", cmin=0.0, cmax=max(np.max(images), 1e-12),
+                                     showscale=False),
+                      height=260, margin=dict(l=10, r=30, t=10, b=10), font=dict(size=14))
+    for col, label in enumerate(classes, start=1):
+        fig.update_xaxes(title=dict(text=str(label), standoff=2), row=2, col=col)
+    return fig
+
+
+@pytest.mark.parametrize("n_classes, missing_in_b", [(10, None), (3, 1), (12, None)])
+def test_sample_images_figure_is_plotly_make_subplots_figure(n_classes, missing_in_b):
+    """The plain-JSON builder draws exactly what make_subplots and plotly's validated
+    updates draw (panels, square pixels, row titles, class titles, common ink scale),
+    including a class absent from one domain (a blank panel) and more than 10 classes."""
+    import json
+
+    import plotly.io as pio
+
+    rng = np.random.default_rng(3)
+    side = 5
+    y_a = np.repeat(np.arange(n_classes), 2)
+    y_b = y_a[y_a != missing_in_b] if missing_in_b is not None else y_a.copy()
+    X_a = rng.random((len(y_a), side * side))
+    X_b = rng.random((len(y_b), side * side)) * 3
+    fig = fd.sample_images_figure(X_a, y_a, X_b, y_b, side, "A", "B")
+    reference = _sample_images_reference(X_a, y_a, X_b, y_b, side, "A", "B")
+    assert json.loads(pio.to_json(fig, validate=False)) == \
+        json.loads(pio.to_json(reference, validate=False))
+    assert_passes_plotly_validation(fig)

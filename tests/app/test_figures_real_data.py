@@ -2,7 +2,9 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 
+from figure_samples import assert_passes_plotly_validation
 from explorer.figures import real_data as fr
 from explorer.figures.style import FAMILY_COLORS
 
@@ -38,3 +40,29 @@ def test_theta_figure_shows_the_top_features_largest_on_top():
     assert list(bar.y) == ["d", "c", "b"]          # plotly draws the last row on top
     assert list(bar.x) == [0.5, 0.0, 0.9]
     assert list(marks.x) == [0.5, 0.7, 0.95]
+
+
+@pytest.mark.parametrize("n_sets, columns", [(2, 2), (5, 3), (6, 3)])
+def test_error_figure_passes_plotly_validation_unchanged(n_sets, columns):
+    """Plain plotly JSON (no make_subplots, no validation per run): what validation
+    accepts and leaves as it is, for full and partly empty grids of panels."""
+    rng = np.random.default_rng(n_sets)
+    names = [f"set {i}" for i in range(n_sets)]
+    classifiers = ["S-LR", "KMM", "FLDA-Q", "FLDA-L", "T-LR"]
+    errors = pd.DataFrame(rng.random((n_sets, 5)), index=names, columns=classifiers)
+    errors.iloc[0, 1] = np.nan
+    paper = errors.iloc[:-1, :-1] * 0.9
+    fig = fr.error_comparison_figure(errors, paper, columns=columns)
+    assert_passes_plotly_validation(fig)
+    assert [a.text for a in fig.layout.annotations] == names
+    assert [fig.layout[f"yaxis{'' if k == 1 else k}"].title.text for k in range(1, n_sets + 1)] \
+        == ["target error" if k % columns == 0 else None for k in range(n_sets)]
+
+
+@pytest.mark.parametrize("title", [None, "heart disease"])
+def test_theta_figure_passes_plotly_validation_unchanged(title):
+    thetas = pd.DataFrame({"feature": list("abcde"), "theta": [0.1, 0.9, 0.0, 0.5, 0.2],
+                           "missing in target": [0.0, 0.95, 0.7, 0.5, 0.1]})
+    fig = fr.theta_figure(thetas, top_n=4, title=title)
+    assert_passes_plotly_validation(fig)
+    assert fig.layout.title.text == title

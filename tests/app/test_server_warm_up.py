@@ -29,6 +29,50 @@ def test_every_page_and_app_py_are_compiled_into_the_given_cache():
     assert all(cache.get_bytecode(p) is cache._cache[p] for p in paths)
 
 
+def test_compiled_pages_outlive_the_caches_clear_while_their_files_are_unchanged():
+    """Streamlit clears its script cache when the last session leaves; the compiled pages
+    stay (the next visitor compiles nothing) because no file changed."""
+    cache = ScriptCache()
+    paths = serving.compile_page_scripts(cache)
+    codes = {p: cache._cache[p] for p in paths}
+    cache.clear()
+    assert all(cache.get_bytecode(p) is codes[p] for p in paths)
+    assert serving.keep_unchanged_scripts(cache) is cache  # idempotent
+    cache.clear()
+    assert set(cache._cache) == set(paths)
+
+
+def test_an_edited_or_removed_script_is_compiled_again_after_a_clear(tmp_path):
+    script, other = tmp_path / "page.py", tmp_path / "other.py"
+    script.write_text("VALUE = 1\n")
+    other.write_text("VALUE = 3\n")
+    cache = serving.keep_unchanged_scripts(ScriptCache())
+    first, kept = cache.get_bytecode(str(script)), cache.get_bytecode(str(other))
+    script.write_text("VALUE = 2\n")
+    stat = script.stat()
+    os.utime(script, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # same size, newer
+    cache.clear()
+    again = cache.get_bytecode(str(script))
+    assert again is not first
+    namespace = {}
+    exec(again, namespace)
+    assert namespace["VALUE"] == 2
+    assert cache.get_bytecode(str(other)) is kept
+    other.unlink()
+    cache.clear()
+    assert str(other) not in cache._cache and str(script) in cache._cache
+
+
+def test_streamlit_still_clears_the_script_cache_when_the_last_session_leaves():
+    """Why ``keep_unchanged_scripts`` exists (Streamlit 1.67): if an upgrade stops clearing
+    the cache there, the wrapper is no longer needed; if it moves the cache's table or
+    lock, the tests above fail."""
+    from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
+
+    source = inspect.getsource(WebsocketSessionManager.disconnect_session)
+    assert "self._script_cache.clear()" in source
+
+
 def test_without_a_runtime_nothing_is_compiled(monkeypatch):
     monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: False))
     assert serving.compile_page_scripts() == []
@@ -98,3 +142,19 @@ def test_the_lesson_is_computed_before_the_server_opens_unless_switched_off(monk
     assert serving.warm_up_lesson() is None  # logged; the page computes what it needs
     source = inspect.getsource(serving.server_lifespan)
     assert source.index("warm_up_lesson") < source.index("yield")  # before it opens
+
+
+def test_the_digits_first_chart_needs_no_new_subplot_layout_after_the_warm_up():
+    """Digit sets of any size and name: the 2 x 10 grid is laid out at the server's start."""
+    import numpy as np
+
+    from explorer.figures import style
+    from explorer.figures.digits import sample_images_figure
+
+    serving.warm_up_figure_layouts()
+    misses = style._subplot_layout_json.cache_info().misses
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(10), 3)
+    sample_images_figure(rng.random((30, 256)), y, rng.random((30, 256)), y, 16,
+                         "mnist.npz", "usps.npz")
+    assert style._subplot_layout_json.cache_info().misses == misses

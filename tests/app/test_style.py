@@ -88,3 +88,32 @@ def test_streamlit_theme_uses_the_same_class_palette():
     config = tomllib.loads((pathlib.Path(__file__).parents[2] / ".streamlit" / "config.toml")
                            .read_text(encoding="utf-8"))
     assert [c.upper() for c in config["theme"]["chartCategoricalColors"]] == list(CLASS_COLORS)
+
+
+@pytest.mark.parametrize("rows, cols, titles, options", [
+    (1, 2, ["A: mnist.npz", "B: usps <b>x</b>.npz"], dict(horizontal_spacing=0.06)),
+    (2, 3, ["heart", "", "ozone", "hepatitis", "heart"], dict(vertical_spacing=0.24)),
+    (2, 4, [], dict(row_titles=["A", "B"], horizontal_spacing=0.01)),
+    (2, 2, ["w1", "w2", "theta"], dict(specs=[[{}, {}], [{"colspan": 2}, None]])),
+])
+def test_subplot_layout_is_make_subplots_layout_for_any_titles(rows, cols, titles, options):
+    """The cached layout (computed once per shape with stand-in titles) equals plotly's
+    own for these titles: empty titles, repeated ones, markup, row titles, spans."""
+    import json
+
+    from plotly.subplots import make_subplots
+    from plotly.utils import PlotlyJSONEncoder
+
+    from explorer.figures import style
+
+    expected = json.loads(json.dumps(make_subplots(
+        rows=rows, cols=cols, subplot_titles=titles, **options).to_plotly_json()["layout"],
+        cls=PlotlyJSONEncoder))
+    assert style.subplot_layout(rows, cols, titles, **options) == expected
+    # other titles of the same shape: no new make_subplots call, the right texts
+    misses = style._subplot_layout_json.cache_info().misses
+    renamed = [f"{t} (2)" if t else "" for t in titles]
+    layout = style.subplot_layout(rows, cols, renamed, **options)
+    assert style._subplot_layout_json.cache_info().misses == misses
+    texts = [a["text"] for a in layout.get("annotations", [])]
+    assert texts == [t for t in renamed if t] + list(options.get("row_titles", []))
