@@ -43,6 +43,32 @@ def test_user_text_in_the_settings_line_is_shortened_and_neutralised():
     assert html.unescape(plain_from_plotly(text)).startswith("<img src=x onerror=alert(1)>")
 
 
+@pytest.mark.parametrize("validated", [True, False])
+def test_the_settings_line_goes_below_a_title_or_at_the_top_right_with_room(validated):
+    """Plotly's own figures and the plain-JSON ones (``style.unvalidated_figure``) alike:
+    an existing title keeps its text and style with the line below it; without one the
+    line sits at the figure's top right; the top margin grows by the line's height."""
+    go = pytest.importorskip("plotly.graph_objects")
+    from explorer.figures.export import SETTINGS_FONT
+    from explorer.figures.style import unvalidated_figure
+
+    def figure(layout):
+        return go.Figure(layout=layout) if validated else unvalidated_figure([], layout)
+
+    titled = with_settings(figure(dict(title=dict(text="Errors", font=dict(size=20)),
+                                       margin=dict(t=80, l=5))), "seed 3")
+    assert titled.layout.title.text.startswith("Errors<br><span")
+    assert "seed 3" in titled.layout.title.text and titled.layout.title.font.size == 20
+    assert titled.layout.margin.t == 80 + SETTINGS_FONT + 8 and titled.layout.margin.l == 5
+    plain = with_settings(figure(dict(title=dict(font=dict(size=9)))), "seed 4")
+    assert "seed 4" in plain.layout.title.text and plain.layout.title.font.size == 9
+    assert (plain.layout.title.x, plain.layout.title.xanchor, plain.layout.title.xref) == \
+        (1, "right", "container")
+    assert plain.layout.margin.t == 50 + SETTINGS_FONT + 8
+    untouched = figure({})
+    assert with_settings(untouched, "").layout.title.text is None
+
+
 #: page, URL query, what every chart's settings line must say (the values set, not the
 #: defaults).
 PAGES = [
