@@ -104,13 +104,13 @@ def draw_controls(lesson_step):
     """The step's controls in one row; they write to the lesson's own keys."""
     if not lesson_step.controls:
         return
+    start = lesson_step.start_values()
     for column, control in zip(st.columns(len(lesson_step.controls)), lesson_step.controls,
                                strict=True):
         options = list(control.try_values)
         key = control_key(lesson_step, control.key)
-        start = lesson_step.settings.get(control.key, options[0])
         if key not in st.session_state or st.session_state[key] not in options:
-            st.session_state[key] = start
+            st.session_state[key] = start[control.key]
         column.radio(control.label, options, key=key, horizontal=True, format_func=_label,
                      on_change=_new_question, args=(lesson_step,),
                      help=f"Values worth trying in this step; the full page (link below) "

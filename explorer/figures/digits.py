@@ -20,7 +20,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.safe_text import escape_plotly
-from explorer.figures.style import classifier_color, subplot_layout, unvalidated_figure
+from explorer.figures.style import (axis_suffix, classifier_color, subplot_layout,
+                                    unvalidated_figure)
 
 __all__ = [
     "PROBABILITY_SCALE", "WEIGHT_SCALE", "INK_SCALE", "PAPER_MARK_COLOR",
@@ -261,7 +262,7 @@ def sample_images_figure(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=1
             members = np.flatnonzero(y == label)
             img = as_image(X[members[0]], side) if len(members) else np.zeros((side, side))
             images.append(img)
-            suffix = "" if row * n + col == 0 else str(row * n + col + 1)
+            suffix = axis_suffix(row + 1, col + 1, n)
             data.append(dict(_heatmap(img, "coloraxis", f"{name}, class {label}", "ink", ".2f"),
                              xaxis=f"x{suffix}", yaxis=f"y{suffix}"))
             if row == 1:
