@@ -197,6 +197,93 @@ function themedFigure(figureText, theme) {
   return figure;
 }
 
+// ------------------------------------------------------------------ settings line
+
+// Every figure's settings line (explorer.figures.export.with_settings: the θ, seed, n,
+// ℓ2 and transfer model it was computed with) is one line of its title, and its text
+// and font size are in layout.meta.settings.  A chart in half a page's width is narrower
+// than a line of about 100 characters, which plotly then cuts at the chart's left edge:
+// the line is broken at its " · " (within a part, at its spaces) into lines that fit
+// the drawn width, and the top margin grows by a line's height for each break.
+const SETTINGS_SEPARATOR = " · ";
+// px left free beside the line: the title's pad and a little air on either side.
+const SETTINGS_SIDE_ROOM = 24;
+// plotly.js's line spacing, in em of the title's font (svg_text_utils LINE_SPACING).
+const LINE_SPACING = 1.3;
+let measureContext = null;
+
+function shownText(html) {
+  return html.replace(/<[^>]*>/g, "").replace(/&#(\d+);/g, (m, n) => String.fromCharCode(n))
+    .replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+}
+
+function textWidth(html, font) {
+  measureContext ||= document.createElement("canvas").getContext("2d");
+  measureContext.font = font;
+  return measureContext.measureText(shownText(html)).width;
+}
+
+// `tokens` joined by `separator` into as few lines as `fits` allows, each line but the
+// last ending in `tail` (a token that does not fit alone gets a line of its own).
+function joinedLines(tokens, separator, tail, fits) {
+  const lines = [];
+  let line = null;
+  tokens.forEach((token, i) => {
+    const end = i < tokens.length - 1 ? tail : "";
+    if (line !== null && fits(line + separator + token + end)) {
+      line += separator + token;
+    } else {
+      if (line !== null) lines.push(line + tail);
+      line = token;
+    }
+  });
+  if (line !== null) lines.push(line);
+  return lines;
+}
+
+function brokenSettings(text, fits) {
+  return joinedLines(text.split(SETTINGS_SEPARATOR), SETTINGS_SEPARATOR, " ·", fits)
+    .flatMap((line) => (fits(line) ? [line] : joinedLines(line.split(" "), " ", "", fits)));
+}
+
+// What the settings line of a themed layout needs to be broken again at another width:
+// null for a figure without one.
+function settingsOf(layout, theme) {
+  const settings = isObject(layout.meta) ? layout.meta.settings : null;
+  const title = layout.title;
+  if (!isObject(settings) || !isObject(title) || typeof title.text !== "string") return null;
+  const span = (text) => `<span style='font-size:${settings.size}px'>${text}</span>`;
+  if (!title.text.includes(span(settings.text))) return null;
+  const titleSize = (isObject(title.font) && title.font.size) || theme.px(1);
+  const pad = isObject(title.pad) ? title.pad : {};
+  return {
+    settings, span, title: title.text,
+    top: isObject(layout.margin) && layout.margin.t ? layout.margin.t : 0,
+    // plotly.js centres a title of several lines on its anchor: one anchored at its top
+    // (no title above the settings) is moved down by half of what the breaks add.
+    padTop: pad.t || 0, anchoredAtTop: title.yanchor === "top",
+    font: `bold ${settings.size}px ${theme.headingFont}`,
+    // plotly.js steps a title's lines by LINE_SPACING em of the title's own font.
+    lineHeight: LINE_SPACING * titleSize,
+  };
+}
+
+// The title text, top margin and title's top pad that show the whole settings line at
+// `width` px.
+function settingsShown(source, width) {
+  const room = width - SETTINGS_SIDE_ROOM;
+  const lines = width > 0  // 0: not laid out yet
+    ? brokenSettings(source.settings.text, (line) => textWidth(line, source.font) <= room)
+    : [source.settings.text];
+  const added = (lines.length - 1) * source.lineHeight;
+  return {
+    text: lines.length < 2 ? source.title
+      : source.title.replace(source.span(source.settings.text), lines.map(source.span).join("<br>")),
+    top: source.top + Math.ceil(added),
+    padTop: source.padTop + (source.anchoredAtTop ? Math.round(added / 2) : 0),
+  };
+}
+
 // ------------------------------------------------------------------ the element
 
 function isFullscreen(state) {
@@ -232,9 +319,11 @@ function createChart(parentElement) {
   plot.className = "flda-chart-plot";
   chart.appendChild(plot);
   parentElement.appendChild(chart);
-  // next: the payload still to draw; draws: how many times Plotly drew this chart.
+  // next: the payload still to draw; draws: how many times Plotly drew this chart;
+  // settings: its settings line (settingsOf); settingsText: the title text drawn with it.
   const state = { chart, plot, next: null, busy: false, generation: 0, height: 0,
-                  observer: null, frame: 0, draws: 0 };
+                  observer: null, frame: 0, draws: 0, settings: null,
+                  settingsText: null };
   chart.__flda = state;
   // One button object per chart: Plotly.react compares the config by identity, and a new
   // click function on every draw made it re-plot the whole chart (about twice the time).
@@ -247,7 +336,16 @@ function createChart(parentElement) {
     if (!state.draws || state.frame) return;
     state.frame = requestAnimationFrame(() => {
       state.frame = 0;
-      if (window.Plotly && state.plot.isConnected) window.Plotly.Plots.resize(state.plot);
+      if (!window.Plotly || !state.plot.isConnected) return;
+      const shown = state.settings && settingsShown(state.settings, state.plot.clientWidth);
+      if (shown && shown.text !== state.settingsText) {  // the line breaks elsewhere now
+        state.settingsText = shown.text;
+        window.Plotly.relayout(state.plot, { "title.text": shown.text, "margin.t": shown.top,
+                                             "title.pad.t": shown.padTop })
+          .then(() => window.Plotly.Plots.resize(state.plot));
+      } else {
+        window.Plotly.Plots.resize(state.plot);
+      }
     });
   });
   state.observer.observe(chart);
@@ -308,6 +406,14 @@ async function drain(state) {
       if (payload.revision === state.chart.dataset.revision && look === state.look) continue;
       const figure = themedFigure(payload.figure, theme);
       figure.layout.height = plotHeight(state);
+      state.settings = settingsOf(figure.layout, theme);
+      if (state.settings) {
+        const shown = settingsShown(state.settings, state.plot.clientWidth);
+        const title = figure.layout.title;
+        title.text = state.settingsText = shown.text;
+        title.pad = { ...(isObject(title.pad) ? title.pad : {}), t: shown.padTop };
+        if (figure.layout.margin) figure.layout.margin.t = shown.top;
+      }
       const config = {
         responsive: true,
         modeBarButtonsToRemove: MODEBAR_REMOVE,

@@ -230,12 +230,19 @@ def domain_settings_line(data_key, **settings):
 def with_settings(fig, text):
     """``fig`` (changed in place and returned) with ``text`` (the settings it was computed
     with: θ, seed, n, l2, transfer model) as a line at its top right, so a saved image
-    says what it shows (below an existing title)."""
+    says what it shows (below an existing title).
+
+    The line's text and font size are also in ``fig.layout.meta["settings"]``: the chart
+    element (:file:`assets/flda_chart.js`) breaks the line at its " · " where the drawn
+    chart is narrower than the line (a chart in half a page's width), and gives the
+    figure's top margin a line's height for each break.
+    """
     if not text:
         return fig
     from explorer.safe_text import escape_plotly
 
-    line = f"<span style='font-size:{SETTINGS_FONT}px'>{escape_plotly(text)}</span>"
+    escaped = escape_plotly(text)
+    line = f"<span style='font-size:{SETTINGS_FONT}px'>{escaped}</span>"
     # Read from the layout's JSON and set single properties: plotly's update_layout
     # took 3-4 ms a figure on every rerun (path parsing, validators), this 0.5 ms.
     layout = fig.layout.to_plotly_json()
@@ -248,6 +255,9 @@ def with_settings(fig, text):
             fig.layout.title[key] = value
     top = (layout.get("margin") or {}).get("t") or 50
     fig.layout.margin["t"] = max(top, 50) + SETTINGS_FONT + 8
+    meta = layout.get("meta")
+    if meta is None or isinstance(meta, dict):
+        fig.layout.meta = {**(meta or {}), "settings": {"text": escaped, "size": SETTINGS_FONT}}
     return fig
 
 

@@ -69,6 +69,30 @@ def test_the_settings_line_goes_below_a_title_or_at_the_top_right_with_room(vali
     assert with_settings(untouched, "").layout.title.text is None
 
 
+@pytest.mark.parametrize("validated", [True, False])
+def test_the_settings_line_is_marked_for_the_chart_element_to_break(validated):
+    """The chart element (assets/flda_chart.js, checked in a browser by
+    tests/e2e/test_chart_text_e2e.py) finds the line through ``layout.meta["settings"]``:
+    its escaped text and font size, exactly as the title shows them; other meta stays."""
+    go = pytest.importorskip("plotly.graph_objects")
+    from explorer.figures.export import SETTINGS_FONT
+    from explorer.figures.style import unvalidated_figure
+
+    def figure(layout):
+        return go.Figure(layout=layout) if validated else unvalidated_figure([], layout)
+
+    line = settings_line(data="<a.csv> → b.csv", seed=3, l2=0.1)
+    for fig in (figure(dict(title=dict(text="Errors"), meta=dict(source="x"))), figure({})):
+        with_settings(fig, line)
+        meta = fig.to_plotly_json()["layout"]["meta"]
+        assert meta["settings"] == {"text": "&lt;a.csv&gt; → b.csv · seed 3 · ℓ2 = 0.1",
+                                    "size": SETTINGS_FONT}
+        span = f"<span style='font-size:{SETTINGS_FONT}px'>{meta['settings']['text']}</span>"
+        assert fig.layout.title.text.endswith(span)
+    assert meta == {"settings": meta["settings"]} and with_settings(
+        figure(dict(meta=dict(source="x"))), line).layout.meta["source"] == "x"
+
+
 #: page, URL query, what every chart's settings line must say (the values set, not the
 #: defaults).
 PAGES = [

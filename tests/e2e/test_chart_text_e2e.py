@@ -80,3 +80,67 @@ def test_full_pages_in_presentation_mode_keep_their_chart_texts_apart(streamlit_
         assert len(charts) == CHARTS[path], (path, [c["key"] for c in charts])
     finally:
         context.close()
+
+
+#: Pages whose charts sit side by side in columns, with what a visitor does first.
+SIDE_BY_SIDE = {spec.path: spec for spec in h.PAGES if spec.path in ("your_data", "real_data")}
+
+
+@pytest.mark.parametrize("screen", SCREENS, ids=lambda s: f"{s['width']}x{s['height']}")
+@pytest.mark.parametrize("path", sorted(SIDE_BY_SIDE))
+def test_half_width_charts_show_their_whole_settings_line(streamlit_server, chromium, screen,
+                                                          path):
+    """A chart in half a page's width breaks its settings line (explorer.figures.export.
+    with_settings) where it would be cut off: every text stays inside its chart."""
+    spec = SIDE_BY_SIDE[path]
+    context, page, tracker = h.screen_page(chromium, screen, f"{streamlit_server.url}/{path}")
+    try:
+        if spec.prepare:
+            spec.prepare(page, tracker)
+        assert not h.error_texts(page), path
+        charts = h.assert_no_text_overlaps(page, f"{path} at {screen['width']}")
+        assert len(charts) >= 2, (path, [c["key"] for c in charts])
+    finally:
+        context.close()
+
+
+def _settings_lines(page):
+    """Chart key -> how many lines its title (with the settings line) is drawn in."""
+    return page.evaluate("""() => Object.fromEntries(Array.from(
+        document.querySelectorAll('[data-testid=fldaChart]')).map(c => [c.dataset.key,
+        Math.max(1, c.querySelectorAll('.g-gtitle text tspan.line').length)]))""")
+
+
+def _assert_titles_inside(page, where):
+    """Every chart's title (and settings line) is inside its chart and touches no other
+    text.  (Narrow charts' rotated tick labels have overlapping boxes; they are not the
+    subject here.)"""
+    for chart in h.chart_texts(page):
+        overlaps = [o for o in h.text_overlaps(chart) if "gtitle" in o[1] + o[3]]
+        assert not overlaps, (where, chart["key"], overlaps)
+
+
+def test_settings_lines_break_again_when_the_window_is_resized(streamlit_server, chromium):
+    """Narrowing the window breaks the settings lines where they no longer fit, and
+    widening it again joins them: the titles stay inside their charts at each width."""
+    spec = SIDE_BY_SIDE["your_data"]
+    context, page, tracker = h.screen_page(chromium, {"width": 1920, "height": 1080},
+                                           f"{streamlit_server.url}/your_data")
+    try:
+        spec.prepare(page, tracker)
+        wide = _settings_lines(page)
+        page.set_viewport_size({"width": 1100, "height": 800})
+        page.wait_for_function("""(wide) => Array.from(document.querySelectorAll(
+            '[data-testid=fldaChart]')).some(c => c.querySelectorAll(
+            '.g-gtitle text tspan.line').length > (wide[c.dataset.key] || 1))""", arg=wide)
+        page.wait_for_timeout(300)              # the last redraws of the resize
+        _assert_titles_inside(page, "your_data narrowed to 1100")
+        narrow = _settings_lines(page)
+        assert sum(narrow.values()) > sum(wide.values()), (wide, narrow)
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        page.wait_for_function("""(wide) => Array.from(document.querySelectorAll(
+            '[data-testid=fldaChart]')).every(c => Math.max(1, c.querySelectorAll(
+            '.g-gtitle text tspan.line').length) === (wide[c.dataset.key] || 1))""", arg=wide)
+        _assert_titles_inside(page, "your_data widened to 1920 again")
+    finally:
+        context.close()
