@@ -49,7 +49,13 @@ def number_columns(frame, fmt="%.3f", columns=None):
     return {c: st.column_config.NumberColumn(format=fmt) for c in columns}
 
 
+#: What a markdown table shows for a missing number (NaN, None).
+MISSING = "–"
+
+
 def _cell(value, fmt):
+    if value is None or (isinstance(value, float) and value != value):
+        return MISSING
     if isinstance(value, str):
         # one line ("|" comes out as "\\|"); spaces that keep words together stay
         return escape_markdown(" ".join(value.splitlines()))
@@ -60,14 +66,19 @@ def _cell(value, fmt):
 
 def markdown_table(frame, fmt="%.3f", right=None):
     """``frame`` as a markdown table: numbers (whole numbers with thousands separators,
-    others with ``fmt``) and the columns in ``right`` right-aligned, text escaped and
-    kept on one line.
+    others with ``fmt``, a missing one as :data:`MISSING`) and the columns in ``right``
+    right-aligned, text escaped and kept on one line.  An index that names the rows (one
+    with a name, or of anything but whole numbers: not pandas' row numbers, also after
+    rows were filtered out) is the first column, under the index's name.
 
-    For small fixed tables that a reader only reads (Real data's Table 2): Streamlit
-    draws them with the markdown it already has, while the first ``st.dataframe`` of a
-    tab makes the browser fetch and compile 1.2 MB of grid code before the elements
-    after it (a fresh tab's first chart on Real data came 0.3-0.5 s later).
+    For small fixed tables that a reader only reads (Real data's Table 2, a lesson
+    step's numbers): Streamlit draws them with the markdown it already has, while the
+    first ``st.dataframe`` of a tab makes the browser fetch and compile 1.2 MB of grid
+    code before the elements after it (a fresh tab's first chart on Real data came
+    0.3-0.5 s later), and each data grid it mounts costs 0.1-0.2 s (a lesson's Reveal).
     """
+    if frame.index.name is not None or frame.index.dtype.kind not in "iu":
+        frame = frame.reset_index(names=frame.index.name or "")
     right = set(right or ())
     aligned = [c in right or frame[c].dtype.kind in "iuf" for c in frame.columns]
     header = "| " + " | ".join(_cell(str(c), fmt) for c in frame.columns) + " |"

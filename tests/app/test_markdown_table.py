@@ -17,6 +17,25 @@ def test_numbers_are_right_aligned_whole_numbers_grouped_and_floats_formatted():
     assert markdown_table(frame, fmt="%.1f").splitlines()[3] == "| b | 2 | 0.3 |"
 
 
+def test_rows_named_by_the_index_keep_their_names_and_missing_numbers_show_a_dash():
+    frame = pd.DataFrame({"S-LR": [0.8, 0.1], "FLDA-Q": [np.nan, 0.25]},
+                         index=["here, A → B", "paper, M → U"])
+    lines = markdown_table(frame).splitlines()
+    assert shown(lines[0]) == "|  | S-LR | FLDA-Q |"
+    assert lines[1] == "|:---|---:|---:|"
+    assert shown(lines[2]) == "| here, A → B | 0.800 | – |"
+    assert shown(lines[3]) == "| paper, M → U | 0.100 | 0.250 |"
+    named = frame.rename_axis("setting")
+    assert shown(markdown_table(named).splitlines()[0]) == "| setting | S-LR | FLDA-Q |"
+    # pandas' row numbers are not shown, also after rows were filtered out; named ones are
+    numbered = frame.reset_index(drop=True)
+    assert markdown_table(numbered).splitlines()[0].count("|") == 3
+    assert markdown_table(numbered[numbered["S-LR"] < 0.5]).splitlines()[0].count("|") == 3
+    assert shown(markdown_table(numbered.rename_axis("fold")).splitlines()[2]) \
+        == "| 0 | 0.800 | – |"
+    assert "–" in markdown_table(pd.DataFrame({"a": [None], "b": ["x"]}))
+
+
 def test_text_stays_one_cell_of_one_line_and_is_escaped():
     """A pipe, a line break, markdown or a URL in a cell or a column name must not break
     the table, format text or become a link."""

@@ -130,6 +130,24 @@ def test_an_unknown_step_opens_step_one_with_a_note_that_stays():
     assert not at.warning
 
 
+def _tables(at):
+    return [shown(m.value) for m in at.markdown if m.value.startswith("| ")]
+
+
+def test_a_revealed_steps_numbers_table_names_its_rows():
+    """The table of a step's numbers is text a class reads (and a screen reader and the
+    browser's search find), each row saying what it is."""
+    lesson_step = step("a-wrong-theta")
+    assert not _tables(_open_step(lesson_step.slug))          # not before the reveal
+    tables = _tables(_reveal(_open_step(lesson_step.slug)))
+    assert len(tables) == 1, tables
+    lines = tables[0].splitlines()
+    assert lines[0].startswith("|  | SL | TL | θ̂₁+0 |")
+    assert [line.split(" | ")[0] for line in lines[2:]] == [
+        "| this run, Quadratic loss", "| this run, Logistic loss", "| paper, Quadratic loss",
+        "| paper, Logistic loss"]
+
+
 def test_equation_links_point_at_anchors_on_the_page():
     for slug in ("domain-shift-as-dropout", "flda-q-on-the-oracle", "a-wrong-theta"):
         at = _reveal(_open_step(slug))
