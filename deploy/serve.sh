@@ -14,7 +14,9 @@
 # Variables: PORT (default 8600), PROCESSES (default: the number of cores), ADDRESS
 # (default 127.0.0.1; 0.0.0.0 lets the class's machines in), NGINX (default
 # /usr/sbin/nginx), STREAMLIT_ARGS (more arguments for every `streamlit run`).
-# Every process shares $FLDA_CACHE_DIR: the disk stores lock across processes.
+# Every process shares $FLDA_CACHE_DIR: the disk stores lock across processes.  Uploads
+# held by all processes together stay within a quarter of the machine's memory, or
+# FLDA_UPLOADS_TOTAL_MB (each process gets its share: explorer/ui/uploads.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,6 +63,7 @@ free_port() {
 SERVERS=""
 for i in $(seq "$PROCESSES"); do
   port=$(free_port)
+  FLDA_SERVER_PROCESSES=$PROCESSES \
   "$PYTHON" -m streamlit run app.py --server.headless true --server.address 127.0.0.1 \
     --server.port "$port" --server.runOnSave false --server.fileWatcherType none \
     --browser.gatherUsageStats false ${STREAMLIT_ARGS:-} \

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer.ui import charts, guard, state, tables, widgets
+from explorer.ui import charts, guard, state, tables, uploads, widgets
 from explorer.data import digits as dg
 from explorer.data.cost import fit_cost_note
 from explorer.errors import DigitDataUnavailable
@@ -121,6 +121,7 @@ def draw_data_controls():
                        "server's data cache; the server's environment variable "
                        "FLDA_CACHE_DIR chooses its folder). Later loads need no network.")
     elif source == "upload":
+        uploads.warn_when_server_is_full(dg.MAX_UPLOAD_BYTES)
         st.file_uploader("Domain A file (CSV or NPZ)", type=["csv", "npz"], key="dig_file_a",
                          help=UPLOAD_HELP)
         st.file_uploader("Domain B file (CSV or NPZ)", type=["csv", "npz"], key="dig_file_b",
@@ -136,7 +137,8 @@ UPLOAD_HELP = (
     "CSV: a header row, a column named 'label' (or y, target, class, digit) and one column "
     "per pixel. NPZ (numpy.savez): arrays X of shape (n, side*side) or (n, side, side) and "
     f"y. At most {dg.MAX_UPLOAD_SAMPLES:,} images and {dg.MAX_UPLOAD_BYTES // 2**20} MB per "
-    "file; both files must have the same image size and the same classes.")
+    "file; both files must have the same image size and the same classes. "
+    + uploads.REFUSED_HELP)
 
 
 def resolve_data(seed):

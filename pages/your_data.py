@@ -30,7 +30,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import registry
-from explorer.ui import charts, guard, state, tables, widgets
+from explorer.ui import charts, guard, state, tables, uploads, widgets
 from explorer.data import csv as csvio
 from explorer.data.cost import fit_cost_note
 from explorer.error_report import describe_error
@@ -279,16 +279,18 @@ def draw_loaders():
                   "(section 4.2.2) — rows without an empty feature cell become the labelled "
                   "source, rows with one become the target, and the gaps are zeros.")
     one_file = st.session_state["data.mode"] == "one"
+    uploads.warn_when_server_is_full(csvio.MAX_FILE_BYTES)
     columns = st.columns(2)
     help_text = {
         "source": ("CSV with a header row: one column per feature and a label column "
                    "(choose it below). Comma, semicolon, tab or pipe separated; "
                    f"at most {csvio.MAX_FILE_BYTES // 2**20} MB, {csvio.MAX_ROWS:,} rows and "
                    f"{csvio.MAX_COLUMNS:,} columns. Empty cells, NA, NaN and ? are missing "
-                   "values."),
+                   "values. " + uploads.REFUSED_HELP),
         "target": ("CSV with the same features as the source (matched by name, or by "
                    "position). A label column is optional: with it the page reports errors, "
-                   "without it only predictions. FLDA itself never sees the target labels."),
+                   "without it only predictions. FLDA itself never sees the target labels. "
+                   + uploads.REFUSED_HELP),
     }
     titles = {"source": "CSV with gaps (labelled; split in two)" if one_file else
               "Source CSV (labelled training data)",

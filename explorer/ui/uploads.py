@@ -14,18 +14,29 @@ files a widget refers to, and files uploaded in the last :data:`FRESH_SECONDS` t
 run has read yet (an upload whose rerun is on its way), are never dropped.  If that is
 not enough the request gets a clean ``413`` with a message (no traceback), and the
 refused file's bytes are released at once.
+
+A class shares one server: sixty sessions at their budget would hold 6.6 GB.  So the
+server's process also has a total (:func:`server_total_bytes`): a quarter of the
+machine's memory, shared out among the processes ``deploy/serve.sh`` starts
+(``FLDA_UPLOADS_TOTAL_MB`` sets the machine's total instead).  An upload that would
+take the process over it is refused with a ``413`` that says so.  The browser's uploader
+shows only "Request failed with status code 413", so the uploaders' help says what that
+means (:data:`REFUSED_HELP`) and the pages warn above them while the server's total has
+no room for one more file (:func:`warn_when_server_is_full`).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 
-__all__ = ["FRESH_SECONDS", "SESSION_FILES", "SLACK_BYTES", "WIDGET_FILES",
-           "BoundedUploadedFileManager", "Held", "bound_uploads", "files_to_drop",
-           "session_budget"]
+__all__ = ["FRESH_SECONDS", "SESSION_FILES", "SLACK_BYTES", "WIDGET_FILES", "TOTAL_ENV",
+           "PROCESSES_ENV", "REFUSED_HELP", "BoundedUploadedFileManager", "Held",
+           "bound_uploads", "files_to_drop", "room_note", "server_room", "server_total_bytes",
+           "session_budget", "warn_when_server_is_full"]
 
 #: Files the app's widgets refer to at once: one page's two uploaders.
 WIDGET_FILES = 2
@@ -36,6 +47,18 @@ SESSION_FILES = 4
 SLACK_BYTES = 10 * 2**20
 #: Seconds during which a file no run has read yet is protected (its rerun is on its way).
 FRESH_SECONDS = 30.0
+#: Environment variable: MB of uploads all of this machine's app processes may hold.
+TOTAL_ENV = "FLDA_UPLOADS_TOTAL_MB"
+#: Environment variable: how many app processes share the machine (``deploy/serve.sh``).
+PROCESSES_ENV = "FLDA_SERVER_PROCESSES"
+#: Share of the machine's memory that uploads may hold when ``FLDA_UPLOADS_TOTAL_MB``
+#: is not set.
+MEMORY_SHARE = 0.25
+#: The end of every uploader's help: what the uploader's "status code 413" means.
+REFUSED_HELP = ("If the uploader says “status code 413”, the server refused the file: this "
+                "tab, or the whole class together, holds as many uploads as the server "
+                "allows. Remove files you no longer need (their ✕), or try again in a few "
+                "minutes.")
 
 
 def session_budget(max_upload_mb):
@@ -58,6 +81,49 @@ def session_budget(max_upload_mb):
     (4, 115343360)
     """
     return SESSION_FILES, WIDGET_FILES * int(max_upload_mb) * 2**20 + SLACK_BYTES
+
+
+def _machine_memory_bytes():
+    """The machine's physical memory (bytes), or ``None`` where it cannot be read."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _positive_int(text):
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def server_total_bytes(session_bytes, environ=None, memory_bytes=None):
+    """What this process's sessions may hold on the upload endpoint in all (bytes).
+
+    The machine's total is ``FLDA_UPLOADS_TOTAL_MB`` (MB) if set, else
+    :data:`MEMORY_SHARE` of its physical memory; a process gets its share of it among
+    the ``FLDA_SERVER_PROCESSES`` that ``deploy/serve.sh`` starts (default 1), and never
+    less than one session's budget (``session_bytes``), so one student can always
+    upload.  A setting that is not a positive whole number is ignored.
+
+    Examples
+    --------
+    >>> server_total_bytes(100, {"FLDA_UPLOADS_TOTAL_MB": "3000", "FLDA_SERVER_PROCESSES": "2"})
+    1572864000
+    >>> server_total_bytes(100, {}, memory_bytes=8 * 2**30) == 2 * 2**30
+    True
+    """
+    environ = os.environ if environ is None else environ
+    total_mb = _positive_int(environ.get(TOTAL_ENV, ""))
+    if total_mb is not None:
+        total = total_mb * 2**20
+    else:
+        memory = _machine_memory_bytes() if memory_bytes is None else memory_bytes
+        total = int(MEMORY_SHARE * memory) if memory else 4 * 2**30
+    processes = _positive_int(environ.get(PROCESSES_ENV, "")) or 1
+    return max(total // processes, int(session_bytes))
 
 
 @dataclass(frozen=True)
@@ -144,11 +210,12 @@ class BoundedUploadedFileManager(MemoryUploadedFileManager):
     Streamlit's storage by its own ``_lock``.
     """
 
-    def _bounded_init(self, runtime, budget):
+    def _bounded_init(self, runtime, budget, total_bytes):
         import threading
 
         self._runtime = runtime
         self.budget = budget
+        self.total_bytes = total_bytes
         self._budget_lock = threading.RLock()
         self._held = {}  # session id -> {file id: Held}
         with self._lock:
@@ -174,11 +241,24 @@ class BoundedUploadedFileManager(MemoryUploadedFileManager):
                     f"This session already holds the most uploads it may ({max_files} "
                     f"files, {max_bytes // 2**20} MB in all). Remove a file from an "
                     "uploader, or reload the page, then upload again."))
+            freed = sum(h.size for h in others if h.file_id in drop) + sum(
+                h.size for i, h in self._held.get(session_id, {}).items() if i == file.file_id)
+            if self.held_bytes() - freed + len(file.data) > self.total_bytes:
+                raise HTTPException(status_code=413, detail=(
+                    f"The server holds as many uploads as it may for everyone at once "
+                    f"({self.total_bytes // 2**20} MB). Try again in a few minutes, when "
+                    f"other sessions have ended, or use a smaller file; whoever runs the "
+                    f"server can raise {TOTAL_ENV}."))
             for file_id in drop:
                 self.remove_file(session_id, file_id)
             super().add_file(session_id, file)
             self._held.setdefault(session_id, {})[file.file_id] = Held(
                 file.file_id, len(file.data), time.monotonic())
+
+    def held_bytes(self):
+        """Bytes all sessions of this process hold on the upload endpoint."""
+        with self._budget_lock:
+            return sum(h.size for files in self._held.values() for h in files.values())
 
     def get_files(self, session_id, file_ids):
         """Streamlit's ``get_files``; the files returned count as read by a run."""
@@ -208,8 +288,9 @@ class BoundedUploadedFileManager(MemoryUploadedFileManager):
             self._held.pop(session_id, None)
 
 
-def bound_uploads(runtime=None, budget=None):
-    """Give the running server's upload store a per-session budget (server start).
+def bound_uploads(runtime=None, budget=None, total_bytes=None):
+    """Give the running server's upload store a per-session budget and a total
+    (server start).
 
     Parameters
     ----------
@@ -217,6 +298,8 @@ def bound_uploads(runtime=None, budget=None):
         The server's runtime (default: ``Runtime.instance()``).
     budget : tuple of int, optional
         ``(files, bytes)``; default :func:`session_budget` of ``server.maxUploadSize``.
+    total_bytes : int, optional
+        What all sessions may hold; default :func:`server_total_bytes`.
 
     Returns
     -------
@@ -236,10 +319,61 @@ def bound_uploads(runtime=None, budget=None):
         return None
     if budget is None:
         budget = session_budget(config.get_option("server.maxUploadSize"))
+    if total_bytes is None:
+        total_bytes = server_total_bytes(budget[1])
     if type(manager) is MemoryUploadedFileManager:
         # The upload routes hold this very object: change its class in place.
         manager.__class__ = BoundedUploadedFileManager
-        manager._bounded_init(runtime, budget)
+        manager._bounded_init(runtime, budget, total_bytes)
     else:
-        manager.budget = budget
+        manager.budget, manager.total_bytes = budget, total_bytes
     return manager
+
+
+def room_note(held, total, largest):
+    """The warning to show above the uploaders, or ``None`` while the server's total has
+    room for a file of ``largest`` bytes (the page's largest allowed file).
+
+    >>> room_note(100 * 2**20, 110 * 2**20, 50 * 2**20)[:60]
+    'The server now holds 100 MB of uploads, of the 110 MB it all'
+    >>> room_note(10, 110 * 2**20, 50 * 2**20) is None
+    True
+    """
+    room = max(int(total) - int(held), 0)
+    if room >= largest:
+        return None
+    return (f"The server now holds {_size(held)} of uploads, of the {_size(total)} it "
+            f"allows for everyone at once: a file over {_size(room)} will be refused (the "
+            "uploader then says “status code 413”). Try again in a few minutes, when other "
+            "sessions have ended.")
+
+
+def _size(n_bytes):
+    return f"{n_bytes / 2**20:,.0f} MB" if n_bytes >= 2**20 else f"{n_bytes / 2**10:,.0f} KB"
+
+
+def server_room():
+    """``(held, total)`` bytes of this server process's bounded upload store, or ``None``
+    without one (no server running, as in ``AppTest``)."""
+    from streamlit.runtime import Runtime
+
+    if not Runtime.exists():
+        return None
+    manager = Runtime.instance().uploaded_file_mgr
+    if not isinstance(manager, BoundedUploadedFileManager):
+        return None
+    return manager.held_bytes(), manager.total_bytes
+
+
+def warn_when_server_is_full(largest):
+    """An ``st.warning`` above a page's uploaders while the server's total (all sessions'
+    uploads) has no room for a file of ``largest`` bytes, the page's largest (or
+    ``server.maxUploadSize`` if smaller; :func:`room_note`)."""
+    import streamlit as st
+    from streamlit import config
+
+    room = server_room()
+    largest = min(int(largest), int(config.get_option("server.maxUploadSize")) * 2**20)
+    note = room_note(*room, largest) if room else None
+    if note:
+        st.warning(note, icon=":material/hourglass_top:")

@@ -96,6 +96,11 @@ def test_two_sessions_each_stay_on_one_process_and_sigterm_stops_everything(tmp_
         with concurrent.futures.ThreadPoolExecutor(1) as pool:  # no event loop in this one
             seen = pool.submit(asyncio.run, both()).result()
         assert [sorted(s) for s in seen] == [[backend] for backend in keys]
+        # (d) each process knows how many share the machine: its share of the uploads'
+        # total (explorer/ui/uploads.py)
+        for pid in pids[:-1]:
+            with open(f"/proc/{pid}/environ", "rb") as environ:
+                assert b"FLDA_SERVER_PROCESSES=2" in environ.read().split(b"\0")
     finally:
         code = server.stop()
     # (c) SIGTERM stopped nginx (master and workers) and both Streamlit processes

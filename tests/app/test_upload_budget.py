@@ -139,6 +139,51 @@ def test_replacing_a_file_under_its_own_id_counts_it_once():
     assert manager._total_bytes == 70
 
 
+def test_the_servers_total_is_a_share_of_memory_per_process_and_never_below_a_session():
+    total = uploads.server_total_bytes
+    assert total(100, {}, memory_bytes=8 * 2**30) == 2 * 2**30         # a quarter
+    assert total(100, {"FLDA_SERVER_PROCESSES": "4"}, memory_bytes=8 * 2**30) == 2**29
+    assert total(100, {"FLDA_UPLOADS_TOTAL_MB": "300", "FLDA_SERVER_PROCESSES": "3"}) \
+        == 100 * MB
+    # never less than what one session may hold, so one student can always upload
+    assert total(500 * MB, {"FLDA_UPLOADS_TOTAL_MB": "300"}) == 500 * MB
+    # a setting that is not a positive whole number is ignored
+    for bad in ("0", "-5", "lots", "1.5", ""):
+        assert total(100, {"FLDA_UPLOADS_TOTAL_MB": bad, "FLDA_SERVER_PROCESSES": bad},
+                     memory_bytes=4 * 2**30) == 2**30
+
+
+def test_uploads_of_all_sessions_together_stay_within_the_servers_total():
+    from starlette.exceptions import HTTPException
+
+    manager = MemoryUploadedFileManager("/_stcore/upload_file")
+    runtime = _Runtime(manager)
+    runtime.sessions["t"] = _Session()
+    uploads.bound_uploads(runtime, budget=(4, 100), total_bytes=150)
+    manager.add_file("s", _rec("a", 90))
+    manager.add_file("t", _rec("b", 50))
+    with pytest.raises(HTTPException) as refused:           # 90 + 50 + 20 > 150
+        manager.add_file("t", _rec("c", 20))
+    assert refused.value.status_code == 413
+    assert "for everyone at once (0 MB)" in refused.value.detail
+    assert "FLDA_UPLOADS_TOTAL_MB" in refused.value.detail
+    assert [f.file_id for f in manager.get_files("t", ["b", "c"])] == ["b"]
+    assert manager.held_bytes() == 140
+    manager.add_file("t", _rec("b", 60))       # replacing a file counts it once: 150
+    # a file the session's own budget drops (no widget shows it) makes room too
+    runtime.sessions["s"].file_ids = []
+    manager.get_files("s", ["a"])               # read by a run, then left behind
+    manager.add_file("s", _rec("d", 80))
+    assert manager.held_bytes() == 140
+    # a session's end frees its share for the others
+    with pytest.raises(HTTPException):                       # 140 + 40 > 150
+        manager.add_file("t", _rec("c", 40))
+    manager.remove_session_files("s")
+    manager.add_file("t", _rec("c", 40))
+    assert manager.held_bytes() == 100
+    assert uploads.bound_uploads(runtime, budget=(4, 100), total_bytes=10).total_bytes == 10
+
+
 def test_streamlit_still_has_what_the_budget_relies_on():
     """An upgrade that moves these fails here rather than silently unbounding uploads."""
     import inspect
