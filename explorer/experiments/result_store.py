@@ -23,7 +23,9 @@ serves numbers the current code would not compute.
   one thread of one process at a time per file (a thread lock, then ``fcntl.flock``
   on a lock file next to the result): a background warm-up and a page, or the
   several Streamlit processes of ``deploy/serve.sh``, never compute the same
-  result twice at once.
+  result twice at once.  Pruning removes a lock file with its result only while no
+  process holds it, and a process that locked a file removed meanwhile locks the one
+  now at that path.
 * Arrays are kept exactly, as the base64 text of their bytes
   (:func:`encode_array`, :func:`decode_array`).
 """
@@ -222,25 +224,38 @@ class ResultStore:
 
     def lock_path(self, key):
         """The lock file of ``key``'s result (hidden, next to it; removed with it by
-        :meth:`prune`)."""
+        :meth:`prune` when no process holds it)."""
         path = self.path(key)
         return path.with_name(f".{path.stem}.lock")
 
     @contextlib.contextmanager
     def process_lock(self, key):
         """Hold ``fcntl.flock`` on :meth:`lock_path` (every process on this machine
-        waits for it); a folder that cannot be written only means no lock."""
+        waits for it); a folder that cannot be written only means no lock.
+
+        :meth:`prune` may remove a lock file (never one that is held) while this waits
+        on it: the lock taken is then on a file no other process opens, so it is
+        checked to still be the file at :meth:`lock_path` and taken again if not.
+        """
+        path = self.lock_path(key)
+        handle = None
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            handle = os.open(self.lock_path(key), os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError:
-            yield
-            return
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+            for _ in range(_LOCK_ATTEMPTS):
+                try:
+                    self.directory.mkdir(parents=True, exist_ok=True)
+                    handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+                except OSError:
+                    handle = None
+                    break
+                fcntl.flock(handle, fcntl.LOCK_EX)
+                if _same_file(handle, path):
+                    break
+                os.close(handle)    # removed meanwhile: lock the file there now
+                handle = None
             yield
         finally:
-            os.close(handle)  # releases the lock
+            if handle is not None:
+                os.close(handle)  # releases the lock
 
     def load_or_compute(self, key, compute, to_json, from_json):
         """The result of ``key``: read from disk when stored, else ``compute()`` and write.
@@ -341,11 +356,44 @@ class ResultStore:
             if _read_record(path) is None:
                 continue
             path = Path(path)
-            for name in (path, path.with_name(f".{path.stem}.lock")):
-                try:
-                    os.unlink(name)
-                except OSError:
-                    pass
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            _unlink_unless_held(path.with_name(f".{path.stem}.lock"))
+
+
+#: Times :meth:`ResultStore.process_lock` takes a lock file that :meth:`ResultStore.prune`
+#: removed meanwhile (each retry needs another prune of the same file: practically one).
+_LOCK_ATTEMPTS = 10
+
+
+def _same_file(handle, path):
+    """Whether the open ``handle`` is still the file at ``path``."""
+    try:
+        opened, current = os.fstat(handle), os.stat(path)
+    except OSError:
+        return False
+    return (opened.st_dev, opened.st_ino) == (current.st_dev, current.st_ino)
+
+
+def _unlink_unless_held(path):
+    """Remove the lock file ``path`` unless a process holds its lock (then it stays:
+    removing it would let the next process lock a new file beside the holder)."""
+    try:
+        handle = os.open(path, os.O_RDWR)
+    except OSError:
+        return
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(handle)
+        return
+    try:
+        if _same_file(handle, path):
+            os.unlink(path)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
 
 
 def _read_record(path):

@@ -113,6 +113,59 @@ def test_the_folder_is_bounded_oldest_go_first(tmp_path):
         [False, False, True, True, True]
 
 
+def _held_elsewhere(path):
+    """Whether another open file description holds the lock of the file at ``path``."""
+    import fcntl
+
+    handle = os.open(path, os.O_RDWR)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(handle)
+
+
+def test_pruning_removes_a_lock_file_only_when_no_process_holds_it(tmp_path):
+    """Removing a held lock file would let the next process lock a new file beside the
+    holder (deploy/serve.sh's processes computing the same result twice at once)."""
+    store = rs.ResultStore(tmp_path, "fp", max_files=1)
+    old, held = {**KEY, "seed": 0}, {**KEY, "seed": 1}
+    for seed, key in enumerate((old, held)):
+        store.put(key, {"seed": seed})
+        with store.process_lock(key):               # leaves its (unheld) lock file
+            pass
+        os.utime(store.path(key), (1000 + seed, 1000 + seed))
+    with store.process_lock(held):
+        store.put({**KEY, "seed": 2}, {"seed": 2})  # prunes both older results
+        assert store.get(old) is None and store.get(held) is None
+        assert not store.lock_path(old).exists()    # nobody held it: removed
+        assert store.lock_path(held).exists()       # held: kept, and still the one held
+        assert _held_elsewhere(store.lock_path(held))
+
+
+def test_a_lock_file_removed_while_waiting_is_locked_again(tmp_path, monkeypatch):
+    """A process that opened the lock file just before a prune removed it locks the
+    file now at the lock's path, so the next process waits for it."""
+    import fcntl
+
+    store = rs.ResultStore(tmp_path, "fp")
+    real_flock, calls = fcntl.flock, []
+
+    def prune_between_open_and_lock(handle, operation):
+        calls.append(operation)
+        if len(calls) == 1:                          # as if prune ran right now
+            os.unlink(store.lock_path(KEY))
+        return real_flock(handle, operation)
+
+    monkeypatch.setattr(rs.fcntl, "flock", prune_between_open_and_lock)
+    with store.process_lock(KEY):
+        assert len(calls) == 2                       # locked twice: the second file counts
+        assert _held_elsewhere(store.lock_path(KEY))
+    assert not _held_elsewhere(store.lock_path(KEY))
+
+
 def test_fingerprint_follows_file_contents_names_and_versions(tmp_path, monkeypatch):
     code, data = tmp_path / "code.py", tmp_path / "data.csv"
     code.write_text("x = 1\n")
