@@ -188,7 +188,7 @@ def draw_figure(lesson_step, values, view, present):
         for text in texts:
             st.markdown(text)
         if table is not None:   # 2-4 rows to read: markdown reads on a projector and
-            # costs the browser less than a data grid (0.1-0.2 s less per Reveal)
+            # costs the browser less than a data grid (0.2-0.3 s less per Reveal)
             st.markdown(tables.markdown_table(table))
 
 

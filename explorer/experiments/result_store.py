@@ -383,11 +383,7 @@ def _unlink_unless_held(path):
     except OSError:
         return
     try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(handle)
-        return
-    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # OSError: held, it stays
         if _same_file(handle, path):
             os.unlink(path)
     except OSError:

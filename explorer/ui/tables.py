@@ -75,7 +75,7 @@ def markdown_table(frame, fmt="%.3f", right=None):
     step's numbers): Streamlit draws them with the markdown it already has, while the
     first ``st.dataframe`` of a tab makes the browser fetch and compile 1.2 MB of grid
     code before the elements after it (a fresh tab's first chart on Real data came
-    0.3-0.5 s later), and each data grid it mounts costs 0.1-0.2 s (a lesson's Reveal).
+    0.3-0.5 s later), and each data grid it mounts costs 0.2-0.3 s (a lesson's Reveal).
     """
     if frame.index.name is not None or frame.index.dtype.kind not in "iu":
         frame = frame.reset_index(names=frame.index.name or "")

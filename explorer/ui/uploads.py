@@ -241,8 +241,9 @@ class BoundedUploadedFileManager(MemoryUploadedFileManager):
                     f"This session already holds the most uploads it may ({max_files} "
                     f"files, {max_bytes // 2**20} MB in all). Remove a file from an "
                     "uploader, or reload the page, then upload again."))
-            freed = sum(h.size for h in others if h.file_id in drop) + sum(
-                h.size for i, h in self._held.get(session_id, {}).items() if i == file.file_id)
+            replaced = self._held.get(session_id, {}).get(file.file_id)
+            freed = sum(h.size for h in others if h.file_id in drop) \
+                + (replaced.size if replaced else 0)
             if self.held_bytes() - freed + len(file.data) > self.total_bytes:
                 raise HTTPException(status_code=413, detail=(
                     f"The server holds as many uploads as it may for everyone at once "
