@@ -19,10 +19,12 @@ def run():
 
     # In presentation mode (?present=1) the sidebar starts collapsed: the figures get
     # the projector's full width, and the arrow at the top left still opens it.
-    st.set_page_config(page_title="FLDA explorer", page_icon="🔀",
-                       layout="wide",
-                       initial_sidebar_state="collapsed" if state.presentation_mode()
-                       else "auto")
+    st.set_page_config(
+        page_title="FLDA explorer",
+        page_icon="🔀",
+        layout="wide",
+        initial_sidebar_state="collapsed" if state.presentation_mode() else "auto",
+    )
 
     widgets.show_focus_style()  # visible keyboard focus on every page
     # Started (and finished) by the server's start under `streamlit run`; here for runs
@@ -33,9 +35,14 @@ def run():
     state.restore_from_url([state.Setting(state.SEED_KEY, 0, lo=0, hi=2**31 - 1)])
     with st.sidebar:
         st.number_input(
-            "Random seed", min_value=0, max_value=2**31 - 1, step=1, key=state.SEED_KEY,
+            "Random seed",
+            min_value=0,
+            max_value=2**31 - 1,
+            step=1,
+            key=state.SEED_KEY,
             help="Seed for every random draw on every page (synthetic data, splits, "
-                 "repeats). The same seed always reproduces the same numbers.")
+            "repeats). The same seed always reproduces the same numbers.",
+        )
         widgets.draw_image_format_choice()
     state.write_to_url([state.Setting(state.SEED_KEY, 0)])
     state.keep_presentation_in_url()
@@ -51,6 +58,7 @@ def run():
 if __name__ == "__main__":
     run()
 else:  # imported by `streamlit run app.py` to serve the app
+
     @asynccontextmanager
     async def lifespan(app):
         """Server start (``serving.server_lifespan``); the modules holding Streamlit caches

@@ -51,15 +51,24 @@ CHANGE_GOAL_P95_S = 0.6
 PRESET_GOAL_S = 1.0
 LARGE_GOAL_S = 1.0
 
-FIRST_CHART_PAGES = ("", "lesson", "synthetic", "transfer", "learning_curves", "digits",
-                     "real_data", "your_data?sample=poisson")
+FIRST_CHART_PAGES = (
+    "",
+    "lesson",
+    "synthetic",
+    "transfer",
+    "learning_curves",
+    "digits",
+    "real_data",
+    "your_data?sample=poisson",
+)
 CHART_OR_TITLE = f'{h.PLOT_SELECTOR} .js-plotly-plot .main-svg, [data-testid="stMain"] h1'
 FLOOR_APP = ROOT / "benchmarks" / "plotly_floor_app.py"
 #: The checkout whose app.py is measured (``--app``; the floors always come from ROOT).
 APP_DIR = ROOT
 #: A drawn chart: the app's chart element, or Streamlit's own (an older checkout).
-ANY_CHART = (f'{h.PLOT_SELECTOR} .js-plotly-plot .main-svg, '
-             '[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg')
+ANY_CHART = (
+    f'{h.PLOT_SELECTOR} .js-plotly-plot .main-svg, [data-testid="stPlotlyChart"] .js-plotly-plot .main-svg'
+)
 #: A chart drawn by Streamlit's own st.plotly_chart (the floor app's reference).
 STREAMLIT_CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg'
 
@@ -77,8 +86,11 @@ def report(label, times, goal_median, goal_p95=None, baseline=None, unit="shell"
     verdict = "ok" if med <= goal_median and (goal_p95 is None or p95 <= goal_p95) else "MISS"
     goal = f"median <= {goal_median:g} s" + (f", p95 <= {goal_p95:g} s" if goal_p95 else "")
     ratio = f" | {med / baseline:5.1f}x {unit}" if baseline else ""
-    print(f"{label:<52} median {med:6.3f} s | p95 {p95:6.3f} s | n={len(times):<3}"
-          f"| goal {goal} [{verdict}]{ratio}", flush=True)
+    print(
+        f"{label:<52} median {med:6.3f} s | p95 {p95:6.3f} s | n={len(times):<3}"
+        f"| goal {goal} [{verdict}]{ratio}",
+        flush=True,
+    )
     return med, p95
 
 
@@ -169,8 +181,7 @@ def _timed(page, tracker, action):
     since = tracker.mark()
     action()
     tracker.wait_idle(since)
-    page.wait_for_function(f"() => performance.now() - window.__bench.last >= {QUIET_MS}",
-                           polling=50)
+    page.wait_for_function(f"() => performance.now() - window.__bench.last >= {QUIET_MS}", polling=50)
     start, last = page.evaluate("() => [window.__bench.input, window.__bench.last]")
     if start is None:
         raise RuntimeError("the action pressed no key and no pointer: nothing to time from")
@@ -180,6 +191,7 @@ def _timed(page, tracker, action):
 # Each helper prepares the input untimed (scrolls to the widget, types into the box,
 # opens the list, focuses the slider) and returns the committing action (Enter, the
 # arrow key, the click): the time a user waits starts when they commit a change.
+
 
 def _type_text(page, label, value):
     box = h.widget(page, "stTextInput", label)
@@ -200,9 +212,11 @@ def _press(page, testid, label, key):
 def _click_and_leave(page, target):
     """Click, then move the pointer to the window's corner: a tooltip shown by hovering
     would be a DOM change long after the figure."""
+
     def action():
         target.click()
         page.mouse.move(h.VIEWPORT["width"] - 1, 1)
+
     return action
 
 
@@ -251,10 +265,11 @@ def synthetic_theta(page):
 
 def slider_steps(label):
     """The action factory that steps the slider ``label`` ten times right, ten left, ..."""
+
     def steps(page):
         for k in itertools.count():
-            yield _press(page, "stSlider", label, "ArrowRight" if (k // 10) % 2 == 0
-                         else "ArrowLeft")
+            yield _press(page, "stSlider", label, "ArrowRight" if (k // 10) % 2 == 0 else "ArrowLeft")
+
     return steps
 
 
@@ -275,8 +290,7 @@ def lesson_steps(page):
     shows "Next" at once."""
     while True:
         for _ in range(8):
-            if page.locator('[data-testid="stButton"] button').filter(
-                    has_text="Reveal").count():
+            if page.locator('[data-testid="stButton"] button').filter(has_text="Reveal").count():
                 yield _click_button(page, "Reveal")
             yield _click_button(page, "Next")
         for _ in range(8):
@@ -306,40 +320,88 @@ def your_data_scale(page):
 
 CHANGES = (
     # label, path, action factory, goal (median), goal (p95)
-    ("Synthetic: type a new θ (10k/domain)", "synthetic?seed=11", synthetic_theta,
-     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
-    ("Transfer: 'your θ' slider step (10k/domain)", "transfer?seed=12", transfer_slider,
-     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
-    ("Learning curves: l2 toggle", "learning_curves?seed=13", learning_l2,
-     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
-    ("Lesson: Reveal / Next / Back through the 9 steps", "lesson", lesson_steps,
-     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
-    ("Digits: ε slider step", "digits?seed=14", digits_eps,
-     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
-    ("Digits: choose another digit", "digits?seed=15", digits_digit,
-     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
-    ("Real data: 'features shown' slider step", "real_data", real_data_top_n,
-     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
-    ("Your data (sample): scale features toggle", "your_data?sample=poisson", your_data_scale,
-     CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
-    ("Synthetic: type a new θ (100k/domain)",
-     "synthetic?seed=16&n_source=100000&n_target=100000", synthetic_theta, LARGE_GOAL_S, None),
-    ("Transfer: 'your θ' slider step (100k/domain)",
-     "transfer?seed=17&n_source=100000&n_target=100000", transfer_slider, LARGE_GOAL_S, None),
+    (
+        "Synthetic: type a new θ (10k/domain)",
+        "synthetic?seed=11",
+        synthetic_theta,
+        CHANGE_GOAL_MEDIAN_S,
+        CHANGE_GOAL_P95_S,
+    ),
+    (
+        "Transfer: 'your θ' slider step (10k/domain)",
+        "transfer?seed=12",
+        transfer_slider,
+        CHANGE_GOAL_MEDIAN_S,
+        CHANGE_GOAL_P95_S,
+    ),
+    (
+        "Learning curves: l2 toggle",
+        "learning_curves?seed=13",
+        learning_l2,
+        CHANGE_GOAL_MEDIAN_S,
+        CHANGE_GOAL_P95_S,
+    ),
+    (
+        "Lesson: Reveal / Next / Back through the 9 steps",
+        "lesson",
+        lesson_steps,
+        CHANGE_GOAL_MEDIAN_S,
+        CHANGE_GOAL_P95_S,
+    ),
+    ("Digits: ε slider step", "digits?seed=14", digits_eps, CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
+    ("Digits: choose another digit", "digits?seed=15", digits_digit, CHANGE_GOAL_MEDIAN_S, CHANGE_GOAL_P95_S),
+    (
+        "Real data: 'features shown' slider step",
+        "real_data",
+        real_data_top_n,
+        CHANGE_GOAL_MEDIAN_S,
+        CHANGE_GOAL_P95_S,
+    ),
+    (
+        "Your data (sample): scale features toggle",
+        "your_data?sample=poisson",
+        your_data_scale,
+        CHANGE_GOAL_MEDIAN_S,
+        CHANGE_GOAL_P95_S,
+    ),
+    (
+        "Synthetic: type a new θ (100k/domain)",
+        "synthetic?seed=16&n_source=100000&n_target=100000",
+        synthetic_theta,
+        LARGE_GOAL_S,
+        None,
+    ),
+    (
+        "Transfer: 'your θ' slider step (100k/domain)",
+        "transfer?seed=17&n_source=100000&n_target=100000",
+        transfer_slider,
+        LARGE_GOAL_S,
+        None,
+    ),
 )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="fewer repetitions (a smoke run, noisy figures)")
-    parser.add_argument("--repeats", type=int, default=None,
-                        help="fresh servers per page for the first-chart figures")
-    parser.add_argument("--only", nargs="+", default=None, metavar="TEXT",
-                        help="run only the figures whose label contains one of these texts")
-    parser.add_argument("--app", type=Path, default=ROOT, metavar="DIR",
-                        help="measure the app.py of another checkout (e.g. `git worktree "
-                             "add /tmp/before <commit>`) with this script's clock")
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run, noisy figures)")
+    parser.add_argument(
+        "--repeats", type=int, default=None, help="fresh servers per page for the first-chart figures"
+    )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        default=None,
+        metavar="TEXT",
+        help="run only the figures whose label contains one of these texts",
+    )
+    parser.add_argument(
+        "--app",
+        type=Path,
+        default=ROOT,
+        metavar="DIR",
+        help="measure the app.py of another checkout (e.g. `git worktree "
+        "add /tmp/before <commit>`) with this script's clock",
+    )
     args = parser.parse_args(argv)
     global APP_DIR
     APP_DIR = args.app.resolve()
@@ -366,11 +428,11 @@ def main(argv=None):
         start = time.perf_counter()
         for _, module, function in STORE_WARM_UPS:
             getattr(importlib.import_module(module), function)()
-        print(f"Real data and digits disk stores filled (or checked) in "
-              f"{time.perf_counter() - start:.1f} s")
+        print(f"Real data and digits disk stores filled (or checked) in {time.perf_counter() - start:.1f} s")
     else:  # another checkout fills its own stores (its code has another fingerprint)
-        print(f"Measuring {APP_DIR}/app.py; its disk stores are filled by its own server "
-              f"start, if it has any")
+        print(
+            f"Measuring {APP_DIR}/app.py; its disk stores are filled by its own server start, if it has any"
+        )
     repeats = args.repeats or (1 if args.quick else 3)
     steps = 4 if args.quick else 12
     with sync_playwright() as playwright:
@@ -379,26 +441,33 @@ def main(argv=None):
         try:
             shell_times(browser, server, 1)  # warm the server's imports once
             baseline = statistics.median(shell_times(browser, server, 5))
-            print(f"Baselines: bare Streamlit shell (Home title, warm server) "
-                  f"{baseline:.3f} s")
+            print(f"Baselines: bare Streamlit shell (Home title, warm server) {baseline:.3f} s")
             st_floor, _, st_floor_start = first_chart_times(
-                browser, "", max(repeats, 2), selector=STREAMLIT_CHART, script=FLOOR_APP)
+                browser, "", max(repeats, 2), selector=STREAMLIT_CHART, script=FLOOR_APP
+            )
             floor, _, floor_start = first_chart_times(
-                browser, "?element=1", max(repeats, 2), script=FLOOR_APP)
+                browser, "?element=1", max(repeats, 2), script=FLOOR_APP
+            )
             floor_median = statistics.median(floor)
-            print(f"           floors (benchmarks/plotly_floor_app.py: a title and one tiny "
-                  f"chart), fresh server -> chart: {floor_median:.3f} s with the app's chart "
-                  f"element, {statistics.median(st_floor):.3f} s with st.plotly_chart; their "
-                  f"servers start in {statistics.median(floor_start + st_floor_start):.2f} s\n")
+            print(
+                f"           floors (benchmarks/plotly_floor_app.py: a title and one tiny "
+                f"chart), fresh server -> chart: {floor_median:.3f} s with the app's chart "
+                f"element, {statistics.median(st_floor):.3f} s with st.plotly_chart; their "
+                f"servers start in {statistics.median(floor_start + st_floor_start):.2f} s\n"
+            )
             print("Fresh server -> first chart (ratios: x the floor with the app's chart element)")
             for path in FIRST_CHART_PAGES:
                 if not _has_page(path) or not wanted(f"/{path or '(home)'}"):
                     continue
                 first, complete, starts = first_chart_times(browser, path, repeats)
-                report(f"  /{path or '(home)'}", first, FIRST_CHART_GOAL_S,
-                       baseline=floor_median, unit="floor")
-                print(f"    complete page {statistics.median(complete):.3f} s; server start "
-                      f"{statistics.median(starts):.2f} s", flush=True)
+                report(
+                    f"  /{path or '(home)'}", first, FIRST_CHART_GOAL_S, baseline=floor_median, unit="floor"
+                )
+                print(
+                    f"    complete page {statistics.median(complete):.3f} s; server start "
+                    f"{statistics.median(starts):.2f} s",
+                    flush=True,
+                )
             print("\nControl change -> repainted figure (page already open)")
             for label, path, actions, goal, goal_p95 in CHANGES:
                 if not wanted(label):
@@ -407,10 +476,12 @@ def main(argv=None):
                 report(f"  {label}", times, goal, goal_p95, baseline=baseline)
             print("\nPresets (first click: nothing cached)")
             if wanted("Transfer: Table 1 preset"):
-                times = change_times(browser, server, "transfer?seed=18", transfer_presets,
-                                     2 if args.quick else 6)
-                report("  Transfer: Table 1 preset, then quick default", times,
-                       PRESET_GOAL_S, baseline=baseline)
+                times = change_times(
+                    browser, server, "transfer?seed=18", transfer_presets, 2 if args.quick else 6
+                )
+                report(
+                    "  Transfer: Table 1 preset, then quick default", times, PRESET_GOAL_S, baseline=baseline
+                )
                 print(f"    first (cold) click {times[0]:.3f} s")
         finally:
             server.stop()

@@ -71,8 +71,7 @@ PAGES = {
     "": ("Random seed",),
 }
 UPLOAD_PAGE = "your_data"
-UPLOAD_FILES = (ROOT / "sample_data" / "poisson_source.csv",
-                ROOT / "sample_data" / "poisson_target.csv")
+UPLOAD_FILES = (ROOT / "sample_data" / "poisson_source.csv", ROOT / "sample_data" / "poisson_target.csv")
 #: A student waits this long between two actions (seconds, drawn uniformly; ``--think``).
 THINK_S = (2.0, 8.0)
 #: Moves on one page before switching to another one.
@@ -146,12 +145,12 @@ class Student:
         self.cookies = {}
         self.ws = None
         self.session_id = ""
-        self.pages = {}        # url path -> page_script_hash (from the navigation message)
+        self.pages = {}  # url path -> page_script_hash (from the navigation message)
         self.page = ""
-        self.widgets = {}      # label -> Widget (the last full run's, with fragment updates)
-        self.states = {}       # widget id -> WidgetState sent (values the student set)
+        self.widgets = {}  # label -> Widget (the last full run's, with fragment updates)
+        self.states = {}  # widget id -> WidgetState sent (values the student set)
         self.backends = set()  # X-FLDA-Backend headers seen (deploy/serve.sh's nginx)
-        self._run = None       # elements of the run in progress
+        self._run = None  # elements of the run in progress
         self._report_owed = None  # chart element id whose "drawn" trigger a run asked for
         self._file_urls = {}
 
@@ -161,9 +160,12 @@ class Student:
 
     def _http(self, method, path, body=None, headers=None):
         """One HTTP request (in a worker thread); stores the cookies the answer sets."""
-        request = urllib.request.Request(self.base + path, data=body, method=method,
-                                         headers={"Cookie": self._cookie_header(),
-                                                  **(headers or {})})
+        request = urllib.request.Request(
+            self.base + path,
+            data=body,
+            method=method,
+            headers={"Cookie": self._cookie_header(), **(headers or {})},
+        )
         with urllib.request.urlopen(request, timeout=self.timeout) as response:
             if response.headers.get("X-FLDA-Backend"):
                 self.backends.add(response.headers["X-FLDA-Backend"])
@@ -186,9 +188,14 @@ class Student:
         await self.http("GET", "/_stcore/host-config")
         protocols = ["streamlit", self.cookies.get("_streamlit_xsrf", "PLACEHOLDER_AUTH_TOKEN")]
         ws_url = "ws" + self.base[4:] + "/_stcore/stream"
-        self.ws = await connect(ws_url, subprotocols=protocols, origin=self.base,
-                                additional_headers={"Cookie": self._cookie_header()},
-                                max_size=2**26, open_timeout=self.timeout)
+        self.ws = await connect(
+            ws_url,
+            subprotocols=protocols,
+            origin=self.base,
+            additional_headers={"Cookie": self._cookie_header()},
+            max_size=2**26,
+            open_timeout=self.timeout,
+        )
         if self.ws.response.headers.get("X-FLDA-Backend"):
             self.backends.add(self.ws.response.headers["X-FLDA-Backend"])
         self.page = page
@@ -199,8 +206,7 @@ class Student:
         if self.ws is not None:
             await self.ws.close()
 
-    async def rerun(self, query_string="", page_name="", page_script_hash="", changed=(),
-                    fragment_id=""):
+    async def rerun(self, query_string="", page_name="", page_script_hash="", changed=(), fragment_id=""):
         """Send a ``rerun_script`` (after setting ``changed`` WidgetStates) and wait for
         the run, and the run a chart's "drawn" report owes, to finish."""
         for state in changed:
@@ -211,8 +217,7 @@ class Student:
             trigger = self._widget_state(self._report_owed)
             trigger.json_trigger_value = json.dumps([{"event": "drawn", "value": True}])
             self._report_owed = None
-            await self._send_rerun(page_script_hash=self.pages.get(self.page, ""),
-                                   extra=[trigger])
+            await self._send_rerun(page_script_hash=self.pages.get(self.page, ""), extra=[trigger])
             await self._wait_finished()
 
     def _widget_state(self, element_id):
@@ -221,8 +226,7 @@ class Student:
 
         return WidgetState(id=_make_trigger_id(element_id, "events"))
 
-    async def _send_rerun(self, query_string="", page_name="", page_script_hash="",
-                          fragment_id="", extra=()):
+    async def _send_rerun(self, query_string="", page_name="", page_script_hash="", fragment_id="", extra=()):
         msg = self._back()
         client = msg.rerun_script
         client.query_string = query_string
@@ -247,8 +251,7 @@ class Student:
                     self.session_id = msg.new_session.initialize.session_id or self.session_id
                     self._run = {}
                 elif kind == "navigation":
-                    self.pages = {p.url_pathname: p.page_script_hash
-                                  for p in msg.navigation.app_pages}
+                    self.pages = {p.url_pathname: p.page_script_hash for p in msg.navigation.app_pages}
                 elif kind == "delta":
                     self._delta(msg.delta)
                 elif kind == "file_urls_response":
@@ -275,12 +278,10 @@ class Student:
         if kind == "exception" or (kind == "alert" and element.alert.format == ALERT_ERROR):
             text = element.exception.message if kind == "exception" else element.alert.body
             self.stats.errors.append(f"{self.page or 'home'}: {kind}: {text[:150]}")
-        elif kind == "bidi_component" and element.bidi_component.component_name \
-                == CHART_COMPONENT:
+        elif kind == "bidi_component" and element.bidi_component.component_name == CHART_COMPONENT:
             if '"report": true' in element.bidi_component.bytes.decode("utf-8", "replace"):
                 self._report_owed = element.bidi_component.id
-        elif kind in ("slider", "number_input", "radio", "selectbox", "checkbox",
-                      "file_uploader", "button"):
+        elif kind in ("slider", "number_input", "radio", "selectbox", "checkbox", "file_uploader", "button"):
             proto = getattr(element, kind)
             self._run[proto.label] = Widget(kind, proto, delta.fragment_id)
 
@@ -296,8 +297,7 @@ class Student:
         proto, state = widget.proto, WidgetState(id=widget.proto.id)
         old = self.states.get(proto.id)
         if widget.kind == "slider" and proto.options:  # st.select_slider: option texts
-            current = old.string_array_value.data[0] if old else \
-                proto.options[int(proto.default[0])]
+            current = old.string_array_value.data[0] if old else proto.options[int(proto.default[0])]
             index = list(proto.options).index(current)
             step = 1 if index + 1 < len(proto.options) else -1
             if index >= 1 and self.rng.random() < 0.5:
@@ -327,8 +327,11 @@ class Student:
         if widget is None:
             raise LookupError(f"no control {label!r} on page {self.page or 'home'!r}")
         start = time.perf_counter()
-        await self.rerun(page_script_hash=self.pages.get(self.page, ""),
-                         changed=[self.new_state(widget)], fragment_id=widget.fragment_id)
+        await self.rerun(
+            page_script_hash=self.pages.get(self.page, ""),
+            changed=[self.new_state(widget)],
+            fragment_id=widget.fragment_id,
+        )
         return time.perf_counter() - start
 
     async def switch_page(self, page):
@@ -360,22 +363,36 @@ class Student:
                 reply = self._forward()
                 reply.ParseFromString(await self.ws.recv())
                 if reply.WhichOneof("type") == "file_urls_response":
-                    self._file_urls[reply.file_urls_response.response_id] = \
-                        reply.file_urls_response
+                    self._file_urls[reply.file_urls_response.response_id] = reply.file_urls_response
         urls = self._file_urls.pop(request_id).file_urls[0]
         data = path.read_bytes()
         boundary = uuid.uuid4().hex
-        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
-                f"filename=\"{path.name}\"\r\nContent-Type: text/csv\r\n\r\n").encode() \
-            + data + f"\r\n--{boundary}--\r\n".encode()
-        upload_url = urls.upload_url if urls.upload_url.startswith("/") \
+        body = (
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+                f'filename="{path.name}"\r\nContent-Type: text/csv\r\n\r\n'
+            ).encode()
+            + data
+            + f"\r\n--{boundary}--\r\n".encode()
+        )
+        upload_url = (
+            urls.upload_url
+            if urls.upload_url.startswith("/")
             else urllib.parse.urlsplit(urls.upload_url).path
-        await self.http("PUT", upload_url, body, {
-            "Content-Type": f"multipart/form-data; boundary={boundary}",
-            "X-Xsrftoken": self.cookies.get("_streamlit_xsrf", "")})
+        )
+        await self.http(
+            "PUT",
+            upload_url,
+            body,
+            {
+                "Content-Type": f"multipart/form-data; boundary={boundary}",
+                "X-Xsrftoken": self.cookies.get("_streamlit_xsrf", ""),
+            },
+        )
         state = WidgetState(id=widget.proto.id)
-        state.file_uploader_state_value.uploaded_file_info.append(UploadedFileInfo(
-            name=path.name, size=len(data), file_id=urls.file_id, file_urls=urls))
+        state.file_uploader_state_value.uploaded_file_info.append(
+            UploadedFileInfo(name=path.name, size=len(data), file_id=urls.file_id, file_urls=urls)
+        )
         await self.rerun(page_script_hash=self.pages.get(self.page, ""), changed=[state])
         return time.perf_counter() - start
 
@@ -405,8 +422,9 @@ async def student_life(base, index, seed, stats, deadline, timeout, think=THINK_
             page = rng.choice([p for p in PAGES if p != page])
             stats.switches.append(await student.switch_page(page))
     except Exception as error:  # a failed student is a result, not a crash
-        stats.errors.append(f"student {index} on {student.page or 'home'!r}: "
-                            f"{type(error).__name__}: {str(error)[:200]}")
+        stats.errors.append(
+            f"student {index} on {student.page or 'home'!r}: {type(error).__name__}: {str(error)[:200]}"
+        )
     finally:
         try:
             await student.close()
@@ -418,8 +436,7 @@ async def run_class(base, sessions, duration, seed, timeout=120.0, think=THINK_S
     """``sessions`` students for ``duration`` seconds against ``base``; returns Stats."""
     stats = Stats()
     deadline = time.monotonic() + duration
-    tasks = [student_life(base, k, seed, stats, deadline, timeout, think)
-             for k in range(sessions)]
+    tasks = [student_life(base, k, seed, stats, deadline, timeout, think) for k in range(sessions)]
     try:
         await asyncio.wait_for(asyncio.gather(*tasks), duration + 2 * timeout)
     except TimeoutError:
@@ -452,49 +469,75 @@ async def measure(base, args, pids=()):
     sampler = asyncio.create_task(sample_rss(pids, peak, stop)) if pids else None
     own0 = time.process_time()
     start = time.perf_counter()
-    stats = await run_class(base, args.sessions, args.duration, args.seed, args.timeout,
-                            tuple(args.think))
+    stats = await run_class(base, args.sessions, args.duration, args.seed, args.timeout, tuple(args.think))
     wall = time.perf_counter() - start
     server = {"client_cpu_s": round(time.process_time() - own0, 2)}
     if pids:
         stop.set()
         await sampler
-        server |= {"server_cpu_s": round(sum(cpu_seconds(pid) for pid in pids) - sum(cpu0), 2),
-                   "server_peak_rss_mb": round(peak[0] / 2**20, 1)}
+        server |= {
+            "server_cpu_s": round(sum(cpu_seconds(pid) for pid in pids) - sum(cpu0), 2),
+            "server_peak_rss_mb": round(peak[0] / 2**20, 1),
+        }
     return stats, wall, server
 
 
 def summary(stats, wall, server):
     """The JSON line: percentiles (seconds, 3 decimals), counts, the server's use."""
+
     def r(x):
         return None if x is None else round(x, 3)
 
-    return {"p50": r(percentile(stats.changes, 50)), "p95": r(percentile(stats.changes, 95)),
-            "errors": len(stats.errors), "sessions": stats.students, "reruns": stats.reruns,
-            "changes": len(stats.changes),
-            "open_p50": r(percentile(stats.opens, 50)), "open_p95": r(percentile(stats.opens, 95)),
-            "switch_p95": r(percentile(stats.switches, 95)),
-            "upload_max": r(max(stats.uploads, default=None)),
-            "wall_s": round(wall, 1), **server}
+    return {
+        "p50": r(percentile(stats.changes, 50)),
+        "p95": r(percentile(stats.changes, 95)),
+        "errors": len(stats.errors),
+        "sessions": stats.students,
+        "reruns": stats.reruns,
+        "changes": len(stats.changes),
+        "open_p50": r(percentile(stats.opens, 50)),
+        "open_p95": r(percentile(stats.opens, 95)),
+        "switch_p95": r(percentile(stats.switches, 95)),
+        "upload_max": r(max(stats.uploads, default=None)),
+        "wall_s": round(wall, 1),
+        **server,
+    }
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--url", help="an already running server (loopback only); "
-                        "default: start `streamlit run app.py` on a free port")
+    parser.add_argument(
+        "--url",
+        help="an already running server (loopback only); "
+        "default: start `streamlit run app.py` on a free port",
+    )
     parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--duration", type=float, default=60.0, help="seconds")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--think", type=float, nargs=2, default=THINK_S, metavar=("MIN", "MAX"),
-                        help="seconds between two actions of a student (uniform)")
-    parser.add_argument("--timeout", type=float, default=120.0,
-                        help="longest wait for one run (seconds)")
-    parser.add_argument("--server-pid", type=int, action="append", default=[], metavar="PID",
-                        help="with --url: a server process whose CPU seconds and peak RSS "
-                        "to report (repeat for each Streamlit process behind deploy/serve.sh)")
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        default=THINK_S,
+        metavar=("MIN", "MAX"),
+        help="seconds between two actions of a student (uniform)",
+    )
+    parser.add_argument("--timeout", type=float, default=120.0, help="longest wait for one run (seconds)")
+    parser.add_argument(
+        "--server-pid",
+        type=int,
+        action="append",
+        default=[],
+        metavar="PID",
+        help="with --url: a server process whose CPU seconds and peak RSS "
+        "to report (repeat for each Streamlit process behind deploy/serve.sh)",
+    )
     args = parser.parse_args(argv)
-    if not 1 <= args.sessions <= 200 or not 1 <= args.duration <= 1800 \
-            or not 0.1 <= args.think[0] <= args.think[1] <= 60:
+    if (
+        not 1 <= args.sessions <= 200
+        or not 1 <= args.duration <= 1800
+        or not 0.1 <= args.think[0] <= args.think[1] <= 60
+    ):
         parser.error("use 1-200 sessions, 1-1800 seconds and think times of 0.1-60 s")
     if args.url:
         try:
@@ -511,7 +554,8 @@ def main(argv=None):
         print(f"server {server_process.url} (log {log})", file=sys.stderr, flush=True)
         try:
             stats, wall, server = asyncio.run(
-                measure(server_process.url, args, (server_process.process.pid,)))
+                measure(server_process.url, args, (server_process.process.pid,))
+            )
         finally:
             server_process.stop()
     for error in stats.errors[:10]:

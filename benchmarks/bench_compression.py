@@ -35,10 +35,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from flda_core.synthetic import make_domains
-from explorer.experiments.perturbation import (CURVE_STEP, PAPER_PERTURBATIONS,
-                                                PAPER_TABLE1, run_perturbation)
-from explorer.experiments.synthetic import (PAPER_FIGURE1, PAPER_FIGURE2,
-                                             distinct_rows, fit_linear)
+from explorer.experiments.perturbation import CURVE_STEP, PAPER_PERTURBATIONS, PAPER_TABLE1, run_perturbation
+from explorer.experiments.synthetic import PAPER_FIGURE1, PAPER_FIGURE2, distinct_rows, fit_linear
 from explorer.names import FAMILIES, LOSSES, classifier_name
 
 
@@ -54,8 +52,7 @@ def median_time(func, repeats):
 
 
 def _pair(setting, n):
-    return make_domains(setting.distribution, setting.params, n, n, setting.theta,
-                        random_state=0)
+    return make_domains(setting.distribution, setting.params, n, n, setting.theta, random_state=0)
 
 
 def bench_fits(setting, n, repeats):
@@ -67,16 +64,21 @@ def bench_fits(setting, n, repeats):
     for loss in LOSSES:
         for family in FAMILIES:
             full_s, full = median_time(
-                lambda family=family, loss=loss: fit_linear(pair, family, loss, compress=False),
-                repeats)
+                lambda family=family, loss=loss: fit_linear(pair, family, loss, compress=False), repeats
+            )
             fast_s, fast = median_time(
-                lambda family=family, loss=loss: fit_linear(pair, family, loss), repeats)
+                lambda family=family, loss=loss: fit_linear(pair, family, loss), repeats
+            )
             totals += full_s, fast_s
-            print(f"{classifier_name(family, loss):<10}{full_s * 1e3:>10.1f}"
-                  f"{fast_s * 1e3:>13.1f}{fast_s / full_s:>9.3f}"
-                  f"{np.abs(fast.coef - full.coef).max():>14.1e}")
-    print(f"{'all six':<10}{totals[0] * 1e3:>10.1f}{totals[1] * 1e3:>13.1f}"
-          f"{totals[1] / totals[0]:>9.3f}   (the fits of one Synthetic-domains page run)")
+            print(
+                f"{classifier_name(family, loss):<10}{full_s * 1e3:>10.1f}"
+                f"{fast_s * 1e3:>13.1f}{fast_s / full_s:>9.3f}"
+                f"{np.abs(fast.coef - full.coef).max():>14.1e}"
+            )
+    print(
+        f"{'all six':<10}{totals[0] * 1e3:>10.1f}{totals[1] * 1e3:>13.1f}"
+        f"{totals[1] / totals[0]:>9.3f}   (the fits of one Synthetic-domains page run)"
+    )
 
 
 def bench_table1(n, repeats):
@@ -84,24 +86,33 @@ def bench_table1(n, repeats):
 
     def sweep(compress):
         def fit(family, loss, l2, theta=None, perturbation=None, transfer="dropout"):
-            return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation,
-                              transfer=transfer, compress=compress)
-        return run_perturbation(pair, 0, PAPER_PERTURBATIONS, (-0.5, 0.5), 0.0, CURVE_STEP,
-                                fit=fit)
+            return fit_linear(
+                pair,
+                family,
+                loss,
+                l2=l2,
+                theta=theta,
+                perturbation=perturbation,
+                transfer=transfer,
+                compress=compress,
+            )
+
+        return run_perturbation(pair, 0, PAPER_PERTURBATIONS, (-0.5, 0.5), 0.0, CURVE_STEP, fit=fit)
 
     before, slow = median_time(lambda: sweep(False), repeats)
     after, fast = median_time(lambda: sweep(None), repeats)
     n_fits = len(slow.sweep) + len(slow.naive.classifiers) + 1
     same = all(a.target_error == b.target_error for a, b in zip(slow.sweep, fast.sweep))
-    print(f"\nTable 1 preset (run_perturbation, {n:,} per domain, {n_fits} cold fits): "
-          f"before {before:.3f} s, after {after:.3f} s, ratio {after / before:.3f} "
-          f"(target errors identical: {same})")
+    print(
+        f"\nTable 1 preset (run_perturbation, {n:,} per domain, {n_fits} cold fits): "
+        f"before {before:.3f} s, after {after:.3f} s, ratio {after / before:.3f} "
+        f"(target errors identical: {same})"
+    )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="3 repeats and no 100,000-sample Table 1 sweep")
+    parser.add_argument("--quick", action="store_true", help="3 repeats and no 100,000-sample Table 1 sweep")
     parser.add_argument("--repeats", type=int, default=None)
     args = parser.parse_args(argv)
     repeats = args.repeats or (3 if args.quick else 5)

@@ -48,8 +48,7 @@ def dense_problem(n=10_000, m=256, n_classes=10, seed=0):
     X = rng.poisson(rates[y]).astype(float)
     theta = np.zeros(m)
     theta[: m // 2] = rng.uniform(0.0, 0.95, m // 2)
-    X_target = apply_dropout(rng.poisson(rates[rng.integers(n_classes, size=n)]).astype(float),
-                             theta, rng)
+    X_target = apply_dropout(rng.poisson(rates[rng.integers(n_classes, size=n)]).astype(float), theta, rng)
     return X, y, X_target
 
 
@@ -106,11 +105,13 @@ def compare_logistic(name, X, y, X_target, l2, tol, repeats, tol_lr=None):
         t_sk1, _ = best_of(fit_lr_one_thread, repeats)
         flda = FLDAClassifier(loss="logistic", l2=l2, tol=tol, max_iter=10_000)
         t_fl, fl = best_of(lambda: flda.fit(X, y, X_target=X_target), repeats)
-    print(f"{name} [FLDA-L tol {tol:g}, LR tol {tol_lr:g}]: "
-          f"LogisticRegression {t_sk:6.3f} s ({sk.n_iter_.max()} it; "
-          f"{t_sk1:6.3f} s with 1 BLAS thread) | FLDA-L {t_fl:6.3f} s ({fl.n_iter_} it) | "
-          f"ratio FLDA-L/LR = {t_fl / t_sk:4.2f}x ({t_fl / t_sk1:4.2f}x vs 1 thread; goal <= 2x); "
-          f"mean theta = {fl.theta_.mean():.3f}")
+    print(
+        f"{name} [FLDA-L tol {tol:g}, LR tol {tol_lr:g}]: "
+        f"LogisticRegression {t_sk:6.3f} s ({sk.n_iter_.max()} it; "
+        f"{t_sk1:6.3f} s with 1 BLAS thread) | FLDA-L {t_fl:6.3f} s ({fl.n_iter_} it) | "
+        f"ratio FLDA-L/LR = {t_fl / t_sk:4.2f}x ({t_fl / t_sk1:4.2f}x vs 1 thread; goal <= 2x); "
+        f"mean theta = {fl.theta_.mean():.3f}"
+    )
     return t_fl / t_sk
 
 
@@ -122,8 +123,10 @@ def flda_q_time_and_memory(X, y, X_target, l2):
     elapsed = time.perf_counter() - start
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    print(f"FLDA-Q on (b): {elapsed:6.2f} s (goal < 5 s), peak memory {peak / 2**20:7.1f} MiB "
-          f"(goal < 2048 MiB), solver={clf.solver_}, iterations={clf.n_iter_}")
+    print(
+        f"FLDA-Q on (b): {elapsed:6.2f} s (goal < 5 s), peak memory {peak / 2**20:7.1f} MiB "
+        f"(goal < 2048 MiB), solver={clf.solver_}, iterations={clf.n_iter_}"
+    )
     return elapsed, peak
 
 
@@ -134,16 +137,31 @@ def main(argv=None):
     args = parser.parse_args(argv)
     scale = 5 if args.quick else 1
     # (FLDA-L tol, LogisticRegression tol): the same 1e-4, the same 1e-6, each default.
-    settings = ((1e-4, 1e-4), (1e-6, 1e-6),
-                (FLDAClassifier().tol, LogisticRegression().get_params()["tol"]))
+    settings = ((1e-4, 1e-4), (1e-6, 1e-6), (FLDAClassifier().tol, LogisticRegression().get_params()["tol"]))
     X, y, X_t = dense_problem(n=10_000 // scale)
     for tol, tol_lr in settings:
-        compare_logistic("(a) dense 10,000 x 256, 10 classes", X, y, X_t, l2=1e-4, tol=tol,
-                         repeats=args.repeats, tol_lr=tol_lr)
+        compare_logistic(
+            "(a) dense 10,000 x 256, 10 classes",
+            X,
+            y,
+            X_t,
+            l2=1e-4,
+            tol=tol,
+            repeats=args.repeats,
+            tol_lr=tol_lr,
+        )
     X, y, X_t = sparse_problem(n=20_000 // scale, m=30_000 // scale)
     for tol, tol_lr in settings:
-        compare_logistic("(b) sparse 20,000 x 30,000 (1%), 2 classes", X, y, X_t, l2=1e-4,
-                         tol=tol, repeats=args.repeats, tol_lr=tol_lr)
+        compare_logistic(
+            "(b) sparse 20,000 x 30,000 (1%), 2 classes",
+            X,
+            y,
+            X_t,
+            l2=1e-4,
+            tol=tol,
+            repeats=args.repeats,
+            tol_lr=tol_lr,
+        )
     flda_q_time_and_memory(X, y, X_t, l2=1e-4)
 
 

@@ -108,11 +108,21 @@ def lazy_domain(domain, n_rows, n_features, density, block_rows, seed=SEED):
     """A dask array (and its labels) whose blocks are generated inside the tasks."""
     sizes = [min(block_rows, n_rows - lo) for lo in range(0, n_rows, block_rows)]
     meta = sp.csr_matrix((0, n_features))
-    blocks = [da.from_delayed(dask.delayed(make_block, pure=True)(
-        seed, domain, i, size, n_features, density), shape=(size, n_features),
-        dtype=np.float64, meta=meta) for i, size in enumerate(sizes)]
-    labels = [da.from_delayed(dask.delayed(make_labels, pure=True)(seed, domain, i, size),
-                              shape=(size,), dtype=np.int64) for i, size in enumerate(sizes)]
+    blocks = [
+        da.from_delayed(
+            dask.delayed(make_block, pure=True)(seed, domain, i, size, n_features, density),
+            shape=(size, n_features),
+            dtype=np.float64,
+            meta=meta,
+        )
+        for i, size in enumerate(sizes)
+    ]
+    labels = [
+        da.from_delayed(
+            dask.delayed(make_labels, pure=True)(seed, domain, i, size), shape=(size,), dtype=np.int64
+        )
+        for i, size in enumerate(sizes)
+    ]
     return da.concatenate(blocks, axis=0), da.concatenate(labels)
 
 
@@ -130,27 +140,37 @@ def models(args):
 
 
 def run_cluster(n_workers, args, results):
-    cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
-                                       processes=True, memory_limit="4GB",
-                                       dashboard_address=":0", silence_logs=40)
+    cluster = distributed.LocalCluster(
+        n_workers=n_workers,
+        threads_per_worker=1,
+        processes=True,
+        memory_limit="4GB",
+        dashboard_address=":0",
+        silence_logs=40,
+    )
     client = distributed.Client(cluster)
     try:
         X, y = lazy_domain(0, args.rows, args.features, args.density, args.block_rows)
-        X_target, _ = lazy_domain(1, args.rows // 4, args.features, args.density,
-                                  args.block_rows)
+        X_target, _ = lazy_domain(1, args.rows // 4, args.features, args.density, args.block_rows)
         from flda_core.dask_support import nonzero_counts
+
         start = time.perf_counter()
         nonzero_counts(X)
         stream_pass = time.perf_counter() - start
-        print(f"  {n_workers} worker(s): one streamed pass over the source "
-              f"(generate + count) {stream_pass:.1f} s", flush=True)
+        print(
+            f"  {n_workers} worker(s): one streamed pass over the source "
+            f"(generate + count) {stream_pass:.1f} s",
+            flush=True,
+        )
         results[("stream pass", n_workers)] = stream_pass
         if not args.stream:
             start = time.perf_counter()
             X, y, X_target = dask.persist(X, y, X_target)
             distributed.wait([X, y, X_target])
-            print(f"  {n_workers} worker(s): generated and persisted in "
-                  f"{time.perf_counter() - start:.1f} s", flush=True)
+            print(
+                f"  {n_workers} worker(s): generated and persisted in {time.perf_counter() - start:.1f} s",
+                flush=True,
+            )
         for name, params in models(args).items():
             client.run(gc.collect)
             start = time.perf_counter()
@@ -161,9 +181,12 @@ def run_cluster(n_workers, args, results):
             peaks = dict(client.run(_peak_rss_mb).values())  # pid -> MB
             results[(name, n_workers)] = elapsed
             results[(name, n_workers, "coef")] = clf.coef_
-            print(f"  {n_workers} worker(s): {name} fit {elapsed:.1f} s "
-                  f"({clf.solver_}, {clf.n_iter_} iterations); peak RSS per worker "
-                  + ", ".join(f"{mb:.0f} MB" for mb in peaks.values()), flush=True)
+            print(
+                f"  {n_workers} worker(s): {name} fit {elapsed:.1f} s "
+                f"({clf.solver_}, {clf.n_iter_} iterations); peak RSS per worker "
+                + ", ".join(f"{mb:.0f} MB" for mb in peaks.values()),
+                flush=True,
+            )
             results.setdefault("peak", []).extend(peaks.values())
         if n_workers == 1:
             compare_in_memory(args, results)
@@ -177,8 +200,9 @@ def compare_in_memory(args, results):
     k = max(1, args.subsample // args.block_rows)
     rows = k * args.block_rows
     X, y = lazy_domain(0, rows, args.features, args.density, args.block_rows)
-    X_target, _ = lazy_domain(1, max(args.block_rows, rows // 4), args.features,
-                              args.density, args.block_rows)
+    X_target, _ = lazy_domain(
+        1, max(args.block_rows, rows // 4), args.features, args.density, args.block_rows
+    )
     X_mem = sp.vstack(dask.compute(*X.to_delayed()[:, 0])).tocsr()
     X_target_mem = sp.vstack(dask.compute(*X_target.to_delayed()[:, 0])).tocsr()
     y_mem = y.compute()
@@ -194,22 +218,27 @@ def compare_in_memory(args, results):
             clf = FLDAClassifier(**params).fit(X, y, X_target=X_target)
             t_dask = time.perf_counter() - start
         diff = np.max(np.abs(clf.coef_ - ref.coef_)) / np.max(np.abs(ref.coef_))
-        print(f"  subsample {rows:,} rows, {name}: in memory {t_mem:.1f} s, Dask (1 worker) "
-              f"{t_dask:.1f} s, ratio {t_dask / t_mem:.2f}; max relative coefficient "
-              f"difference {diff:.1e}", flush=True)
+        print(
+            f"  subsample {rows:,} rows, {name}: in memory {t_mem:.1f} s, Dask (1 worker) "
+            f"{t_dask:.1f} s, ratio {t_dask / t_mem:.2f}; max relative coefficient "
+            f"difference {diff:.1e}",
+            flush=True,
+        )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=40_000,
-                        help="source documents (the issue's size: 5000000)")
+    parser.add_argument(
+        "--rows", type=int, default=40_000, help="source documents (the issue's size: 5000000)"
+    )
     parser.add_argument("--features", type=int, default=50_000)
     parser.add_argument("--density", type=float, default=0.01)
     parser.add_argument("--block-rows", type=int, default=10_000)
     parser.add_argument("--subsample", type=int, default=20_000)
     parser.add_argument("--max-iter", type=int, default=200)
-    parser.add_argument("--stream", action="store_true",
-                        help="regenerate the data on every pass instead of persisting it")
+    parser.add_argument(
+        "--stream", action="store_true", help="regenerate the data on every pass instead of persisting it"
+    )
     parser.add_argument("--quick", action="store_true", help="a small smoke run")
     args = parser.parse_args(argv)
     if dask is None:
@@ -218,12 +247,14 @@ def main(argv=None):
     if args.quick:
         args.rows, args.block_rows, args.subsample = 10_000, 5_000, 5_000
     nnz = args.rows * args.density * args.features
-    print(f"Bag-of-words: {args.rows:,} source + {args.rows // 4:,} target rows x "
-          f"{args.features:,} features at {args.density:.0%} density "
-          f"({nnz:.2e} source non-zeros, {nnz * 12 / 1e9:.2f} GB as CSR); "
-          f"blocks of {args.block_rows:,} rows; "
-          f"{'streamed every pass' if args.stream else 'persisted in the workers'}.",
-          flush=True)
+    print(
+        f"Bag-of-words: {args.rows:,} source + {args.rows // 4:,} target rows x "
+        f"{args.features:,} features at {args.density:.0%} density "
+        f"({nnz:.2e} source non-zeros, {nnz * 12 / 1e9:.2f} GB as CSR); "
+        f"blocks of {args.block_rows:,} rows; "
+        f"{'streamed every pass' if args.stream else 'persisted in the workers'}.",
+        flush=True,
+    )
     results = {}
     for n_workers in (1, 2):
         run_cluster(n_workers, args, results)
@@ -232,16 +263,19 @@ def main(argv=None):
         print(f"{name}: 1 worker {t1:.1f} s, 2 workers {t2:.1f} s, speed-up {t1 / t2:.2f}x")
     for name in models(args):
         a, b = results[(name, 1, "coef")], results[(name, 2, "coef")]
-        print(f"{name}: 1 vs 2 workers, max relative coefficient difference "
-              f"{np.max(np.abs(a - b)) / np.max(np.abs(a)):.1e}")
+        print(
+            f"{name}: 1 vs 2 workers, max relative coefficient difference "
+            f"{np.max(np.abs(a - b)) / np.max(np.abs(a)):.1e}"
+        )
     peak = max(results["peak"])
-    print(f"Peak RSS of any worker: {peak:.0f} MB (limit 4096 MB: "
-          f"{'OK' if peak < 4096 else 'EXCEEDED'})")
+    print(f"Peak RSS of any worker: {peak:.0f} MB (limit 4096 MB: {'OK' if peak < 4096 else 'EXCEEDED'})")
     scale = 5_000_000 / args.rows
-    print(f"Extrapolation to 5,000,000 rows (x{scale:.0f}, linear in rows at equal "
-          f"iteration counts, 2 workers): FLDA-Q ~{results[('FLDA-Q', 2)] * scale / 60:.0f} min, "
-          f"FLDA-L ~{results[('FLDA-L', 2)] * scale / 60:.0f} min with the data held by the "
-          f"workers; one streamed pass ~{results[('stream pass', 2)] * scale / 60:.0f} min.")
+    print(
+        f"Extrapolation to 5,000,000 rows (x{scale:.0f}, linear in rows at equal "
+        f"iteration counts, 2 workers): FLDA-Q ~{results[('FLDA-Q', 2)] * scale / 60:.0f} min, "
+        f"FLDA-L ~{results[('FLDA-L', 2)] * scale / 60:.0f} min with the data held by the "
+        f"workers; one streamed pass ~{results[('stream pass', 2)] * scale / 60:.0f} min."
+    )
     return 0
 
 

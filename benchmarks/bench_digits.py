@@ -70,10 +70,8 @@ def compare(X_s, y_s, X_t, y_t, l2):
     n = len(y_s)
     theta = estimate_dropout(X_s, X_t)
     makers = {
-        "LR": lambda: LogisticRegression(C=1.0 / (2.0 * l2 * n), tol=TOL, solver="lbfgs",
-                                         max_iter=1000),
-        "FLDA-L": lambda: FLDAClassifier(loss="logistic", l2=l2, theta=theta, tol=TOL,
-                                         max_iter=1000),
+        "LR": lambda: LogisticRegression(C=1.0 / (2.0 * l2 * n), tol=TOL, solver="lbfgs", max_iter=1000),
+        "FLDA-L": lambda: FLDAClassifier(loss="logistic", l2=l2, theta=theta, tol=TOL, max_iter=1000),
     }
     times = {name: [] for name in makers}
     models = {}
@@ -84,8 +82,7 @@ def compare(X_s, y_s, X_t, y_t, l2):
     out = {}
     for name, model in models.items():
         n_iter = int(np.max(model.n_iter_))
-        out[name] = (float(np.median(times[name])), n_iter,
-                     float(np.mean(model.predict(X_t) != y_t)))
+        out[name] = (float(np.median(times[name])), n_iter, float(np.mean(model.predict(X_t) != y_t)))
     return out, theta
 
 
@@ -113,8 +110,9 @@ def objective_share(X_s, y_s, theta, l2):
 
     solvers.logistic_multinomial_objective = timed
     try:
-        total, model = time_fit(lambda: FLDAClassifier(loss="logistic", l2=l2, theta=theta,
-                                                       tol=TOL, max_iter=1000), X_s, y_s)
+        total, model = time_fit(
+            lambda: FLDAClassifier(loss="logistic", l2=l2, theta=theta, tol=TOL, max_iter=1000), X_s, y_s
+        )
     finally:
         solvers.logistic_multinomial_objective = original
     return total, calls["seconds"], calls["n"], model.n_iter_
@@ -153,27 +151,33 @@ def term_profile(X_s, y_s, theta):
 def main():
     print(__doc__.split("\n\n")[0])
     print(f"tol={TOL}, {REPEATS} repeats (median), 1 BLAS thread\n")
-    header = (f"{'n':>6} {'dir':>6} {'l2':>7} {'mean θ':>7} {'θ=1':>4} | {'LR s':>7} "
-              f"{'it':>4} {'err':>6} | {'FLDA-L s':>8} {'it':>4} {'err':>6} | {'ratio':>6}")
+    header = (
+        f"{'n':>6} {'dir':>6} {'l2':>7} {'mean θ':>7} {'θ=1':>4} | {'LR s':>7} "
+        f"{'it':>4} {'err':>6} | {'FLDA-L s':>8} {'it':>4} {'err':>6} | {'ratio':>6}"
+    )
     print(header)
     print("-" * len(header))
     worst = 0.0
     with threadpool_limits(limits=ed.BLAS_THREADS, user_api="blas"):
         for n in SIZES:
             X_a, y_a, X_b, y_b = make_data(n)
-            for direction, (X_s, y_s, X_t, y_t) in (("A→B", (X_a, y_a, X_b, y_b)),
-                                                     ("B→A", (X_b, y_b, X_a, y_a))):
+            for direction, (X_s, y_s, X_t, y_t) in (
+                ("A→B", (X_a, y_a, X_b, y_b)),
+                ("B→A", (X_b, y_b, X_a, y_a)),
+            ):
                 for l2 in L2_VALUES:
                     res, theta = compare(X_s, y_s, X_t, y_t, l2)
                     (t_lr, it_lr, e_lr), (t_fl, it_fl, e_fl) = res["LR"], res["FLDA-L"]
                     ratio = t_fl / t_lr
                     worst = max(worst, ratio)
-                    print(f"{n:>6} {direction:>6} {l2:>7.0e} {theta.mean():>7.2f} "
-                          f"{int(np.sum(theta == 1)):>4} | {t_lr:>7.2f} {it_lr:>4} {e_lr:>6.3f} | "
-                          f"{t_fl:>8.2f} {it_fl:>4} {e_fl:>6.3f} | {ratio:>5.2f}x", flush=True)
+                    print(
+                        f"{n:>6} {direction:>6} {l2:>7.0e} {theta.mean():>7.2f} "
+                        f"{int(np.sum(theta == 1)):>4} | {t_lr:>7.2f} {it_lr:>4} {e_lr:>6.3f} | "
+                        f"{t_fl:>8.2f} {it_fl:>4} {e_fl:>6.3f} | {ratio:>5.2f}x",
+                        flush=True,
+                    )
     verdict = "OK" if worst <= LIMIT else "TOO SLOW"
-    print(f"\nworst ratio FLDA-L / LogisticRegression: {worst:.2f}x "
-          f"(limit {LIMIT:.0f}x): {verdict}")
+    print(f"\nworst ratio FLDA-L / LogisticRegression: {worst:.2f}x (limit {LIMIT:.0f}x): {verdict}")
 
     print("\nWhere FLDA-L's time goes (A→B, l2=1e-3):")
     with threadpool_limits(limits=ed.BLAS_THREADS, user_api="blas"):
@@ -181,18 +185,21 @@ def main():
             X_a, y_a, X_b, _ = make_data(n)
             theta = estimate_dropout(X_a, X_b)
             total, in_objective, n_calls, n_iter = objective_share(X_a, y_a, theta, 1e-3)
-            print(f"  n={n:>6}: {total:.2f} s, {n_iter} iterations, {n_calls} objective calls "
-                  f"({1000 * in_objective / n_calls:.1f} ms each) = "
-                  f"{100 * in_objective / total:.0f}% of the fit")
+            print(
+                f"  n={n:>6}: {total:.2f} s, {n_iter} iterations, {n_calls} objective calls "
+                f"({1000 * in_objective / n_calls:.1f} ms each) = "
+                f"{100 * in_objective / total:.0f}% of the fit"
+            )
         shape, share_c, terms = term_profile(X_a, y_a, theta)
         total_ms = sum(ms for _, ms in terms)
-        print(f"  one objective + gradient at n={shape[0]}, {shape[1]} active pixels "
-              f"({100 * share_c:.0f}% with θ > 0), 10 classes:")
+        print(
+            f"  one objective + gradient at n={shape[0]}, {shape[1]} active pixels "
+            f"({100 * share_c:.0f}% with θ > 0), 10 classes:"
+        )
         for name, ms in terms:
             print(f"    {name:<28} {ms:6.1f} ms  {100 * ms / total_ms:4.0f}%")
         variance = sum(ms for name, ms in terms if name.startswith("var."))
-        print(f"    {'sum':<28} {total_ms:6.1f} ms (dropout-variance terms "
-              f"{100 * variance / total_ms:.0f}%)")
+        print(f"    {'sum':<28} {total_ms:6.1f} ms (dropout-variance terms {100 * variance / total_ms:.0f}%)")
     return worst
 
 

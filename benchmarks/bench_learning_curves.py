@@ -32,9 +32,14 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from flda_core.classifier import FLDAClassifier
 from explorer.experiments.scoring import TIE_RTOL
-from explorer.experiments.learning_curves import (DOMAINS, learning_curves,
-                                       logistic_learning_errors, make_learning_curve_data,
-                                       sample_size_grid, training_orders)
+from explorer.experiments.learning_curves import (
+    DOMAINS,
+    learning_curves,
+    logistic_learning_errors,
+    make_learning_curve_data,
+    sample_size_grid,
+    training_orders,
+)
 
 N_REPEATS = 50
 GOAL_SECONDS = 5.0
@@ -73,20 +78,25 @@ def baseline_errors(data, sizes, repeats, seed=0):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="skip the logistic timing")
-    parser.add_argument("--full-baseline", action="store_true",
-                        help="time the baseline loop on all 50 repeats (slow)")
+    parser.add_argument(
+        "--full-baseline", action="store_true", help="time the baseline loop on all 50 repeats (slow)"
+    )
     args = parser.parse_args(argv)
 
     sizes = sample_size_grid()
-    print(f"Figure 3 setting: 4 x 10,000 Poisson samples, {len(sizes)} sizes "
-          f"({sizes[0]}..{sizes[-1]}), {N_REPEATS} repeats, 3 classifiers x 2 domains")
-    batched_run()                                              # warm-up (imports, caches)
+    print(
+        f"Figure 3 setting: 4 x 10,000 Poisson samples, {len(sizes)} sizes "
+        f"({sizes[0]}..{sizes[-1]}), {N_REPEATS} repeats, 3 classifiers x 2 domains"
+    )
+    batched_run()  # warm-up (imports, caches)
     total = [timed(batched_run)[0] for _ in range(5)]
     data = make_learning_curve_data(seed=0)
     curves_only = [timed(learning_curves, data, sizes, N_REPEATS, seed=0)[0] for _ in range(5)]
     median_total, median_curves = statistics.median(total), statistics.median(curves_only)
-    print(f"batched closed form, data + curves: median of 5 = {median_total:.3f} s "
-          f"(runs: {', '.join(f'{t:.3f}' for t in total)})")
+    print(
+        f"batched closed form, data + curves: median of 5 = {median_total:.3f} s "
+        f"(runs: {', '.join(f'{t:.3f}' for t in total)})"
+    )
     print(f"batched closed form, curves only:   median of 5 = {median_curves:.3f} s")
     print(f"goal < {GOAL_SECONDS:.0f} s: {'met' if median_total < GOAL_SECONDS else 'MISSED'}")
 
@@ -97,14 +107,18 @@ def main(argv=None):
     t_base_50 = t_base * N_REPEATS / n_base
     label = "measured" if args.full_baseline else f"{t_base:.2f} s for {n_base} repeats, scaled"
     print(f"baseline (FLDAClassifier per fit), {N_REPEATS} repeats: {t_base_50:.2f} s ({label})")
-    print(f"speed-up of the batched form over the baseline: {t_base_50 / median_curves:.0f}x; "
-          f"identical error rates in {100 * agree:.2f} % of the {base.size} cells")
+    print(
+        f"speed-up of the batched form over the baseline: {t_base_50 / median_curves:.0f}x; "
+        f"identical error rates in {100 * agree:.2f} % of the {base.size} cells"
+    )
 
     if not args.quick:
         t_log, _ = timed(logistic_learning_errors, data, sizes, [0], seed=0)
-        print(f"logistic family (S-LR, T-LR, FLDA-L): {t_log:.1f} s per repeat "
-              f"({t_log / (3 * len(sizes)) * 1000:.0f} ms per fit); "
-              f"{N_REPEATS} repeats would take ~{t_log * N_REPEATS / 60:.1f} min")
+        print(
+            f"logistic family (S-LR, T-LR, FLDA-L): {t_log:.1f} s per repeat "
+            f"({t_log / (3 * len(sizes)) * 1000:.0f} ms per fit); "
+            f"{N_REPEATS} repeats would take ~{t_log * N_REPEATS / 60:.1f} min"
+        )
 
 
 if __name__ == "__main__":

@@ -42,9 +42,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
-from e2e_harness import (APP_ROOT, CHROMIUM, CHROMIUM_ARGS, ERROR_SELECTORS,  # noqa: E402
-                         PLOT_SELECTOR, SKELETON_SELECTOR, VIEWPORT, StreamlitServer,
-                         chromium_available, proc_rss)
+from e2e_harness import (  # noqa: E402
+    APP_ROOT,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ERROR_SELECTORS,
+    PLOT_SELECTOR,
+    SKELETON_SELECTOR,
+    VIEWPORT,
+    StreamlitServer,
+    chromium_available,
+    proc_rss,
+)
 
 #: Goal of issue 11 for the 95th percentile of the time to an updated figure.
 GOAL_P95_S = 5.0
@@ -54,8 +63,7 @@ ACTION_TIMEOUT_S = 180.0
 TOTAL_TIMEOUT_S = 1800.0
 #: Page and slider every control session moves.
 CONTROL_PAGES = {"transfer": "θ̂1 + …", "learning_curves": "Number of sizes"}
-UPLOAD_FILES = (ROOT / "sample_data" / "poisson_source.csv",
-                ROOT / "sample_data" / "poisson_target.csv")
+UPLOAD_FILES = (ROOT / "sample_data" / "poisson_source.csv", ROOT / "sample_data" / "poisson_target.csv")
 
 # Hook every Plotly chart on the page (once) so that each redraw records its time.
 _HOOK = """() => {
@@ -147,8 +155,7 @@ async def _updated_after(page, action):
     """Run ``action`` and return seconds until a chart redraws (measured in the browser)."""
     t0 = await page.evaluate(_HOOK)
     await action()
-    handle = await page.wait_for_function(_UPDATED, arg=t0, timeout=ACTION_TIMEOUT_S * 1000,
-                                          polling=50)
+    handle = await page.wait_for_function(_UPDATED, arg=t0, timeout=ACTION_TIMEOUT_S * 1000, polling=50)
     latency_ms = await handle.json_value() - t0
     await _settle(page)
     return latency_ms / 1000.0
@@ -158,7 +165,8 @@ async def _open(page, url):
     start = time.perf_counter()
     await page.goto(url, timeout=ACTION_TIMEOUT_S * 1000)
     await page.locator(f"{PLOT_SELECTOR} .js-plotly-plot .main-svg").first.wait_for(
-        timeout=ACTION_TIMEOUT_S * 1000)
+        timeout=ACTION_TIMEOUT_S * 1000
+    )
     await _settle(page)
     return time.perf_counter() - start
 
@@ -182,11 +190,15 @@ async def _session(browser, kind, steps):
 
 def control_session(browser, base_url, page_name, moves, key):
     """Open ``page_name`` and press ``key`` on its slider ``moves`` times."""
+
     async def steps(page, result):
         result.load_s = await _open(page, f"{base_url}/{page_name}")
         label = CONTROL_PAGES[page_name]
-        box = page.locator('[data-testid="stSlider"]').filter(
-            has=page.locator('[data-testid="stWidgetLabel"]', has_text=label)).first
+        box = (
+            page.locator('[data-testid="stSlider"]')
+            .filter(has=page.locator('[data-testid="stWidgetLabel"]', has_text=label))
+            .first
+        )
         thumb = box.locator('input[type="range"]').first
         for _ in range(moves):
             await thumb.scroll_into_view_if_needed()
@@ -202,6 +214,7 @@ def control_session(browser, base_url, page_name, moves, key):
 
 def upload_session(browser, base_url):
     """Open "Your data", upload the source, then time the target upload to a figure."""
+
     async def steps(page, result):
         start = time.perf_counter()
         await page.goto(f"{base_url}/your_data", timeout=ACTION_TIMEOUT_S * 1000)
@@ -223,13 +236,17 @@ async def run_sessions(base_url, n_sessions, moves, page_name):
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                                   args=CHROMIUM_ARGS)
+        browser = await playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
         try:
             jobs = [upload_session(browser, base_url)] if n_sessions > 1 else []
-            jobs += [control_session(browser, base_url, page_name, moves,
-                                     "ArrowRight" if k % 2 == 0 else "ArrowLeft")
-                     for k in range(n_sessions - len(jobs))]
+            jobs += [
+                control_session(
+                    browser, base_url, page_name, moves, "ArrowRight" if k % 2 == 0 else "ArrowLeft"
+                )
+                for k in range(n_sessions - len(jobs))
+            ]
             return await asyncio.wait_for(asyncio.gather(*jobs), TOTAL_TIMEOUT_S)
         finally:
             await browser.close()
@@ -271,13 +288,14 @@ def main(argv=None):
         monitor = RssMonitor(server.process.pid)
         start_rss = monitor.rss()
         monitor.start()
-        print(f"server {server.url} (log {log}), RSS after start {start_rss / 2**20:.0f} MB",
-              flush=True)
+        print(f"server {server.url} (log {log}), RSS after start {start_rss / 2**20:.0f} MB", flush=True)
         baseline = asyncio.run(run_sessions(server.url, 1, args.moves, args.page))
         base_controls, _, base_loads, base_errors = summarize(baseline)
-        print(f"baseline, 1 session: page load {base_loads[0] if base_loads else float('nan'):.2f}"
-              f" s, time to updated figure p50 {percentile(base_controls, 50):.2f} s",
-              flush=True)
+        print(
+            f"baseline, 1 session: page load {base_loads[0] if base_loads else float('nan'):.2f}"
+            f" s, time to updated figure p50 {percentile(base_controls, 50):.2f} s",
+            flush=True,
+        )
         start = time.perf_counter()
         results = asyncio.run(run_sessions(server.url, args.sessions, args.moves, args.page))
         wall = time.perf_counter() - start
@@ -288,17 +306,26 @@ def main(argv=None):
     errors = base_errors + errors
     p50, p95 = percentile(controls, 50), percentile(controls, 95)
     base_p50 = percentile(base_controls, 50)
-    print(f"\n{args.sessions} concurrent sessions on '{args.page}' ({args.moves} slider moves "
-          f"each, 1 upload on 'your_data'), {wall:.1f} s wall time")
-    print(f"  time to updated figure after a control change: p50 {p50:.2f} s, p95 {p95:.2f} s "
-          f"({len(controls)} changes)")
-    print(f"  ratio p50 under load / p50 alone: {p50 / base_p50:.2f}" if base_p50 > 0 else
-          "  ratio p50 under load / p50 alone: n/a")
+    print(
+        f"\n{args.sessions} concurrent sessions on '{args.page}' ({args.moves} slider moves "
+        f"each, 1 upload on 'your_data'), {wall:.1f} s wall time"
+    )
+    print(
+        f"  time to updated figure after a control change: p50 {p50:.2f} s, p95 {p95:.2f} s "
+        f"({len(controls)} changes)"
+    )
+    print(
+        f"  ratio p50 under load / p50 alone: {p50 / base_p50:.2f}"
+        if base_p50 > 0
+        else "  ratio p50 under load / p50 alone: n/a"
+    )
     print(f"  ratio p95 / goal ({GOAL_P95_S:.0f} s): {p95 / GOAL_P95_S:.2f}")
     print(f"  upload to first figure: {', '.join(f'{t:.2f} s' for t in uploads) or 'n/a'}")
     print(f"  page load: p50 {percentile(loads, 50):.2f} s, p95 {percentile(loads, 95):.2f} s")
-    print(f"  server RSS: {start_rss / 2**20:.0f} MB after start, peak {peak_rss / 2**20:.0f} MB "
-          f"(ratio {peak_rss / max(start_rss, 1):.2f})")
+    print(
+        f"  server RSS: {start_rss / 2**20:.0f} MB after start, peak {peak_rss / 2**20:.0f} MB "
+        f"(ratio {peak_rss / max(start_rss, 1):.2f})"
+    )
     print(f"  errors: {len(errors)}")
     for error in errors[:10]:
         print(f"    - {error}")

@@ -54,30 +54,44 @@ def scenario(label, page, query, change, values):
         change(at, value)
         times.append(_timed_run(at))
     median = statistics.median(times)
-    print(f"{label:<58} cold {cold:6.3f} s | slider median {median:6.3f} s "
-          f"(n={len(times)}, min {min(times):.3f}, max {max(times):.3f}) | "
-          f"cold/median {cold / median:5.1f}x | median/budget {median / BUDGET_SECONDS:4.2f}")
+    print(
+        f"{label:<58} cold {cold:6.3f} s | slider median {median:6.3f} s "
+        f"(n={len(times)}, min {min(times):.3f}, max {max(times):.3f}) | "
+        f"cold/median {cold / median:5.1f}x | median/budget {median / BUDGET_SECONDS:4.2f}"
+    )
     return cold, median
 
 
 def main():
     print(f"Page re-run times, 10,000 samples per domain, budget {BUDGET_SECONDS} s")
-    scenario("Synthetic: l2 slider (6 new fits per change)", "pages/synthetic.py",
-             {"seed": "101"},
-             lambda at, v: at.select_slider(key="syn.l2").set_value(v),
-             [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0])
-    scenario("Synthetic: Poisson, l2 slider (6 new fits per change)", "pages/synthetic.py",
-             {"seed": "102", "distribution": "poisson", "class1": "2, 2", "class2": "6, 6"},
-             lambda at, v: at.select_slider(key="syn.l2").set_value(v),
-             [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0])
-    scenario("Transfer: 'your θ' slider (2 new fits per change)", "pages/transfer.py",
-             {"seed": "103"},
-             lambda at, v: at.slider(key="tp.delta_1").set_value(v),
-             [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, -0.1])
-    scenario("Transfer: perturbed-feature choice (cached sweep reused)", "pages/transfer.py",
-             {"seed": "104"},
-             lambda at, v: at.selectbox(key="tp.feature").set_value(v),
-             [2, 1, 2, 1, 2])
+    scenario(
+        "Synthetic: l2 slider (6 new fits per change)",
+        "pages/synthetic.py",
+        {"seed": "101"},
+        lambda at, v: at.select_slider(key="syn.l2").set_value(v),
+        [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0],
+    )
+    scenario(
+        "Synthetic: Poisson, l2 slider (6 new fits per change)",
+        "pages/synthetic.py",
+        {"seed": "102", "distribution": "poisson", "class1": "2, 2", "class2": "6, 6"},
+        lambda at, v: at.select_slider(key="syn.l2").set_value(v),
+        [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0],
+    )
+    scenario(
+        "Transfer: 'your θ' slider (2 new fits per change)",
+        "pages/transfer.py",
+        {"seed": "103"},
+        lambda at, v: at.slider(key="tp.delta_1").set_value(v),
+        [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, -0.1],
+    )
+    scenario(
+        "Transfer: perturbed-feature choice (cached sweep reused)",
+        "pages/transfer.py",
+        {"seed": "104"},
+        lambda at, v: at.selectbox(key="tp.feature").set_value(v),
+        [2, 1, 2, 1, 2],
+    )
 
 
 if __name__ == "__main__":

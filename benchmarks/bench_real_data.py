@@ -46,7 +46,8 @@ def main(argv=None):
     def remembered(key, classifier, impute, seed):
         if (key, classifier, impute, seed) not in memo:
             memo[(key, classifier, impute, seed)] = md.stored_fit_one(
-                key, classifier, impute, seed, store=store)
+                key, classifier, impute, seed, store=store
+            )
         return memo[(key, classifier, impute, seed)]
 
     start = time.perf_counter()
@@ -66,31 +67,36 @@ def main(argv=None):
         print("\nthe paper's Table 3:")
         print(md.paper_table(keys, md.AVAILABLE).round(3).to_string())
     verdict = "OK" if cold < LIMIT_S else "TOO SLOW"
-    print(f"\ncold: {cold:.1f} s (limit {LIMIT_S:.0f} s: {verdict}); "
-          f"cached: {cached * 1000:.1f} ms ({cold / max(cached, 1e-9):,.0f}x faster)")
+    print(
+        f"\ncold: {cold:.1f} s (limit {LIMIT_S:.0f} s: {verdict}); "
+        f"cached: {cached * 1000:.1f} ms ({cold / max(cached, 1e-9):,.0f}x faster)"
+    )
     try:
         restart = restart_seconds(folder, keys)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    print(f"restart (new process, whole table read from the disk store): "
-          f"{restart * 1000:.1f} ms ({cold / max(restart, 1e-9):,.0f}x faster than cold)")
+    print(
+        f"restart (new process, whole table read from the disk store): "
+        f"{restart * 1000:.1f} ms ({cold / max(restart, 1e-9):,.0f}x faster than cold)"
+    )
     return 0 if cold < LIMIT_S or "--quick" in argv else 1
 
 
 def restart_seconds(folder, keys):
     """Seconds a new process needs to read the table back from the disk store (imports
     excluded); fails if any cell had to be fitted again."""
-    code = ("import sys, time\n"
-            "from explorer.experiments import missing_data as md\n"
-            f"store = md.cell_store({folder!r})\n"
-            "start = time.perf_counter()\n"
-            f"result = md.precompute({tuple(keys)!r}, md.AVAILABLE, store=store)\n"
-            "seconds = time.perf_counter() - start\n"
-            "assert all(cell.from_disk for cell in result.cells.values()), 'refitted'\n"
-            "print(seconds)\n")
+    code = (
+        "import sys, time\n"
+        "from explorer.experiments import missing_data as md\n"
+        f"store = md.cell_store({folder!r})\n"
+        "start = time.perf_counter()\n"
+        f"result = md.precompute({tuple(keys)!r}, md.AVAILABLE, store=store)\n"
+        "seconds = time.perf_counter() - start\n"
+        "assert all(cell.from_disk for cell in result.cells.values()), 'refitted'\n"
+        "print(seconds)\n"
+    )
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, check=True, capture_output=True, text=True)
     return float(out.stdout.strip().splitlines()[-1])
 
 

@@ -78,8 +78,7 @@ from explorer.experiments import digits as ed
 from explorer.experiments import perturbation as pe
 from explorer.experiments import synthetic as ex
 from explorer.experiments.transfer_models import cv_l2, missing_data_split
-from flda_core.objectives import (dropout_variances, logistic_binary_objective,
-                                  logistic_multinomial_objective)
+from flda_core.objectives import dropout_variances, logistic_binary_objective, logistic_multinomial_objective
 from flda_core.transfer import dropout_variance_factor, estimate_dropout, nonzero_rate
 
 #: Tolerances compared; the first is the reference ("tightest") solution.
@@ -114,11 +113,11 @@ def objective(clf, X, y):
     Q = dropout_variances(Xa, dropout_variance_factor(clf.theta_[active]))
     y_index = np.searchsorted(clf.classes_, y)
     if len(clf.classes_) == 2:
-        return logistic_binary_objective(clf.coef_[0, active], clf.intercept_[0], Xa, Q,
-                                         (y_index == 1).astype(float), clf.l2)[0]
+        return logistic_binary_objective(
+            clf.coef_[0, active], clf.intercept_[0], Xa, Q, (y_index == 1).astype(float), clf.l2
+        )[0]
     Y = np.eye(len(clf.classes_))[y_index]
-    return logistic_multinomial_objective(clf.coef_[:, active].T, clf.intercept_, Xa, Q, Y,
-                                          clf.l2)[0]
+    return logistic_multinomial_objective(clf.coef_[:, active].T, clf.intercept_, Xa, Q, Y, clf.l2)[0]
 
 
 def error_rate(model, X, y):
@@ -143,8 +142,9 @@ def error_rate(model, X, y):
 
 def run_fit(fit, tol):
     start = time.perf_counter()
-    clf = FLDAClassifier(loss="logistic", l2=fit.l2, theta=fit.theta, tol=tol,
-                         max_iter=MAX_ITER).fit(fit.X, fit.y, X_target=fit.X_target)
+    clf = FLDAClassifier(loss="logistic", l2=fit.l2, theta=fit.theta, tol=tol, max_iter=MAX_ITER).fit(
+        fit.X, fit.y, X_target=fit.X_target
+    )
     seconds = time.perf_counter() - start
     error = error_rate(clf, fit.X_eval, fit.y_eval)
     return error, objective(clf, fit.X, fit.y), seconds, int(clf.n_iter_)
@@ -153,7 +153,7 @@ def run_fit(fit, tol):
 def run_lr(fit, tol=1e-4):
     """scikit-learn's LogisticRegression on the same data and penalty: (error, seconds)."""
     n = len(fit.y)
-    C = 1.0 / (2.0 * fit.l2 * n) if fit.l2 > 0 else np.inf   # C = inf: no penalty
+    C = 1.0 / (2.0 * fit.l2 * n) if fit.l2 > 0 else np.inf  # C = inf: no penalty
     start = time.perf_counter()
     lr = LogisticRegression(C=C, tol=tol, max_iter=MAX_ITER).fit(fit.X, fit.y)
     seconds = time.perf_counter() - start
@@ -180,39 +180,50 @@ def evaluate(name, fits):
     results = {}
     for tol in TOLS:
         rows = [run_fit(f, tol) for f in fits]
-        results[tol] = (_cell_means(fits, [r[0] for r in rows]), [r[1] for r in rows],
-                        sum(r[2] for r in rows), sum(r[3] for r in rows))
+        results[tol] = (
+            _cell_means(fits, [r[0] for r in rows]),
+            [r[1] for r in rows],
+            sum(r[2] for r in rows),
+            sum(r[3] for r in rows),
+        )
     lr_default = [run_lr(f) for f in fits]
     t_lr, it_lr = sum(r[1] for r in lr_default), sum(r[2] for r in lr_default)
     lr_change, lr_cell, _ = _largest_change(
         _cell_means(fits, [r[0] for r in lr_default]),
-        _cell_means(fits, [run_lr(f, TOLS[0])[0] for f in fits]), fits)
+        _cell_means(fits, [run_lr(f, TOLS[0])[0] for f in fits]),
+        fits,
+    )
     ref_cells, ref_obj = results[TOLS[0]][0], results[TOLS[0]][1]
-    print(f"\n{name}: {len(fits)} fits, {len(ref_cells)} reported errors.\n"
-          f"  LogisticRegression at its default tol=1e-4: {t_lr:.3f} s, {it_lr} iterations; "
-          "its errors differ from "
-          f"its own tol={TOLS[0]:g} fits by up to {lr_change:.4f} ({lr_cell})")
-    print(f"  {'tol':>6} | {'max |d err|':>11} | {'changed':>7} | {'mean err':>8} | "
-          f"{'obj gap':>8} | {'time s':>7} | {'iters':>6} | {'/LR':>5} | largest change in")
+    print(
+        f"\n{name}: {len(fits)} fits, {len(ref_cells)} reported errors.\n"
+        f"  LogisticRegression at its default tol=1e-4: {t_lr:.3f} s, {it_lr} iterations; "
+        "its errors differ from "
+        f"its own tol={TOLS[0]:g} fits by up to {lr_change:.4f} ({lr_cell})"
+    )
+    print(
+        f"  {'tol':>6} | {'max |d err|':>11} | {'changed':>7} | {'mean err':>8} | "
+        f"{'obj gap':>8} | {'time s':>7} | {'iters':>6} | {'/LR':>5} | largest change in"
+    )
     changes = {}
     for tol, (cells, objs, seconds, iters) in results.items():
         change, cell, n_changed = _largest_change(cells, ref_cells, fits)
         gap = max((o - r) / max(abs(r), 1e-300) for o, r in zip(objs, ref_obj))
         changes[tol] = (change, n_changed)
-        print(f"  {tol:6.0e} | {change:11.4f} | {n_changed:7d} | "
-              f"{np.mean(list(cells.values())):8.4f} | {gap:8.1e} | {seconds:7.3f} | "
-              f"{iters:6d} | {seconds / t_lr:5.2f} | {cell if change > 0 else '-'}")
+        print(
+            f"  {tol:6.0e} | {change:11.4f} | {n_changed:7d} | "
+            f"{np.mean(list(cells.values())):8.4f} | {gap:8.1e} | {seconds:7.3f} | "
+            f"{iters:6d} | {seconds / t_lr:5.2f} | {cell if change > 0 else '-'}"
+        )
     return changes
 
 
 def synthetic_fits(distribution, params, n, seed=0):
-    pair = make_domains(distribution, params, n, n, ex.PAPER_FIGURE1.theta,
-                        np.random.default_rng(seed))
+    pair = make_domains(distribution, params, n, n, ex.PAPER_FIGURE1.theta, np.random.default_rng(seed))
     return pair, [
         Fit("S-LR", pair.X_source, pair.y_source, pair.X_target, pair.y_target),
         Fit("T-LR", pair.X_target, pair.y_target, pair.X_target, pair.y_target),
-        Fit("FLDA-L", pair.X_source, pair.y_source, pair.X_target, pair.y_target,
-            X_target=pair.X_target)]
+        Fit("FLDA-L", pair.X_source, pair.y_source, pair.X_target, pair.y_target, X_target=pair.X_target),
+    ]
 
 
 def table1_fits(pair):
@@ -221,15 +232,17 @@ def table1_fits(pair):
     for d in pe.PAPER_PERTURBATIONS:
         theta = base.copy()
         theta[0] = min(1.0, base[0] + d)
-        fits.append(Fit(f"FLDA-L+{d:g}", pair.X_source, pair.y_source, pair.X_target,
-                        pair.y_target, theta=theta))
+        fits.append(
+            Fit(f"FLDA-L+{d:g}", pair.X_source, pair.y_source, pair.X_target, pair.y_target, theta=theta)
+        )
     return fits
 
 
 def learning_curve_fits(ridge, n_repeats, quick):
     """The fits of ``logistic_learning_errors`` (same subsets), target validation error."""
-    data = lc.make_learning_curve_data(n_train=2_000 if quick else 10_000,
-                                       n_validation=2_000 if quick else 10_000)
+    data = lc.make_learning_curve_data(
+        n_train=2_000 if quick else 10_000, n_validation=2_000 if quick else 10_000
+    )
     sizes = lc.sample_size_grid(n_max=data.n_train, n_sizes=8 if quick else 15)
     source, target = lc.training_orders(data, range(n_repeats), seed=0)
     X_val, y_val = data.validation("target")
@@ -238,9 +251,11 @@ def learning_curve_fits(ridge, n_repeats, quick):
         for n in sizes:
             Xs, ys = data.X_source_train[source[r, :n]], data.y_source_train[source[r, :n]]
             Xt, yt = data.X_target_train[target[r, :n]], data.y_target_train[target[r, :n]]
-            fits += [Fit(f"S-LR n={n}", Xs, ys, X_val, y_val, l2=ridge / n),
-                     Fit(f"T-LR n={n}", Xt, yt, X_val, y_val, l2=ridge / n),
-                     Fit(f"FLDA-L n={n}", Xs, ys, X_val, y_val, l2=ridge / n, X_target=Xt)]
+            fits += [
+                Fit(f"S-LR n={n}", Xs, ys, X_val, y_val, l2=ridge / n),
+                Fit(f"T-LR n={n}", Xt, yt, X_val, y_val, l2=ridge / n),
+                Fit(f"FLDA-L n={n}", Xs, ys, X_val, y_val, l2=ridge / n, X_target=Xt),
+            ]
     return fits
 
 
@@ -255,10 +270,11 @@ def digits_fits(check_cv):
             l2, _ = ed.cross_validate_l2(Xs, ys, method, theta)
             fits.append(Fit(f"{direction} {method}", Xs, ys, Xt, yt, l2=l2, theta=use))
             if check_cv:
-                chosen = {tol: ed.cross_validate_l2(Xs, ys, method, theta, tol=tol)[0]
-                          for tol in TOLS}
-                print(f"  digits {direction} {method}: l2 chosen by 3-fold CV with fits at "
-                      + ", ".join(f"tol {t:.0e} -> {v:g}" for t, v in chosen.items()))
+                chosen = {tol: ed.cross_validate_l2(Xs, ys, method, theta, tol=tol)[0] for tol in TOLS}
+                print(
+                    f"  digits {direction} {method}: l2 chosen by 3-fold CV with fits at "
+                    + ", ".join(f"tol {t:.0e} -> {v:g}" for t, v in chosen.items())
+                )
     return fits
 
 
@@ -268,7 +284,7 @@ def uci_fits(quick):
     except ImportError:
         return []
     fits = []
-    for name in (("hepatitis", "heart") if quick else UCI_SETS):
+    for name in ("hepatitis", "heart") if quick else UCI_SETS:
         if not (UCI_DIR / f"{name}.csv").exists():
             print(f"(skipped {name}: not in {UCI_DIR})")
             continue
@@ -280,12 +296,17 @@ def uci_fits(quick):
             l2_plain = cv_l2(Xs, ys, "logistic", n_folds=5)
             l2_flda = cv_l2(Xs, ys, "logistic", "dropout", {"theta": theta}, n_folds=5)
             if not quick:
-                chosen = {tol: cv_l2(Xs, ys, "logistic", "dropout", {"theta": theta}, 5,
-                                     tol=tol) for tol in TOLS}
-                print(f"  {name} FLDA-L: l2 chosen by 5-fold CV with fits at "
-                      + ", ".join(f"tol {t:.0e} -> {v:g}" for t, v in chosen.items()))
-        fits += [Fit(f"{name} S-LR", Xs, ys, zeros, yt, l2=l2_plain),
-                 Fit(f"{name} FLDA-L", Xs, ys, zeros, yt, l2=l2_flda, theta=theta)]
+                chosen = {
+                    tol: cv_l2(Xs, ys, "logistic", "dropout", {"theta": theta}, 5, tol=tol) for tol in TOLS
+                }
+                print(
+                    f"  {name} FLDA-L: l2 chosen by 5-fold CV with fits at "
+                    + ", ".join(f"tol {t:.0e} -> {v:g}" for t, v in chosen.items())
+                )
+        fits += [
+            Fit(f"{name} S-LR", Xs, ys, zeros, yt, l2=l2_plain),
+            Fit(f"{name} FLDA-L", Xs, ys, zeros, yt, l2=l2_flda, theta=theta),
+        ]
     return fits
 
 
@@ -297,10 +318,15 @@ def helper_settings():
     the warm-started cross-validation.  Reference: CV and fit at 1e-8.
     """
     data = dg.make_offline_domains(random_state=0)
-    print("\nDigits as on the page (l2 by 3-fold CV on the source, then one fit): "
-          "target error and time per (CV tol, fit tol)")
-    settings = {"old (1e-3, 1e-4)": (1e-3, 1e-4), "new (1e-4, 1e-6)": (1e-4, 1e-6),
-                "tight (1e-8, 1e-8)": (1e-8, 1e-8)}
+    print(
+        "\nDigits as on the page (l2 by 3-fold CV on the source, then one fit): "
+        "target error and time per (CV tol, fit tol)"
+    )
+    settings = {
+        "old (1e-3, 1e-4)": (1e-3, 1e-4),
+        "new (1e-4, 1e-6)": (1e-4, 1e-6),
+        "tight (1e-8, 1e-8)": (1e-8, 1e-8),
+    }
     print(f"  {'':18}" + "".join(f" | {k:>24}" for k in settings))
     for direction in ("A → B", "B → A"):
         Xs, ys, Xt, yt = dg.direction_data(data, direction)
@@ -322,8 +348,11 @@ def warm_start_savings(pair):
     difference of a target error between the two, along (a) the digits
     cross-validation grid and (b) Table 1's perturbation sweep."""
     from sklearn.model_selection import StratifiedKFold
-    print("\nWarm starts (tol 1e-6 fits; 1e-4 for the CV grid as in cross_validate_l2): "
-          "total L-BFGS iterations cold -> warm, largest |d err|")
+
+    print(
+        "\nWarm starts (tol 1e-6 fits; 1e-4 for the CV grid as in cross_validate_l2): "
+        "total L-BFGS iterations cold -> warm, largest |d err|"
+    )
     data = dg.make_offline_domains(random_state=0)
     grid = sorted(ed.L2_GRID, reverse=True)
     for direction in ("A → B", "B → A"):
@@ -339,9 +368,11 @@ def warm_start_savings(pair):
                     iters[warm] += model.n_iter_
                     errors[warm].append(np.mean(model.predict(Xs[test]) != ys[test]))
         change = np.max(np.abs(np.subtract(errors[True], errors[False])))
-        print(f"  digits {direction} FLDA-L, 3 folds x l2 {grid}: {iters[False]} -> "
-              f"{iters[True]} iterations ({iters[True] / iters[False]:.2f}x), "
-              f"|d err| <= {change:.4f}")
+        print(
+            f"  digits {direction} FLDA-L, 3 folds x l2 {grid}: {iters[False]} -> "
+            f"{iters[True]} iterations ({iters[True] / iters[False]:.2f}x), "
+            f"|d err| <= {change:.4f}"
+        )
     base = estimate_dropout(pair.X_source, pair.X_target)
     iters, errors = {False: 0, True: 0}, {False: [], True: []}
     for warm in (False, True):
@@ -353,8 +384,10 @@ def warm_start_savings(pair):
             iters[warm] += model.n_iter_
             errors[warm].append(np.mean(model.predict(pair.X_target) != pair.y_target))
     change = np.max(np.abs(np.subtract(errors[True], errors[False])))
-    print(f"  Table 1 sweep, FLDA-L, theta_1 + {pe.PAPER_PERTURBATIONS}: {iters[False]} -> "
-          f"{iters[True]} iterations ({iters[True] / iters[False]:.2f}x), |d err| <= {change:.4f}")
+    print(
+        f"  Table 1 sweep, FLDA-L, theta_1 + {pe.PAPER_PERTURBATIONS}: {iters[False]} -> "
+        f"{iters[True]} iterations ({iters[True] / iters[False]:.2f}x), |d err| <= {change:.4f}"
+    )
 
 
 def main(argv=None):
@@ -363,8 +396,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     n = 20_000 if args.quick else 100_000
     repeats = 3 if args.quick else 10
-    print(f"tolerances {TOLS}; reference = {TOLS[0]:g}; 'changed' = a reported error "
-          f"moves by more than {ERROR_CHANGE}")
+    print(
+        f"tolerances {TOLS}; reference = {TOLS[0]:g}; 'changed' = a reported error "
+        f"moves by more than {ERROR_CHANGE}"
+    )
     worst = dict.fromkeys(TOLS, (0.0, 0))
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -373,14 +408,19 @@ def main(argv=None):
         experiments = [
             (f"Figure 1, Bernoulli, {n:,} per domain", lambda: fits1),
             (f"Figure 2, Poisson, {n:,} per domain", lambda: fits2),
-            (f"Table 1, FLDA-L with theta_1 + 0..0.3, Poisson, {n:,} per domain",
-             lambda: table1_fits(pair2)),
-            (f"Learning curves (Figure 3), logistic, ridge 0, {repeats} repeats",
-             lambda: learning_curve_fits(0.0, repeats, args.quick)),
-            (f"Learning curves (Figure 3), logistic, ridge 10, {repeats} repeats",
-             lambda: learning_curve_fits(10.0, repeats, args.quick)),
-            ("Digits (Table 4), offline domains, both directions",
-             lambda: digits_fits(check_cv=not args.quick)),
+            (f"Table 1, FLDA-L with theta_1 + 0..0.3, Poisson, {n:,} per domain", lambda: table1_fits(pair2)),
+            (
+                f"Learning curves (Figure 3), logistic, ridge 0, {repeats} repeats",
+                lambda: learning_curve_fits(0.0, repeats, args.quick),
+            ),
+            (
+                f"Learning curves (Figure 3), logistic, ridge 10, {repeats} repeats",
+                lambda: learning_curve_fits(10.0, repeats, args.quick),
+            ),
+            (
+                "Digits (Table 4), offline domains, both directions",
+                lambda: digits_fits(check_cv=not args.quick),
+            ),
             ("Missing data (Table 3), UCI, zeros in the target", lambda: uci_fits(args.quick)),
         ]
         for name, make in experiments:
@@ -389,22 +429,28 @@ def main(argv=None):
                 continue
             changes = evaluate(name, fits)
             if "ridge 0" in name:
-                print("  (not counted below: without a penalty the small subsets are "
-                      "separable, the objective has no minimiser, and every tolerance "
-                      "stops at another point of a diverging path)")
+                print(
+                    "  (not counted below: without a penalty the small subsets are "
+                    "separable, the objective has no minimiser, and every tolerance "
+                    "stops at another point of a diverging path)"
+                )
                 continue
             for tol, (change, n_changed) in changes.items():
                 worst[tol] = (max(worst[tol][0], change), worst[tol][1] + n_changed)
         helper_settings()
         warm_start_savings(pair2)
-    print("\nLargest change of any reported target error vs tol = "
-          f"{TOLS[0]:g}, over the experiments with a minimiser:")
+    print(
+        "\nLargest change of any reported target error vs tol = "
+        f"{TOLS[0]:g}, over the experiments with a minimiser:"
+    )
     for tol, (change, n_changed) in worst.items():
         print(f"  tol {tol:6.0e}: up to {change:.4f}; {n_changed} reported errors changed")
     safe = [tol for tol in TOLS if all(worst[t][1] == 0 for t in TOLS if t <= tol)]
-    print(f"Loosest tolerance with no reported error moving by more than {ERROR_CHANGE} "
-          f"(or one evaluation sample): {max(safe):g} "
-          f"(FLDAClassifier's default: {FLDAClassifier().tol:g})")
+    print(
+        f"Loosest tolerance with no reported error moving by more than {ERROR_CHANGE} "
+        f"(or one evaluation sample): {max(safe):g} "
+        f"(FLDAClassifier's default: {FLDAClassifier().tol:g})"
+    )
 
 
 if __name__ == "__main__":

@@ -46,8 +46,7 @@ from threadpoolctl import threadpool_limits
 
 from explorer.data import digits as dg
 from flda_core.synthetic import make_appearance_domains, make_rate_domains
-from explorer.experiments.transfer_models import (compare_missing_data,
-                                                   compare_transfer_models)
+from explorer.experiments.transfer_models import compare_missing_data, compare_transfer_models
 
 UCI_DIR = pathlib.Path(os.environ.get("FLDA_UCI_DIR", "/work/shared/data/uci"))
 #: data set -> (label column, columns that are not features)
@@ -64,20 +63,28 @@ def digits_tables():
     data = dg.make_offline_domains(random_state=0)
     for direction, paper in data.paper_rows.items():
         Xs, ys, Xt, yt = dg.direction_data(data, direction)
-        yield compare_transfer_models(Xs, ys, Xt, yt, TRANSFERS, ("logistic",), n_folds=3,
-                                      setting=f"digits {direction} (like {paper})")
+        yield compare_transfer_models(
+            Xs, ys, Xt, yt, TRANSFERS, ("logistic",), n_folds=3, setting=f"digits {direction} (like {paper})"
+        )
 
 
 def synthetic_tables(quick=False):
     seeds = range(2 if quick else 5)
-    for name, make in (("appearance preset", make_appearance_domains),
-                       ("rate preset", make_rate_domains)):
-        runs = [compare_transfer_models(d.X_source, d.y_source, d.X_target, d.y_target,
-                                        TRANSFERS, ("logistic", "quadratic"), l2=0.0)
-                for d in (make(n_source=10_000, n_target=10_000, random_state=s) for s in seeds)]
+    for name, make in (("appearance preset", make_appearance_domains), ("rate preset", make_rate_domains)):
+        runs = [
+            compare_transfer_models(
+                d.X_source, d.y_source, d.X_target, d.y_target, TRANSFERS, ("logistic", "quadratic"), l2=0.0
+            )
+            for d in (make(n_source=10_000, n_target=10_000, random_state=s) for s in seeds)
+        ]
         mean = pd.concat(runs).groupby("method", sort=False)["target_error"].mean()
-        yield pd.DataFrame({"setting": f"{name} (mean of {len(seeds)} seeds, l2 = 0)",
-                            "method": mean.index, "target_error": mean.to_numpy()})
+        yield pd.DataFrame(
+            {
+                "setting": f"{name} (mean of {len(seeds)} seeds, l2 = 0)",
+                "method": mean.index,
+                "target_error": mean.to_numpy(),
+            }
+        )
 
 
 def load_uci(name):
@@ -90,15 +97,16 @@ def load_uci(name):
 
 
 def uci_tables(quick=False):
-    for name in (("hepatitis", "heart") if quick else UCI_SETS):
+    for name in ("hepatitis", "heart") if quick else UCI_SETS:
         path = UCI_DIR / f"{name}.csv"
         if not path.exists():
             print(f"(skipped {name}: {path} not found; set FLDA_UCI_DIR)")
             continue
         X, y = load_uci(name)
         gaps = np.isnan(X).any(axis=1)
-        setting = (f"{name} ({int((~gaps).sum())} complete -> {int(gaps.sum())} with gaps, "
-                   f"{X.shape[1]} features)")
+        setting = (
+            f"{name} ({int((~gaps).sum())} complete -> {int(gaps.sum())} with gaps, {X.shape[1]} features)"
+        )
         yield compare_missing_data(X, y, n_folds=5, setting=setting)
 
 

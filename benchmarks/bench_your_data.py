@@ -100,21 +100,24 @@ def main(argv=None):
 
     import conftest  # noqa: F401  (AppTest reports first charts as the browser does)
 
-    sample = [ROOT / "sample_data" / "poisson_source.csv",
-              ROOT / "sample_data" / "poisson_target.csv"]
+    sample = [ROOT / "sample_data" / "poisson_source.csv", ROOT / "sample_data" / "poisson_target.csv"]
     baseline = rerun_times(sample, args.reruns, args.profile and args.sample)
-    report = {"sample_rerun_ms_median": round(1000 * statistics.median(baseline)),
-              "sample_rerun_ms": [round(1000 * t) for t in baseline]}
+    report = {
+        "sample_rerun_ms_median": round(1000 * statistics.median(baseline)),
+        "sample_rerun_ms": [round(1000 * t) for t in baseline],
+    }
     if not args.sample:
         with tempfile.TemporaryDirectory() as folder:
             paths = make_pair(folder, args.rows, args.features)
             times = rerun_times(paths, args.reruns, args.profile)
             sizes = [p.stat().st_size for p in paths]
-        report = {"pair_mb": round(sum(sizes) / 2**20, 1),
-                  "rerun_ms_median": round(1000 * statistics.median(times)),
-                  "rerun_ms": [round(1000 * t) for t in times], **report,
-                  "large_over_sample": round(statistics.median(times)
-                                             / statistics.median(baseline), 2)}
+        report = {
+            "pair_mb": round(sum(sizes) / 2**20, 1),
+            "rerun_ms_median": round(1000 * statistics.median(times)),
+            "rerun_ms": [round(1000 * t) for t in times],
+            **report,
+            "large_over_sample": round(statistics.median(times) / statistics.median(baseline), 2),
+        }
     print(json.dumps(report))
 
 

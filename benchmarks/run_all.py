@@ -25,7 +25,7 @@ def main(argv=None):
     dask_args = []
     if "--dask-rows" in argv:  # a size flag for bench_dask.py only
         at = argv.index("--dask-rows")
-        dask_args, argv = ["--rows", argv[at + 1]], argv[:at] + argv[at + 2:]
+        dask_args, argv = ["--rows", argv[at + 1]], argv[:at] + argv[at + 2 :]
     here = pathlib.Path(__file__).resolve().parent
     failures = 0
     heavy = "--load" in argv

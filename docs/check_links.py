@@ -5,6 +5,7 @@ Run from the repository root: ``python3 docs/check_links.py``
 For each link: the target file or folder must exist; an anchor (#...) must match a
 heading of the target Markdown file (GitHub's slug rules, simplified).
 """
+
 import re
 import sys
 import unicodedata
@@ -50,7 +51,7 @@ def main(root):
         stripped = INLINE_CODE.sub("", CODE_FENCE.sub("", text))
         links = [a or b for a, b in MD_LINK.findall(stripped)] + HTML_LINK.findall(stripped)
         for link in links:
-            if re.match(r"^[a-z]+:", link):      # http:, https:, mailto:
+            if re.match(r"^[a-z]+:", link):  # http:, https:, mailto:
                 continue
             checked += 1
             path, _, anchor = link.partition("#")

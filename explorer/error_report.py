@@ -69,16 +69,27 @@ def describe_error(error, action="updating this page"):
     if isinstance(error, DataValidationError):
         return UserError(error.message, error.hint, True)
     if isinstance(error, DigitDataUnavailable):
-        return UserError(str(error), "Use the offline digits (no network needed), or try "
-                         "again when this machine can reach OpenML.", True)
+        return UserError(
+            str(error),
+            "Use the offline digits (no network needed), or try again when this machine can reach OpenML.",
+            True,
+        )
     incident = secrets.token_hex(4)
-    logging.getLogger(LOGGER_NAME).error("incident %s while %s", incident, action,
-                                         exc_info=(type(error), error, error.__traceback__))
+    logging.getLogger(LOGGER_NAME).error(
+        "incident %s while %s", incident, action, exc_info=(type(error), error, error.__traceback__)
+    )
     if isinstance(error, MemoryError):
-        return UserError(f"The server ran out of memory while {action}.",
-                         "Use smaller data (fewer rows or features) and try again; everything "
-                         f"loaded before is kept. (Incident {incident}.)", False, incident)
-    return UserError(f"Something went wrong while {action}; everything loaded before is kept.",
-                     "Try again or change a setting. If it keeps happening, tell whoever runs "
-                     f"this server the incident code {incident} (the details are in its log).",
-                     False, incident)
+        return UserError(
+            f"The server ran out of memory while {action}.",
+            "Use smaller data (fewer rows or features) and try again; everything "
+            f"loaded before is kept. (Incident {incident}.)",
+            False,
+            incident,
+        )
+    return UserError(
+        f"Something went wrong while {action}; everything loaded before is kept.",
+        "Try again or change a setting. If it keeps happening, tell whoever runs "
+        f"this server the incident code {incident} (the details are in its log).",
+        False,
+        incident,
+    )

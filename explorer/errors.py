@@ -30,6 +30,5 @@ class DataValidationError(ValueError):
         super().__init__(f"{self.message} {self.hint}".strip())
 
 
-
 class DigitDataUnavailable(RuntimeError):
     """MNIST/USPS could not be loaded (no network, OpenML down, bad download)."""

@@ -17,8 +17,16 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
-__all__ = ["LOSSES", "LOSS_TITLES", "FAMILIES", "CLASSIFIER_NAMES", "TABLE_CLASSIFIERS",
-           "classifier_name", "classifier_family", "classifier_loss"]
+__all__ = [
+    "LOSSES",
+    "LOSS_TITLES",
+    "FAMILIES",
+    "CLASSIFIER_NAMES",
+    "TABLE_CLASSIFIERS",
+    "classifier_name",
+    "classifier_family",
+    "classifier_loss",
+]
 
 #: The two losses of the paper, in the order the paper reports them.
 LOSSES = ("quadratic", "logistic")

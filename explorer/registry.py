@@ -63,38 +63,74 @@ class Page:
 
 PAGES = (
     Page("pages/home.py", "Home", ":material/home:", ""),
-    Page("pages/lesson.py", "Lesson", ":material/school:", "lesson",
-         "Start here: the paper in nine steps, each with its live figure, the one or two "
-         "controls that matter, a prediction for the class (the answer computed and revealed "
-         "after), slides for a projector (?present=1, clicker keys), a handout and a link "
-         "to the full page with the same settings."),
-    Page("pages/synthetic.py", "Synthetic domains", ":material/scatter_plot:", "synthetic",
-         "Bernoulli and Poisson toy problems with the decision boundaries of S-LS/T-LS/FLDA-Q "
-         "and S-LR/T-LR/FLDA-L, target errors and θ̂ beside the true θ; one-click presets "
-         "for the paper's Figures 1 and 2 (section 4.1.1).",
-         live_controls=("syn.theta", "syn.loss", "shared.seed"), has_presets=True),
-    Page("pages/transfer.py", "Transfer parameters", ":material/tune:", "transfer",
-         "What a wrong θ̂ costs: FLDA's boundary and target error when θ̂ is perturbed, "
-         "with sliders for your own θ; the paper's Table 1 and Figure 4 (section 4.1.3).",
-         live_controls=("tp.delta_1", "tp.perturbations", "shared.seed"), has_presets=True),
-    Page("pages/learning_curves.py", "Learning curves", ":material/show_chart:",
-         "learning_curves",
-         "How many samples FLDA needs to adapt: error against training-set size on source "
-         "and target (Figure 3, section 4.1.2).",
-         live_controls=("lc.l2", "lc.ridge", "shared.seed")),
-    Page("pages/digits.py", "Handwritten digits", ":material/draw:", "digits",
-         "MNIST-like versus USPS-like digits: where pixels drop out, and how FLDA-L's "
-         "weights differ from the naive classifier's (Figures 5-6, section 4.2.3).",
-         live_controls=("dig.direction", "dig.digit", "shared.seed")),
-    Page("pages/real_data.py", "Real data", ":material/table_chart:", "real_data",
-         "Missing data at test time on six UCI data sets: complete rows are the source, "
-         "rows with gaps the target; θ̂ from the data alone, then FLDA's target errors "
-         "beside the naive classifiers', skada's domain-adaptation baselines and the "
-         "paper's Table 3 (Tables 2-3, section 4.2.2)."),
-    Page("pages/your_data.py", "Your data", ":material/upload_file:", "your_data",
-         "Upload source and target CSVs (or use the samples) and compare FLDA with the "
-         "naive classifiers on your own problem.",
-         live_controls=("data.sample", "data.l2", "shared.seed")),
+    Page(
+        "pages/lesson.py",
+        "Lesson",
+        ":material/school:",
+        "lesson",
+        "Start here: the paper in nine steps, each with its live figure, the one or two "
+        "controls that matter, a prediction for the class (the answer computed and revealed "
+        "after), slides for a projector (?present=1, clicker keys), a handout and a link "
+        "to the full page with the same settings.",
+    ),
+    Page(
+        "pages/synthetic.py",
+        "Synthetic domains",
+        ":material/scatter_plot:",
+        "synthetic",
+        "Bernoulli and Poisson toy problems with the decision boundaries of S-LS/T-LS/FLDA-Q "
+        "and S-LR/T-LR/FLDA-L, target errors and θ̂ beside the true θ; one-click presets "
+        "for the paper's Figures 1 and 2 (section 4.1.1).",
+        live_controls=("syn.theta", "syn.loss", "shared.seed"),
+        has_presets=True,
+    ),
+    Page(
+        "pages/transfer.py",
+        "Transfer parameters",
+        ":material/tune:",
+        "transfer",
+        "What a wrong θ̂ costs: FLDA's boundary and target error when θ̂ is perturbed, "
+        "with sliders for your own θ; the paper's Table 1 and Figure 4 (section 4.1.3).",
+        live_controls=("tp.delta_1", "tp.perturbations", "shared.seed"),
+        has_presets=True,
+    ),
+    Page(
+        "pages/learning_curves.py",
+        "Learning curves",
+        ":material/show_chart:",
+        "learning_curves",
+        "How many samples FLDA needs to adapt: error against training-set size on source "
+        "and target (Figure 3, section 4.1.2).",
+        live_controls=("lc.l2", "lc.ridge", "shared.seed"),
+    ),
+    Page(
+        "pages/digits.py",
+        "Handwritten digits",
+        ":material/draw:",
+        "digits",
+        "MNIST-like versus USPS-like digits: where pixels drop out, and how FLDA-L's "
+        "weights differ from the naive classifier's (Figures 5-6, section 4.2.3).",
+        live_controls=("dig.direction", "dig.digit", "shared.seed"),
+    ),
+    Page(
+        "pages/real_data.py",
+        "Real data",
+        ":material/table_chart:",
+        "real_data",
+        "Missing data at test time on six UCI data sets: complete rows are the source, "
+        "rows with gaps the target; θ̂ from the data alone, then FLDA's target errors "
+        "beside the naive classifiers', skada's domain-adaptation baselines and the "
+        "paper's Table 3 (Tables 2-3, section 4.2.2).",
+    ),
+    Page(
+        "pages/your_data.py",
+        "Your data",
+        ":material/upload_file:",
+        "your_data",
+        "Upload source and target CSVs (or use the samples) and compare FLDA with the "
+        "naive classifiers on your own problem.",
+        live_controls=("data.sample", "data.l2", "shared.seed"),
+    ),
 )
 #: The default page (served at the app's root).
 HOME = PAGES[0]

@@ -45,8 +45,15 @@ import re
 
 import pandas as pd
 
-__all__ = ["escape_markdown", "escape_plotly", "plain_from_plotly", "neutralise_formulas",
-           "safe_csv", "FORMULA_PREFIXES", "ZERO_WIDTH_SPACE"]
+__all__ = [
+    "escape_markdown",
+    "escape_plotly",
+    "plain_from_plotly",
+    "neutralise_formulas",
+    "safe_csv",
+    "FORMULA_PREFIXES",
+    "ZERO_WIDTH_SPACE",
+]
 
 #: First characters that make a spreadsheet treat a cell as a formula (OWASP).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -98,8 +105,14 @@ def escape_plotly(text):
     >>> escape_plotly('<a href="http://e.vil">click</a> & %{x}')
     '&lt;a href="http://e.vil"&gt;click&lt;/a&gt; &amp; %&#123;x&#125;'
     """
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("{", "&#123;").replace("}", "&#125;"))
+    return (
+        str(text)
+        .replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("{", "&#123;")
+        .replace("}", "&#125;")
+    )
 
 
 def plain_from_plotly(text):
@@ -136,8 +149,11 @@ def neutralise_formulas(frame):
         values = out[column]
         if values.dtype == object or pd.api.types.is_string_dtype(values.dtype):
             out[column] = values.map(_neutralise)
-    out.columns = pd.Index([_neutralise(c) for c in out.columns], dtype=object) \
-        if not isinstance(out.columns, pd.MultiIndex) else out.columns
+    out.columns = (
+        pd.Index([_neutralise(c) for c in out.columns], dtype=object)
+        if not isinstance(out.columns, pd.MultiIndex)
+        else out.columns
+    )
     if out.index.dtype == object:
         out.index = pd.Index([_neutralise(i) for i in out.index], name=out.index.name)
     return out
@@ -166,4 +182,3 @@ def safe_csv(frame, index=False):
     # CRLF line ends (RFC 4180): the csv writer then quotes cells holding a bare
     # carriage return too, so such a cell cannot split a row.
     return neutralise_formulas(frame).to_csv(index=index, lineterminator="\r\n")
-

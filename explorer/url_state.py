@@ -16,8 +16,15 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
-__all__ = ["MAX_URL_TEXT", "MAX_URL_VALUE", "MAX_URL_NESTING", "UrlValue",
-           "decode_url_value", "validate_url_value", "validate_url_values"]
+__all__ = [
+    "MAX_URL_TEXT",
+    "MAX_URL_VALUE",
+    "MAX_URL_NESTING",
+    "UrlValue",
+    "decode_url_value",
+    "validate_url_value",
+    "validate_url_values",
+]
 
 #: Longest text value taken from a URL (characters).
 MAX_URL_TEXT = 500
@@ -139,8 +146,7 @@ def _problem(value, default, options, lo, hi):
             return "it is not a list"
         if not values and default:
             return "the list is empty (choose at least one value)"
-        bad = [v for v in values
-               if (isinstance(v, float) and not math.isfinite(v)) or v not in options]
+        bad = [v for v in values if (isinstance(v, float) and not math.isfinite(v)) or v not in options]
         if bad:
             return f"{_describe(bad[0])} is not one of the options"
         return None
@@ -149,8 +155,7 @@ def _problem(value, default, options, lo, hi):
     if isinstance(default, str):
         if not isinstance(value, str):
             return "it is not text"
-        return None if len(value) <= MAX_URL_TEXT else \
-            f"it is longer than {MAX_URL_TEXT} characters"
+        return None if len(value) <= MAX_URL_TEXT else f"it is longer than {MAX_URL_TEXT} characters"
     if isinstance(default, Real):
         values = [value]
     elif isinstance(default, (list, tuple)):
@@ -166,12 +171,19 @@ def _problem(value, default, options, lo, hi):
             return f"{_describe(v)} is not a finite number"
         if isinstance(v, int) and v.bit_length() > 1000 and not isinstance(default, int):
             return f"{_describe(v)} is too large for a 64-bit float (not a finite number)"
-        if isinstance(default, int) and not isinstance(default, bool) \
-                and isinstance(v, float) and not v.is_integer():
+        if (
+            isinstance(default, int)
+            and not isinstance(default, bool)
+            and isinstance(v, float)
+            and not v.is_integer()
+        ):
             return f"{_describe(v)} is not a whole number"
         if (lo is not None and v < lo) or (hi is not None and v > hi):
-            return f"{_describe(v)} is outside [{_number(lo)}, {_number(hi)}]" \
-                if lo is not None and hi is not None else f"{_describe(v)} is out of range"
+            return (
+                f"{_describe(v)} is outside [{_number(lo)}, {_number(hi)}]"
+                if lo is not None and hi is not None
+                else f"{_describe(v)} is out of range"
+            )
     return None
 
 
@@ -223,8 +235,7 @@ def validate_url_value(name, raw, default, options=None, lo=None, hi=None):
         problem = _problem(decoded, default, options, lo, hi)
     if problem is None:
         return UrlValue(_coerce(decoded, default), True)
-    return UrlValue(default, False,
-                    f"Ignored the link's value of {name!r}: {problem}.")
+    return UrlValue(default, False, f"Ignored the link's value of {name!r}: {problem}.")
 
 
 def validate_url_values(settings, query):
@@ -248,4 +259,3 @@ def validate_url_values(settings, query):
         if outcome.note:
             notes.append(outcome.note)
     return values, notes
-

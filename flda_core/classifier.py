@@ -11,16 +11,19 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import softmax
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (_check_sample_weight, check_array, check_is_fitted,
-                                      validate_data)
+from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, validate_data
 from scipy.special import expit
 
 from flda_core import dask_support
-from flda_core.solvers import (QUADRATIC_SOLVERS, quadratic_targets, solve_logistic,
-                               solve_quadratic)
+from flda_core.solvers import QUADRATIC_SOLVERS, quadratic_targets, solve_logistic, solve_quadratic
 from flda_core.transfer import check_theta, dropout_variance_factor, estimate_dropout, nonzero_rate
-from flda_core.transfer_models import (MAX_DENSE_ENTRIES, TRANSFER_MODELS, DropoutTransfer,
-                              check_model_params, make_transfer_model)
+from flda_core.transfer_models import (
+    MAX_DENSE_ENTRIES,
+    TRANSFER_MODELS,
+    DropoutTransfer,
+    check_model_params,
+    make_transfer_model,
+)
 
 __all__ = ["FLDAClassifier"]
 
@@ -42,8 +45,14 @@ MAX_ABS_FEATURE = 1e150
 def _check_inputs(X, y):
     """Clear errors for labels mixing text and numbers and for unsquarable values."""
     if y.dtype == object:
-        kinds = {"text" if isinstance(v, str) else "number" if isinstance(v, (Real, Integral))
-                 else type(v).__name__ for v in y}
+        kinds = {
+            "text"
+            if isinstance(v, str)
+            else "number"
+            if isinstance(v, (Real, Integral))
+            else type(v).__name__
+            for v in y
+        }
         if len(kinds) > 1:
             examples = {}
             for v in y:
@@ -51,13 +60,15 @@ def _check_inputs(X, y):
             raise ValueError(
                 f"y mixes label types ({', '.join(sorted(kinds))}), e.g. "
                 f"{' and '.join(repr(v) for v in examples.values())}; they cannot be ordered "
-                "as classes. Convert all labels to one type first, e.g. y.astype(str).")
+                "as classes. Convert all labels to one type first, e.g. y.astype(str)."
+            )
     largest = abs(X).max() if X.size else 0.0
     if largest > MAX_ABS_FEATURE:
         raise ValueError(
             f"X has values as large as {float(largest):.3g}; FLDA squares feature values, "
             f"which overflows 64-bit floats beyond about 1e154. Rescale the features, e.g. "
-            "divide every column by its root mean square.")
+            "divide every column by its root mean square."
+        )
 
 
 #: Smallest largest-magnitude of a non-zero feature column accepted: the
@@ -73,7 +84,7 @@ def _check_tiny_columns(X):
     if sp.issparse(X):
         largest = np.asarray(abs(X).max(axis=0).todense()).ravel()
     else:
-        largest = np.fmax.reduce(np.abs(X), axis=0)     # NaN (imputation) ignored
+        largest = np.fmax.reduce(np.abs(X), axis=0)  # NaN (imputation) ignored
     tiny = np.flatnonzero((largest > 0) & (largest < MIN_ABS_FEATURE))
     if len(tiny):
         shown = ", ".join(str(j) for j in tiny[:5]) + (" ..." if len(tiny) > 5 else "")
@@ -82,7 +93,8 @@ def _check_tiny_columns(X):
             f"{float(largest[tiny[0]]):.3g}; FLDA squares feature values (Eq. (10)), which "
             "underflow to 0 in 64-bit floats below about 1e-154, so the fit would be "
             "degenerate. Rescale the features, e.g. divide every column by its root mean "
-            "square.")
+            "square."
+        )
 
 
 def _normalise_weights(sample_weight):
@@ -100,7 +112,8 @@ def _normalise_weights(sample_weight):
             f"sample_weight spans too many orders of magnitude: {int(lost.sum())} positive "
             f"weight(s) (e.g. {float(sample_weight[lost][0]):.3g}) underflow to 0 next to the "
             f"largest ({largest:.3g}). Give those samples weight 0, or compress the weights "
-            "(e.g. take a power < 1 of them).")
+            "(e.g. take a power < 1 of them)."
+        )
     return scaled
 
 
@@ -110,7 +123,8 @@ def _check_finite_fit(estimator, what):
         raise ValueError(
             f"The fit produced non-finite weights ({what}), so the model would be "
             "meaningless. Rescale the features (e.g. divide every column by its root mean "
-            "square) and keep transfer_params on the scale of the data.")
+            "square) and keep transfer_params on the scale of the data."
+        )
 
 
 def _check_class_weights(classes, y_index, sample_weight):
@@ -121,7 +135,8 @@ def _check_class_weights(classes, y_index, sample_weight):
         raise ValueError(
             f"sample_weight gives class(es) {', '.join(repr(c) for c in empty.tolist())} a "
             "total weight of 0; every class in y needs a positive total weight. Remove the "
-            "samples of such classes from X and y instead.")
+            "samples of such classes from X and y instead."
+        )
 
 
 def _is_logistic(estimator):
@@ -130,8 +145,11 @@ def _is_logistic(estimator):
 
 def _streams_dropout_quadratic(estimator):
     """``partial_fit`` exists for FLDA-Q with the paper's dropout model only."""
-    return (estimator.loss == "quadratic" and estimator.transfer == "dropout"
-            and estimator.transfer_params is None)
+    return (
+        estimator.loss == "quadratic"
+        and estimator.transfer == "dropout"
+        and estimator.transfer_params is None
+    )
 
 
 class FLDAClassifier(ClassifierMixin, BaseEstimator):
@@ -276,9 +294,19 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         "warm_start": ["boolean"],
     }
 
-    def __init__(self, loss="logistic", l2=0.0, theta=None, zero_tol=0.0,
-                 solver="auto", tol=1e-6, max_iter=1000, transfer="dropout",
-                 transfer_params=None, warm_start=False):
+    def __init__(
+        self,
+        loss="logistic",
+        l2=0.0,
+        theta=None,
+        zero_tol=0.0,
+        solver="auto",
+        tol=1e-6,
+        max_iter=1000,
+        transfer="dropout",
+        transfer_params=None,
+        warm_start=False,
+    ):
         self.transfer = transfer
         self.transfer_params = transfer_params
         self.loss = loss
@@ -342,22 +370,29 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             if sample_weight is not None:
                 raise ValueError(
                     "sample_weight is not supported with dask input; compute the arrays "
-                    "(e.g. X.compute()) to fit with weights, or fit without sample_weight.")
+                    "(e.g. X.compute()) to fit with weights, or fit without sample_weight."
+                )
             return dask_support.fit(self, X, y, X_target)
-        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"),
-                             dtype=np.float64, y_numeric=False,
-                             ensure_all_finite=self._finite_check())
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse=("csr", "csc"),
+            dtype=np.float64,
+            y_numeric=False,
+            ensure_all_finite=self._finite_check(),
+        )
         _check_inputs(X, y)
         check_classification_targets(y)
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                                 ensure_non_negative=True)
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         n_classes = len(self.classes_)
         if n_classes < 2:
             raise ValueError(
                 "FLDAClassifier needs samples of at least 2 classes in the source "
-                f"data; got only one class: '{self.classes_[0]}'.")
+                f"data; got only one class: '{self.classes_[0]}'."
+            )
         if sample_weight is not None:
             _check_class_weights(self.classes_, y_index, sample_weight)
             sample_weight = _normalise_weights(sample_weight)
@@ -382,12 +417,28 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         if self.loss == "quadratic":
             T = quadratic_targets(y_index, n_classes)
             W, b, self.solver_, self.n_iter_ = solve_quadratic(
-                X_active, T, c, self.l2, self.solver, tol=self.tol, max_iter=self.max_iter,
-                init=None if init is None else init[0], sample_weight=sample_weight)
+                X_active,
+                T,
+                c,
+                self.l2,
+                self.solver,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                init=None if init is None else init[0],
+                sample_weight=sample_weight,
+            )
         else:
-            W, b, self.n_iter_ = solve_logistic(X_active, y_index, n_classes, c, self.l2,
-                                                tol=self.tol, max_iter=self.max_iter,
-                                                init=init, sample_weight=sample_weight)
+            W, b, self.n_iter_ = solve_logistic(
+                X_active,
+                y_index,
+                n_classes,
+                c,
+                self.l2,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                init=init,
+                sample_weight=sample_weight,
+            )
             self.solver_ = "lbfgs"
         self.coef_ = np.zeros((n_out, n_features))
         self.coef_[:, active] = W.T
@@ -402,8 +453,13 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         ``b' = b + shift @ W`` (see :meth:`_fit_general`).
         """
         coef, intercept = getattr(self, "coef_", None), getattr(self, "intercept_", None)
-        if (not self.warm_start or coef is None or intercept is None
-                or np.shape(coef) != (n_out, n_features) or np.shape(intercept) != (n_out,)):
+        if (
+            not self.warm_start
+            or coef is None
+            or intercept is None
+            or np.shape(coef) != (n_out, n_features)
+            or np.shape(intercept) != (n_out,)
+        ):
             return None
         W0 = np.array(coef[:, active].T, dtype=np.float64)
         b0 = np.array(intercept, dtype=np.float64)
@@ -426,24 +482,33 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         """
         n_features = X.shape[1]
         if self.theta is not None and self.transfer != "dropout":
-            raise ValueError(f"theta= sets the dropout model; for transfer={self.transfer!r} "
-                             "pass transfer_params instead.")
+            raise ValueError(
+                f"theta= sets the dropout model; for transfer={self.transfer!r} pass transfer_params instead."
+            )
         if self.transfer_params is not None:
             model = make_transfer_model(self.transfer, self.transfer_params)
         elif X_target is None and self.transfer == "rate":
-            model = make_transfer_model("rate", {"rate": np.ones(n_features)})   # no change
-        elif X_target is None:   # no shift: parameters 0
+            model = make_transfer_model("rate", {"rate": np.ones(n_features)})  # no change
+        elif X_target is None:  # no shift: parameters 0
             model = make_transfer_model(self.transfer).fit(
-                X, X, sample_weight=sample_weight, target_weight=sample_weight)
+                X, X, sample_weight=sample_weight, target_weight=sample_weight
+            )
         else:
-            X_target = check_array(X_target, accept_sparse=("csr", "csc"), dtype=np.float64,
-                                   input_name="X_target", ensure_all_finite=self._finite_check())
+            X_target = check_array(
+                X_target,
+                accept_sparse=("csr", "csc"),
+                dtype=np.float64,
+                input_name="X_target",
+                ensure_all_finite=self._finite_check(),
+            )
             if X_target.shape[1] != n_features:
                 raise ValueError(
                     f"X_target has {X_target.shape[1]} features but X has {n_features}; "
-                    "source and target must share one feature space.")
-            model = make_transfer_model(self.transfer).fit(X, X_target, zero_tol=self.zero_tol,
-                                                           sample_weight=sample_weight)
+                    "source and target must share one feature space."
+                )
+            model = make_transfer_model(self.transfer).fit(
+                X, X_target, zero_tol=self.zero_tol, sample_weight=sample_weight
+            )
         return check_model_params(model, n_features)
 
     def _fit_general(self, X, y_index, n_classes, X_target, sample_weight=None):
@@ -467,10 +532,17 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         init = self._warm_start_init(n_out, n_features, active, shift)
         if self.loss == "quadratic":
             W, b, self.solver_, self.n_iter_ = solve_quadratic(
-                X_mean, quadratic_targets(y_index, n_classes), None, self.l2, self.solver,
-                tol=self.tol, max_iter=self.max_iter,
+                X_mean,
+                quadratic_targets(y_index, n_classes),
+                None,
+                self.l2,
+                self.solver,
+                tol=self.tol,
+                max_iter=self.max_iter,
                 variance_sums=model.variance_column_sums(X_active, sample_weight),
-                init=None if init is None else init[0], sample_weight=sample_weight)
+                init=None if init is None else init[0],
+                sample_weight=sample_weight,
+            )
         else:
             V_part, row = model.variance_parts(X_active)
             if sp.issparse(X_mean) and np.any(row):
@@ -479,13 +551,22 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
                         f"transfer={self.transfer!r} with the logistic loss makes the variance "
                         f"dense for sparse input ({n} x {X_mean.shape[1]} values, more than "
                         f"{MAX_DENSE_ENTRIES:,}). Use loss='quadratic' (stays sparse), "
-                        "transfer='dropout', or fewer features.")
+                        "transfer='dropout', or fewer features."
+                    )
                 X_mean, V_part = X_mean.toarray(), V_part.toarray()
             variance = V_part + row if not sp.issparse(V_part) else V_part
-            W, b, self.n_iter_ = solve_logistic(X_mean, y_index, n_classes, None, self.l2,
-                                                tol=self.tol, max_iter=self.max_iter,
-                                                variance=variance, init=init,
-                                                sample_weight=sample_weight)
+            W, b, self.n_iter_ = solve_logistic(
+                X_mean,
+                y_index,
+                n_classes,
+                None,
+                self.l2,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                variance=variance,
+                init=init,
+                sample_weight=sample_weight,
+            )
             self.solver_ = "lbfgs"
         self.coef_ = np.zeros((n_out, n_features))
         self.coef_[:, active] = W.T
@@ -495,13 +576,20 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_transfer_scale(self, X_mean, shift):
         """``E[z | x]`` of the transfer model must be squarable, as the features are."""
-        params = {k: float(np.max(np.abs(v))) if np.size(v) else 0.0
-                  for k, v in self.transfer_params_.items()}
-        largest = max(float(abs(X_mean).max()) if X_mean.size else 0.0,
-                      float(np.max(np.abs(shift))) if shift.size else 0.0, *params.values())
+        params = {
+            k: float(np.max(np.abs(v))) if np.size(v) else 0.0 for k, v in self.transfer_params_.items()
+        }
+        largest = max(
+            float(abs(X_mean).max()) if X_mean.size else 0.0,
+            float(np.max(np.abs(shift))) if shift.size else 0.0,
+            *params.values(),
+        )
         if largest > MAX_ABS_FEATURE or not np.isfinite(largest):
-            given = ("the given transfer_params" if self.transfer_params is not None
-                     else "the estimated transfer model")
+            given = (
+                "the given transfer_params"
+                if self.transfer_params is not None
+                else "the estimated transfer model"
+            )
             worst = max(params, key=params.get)
             raise ValueError(
                 f"transfer={self.transfer!r} with {given} makes E[z | x] or its parameters "
@@ -509,7 +597,8 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
                 f"{params[worst]:.3g}); FLDA squares these values (Eq. (10)), which "
                 "overflows 64-bit floats beyond about 1e154. "
                 "Keep transfer_params on the scale of the data (e.g. an imputation mean "
-                "within the range of the feature), or rescale the features.")
+                "within the range of the feature), or rescale the features."
+            )
 
     def _resolve_theta(self, X, X_target, sample_weight=None):
         n_features = X.shape[1]
@@ -517,12 +606,14 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             return check_theta(self.theta, n_features)
         if X_target is None:
             return np.zeros(n_features)
-        X_target = check_array(X_target, accept_sparse=("csr", "csc"), dtype=np.float64,
-                               input_name="X_target")
+        X_target = check_array(
+            X_target, accept_sparse=("csr", "csc"), dtype=np.float64, input_name="X_target"
+        )
         if X_target.shape[1] != n_features:
             raise ValueError(
                 f"X_target has {X_target.shape[1]} features but X has {n_features}; "
-                "source and target must share one feature space.")
+                "source and target must share one feature space."
+            )
         return estimate_dropout(X, X_target, zero_tol=self.zero_tol, sample_weight=sample_weight)
 
     @available_if(_streams_dropout_quadratic)
@@ -563,7 +654,8 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         if sample_weight is not None:
             raise ValueError(
                 "partial_fit does not support sample_weight (its accumulated statistics are "
-                "unweighted); use fit(X, y, X_target=..., sample_weight=...) on all the data.")
+                "unweighted); use fit(X, y, X_target=..., sample_weight=...) on all the data."
+            )
         return dask_support.partial_fit_quadratic(self, X, y, classes, X_target)
 
     def decision_function(self, X):
@@ -575,10 +667,16 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         if dask_support.is_dask_collection(X):
             return dask_support.predict_lazy(self, X, "decision_function")
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64,
-                          reset=False, ensure_all_finite=self._finite_check())
+        X = validate_data(
+            self,
+            X,
+            accept_sparse=("csr", "csc"),
+            dtype=np.float64,
+            reset=False,
+            ensure_all_finite=self._finite_check(),
+        )
         if self.transfer == "imputation":
-            X = self.transfer_model_.prepare(X)     # missing cells take the source mean
+            X = self.transfer_model_.prepare(X)  # missing cells take the source mean
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 

@@ -46,11 +46,19 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from flda_core.objectives import (dropout_variances, logistic_binary_objective,
-                         logistic_multinomial_objective)
-from flda_core.solvers import (MAX_DUAL_SAMPLES, _centre, _column_sum_squares, _dropout_scale,
-                               centred_cg, choose_quadratic_solver, minimize_logistic,
-                               quadratic_targets, solve_quadratic, solve_quadratic_moments)
+from flda_core.objectives import dropout_variances, logistic_binary_objective, logistic_multinomial_objective
+from flda_core.solvers import (
+    MAX_DUAL_SAMPLES,
+    _centre,
+    _column_sum_squares,
+    _dropout_scale,
+    centred_cg,
+    choose_quadratic_solver,
+    minimize_logistic,
+    quadratic_targets,
+    solve_quadratic,
+    solve_quadratic_moments,
+)
 from flda_core.transfer import check_theta, dropout_from_rates, dropout_variance_factor
 
 __all__ = [
@@ -72,6 +80,7 @@ def is_dask_collection(*objects):
     if "dask" not in sys.modules:
         return False
     from dask import is_dask_collection as _is_dask
+
     return any(_is_dask(obj) for obj in objects)
 
 
@@ -79,12 +88,12 @@ def is_dask_collection(*objects):
 # Blocks and reductions
 # --------------------------------------------------------------------------
 
+
 def _as_block(block):
     """One row block as float64 ``ndarray`` or CSR matrix (``sparse.COO`` -> CSR)."""
     if not sp.issparse(block) and hasattr(block, "tocsr"):
         block = block.tocsr()
-    block = check_array(block, accept_sparse=("csr", "csc"), dtype=np.float64,
-                        ensure_min_samples=0)
+    block = check_array(block, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=0)
     return block.tocsr() if sp.issparse(block) else block
 
 
@@ -102,8 +111,10 @@ def _row_blocks(X, name):
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-dimensional; got {X.ndim} dimensions.")
     if any(np.isnan(size) for size in X.shape):
-        raise ValueError(f"{name} has unknown chunk sizes; call {name}.compute_chunk_sizes() "
-                         "first (e.g. after boolean indexing or from_delayed without shapes).")
+        raise ValueError(
+            f"{name} has unknown chunk sizes; call {name}.compute_chunk_sizes() "
+            "first (e.g. after boolean indexing or from_delayed without shapes)."
+        )
     if X.numblocks[1] > 1:  # one block must hold whole rows
         X = X.rechunk({1: -1})
     return list(X.to_delayed()[:, 0])
@@ -115,6 +126,7 @@ def _label_blocks(y_index, X):
         return [y_index]
     if is_dask_collection(y_index):
         import dask
+
         # Labels are small next to X: keep them (on the cluster, if there is
         # one) instead of recomputing their rechunked graph on every pass.
         return list(dask.persist(*y_index.rechunk((X.chunks[0],)).to_delayed()))
@@ -140,14 +152,13 @@ def _map_reduce(func, X_blocks, *per_block, args=()):
     if len(X_blocks) == 1 and not is_dask_collection(X_blocks[0]):
         return func(X_blocks[0], *(values[0] for values in per_block), *args)
     import dask
+
     task = dask.delayed(func, pure=True)
-    shared = [dask.delayed(arg, traverse=False) if isinstance(arg, np.ndarray) else arg
-              for arg in args]
-    parts = [task(block, *(values[b] for values in per_block), *shared)
-             for b, block in enumerate(X_blocks)]
+    shared = [dask.delayed(arg, traverse=False) if isinstance(arg, np.ndarray) else arg for arg in args]
+    parts = [task(block, *(values[b] for values in per_block), *shared) for b, block in enumerate(X_blocks)]
     add = dask.delayed(_add, pure=True)
     while len(parts) > 1:
-        parts = [add(*parts[i:i + SPLIT_EVERY]) for i in range(0, len(parts), SPLIT_EVERY)]
+        parts = [add(*parts[i : i + SPLIT_EVERY]) for i in range(0, len(parts), SPLIT_EVERY)]
     return parts[0]
 
 
@@ -156,6 +167,7 @@ def _compute(*results):
     if not is_dask_collection(*results):
         return results
     import dask
+
     return dask.compute(*results)
 
 
@@ -163,14 +175,14 @@ def _compute(*results):
 # Per-block statistics (pure functions of one block; run on the workers)
 # --------------------------------------------------------------------------
 
+
 def _count_block(block, zero_tol):
     """Rows, and per-feature counts of ``|x| > 0`` and ``|x| > zero_tol``."""
     X = _as_block(block)
     out = {"n": X.shape[0]}
     for key, tol in (("nnz", 0.0), ("nnz_tol", zero_tol)):
         if sp.issparse(X):
-            out[key] = np.bincount(X.indices[np.abs(X.data) > tol],
-                                   minlength=X.shape[1]).astype(np.int64)
+            out[key] = np.bincount(X.indices[np.abs(X.data) > tol], minlength=X.shape[1]).astype(np.int64)
         else:
             out[key] = np.count_nonzero(np.abs(X) > tol, axis=0).astype(np.int64)
     return out
@@ -232,8 +244,7 @@ def _logistic_block(block, y_index, n_classes, c, W, b):
     if sp.issparse(Q):
         Q.eliminate_zeros()  # keep only the entries of dropped-out features (θ > 0)
     if n_classes == 2:
-        value, grad_W, grad_b = logistic_binary_objective(
-            W, b, X, Q, (y_index == 1).astype(np.float64), 0.0)
+        value, grad_W, grad_b = logistic_binary_objective(W, b, X, Q, (y_index == 1).astype(np.float64), 0.0)
     else:
         Y = np.zeros((n_b, n_classes))
         Y[np.arange(n_b), y_index] = 1.0
@@ -244,6 +255,7 @@ def _logistic_block(block, y_index, n_classes, c, W, b):
 # --------------------------------------------------------------------------
 # θ̂ from streamed counts
 # --------------------------------------------------------------------------
+
 
 def _theta_from_counts(n_source, nnz_source, n_target, nnz_target):
     """θ̂ from summed counts: the rates η̂, ζ̂ through
@@ -278,17 +290,20 @@ def estimate_dropout(X_source, X_target, zero_tol=0.0):
     """
     source, target = _compute(
         _map_reduce(_count_block, _row_blocks(X_source, "X_source"), args=(zero_tol,)),
-        _map_reduce(_count_block, _row_blocks(X_target, "X_target"), args=(zero_tol,)))
+        _map_reduce(_count_block, _row_blocks(X_target, "X_target"), args=(zero_tol,)),
+    )
     if source["nnz"].shape != target["nnz"].shape:
         raise ValueError(
             f"Source has {source['nnz'].shape[0]} features but target has "
-            f"{target['nnz'].shape[0]}; both domains must share one feature space.")
+            f"{target['nnz'].shape[0]}; both domains must share one feature space."
+        )
     return _theta_from_counts(source["n"], source["nnz_tol"], target["n"], target["nnz_tol"])
 
 
 # --------------------------------------------------------------------------
 # fit on dask arrays
 # --------------------------------------------------------------------------
+
 
 def _searchsorted_block(block, sorted_values):
     return np.searchsorted(sorted_values, block)
@@ -305,6 +320,7 @@ def _class_indices(y, n_rows):
         if y.ndim != 1:
             raise ValueError(f"y must be 1-dimensional; got shape {y.shape}.")
         import dask.array as da
+
         classes = np.unique(da.unique(y).compute())
         y_index = y.map_blocks(_searchsorted_block, classes, dtype=np.intp)
     else:
@@ -324,7 +340,8 @@ def _check_dropout_only(estimator, what):
         raise ValueError(
             f"{what} supports the dropout transfer model only, got "
             f"transfer={estimator.transfer!r}. Fit in memory (numpy or scipy.sparse "
-            "input) for the other transfer models.")
+            "input) for the other transfer models."
+        )
 
 
 def fit(estimator, X, y, X_target=None):
@@ -353,14 +370,19 @@ def fit(estimator, X, y, X_target=None):
     if n_classes < 2:
         raise ValueError(
             "FLDAClassifier needs samples of at least 2 classes in the source "
-            f"data; got only one class: '{classes[0]}'.")
+            f"data; got only one class: '{classes[0]}'."
+        )
     y_blocks = _label_blocks(y_index, X)
     quadratic = estimator.loss == "quadratic"
     needs_target = estimator.theta is None and X_target is not None
-    source_lazy = _map_reduce(_moment_block, X_blocks, y_blocks,
-                              args=(n_classes, estimator.zero_tol, None, False))
-    target_lazy = (_map_reduce(_count_block, _row_blocks(X_target, "X_target"),
-                               args=(estimator.zero_tol,)) if needs_target else None)
+    source_lazy = _map_reduce(
+        _moment_block, X_blocks, y_blocks, args=(n_classes, estimator.zero_tol, None, False)
+    )
+    target_lazy = (
+        _map_reduce(_count_block, _row_blocks(X_target, "X_target"), args=(estimator.zero_tol,))
+        if needs_target
+        else None
+    )
     source, target = _compute(source_lazy, target_lazy)
     if estimator.theta is not None:
         theta = check_theta(estimator.theta, n_features)
@@ -370,9 +392,9 @@ def fit(estimator, X, y, X_target=None):
         if target["nnz"].shape[0] != n_features:
             raise ValueError(
                 f"X_target has {target['nnz'].shape[0]} features but X has {n_features}; "
-                "source and target must share one feature space.")
-        theta = _theta_from_counts(source["n"], source["nnz_tol"],
-                                   target["n"], target["nnz_tol"])
+                "source and target must share one feature space."
+            )
+        theta = _theta_from_counts(source["n"], source["nnz_tol"], target["n"], target["nnz_tol"])
 
     active = (theta < 1.0) & (source["nnz"] > 0)
     columns = None if np.all(active) else np.flatnonzero(active)
@@ -386,7 +408,7 @@ def fit(estimator, X, y, X_target=None):
         if solver == "auto":
             solver = choose_quadratic_solver(n, len(c), penalty)
         if solver == "cholesky":
-            (G,), = _compute(_map_reduce(_gram_block, X_blocks, args=(columns,)))
+            ((G,),) = _compute(_map_reduce(_gram_block, X_blocks, args=(columns,)))
             W, b = solve_quadratic_moments(G, sum_x, xt_t, sum_t, n, c * sum_x2, estimator.l2)
             n_iter = 1
         elif solver == "cg":
@@ -395,27 +417,30 @@ def fit(estimator, X, y, X_target=None):
 
             def product(v, mu_v):
                 v_full[active] = v
-                (Xtu, sum_u), = _compute(_map_reduce(
-                    _centred_product_block, X_blocks, args=(v_full, float(mu_v))))
+                ((Xtu, sum_u),) = _compute(
+                    _map_reduce(_centred_product_block, X_blocks, args=(v_full, float(mu_v)))
+                )
                 return Xtu[active], sum_u
 
-            W, n_iter = centred_cg(product, mu, sum_x2, n, penalty, rhs, estimator.tol,
-                                   estimator.max_iter)
+            W, n_iter = centred_cg(product, mu, sum_x2, n, penalty, rhs, estimator.tol, estimator.max_iter)
             b = t_mean - mu @ W
         else:  # woodbury: an n x n system, so the (few) rows fit in memory
             if n > MAX_DUAL_SAMPLES:
                 raise ValueError(
                     f"solver='woodbury' forms an n x n matrix; with {n} rows use "
-                    "'cholesky', 'cg' or 'auto' on dask arrays.")
+                    "'cholesky', 'cg' or 'auto' on dask arrays."
+                )
             blocks = [_as_block(block) for block in _compute(*X_blocks)]
-            X_active = _select(sp.vstack(blocks, format="csr") if sp.issparse(blocks[0])
-                               else np.vstack(blocks), columns)
+            X_active = _select(
+                sp.vstack(blocks, format="csr") if sp.issparse(blocks[0]) else np.vstack(blocks), columns
+            )
             T = quadratic_targets(np.concatenate(_compute(*y_blocks)), n_classes)
             W, b, solver, n_iter = solve_quadratic(X_active, T, c, estimator.l2, "woodbury")
         estimator.solver_ = solver
     else:
-        W, b, n_iter = _fit_logistic(X_blocks, y_blocks, n, n_classes, active, c,
-                                     source["class_counts"] / n, estimator)
+        W, b, n_iter = _fit_logistic(
+            X_blocks, y_blocks, n, n_classes, active, c, source["class_counts"] / n, estimator
+        )
         estimator.solver_ = "lbfgs"
     if hasattr(estimator, "feature_names_in_"):
         del estimator.feature_names_in_  # from an earlier in-memory fit on a DataFrame
@@ -443,15 +468,23 @@ def _fit_logistic(X_blocks, y_blocks, n, n_classes, active, c, prior, estimator)
     def objective(W, b):
         W_full = np.zeros((len(active),) + W.shape[1:])
         W_full[active] = W
-        total = _map_reduce(_logistic_block, X_blocks, y_blocks,
-                            args=(n_classes, c_full, W_full, np.asarray(b, dtype=np.float64)))
-        (value, grad_W, grad_b), = _compute(total)
+        total = _map_reduce(
+            _logistic_block,
+            X_blocks,
+            y_blocks,
+            args=(n_classes, c_full, W_full, np.asarray(b, dtype=np.float64)),
+        )
+        ((value, grad_W, grad_b),) = _compute(total)
         grad_b = grad_b / n
-        return (value / n + l2 * float(np.vdot(W, W)), grad_W[active] / n + 2.0 * l2 * W,
-                float(grad_b) if n_classes == 2 else grad_b)
+        return (
+            value / n + l2 * float(np.vdot(W, W)),
+            grad_W[active] / n + 2.0 * l2 * W,
+            float(grad_b) if n_classes == 2 else grad_b,
+        )
 
-    return minimize_logistic(objective, len(c), n_classes, prior, _dropout_scale(c), estimator.tol,
-                             estimator.max_iter)
+    return minimize_logistic(
+        objective, len(c), n_classes, prior, _dropout_scale(c), estimator.tol, estimator.max_iter
+    )
 
 
 # --------------------------------------------------------------------------
@@ -486,16 +519,19 @@ def partial_fit_quadratic(estimator, X, y, classes=None, X_target=None):
             # the classes of that fit, as scikit-learn's partial_fit conventions expect.
             classes = estimator.classes_
         if classes is None:
-            raise ValueError("classes must be passed on the first call to partial_fit "
-                             "(all labels the stream will contain).")
+            raise ValueError(
+                "classes must be passed on the first call to partial_fit "
+                "(all labels the stream will contain)."
+            )
         classes = np.unique(np.asarray(classes))
         if len(classes) < 2:
-            raise ValueError("FLDAClassifier needs at least 2 classes; got only one class: "
-                             f"'{classes[0]}'.")
+            raise ValueError(f"FLDAClassifier needs at least 2 classes; got only one class: '{classes[0]}'.")
         state = {"classes": classes, "source": None, "target": None}
     elif classes is not None and not np.array_equal(np.unique(classes), state["classes"]):
-        raise ValueError(f"classes={np.unique(classes).tolist()} differs from the classes "
-                         f"of the first call, {state['classes'].tolist()}.")
+        raise ValueError(
+            f"classes={np.unique(classes).tolist()} differs from the classes "
+            f"of the first call, {state['classes'].tolist()}."
+        )
     classes = state["classes"]
     if X is not None:
         if y is None:
@@ -503,41 +539,60 @@ def partial_fit_quadratic(estimator, X, y, classes=None, X_target=None):
         if is_dask_collection(X):
             n_features = X.shape[1]
             if not first and n_features != estimator.n_features_in_:
-                raise ValueError(f"X has {n_features} features, but FLDAClassifier is "
-                                 f"expecting {estimator.n_features_in_} features as input.")
+                raise ValueError(
+                    f"X has {n_features} features, but FLDAClassifier is "
+                    f"expecting {estimator.n_features_in_} features as input."
+                )
             estimator.n_features_in_ = n_features
             y_values = y
         else:
-            X, y_values = validate_data(estimator, X, y, accept_sparse=("csr", "csc"),
-                                        dtype=np.float64, reset=first)
+            X, y_values = validate_data(
+                estimator, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, reset=first
+            )
         batch_classes, y_index = _class_indices(y_values, X.shape[0])
         unknown = np.setdiff1d(batch_classes, classes)
         if unknown.size:
-            raise ValueError(f"y contains labels {unknown.tolist()} not in classes="
-                             f"{classes.tolist()} given on the first call.")
+            raise ValueError(
+                f"y contains labels {unknown.tolist()} not in classes="
+                f"{classes.tolist()} given on the first call."
+            )
         # Re-index into the declared classes.
         remap = np.searchsorted(classes, batch_classes)
-        y_index = (y_index.map_blocks(_take_block, remap, dtype=np.intp)
-                   if is_dask_collection(y_index) else remap[y_index])
-        batch = _map_reduce(_moment_block, _row_blocks(X, "X"), _label_blocks(y_index, X),
-                            args=(len(classes), estimator.zero_tol, None, True))
+        y_index = (
+            y_index.map_blocks(_take_block, remap, dtype=np.intp)
+            if is_dask_collection(y_index)
+            else remap[y_index]
+        )
+        batch = _map_reduce(
+            _moment_block,
+            _row_blocks(X, "X"),
+            _label_blocks(y_index, X),
+            args=(len(classes), estimator.zero_tol, None, True),
+        )
     else:
         if first:
             raise ValueError("The first call to partial_fit needs source data X and y.")
         batch = None
     target = None
     if X_target is not None:
-        target = _map_reduce(_count_block, _row_blocks(X_target, "X_target"),
-                             args=(estimator.zero_tol,))
+        target = _map_reduce(_count_block, _row_blocks(X_target, "X_target"), args=(estimator.zero_tol,))
     batch, target = _compute(batch, target)
     n_features = estimator.n_features_in_
     if target is not None and target["nnz"].shape[0] != n_features:
-        raise ValueError(f"X_target has {target['nnz'].shape[0]} features but X has "
-                         f"{n_features}; source and target must share one feature space.")
-    state["source"] = batch if state["source"] is None else (
-        state["source"] if batch is None else _add(state["source"], batch))
-    state["target"] = target if state["target"] is None else (
-        state["target"] if target is None else _add(state["target"], target))
+        raise ValueError(
+            f"X_target has {target['nnz'].shape[0]} features but X has "
+            f"{n_features}; source and target must share one feature space."
+        )
+    state["source"] = (
+        batch
+        if state["source"] is None
+        else (state["source"] if batch is None else _add(state["source"], batch))
+    )
+    state["target"] = (
+        target
+        if state["target"] is None
+        else (state["target"] if target is None else _add(state["target"], target))
+    )
 
     source = state["source"]
     if estimator.theta is not None:
@@ -545,14 +600,20 @@ def partial_fit_quadratic(estimator, X, y, classes=None, X_target=None):
     elif state["target"] is None:
         theta = np.zeros(n_features)
     else:
-        theta = _theta_from_counts(source["n"], source["nnz_tol"],
-                                   state["target"]["n"], state["target"]["nnz_tol"])
+        theta = _theta_from_counts(
+            source["n"], source["nnz_tol"], state["target"]["n"], state["target"]["nnz_tol"]
+        )
     active = (theta < 1.0) & (source["nnz"] > 0)
     c = dropout_variance_factor(theta[active])
-    W, b = solve_quadratic_moments(source["gram"][np.ix_(active, active)],
-                                   source["sum_x"][active], source["xt_t"][active],
-                                   source["sum_t"], source["n"], c * source["sum_x2"][active],
-                                   estimator.l2)
+    W, b = solve_quadratic_moments(
+        source["gram"][np.ix_(active, active)],
+        source["sum_x"][active],
+        source["xt_t"][active],
+        source["sum_t"],
+        source["n"],
+        c * source["sum_x2"][active],
+        estimator.l2,
+    )
     estimator.solver_ = "cholesky"
     _store(estimator, classes, theta, active, W, b, 1)
     state["coef"] = estimator.coef_
@@ -563,6 +624,7 @@ def partial_fit_quadratic(estimator, X, y, classes=None, X_target=None):
 # --------------------------------------------------------------------------
 # Lazy predictions
 # --------------------------------------------------------------------------
+
 
 def _predict_block(block, estimator, method):
     if not sp.issparse(block) and hasattr(block, "tocsr"):
@@ -581,16 +643,24 @@ def predict_lazy(estimator, X, method):
     if X.ndim != 2:
         raise ValueError(f"X must be 2-dimensional; got {X.ndim} dimensions.")
     if X.shape[1] != estimator.n_features_in_:
-        raise ValueError(f"X has {X.shape[1]} features, but FLDAClassifier is expecting "
-                         f"{estimator.n_features_in_} features as input.")
+        raise ValueError(
+            f"X has {X.shape[1]} features, but FLDAClassifier is expecting "
+            f"{estimator.n_features_in_} features as input."
+        )
     if X.numblocks[1] > 1:
         X = X.rechunk({1: -1})
     n_classes = len(estimator.classes_)
     one_column = method == "predict" or (method == "decision_function" and n_classes == 2)
     dtype = estimator.classes_.dtype if method == "predict" else np.float64
     if one_column:
-        return X.map_blocks(_predict_block, estimator, method, dtype=dtype, drop_axis=1,
-                            meta=np.empty((0,), dtype=dtype))
-    return X.map_blocks(_predict_block, estimator, method, dtype=dtype,
-                        chunks=(X.chunks[0], (n_classes,)),
-                        meta=np.empty((0, 0), dtype=dtype))
+        return X.map_blocks(
+            _predict_block, estimator, method, dtype=dtype, drop_axis=1, meta=np.empty((0,), dtype=dtype)
+        )
+    return X.map_blocks(
+        _predict_block,
+        estimator,
+        method,
+        dtype=dtype,
+        chunks=(X.chunks[0], (n_classes,)),
+        meta=np.empty((0, 0), dtype=dtype),
+    )

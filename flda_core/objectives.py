@@ -85,7 +85,7 @@ def dropout_variances(X, c):
     if sp.issparse(X):
         X = sp.csr_matrix(X)
         Q = X.copy()
-        Q.data = Q.data ** 2 * c[Q.indices]
+        Q.data = Q.data**2 * c[Q.indices]
         return Q
     return np.asarray(X) ** 2 * c
 
@@ -143,9 +143,9 @@ def expected_quadratic_loss(w, b, X, t, c, variance=None, sample_weight=None):
     if variance is None:
         variance = dropout_variances(X, c)
     cs = np.asarray(_scale_rows(variance, s).sum(axis=0)).ravel()
-    squares = (residual ** 2).sum(axis=1)
+    squares = (residual**2).sum(axis=1)
     data = np.sum(squares) if s is None else np.dot(s, squares)
-    w2 = w ** 2 if w.ndim == 1 else (w ** 2).sum(axis=1)
+    w2 = w**2 if w.ndim == 1 else (w**2).sum(axis=1)
     return float((data + np.dot(cs, w2)) / n)
 
 
@@ -181,9 +181,9 @@ def logistic_binary_objective(w, b, X, Q, y01, l2, penalized=None, sample_weight
     s = _normalized_weights(sample_weight, n)
     wp = w if penalized is None else w[penalized]
     a = np.asarray(X @ w).ravel() + b
-    r = np.asarray(Q @ (wp * wp)).ravel()       # sum_d q_id w_d^2
+    r = np.asarray(Q @ (wp * wp)).ravel()  # sum_d q_id w_d^2
     p = expit(a)
-    pi = p * (1.0 - p)                          # A''(a) of the standard logistic loss
+    pi = p * (1.0 - p)  # A''(a) of the standard logistic loss
     # log(1 + e^a) - y a, computed stably.
     data_term = -(y01 * log_expit(a) + (1.0 - y01) * log_expit(-a))
     residual = p - y01
@@ -212,7 +212,7 @@ def _sparse_rows_dot(Q, P, W):
         lo, hi = Q.indptr[start], Q.indptr[stop]
         if lo == hi:
             continue
-        rows = np.repeat(np.arange(start, stop), np.diff(Q.indptr[start:stop + 1]))
+        rows = np.repeat(np.arange(start, stop), np.diff(Q.indptr[start : stop + 1]))
         cols = Q.indices[lo:hi]
         out[lo:hi] = np.einsum("ek,ek->e", P[rows], W[cols])
     return out
@@ -268,8 +268,8 @@ def logistic_multinomial_objective(W, b, X, Q, Y, l2, penalized=None, sample_wei
     variance_term = 0.0
     direct = None
     if Wp.shape[0]:
-        U = np.asarray(Q @ (Wp * Wp))        # u_ik = sum_d q_id W_dk^2
-        v = _sparse_rows_dot(Q, P, Wp)       # v_id = sum_k p_ik W_dk at non-zeros
+        U = np.asarray(Q @ (Wp * Wp))  # u_ik = sum_d q_id W_dk^2
+        v = _sparse_rows_dot(Q, P, Wp)  # v_id = sum_k p_ik W_dk at non-zeros
         QV = sp.csr_matrix((Q.data * v, Q.indices, Q.indptr), shape=Q.shape)
         variance_term = 0.5 * (float(np.vdot(P, U)) - float(np.dot(QV.data, v)))
         # d(variance term)/dP, then through the softmax Jacobian.
@@ -335,8 +335,8 @@ def _multinomial_dense_blocked(W, b, X, Q, Y, l2, penalized, s=None):
             grad_A = (P - Yb) * (sb / n)[:, None]
         if has_variance:
             Qb = Q[rows] if s is None else Q[rows] * sb[:, None]
-            U = Qb @ Wp_sq                   # u_ik = sum_d q_id W_dk^2
-            V = P @ Wp.T                     # v_id = sum_k p_ik W_dk
+            U = Qb @ Wp_sq  # u_ik = sum_d q_id W_dk^2
+            V = P @ Wp.T  # v_id = sum_k p_ik W_dk
             QV = Qb * V
             variance_term += 0.5 * (float(np.vdot(P, U)) - float(np.vdot(QV, V)))
             # d(variance term)/dP, then through the softmax Jacobian.

@@ -42,12 +42,24 @@ from scipy.sparse.linalg import LinearOperator, cg
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import ThreadpoolController
 
-from flda_core.objectives import (_scale_rows, dropout_variances, logistic_binary_objective,
-                                  logistic_multinomial_objective)
+from flda_core.objectives import (
+    _scale_rows,
+    dropout_variances,
+    logistic_binary_objective,
+    logistic_multinomial_objective,
+)
 
-__all__ = ["solve_quadratic", "solve_quadratic_moments", "solve_psd_min_norm", "centred_cg",
-           "quadratic_targets", "solve_logistic", "minimize_logistic", "preconditioned_cg",
-           "QUADRATIC_SOLVERS"]
+__all__ = [
+    "solve_quadratic",
+    "solve_quadratic_moments",
+    "solve_psd_min_norm",
+    "centred_cg",
+    "quadratic_targets",
+    "solve_logistic",
+    "minimize_logistic",
+    "preconditioned_cg",
+    "QUADRATIC_SOLVERS",
+]
 
 QUADRATIC_SOLVERS = ("auto", "cholesky", "woodbury", "cg")
 #: Largest number of features for which "auto" forms the m x m Gram matrix.
@@ -216,16 +228,18 @@ def centred_cg(product, mu, sum_x2, n, penalty, rhs, tol, max_iter, init=None):
     ``sum_i w_i x_id**2`` and ``n`` the weight sum (for the Jacobi diagonal).
     Returns ``W`` and the iteration count.
     """
+
     def matvec(v):
         v = np.ravel(v)
         Xtu, sum_u = product(v, mu @ v)
         return np.asarray(Xtu).ravel() - mu * sum_u + penalty * v
 
-    return preconditioned_cg(matvec, sum_x2 - n * mu ** 2 + penalty, rhs, tol, max_iter, init)
+    return preconditioned_cg(matvec, sum_x2 - n * mu**2 + penalty, rhs, tol, max_iter, init)
 
 
-def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None,
-                    variance_sums=None, init=None, sample_weight=None):
+def solve_quadratic(
+    X, T, c, l2, solver="auto", tol=1e-10, max_iter=None, variance_sums=None, init=None, sample_weight=None
+):
     """Minimise ``1/n sum_i E||t_i - W^T z_i - b||^2 + l2 ||W||^2`` exactly.
 
     With ``sample_weight`` the mean is the weighted mean
@@ -282,8 +296,7 @@ def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None,
     sum_x = np.asarray(X.sum(axis=0) if sw is None else X.T @ sw).ravel()
     sum_t = T.sum(axis=0) if sw is None else sw @ T
     squares = _column_sum_squares(X, sw) if variance_sums is None or solver == "cg" else None
-    variance = c * squares if variance_sums is None else np.asarray(variance_sums,
-                                                                     dtype=np.float64)
+    variance = c * squares if variance_sums is None else np.asarray(variance_sums, dtype=np.float64)
     penalty = variance + n * l2
     xt_t = np.asarray(X.T @ (T if sw is None else T * sw[:, None]))
     if solver == "auto":
@@ -298,14 +311,16 @@ def solve_quadratic(X, T, c, l2, solver="auto", tol=1e-10, max_iter=None,
     mu, t_mean, rhs = _centre(sum_x, xt_t, sum_t, n)
     if solver == "woodbury":
         if not np.all(penalty > 0):
-            raise ValueError("The 'woodbury' solver needs l2 > 0 or theta > 0 for every "
-                             "feature; use 'cholesky' or 'cg'.")
+            raise ValueError(
+                "The 'woodbury' solver needs l2 > 0 or theta > 0 for every feature; use 'cholesky' or 'cg'."
+            )
         W, n_iter = _woodbury(X, T - t_mean, mu, 1.0 / penalty, sw), 1
     elif solver == "cg":
+
         def product(v, mu_v):
-            u = X @ v - mu_v                       # Xc v
+            u = X @ v - mu_v  # Xc v
             if sw is not None:
-                u = u * sw                         # diag(w) Xc v
+                u = u * sw  # diag(w) Xc v
             return X.T @ u, u.sum()
 
         W, n_iter = centred_cg(product, mu, squares, n, penalty, rhs, tol, max_iter, init)
@@ -351,11 +366,9 @@ def preconditioned_cg(matvec, diagonal, rhs, tol, max_iter, init=None):
     m = rhs.shape[0]
     operator = LinearOperator((m, m), matvec=matvec, dtype=np.float64)
     diagonal = np.where(diagonal > 0, diagonal, 1.0)
-    preconditioner = LinearOperator((m, m), matvec=lambda v: np.ravel(v) / diagonal,
-                                    dtype=np.float64)
+    preconditioner = LinearOperator((m, m), matvec=lambda v: np.ravel(v) / diagonal, dtype=np.float64)
     max_iter = 10 * m if max_iter is None else max_iter
-    W = (np.zeros_like(rhs) if init is None
-         else np.array(init, dtype=np.float64).reshape(rhs.shape))
+    W = np.zeros_like(rhs) if init is None else np.array(init, dtype=np.float64).reshape(rhs.shape)
     n_iter = 0
     for k in range(rhs.shape[1]):
         count = [0]
@@ -363,12 +376,23 @@ def preconditioned_cg(matvec, diagonal, rhs, tol, max_iter, init=None):
         def _count(_, count=count):
             count[0] += 1
 
-        W[:, k], info = cg(operator, rhs[:, k], x0=W[:, k], rtol=tol, atol=0.0,
-                           maxiter=max_iter, M=preconditioner, callback=_count)
+        W[:, k], info = cg(
+            operator,
+            rhs[:, k],
+            x0=W[:, k],
+            rtol=tol,
+            atol=0.0,
+            maxiter=max_iter,
+            M=preconditioner,
+            callback=_count,
+        )
         n_iter = max(n_iter, count[0], 1)
         if info > 0:
-            warnings.warn(f"Conjugate gradients did not reach rtol={tol} in {max_iter} "
-                          "iterations; increase max_iter.", ConvergenceWarning, stacklevel=4)
+            warnings.warn(
+                f"Conjugate gradients did not reach rtol={tol} in {max_iter} iterations; increase max_iter.",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
     return W, n_iter
 
 
@@ -406,13 +430,17 @@ def _column_scale(X, l2, sample_weight=None):
     (an image's border pixels) -- keep scale 1, i.e. no change at all.
     """
     n = X.shape[0] if sample_weight is None else float(np.sum(sample_weight))
-    largest = np.asarray(abs(X).max(axis=0).todense()).ravel() if sp.issparse(X) \
+    largest = (
+        np.asarray(abs(X).max(axis=0).todense()).ravel()
+        if sp.issparse(X)
         else np.max(np.abs(X), axis=0, initial=0.0)
+    )
     safe = np.where(largest > 0, largest, 1.0)
     # rms computed on x / max|x|: no overflow or underflow for any finite x
     # (weighted mean with weights, so that weights act as repeated rows).
-    rms = safe * np.sqrt(_column_sum_squares(X.multiply(1.0 / safe) if sp.issparse(X)
-                                             else X / safe, sample_weight) / max(n, 1))
+    rms = safe * np.sqrt(
+        _column_sum_squares(X.multiply(1.0 / safe) if sp.issparse(X) else X / safe, sample_weight) / max(n, 1)
+    )
     # sqrt(rms**2 + 2 l2) without overflow: scaled by the larger of the two terms.
     ridge = np.sqrt(2.0 * l2)
     top = np.maximum(rms, ridge)
@@ -426,18 +454,27 @@ def _column_scale(X, l2, sample_weight=None):
 def _report_stop(result, tol, max_iter, m):
     """ConvergenceWarning for every stop that is not a normal convergence."""
     if result.status == 1:
-        warnings.warn(f"L-BFGS did not converge in {max_iter} iterations "
-                      f"({result.message}); increase max_iter or l2.",
-                      ConvergenceWarning, stacklevel=4)
+        warnings.warn(
+            f"L-BFGS did not converge in {max_iter} iterations ({result.message}); increase max_iter or l2.",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
     elif not result.success:
-        warnings.warn(f"L-BFGS stopped abnormally after {result.nit} iterations "
-                      f"(status {result.status}: {result.message}); the weights may be far "
-                      "from optimal. Scale the features or increase l2.",
-                      ConvergenceWarning, stacklevel=4)
+        warnings.warn(
+            f"L-BFGS stopped abnormally after {result.nit} iterations "
+            f"(status {result.status}: {result.message}); the weights may be far "
+            "from optimal. Scale the features or increase l2.",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
     elif result.nit == 0 and m > 0:
-        warnings.warn("L-BFGS stopped before its first iteration: the gradient at the start "
-                      f"was already below tol={tol}, so the weights are all zero. Scale the "
-                      "features or lower tol.", ConvergenceWarning, stacklevel=4)
+        warnings.warn(
+            "L-BFGS stopped before its first iteration: the gradient at the start "
+            f"was already below tol={tol}, so the weights are all zero. Scale the "
+            "features or lower tol.",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
 
 
 def _general_variance(X, variance, sample_weight=None):
@@ -455,15 +492,19 @@ def _general_variance(X, variance, sample_weight=None):
         variance = np.asarray(variance, dtype=np.float64)
         penalized = np.flatnonzero(np.any(variance != 0, axis=0))
         V = np.ascontiguousarray(variance[:, penalized])
-    sums = (np.asarray(variance.sum(axis=0)).ravel() if sample_weight is None
-            else np.asarray(variance.T @ sample_weight).ravel())
+    sums = (
+        np.asarray(variance.sum(axis=0)).ravel()
+        if sample_weight is None
+        else np.asarray(variance.T @ sample_weight).ravel()
+    )
     squares = _column_sum_squares(X, sample_weight)
     c = np.divide(sums, squares, out=np.zeros_like(sums), where=squares > 0)
     return _dropout_scale(np.maximum(c, 0.0)), penalized, V
 
 
-def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000, variance=None,
-                   init=None, sample_weight=None):
+def solve_logistic(
+    X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000, variance=None, init=None, sample_weight=None
+):
     """Minimise the Taylor-approximated expected logistic risk with L-BFGS.
 
     Parameters
@@ -535,6 +576,7 @@ def solve_logistic(X, y_index, n_classes, c, l2, tol=1e-6, max_iter=1000, varian
 
         def objective(W, b):
             return logistic_multinomial_objective(W, b, X, Q, Y, l2, penalized, sw)
+
     return minimize_logistic(objective, m, n_classes, prior, scale, tol, max_iter, init)
 
 
@@ -550,8 +592,7 @@ def _one_blas_thread():
     return _BLAS[0].limit(limits=1, user_api="blas")
 
 
-def minimize_logistic(objective, n_features, n_classes, prior, scale, tol, max_iter,
-                      init=None):
+def minimize_logistic(objective, n_features, n_classes, prior, scale, tol, max_iter, init=None):
     """L-BFGS on a logistic FLDA objective, in rescaled coordinates ``w = v * scale``.
 
     ``objective(W, b)`` returns ``(value, grad_W, grad_b)`` with ``W`` of shape
@@ -566,6 +607,7 @@ def minimize_logistic(objective, n_features, n_classes, prior, scale, tol, max_i
     """
     m = n_features
     if n_classes == 2:
+
         def fun(params):
             w = params[:m] * scale
             value, grad_w, grad_b = objective(w, params[m])
@@ -575,25 +617,34 @@ def minimize_logistic(objective, n_features, n_classes, prior, scale, tol, max_i
         x0 = np.append(np.zeros(m), b0)
         n_out = 1
     else:
+
         def fun(params):
-            W = params[:m * n_classes].reshape(m, n_classes) * scale[:, None]
-            value, grad_W, grad_b = objective(W, params[m * n_classes:])
+            W = params[: m * n_classes].reshape(m, n_classes) * scale[:, None]
+            value, grad_W, grad_b = objective(W, params[m * n_classes :])
             return value, np.concatenate([(grad_W * scale[:, None]).ravel(), grad_b])
 
         log_prior = np.log(prior)
         x0 = np.concatenate([np.zeros(m * n_classes), log_prior - log_prior.mean()])
         n_out = n_classes
     if init is not None:
-        x0 = np.concatenate([(np.asarray(init[0], dtype=np.float64).reshape(m, n_out)
-                              / scale[:, None]).ravel(), np.ravel(init[1])])
+        x0 = np.concatenate(
+            [
+                (np.asarray(init[0], dtype=np.float64).reshape(m, n_out) / scale[:, None]).ravel(),
+                np.ravel(init[1]),
+            ]
+        )
     # One BLAS thread: the dense objective works on small row blocks (see
     # objectives.py) and L-BFGS's own updates are vector operations, where BLAS
     # threads cost more in synchronisation than they gain (measured on 2 cores:
     # 13 ms per dense 10-class evaluation single-threaded vs 30 ms with 2).
     with _one_blas_thread():
-        result = minimize(fun, x0, method="L-BFGS-B", jac=True,
-                          options={"maxiter": max_iter, "maxls": 50, "gtol": tol,
-                                   "ftol": 64 * np.finfo(float).eps})
+        result = minimize(
+            fun,
+            x0,
+            method="L-BFGS-B",
+            jac=True,
+            options={"maxiter": max_iter, "maxls": 50, "gtol": tol, "ftol": 64 * np.finfo(float).eps},
+        )
     _report_stop(result, tol, max_iter, m if init is None else 0)
-    W = result.x[:m * n_out].reshape(m, n_out) * scale[:, None]
-    return W, result.x[m * n_out:], int(result.nit)
+    W = result.x[: m * n_out].reshape(m, n_out) * scale[:, None]
+    return W, result.x[m * n_out :], int(result.nit)

@@ -21,12 +21,29 @@ import numpy as np
 
 from flda_core.transfer import apply_dropout, check_theta
 
-__all__ = ["DomainPair", "make_bernoulli_domains", "make_poisson_domains", "make_domains",
-           "bernoulli_target_lattice", "exact_target_error", "PAPER_BERNOULLI_PARAMS",
-           "PAPER_POISSON_PARAMS", "PAPER_PARAMS", "PAPER_THETA", "PARAM_WORD", "PARAM_BOUNDS",
-           "ShiftedDomainPair", "make_appearance_domains",
-           "make_rate_domains", "APPEARANCE_PARAMS", "RATE_PARAMS", "APPEARANCE_PHI",
-           "RATE_FACTOR", "SHIFT_PRESETS", "make_any_domains"]
+__all__ = [
+    "DomainPair",
+    "make_bernoulli_domains",
+    "make_poisson_domains",
+    "make_domains",
+    "bernoulli_target_lattice",
+    "exact_target_error",
+    "PAPER_BERNOULLI_PARAMS",
+    "PAPER_POISSON_PARAMS",
+    "PAPER_PARAMS",
+    "PAPER_THETA",
+    "PARAM_WORD",
+    "PARAM_BOUNDS",
+    "ShiftedDomainPair",
+    "make_appearance_domains",
+    "make_rate_domains",
+    "APPEARANCE_PARAMS",
+    "RATE_PARAMS",
+    "APPEARANCE_PHI",
+    "RATE_FACTOR",
+    "SHIFT_PRESETS",
+    "make_any_domains",
+]
 
 #: The paper's defaults (section 4.1.1): class one 0.7, class two 0.3, both features.
 PAPER_BERNOULLI_PARAMS = ((0.7, 0.7), (0.3, 0.3))
@@ -79,8 +96,8 @@ def _check_params(params, distribution):
     params = np.atleast_2d(np.asarray(params, dtype=np.float64))
     if params.ndim != 2 or params.shape[0] < 2 or params.shape[1] < 1:
         raise ValueError(
-            "params must have shape (n_classes >= 2, n_features >= 1); "
-            f"got shape {params.shape}.")
+            f"params must have shape (n_classes >= 2, n_features >= 1); got shape {params.shape}."
+        )
     if not np.all(np.isfinite(params)):
         raise ValueError("params must be finite.")
     if distribution == "bernoulli" and (np.any(params < 0) or np.any(params > 1)):
@@ -104,8 +121,9 @@ def _draw(distribution, params, y, rng):
     return rng.poisson(p).astype(np.float64)
 
 
-def make_domains(distribution, params, n_source=100_000, n_target=100_000,
-                 theta=PAPER_THETA, random_state=None):
+def make_domains(
+    distribution, params, n_source=100_000, n_target=100_000, theta=PAPER_THETA, random_state=None
+):
     """Draw a :class:`DomainPair` for ``distribution`` in {"bernoulli", "poisson"}.
 
     Source and target are independent draws from the class-conditionals with
@@ -126,13 +144,16 @@ def make_domains(distribution, params, n_source=100_000, n_target=100_000,
     X_source = _draw(distribution, params, y_source, rng)
     y_target = _balanced_labels(int(n_target), n_classes, rng)
     X_target = apply_dropout(_draw(distribution, params, y_target, rng), theta, rng)
-    return DomainPair(X_source, y_source, X_target, y_target, theta,
-                      distribution, params)
+    return DomainPair(X_source, y_source, X_target, y_target, theta, distribution, params)
 
 
-def make_bernoulli_domains(n_source=100_000, n_target=100_000,
-                           probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA,
-                           random_state=None):
+def make_bernoulli_domains(
+    n_source=100_000,
+    n_target=100_000,
+    probabilities=PAPER_BERNOULLI_PARAMS,
+    theta=PAPER_THETA,
+    random_state=None,
+):
     """Bernoulli domains of section 4.1.1 (Figure 1).
 
     Parameters
@@ -153,9 +174,9 @@ def make_bernoulli_domains(n_source=100_000, n_target=100_000,
     return make_domains("bernoulli", probabilities, n_source, n_target, theta, random_state)
 
 
-def make_poisson_domains(n_source=100_000, n_target=100_000,
-                         rates=PAPER_POISSON_PARAMS, theta=PAPER_THETA,
-                         random_state=None):
+def make_poisson_domains(
+    n_source=100_000, n_target=100_000, rates=PAPER_POISSON_PARAMS, theta=PAPER_THETA, random_state=None
+):
     """Poisson domains of sections 4.1.1-4.1.3 (Figures 2-4, Table 1).
 
     Parameters
@@ -197,18 +218,18 @@ def bernoulli_target_lattice(probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_T
     if n_features > 16:
         raise ValueError("The exact lattice is only enumerated for up to 16 features.")
     theta = check_theta(theta, n_features)
-    on = (np.arange(2 ** n_features)[:, None] >> np.arange(n_features)) & 1
+    on = (np.arange(2**n_features)[:, None] >> np.arange(n_features)) & 1
     value = np.zeros(n_features)
     value[theta < 1] = 1.0 / (1.0 - theta[theta < 1])
     points = on * value
-    p_on = params * (1.0 - theta)                      # (K, m)
-    class_probabilities = np.prod(np.where(on[None, :, :] == 1, p_on[:, None, :],
-                                           1.0 - p_on[:, None, :]), axis=2)
+    p_on = params * (1.0 - theta)  # (K, m)
+    class_probabilities = np.prod(
+        np.where(on[None, :, :] == 1, p_on[:, None, :], 1.0 - p_on[:, None, :]), axis=2
+    )
     return points, class_probabilities
 
 
-def exact_target_error(predict, probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA,
-                       class_prior=None):
+def exact_target_error(predict, probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA, class_prior=None):
     """Population target error of a classifier on the Bernoulli domains (no sampling noise).
 
     Parameters
@@ -294,8 +315,9 @@ def _labelled_draws(distribution, params, n_source, n_target, rng):
     return y_source, _draw(distribution, params, y_source, rng), y_target
 
 
-def make_appearance_domains(n_source=10_000, n_target=10_000, probabilities=APPEARANCE_PARAMS,
-                            phi=APPEARANCE_PHI, random_state=None):
+def make_appearance_domains(
+    n_source=10_000, n_target=10_000, probabilities=APPEARANCE_PARAMS, phi=APPEARANCE_PHI, random_state=None
+):
     """Binary features that *appear* more often in the target ("blank-in").
 
     Source: per-class Bernoulli features (as in section 4.1.1).  Target:
@@ -322,12 +344,12 @@ def make_appearance_domains(n_source=10_000, n_target=10_000, probabilities=APPE
     rng = np.random.default_rng(random_state)
     y_source, X_source, y_target = _labelled_draws("bernoulli", params, n_source, n_target, rng)
     X_target = TwoSidedTransfer(**truth).sample(_draw("bernoulli", params, y_target, rng), rng)
-    return ShiftedDomainPair(X_source, y_source, X_target, y_target, "two-sided", truth,
-                             "bernoulli", params)
+    return ShiftedDomainPair(X_source, y_source, X_target, y_target, "two-sided", truth, "bernoulli", params)
 
 
-def make_rate_domains(n_source=10_000, n_target=10_000, rates=RATE_PARAMS,
-                      rate_factor=RATE_FACTOR, random_state=None):
+def make_rate_domains(
+    n_source=10_000, n_target=10_000, rates=RATE_PARAMS, rate_factor=RATE_FACTOR, random_state=None
+):
     """Poisson counts whose rate changes by a factor per feature in the target.
 
     Source: per-class Poisson features (the paper's section 4.1.1 rates).
@@ -352,8 +374,9 @@ def make_rate_domains(n_source=10_000, n_target=10_000, rates=RATE_PARAMS,
     rng = np.random.default_rng(random_state)
     y_source, X_source, y_target = _labelled_draws("poisson", params, n_source, n_target, rng)
     X_target = _draw("poisson", params * factor, y_target, rng)
-    return ShiftedDomainPair(X_source, y_source, X_target, y_target, "rate",
-                             {"rate": factor}, "poisson", params)
+    return ShiftedDomainPair(
+        X_source, y_source, X_target, y_target, "rate", {"rate": factor}, "poisson", params
+    )
 
 
 #: Synthetic shifts other than dropout, by the key the pages use as "distribution":
@@ -376,5 +399,4 @@ def make_any_domains(distribution, params, n_source, n_target, shift, random_sta
     if distribution in SHIFT_PRESETS:
         generator = SHIFT_PRESETS[distribution][0]
         return generator(n_source, n_target, params, shift, random_state=random_state)
-    return make_domains(distribution, params, n_source, n_target, shift,
-                        random_state=random_state)
+    return make_domains(distribution, params, n_source, n_target, shift, random_state=random_state)

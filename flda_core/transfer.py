@@ -53,8 +53,7 @@ def nonzero_rate(X, zero_tol=0.0, sample_weight=None):
     -------
     rate : ndarray of shape (n_features,)
     """
-    X = check_array(X, accept_sparse=("csr", "csc"), dtype=np.float64,
-                    ensure_all_finite=True)
+    X = check_array(X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True)
     if X.shape[0] == 0:
         raise ValueError("Cannot estimate non-zero rates from zero samples.")
     if zero_tol < 0:
@@ -147,8 +146,9 @@ def dropout_from_rates(eta, zeta):
         raise ValueError(
             f"Source has {eta.shape[-1] if eta.ndim else 1} features but target has "
             f"{zeta.shape[-1] if zeta.ndim else 1}; both domains must share one feature space."
-            if eta.shape[:-1] == zeta.shape[:-1] else
-            f"eta has shape {eta.shape} but zeta has {zeta.shape}.")
+            if eta.shape[:-1] == zeta.shape[:-1]
+            else f"eta has shape {eta.shape} but zeta has {zeta.shape}."
+        )
     if np.any(eta < 0) or np.any(zeta < 0):
         raise ValueError("Non-zero rates must be non-negative.")
     theta = np.zeros_like(eta)
@@ -163,8 +163,7 @@ def check_theta(theta, n_features):
     if theta.ndim == 0:
         theta = np.full(n_features, float(theta))
     if theta.shape != (n_features,):
-        raise ValueError(
-            f"theta has shape {theta.shape}; expected ({n_features},), one value per feature.")
+        raise ValueError(f"theta has shape {theta.shape}; expected ({n_features},), one value per feature.")
     if not np.all(np.isfinite(theta)) or np.any(theta < 0) or np.any(theta > 1):
         raise ValueError("theta must contain finite values in [0, 1].")
     return theta

@@ -77,20 +77,34 @@ from flda_core.transfer import (
 )
 
 __all__ = [
-    "TRANSFER_MODELS", "MAX_DENSE_ENTRIES", "TransferModel", "DropoutTransfer",
-    "ImputationTransfer", "TwoSidedTransfer", "RateTransfer", "make_transfer_model",
+    "TRANSFER_MODELS",
+    "MAX_DENSE_ENTRIES",
+    "TransferModel",
+    "DropoutTransfer",
+    "ImputationTransfer",
+    "TwoSidedTransfer",
+    "RateTransfer",
+    "make_transfer_model",
 ]
 
 #: One-line explanation of every transfer model, for user interfaces.
 TRANSFER_MODELS = {
-    "dropout": ("Features vanish in the target: each feature is zeroed with probability θ "
-                "and survivors scaled by 1/(1−θ) (the paper's model, section 3.3.1)."),
-    "imputation": ("Values go missing in the target with probability θ and are replaced by "
-                   "the source mean μ; missing cells stay missing (NaN), not zero."),
-    "two-sided": ("Each feature either drops out (θ, where it became rarer) or appears "
-                  "(a zero becomes c with probability φ, where it became more common)."),
-    "rate": ("Counts change rate: every unit of a source count becomes on average r units "
-             "in the target (thinning for r < 1, extra Poisson counts for r > 1)."),
+    "dropout": (
+        "Features vanish in the target: each feature is zeroed with probability θ "
+        "and survivors scaled by 1/(1−θ) (the paper's model, section 3.3.1)."
+    ),
+    "imputation": (
+        "Values go missing in the target with probability θ and are replaced by "
+        "the source mean μ; missing cells stay missing (NaN), not zero."
+    ),
+    "two-sided": (
+        "Each feature either drops out (θ, where it became rarer) or appears "
+        "(a zero becomes c with probability φ, where it became more common)."
+    ),
+    "rate": (
+        "Counts change rate: every unit of a source count becomes on average r units "
+        "in the target (thinning for r < 1, extra Poisson counts for r > 1)."
+    ),
 }
 
 #: Largest ``n_samples * n_features`` a sparse input is densified to (160 MB in float64).
@@ -104,8 +118,12 @@ def _random(random_state):
 
 
 def _as_float(X, allow_nan=False):
-    return check_array(X, accept_sparse=("csr", "csc"), dtype=np.float64,
-                       ensure_all_finite="allow-nan" if allow_nan else True)
+    return check_array(
+        X,
+        accept_sparse=("csr", "csc"),
+        dtype=np.float64,
+        ensure_all_finite="allow-nan" if allow_nan else True,
+    )
 
 
 def _column_mean(X, weights=None):
@@ -231,8 +249,9 @@ class DropoutTransfer(TransferModel):
         self.theta = None if theta is None else np.asarray(theta, dtype=np.float64)
 
     def fit(self, X_source, X_target, zero_tol=0.0, sample_weight=None, target_weight=None):
-        self.theta = estimate_dropout(X_source, X_target, zero_tol=zero_tol,
-                                      sample_weight=sample_weight, target_weight=target_weight)
+        self.theta = estimate_dropout(
+            X_source, X_target, zero_tol=zero_tol, sample_weight=sample_weight, target_weight=target_weight
+        )
         return self
 
     def informative(self):
@@ -248,8 +267,8 @@ class DropoutTransfer(TransferModel):
         c = self._factor()
         if sp.issparse(X):
             return _scale_columns(sp.csr_matrix(X).multiply(X), c), np.zeros(X.shape[1])
-        with np.errstate(invalid="ignore"):   # 0 * inf at theta = 1 -> 0
-            return np.where(X != 0, X ** 2 * c, 0.0), np.zeros(X.shape[1])
+        with np.errstate(invalid="ignore"):  # 0 * inf at theta = 1 -> 0
+            return np.where(X != 0, X**2 * c, 0.0), np.zeros(X.shape[1])
 
     def sample(self, X, random_state=None):
         rng = _random(random_state)
@@ -358,8 +377,8 @@ class ImputationTransfer(TransferModel):
         if sp.issparse(X):
             X = sp.csr_matrix(X)
             sparse_part = X.multiply(X) - X.multiply(2.0 * self.mu)
-            return _scale_columns(sparse_part, k), k * self.mu ** 2
-        return k * (X ** 2 - 2.0 * self.mu * X), k * self.mu ** 2
+            return _scale_columns(sparse_part, k), k * self.mu**2
+        return k * (X**2 - 2.0 * self.mu * X), k * self.mu**2
 
     def sample(self, X, random_state=None):
         rng = _random(random_state)
@@ -408,13 +427,15 @@ class TwoSidedTransfer(TransferModel):
         X_target = _as_float(X_target)
         if target_weight is None:
             totals = np.asarray(X_target.sum(axis=0)).ravel()
-            nonzero_counts = (np.asarray((X_target != 0).sum(axis=0)).ravel()
-                              if sp.issparse(X_target) else np.count_nonzero(X_target, axis=0))
-        else:   # weighted sums / weighted counts: the same ratio on repeated rows
+            nonzero_counts = (
+                np.asarray((X_target != 0).sum(axis=0)).ravel()
+                if sp.issparse(X_target)
+                else np.count_nonzero(X_target, axis=0)
+            )
+        else:  # weighted sums / weighted counts: the same ratio on repeated rows
             totals = _column_mean(X_target, target_weight)
             nonzero_counts = nonzero_rate(X_target, 0.0, target_weight)
-        self.value = np.divide(totals, nonzero_counts, out=np.zeros_like(totals),
-                               where=nonzero_counts > 0)
+        self.value = np.divide(totals, nonzero_counts, out=np.zeros_like(totals), where=nonzero_counts > 0)
         return self
 
     def informative(self):
@@ -426,7 +447,7 @@ class TwoSidedTransfer(TransferModel):
 
     def variance_parts(self, X):
         dropout = DropoutTransfer(self.theta).variance_parts(X)[0]
-        k = self.phi * (1.0 - self.phi) * self.value ** 2
+        k = self.phi * (1.0 - self.phi) * self.value**2
         return dropout - _on_nonzeros(X, k), k
 
     def sample(self, X, random_state=None):
@@ -478,8 +499,10 @@ class RateTransfer(TransferModel):
     def _check_nonnegative(X, name):
         data = X.data if sp.issparse(X) else X
         if np.any(data < 0):
-            raise ValueError(f"The 'rate' transfer model needs non-negative counts; {name} "
-                             "has negative values. Use transfer='dropout' or shift the data.")
+            raise ValueError(
+                f"The 'rate' transfer model needs non-negative counts; {name} "
+                "has negative values. Use transfer='dropout' or shift the data."
+            )
 
     def fit(self, X_source, X_target, zero_tol=0.0, sample_weight=None, target_weight=None):
         X_source, X_target = _as_float(X_source), _as_float(X_target)
@@ -521,8 +544,7 @@ class RateTransfer(TransferModel):
         return np.where(r <= 1.0, thin, grow).astype(np.float64)
 
 
-_MODELS = {cls.name: cls for cls in (DropoutTransfer, ImputationTransfer, TwoSidedTransfer,
-                                     RateTransfer)}
+_MODELS = {cls.name: cls for cls in (DropoutTransfer, ImputationTransfer, TwoSidedTransfer, RateTransfer)}
 
 
 def make_transfer_model(name, params=None):
@@ -543,8 +565,10 @@ def make_transfer_model(name, params=None):
     missing = [k for k in cls.param_names if k not in params]
     extra = [k for k in params if k not in cls.param_names]
     if missing or extra:
-        raise ValueError(f"The {name!r} transfer model takes parameters {list(cls.param_names)}; "
-                         f"missing {missing}, unknown {extra}.")
+        raise ValueError(
+            f"The {name!r} transfer model takes parameters {list(cls.param_names)}; "
+            f"missing {missing}, unknown {extra}."
+        )
     return cls(**params)
 
 

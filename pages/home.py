@@ -34,8 +34,7 @@ st.subheader("What each page shows")
 for page in PAGES:
     if page.default:
         continue  # this page
-    navigation.page_link(page.script, label=page.title, icon=page.icon,
-                         help=f"Open the {page.title} page.")
+    navigation.page_link(page.script, label=page.title, icon=page.icon, help=f"Open the {page.title} page.")
     st.caption(page.blurb)
 
 st.subheader("Tips for class")
@@ -54,5 +53,6 @@ st.markdown(
 """
 )
 if state.presentation_mode():
-    st.info("Presentation mode is on: pages show figures without their controls.",
-            icon=":material/slideshow:")
+    st.info(
+        "Presentation mode is on: pages show figures without their controls.", icon=":material/slideshow:"
+    )

@@ -21,8 +21,7 @@ import streamlit as st
 
 from explorer.presentation import with_present
 from explorer.safe_text import escape_markdown
-from explorer.teaching.lesson import (LESSON_STEPS, STEP_PARAM, full_page_url, lesson_url,
-                                      step_index)
+from explorer.teaching.lesson import LESSON_STEPS, STEP_PARAM, full_page_url, lesson_url, step_index
 from explorer.ui import charts, guard, slides, state, tables, widgets
 from explorer.ui.lesson_views import handout_bytes, settings_text, step_view
 
@@ -45,8 +44,7 @@ def step_values(lesson_step):
     """The step's settings with its controls' current values (the lesson's own state)."""
     values = lesson_step.start_values()
     for control in lesson_step.controls:
-        values[control.key] = st.session_state.get(control_key(lesson_step, control.key),
-                                                   values[control.key])
+        values[control.key] = st.session_state.get(control_key(lesson_step, control.key), values[control.key])
     return values
 
 
@@ -105,16 +103,22 @@ def draw_controls(lesson_step):
     if not lesson_step.controls:
         return
     start = lesson_step.start_values()
-    for column, control in zip(st.columns(len(lesson_step.controls)), lesson_step.controls,
-                               strict=True):
+    for column, control in zip(st.columns(len(lesson_step.controls)), lesson_step.controls, strict=True):
         options = list(control.try_values)
         key = control_key(lesson_step, control.key)
         if key not in st.session_state or st.session_state[key] not in options:
             st.session_state[key] = start[control.key]
-        column.radio(control.label, options, key=key, horizontal=True, format_func=_label,
-                     on_change=_new_question, args=(lesson_step,),
-                     help=f"Values worth trying in this step; the full page (link below) "
-                          f"lets you set any value of “{control.label}”.")
+        column.radio(
+            control.label,
+            options,
+            key=key,
+            horizontal=True,
+            format_func=_label,
+            on_change=_new_question,
+            args=(lesson_step,),
+            help=f"Values worth trying in this step; the full page (link below) "
+            f"lets you set any value of “{control.label}”.",
+        )
 
 
 def draw_prediction(lesson_step, view):
@@ -126,16 +130,27 @@ def draw_prediction(lesson_step, view):
         return lesson_step.choices[i] + (" ✓" if right else "")
 
     short = sum(len(c) for c in lesson_step.choices) <= 60
-    choice = st.radio(f"**Predict:** {lesson_step.question}", range(len(lesson_step.choices)),
-                      format_func=label, index=None, horizontal=short,
-                      key=prediction_key(lesson_step),
-                      on_change=_set_revealed, args=(lesson_step, True),
-                      help="Decide as a class first; the answer computed from this step's "
-                           "figure appears once a choice is made (or Next is pressed).")
+    choice = st.radio(
+        f"**Predict:** {lesson_step.question}",
+        range(len(lesson_step.choices)),
+        format_func=label,
+        index=None,
+        horizontal=short,
+        key=prediction_key(lesson_step),
+        on_change=_set_revealed,
+        args=(lesson_step, True),
+        help="Decide as a class first; the answer computed from this step's "
+        "figure appears once a choice is made (or Next is pressed).",
+    )
     if not shown:
         return
-    verdict = ("Right (✓). " if choice in view.correct else "Not this time (✓ is right here). "
-               if choice is not None else "✓ is right here. ") + view.reveal
+    verdict = (
+        "Right (✓). "
+        if choice in view.correct
+        else "Not this time (✓ is right here). "
+        if choice is not None
+        else "✓ is right here. "
+    ) + view.reveal
     (st.success if choice in view.correct else st.info)(verdict, icon=":material/lightbulb:")
 
 
@@ -154,8 +169,9 @@ def draw_numbers(lesson_step, view, per_row=3):
     if any(len(value) > 8 for _, value in view.numbers):
         per_row = min(per_row, 2)
     for row in range(0, len(view.numbers), per_row):
-        for column, (label, value) in zip(st.columns(per_row), view.numbers[row:row + per_row],
-                                   strict=False):
+        for column, (label, value) in zip(
+            st.columns(per_row), view.numbers[row : row + per_row], strict=False
+        ):
             column.metric(label, value)
 
 
@@ -164,9 +180,15 @@ def draw_figure(lesson_step, values, view, present):
     the step's table and the notes on the paper."""
     if view.fig is not None:
         caption = view.caption if revealed(lesson_step) and not present else None
-        charts.show_chart(view.fig, "lesson_chart", view.what, caption,
-                          fit_margin=slides.CHART_MARGIN if present else 0,
-                          settings=settings_text(values), describe=not present)
+        charts.show_chart(
+            view.fig,
+            "lesson_chart",
+            view.what,
+            caption,
+            fit_margin=slides.CHART_MARGIN if present else 0,
+            settings=settings_text(values),
+            describe=not present,
+        )
     elif view.caption:
         st.info(view.caption, icon=":material/upload_file:")
     if not revealed(lesson_step):
@@ -178,16 +200,18 @@ def draw_figure(lesson_step, values, view, present):
     else:
         more = st.container()
         draw_why(lesson_step)
-    texts = ([view.paper] if present and view.paper else []) \
-        + ([view.caption] if present and view.fig is not None else []) + list(view.notes)
-    table = None if present and view.fig is None else view.table   # beside it already
+    texts = (
+        ([view.paper] if present and view.paper else [])
+        + ([view.caption] if present and view.fig is not None else [])
+        + list(view.notes)
+    )
+    table = None if present and view.fig is None else view.table  # beside it already
     if table is None and not texts:
         return
-    with more.expander("All numbers of this step" if present else "The numbers",
-                       expanded=not present):
+    with more.expander("All numbers of this step" if present else "The numbers", expanded=not present):
         for text in texts:
             st.markdown(text)
-        if table is not None:   # 2-4 rows to read: markdown reads on a projector and
+        if table is not None:  # 2-4 rows to read: markdown reads on a projector and
             # costs the browser less than a data grid (0.2-0.3 s less per Reveal)
             st.markdown(tables.markdown_table(table))
 
@@ -196,42 +220,63 @@ def draw_navigation(index, present):
     """Back / Reveal-or-Next buttons (and, outside slides, the step counter)."""
     lesson_step = LESSON_STEPS[index]
     back, where, ahead = st.columns([1, 3, 1]) if not present else st.columns([1, 0.01, 1])
-    back.button("← Back", key="lesson_back", disabled=index == 0, on_click=go_to,
-                args=(max(index - 1, 0),), width="stretch",
-                help="The previous step (keys: ← or Page Up).")
+    back.button(
+        "← Back",
+        key="lesson_back",
+        disabled=index == 0,
+        on_click=go_to,
+        args=(max(index - 1, 0),),
+        width="stretch",
+        help="The previous step (keys: ← or Page Up).",
+    )
     last = index == len(LESSON_STEPS) - 1
-    ahead.button("Reveal ↓" if not revealed(lesson_step) else "Next →", key="lesson_next",
-                 disabled=last and revealed(lesson_step), on_click=forward, args=(index,),
-                 width="stretch", type="primary",
-                 help="Reveal the answer, then the next step (keys: →, Page Down or Space).")
+    ahead.button(
+        "Reveal ↓" if not revealed(lesson_step) else "Next →",
+        key="lesson_next",
+        disabled=last and revealed(lesson_step),
+        on_click=forward,
+        args=(index,),
+        width="stretch",
+        type="primary",
+        help="Reveal the answer, then the next step (keys: →, Page Down or Space).",
+    )
     if not present:
-        where.progress((index + 1) / len(LESSON_STEPS),
-                       text=f"Step {index + 1} of {len(LESSON_STEPS)}")
+        where.progress((index + 1) / len(LESSON_STEPS), text=f"Step {index + 1} of {len(LESSON_STEPS)}")
 
 
 def draw_links(lesson_step, values, present):
     full = full_page_url(dataclasses.replace(lesson_step, settings=values), present)
-    st.markdown(f"[Open the full page with these settings]({with_present(full, present)}) · "
-                f"[Link to this step]({lesson_url(lesson_step.slug, present)})")
+    st.markdown(
+        f"[Open the full page with these settings]({with_present(full, present)}) · "
+        f"[Link to this step]({lesson_url(lesson_step.slug, present)})"
+    )
 
 
 def draw_handout():
     """Prepare (all steps are computed, up to a minute the first time) and download."""
-    if st.button("Prepare the handout (HTML, print-ready)", key="lesson_handout",
-                 help="Every step's text, figure, settings, numbers and the paper's numbers "
-                      "in one page to print or annotate."):
-        with guard.error_boundary("preparing the handout", "Could not prepare the handout.") \
-                as outcome:
+    if st.button(
+        "Prepare the handout (HTML, print-ready)",
+        key="lesson_handout",
+        help="Every step's text, figure, settings, numbers and the paper's numbers "
+        "in one page to print or annotate.",
+    ):
+        with guard.error_boundary("preparing the handout", "Could not prepare the handout.") as outcome:
             with widgets.progress_bar("Computing every step for the handout…") as progress:
                 st.session_state["lesson_handout_html"] = handout_bytes(
-                    [(s, step_values(s)) for s in LESSON_STEPS], progress)
+                    [(s, step_values(s)) for s in LESSON_STEPS], progress
+                )
         if outcome.failed:
             return
     data = st.session_state.get("lesson_handout_html")
     if data:
-        tables.download_file("Download the handout", data, "flda_lesson_handout.html",
-                             "text/html", "lesson_handout_download",
-                             "Open it in a browser to read or print (figures included).")
+        tables.download_file(
+            "Download the handout",
+            data,
+            "flda_lesson_handout.html",
+            "text/html",
+            "lesson_handout_download",
+            "Open it in a browser to read or print (figures included).",
+        )
 
 
 def linked_equations(lesson_step, view):
@@ -241,16 +286,19 @@ def linked_equations(lesson_step, view):
 
     text = " ".join([view.caption, *view.notes])
     anchors = set(re.findall(r"\(#([a-z0-9-]+)\)", text))
-    return tuple(dict.fromkeys(list(lesson_step.equations)
-                               + [eq.key for eq in EQUATIONS if eq.anchor in anchors]))
+    return tuple(
+        dict.fromkeys(list(lesson_step.equations) + [eq.key for eq in EQUATIONS if eq.anchor in anchors])
+    )
 
 
 def draw_step(index, present):
     lesson_step = LESSON_STEPS[index]
     values = step_values(lesson_step)
     with guard.error_boundary("computing this step", "Could not compute this step.") as outcome:
-        with st.spinner("Computing this step (the digits and the learning curves take up to a "
-                        "minute the first time, cached afterwards)…"):
+        with st.spinner(
+            "Computing this step (the digits and the learning curves take up to a "
+            "minute the first time, cached afterwards)…"
+        ):
             view = step_view(lesson_step, values, slide=present)
     if outcome.failed:
         return lesson_step, values, None
@@ -266,10 +314,12 @@ def draw_step(index, present):
     with text_side:
         with widgets.stable_slot():
             if st.session_state.get(BAD_STEP_KEY) and index == 0:
-                st.warning(f"There is no lesson step called “"
-                           f"{escape_markdown(st.session_state[BAD_STEP_KEY])}”; showing step "
-                           "1 instead. Use Back/Next to move through the lesson.",
-                           icon=":material/link_off:")
+                st.warning(
+                    f"There is no lesson step called “"
+                    f"{escape_markdown(st.session_state[BAD_STEP_KEY])}”; showing step "
+                    "1 instead. Use Back/Next to move through the lesson.",
+                    icon=":material/link_off:",
+                )
         st.markdown(lesson_step.text)
         if view.error:
             st.error(escape_markdown(view.error), icon=":material/error:")
@@ -280,7 +330,7 @@ def draw_step(index, present):
             st.markdown(view.paper)
     with figure_side:
         draw_controls(lesson_step)
-        if present and view.fig is None:      # no figure: the numbers take its place
+        if present and view.fig is None:  # no figure: the numbers take its place
             draw_numbers(lesson_step, view, per_row=2)
             if revealed(lesson_step) and view.table is not None:
                 st.markdown(tables.markdown_table(view.table))
@@ -303,7 +353,7 @@ def main():
     present = state.presentation_mode()
     if present:
         st.html(slides.SLIDE_CSS)
-    with st.container(key=slides.TITLE_KEY):    # on a slide: for screen readers only
+    with st.container(key=slides.TITLE_KEY):  # on a slide: for screen readers only
         st.title(f"Lesson: feature-level domain adaptation in {len(LESSON_STEPS)} steps")
     nav = slides.lesson_keys()
     index = current_index()
@@ -319,8 +369,7 @@ def main():
     draw_links(lesson_step, values, present)
     draw_handout()
     if view is not None and linked_equations(lesson_step, view):
-        charts.show_equations(linked_equations(lesson_step, view),
-                              title="Equations of this step")
+        charts.show_equations(linked_equations(lesson_step, view), title="Equations of this step")
 
 
 guard.run_page(main)

@@ -27,8 +27,7 @@ from flda_core.transfer_models import TRANSFER_MODELS
 from explorer.safe_text import escape_markdown as esc
 
 KEYS = tuple(uci.UCI_SETS)
-IMPUTE_LABELS = {"zero": "zeros (the paper's choice)",
-                 "mean": "the source mean (mean imputation)"}
+IMPUTE_LABELS = {"zero": "zeros (the paper's choice)", "mean": "the source mean (mean imputation)"}
 SETTINGS = [
     state.Setting("real.impute", "zero", options=uci.IMPUTE_OPTIONS),
     state.Setting("real.baselines", True),
@@ -62,11 +61,12 @@ def run_benchmark(key, pair, classifiers, seed):
         st.session_state[BENCH_RESULT_KEY] = {"error": str(error)}
         return
     errors = {}
-    with guard.error_boundary("running the benchmark") as outcome, \
-            widgets.progress_bar("Fitting…") as progress:
+    with (
+        guard.error_boundary("running the benchmark") as outcome,
+        widgets.progress_bar("Fitting…") as progress,
+    ):
         for i, name in enumerate(classifiers):
-            progress(i / len(classifiers), f"Fitting {name} on {pair} "
-                                           f"({i + 1} of {len(classifiers)})…")
+            progress(i / len(classifiers), f"Fitting {name} on {pair} ({i + 1} of {len(classifiers)})…")
             errors[name] = bench_cell(key, pair, name, seed)[0]
     if not outcome.failed:
         st.session_state[BENCH_RESULT_KEY] = {"key": key, "pair": pair, "errors": errors}
@@ -77,41 +77,60 @@ def draw_benchmarks(classifiers, seed):
     st.subheader("The paper's image and text benchmarks (download)")
     left, middle = st.columns(2)
     with left:
-        key = st.selectbox("Benchmark", tuple(bm.BENCHMARKS), key="real.bench",
-                           format_func=lambda k: f"{bm.BENCHMARKS[k].title} "
-                                                 f"({bm.BENCHMARKS[k].table})",
-                           help="Downloaded once by skada's fetchers into the server's "
-                                "data cache (FLDA_CACHE_DIR chooses its folder); later "
-                                "runs need no network. MNIST/USPS (Table 4) are on the "
-                                "Handwritten digits page.")
+        key = st.selectbox(
+            "Benchmark",
+            tuple(bm.BENCHMARKS),
+            key="real.bench",
+            format_func=lambda k: f"{bm.BENCHMARKS[k].title} ({bm.BENCHMARKS[k].table})",
+            help="Downloaded once by skada's fetchers into the server's "
+            "data cache (FLDA_CACHE_DIR chooses its folder); later "
+            "runs need no network. MNIST/USPS (Table 4) are on the "
+            "Handwritten digits page.",
+        )
     with middle:
-        pair = st.selectbox("Source → target", bm.pairs(key), key="real_bench_pair",
-                            help="Train on the first domain (labelled), adapt to and test "
-                                 "on the second.")
+        pair = st.selectbox(
+            "Source → target",
+            bm.pairs(key),
+            key="real_bench_pair",
+            help="Train on the first domain (labelled), adapt to and test on the second.",
+        )
     benchmark = bm.BENCHMARKS[key]
     names = [c for c in classifiers if c not in bl.NOT_AVAILABLE and c != "S-SVM"]
-    st.button("Download (if needed) and run", key="real_bench_run", type="primary",
-              help=f"Fits {', '.join(names)} on the chosen pair; hyper-parameters by "
-                   "cross-validation on the source as above. FLDA uses dropout here "
-                   "(the paper's model), whatever the transfer model chosen above.",
-              on_click=run_benchmark, args=(key, pair, tuple(names), seed))
+    st.button(
+        "Download (if needed) and run",
+        key="real_bench_run",
+        type="primary",
+        help=f"Fits {', '.join(names)} on the chosen pair; hyper-parameters by "
+        "cross-validation on the source as above. FLDA uses dropout here "
+        "(the paper's model), whatever the transfer model chosen above.",
+        on_click=run_benchmark,
+        args=(key, pair, tuple(names), seed),
+    )
     outcome = st.session_state.get(BENCH_RESULT_KEY)
     paper = bm.paper_rows(key)
     if outcome and "error" in outcome:
-        st.warning(f"**The benchmark is not available right now.** {esc(outcome['error'])} "
-                   "The paper's numbers are below; the UCI table above needs no network.",
-                   icon=":material/cloud_off:")
+        st.warning(
+            f"**The benchmark is not available right now.** {esc(outcome['error'])} "
+            "The paper's numbers are below; the UCI table above needs no network.",
+            icon=":material/cloud_off:",
+        )
     elif outcome and outcome["key"] == key and outcome["pair"] in paper.index:
-        here = pd.DataFrame({"here": outcome["errors"],
-                             f"paper ({benchmark.table})": paper.loc[outcome["pair"]]}).T
+        here = pd.DataFrame(
+            {"here": outcome["errors"], f"paper ({benchmark.table})": paper.loc[outcome["pair"]]}
+        ).T
         st.markdown(f"**{benchmark.title}, {outcome['pair']}**")
         st.dataframe(formatted(here), width="stretch")
-        better = [f for f in ("FLDA-Q", "FLDA-L") if f in outcome["errors"]
-                  and outcome["errors"][f] < outcome["errors"].get("S-LR", np.inf)]
-        st.caption(f"Target error on {outcome['pair']} here and in the paper's "
-                   f"{benchmark.table}. Here {' and '.join(better) or 'neither FLDA variant'} "
-                   f"{'has' if len(better) == 1 else 'have' if better else 'has'} a lower "
-                   f"error than S-LR. {benchmark.note}")
+        better = [
+            f
+            for f in ("FLDA-Q", "FLDA-L")
+            if f in outcome["errors"] and outcome["errors"][f] < outcome["errors"].get("S-LR", np.inf)
+        ]
+        st.caption(
+            f"Target error on {outcome['pair']} here and in the paper's "
+            f"{benchmark.table}. Here {' and '.join(better) or 'neither FLDA variant'} "
+            f"{'has' if len(better) == 1 else 'have' if better else 'has'} a lower "
+            f"error than S-LR. {benchmark.note}"
+        )
     st.markdown(f"**The paper's {benchmark.table}** ({benchmark.title})")
     st.dataframe(formatted(paper), width="stretch")
     st.caption(f"Typed from the paper's {benchmark.table}. {benchmark.note}")
@@ -126,31 +145,45 @@ def fit_cached(key, classifier, impute, seed, transfer="dropout"):
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def table2_cached(impute):
-    return uci.table2(md.problem(k, impute) for k in KEYS), {
-        k: md.problem(k, impute).notes for k in KEYS}
+    return uci.table2(md.problem(k, impute) for k in KEYS), {k: md.problem(k, impute).notes for k in KEYS}
 
 
 def draw_controls():
     with st.sidebar:
         st.subheader("Real data")
-        st.radio("Fill the gaps of the target rows with", uci.IMPUTE_OPTIONS,
-                 key="real.impute", format_func=IMPUTE_LABELS.get,
-                 help="Zeros: a missing value is a dropped-out feature, as in the paper "
-                      "(section 4.2.2). Mean: features are centred on the source mean, so a "
-                      "gap holds the source mean; FLDA's dropout then replaces a feature by "
-                      "its mean, the alternative the paper names.")
-        widgets.transfer_control("real", note=(
-            "Imputation keeps the target's gaps as gaps (NaN) for FLDA and fills them in "
-            "expectation with the source mean; the other classifiers still see the gaps "
-            "filled as chosen above. Rate needs non-negative features: where a data set "
-            "has negative values its FLDA cells stay empty and say why."))
-        st.checkbox("Domain-adaptation baselines (skada)", key="real.baselines",
-                    help="Add KMM, SA, TCA, CORAL and optimal transport from the skada "
-                         "library (about half of the computing time). SCL and GFK are not "
-                         "in skada and stay empty.")
-        st.multiselect("Data sets", KEYS, key="real.sets",
-                       format_func=lambda k: uci.UCI_SETS[k].title,
-                       help="Rows of the table. All six are the paper's Table 3.")
+        st.radio(
+            "Fill the gaps of the target rows with",
+            uci.IMPUTE_OPTIONS,
+            key="real.impute",
+            format_func=IMPUTE_LABELS.get,
+            help="Zeros: a missing value is a dropped-out feature, as in the paper "
+            "(section 4.2.2). Mean: features are centred on the source mean, so a "
+            "gap holds the source mean; FLDA's dropout then replaces a feature by "
+            "its mean, the alternative the paper names.",
+        )
+        widgets.transfer_control(
+            "real",
+            note=(
+                "Imputation keeps the target's gaps as gaps (NaN) for FLDA and fills them in "
+                "expectation with the source mean; the other classifiers still see the gaps "
+                "filled as chosen above. Rate needs non-negative features: where a data set "
+                "has negative values its FLDA cells stay empty and say why."
+            ),
+        )
+        st.checkbox(
+            "Domain-adaptation baselines (skada)",
+            key="real.baselines",
+            help="Add KMM, SA, TCA, CORAL and optimal transport from the skada "
+            "library (about half of the computing time). SCL and GFK are not "
+            "in skada and stay empty.",
+        )
+        st.multiselect(
+            "Data sets",
+            KEYS,
+            key="real.sets",
+            format_func=lambda k: uci.UCI_SETS[k].title,
+            help="Rows of the table. All six are the paper's Table 3.",
+        )
 
 
 def run_table(keys, classifiers, impute, seed, transfer="dropout"):
@@ -165,14 +198,23 @@ def run_table(keys, classifiers, impute, seed, transfer="dropout"):
                 return  # the complete table is drawn by draw_table3
             with slot.container():
                 st.dataframe(here_table(partial.errors), width="stretch")
-                st.caption(f"**Not complete: {done} of {len(keys)} data sets done** "
-                           f"({', '.join(partial.errors.index)}); the remaining rows, the "
-                           "paper's Table 3 beside them and the comparison follow when "
-                           "every data set is done.")
+                st.caption(
+                    f"**Not complete: {done} of {len(keys)} data sets done** "
+                    f"({', '.join(partial.errors.index)}); the remaining rows, the "
+                    "paper's Table 3 beside them and the comparison follow when "
+                    "every data set is done."
+                )
 
-        result = md.run_missing_data(keys, classifiers, impute, seed, fit=fit_cached,
-                                     progress=lambda f, text: progress(f, f"Fitting {text}…"),
-                                     transfer=transfer, on_data_set=show_partial)
+        result = md.run_missing_data(
+            keys,
+            classifiers,
+            impute,
+            seed,
+            fit=fit_cached,
+            progress=lambda f, text: progress(f, f"Fitting {text}…"),
+            transfer=transfer,
+            on_data_set=show_partial,
+        )
     return result, slot
 
 
@@ -208,17 +250,22 @@ def provenance_caption(result):
     when = sorted({c.computed_at for c in cells})
     span = when[0] if len(when) == 1 else f"{when[0]} to {when[-1]}"
     if not fresh:
-        return (f"All {len(cells)} cells read from this server's disk cache: computed {span} "
-                "with this code, these data and these library versions.")
+        return (
+            f"All {len(cells)} cells read from this server's disk cache: computed {span} "
+            "with this code, these data and these library versions."
+        )
     if not stored:
-        kept = ("saved to this server's disk cache: a server restart reads them back"
-                if all(c.saved for c in cells) else
-                "not all could be saved to this server's disk cache: a server restart "
-                "computes those again")
+        kept = (
+            "saved to this server's disk cache: a server restart reads them back"
+            if all(c.saved for c in cells)
+            else "not all could be saved to this server's disk cache: a server restart computes those again"
+        )
         return f"All {len(cells)} cells computed {span} with this code and {kept}."
-    return (f"{len(stored)} of {len(cells)} cells read from this server's disk cache, "
-            f"{len(fresh)} computed by this server; all computed {span} with this code, "
-            "these data and these library versions.")
+    return (
+        f"{len(stored)} of {len(cells)} cells read from this server's disk cache, "
+        f"{len(fresh)} computed by this server; all computed {span} with this code, "
+        "these data and these library versions."
+    )
 
 
 def table3_caption(result):
@@ -228,47 +275,62 @@ def table3_caption(result):
         if {"S-LR", flda} <= set(errors.columns):
             here = int((errors[flda] < errors["S-LR"]).sum())
             there = int((paper[flda] < paper["S-LR"]).sum())
-            parts.append(f"{flda} has a lower error than S-LR on {here} of {len(errors)} data "
-                         f"sets here and on {there} of them in the paper")
+            parts.append(
+                f"{flda} has a lower error than S-LR on {here} of {len(errors)} data "
+                f"sets here and on {there} of them in the paper"
+            )
     best = errors.drop(columns=["T-LR"], errors="ignore").dropna(axis=1, how="all")
-    winners = [f"{name.split(' (')[0]}: {', '.join(best.columns[best.loc[name] == best.loc[name].min()])}"
-               for name in best.index]
-    text = ("; ".join(parts) + ". " if parts else "")
-    return (f"Target error (rows with gaps) of every classifier trained on the complete rows, "
-            f"gaps filled with {IMPUTE_LABELS[result.impute]}; the paper's Table 3 beside it "
-            f"(typed from the paper; CORAL and OT are not in it, SCL and GFK are not "
-            f"available here). {text}Lowest error here without the oracle T-LR — "
-            + "; ".join(winners) + ".")
+    winners = [
+        f"{name.split(' (')[0]}: {', '.join(best.columns[best.loc[name] == best.loc[name].min()])}"
+        for name in best.index
+    ]
+    text = "; ".join(parts) + ". " if parts else ""
+    return (
+        f"Target error (rows with gaps) of every classifier trained on the complete rows, "
+        f"gaps filled with {IMPUTE_LABELS[result.impute]}; the paper's Table 3 beside it "
+        f"(typed from the paper; CORAL and OT are not in it, SCL and GFK are not "
+        f"available here). {text}Lowest error here without the oracle T-LR — " + "; ".join(winners) + "."
+    )
 
 
 def theta_caption(thetas, title):
     top = thetas.sort_values(["missing in target", "theta"], ascending=False).iloc[0]
     gapped = thetas[thetas["missing in target"] > 0]
     gap = (gapped["theta"] - gapped["missing in target"]).abs().mean() if len(gapped) else 0.0
-    return (f"{title}: FLDA's θ̂ per feature (green bars, section 3.3.1) beside the share of "
-            f"target rows in which the feature's column is empty (diamonds). "
-            f"{len(gapped)} of {len(thetas)} encoded features have gaps in the target; the "
-            f"most often missing is '{top['feature']}' ({top['missing in target']:.1%} of the "
-            f"target rows, θ̂ = {top['theta']:.3f}). Over the features with gaps, θ̂ differs "
-            f"from the missing share by {gap:.3f} on average: θ̂ also counts entries that are "
-            f"0 without being missing, and a feature non-zero more often in the target than "
-            f"in the source gets θ̂ = 0.")
+    return (
+        f"{title}: FLDA's θ̂ per feature (green bars, section 3.3.1) beside the share of "
+        f"target rows in which the feature's column is empty (diamonds). "
+        f"{len(gapped)} of {len(thetas)} encoded features have gaps in the target; the "
+        f"most often missing is '{top['feature']}' ({top['missing in target']:.1%} of the "
+        f"target rows, θ̂ = {top['theta']:.3f}). Over the features with gaps, θ̂ differs "
+        f"from the missing share by {gap:.3f} on average: θ̂ also counts entries that are "
+        f"0 without being missing, and a feature non-zero more often in the target than "
+        f"in the source gets θ̂ = 0."
+    )
 
 
 def show_transfer_notes(result):
     """Which transfer model FLDA used, and the cells where it does not apply."""
     if result.transfer == "dropout":
         return
-    kept = (" FLDA sees the target's gaps as gaps (NaN) and fills them in expectation with "
-            "the source mean; the other classifiers see the filled gaps."
-            if result.transfer == "imputation" else "")
-    st.info(f"FLDA-Q and FLDA-L use the **{result.transfer}** transfer model: "
-            f"{TRANSFER_MODELS[result.transfer]}{kept}", icon=":material/info:")
+    kept = (
+        " FLDA sees the target's gaps as gaps (NaN) and fills them in expectation with "
+        "the source mean; the other classifiers see the filled gaps."
+        if result.transfer == "imputation"
+        else ""
+    )
+    st.info(
+        f"FLDA-Q and FLDA-L use the **{result.transfer}** transfer model: "
+        f"{TRANSFER_MODELS[result.transfer]}{kept}",
+        icon=":material/info:",
+    )
     for (key, name), cell in result.cells.items():
         if cell.note and name.startswith("FLDA"):
-            st.warning(f"{uci.UCI_SETS[key].title}, {name}: {cell.note} The cell is left "
-                       "empty; choose another transfer model to fill it.",
-                       icon=":material/warning:")
+            st.warning(
+                f"{uci.UCI_SETS[key].title}, {name}: {cell.note} The cell is left "
+                "empty; choose another transfer model to fill it.",
+                icon=":material/warning:",
+            )
 
 
 def show_transfer_parameters(parameters, title):
@@ -280,19 +342,25 @@ def show_transfer_parameters(parameters, title):
     frame = parameters.transfer_params
     st.markdown(f"**{title}: estimated {transfer} parameters**")
     if frame is None:
-        st.info(f"The {transfer} transfer model does not apply to {title}, so it has no "
-                "parameters here and its FLDA cells in Table 3 below stay empty.",
-                icon=":material/info:")
+        st.info(
+            f"The {transfer} transfer model does not apply to {title}, so it has no "
+            "parameters here and its FLDA cells in Table 3 below stay empty.",
+            icon=":material/info:",
+        )
         return
-    st.dataframe(frame, hide_index=True, width="stretch",
-                 column_config=tables.number_columns(frame))
-    st.caption("Per encoded feature, the parameters FLDA-Q and FLDA-L used (estimated from "
-               "all source and target rows), beside the share of target rows missing the "
-               "feature's column.")
-    tables.download_csv("Download the parameters (CSV)", frame,
-                           file_name=f"flda_{transfer}_{key}.csv",
-                           key="real_download_transfer",
-                       help="The table above as CSV.")
+    st.dataframe(frame, hide_index=True, width="stretch", column_config=tables.number_columns(frame))
+    st.caption(
+        "Per encoded feature, the parameters FLDA-Q and FLDA-L used (estimated from "
+        "all source and target rows), beside the share of target rows missing the "
+        "feature's column."
+    )
+    tables.download_csv(
+        "Download the parameters (CSV)",
+        frame,
+        file_name=f"flda_{transfer}_{key}.csv",
+        key="real_download_transfer",
+        help="The table above as CSV.",
+    )
 
 
 def figure_settings(data, impute, transfer, seed=None):
@@ -300,8 +368,7 @@ def figure_settings(data, impute, transfer, seed=None):
     the data, how gaps were filled, the seed of the fits and FLDA's transfer model."""
     from explorer.figures.export import settings_line
 
-    return settings_line(data=data, seed=seed, extra=(f"gaps filled: {impute}",),
-                         transfer=transfer)
+    return settings_line(data=data, seed=seed, extra=(f"gaps filled: {impute}",), transfer=transfer)
 
 
 @st.fragment
@@ -313,25 +380,40 @@ def draw_theta_section(keys, impute, transfer, present):
     if st.session_state["real.theta_set"] not in keys:
         st.session_state["real.theta_set"] = keys[0]
     if not present:
-        st.selectbox("Data set", keys, key="real.theta_set",
-                     format_func=lambda k: uci.UCI_SETS[k].title,
-                     help="The data set whose features are shown.")
-        st.slider("Features shown", 5, 80, key="real.top_n",
-                  help="The features with the largest θ̂ or missing share.")
+        st.selectbox(
+            "Data set",
+            keys,
+            key="real.theta_set",
+            format_func=lambda k: uci.UCI_SETS[k].title,
+            help="The data set whose features are shown.",
+        )
+        st.slider(
+            "Features shown",
+            5,
+            80,
+            key="real.top_n",
+            help="The features with the largest θ̂ or missing share.",
+        )
     state.write_to_url(SETTINGS)
     key = st.session_state["real.theta_set"]
     parameters = md.data_parameters(key, impute, transfer)
     thetas = parameters.thetas
     title = uci.UCI_SETS[key].title
-    charts.show_chart(theta_figure(thetas, int(st.session_state["real.top_n"])),
-                         "real_theta", f"estimated dropout per feature {title}",
-                         theta_caption(thetas, title),
-                         settings=figure_settings(title, impute, transfer))
-    tables.download_csv("Download θ̂ per feature (CSV)", thetas,
-                           file_name=f"flda_theta_{key}_{impute}.csv",
-                           key="real_download_theta",
-                       help="Per encoded feature: its file column, θ̂ and the share of "
-                            "target rows in which the column is empty.")
+    charts.show_chart(
+        theta_figure(thetas, int(st.session_state["real.top_n"])),
+        "real_theta",
+        f"estimated dropout per feature {title}",
+        theta_caption(thetas, title),
+        settings=figure_settings(title, impute, transfer),
+    )
+    tables.download_csv(
+        "Download θ̂ per feature (CSV)",
+        thetas,
+        file_name=f"flda_theta_{key}_{impute}.csv",
+        key="real_download_theta",
+        help="Per encoded feature: its file column, θ̂ and the share of "
+        "target rows in which the column is empty.",
+    )
     show_transfer_parameters(parameters, title)
 
 
@@ -356,21 +438,28 @@ def draw_table3(keys, classifiers, impute, seed, transfer, present):
         if provenance:
             st.caption(provenance)
     show_transfer_notes(result)
-    charts.show_chart(error_comparison_figure(result.errors, result.paper), "real_errors",
-                         "table 3 target errors on uci data with gaps",
-                         "Bars: target error here (orange naive source classifiers, blue skada "
-                         "baselines, green FLDA, purple the T-LR oracle trained on the target "
-                         "labels); grey marks: the paper's Table 3.",
-                         settings=figure_settings(", ".join(keys), impute, transfer, seed))
+    charts.show_chart(
+        error_comparison_figure(result.errors, result.paper),
+        "real_errors",
+        "table 3 target errors on uci data with gaps",
+        "Bars: target error here (orange naive source classifiers, blue skada "
+        "baselines, green FLDA, purple the T-LR oracle trained on the target "
+        "labels); grey marks: the paper's Table 3.",
+        settings=figure_settings(", ".join(keys), impute, transfer, seed),
+    )
     if {"S-LR", "FLDA-Q", "FLDA-L"} <= set(result.errors.columns):
-        st.markdown("**Gain of FLDA over S-LR** (S-LR's error minus FLDA's; positive = FLDA "
-                    "makes fewer errors)")
+        st.markdown(
+            "**Gain of FLDA over S-LR** (S-LR's error minus FLDA's; positive = FLDA makes fewer errors)"
+        )
         st.dataframe(formatted(result.gain), width="stretch")
     tables.download_csv(
-        "Download the table (CSV)", result.long_table,
-        file_name=f"flda_missing_data_{impute}.csv", key="real_download",
+        "Download the table (CSV)",
+        result.long_table,
+        file_name=f"flda_missing_data_{impute}.csv",
+        key="real_download",
         help="One row per data set and classifier: error here, the paper's value, wrong / "
-             "target rows, the hyper-parameters chosen and the fit time.")
+        "target rows, the hyper-parameters chosen and the fit time.",
+    )
     if not present:
         with st.expander("How the numbers are computed"):
             st.markdown(
@@ -384,8 +473,8 @@ def draw_table3(keys, classifiers, impute, seed, transfer, present):
                 "cross-validated error on the target (each row predicted by a model that did not "
                 "see it), l2 chosen by cross-validation on the target.\n"
                 + "".join(f"* {name}: {note}.\n" for name, note in bl.BASELINE_NOTES.items())
-                + "".join(f"* {name}: not available — {why}.\n"
-                          for name, why in bl.NOT_AVAILABLE.items()))
+                + "".join(f"* {name}: not available — {why}.\n" for name, why in bl.NOT_AVAILABLE.items())
+            )
             st.dataframe(result.params, width="stretch")
     return result
 
@@ -401,7 +490,8 @@ def main():
             "the **complete rows** are the labelled source, the **rows with a gap** are the "
             "target, and a gap is a dropped-out feature. Every classifier is trained on the "
             "source (FLDA and the domain-adaptation baselines also see the unlabelled target "
-            "rows) and scored on the target.")
+            "rows) and scored on the target."
+        )
         charts.sidebar_controls(draw_controls)
     state.write_to_url(SETTINGS)
     impute = st.session_state["real.impute"]
@@ -410,8 +500,11 @@ def main():
         st.info("Choose at least one data set in the sidebar.", icon=":material/info:")
         return
     # SCL and GFK stay in the table as "n/a" (not in skada): the paper's columns, in order
-    classifiers = tuple(c for c in md.CLASSIFIERS if st.session_state["real.baselines"]
-                        or c not in (*bl.BASELINES, *bl.NOT_AVAILABLE))
+    classifiers = tuple(
+        c
+        for c in md.CLASSIFIERS
+        if st.session_state["real.baselines"] or c not in (*bl.BASELINES, *bl.NOT_AVAILABLE)
+    )
 
     st.subheader("The data sets (Table 2)")
     summary, notes = table2_cached(impute)
@@ -421,11 +514,11 @@ def main():
     st.caption(
         "Counts here beside the paper's Table 2. Files: sample_data/uci/ (UCI Machine "
         "Learning Repository, CC BY 4.0; see PROVENANCE.md there). "
-        + " ".join(n for k in keys for n in notes[k]))
+        + " ".join(n for k in keys for n in notes[k])
+    )
 
     draw_theta_section(keys, impute, st.session_state["real.transfer"], present)
-    result = draw_table3(keys, classifiers, impute, seed, st.session_state["real.transfer"],
-                         present)
+    result = draw_table3(keys, classifiers, impute, seed, st.session_state["real.transfer"], present)
     if result is None:
         return
     if not present:

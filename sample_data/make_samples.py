@@ -38,11 +38,12 @@ from explorer.data.tabular import SAMPLE_SETS  # noqa: E402
 POISSON_SEED = 2016
 BREAST_CANCER_SEED = 4_2_2
 
-POISSON_WORDS = ("free", "win", "prize", "call", "offer", "urgent",
-                 "meeting", "report", "lunch", "thanks")
+POISSON_WORDS = ("free", "win", "prize", "call", "offer", "urgent", "meeting", "report", "lunch", "thanks")
 #: Poisson rates per class (rows: ham, spam) and word.
-POISSON_RATES = ((0.3, 0.2, 0.1, 1.0, 0.3, 0.2, 1.5, 1.2, 0.8, 1.0),
-                 (2.0, 1.5, 1.0, 2.0, 1.5, 1.0, 0.3, 0.2, 0.3, 0.5))
+POISSON_RATES = (
+    (0.3, 0.2, 0.1, 1.0, 0.3, 0.2, 1.5, 1.2, 0.8, 1.0),
+    (2.0, 1.5, 1.0, 2.0, 1.5, 1.0, 0.3, 0.2, 0.3, 0.5),
+)
 #: True dropout probability per word in the target domain.
 POISSON_THETA = (0.8, 0.7, 0.6, 0.0, 0.5, 0.0, 0.0, 0.3, 0.0, 0.0)
 POISSON_CLASSES = ("ham", "spam")
@@ -55,8 +56,13 @@ BREAST_CANCER_MISSING = {"mean": 0.3, "error": 0.15, "worst": 0.6}
 
 def poisson_frames(seed=POISSON_SEED):
     """Source and (labelled) target data frames of the synthetic word-count pair."""
-    pair = make_poisson_domains(n_source=POISSON_SAMPLES, n_target=POISSON_SAMPLES,
-                                rates=POISSON_RATES, theta=POISSON_THETA, random_state=seed)
+    pair = make_poisson_domains(
+        n_source=POISSON_SAMPLES,
+        n_target=POISSON_SAMPLES,
+        rates=POISSON_RATES,
+        theta=POISSON_THETA,
+        random_state=seed,
+    )
     frames = []
     for X, y in ((pair.X_source, pair.y_source), (pair.X_target, pair.y_target)):
         # Dropout rescales survivors by 1/(1-theta); keep 4 decimals in the file.
@@ -76,9 +82,16 @@ def breast_cancer_frames(seed=BREAST_CANCER_SEED):
     n_target = int(round(BREAST_CANCER_TARGET_FRACTION * len(order)))
     target_rows, source_rows = np.sort(order[:n_target]), np.sort(order[n_target:])
     names = [str(n) for n in data.feature_names]
-    p_missing = np.array([BREAST_CANCER_MISSING["worst"] if n.startswith("worst")
-                          else BREAST_CANCER_MISSING["error"] if n.endswith("error")
-                          else BREAST_CANCER_MISSING["mean"] for n in names])
+    p_missing = np.array(
+        [
+            BREAST_CANCER_MISSING["worst"]
+            if n.startswith("worst")
+            else BREAST_CANCER_MISSING["error"]
+            if n.endswith("error")
+            else BREAST_CANCER_MISSING["mean"]
+            for n in names
+        ]
+    )
     diagnosis = np.asarray(data.target_names)[data.target]
     source = pd.DataFrame(data.data[source_rows], columns=names)
     source["diagnosis"] = diagnosis[source_rows]
@@ -91,8 +104,7 @@ def breast_cancer_frames(seed=BREAST_CANCER_SEED):
 
 def write_csv(frame, path):
     """Write ``frame`` with a fixed, platform-independent format (LF line ends)."""
-    path.write_bytes(frame.to_csv(index=False, lineterminator="\n",
-                                  float_format="%.10g").encode("utf-8"))
+    path.write_bytes(frame.to_csv(index=False, lineterminator="\n", float_format="%.10g").encode("utf-8"))
 
 
 def main(out_dir=HERE):

@@ -12,7 +12,6 @@ for folder in (TESTS.parent, TESTS / "library", TESTS / "app", TESTS / "e2e"):
         sys.path.insert(0, str(folder))
 
 
-
 # --------------------------------------------------------------------------------------
 # AppTest plays the browser's part in "first chart first" (explorer.ui.charts.show_chart)
 # --------------------------------------------------------------------------------------
@@ -30,13 +29,14 @@ def _run_like_a_browser(run):
     """``AppTest._run`` (every run: ``at.run()``, ``widget.run()``, ``switch_page``), then
     the browser's report of the first chart: the report's rerun carries the widgets'
     current states, as the browser's does."""
+
     def run_like_a_browser(self, widget_state=None, timeout=None):
         from explorer.ui.state import CHART_DRAWN_KEY, REST_OWED_KEY
 
         result = run(self, widget_state, timeout)
         owed = REST_OWED_KEY in self.session_state and self.session_state[REST_OWED_KEY]
         if owed and getattr(self, "reports_chart_draws", True) and not self.exception:
-            self.session_state[CHART_DRAWN_KEY] = True     # what the chart's report sets
+            self.session_state[CHART_DRAWN_KEY] = True  # what the chart's report sets
             result = run(self, self._tree.get_widget_states(), timeout)
         return result
 

@@ -40,8 +40,17 @@ import sklearn
 from explorer.data.digits import default_cache_dir, openml_reachable
 from explorer.data.files import without_paths
 
-__all__ = ["HOST", "Benchmark", "BENCHMARKS", "PAPER_TABLES", "BenchmarkUnavailable",
-           "cache_dir", "load_pair", "paper_rows", "pairs"]
+__all__ = [
+    "HOST",
+    "Benchmark",
+    "BENCHMARKS",
+    "PAPER_TABLES",
+    "BenchmarkUnavailable",
+    "cache_dir",
+    "load_pair",
+    "paper_rows",
+    "pairs",
+]
 
 #: Where skada's fetchers download from (checked before a download).
 HOST = "figshare.com"
@@ -126,19 +135,31 @@ class Benchmark:
 
 BENCHMARKS = {
     "office31_decaf": Benchmark(
-        "office31_decaf", "Office, DeCAF8 features (31 classes)", "Table 6",
-        "fetch_office31_decaf", {"A": "amazon", "D": "dslr", "W": "webcam"},
-        note="skada's copy of the DeCAF8 features the paper uses."),
+        "office31_decaf",
+        "Office, DeCAF8 features (31 classes)",
+        "Table 6",
+        "fetch_office31_decaf",
+        {"A": "amazon", "D": "dslr", "W": "webcam"},
+        note="skada's copy of the DeCAF8 features the paper uses.",
+    ),
     "office_caltech_surf": Benchmark(
-        "office_caltech_surf", "Office-Caltech, SURF features (10 classes)", "Table 5",
-        "fetch_office31_surf", {"A": "amazon", "D": "dslr", "W": "webcam"},
+        "office_caltech_surf",
+        "Office-Caltech, SURF features (10 classes)",
+        "Table 5",
+        "fetch_office31_surf",
+        {"A": "amazon", "D": "dslr", "W": "webcam"},
         kwargs=(("categories", "CALTECH256"),),
-        note="skada has no Caltech (C) domain: the paper's pairs with C are not offered."),
+        note="skada has no Caltech (C) domain: the paper's pairs with C are not offered.",
+    ),
     "amazon": Benchmark(
-        "amazon", "Amazon reviews", "Table 9", "fetch_amazon_review",
+        "amazon",
+        "Amazon reviews",
+        "Table 9",
+        "fetch_amazon_review",
         {"B": "books", "D": "dvd", "E": "elec", "K": "kitchen"},
         note="skada's pre-computed 400-dimensional review features, not the paper's "
-             "bag of words: expect other numbers."),
+        "bag of words: expect other numbers.",
+    ),
 }
 
 
@@ -150,15 +171,18 @@ class BenchmarkUnavailable(RuntimeError):
 
 #: How to get rid of a cached copy that cannot be read (the cache's place without the
 #: server's own path: the administrator knows where FLDA_CACHE_DIR points).
-CACHE_FIX = ("Whoever runs this server should delete the benchmark's folder under 'skada' "
-             "in the data cache (the folder FLDA_CACHE_DIR names, by default "
-             "~/.cache/flda/skada); then 'Download (if needed) and run' downloads it again.")
+CACHE_FIX = (
+    "Whoever runs this server should delete the benchmark's folder under 'skada' "
+    "in the data cache (the folder FLDA_CACHE_DIR names, by default "
+    "~/.cache/flda/skada); then 'Download (if needed) and run' downloads it again."
+)
 
 
 def _unreadable(benchmark, domain, error):
     return BenchmarkUnavailable(
         f"{benchmark.title}: the cached copy of the {domain} domain cannot be read "
-        f"({type(error).__name__}: {without_paths(error)}). {CACHE_FIX}")
+        f"({type(error).__name__}: {without_paths(error)}). {CACHE_FIX}"
+    )
 
 
 def cache_dir(root=None):
@@ -187,8 +211,9 @@ def _skada_fetch(benchmark, domain, data_home, download_if_missing):
     for name, value in benchmark.kwargs:
         kwargs[name] = getattr(sd.Office31CategoriesPreset, value)
     fetch = getattr(sd, benchmark.fetcher)
-    return fetch(domain, data_home=str(data_home), download_if_missing=download_if_missing,
-                 return_X_y=True, **kwargs)
+    return fetch(
+        domain, data_home=str(data_home), download_if_missing=download_if_missing, return_X_y=True, **kwargs
+    )
 
 
 def _load_domain(benchmark, domain, home, fetch, reachable):
@@ -204,7 +229,8 @@ def _load_domain(benchmark, domain, home, fetch, reachable):
     if not reachable():
         raise BenchmarkUnavailable(
             f"{HOST} (where skada downloads {benchmark.title} from) cannot be reached from "
-            "this machine, and the data are not in the cache of this server.")
+            "this machine, and the data are not in the cache of this server."
+        )
     home.mkdir(parents=True, exist_ok=True)
     before = set(home.iterdir())
     try:
@@ -215,7 +241,8 @@ def _load_domain(benchmark, domain, home, fetch, reachable):
         raise BenchmarkUnavailable(
             f"Downloading {benchmark.title} failed ({type(error).__name__}: "
             f"{without_paths(error)}). Try again later; if it keeps failing, "
-            f"{CACHE_FIX[0].lower()}{CACHE_FIX[1:]}") from error
+            f"{CACHE_FIX[0].lower()}{CACHE_FIX[1:]}"
+        ) from error
     try:
         return _checked(benchmark, domain, X, y)
     except Exception as error:
@@ -259,8 +286,7 @@ def load_pair(key, pair, root=None, fetch=None, reachable=None):
     benchmark = BENCHMARKS[key]
     source, target = (p.strip() for p in pair.split("→"))
     if source not in benchmark.domains or target not in benchmark.domains or source == target:
-        raise ValueError(f"Unknown pair {pair!r} for {benchmark.title}; choose from "
-                         f"{pairs(key)}.")
+        raise ValueError(f"Unknown pair {pair!r} for {benchmark.title}; choose from {pairs(key)}.")
     fetch = _skada_fetch if fetch is None else fetch
     reachable = (lambda: openml_reachable(HOST)) if reachable is None else reachable
     home = cache_dir(root)

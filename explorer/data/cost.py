@@ -40,10 +40,12 @@ def fit_cost(n_rows, n_features, n_classes):
 
 
 def _describe(n_rows, n_features, n_classes):
-    return (f"{int(n_rows):,} rows x {int(n_features):,} features x "
-            f"{1 if int(n_classes) <= 2 else int(n_classes)} "
-            f"{'output' if int(n_classes) <= 2 else 'classes'} = "
-            f"{fit_cost(n_rows, n_features, n_classes):,}")
+    return (
+        f"{int(n_rows):,} rows x {int(n_features):,} features x "
+        f"{1 if int(n_classes) <= 2 else int(n_classes)} "
+        f"{'output' if int(n_classes) <= 2 else 'classes'} = "
+        f"{fit_cost(n_rows, n_features, n_classes):,}"
+    )
 
 
 def check_fit_cost(n_rows, n_features, n_classes, name):
@@ -66,7 +68,8 @@ def check_fit_cost(n_rows, n_features, n_classes, name):
             f"Fitting on {name} would be too slow for a shared server: "
             f"{_describe(n_rows, n_features, n_classes)} values per pass; the limit is "
             f"{MAX_FIT_COST:,}.",
-            "Upload a random subsample of the rows, keep fewer features, or merge classes.")
+            "Upload a random subsample of the rows, keep fewer features, or merge classes.",
+        )
 
 
 def fit_cost_note(n_rows, n_features, n_classes, n_fits=1):
@@ -82,6 +85,8 @@ def fit_cost_note(n_rows, n_features, n_classes, n_fits=1):
     if cost < LONG_FIT_COST:
         return None
     fits = f"each of the {int(n_fits)} fits" if n_fits > 1 else "the fit"
-    return (f"This is a large problem ({_describe(n_rows, n_features, n_classes)} values "
-            f"per pass over the data; every solver iteration makes at least one pass), so "
-            f"{fits} may take minutes. A random subsample of the rows is much faster.")
+    return (
+        f"This is a large problem ({_describe(n_rows, n_features, n_classes)} values "
+        f"per pass over the data; every solver iteration makes at least one pass), so "
+        f"{fits} may take minutes. A random subsample of the rows is much faster."
+    )

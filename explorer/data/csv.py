@@ -31,10 +31,19 @@ import pandas as pd
 from explorer.errors import DataValidationError
 
 __all__ = [
-    "MAX_FILE_BYTES", "MAX_ROWS", "MAX_COLUMNS", "MAX_CELLS", "MAX_LINE_BREAKS",
+    "MAX_FILE_BYTES",
+    "MAX_ROWS",
+    "MAX_COLUMNS",
+    "MAX_CELLS",
+    "MAX_LINE_BREAKS",
     "MISSING_TOKENS",
-    "DELIMITER_NAMES", "DataValidationError", "CsvTable", "decode_text",
-    "detect_delimiter", "parse_csv", "guess_label_column",
+    "DELIMITER_NAMES",
+    "DataValidationError",
+    "CsvTable",
+    "decode_text",
+    "detect_delimiter",
+    "parse_csv",
+    "guess_label_column",
 ]
 
 #: Largest file accepted (bytes).  Bigger files should be subsampled first.
@@ -61,8 +70,7 @@ _BINARY_SIGNATURES = (
     (b"\xff\xd8\xff", "a JPEG image"),
     (b"\x1f\x8b", "a gzip-compressed file"),
 )
-_NA_VALUES = sorted({v for t in MISSING_TOKENS for v in (t, t.upper(), t.title())}
-                    | {"NaN", "N/A", "#N/A"})
+_NA_VALUES = sorted({v for t in MISSING_TOKENS for v in (t, t.upper(), t.title())} | {"NaN", "N/A", "#N/A"})
 _SNIFF_LINES = 50
 _EXAMPLES = 3
 
@@ -108,11 +116,14 @@ class CsvTable:
 
     def describe(self):
         """One line for the page, e.g. ``"569 rows x 31 columns, UTF-8, comma-separated"``."""
-        return (f"{self.n_rows:,} rows x {len(self.columns):,} columns, {self.encoding}, "
-                f"{DELIMITER_NAMES[self.delimiter]}-separated")
+        return (
+            f"{self.n_rows:,} rows x {len(self.columns):,} columns, {self.encoding}, "
+            f"{DELIMITER_NAMES[self.delimiter]}-separated"
+        )
 
 
 # --------------------------------------------------------------------------- parsing
+
 
 def decode_text(raw, name="file"):
     """Decode the bytes of a text file.
@@ -142,33 +153,39 @@ def decode_text(raw, name="file"):
         For binary content.
     """
     # The UTF-32-LE mark starts with the UTF-16-LE one: test it first.
-    for marks, encoding in (((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE), "UTF-32"),
-                            ((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE), "UTF-16")):
+    for marks, encoding in (
+        ((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE), "UTF-32"),
+        ((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE), "UTF-16"),
+    ):
         if raw.startswith(marks):
             try:
                 return raw.decode(encoding.lower()), encoding
             except UnicodeDecodeError:
                 raise DataValidationError(
                     f"{name} starts like a {encoding} text file but is not valid {encoding}.",
-                    "Save it again as CSV with UTF-8 encoding.") from None
+                    "Save it again as CSV with UTF-8 encoding.",
+                ) from None
     for signature, what in _BINARY_SIGNATURES:
         if raw.startswith(signature):
             raise DataValidationError(
                 f"{name} is not a text CSV file: it looks like {what}.",
-                "Open it in its program and export or 'Save as' CSV (comma-separated values).")
+                "Open it in its program and export or 'Save as' CSV (comma-separated values).",
+            )
     if b"\x00" in raw:
         wide = _wide_encoding(raw)
         if wide:
             raise DataValidationError(
                 f"{name} looks like {wide} text without a byte-order mark, which cannot be "
                 "told apart from binary data reliably.",
-                "Save it again as CSV with UTF-8 encoding.")
+                "Save it again as CSV with UTF-8 encoding.",
+            )
         raise DataValidationError(
             f"{name} contains binary data (NUL bytes), so it is not a text CSV file.",
-            "Export the data as CSV (comma-separated values) and upload that file.")
+            "Export the data as CSV (comma-separated values) and upload that file.",
+        )
     if raw.startswith(codecs.BOM_UTF8):
         try:
-            return raw[len(codecs.BOM_UTF8):].decode("utf-8"), "UTF-8 with BOM"
+            return raw[len(codecs.BOM_UTF8) :].decode("utf-8"), "UTF-8 with BOM"
         except UnicodeDecodeError:
             pass
     else:
@@ -182,14 +199,12 @@ def decode_text(raw, name="file"):
 def _wide_encoding(raw):
     """``"UTF-32"``/``"UTF-16"`` if ``raw`` decodes as such into NUL-free printable text."""
     sample = raw[:4096]
-    for encoding, width in (("utf-32-le", 4), ("utf-32-be", 4), ("utf-16-le", 2),
-                            ("utf-16-be", 2)):
+    for encoding, width in (("utf-32-le", 4), ("utf-32-be", 4), ("utf-16-le", 2), ("utf-16-be", 2)):
         try:
-            text = sample[:len(sample) - len(sample) % width].decode(encoding)
+            text = sample[: len(sample) - len(sample) % width].decode(encoding)
         except UnicodeDecodeError:
             continue
-        if text and "\x00" not in text and all(c.isprintable() or c in "\r\n\t"
-                                                for c in text):
+        if text and "\x00" not in text and all(c.isprintable() or c in "\r\n\t" for c in text):
             return encoding[:6].upper()
     return None
 
@@ -223,8 +238,7 @@ def detect_delimiter(lines):
     for delimiter in DELIMITER_NAMES:
         counts = [len(_split_fields(line, delimiter)) for line in sample]
         consistent = len(set(counts)) == 1
-        key = (consistent and counts[0] >= 2, counts[0] if consistent else 0,
-               counts[0] if counts else 0)
+        key = (consistent and counts[0] >= 2, counts[0] if consistent else 0, counts[0] if counts else 0)
         if counts and counts[0] >= 2 and (best_key is None or key > best_key):
             best, best_key = delimiter, key
     return best
@@ -239,8 +253,7 @@ def _looks_numeric(text):
 
 
 def _is_numeric(series):
-    return pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
-        series.dtype)
+    return pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype)
 
 
 def _convert_column(series, delimiter):
@@ -295,32 +308,35 @@ def parse_csv(raw, name="file.csv"):
     raw = bytes(raw)
     if len(raw) > MAX_FILE_BYTES:
         raise DataValidationError(
-            f"{name} is {len(raw) / 2**20:.1f} MB; the limit is "
-            f"{MAX_FILE_BYTES / 2**20:.0f} MB.",
-            "Upload a random subsample of the rows (or fewer columns).")
+            f"{name} is {len(raw) / 2**20:.1f} MB; the limit is {MAX_FILE_BYTES / 2**20:.0f} MB.",
+            "Upload a random subsample of the rows (or fewer columns).",
+        )
     if not raw or raw.isspace():  # (raw.strip() would copy up to 50 MB)
         raise DataValidationError(
-            f"{name} is empty.", "Upload a CSV file with a header row and at least one data row.")
+            f"{name} is empty.", "Upload a CSV file with a header row and at least one data row."
+        )
     _check_raw_shape(raw, name)
     text, encoding = decode_text(raw, name)
     file_warnings = []
     if encoding == "Latin-1":
         file_warnings.append(
             f"{name} is not valid UTF-8; it was read as Latin-1 (Western European). "
-            "If column names look garbled, save the file as UTF-8.")
+            "If column names look garbled, save the file as UTF-8."
+        )
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text, forced_delimiter = _excel_separator_line(text, name, file_warnings)
     lines = [line for line in text.split("\n") if line.strip()]
     if not lines:
         raise DataValidationError(
             f"{name} is empty (only blank lines).",
-            "Upload a CSV file with a header row and at least one data row.")
+            "Upload a CSV file with a header row and at least one data row.",
+        )
     if len(lines) - 1 > MAX_ROWS:
         raise DataValidationError(
             f"{name} has {len(lines) - 1:,} data rows; the limit is {MAX_ROWS:,}.",
-            "Upload a random subsample of the rows.")
-    _check_line_widths(lines[:_SNIFF_LINES], forced_delimiter or "".join(DELIMITER_NAMES),
-                       name)
+            "Upload a random subsample of the rows.",
+        )
+    _check_line_widths(lines[:_SNIFF_LINES], forced_delimiter or "".join(DELIMITER_NAMES), name)
     delimiter = forced_delimiter or detect_delimiter(lines)
     _check_line_widths(lines, delimiter, name)
     _check_header_line_breaks(text, lines[0], delimiter, name)
@@ -328,29 +344,33 @@ def parse_csv(raw, name="file.csv"):
     if len(header) > MAX_COLUMNS:
         raise DataValidationError(
             f"{name} has {len(header):,} columns; the limit is {MAX_COLUMNS:,}.",
-            "Keep the most frequent features (e.g. the most common words) and upload again.")
+            "Keep the most frequent features (e.g. the most common words) and upload again.",
+        )
     if len(lines) == 1:
         raise DataValidationError(
             f"{name} has a header row but no data rows.",
-            "Add at least one row of values below the column names.")
+            "Add at least one row of values below the column names.",
+        )
     n_cells = (len(lines) - 1) * len(header)
     if n_cells > MAX_CELLS:
         raise DataValidationError(
             f"{name} has {len(lines) - 1:,} rows x {len(header):,} columns = {n_cells:,} "
             f"values; the limit is {MAX_CELLS:,}.",
-            "Upload a random subsample of the rows or drop rare features.")
+            "Upload a random subsample of the rows or drop rare features.",
+        )
     n_first = len(_split_fields(lines[1], delimiter))
     if n_first > len(header):
         raise DataValidationError(
-            f"The first data row of {name} has {n_first} values but the header names "
-            f"{len(header)} columns.",
+            f"The first data row of {name} has {n_first} values but the header names {len(header)} columns.",
             "Every row needs exactly one value per column: add the missing column name(s) "
-            "or remove the extra delimiter at the end of the data rows.")
+            "or remove the extra delimiter at the end of the data rows.",
+        )
     _check_column_names(header, name)
     if all(_looks_numeric(h) for h in header):
         file_warnings.append(
             f"Every column name in {name} is a number, so the first row may be data rather "
-            "than a header. The first row is always read as column names.")
+            "than a header. The first row is always read as column names."
+        )
 
     header_end = text.find(lines[0]) + len(lines[0])
     body = text[header_end:]
@@ -358,25 +378,38 @@ def parse_csv(raw, name="file.csv"):
         with _warnings.catch_warnings():
             _warnings.simplefilter("ignore")
             frame = pd.read_csv(
-                io.StringIO(body), sep=delimiter, header=None, names=range(len(header)),
-                index_col=False, skipinitialspace=True, keep_default_na=False,
-                na_values=_NA_VALUES, skip_blank_lines=True, engine="c",
-                low_memory=False, quotechar='"')
+                io.StringIO(body),
+                sep=delimiter,
+                header=None,
+                names=range(len(header)),
+                index_col=False,
+                skipinitialspace=True,
+                keep_default_na=False,
+                na_values=_NA_VALUES,
+                skip_blank_lines=True,
+                engine="c",
+                low_memory=False,
+                quotechar='"',
+            )
     except pd.errors.ParserError as error:
-        raise DataValidationError(*_parser_message(
-            str(error), name, len(header), text[:header_end].count("\n"))) from None
+        raise DataValidationError(
+            *_parser_message(str(error), name, len(header), text[:header_end].count("\n"))
+        ) from None
     except (ValueError, UnicodeError, OverflowError, MemoryError, csv.Error) as error:
         raise DataValidationError(
             f"{name} could not be read as a CSV table ({error}).",
-            "Check that it is a plain CSV file with one header row.") from None
+            "Check that it is a plain CSV file with one header row.",
+        ) from None
     if frame.shape[0] == 0:
         raise DataValidationError(
             f"{name} has a header row but no data rows.",
-            "Add at least one row of values below the column names.")
+            "Add at least one row of values below the column names.",
+        )
     if frame.shape[0] > MAX_ROWS:
         raise DataValidationError(
             f"{name} has {frame.shape[0]:,} data rows; the limit is {MAX_ROWS:,}.",
-            "Upload a random subsample of the rows.")
+            "Upload a random subsample of the rows.",
+        )
 
     columns, decimal_comma = {}, []
     for index, column_name in enumerate(header):
@@ -385,24 +418,27 @@ def parse_csv(raw, name="file.csv"):
             if converted.isna().all():
                 file_warnings.append(
                     f"{name}: ignored column {index + 1}, which has no name and no values "
-                    "(a delimiter at the end of each line).")
+                    "(a delimiter at the end of each line)."
+                )
                 continue
             raise DataValidationError(
                 f"Column {index + 1} of {name} has values but no name.",
-                "Give every column a name in the header row.")
+                "Give every column a name in the header row.",
+            )
         columns[column_name] = converted.reset_index(drop=True)
         if used_comma:
             decimal_comma.append(column_name)
     if not columns:
         raise DataValidationError(
             f"{name} has no named columns with values.",
-            "Upload a CSV file with a header row and at least one data row.")
+            "Upload a CSV file with a header row and at least one data row.",
+        )
     if decimal_comma:
-        file_warnings.append(
-            f"{name}: read decimal commas as decimal points in {_name_list(decimal_comma)}.")
+        file_warnings.append(f"{name}: read decimal commas as decimal points in {_name_list(decimal_comma)}.")
     table = pd.DataFrame(columns)
-    return CsvTable(name=name, frame=table, encoding=encoding, delimiter=delimiter,
-                    warnings=tuple(file_warnings))
+    return CsvTable(
+        name=name, frame=table, encoding=encoding, delimiter=delimiter, warnings=tuple(file_warnings)
+    )
 
 
 def _check_raw_shape(raw, name):
@@ -423,11 +459,12 @@ def _check_raw_shape(raw, name):
         raise DataValidationError(
             f"{name} has {breaks:,} line breaks (blank lines included); the limit is "
             f"{MAX_LINE_BREAKS:,} for at most {MAX_ROWS:,} data rows.",
-            "Upload a random subsample of the rows and remove blank lines.")
+            "Upload a random subsample of the rows and remove blank lines.",
+        )
     line_end = re.compile(rb"\r|\n")
     end = line_end.search(raw)
     start, stop = 0, end.start() if end else len(raw)  # the first line (never copied)
-    if end and _SEPARATOR_LINE.match(raw[:min(stop, 20)].decode("latin-1").lstrip("\xef\xbb\xbf")):
+    if end and _SEPARATOR_LINE.match(raw[: min(stop, 20)].decode("latin-1").lstrip("\xef\xbb\xbf")):
         after = line_end.search(raw, end.end())
         start, stop = end.end(), after.start() if after else len(raw)
     for delimiter, what in DELIMITER_NAMES.items():
@@ -436,14 +473,14 @@ def _check_raw_shape(raw, name):
             raise DataValidationError(
                 f"{name} has {columns:,} columns ({columns - 1:,} {what}s in its first "
                 f"line); the limit is {MAX_COLUMNS:,}.",
-                "Keep the most frequent features (e.g. the most common words) and upload "
-                "again.")
+                "Keep the most frequent features (e.g. the most common words) and upload again.",
+            )
         cells = raw.count(delimiter.encode("ascii"))
         if cells > MAX_CELLS:
             raise DataValidationError(
-                f"{name} holds more than {cells:,} values ({cells:,} {what}s); the limit "
-                f"is {MAX_CELLS:,}.",
-                "Upload a random subsample of the rows or drop rare features.")
+                f"{name} holds more than {cells:,} values ({cells:,} {what}s); the limit is {MAX_CELLS:,}.",
+                "Upload a random subsample of the rows or drop rare features.",
+            )
 
 
 def _check_line_widths(lines, delimiters, name):
@@ -458,8 +495,8 @@ def _check_line_widths(lines, delimiters, name):
                 f"Line {widest + 1} of {name} (blank lines not counted) has {columns:,} "
                 f"values ({columns - 1:,} {DELIMITER_NAMES[delimiter]}s, in quoted text "
                 f"too); the limit is {MAX_COLUMNS:,} columns.",
-                "Every row needs one value per column: fix or remove that line, or keep "
-                "fewer columns.")
+                "Every row needs one value per column: fix or remove that line, or keep fewer columns.",
+            )
 
 
 _SEPARATOR_LINE = re.compile(r"[ \t]*\"?sep=(.?)\"?[ \t]*(\n|$)", re.IGNORECASE)
@@ -475,11 +512,13 @@ def _excel_separator_line(text, name, file_warnings):
         raise DataValidationError(
             f"The first line of {name}, {match.group(0).strip()!r}, asks for the delimiter "
             f"{delimiter!r}, which is not supported.",
-            "Save the file with commas, semicolons, tabs or pipes between values.")
+            "Save the file with commas, semicolons, tabs or pipes between values.",
+        )
     file_warnings.append(
         f"{name}: skipped the first line {match.group(0).strip()!r} (a hint written by Excel) "
-        f"and used the {DELIMITER_NAMES[delimiter]} it names as the delimiter.")
-    return text[match.end():], delimiter
+        f"and used the {DELIMITER_NAMES[delimiter]} it names as the delimiter."
+    )
+    return text[match.end() :], delimiter
 
 
 def _check_header_line_breaks(text, first_line, delimiter, name):
@@ -488,17 +527,15 @@ def _check_header_line_breaks(text, first_line, delimiter, name):
         return
     start = text.find(first_line)
     try:
-        record = next(csv.reader(io.StringIO(text[start:]), delimiter=delimiter,
-                                 strict=True), [])
+        record = next(csv.reader(io.StringIO(text[start:]), delimiter=delimiter, strict=True), [])
     except csv.Error:
         return  # an unclosed quote: reported by the table reader
     broken = [field for field in record if "\n" in field]
     if broken:
         raise DataValidationError(
-            f"A column name in the header of {name} contains a line break: "
-            f"{broken[0][:60]!r}.",
-            "Remove line breaks from the column names (edit the header cells), then save "
-            "as CSV again.")
+            f"A column name in the header of {name} contains a line break: {broken[0][:60]!r}.",
+            "Remove line breaks from the column names (edit the header cells), then save as CSV again.",
+        )
 
 
 def _check_column_names(header, name):
@@ -511,11 +548,18 @@ def _check_column_names(header, name):
         headerless = all(_looks_numeric(c) for c in header)
         raise DataValidationError(
             f"{name} has duplicate column names: {_name_list(duplicates)}."
-            + (" Every column name is a number, so the file probably has no header row "
-               "and its first data row was read as column names." if headerless else ""),
-            ("Add a first line naming the columns (e.g. word_1,word_2,...,label)."
-             if headerless else
-             "Column names must be unique; rename or delete the repeated columns."))
+            + (
+                " Every column name is a number, so the file probably has no header row "
+                "and its first data row was read as column names."
+                if headerless
+                else ""
+            ),
+            (
+                "Add a first line naming the columns (e.g. word_1,word_2,...,label)."
+                if headerless
+                else "Column names must be unique; rename or delete the repeated columns."
+            ),
+        )
 
 
 def _parser_message(message, name, n_header, lines_before_body):
@@ -523,15 +567,20 @@ def _parser_message(message, name, n_header, lines_before_body):
     if match:
         # The body starts with the newline that ends the header line.
         line = int(match.group(2)) + lines_before_body
-        return (f"Line {line} of {name} has {match.group(3)} values but the header names "
-                f"{n_header} columns.",
-                "Every row needs one value per column; check for an extra delimiter, or "
-                "quote values that contain the delimiter.")
+        return (
+            f"Line {line} of {name} has {match.group(3)} values but the header names {n_header} columns.",
+            "Every row needs one value per column; check for an extra delimiter, or "
+            "quote values that contain the delimiter.",
+        )
     if "EOF" in message or "quote" in message.lower():
-        return (f"{name} has an opening quote (\") that is never closed.",
-                "Close the quote or remove it; quotes must come in pairs around a value.")
-    return (f"{name} could not be read as a CSV table ({message}).",
-            "Check that it is a plain CSV file with one header row.")
+        return (
+            f'{name} has an opening quote (") that is never closed.',
+            "Close the quote or remove it; quotes must come in pairs around a value.",
+        )
+    return (
+        f"{name} could not be read as a CSV table ({message}).",
+        "Check that it is a plain CSV file with one header row.",
+    )
 
 
 def _name_list(names, limit=5):

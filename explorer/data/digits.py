@@ -51,14 +51,34 @@ from explorer.data.files import is_regular_file, read_regular_file, without_path
 from explorer.data.npz import ArraySpec, looks_like_npy, looks_like_zip, read_npz
 
 __all__ = [
-    "SIDE", "OFFLINE_INNER_SIDE", "PAPER_N_MNIST", "PAPER_N_USPS",
-    "MAX_UPLOAD_BYTES", "MAX_UPLOAD_SAMPLES", "MAX_UPLOAD_ARRAY_BYTES",
-    "MAX_PIXEL_MAGNITUDE", "LABEL_NAMES",
-    "DigitDomains", "DigitDataUnavailable",
-    "resample_matrix", "resize_images", "place_centred", "rescale_to_unit",
-    "stratified_halves", "balanced_subsample", "augment_shifts", "fingerprint",
-    "make_offline_domains", "default_cache_dir", "is_cached", "openml_reachable", "prepare_mnist",
-    "prepare_usps", "load_mnist_usps", "read_digit_file", "make_uploaded_domains",
+    "SIDE",
+    "OFFLINE_INNER_SIDE",
+    "PAPER_N_MNIST",
+    "PAPER_N_USPS",
+    "MAX_UPLOAD_BYTES",
+    "MAX_UPLOAD_SAMPLES",
+    "MAX_UPLOAD_ARRAY_BYTES",
+    "MAX_PIXEL_MAGNITUDE",
+    "LABEL_NAMES",
+    "DigitDomains",
+    "DigitDataUnavailable",
+    "resample_matrix",
+    "resize_images",
+    "place_centred",
+    "rescale_to_unit",
+    "stratified_halves",
+    "balanced_subsample",
+    "augment_shifts",
+    "fingerprint",
+    "make_offline_domains",
+    "default_cache_dir",
+    "is_cached",
+    "openml_reachable",
+    "prepare_mnist",
+    "prepare_usps",
+    "load_mnist_usps",
+    "read_digit_file",
+    "make_uploaded_domains",
     "direction_data",
 ]
 
@@ -87,6 +107,8 @@ LABEL_NAMES = ("label", "labels", "y", "target", "class", "digit")
 IMAGE_NAMES = ("X", "x", "images", "data", "pixels")
 
 _OPENML_HOST = "api.openml.org"
+
+
 @dataclass(frozen=True)
 class DigitDomains:
     """Two labelled collections of square digit images on one pixel grid.
@@ -136,6 +158,7 @@ class DigitDomains:
 # --------------------------------------------------------------------------
 # Image transforms
 # --------------------------------------------------------------------------
+
 
 def resample_matrix(n_in, n_out):
     """Matrix ``R`` (n_out x n_in) that resizes a 1-D pixel row: ``row_out = R @ row_in``.
@@ -222,7 +245,7 @@ def place_centred(images, inner, side):
     small = resize_images(images, inner)
     out = np.zeros((small.shape[0], side, side))
     border = (side - inner) // 2
-    out[:, border:border + inner, border:border + inner] = small
+    out[:, border : border + inner, border : border + inner] = small
     return out
 
 
@@ -298,8 +321,11 @@ def balanced_subsample(y, n, random_state=0):
             remaining -= take
             if remaining == 0:
                 break
-    chosen = [rng.choice(np.flatnonzero(y == label), size=q, replace=False)
-              for label, q in zip(labels, quota) if q > 0]
+    chosen = [
+        rng.choice(np.flatnonzero(y == label), size=q, replace=False)
+        for label, q in zip(labels, quota)
+        if q > 0
+    ]
     return np.sort(np.concatenate(chosen))
 
 
@@ -320,7 +346,7 @@ def augment_shifts(X, y, n, side, random_state=0, max_shift=1):
     images = np.asarray(X, dtype=np.float64)[pick].reshape(n, side, side)
     shifts = rng.integers(-max_shift, max_shift + 1, size=(n, 2))
     out = np.zeros_like(images)
-    for (dy, dx) in {tuple(s) for s in shifts.tolist()}:
+    for dy, dx in {tuple(s) for s in shifts.tolist()}:
         rows = np.flatnonzero((shifts[:, 0] == dy) & (shifts[:, 1] == dx))
         src = images[rows]
         dst = np.zeros_like(src)
@@ -346,15 +372,25 @@ def fingerprint(*arrays):
 def _domains(X_a, y_a, X_b, y_b, side, name_a, name_b, kind, description, paper_rows):
     X_a = np.ascontiguousarray(X_a, dtype=np.float64)
     X_b = np.ascontiguousarray(X_b, dtype=np.float64)
-    return DigitDomains(X_a=X_a, y_a=np.asarray(y_a), X_b=X_b, y_b=np.asarray(y_b), side=side,
-                        name_a=name_a, name_b=name_b, kind=kind, description=description,
-                        paper_rows=dict(paper_rows),
-                        key=fingerprint(X_a, np.asarray(y_a), X_b, np.asarray(y_b)))
+    return DigitDomains(
+        X_a=X_a,
+        y_a=np.asarray(y_a),
+        X_b=X_b,
+        y_b=np.asarray(y_b),
+        side=side,
+        name_a=name_a,
+        name_b=name_b,
+        kind=kind,
+        description=description,
+        paper_rows=dict(paper_rows),
+        key=fingerprint(X_a, np.asarray(y_a), X_b, np.asarray(y_b)),
+    )
 
 
 # --------------------------------------------------------------------------
 # Source 1: offline default
 # --------------------------------------------------------------------------
+
 
 def make_offline_domains(random_state=0, side=SIDE, inner=OFFLINE_INNER_SIDE):
     """USPS-like and MNIST-like domains from scikit-learn's bundled digits (no network).
@@ -405,15 +441,26 @@ def make_offline_domains(random_state=0, side=SIDE, inner=OFFLINE_INNER_SIDE):
         f"with an empty {border}-pixel border, like MNIST digits. The writers, the ink and "
         "the interpolation are the same in both domains; only where the ink falls differs "
         "- the shift the paper observes between USPS and MNIST (Figure 5), built here so "
-        "the page works without a network.")
-    return _domains(X_a, digits.target[idx_a], X_b, digits.target[idx_b], side,
-                    "USPS-like (fills frame)", "MNIST-like (centred)", "offline",
-                    description, {"A → B": "U → M", "B → A": "M → U"})
+        "the page works without a network."
+    )
+    return _domains(
+        X_a,
+        digits.target[idx_a],
+        X_b,
+        digits.target[idx_b],
+        side,
+        "USPS-like (fills frame)",
+        "MNIST-like (centred)",
+        "offline",
+        description,
+        {"A → B": "U → M", "B → A": "M → U"},
+    )
 
 
 # --------------------------------------------------------------------------
 # Source 2: MNIST and USPS from OpenML
 # --------------------------------------------------------------------------
+
 
 def default_cache_dir():
     """Where downloads are cached: ``$FLDA_CACHE_DIR`` or ``~/.cache/flda``."""
@@ -481,8 +528,7 @@ def _write_cached(path, X, y):
     temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.",
-                                             suffix=".tmp")
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
         with os.fdopen(handle, "wb") as out:
             np.savez_compressed(out, X=X, y=y)
         os.replace(temporary, path)
@@ -515,8 +561,7 @@ def _fetch_prepared(name, prepare, cache_dir, fetch):
         raise
     except Exception as error:  # network, HTTP, parse: all mean "not available now"
         raise DigitDataUnavailable(
-            f"Downloading '{name}' from OpenML failed ({type(error).__name__}: "
-            f"{without_paths(error)})."
+            f"Downloading '{name}' from OpenML failed ({type(error).__name__}: {without_paths(error)})."
         ) from error
     X = prepare(X)
     y = np.asarray(y).astype(str)
@@ -535,8 +580,15 @@ def _fetch_openml(name, data_home):
     from sklearn.datasets import fetch_openml
 
     versions = {"mnist_784": 1, "usps": 2}
-    bunch = fetch_openml(name, version=versions.get(name, "active"), data_home=data_home,
-                         as_frame=False, parser="auto", n_retries=1, delay=0.5)
+    bunch = fetch_openml(
+        name,
+        version=versions.get(name, "active"),
+        data_home=data_home,
+        as_frame=False,
+        parser="auto",
+        n_retries=1,
+        delay=0.5,
+    )
     return bunch.data, bunch.target
 
 
@@ -546,8 +598,9 @@ def is_cached(cache_dir=None):
     return all(is_regular_file(_cache_path(cache_dir, name)) for name in ("mnist_784", "usps"))
 
 
-def load_mnist_usps(n_mnist=PAPER_N_MNIST, n_usps=PAPER_N_USPS, random_state=0,
-                    cache_dir=None, fetch=None, reachable=None):
+def load_mnist_usps(
+    n_mnist=PAPER_N_MNIST, n_usps=PAPER_N_USPS, random_state=0, cache_dir=None, fetch=None, reachable=None
+):
     """MNIST and USPS on a 16 x 16 grid, as in section 4.2.3.
 
     MNIST (OpenML ``mnist_784``, 70,000 images 28 x 28) is area-resampled to
@@ -583,7 +636,8 @@ def load_mnist_usps(n_mnist=PAPER_N_MNIST, n_usps=PAPER_N_USPS, random_state=0,
     if not is_cached(cache_dir) and not reachable():
         raise DigitDataUnavailable(
             f"OpenML ({_OPENML_HOST}) cannot be reached from this machine, and MNIST/USPS "
-            "are not in the cache of this server.")
+            "are not in the cache of this server."
+        )
     X_m, y_m = _fetch_prepared("mnist_784", prepare_mnist, cache_dir, fetch)
     X_u, y_u = _fetch_prepared("usps", prepare_usps, cache_dir, fetch)
     if y_u.dtype.kind in "iu" and y_u.min() == 1 and y_u.max() == 10:
@@ -594,14 +648,26 @@ def load_mnist_usps(n_mnist=PAPER_N_MNIST, n_usps=PAPER_N_USPS, random_state=0,
         f"USPS ({len(pick_u):,} of {len(y_u):,} images, 16 x 16) and MNIST ({len(pick_m):,} of "
         f"{len(y_m):,} images, resized from 28 x 28 to 16 x 16 by area averaging) from "
         f"OpenML, class-balanced random subsamples (seed {random_state}), ink scaled to "
-        "[0, 1]. The paper uses 9,298 USPS and 14,000 MNIST images (section 4.2.3).")
-    return _domains(X_u[pick_u], y_u[pick_u], X_m[pick_m], y_m[pick_m], SIDE, "USPS", "MNIST",
-                    "openml", description, {"A → B": "U → M", "B → A": "M → U"})
+        "[0, 1]. The paper uses 9,298 USPS and 14,000 MNIST images (section 4.2.3)."
+    )
+    return _domains(
+        X_u[pick_u],
+        y_u[pick_u],
+        X_m[pick_m],
+        y_m[pick_m],
+        SIDE,
+        "USPS",
+        "MNIST",
+        "openml",
+        description,
+        {"A → B": "U → M", "B → A": "M → U"},
+    )
 
 
 # --------------------------------------------------------------------------
 # Source 3: uploaded files
 # --------------------------------------------------------------------------
+
 
 def _find_name(names, wanted):
     lookup = {str(n).strip().lower(): n for n in names}
@@ -617,52 +683,56 @@ def _side_of(n_pixels, name):
         lower, upper = int(np.floor(np.sqrt(n_pixels))), int(np.ceil(np.sqrt(n_pixels)))
         raise DataValidationError(
             f"{name} has {n_pixels} pixel values per image, which is not a square number "
-            f"({lower}² = {lower ** 2}, {upper}² = {upper ** 2}).",
+            f"({lower}² = {lower**2}, {upper}² = {upper**2}).",
             "Each row must hold one flattened square image (e.g. 256 values for 16 x 16) "
-            "plus the label; remove extra columns such as an index.")
+            "plus the label; remove extra columns such as an index.",
+        )
     if not MIN_UPLOAD_SIDE <= side <= MAX_UPLOAD_SIDE:
         raise DataValidationError(
             f"{name} has images of {side} x {side} pixels.",
             f"Use images between {MIN_UPLOAD_SIDE} x {MIN_UPLOAD_SIDE} and "
-            f"{MAX_UPLOAD_SIDE} x {MAX_UPLOAD_SIDE} pixels (resize them first).")
+            f"{MAX_UPLOAD_SIDE} x {MAX_UPLOAD_SIDE} pixels (resize them first).",
+        )
     return side
 
 
 def _clean_labels(labels, name):
     labels = np.asarray(labels)
     if labels.ndim != 1:
-        raise DataValidationError(f"The labels in {name} have shape {labels.shape}.",
-                                  "Store one label per image (a 1-D array or one column).")
+        raise DataValidationError(
+            f"The labels in {name} have shape {labels.shape}.",
+            "Store one label per image (a 1-D array or one column).",
+        )
     if labels.dtype.kind == "f":
         if not np.all(np.isfinite(labels)):
-            raise DataValidationError(f"{name} has missing or infinite labels.",
-                                      "Give every image a label.")
+            raise DataValidationError(f"{name} has missing or infinite labels.", "Give every image a label.")
         if np.all(labels == np.round(labels)):
             return labels.astype(np.int64)
         example = labels[labels != np.round(labels)][0]
-        raise DataValidationError(f"{name} has non-integer numeric labels such as {example}.",
-                                  "Labels must be classes (integers or names), not measurements.")
+        raise DataValidationError(
+            f"{name} has non-integer numeric labels such as {example}.",
+            "Labels must be classes (integers or names), not measurements.",
+        )
     if labels.dtype.kind in "iub":
         return labels.astype(np.int64)
     labels = pd.Series(labels, dtype=object)
     if labels.isna().any() or (labels.astype(str).str.strip() == "").any():
-        raise DataValidationError(f"{name} has images without a label.",
-                                  "Give every image a label.")
+        raise DataValidationError(f"{name} has images without a label.", "Give every image a label.")
     return labels.astype(str).str.strip().to_numpy()
 
 
 def _read_npz(raw, name):
     """Images and labels of an NPZ upload; shapes and dtypes checked from the
     headers before anything is decompressed (:func:`~explorer.data.npz.read_npz`)."""
-    images_spec = ArraySpec("image", IMAGE_NAMES, "iufb", (2, 3), MAX_UPLOAD_SAMPLES,
-                            MAX_UPLOAD_SIDE ** 2)
+    images_spec = ArraySpec("image", IMAGE_NAMES, "iufb", (2, 3), MAX_UPLOAD_SAMPLES, MAX_UPLOAD_SIDE**2)
     labels_spec = ArraySpec("label", LABEL_NAMES, "iufbUS", (1,), MAX_UPLOAD_SAMPLES)
     images, labels = read_npz(raw, name, (images_spec, labels_spec), MAX_UPLOAD_ARRAY_BYTES)
     if images.ndim == 3:
         if images.shape[1] != images.shape[2]:
             raise DataValidationError(
                 f"The images in {name} are {images.shape[1]} x {images.shape[2]}, not square.",
-                "Pad or crop them to a square first.")
+                "Pad or crop them to a square first.",
+            )
         images = images.reshape(len(images), -1)
     return images.astype(np.float64), labels
 
@@ -674,17 +744,18 @@ def _read_csv(raw, name):
     if label_col is None:
         raise DataValidationError(
             f"{name} has no label column (looked for {', '.join(LABEL_NAMES)}).",
-            "Name the column holding the digit 'label'; every other column is a pixel.")
+            "Name the column holding the digit 'label'; every other column is a pixel.",
+        )
     pixels = frame.drop(columns=[label_col])
     non_numeric = [c for c in pixels.columns if pixels[c].dtype.kind not in "iuf"]
     if non_numeric:
         column = non_numeric[0]
-        bad = pixels[column][pd.to_numeric(pixels[column], errors="coerce").isna()
-                             & pixels[column].notna()]
+        bad = pixels[column][pd.to_numeric(pixels[column], errors="coerce").isna() & pixels[column].notna()]
         example = f" (e.g. {bad.iloc[0]!r})" if len(bad) else ""
         raise DataValidationError(
             f"Column '{column}' of {name} is not numeric{example}.",
-            "Every column except the label must hold pixel values.")
+            "Every column except the label must hold pixel values.",
+        )
     return pixels.to_numpy(dtype=np.float64), frame[label_col].to_numpy()
 
 
@@ -729,35 +800,42 @@ def read_digit_file(raw, name):
     if len(raw) > MAX_UPLOAD_BYTES:
         raise DataValidationError(
             f"{name} is {len(raw) / 2**20:.1f} MB; the limit is {MAX_UPLOAD_BYTES / 2**20:.0f} MB.",
-            f"Use at most {MAX_UPLOAD_SAMPLES:,} images (NPZ is smaller than CSV).")
+            f"Use at most {MAX_UPLOAD_SAMPLES:,} images (NPZ is smaller than CSV).",
+        )
     if name.lower().endswith((".npz", ".npy")) or looks_like_zip(raw) or looks_like_npy(raw):
         X, labels = _read_npz(raw, name)
     else:
         X, labels = _read_csv(raw, name)
     if len(X) > MAX_UPLOAD_SAMPLES:
-        raise DataValidationError(f"{name} has {len(X):,} images; the limit is "
-                                  f"{MAX_UPLOAD_SAMPLES:,}.", "Upload a random subsample.")
+        raise DataValidationError(
+            f"{name} has {len(X):,} images; the limit is {MAX_UPLOAD_SAMPLES:,}.",
+            "Upload a random subsample.",
+        )
     if len(labels) != len(X):
-        raise DataValidationError(f"{name} has {len(X)} images but {len(labels)} labels.",
-                                  "Give exactly one label per image.")
+        raise DataValidationError(
+            f"{name} has {len(X)} images but {len(labels)} labels.", "Give exactly one label per image."
+        )
     side = _side_of(X.shape[1], name)
     finite = np.isfinite(X)
     if not finite.all():
         row, col = np.argwhere(~finite)[0]
         raise DataValidationError(
             f"{name} has a missing or infinite pixel value (image {row + 1}, pixel {col + 1}).",
-            "Fill missing pixels with 0 (no ink).")
+            "Fill missing pixels with 0 (no ink).",
+        )
     largest = float(np.max(np.abs(X))) if X.size else 0.0
     if largest > MAX_PIXEL_MAGNITUDE:
         raise DataValidationError(
             f"{name} has pixel values as large as {largest:.3g}; values beyond "
             f"{MAX_PIXEL_MAGNITUDE:.0e} cannot be squared in 64-bit floating point, which "
             "FLDA's dropout variance needs.",
-            "Store ink on an ordinary scale, e.g. 0-255 or 0-1.")
+            "Store ink on an ordinary scale, e.g. 0-255 or 0-1.",
+        )
     y = _clean_labels(labels, name)
     if len(np.unique(y)) < 2:
-        raise DataValidationError(f"{name} has only one class ('{y[0]}').",
-                                  "Each domain needs images of at least two classes.")
+        raise DataValidationError(
+            f"{name} has only one class ('{y[0]}').", "Each domain needs images of at least two classes."
+        )
     return X, y, side
 
 
@@ -783,7 +861,8 @@ def make_uploaded_domains(file_a, file_b, rescale=True):
     if side_a != side_b:
         raise DataValidationError(
             f"{name_a} has {side_a} x {side_a} images but {name_b} has {side_b} x {side_b}.",
-            "Resize both collections to the same size (the paper uses 16 x 16).")
+            "Resize both collections to the same size (the paper uses 16 x 16).",
+        )
     if y_a.dtype.kind != y_b.dtype.kind:
         y_a, y_b = y_a.astype(str), y_b.astype(str)
     only_a = sorted(set(y_a.tolist()) - set(y_b.tolist()))
@@ -796,8 +875,8 @@ def make_uploaded_domains(file_a, file_b, rescale=True):
             parts.append(f"labels {only_b} occur only in {name_b}")
         raise DataValidationError(
             "The two files must hold the same classes, but " + " and ".join(parts) + ".",
-            "Remove those images or relabel them; a classifier cannot predict a class it "
-            "never saw.")
+            "Remove those images or relabel them; a classifier cannot predict a class it never saw.",
+        )
     for X, name in ((X_a, name_a), (X_b, name_b)):  # either file can be the source
         check_fit_cost(X.shape[0], X.shape[1], len(set(y_a.tolist())), name)
     if rescale:
@@ -805,8 +884,8 @@ def make_uploaded_domains(file_a, file_b, rescale=True):
     description = (
         f"Your files: {name_a} ({len(y_a):,} images) as domain A and {name_b} ({len(y_b):,} "
         f"images) as domain B, {side_a} x {side_a} pixels"
-        + (", each file's values scaled linearly to [0, 1]." if rescale else
-           ", values used as uploaded."))
+        + (", each file's values scaled linearly to [0, 1]." if rescale else ", values used as uploaded.")
+    )
     return _domains(X_a, y_a, X_b, y_b, side_a, name_a, name_b, "upload", description, {})
 
 

@@ -13,8 +13,7 @@ from explorer.data.numbers import parse_per_feature
 __all__ = ["parse_domain_config"]
 
 
-def parse_domain_config(distribution, n_features, class1, class2, theta,
-                        n_source, n_target, seed):
+def parse_domain_config(distribution, n_features, class1, class2, theta, n_source, n_target, seed):
     """Validate the synthetic-domain settings typed on a page (section 4.1).
 
     Parameters
@@ -39,14 +38,15 @@ def parse_domain_config(distribution, n_features, class1, class2, theta,
     lo, hi = PARAM_BOUNDS[distribution]
     word = PARAM_WORD[distribution]
     problems, values = [], []
-    for text, name, bounds in ((class1, f"Class 1 {word}", (lo, hi)),
-                               (class2, f"Class 2 {word}", (lo, hi)),
-                               (theta, "True dropout θ", (0.0, 1.0))):
+    for text, name, bounds in (
+        (class1, f"Class 1 {word}", (lo, hi)),
+        (class2, f"Class 2 {word}", (lo, hi)),
+        (theta, "True dropout θ", (0.0, 1.0)),
+    ):
         try:
             values.append(parse_per_feature(text, n, name, *bounds))
         except ValueError as error:
             problems.append(str(error))
     if problems:
         return None, problems
-    return (distribution, (values[0], values[1]), int(n_source), int(n_target), values[2],
-            int(seed)), []
+    return (distribution, (values[0], values[1]), int(n_source), int(n_target), values[2], int(seed)), []

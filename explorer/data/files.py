@@ -19,13 +19,20 @@ import stat
 
 __all__ = ["UnsafeFile", "is_regular_file", "read_regular_file", "without_paths"]
 
-_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-          | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
 _CHUNK = 1 << 20
 #: An absolute path in a message (``/srv/cache/x.mat``, ``C:\\cache\\x.mat``), not a
 #: URL's ``//host/…`` part.
-_ABSOLUTE_PATH = re.compile(r"(?<![\w:/\\])(?:[A-Za-z]:)?[/\\](?:[^\s'\"/\\]+[/\\])+"
-                            r"([^\s'\"/\\]*)")
+_ABSOLUTE_PATH = re.compile(
+    r"(?<![\w:/\\])(?:[A-Za-z]:)?[/\\](?:[^\s'\"/\\]+[/\\])+"
+    r"([^\s'\"/\\]*)"
+)
 
 
 class UnsafeFile(OSError):
@@ -86,4 +93,4 @@ def without_paths(text, limit=200):
     'HTTP Error 404 at https://figshare.com/ndownloader/files/41'
     """
     text = _ABSOLUTE_PATH.sub(lambda match: match.group(1) or "…", str(text))
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -30,8 +30,16 @@ from numpy.lib import format as npy_format
 
 from explorer.errors import DataValidationError
 
-__all__ = ["NPY_MAGIC", "ZIP_MAGIC", "MAX_MEMBERS", "MAX_LABEL_CHARS", "ArraySpec",
-           "looks_like_npy", "looks_like_zip", "read_npz"]
+__all__ = [
+    "NPY_MAGIC",
+    "ZIP_MAGIC",
+    "MAX_MEMBERS",
+    "MAX_LABEL_CHARS",
+    "ArraySpec",
+    "looks_like_npy",
+    "looks_like_zip",
+    "read_npz",
+]
 
 #: First bytes of a ``.npy`` file.
 NPY_MAGIC = npy_format.MAGIC_PREFIX
@@ -79,7 +87,7 @@ class ArraySpec:
 
 def looks_like_npy(raw):
     """True if ``raw`` starts like a single ``.npy`` array."""
-    return bytes(raw[:len(NPY_MAGIC)]) == NPY_MAGIC
+    return bytes(raw[: len(NPY_MAGIC)]) == NPY_MAGIC
 
 
 def looks_like_zip(raw):
@@ -89,11 +97,11 @@ def looks_like_zip(raw):
 
 def _member_count(raw):
     """Entries announced by the ZIP end record, or None if there is none."""
-    tail = raw[-(22 + 65_535):]
+    tail = raw[-(22 + 65_535) :]
     position = tail.rfind(b"PK\x05\x06")
     if position < 0 or position + 22 > len(tail):
         return None
-    return int.from_bytes(tail[position + 10:position + 12], "little")
+    return int.from_bytes(tail[position + 10 : position + 12], "little")
 
 
 def _members(archive):
@@ -120,19 +128,18 @@ def _read_header(archive, info, where):
             version = npy_format.read_magic(stream)
         except ValueError:
             raise DataValidationError(
-                f"{where} is not a NumPy array (it does not start with the .npy header).",
-                _SAVE_HINT) from None
-        readers = {(1, 0): npy_format.read_array_header_1_0,
-                   (2, 0): npy_format.read_array_header_2_0}
+                f"{where} is not a NumPy array (it does not start with the .npy header).", _SAVE_HINT
+            ) from None
+        readers = {(1, 0): npy_format.read_array_header_1_0, (2, 0): npy_format.read_array_header_2_0}
         if version not in readers:
             raise DataValidationError(
-                f"{where} uses .npy format version {version[0]}.{version[1]}, which is "
-                "not read here.", "Save plain numeric arrays with numpy.savez.")
+                f"{where} uses .npy format version {version[0]}.{version[1]}, which is not read here.",
+                "Save plain numeric arrays with numpy.savez.",
+            )
         try:
             return readers[version](stream, max_header_size=_MAX_HEADER)
         except (ValueError, TypeError, SyntaxError) as error:
-            raise DataValidationError(f"{where} has a broken .npy header ({error}).",
-                                      _SAVE_HINT) from None
+            raise DataValidationError(f"{where} has a broken .npy header ({error}).", _SAVE_HINT) from None
 
 
 def _check_header(spec, shape, dtype, where):
@@ -140,48 +147,58 @@ def _check_header(spec, shape, dtype, where):
     if dtype.hasobject:
         raise DataValidationError(
             f"{where} stores Python objects, which are not read for safety.",
-            "Save plain numeric arrays (numpy.savez with numbers/strings, no objects).")
+            "Save plain numeric arrays (numpy.savez with numbers/strings, no objects).",
+        )
     if dtype.names is not None or dtype.subdtype is not None:
         raise DataValidationError(
             f"{where} is a structured (record) array with fields {list(dtype.names or [])}, "
             f"not plain {spec.role}s.",
-            f"Store the {spec.role}s as a plain array, e.g. y=labels['digit'] before saving.")
+            f"Store the {spec.role}s as a plain array, e.g. y=labels['digit'] before saving.",
+        )
     if dtype.kind == "c":
-        raise DataValidationError(f"{where} holds complex numbers ({dtype}).",
-                                  f"Store real {spec.role} values (e.g. numpy.abs or .real).")
+        raise DataValidationError(
+            f"{where} holds complex numbers ({dtype}).",
+            f"Store real {spec.role} values (e.g. numpy.abs or .real).",
+        )
     if dtype.kind not in spec.kinds:
         wanted = "numbers" if set(spec.kinds) <= set("iufb") else "numbers or text"
-        raise DataValidationError(f"The {spec.role}s in {where} are of type {dtype}, "
-                                  f"not {wanted}.", f"Store {spec.role}s as {wanted}.")
-    if dtype.kind in "US" and dtype.itemsize // (4 if dtype.kind == "U" else 1) \
-            > MAX_LABEL_CHARS:
+        raise DataValidationError(
+            f"The {spec.role}s in {where} are of type {dtype}, not {wanted}.",
+            f"Store {spec.role}s as {wanted}.",
+        )
+    if dtype.kind in "US" and dtype.itemsize // (4 if dtype.kind == "U" else 1) > MAX_LABEL_CHARS:
         raise DataValidationError(
             f"The {spec.role}s in {where} are text of up to {dtype.itemsize:,} bytes.",
-            f"Use short class names (at most {MAX_LABEL_CHARS} characters).")
+            f"Use short class names (at most {MAX_LABEL_CHARS} characters).",
+        )
     if len(shape) == 0:
         raise DataValidationError(
             f"{where} holds a single value (a 0-d array), not one {spec.role} per image.",
-            f"Store one {spec.role} per image: an array of shape (n_images,).")
+            f"Store one {spec.role} per image: an array of shape (n_images,).",
+        )
     if len(shape) not in spec.ndims:
         expected = " or ".join(f"{d}-D" for d in spec.ndims)
         raise DataValidationError(
-            f"The {spec.role} array in {where} has shape {shape}; a {expected} array is "
-            "expected.",
+            f"The {spec.role} array in {where} has shape {shape}; a {expected} array is expected.",
             "Use shape (n_images,) for labels and (n_images, side * side) or "
-            "(n_images, side, side) for images.")
+            "(n_images, side, side) for images.",
+        )
     if shape[0] == 0:
-        raise DataValidationError(f"{where} holds no {spec.role}s (shape {shape}).",
-                                  "Upload a file with images in it.")
+        raise DataValidationError(
+            f"{where} holds no {spec.role}s (shape {shape}).", "Upload a file with images in it."
+        )
     if shape[0] > spec.max_rows:
         raise DataValidationError(
             f"{where} holds {shape[0]:,} {spec.role}s; the limit is {spec.max_rows:,}.",
-            "Upload a random subsample.")
+            "Upload a random subsample.",
+        )
     row_size = math.prod(shape[1:])
     if row_size > spec.max_row_size:
         raise DataValidationError(
             f"Each entry of {where} has {row_size:,} values (shape {shape}); the limit is "
             f"{spec.max_row_size:,}.",
-            "Resize the images (the paper uses 16 x 16) before uploading.")
+            "Resize the images (the paper uses 16 x 16) before uploading.",
+        )
     return math.prod(shape) * max(8, dtype.itemsize)
 
 
@@ -216,35 +233,44 @@ def read_npz(raw, name, specs, max_bytes):
         raise DataValidationError(
             f"{name} is a single NumPy array (a .npy file), which cannot hold both the "
             "images and their labels.",
-            "Save images and labels together: numpy.savez('digits.npz', X=images, y=labels).")
+            "Save images and labels together: numpy.savez('digits.npz', X=images, y=labels).",
+        )
     count = _member_count(raw) if looks_like_zip(raw) else None
     if count is None:
-        raise DataValidationError(
-            f"{name} is not a readable NPZ file (it is not a ZIP archive).", _SAVE_HINT)
+        raise DataValidationError(f"{name} is not a readable NPZ file (it is not a ZIP archive).", _SAVE_HINT)
     if count > MAX_MEMBERS:
         raise DataValidationError(
             f"{name} lists {count:,} arrays; the limit is {MAX_MEMBERS}.",
-            "Save only the images and the labels.")
+            "Save only the images and the labels.",
+        )
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as archive:
             return _read_members(archive, name, specs, max_bytes)
     except DataValidationError:
         raise
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
-            NotImplementedError, RuntimeError) as error:
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+        OSError,
+        ValueError,
+        NotImplementedError,
+        RuntimeError,
+    ) as error:
         # Corrupt or truncated data, unknown compression, encrypted members.
-        raise DataValidationError(f"{name} is not a readable NPZ file ({error}).",
-                                  _SAVE_HINT) from None
+        raise DataValidationError(f"{name} is not a readable NPZ file ({error}).", _SAVE_HINT) from None
 
 
 def _read_members(archive, name, specs, max_bytes):
     members = _members(archive)
     keys = [_pick(members, spec.names) for spec in specs]
     if any(key is None for key in keys):
-        wanted = " and ".join(f"{'an' if s.role[:1] in 'aeiou' else 'a'} {s.role} array "
-                              f"({', '.join(s.names)})" for s in specs)
-        raise DataValidationError(f"{name} holds the arrays {sorted(members)}; {wanted} "
-                                  "are needed.", _SAVE_HINT)
+        wanted = " and ".join(
+            f"{'an' if s.role[:1] in 'aeiou' else 'a'} {s.role} array ({', '.join(s.names)})" for s in specs
+        )
+        raise DataValidationError(
+            f"{name} holds the arrays {sorted(members)}; {wanted} are needed.", _SAVE_HINT
+        )
     headers, total = [], 0
     for spec, key in zip(specs, keys):
         where = f"array '{key}' of {name}"
@@ -254,15 +280,15 @@ def _read_members(archive, name, specs, max_bytes):
     if total > max_bytes:
         raise DataValidationError(
             f"{name} would take {total / 2**20:,.0f} MB of memory once read; the limit is "
-            f"{max_bytes / 2**20:,.0f} MB.", "Upload fewer or smaller images.")
+            f"{max_bytes / 2**20:,.0f} MB.",
+            "Upload fewer or smaller images.",
+        )
     arrays = []
     for key, (_, _, where) in zip(keys, headers):
         with archive.open(members[key]) as stream:
             try:
-                array = npy_format.read_array(stream, allow_pickle=False,
-                                              max_header_size=_MAX_HEADER)
+                array = npy_format.read_array(stream, allow_pickle=False, max_header_size=_MAX_HEADER)
             except ValueError as error:
-                raise DataValidationError(f"{where} is truncated or corrupt ({error}).",
-                                          _SAVE_HINT) from None
+                raise DataValidationError(f"{where} is truncated or corrupt ({error}).", _SAVE_HINT) from None
         arrays.append(array)
     return arrays

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["split_values", "parse_numbers", "parse_per_feature", "format_values",
-           "truncate_per_feature"]
+__all__ = ["split_values", "parse_numbers", "parse_per_feature", "format_values", "truncate_per_feature"]
 
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
@@ -76,18 +75,24 @@ def parse_per_feature(text, n_features, name, lo=None, hi=None):
         With a message naming the offending entry and how to fix it.
     """
     values = parse_numbers(
-        text, empty=f"{name}: no values given. Type one number per feature, separated by "
-                    "commas, e.g. 0.7, 0.7.",
+        text,
+        empty=f"{name}: no values given. Type one number per feature, separated by commas, e.g. 0.7, 0.7.",
         not_a_number=f"{name}: {{token!r}} is not a number. Use digits with a decimal point, "
-                     "separated by commas, e.g. 0.7, 0.7.")
+        "separated by commas, e.g. 0.7, 0.7.",
+    )
     if len(values) > n_features:
-        raise ValueError(f"{name}: {len(values)} values given but there are only "
-                         f"{n_features} features. Remove {len(values) - n_features} "
-                         "value(s) or increase the number of features.")
+        raise ValueError(
+            f"{name}: {len(values)} values given but there are only "
+            f"{n_features} features. Remove {len(values) - n_features} "
+            "value(s) or increase the number of features."
+        )
     for position, value in enumerate(values, start=1):
         if (lo is not None and value < lo) or (hi is not None and value > hi):
-            bounds = f"between {lo:g} and {hi:g}" if lo is not None and hi is not None \
+            bounds = (
+                f"between {lo:g} and {hi:g}"
+                if lo is not None and hi is not None
                 else (f"at least {lo:g}" if lo is not None else f"at most {hi:g}")
+            )
             raise ValueError(f"{name}: value {position} ({value:g}) must be {bounds}.")
     values += [values[-1]] * (n_features - len(values))
     return tuple(values)

@@ -40,10 +40,21 @@ from explorer.data.cost import check_fit_cost
 from explorer.data.csv import _EXAMPLES, _is_numeric, _looks_numeric, _name_list, _row_list
 
 __all__ = [
-    "MAX_CLASSES", "MIN_SAMPLES_PER_CLASS", "MATCH_OPTIONS", "MISSING_OPTIONS",
-    "PreparationReport", "PreparedDomains", "prepare_domains", "native_labels", "SampleSet",
+    "MAX_CLASSES",
+    "MIN_SAMPLES_PER_CLASS",
+    "MATCH_OPTIONS",
+    "MISSING_OPTIONS",
+    "PreparationReport",
+    "PreparedDomains",
+    "prepare_domains",
+    "native_labels",
+    "SampleSet",
     "SAMPLE_SETS",
-    "read_sample", "id_like_columns", "size_notes", "ID_MIN_ROWS", "TINY_TARGET_ROWS",
+    "read_sample",
+    "id_like_columns",
+    "size_notes",
+    "ID_MIN_ROWS",
+    "TINY_TARGET_ROWS",
 ]
 
 #: Most distinct labels; more usually means a continuous (regression) target.
@@ -74,22 +85,34 @@ class SampleSet:
 #: The sample sets offered by the "Your data" page, by key.
 SAMPLE_SETS = {
     "poisson": SampleSet(
-        "poisson", "Synthetic word counts (Poisson)", "poisson_source.csv",
-        "poisson_target.csv", "label",
+        "poisson",
+        "Synthetic word counts (Poisson)",
+        "poisson_source.csv",
+        "poisson_target.csv",
+        "label",
         "Synthetic counts of 10 words in two classes (ham/spam) drawn from Poisson "
         "distributions; in the target, 5 words are dropped out with probabilities 0.3-0.8 "
-        "(the dropout transfer model of section 3.3.1, as in Figures 2-4)."),
+        "(the dropout transfer model of section 3.3.1, as in Figures 2-4).",
+    ),
     "poisson_unlabelled": SampleSet(
-        "poisson_unlabelled", "Synthetic word counts, unlabelled target",
-        "poisson_source.csv", "poisson_target_unlabelled.csv", "label",
+        "poisson_unlabelled",
+        "Synthetic word counts, unlabelled target",
+        "poisson_source.csv",
+        "poisson_target_unlabelled.csv",
+        "label",
         "The same Poisson pair without target labels: the realistic case, where only "
-        "predictions and the transfer parameters can be shown."),
+        "predictions and the transfer parameters can be shown.",
+    ),
     "breast_cancer": SampleSet(
-        "breast_cancer", "Breast cancer, missing data at test time",
-        "breast_cancer_source.csv", "breast_cancer_target.csv", "diagnosis",
+        "breast_cancer",
+        "Breast cancer, missing data at test time",
+        "breast_cancer_source.csv",
+        "breast_cancer_target.csv",
+        "diagnosis",
         "scikit-learn's Wisconsin breast cancer data: complete rows as source; the other "
         "rows as target with features knocked out (empty cells), like the UCI experiments "
-        "of section 4.2.2 (Table 3)."),
+        "of section 4.2.2 (Table 3).",
+    ),
 }
 
 
@@ -102,8 +125,12 @@ def read_sample(key, directory):
     """
     sample = SAMPLE_SETS[key]
     directory = Path(directory)
-    return (sample.source_file, (directory / sample.source_file).read_bytes(),
-            sample.target_file, (directory / sample.target_file).read_bytes())
+    return (
+        sample.source_file,
+        (directory / sample.source_file).read_bytes(),
+        sample.target_file,
+        (directory / sample.target_file).read_bytes(),
+    )
 
 
 @dataclass(frozen=True)
@@ -155,19 +182,24 @@ class PreparationReport:
             return "No missing feature values."
         parts = []
         for domain, cells, rows, n_rows in (
-                ("source", self.missing_cells_source, self.incomplete_rows_source,
-                 self.rows_source),
-                ("target", self.missing_cells_target, self.incomplete_rows_target,
-                 self.rows_target)):
-            parts.append(f"{domain}: {cells:,} missing value{'s' if cells != 1 else ''} in "
-                         f"{rows:,} of {n_rows:,} rows" if cells else
-                         f"{domain}: no missing values")
+            ("source", self.missing_cells_source, self.incomplete_rows_source, self.rows_source),
+            ("target", self.missing_cells_target, self.incomplete_rows_target, self.rows_target),
+        ):
+            parts.append(
+                f"{domain}: {cells:,} missing value{'s' if cells != 1 else ''} in {rows:,} of {n_rows:,} rows"
+                if cells
+                else f"{domain}: no missing values"
+            )
         counts = "Missing feature values, " + "; ".join(parts)
         if self.missing == "zero":
-            return (f"{counts}. They were set to 0, i.e. treated as dropped-out features "
-                    "(the paper's missing data at test time, section 4.2.2).")
-        return (f"{counts}. Incomplete rows were dropped: {self.dropped_rows_source:,} "
-                f"source and {self.dropped_rows_target:,} target rows.")
+            return (
+                f"{counts}. They were set to 0, i.e. treated as dropped-out features "
+                "(the paper's missing data at test time, section 4.2.2)."
+            )
+        return (
+            f"{counts}. Incomplete rows were dropped: {self.dropped_rows_source:,} "
+            f"source and {self.dropped_rows_target:,} target rows."
+        )
 
 
 @dataclass(frozen=True)
@@ -222,27 +254,29 @@ def _explain_headerless(prepare):
     so every later message (one sample of class '0', no label column ...) is
     true but misleading on its own.
     """
+
     @functools.wraps(prepare)
     def wrapper(source, target, *args, **kwargs):
         try:
             return prepare(source, target, *args, **kwargs)
         except DataValidationError as error:
-            headerless = [t.name for t in (source, target)
-                          if t.columns and all(_looks_numeric(c) for c in t.columns)]
+            headerless = [
+                t.name for t in (source, target) if t.columns and all(_looks_numeric(c) for c in t.columns)
+            ]
             if not headerless:
                 raise
             raise DataValidationError(
                 f"{error.message} Note: every column name of {' and '.join(headerless)} is a "
                 "number, so the file probably has no header row and its first data row was "
                 "read as column names.",
-                "Add a first line naming the columns (e.g. word_1,word_2,...,label). "
-                + error.hint) from None
+                "Add a first line naming the columns (e.g. word_1,word_2,...,label). " + error.hint,
+            ) from None
+
     return wrapper
 
 
 @_explain_headerless
-def prepare_domains(source, target, label, match="name", missing="zero", exclude=(),
-                    scale=True):
+def prepare_domains(source, target, label, match="name", missing="zero", exclude=(), scale=True):
     """Match, check and convert a source and a target table into FLDA's arrays.
 
     Parameters
@@ -303,7 +337,8 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
     if label not in source.columns:
         raise DataValidationError(
             f"The label column {label!r} is not in {source.name}.",
-            f"Choose one of its columns: {_name_list(source.columns)}.")
+            f"Choose one of its columns: {_name_list(source.columns)}.",
+        )
     exclude = tuple(c for c in exclude if c in source.columns and c != label)
     notes = list(source.warnings) + list(target.warnings)
 
@@ -312,13 +347,16 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         notes.append(
             f"{source.name} and {target.name} have the same column names in a different "
             "order, so their columns were matched by name (matching by position would have "
-            "paired columns of different meaning, e.g. a feature with the label).")
+            "paired columns of different meaning, e.g. a feature with the label)."
+        )
     if match == "name":
-        features, target_features, target_label, only_source, only_target, renamed = \
-            _match_by_name(source, target, label, exclude)
+        features, target_features, target_label, only_source, only_target, renamed = _match_by_name(
+            source, target, label, exclude
+        )
     else:
-        features, target_features, target_label, only_source, only_target, renamed = \
-            _match_by_position(source, target, label, exclude)
+        features, target_features, target_label, only_source, only_target, renamed = _match_by_position(
+            source, target, label, exclude
+        )
     if only_source or only_target:
         notes.append(_only_in_one_note(source.name, only_source, target.name, only_target))
 
@@ -329,10 +367,12 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
 
     nan_source, nan_target = np.isnan(X_source), np.isnan(X_target)
     incomplete_source, incomplete_target = nan_source.any(axis=1), nan_target.any(axis=1)
-    counts = dict(missing_cells_source=int(nan_source.sum()),
-                  missing_cells_target=int(nan_target.sum()),
-                  incomplete_rows_source=int(incomplete_source.sum()),
-                  incomplete_rows_target=int(incomplete_target.sum()))
+    counts = dict(
+        missing_cells_source=int(nan_source.sum()),
+        missing_cells_target=int(nan_target.sum()),
+        incomplete_rows_source=int(incomplete_source.sum()),
+        incomplete_rows_target=int(incomplete_target.sum()),
+    )
     counts.update(rows_source=int(X_source.shape[0]), rows_target=int(X_target.shape[0]))
     target_rows = np.arange(1, X_target.shape[0] + 1)
     dropped_source = dropped_target = 0
@@ -340,8 +380,7 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         X_source = np.where(nan_source, 0.0, X_source)
         X_target = np.where(nan_target, 0.0, X_target)
     else:
-        dropped_source, dropped_target = counts["incomplete_rows_source"], \
-            counts["incomplete_rows_target"]
+        dropped_source, dropped_target = counts["incomplete_rows_source"], counts["incomplete_rows_target"]
         X_source, y_source = X_source[~incomplete_source], y_source[~incomplete_source]
         X_target, labelled = X_target[~incomplete_target], labelled[~incomplete_target]
         target_rows = target_rows[~incomplete_target]
@@ -351,12 +390,14 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
             raise DataValidationError(
                 f"Every row of {target.name} has a missing feature value, so dropping "
                 "incomplete rows leaves no target data.",
-                "Choose 'treat as zeros' for missing values (the paper's choice, section 4.2.2).")
+                "Choose 'treat as zeros' for missing values (the paper's choice, section 4.2.2).",
+            )
         if X_source.shape[0] == 0:
             raise DataValidationError(
                 f"Every row of {source.name} has a missing feature value, so dropping "
                 "incomplete rows leaves no source data.",
-                "Choose 'treat as zeros' for missing values.")
+                "Choose 'treat as zeros' for missing values.",
+            )
 
     classes = _check_classes(y_source, source.name, label, dropped=dropped_source > 0)
     y_source, y_target = _labels_as_categories(y_source, y_target, labelled, label, notes)
@@ -369,12 +410,14 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
             notes.append(
                 f"{target.name} has labels that never occur in {source.name} "
                 f"({_name_list(unseen)}); no classifier can predict them, so those rows "
-                "count as errors.")
+                "count as errors."
+            )
         if labelled.sum() < len(labelled):
             notes.append(
                 f"{len(labelled) - int(labelled.sum()):,} target rows have no label; errors "
                 f"are measured on the {int(labelled.sum()):,} labelled rows, predictions "
-                "are made for all.")
+                "are made for all."
+            )
     notes.extend(_value_notes(X_source, X_target, features, source.name, target.name))
     notes.extend(size_notes(X_target.shape[0], int(labelled.sum()), target.name))
 
@@ -388,14 +431,31 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
     check_fit_cost(X_source.shape[0], X_source.shape[1], len(classes), source.name)
 
     report = PreparationReport(
-        match=match, missing=missing, only_in_source=tuple(only_source),
-        only_in_target=tuple(only_target), renamed=tuple(renamed), excluded=exclude,
-        dropped_rows_source=dropped_source, dropped_rows_target=dropped_target,
-        target_labels=int(labelled.sum()), warnings=tuple(notes), **counts)
+        match=match,
+        missing=missing,
+        only_in_source=tuple(only_source),
+        only_in_target=tuple(only_target),
+        renamed=tuple(renamed),
+        excluded=exclude,
+        dropped_rows_source=dropped_source,
+        dropped_rows_target=dropped_target,
+        target_labels=int(labelled.sum()),
+        warnings=tuple(notes),
+        **counts,
+    )
     return PreparedDomains(
-        X_source=X_source, y_source=y_source, X_target=X_target, y_target=y_target,
-        target_labelled=labelled, target_rows=target_rows, feature_names=tuple(features),
-        label=label, classes=classes, scale=scale_factor, report=report)
+        X_source=X_source,
+        y_source=y_source,
+        X_target=X_target,
+        y_target=y_target,
+        target_labelled=labelled,
+        target_rows=target_rows,
+        feature_names=tuple(features),
+        label=label,
+        classes=classes,
+        scale=scale_factor,
+        report=report,
+    )
 
 
 def root_mean_square(X):
@@ -409,7 +469,7 @@ def root_mean_square(X):
     """
     X = np.asarray(X, dtype=np.float64)
     with np.errstate(over="ignore", under="ignore"):
-        rms = np.sqrt(np.mean(X ** 2, axis=0)) if len(X) else np.zeros(X.shape[1])
+        rms = np.sqrt(np.mean(X**2, axis=0)) if len(X) else np.zeros(X.shape[1])
     largest = np.max(np.abs(X), axis=0) if len(X) else np.zeros(X.shape[1])
     redo = (~np.isfinite(rms) | (rms == 0)) & (largest > 0)
     if redo.any():
@@ -428,7 +488,8 @@ def _check_magnitude(X_source, X_target, features, source_name, target_name):
                 f"{name} has values as large as {float(np.max(np.abs(X))):.3g} (first in data "
                 f"row {rows[0] + 1} of {features[cols[0]]!r}); without feature scaling their "
                 "squares, which FLDA's dropout variance needs, overflow 64-bit floats.",
-                "Turn feature scaling on, or store the values in smaller units.")
+                "Turn feature scaling on, or store the values in smaller units.",
+            )
 
 
 def _match_by_name(source, target, label, exclude):
@@ -437,17 +498,18 @@ def _match_by_name(source, target, label, exclude):
     target_columns = set(target.columns)
     features = [c for c in source_features if c in target_columns]
     only_source = [c for c in source_features if c not in target_columns]
-    only_target = [c for c in target.columns
-                   if c not in unused and c not in set(source_features)]
+    only_target = [c for c in target.columns if c not in unused and c not in set(source_features)]
     if not source_features:
         raise DataValidationError(
             f"{source.name} has no feature columns besides the label {label!r}.",
-            "Upload a file with at least one feature column, or un-ignore columns.")
+            "Upload a file with at least one feature column, or un-ignore columns.",
+        )
     if not features:
         raise DataValidationError(
             f"{source.name} and {target.name} have no feature column names in common.",
             "Rename the target columns to match the source, or choose 'match features by "
-            "position' if the columns are in the same order.")
+            "position' if the columns are in the same order.",
+        )
     target_label = label if label in target_columns else None
     return features, features, target_label, only_source, only_target, []
 
@@ -466,8 +528,10 @@ def _same_names_reordered(source, target, label):
     without_label = [c for c in source_columns if c != label]
     if len(set(target_columns)) != len(target_columns):
         return False
-    return (sorted(target_columns) in (sorted(source_columns), sorted(without_label))
-            and target_columns not in (source_columns, without_label))
+    return sorted(target_columns) in (
+        sorted(source_columns),
+        sorted(without_label),
+    ) and target_columns not in (source_columns, without_label)
 
 
 def _check_positional_label(source, target, label, label_index, target_label):
@@ -479,17 +543,22 @@ def _check_positional_label(source, target, label, label_index, target_label):
     misplaced = label in target.columns and target_label != label
     if not misplaced and target_label not in features:
         return
-    where = (f"{target.name} has the label column {label!r} at position "
-             f"{list(target.columns).index(label) + 1}" if label in target.columns
-             else f"{target.name} has the feature column {target_label!r} at position "
-             f"{label_index + 1}")
-    used = (f"its column {target_label!r} would be read as the labels"
-            if target_label is not None else f"its column {label!r} would be read as a feature")
+    where = (
+        f"{target.name} has the label column {label!r} at position {list(target.columns).index(label) + 1}"
+        if label in target.columns
+        else f"{target.name} has the feature column {target_label!r} at position {label_index + 1}"
+    )
+    used = (
+        f"its column {target_label!r} would be read as the labels"
+        if target_label is not None
+        else f"its column {label!r} would be read as a feature"
+    )
     raise DataValidationError(
         f"Matching by position puts the label of {source.name} at position "
         f"{label_index + 1}, but {where}: {used}, so the errors would be meaningless.",
         f"Put the columns of {target.name} in the order of {source.name} (label column "
-        f"{label!r} at position {label_index + 1}), or match features by name.")
+        f"{label!r} at position {label_index + 1}), or match features by name.",
+    )
 
 
 def _match_by_position(source, target, label, exclude):
@@ -502,14 +571,14 @@ def _match_by_position(source, target, label, exclude):
     elif n_target == n_source - 1:
         target_label = None
         _check_positional_label(source, target, label, label_index, target_label)
-        target_columns = list(target.columns[:label_index]) + [None] + \
-            list(target.columns[label_index:])
+        target_columns = list(target.columns[:label_index]) + [None] + list(target.columns[label_index:])
     else:
         raise DataValidationError(
             f"Matching by position needs {target.name} to have the same {n_source} columns "
             f"as {source.name} (label at position {label_index + 1}) or {n_source - 1} "
             f"(no label column); it has {n_target}.",
-            "Fix the columns of the target file, or match features by name.")
+            "Fix the columns of the target file, or match features by name.",
+        )
     features, target_features, renamed = [], [], []
     for index, column in enumerate(source.columns):
         if index == label_index or column in exclude:
@@ -521,25 +590,25 @@ def _match_by_position(source, target, label, exclude):
     if not features:
         raise DataValidationError(
             f"{source.name} has no feature columns besides the label {label!r}.",
-            "Upload a file with at least one feature column, or un-ignore columns.")
+            "Upload a file with at least one feature column, or un-ignore columns.",
+        )
     return features, target_features, target_label, [], [], renamed
 
 
 def _only_in_one_note(source_name, only_source, target_name, only_target):
     parts = []
     if only_source:
-        parts.append(f"{len(only_source)} column(s) only in {source_name}: "
-                     f"{_name_list(only_source)}")
+        parts.append(f"{len(only_source)} column(s) only in {source_name}: {_name_list(only_source)}")
     if only_target:
-        parts.append(f"{len(only_target)} column(s) only in {target_name}: "
-                     f"{_name_list(only_target)}")
+        parts.append(f"{len(only_target)} column(s) only in {target_name}: {_name_list(only_target)}")
     return "; ".join(parts) + ". They are not used (features are matched by name)."
 
 
 def _feature_matrix(table, columns, feature_names):
     """Float matrix of ``columns`` (NaN for missing), rejecting text and infinities."""
-    non_numeric = [(c, f) for c, f in zip(columns, feature_names, strict=False)
-                   if not _is_numeric(table.frame[c])]
+    non_numeric = [
+        (c, f) for c, f in zip(columns, feature_names, strict=False) if not _is_numeric(table.frame[c])
+    ]
     if non_numeric:
         column = non_numeric[0][0]
         values = table.frame[column]
@@ -550,7 +619,8 @@ def _feature_matrix(table, columns, feature_names):
             f"Feature column(s) {_name_list([c for c, _ in non_numeric])} in {table.name} "
             f"are not numeric (e.g. {example!r} in data row {position + 1} of {column!r}).",
             "Features must be numbers: encode categories as 0/1 columns, or add the "
-            "column(s) to 'Columns to ignore'.")
+            "column(s) to 'Columns to ignore'.",
+        )
     if not columns:
         return np.empty((table.n_rows, 0))
     X = table.frame[list(columns)].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -562,7 +632,8 @@ def _feature_matrix(table, columns, feature_names):
             f"{table.name} has {int(infinite.sum()):,} infinite value(s) (or numbers too large "
             f"for 64-bit floats, beyond ±1.8e308) in "
             f"{_name_list(names)} (first in data row {rows[0] + 1} of {columns[cols[0]]!r}).",
-            "Replace them by finite numbers, or leave those cells empty to mark them missing.")
+            "Replace them by finite numbers, or leave those cells empty to mark them missing.",
+        )
     return X
 
 
@@ -579,8 +650,7 @@ def _label_series_values(series):
         else:
             values = [None if m else float(v) for v, m in zip(numbers, missing, strict=False)]
     else:
-        values = [None if m else str(v).strip()
-                  for v, m in zip(series.tolist(), missing, strict=False)]
+        values = [None if m else str(v).strip() for v, m in zip(series.tolist(), missing, strict=False)]
     return np.array(values, dtype=object), missing
 
 
@@ -589,14 +659,16 @@ def _source_labels(source, label):
     if values is None:
         raise DataValidationError(
             f"The label column {label!r} of {source.name} holds infinite values.",
-            "Labels must be class names or whole numbers.")
+            "Labels must be class names or whole numbers.",
+        )
     if missing.any():
         rows = np.flatnonzero(missing)
         raise DataValidationError(
             f"The label column {label!r} of {source.name} has {len(rows):,} missing "
             f"label(s) (data rows {_row_list(rows)}).",
             "Every source row needs a label: fill them in or delete those rows "
-            "(or choose another label column).")
+            "(or choose another label column).",
+        )
     return values
 
 
@@ -608,7 +680,8 @@ def _target_labels(target, target_label):
     if values is None:
         raise DataValidationError(
             f"The label column {target_label!r} of {target.name} holds infinite values.",
-            "Labels must be class names or whole numbers; leave unknown labels empty.")
+            "Labels must be class names or whole numbers; leave unknown labels empty.",
+        )
     if missing.all():
         return None, np.zeros(n, dtype=bool)
     return values, ~missing
@@ -634,16 +707,15 @@ def _labels_as_categories(y_source, y_target, labelled, label, notes):
     kinds = {type(v) for v in values}
     if float not in kinds and len(kinds) <= 1:
         return y_source, y_target
-    examples = sorted({_label_text(v) for v in values if isinstance(v, float)
-                       and v != int(v)})[:_EXAMPLES]
-    why = (f"are not all whole numbers (e.g. {', '.join(examples)})" if examples
-           else "mix text and numbers")
-    notes.append(f"The labels in {label!r} {why}; they are used as class names (text), so "
-                 "every distinct value is its own class.")
+    examples = sorted({_label_text(v) for v in values if isinstance(v, float) and v != int(v)})[:_EXAMPLES]
+    why = f"are not all whole numbers (e.g. {', '.join(examples)})" if examples else "mix text and numbers"
+    notes.append(
+        f"The labels in {label!r} {why}; they are used as class names (text), so "
+        "every distinct value is its own class."
+    )
     y_source = np.array([_label_text(v) for v in y_source], dtype=object)
     if y_target is not None:
-        y_target = np.array([None if v is None else _label_text(v) for v in y_target],
-                            dtype=object)
+        y_target = np.array([None if v is None else _label_text(v) for v in y_target], dtype=object)
     return y_source, y_target
 
 
@@ -656,8 +728,7 @@ def _harmonise_labels(y_source, y_target, labelled):
         if kinds == {int, float}:
             y_source = np.array([float(v) for v in y_source], dtype=object)
             if y_target is not None:
-                y_target = np.array([None if v is None else float(v) for v in y_target],
-                                    dtype=object)
+                y_target = np.array([None if v is None else float(v) for v in y_target], dtype=object)
         return y_source, y_target
     y_source = np.array([str(v) for v in y_source], dtype=object)
     if y_target is not None:
@@ -671,22 +742,24 @@ def _check_classes(y_source, source_name, label, dropped):
     classes, counts = np.unique(np.array([str(v) for v in y_source]), return_counts=True)
     if len(classes) < 2:
         raise DataValidationError(
-            f"The label column {label!r} of {source_name} has only one class "
-            f"('{classes[0]}'){after}.",
+            f"The label column {label!r} of {source_name} has only one class ('{classes[0]}'){after}.",
             f"A classifier needs at least two classes: add samples of another class{fix_drop}, "
-            "or choose another label column.")
+            "or choose another label column.",
+        )
     if len(classes) > MAX_CLASSES:
         raise DataValidationError(
             f"The label column {label!r} of {source_name} has {len(classes):,} distinct "
             f"values; the limit is {MAX_CLASSES}. It looks like a measurement, not a class.",
-            "Choose the column that holds the classes, or bin the values into a few classes.")
+            "Choose the column that holds the classes, or bin the values into a few classes.",
+        )
     small = [(c, n) for c, n in zip(classes, counts, strict=False) if n < MIN_SAMPLES_PER_CLASS]
     if small:
         listed = ", ".join(f"'{c}' ({n})" for c, n in small[:5])
         raise DataValidationError(
             f"Every class needs at least {MIN_SAMPLES_PER_CLASS} source samples{after}; "
             f"{source_name} has too few of {listed}.",
-            f"Add samples of those classes, merge or remove them{fix_drop}.")
+            f"Add samples of those classes, merge or remove them{fix_drop}.",
+        )
     return classes
 
 
@@ -720,8 +793,7 @@ def id_like_columns(X, features, min_rows=ID_MIN_ROWS):
             continue
         steps = np.diff(column)
         monotone = bool(np.all(steps > 0) or np.all(steps < 0))
-        whole_and_unique = bool(np.all(column == np.round(column))
-                                and len(np.unique(column)) == len(column))
+        whole_and_unique = bool(np.all(column == np.round(column)) and len(np.unique(column)) == len(column))
         if monotone or whole_and_unique:
             found.append(name)
     return found
@@ -735,12 +807,14 @@ def size_notes(n_target_rows, n_labelled, target_name, tiny=TINY_TARGET_ROWS):
             f"{target_name} has only {n_target_rows:,} rows: each θ̂ compares non-zero rates, "
             f"and a rate from {n_target_rows:,} rows has a standard error of up to "
             f"{0.5 / np.sqrt(max(n_target_rows, 1)):.2f}, so θ̂ is rough. Add target rows "
-            f"(at least {tiny}) for a stable estimate.")
+            f"(at least {tiny}) for a stable estimate."
+        )
     if 0 < n_labelled < tiny:
         notes.append(
             f"Only {n_labelled:,} labelled target rows: a target error moves in steps of "
             f"1/{n_labelled:,} = {1 / n_labelled:.3f}, so differences between classifiers "
-            "smaller than a few steps are noise.")
+            "smaller than a few steps are noise."
+        )
     return notes
 
 
@@ -753,7 +827,8 @@ def _value_notes(X_source, X_target, features, source_name, target_name):
                 f"{name}: {_name_list(ids)} look{'s' if len(ids) == 1 else ''} like a row "
                 "identifier (whole numbers, all different, or rising/falling from row to "
                 "row), not a feature. Exclude it so the classifiers do not learn from row "
-                "numbers.")
+                "numbers."
+            )
     for X, name in ((X_source, source_name), (X_target, target_name)):
         negative = np.flatnonzero((X < 0).any(axis=0))
         if len(negative):
@@ -761,20 +836,23 @@ def _value_notes(X_source, X_target, features, source_name, target_name):
                 f"{name} has negative values in {len(negative)} feature(s) "
                 f"({_name_list([features[j] for j in negative])}). Negative values are "
                 "allowed, but FLDA's transfer model counts every non-zero value as 'present', "
-                "so negatives count as present too; it suits counts and indicators best.")
+                "so negatives count as present too; it suits counts and indicators best."
+            )
     never_source = np.flatnonzero(~(X_source != 0).any(axis=0))
     if len(never_source):
         notes.append(
             f"{len(never_source)} feature(s) are zero (or missing) in every source row "
             f"({_name_list([features[j] for j in never_source])}); no classifier can learn "
-            "from them, so their weights are 0.")
+            "from them, so their weights are 0."
+        )
     in_source = (X_source != 0).any(axis=0)
     never_target = np.flatnonzero(in_source & ~(X_target != 0).any(axis=0))
     if len(never_target):
         notes.append(
             f"{len(never_target)} feature(s) never occur (are zero or missing in every row) in "
             f"{target_name} ({_name_list([features[j] for j in never_target])}): their "
-            "dropout estimate is 1 and FLDA gives them weight 0.")
+            "dropout estimate is 1 and FLDA gives them weight 0."
+        )
     return notes
 
 

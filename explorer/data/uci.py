@@ -54,9 +54,17 @@ from explorer.errors import DataValidationError
 from explorer.data.csv import CsvTable
 
 __all__ = [
-    "UCI_DIR", "IMPUTE_OPTIONS", "UciDataSet", "UCI_SETS", "MissingDataProblem",
-    "load_uci", "feature_columns", "split_by_missing", "encode_features",
-    "make_missing_problem", "table2",
+    "UCI_DIR",
+    "IMPUTE_OPTIONS",
+    "UciDataSet",
+    "UCI_SETS",
+    "MissingDataProblem",
+    "load_uci",
+    "feature_columns",
+    "split_by_missing",
+    "encode_features",
+    "make_missing_problem",
+    "table2",
 ]
 
 #: Folder of the shipped CSV files.
@@ -102,27 +110,59 @@ class UciDataSet:
 #: The six data sets, in the column order of the paper's Tables 2 and 3.
 UCI_SETS = {
     "hepatitis": UciDataSet(
-        "hepatitis", "Hepatitis (hepat.)", "class", {}, 155, 75,
-        {"features": 19, "samples": 155, "classes": 2, "missing": 75}),
+        "hepatitis",
+        "Hepatitis (hepat.)",
+        "class",
+        {},
+        155,
+        75,
+        {"features": 19, "samples": 155, "classes": 2, "missing": 75},
+    ),
     "ozone": UciDataSet(
-        "ozone", "Ozone (ozone)", "class",
+        "ozone",
+        "Ozone (ozone)",
+        "class",
         {"date": "the day of the measurement, an identifier rather than a measurement"},
-        2534, 687, {"features": 72, "samples": 2534, "classes": 2, "missing": 685}),
+        2534,
+        687,
+        {"features": 72, "samples": 2534, "classes": 2, "missing": 685},
+    ),
     "heart": UciDataSet(
-        "heart", "Heart disease (heart)", "class",
+        "heart",
+        "Heart disease (heart)",
+        "class",
         {"site": "which of the four clinics the patient came from"},
-        920, 621, {"features": 13, "samples": 704, "classes": 2, "missing": 615}),
+        920,
+        621,
+        {"features": 13, "samples": 704, "classes": 2, "missing": 615},
+    ),
     "mammographic": UciDataSet(
-        "mammographic", "Mammographic masses (mam.)", "severity",
-        {"bi_rads": "a radiologist's assessment, not a measurement (UCI calls it "
-                    "non-predictive)"},
-        961, 130, {"features": 4, "samples": 961, "classes": 2, "missing": 130}),
+        "mammographic",
+        "Mammographic masses (mam.)",
+        "severity",
+        {"bi_rads": "a radiologist's assessment, not a measurement (UCI calls it non-predictive)"},
+        961,
+        130,
+        {"features": 4, "samples": 961, "classes": 2, "missing": 130},
+    ),
     "automobile": UciDataSet(
-        "automobile", "Automobile (auto.)", "symboling", {}, 205, 46,
-        {"features": 24, "samples": 205, "classes": 6, "missing": 72}),
+        "automobile",
+        "Automobile (auto.)",
+        "symboling",
+        {},
+        205,
+        46,
+        {"features": 24, "samples": 205, "classes": 6, "missing": 72},
+    ),
     "arrhythmia": UciDataSet(
-        "arrhythmia", "Arrhythmia (arrhy.)", "class", {}, 452, 384,
-        {"features": 279, "samples": 452, "classes": 13, "missing": 384}),
+        "arrhythmia",
+        "Arrhythmia (arrhy.)",
+        "class",
+        {},
+        452,
+        384,
+        {"features": 279, "samples": 452, "classes": 13, "missing": 384},
+    ),
 }
 
 
@@ -135,8 +175,7 @@ def load_uci(key, directory=None):
     if key not in UCI_SETS:
         raise KeyError(f"Unknown UCI data set {key!r}; choose from {tuple(UCI_SETS)}.")
     directory = UCI_DIR if directory is None else Path(directory)
-    return pd.read_csv(directory / UCI_SETS[key].file, keep_default_na=False,
-                       na_values=[""])
+    return pd.read_csv(directory / UCI_SETS[key].file, keep_default_na=False, na_values=[""])
 
 
 def _frame(table):
@@ -149,7 +188,8 @@ def feature_columns(table, label, exclude=()):
     if label not in frame.columns:
         raise DataValidationError(
             f"There is no column named {label!r}.",
-            f"Choose the label column among: {', '.join(map(str, frame.columns[:10]))}.")
+            f"Choose the label column among: {', '.join(map(str, frame.columns[:10]))}.",
+        )
     skip = set(exclude) | {label}
     return [c for c in frame.columns if c not in skip]
 
@@ -184,8 +224,9 @@ def split_by_missing(table, label, exclude=()):
     frame = _frame(table)
     features = feature_columns(frame, label, exclude)
     if not features:
-        raise DataValidationError("No feature columns are left.",
-                                  "Ignore fewer columns, or pick another label column.")
+        raise DataValidationError(
+            "No feature columns are left.", "Ignore fewer columns, or pick another label column."
+        )
     labelled = frame[label].notna().to_numpy()
     gap = frame[features].isna().any(axis=1).to_numpy()
     source, target = frame[labelled & ~gap], frame[labelled & gap]
@@ -194,17 +235,31 @@ def split_by_missing(table, label, exclude=()):
         raise DataValidationError(
             f"{name} has no complete row: every labelled row has a missing feature value.",
             "Ignore the columns that are missing most often (they are not usable as "
-            "features), so that some rows become complete.")
+            "features), so that some rows become complete.",
+        )
     if len(target) == 0:
         raise DataValidationError(
             f"{name} has no row with a missing feature value, so there is no target.",
-            "Use a file with empty cells, or load a separate target file.")
+            "Use a file with empty cells, or load a separate target file.",
+        )
     if not isinstance(table, CsvTable):
         return source, target
-    return (CsvTable(f"{table.name} (complete rows)", source.reset_index(drop=True),
-                     table.encoding, table.delimiter, table.warnings),
-            CsvTable(f"{table.name} (rows with gaps)", target.reset_index(drop=True),
-                     table.encoding, table.delimiter, ()))
+    return (
+        CsvTable(
+            f"{table.name} (complete rows)",
+            source.reset_index(drop=True),
+            table.encoding,
+            table.delimiter,
+            table.warnings,
+        ),
+        CsvTable(
+            f"{table.name} (rows with gaps)",
+            target.reset_index(drop=True),
+            table.encoding,
+            table.delimiter,
+            (),
+        ),
+    )
 
 
 def _is_text(series):
@@ -240,8 +295,7 @@ def encode_features(source, target, columns, impute="zero", keep_gaps=False):
             categories = sorted(s.dropna().unique())
             for value in categories:
                 for blocks, values in ((blocks_s, s), (blocks_t, t)):
-                    onehot = (values == value).astype("Float64").to_numpy(
-                        dtype=np.float64, na_value=np.nan)
+                    onehot = (values == value).astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
                     blocks.append(onehot)
                 names.append(f"{column}={value}")
                 origin.append(column)
@@ -257,7 +311,7 @@ def encode_features(source, target, columns, impute="zero", keep_gaps=False):
         spread = np.nanstd(X_s, axis=0)
     else:
         centre = np.zeros(X_s.shape[1])
-        spread = np.sqrt(np.nanmean(X_s ** 2, axis=0))
+        spread = np.sqrt(np.nanmean(X_s**2, axis=0))
     centre = np.nan_to_num(centre)
     spread = np.where(np.isfinite(spread) & (spread > 0), spread, 1.0)
     X_s = np.nan_to_num((X_s - centre) / spread, nan=0.0)
@@ -311,10 +365,14 @@ class MissingDataProblem:
     def summary(self):
         """One row of Table 2 as counted here."""
         n_columns = len(set(self.feature_origin))
-        return {"features": n_columns, "encoded features": len(self.feature_names),
-                "samples": len(self.y_source) + len(self.y_target),
-                "classes": len(self.classes), "missing": len(self.y_target),
-                "source classes": len(np.unique(self.y_source))}
+        return {
+            "features": n_columns,
+            "encoded features": len(self.feature_names),
+            "samples": len(self.y_source) + len(self.y_target),
+            "classes": len(self.classes),
+            "missing": len(self.y_target),
+            "source classes": len(np.unique(self.y_source)),
+        }
 
 
 def make_missing_problem(key, impute="zero", directory=None, keep_gaps=False):
@@ -344,14 +402,25 @@ def make_missing_problem(key, impute="zero", directory=None, keep_gaps=False):
     notes = [f"'{c}' is not used as a feature: {why}." for c, why in spec.exclude.items()]
     text = sorted({c for c, n in zip(origin, names) if n != c})
     if text:
-        notes.append(f"{len(text)} categorical column(s) one-hot encoded with the source's "
-                     f"categories ({', '.join(text)}): {len(names)} encoded features from "
-                     f"{len(columns)} columns.")
+        notes.append(
+            f"{len(text)} categorical column(s) one-hot encoded with the source's "
+            f"categories ({', '.join(text)}): {len(names)} encoded features from "
+            f"{len(columns)} columns."
+        )
     return MissingDataProblem(
-        key=key, title=spec.title, X_source=X_s, y_source=source[spec.label].to_numpy(),
-        X_target=X_t, y_target=target[spec.label].to_numpy(), feature_names=tuple(names),
-        feature_origin=tuple(origin), missing_rate=missing_rate, impute=impute,
-        notes=tuple(notes), paper=dict(spec.paper))
+        key=key,
+        title=spec.title,
+        X_source=X_s,
+        y_source=source[spec.label].to_numpy(),
+        X_target=X_t,
+        y_target=target[spec.label].to_numpy(),
+        feature_names=tuple(names),
+        feature_origin=tuple(origin),
+        missing_rate=missing_rate,
+        impute=impute,
+        notes=tuple(notes),
+        paper=dict(spec.paper),
+    )
 
 
 def table2(problems):

@@ -53,9 +53,19 @@ from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
 __all__ = [
-    "BASELINES", "NOT_AVAILABLE", "BASELINE_NOTES", "C_GRID", "GAMMA_FACTORS",
-    "cv_folds", "SourceCV", "logistic_cv", "svm_cv", "make_baseline", "domain_arrays",
-    "fit_baseline", "error_row",
+    "BASELINES",
+    "NOT_AVAILABLE",
+    "BASELINE_NOTES",
+    "C_GRID",
+    "GAMMA_FACTORS",
+    "cv_folds",
+    "SourceCV",
+    "logistic_cv",
+    "svm_cv",
+    "make_baseline",
+    "domain_arrays",
+    "fit_baseline",
+    "error_row",
 ]
 
 #: Baselines taken from skada, in the order of the paper's Table 3.
@@ -68,15 +78,14 @@ NOT_AVAILABLE = {
 #: What each baseline is, and which parameters are not cross-validated.
 BASELINE_NOTES = {
     "KMM": "kernel mean matching weights (RBF kernel, gamma = 1 / n_features, "
-           "skada's Frank-Wolfe solver), then importance-weighted logistic regression",
+    "skada's Frank-Wolfe solver), then importance-weighted logistic regression",
     "SA": "subspace alignment with as many principal components as the smaller "
-          "domain allows, then an RBF SVM",
+    "domain allows, then an RBF SVM",
     "TCA": "transfer component analysis (RBF kernel, mu = 0.1, 20 components, "
-           "fitted on at most 600 source and 600 target rows), then an RBF SVM",
-    "CORAL": "correlation alignment (skada's automatic shrinkage), then logistic "
-             "regression",
+    "fitted on at most 600 source and 600 target rows), then an RBF SVM",
+    "CORAL": "correlation alignment (skada's automatic shrinkage), then logistic regression",
     "OT": "exact optimal-transport mapping of the source onto the target "
-          "(squared Euclidean cost, skada's OTMapping), then logistic regression",
+    "(squared Euclidean cost, skada's OTMapping), then logistic regression",
 }
 #: Inverse regularisation strengths tried by cross-validation.
 C_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
@@ -128,8 +137,7 @@ class SourceCV(ClassifierMixin, BaseEstimator):
 
     __metadata_request__fit = {"sample_weight": True}
 
-    def __init__(self, estimator=None, param_grid=None, gamma_factors=None, n_folds=3,
-                 random_state=0):
+    def __init__(self, estimator=None, param_grid=None, gamma_factors=None, n_folds=3, random_state=0):
         self.estimator = estimator
         self.param_grid = param_grid
         self.gamma_factors = gamma_factors
@@ -155,8 +163,9 @@ class SourceCV(ClassifierMixin, BaseEstimator):
             folds = list(cv_folds(y, self.n_folds, self.random_state))
             for train, test in folds:
                 for k, params in enumerate(candidates):
-                    model = self._fit_one(params, X[train], y[train],
-                                          None if weights is None else weights[train])
+                    model = self._fit_one(
+                        params, X[train], y[train], None if weights is None else weights[train]
+                    )
                     errors[k] += np.mean(model.predict(X[test]) != y[test]) / len(folds)
         best = int(np.argmin(errors))
         self.best_params_ = candidates[best]
@@ -193,14 +202,20 @@ class _Constant(ClassifierMixin, BaseEstimator):
 
 def logistic_cv(grid=C_GRID, n_folds=3, random_state=0):
     """L2-regularised logistic regression with ``C`` chosen on the data it is fitted on."""
-    return SourceCV(LogisticRegression(max_iter=500), {"C": list(grid)},
-                    n_folds=n_folds, random_state=random_state)
+    return SourceCV(
+        LogisticRegression(max_iter=500), {"C": list(grid)}, n_folds=n_folds, random_state=random_state
+    )
 
 
 def svm_cv(grid=C_GRID[1:4], gamma_factors=GAMMA_FACTORS, n_folds=3, random_state=0):
     """RBF SVM (one-vs-one) with ``C`` and the bandwidth chosen on the data it is fitted on."""
-    return SourceCV(SVC(kernel="rbf"), {"C": list(grid)}, gamma_factors=gamma_factors,
-                    n_folds=n_folds, random_state=random_state)
+    return SourceCV(
+        SVC(kernel="rbf"),
+        {"C": list(grid)},
+        gamma_factors=gamma_factors,
+        n_folds=n_folds,
+        random_state=random_state,
+    )
 
 
 def make_baseline(name, n_components=None, n_folds=3, random_state=0):
@@ -222,13 +237,16 @@ def make_baseline(name, n_components=None, n_folds=3, random_state=0):
         if name == "KMM":
             steps = [skada.KMMReweightAdapter(gamma=None), lr]
         elif name == "SA":
-            steps = [skada.SubspaceAlignmentAdapter(n_components=n_components,
-                                                    random_state=random_state), svm]
+            steps = [
+                skada.SubspaceAlignmentAdapter(n_components=n_components, random_state=random_state),
+                svm,
+            ]
         elif name == "TCA":
-            steps = [skada.StratifiedDomainSubsampler(TCA_MAX_ROWS * 2,
-                                                      random_state=random_state),
-                     skada.TransferComponentAnalysisAdapter(
-                         n_components=min(20, n_components or 20), mu=0.1), svm]
+            steps = [
+                skada.StratifiedDomainSubsampler(TCA_MAX_ROWS * 2, random_state=random_state),
+                skada.TransferComponentAnalysisAdapter(n_components=min(20, n_components or 20), mu=0.1),
+                svm,
+            ]
         elif name == "CORAL":
             steps = [skada.CORALAdapter(), lr]
         else:
@@ -244,8 +262,7 @@ def domain_arrays(X_source, y_source, X_target):
     must already be class indices ``0..K-1``.
     """
     X = np.vstack([X_source, X_target]).astype(np.float64)
-    y = np.concatenate([np.asarray(y_source, dtype=np.int64),
-                        -np.ones(len(X_target), dtype=np.int64)])
+    y = np.concatenate([np.asarray(y_source, dtype=np.int64), -np.ones(len(X_target), dtype=np.int64)])
     domain = np.concatenate([np.full(len(X_source), _SOURCE), np.full(len(X_target), _TARGET)])
     return X, y, domain
 
@@ -272,14 +289,12 @@ def fit_baseline(name, X_source, y_source, X_target, n_folds=3, random_state=0):
     X, y, domain = domain_arrays(X_source, y_index, X_target)
     # SA fits one PCA per domain: no more components than the smaller domain has rows
     n_components = int(min(len(X_source), len(X_target), X.shape[1]))
-    pipeline = make_baseline(name, n_components=n_components, n_folds=n_folds,
-                             random_state=random_state)
+    pipeline = make_baseline(name, n_components=n_components, n_folds=n_folds, random_state=random_state)
     with sklearn.config_context(enable_metadata_routing=True), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pipeline.fit(X, y, sample_domain=domain)
         target = np.full(len(X_target), _TARGET)
-        predicted = pipeline.predict(np.asarray(X_target, dtype=np.float64),
-                                     sample_domain=target)
+        predicted = pipeline.predict(np.asarray(X_target, dtype=np.float64), sample_domain=target)
     return classes[np.asarray(predicted, dtype=np.int64)], pipeline
 
 
@@ -308,5 +323,10 @@ def error_row(name, X_source, y_source, X_target, y_target, labelled=None, rando
     predicted, _ = fit_baseline(name, X_source, y_source, X_target, random_state=random_state)
     truth = y_target[labelled]
     wrong = int(sum(p != t for p, t in zip(predicted[labelled], truth)))
-    return {"classifier": name, "family": "baseline", "error": wrong / len(truth),
-            "errors": wrong, "n_target": len(truth)}
+    return {
+        "classifier": name,
+        "family": "baseline",
+        "error": wrong / len(truth),
+        "errors": wrong,
+        "n_target": len(truth),
+    }

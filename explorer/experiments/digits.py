@@ -37,8 +37,13 @@ from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 from flda_core.classifier import FLDAClassifier
-from explorer.data.digits import (balanced_subsample, default_cache_dir, direction_data,
-                               fingerprint, make_offline_domains)
+from explorer.data.digits import (
+    balanced_subsample,
+    default_cache_dir,
+    direction_data,
+    fingerprint,
+    make_offline_domains,
+)
 from explorer.errors import DataValidationError
 from explorer.names import TABLE_CLASSIFIERS, classifier_loss
 from flda_core.transfer import estimate_dropout
@@ -48,12 +53,34 @@ from explorer.experiments.progress import finish, report
 from explorer.experiments.scoring import error_rate
 
 __all__ = [
-    "PAPER_TABLE4", "L2_GRID", "BLAS_THREADS", "DIRECTIONS", "MethodResult",
-    "make_classifier", "cross_validate_l2", "fit_method", "run_digits", "table4_frame",
-    "paper_table", "comparison_table", "l2_frame", "pixel_frame", "COMPARED_TRANSFERS",
-    "run_transfer_comparison", "transfer_comparison_frame", "convergence_notes",
-    "fit_direction", "STORED_KINDS", "code_fingerprint", "fit_store", "stored_fitter",
-    "result_to_json", "result_from_json", "stored_fit", "precompute", "STORE_MAX_FILES",
+    "PAPER_TABLE4",
+    "L2_GRID",
+    "BLAS_THREADS",
+    "DIRECTIONS",
+    "MethodResult",
+    "make_classifier",
+    "cross_validate_l2",
+    "fit_method",
+    "run_digits",
+    "table4_frame",
+    "paper_table",
+    "comparison_table",
+    "l2_frame",
+    "pixel_frame",
+    "COMPARED_TRANSFERS",
+    "run_transfer_comparison",
+    "transfer_comparison_frame",
+    "convergence_notes",
+    "fit_direction",
+    "STORED_KINDS",
+    "code_fingerprint",
+    "fit_store",
+    "stored_fitter",
+    "result_to_json",
+    "result_from_json",
+    "stored_fit",
+    "precompute",
+    "STORE_MAX_FILES",
 ]
 
 #: Table 4 of the paper: target error rates, M = MNIST, U = USPS.
@@ -70,7 +97,6 @@ DIRECTIONS = ("A → B", "B → A")
 #: 10 classes): on a shared machine multi-threaded BLAS is up to 10x *slower*
 #: (measured: 15 s instead of 0.9 s for one S-LR fit on 900 digits).
 BLAS_THREADS = 1
-
 
 
 @dataclass(frozen=True)
@@ -125,8 +151,9 @@ class MethodResult:
         return self.coef[index[0]]
 
 
-def make_classifier(method, l2, theta=None, tol=1e-6, max_iter=1000, transfer="dropout",
-                    transfer_params=None):
+def make_classifier(
+    method, l2, theta=None, tol=1e-6, max_iter=1000, transfer="dropout", transfer_params=None
+):
     """An unfitted :class:`FLDAClassifier` for a paper name.
 
     S-LS / S-LR / T-LR use ``theta = 0`` (plain least squares / logistic
@@ -139,28 +166,36 @@ def make_classifier(method, l2, theta=None, tol=1e-6, max_iter=1000, transfer="d
         raise ValueError(f"Unknown method {method!r}; choose from {TABLE_CLASSIFIERS}.")
     loss = classifier_loss(method)
     if method.startswith("FLDA") and transfer != "dropout":
-        return FLDAClassifier(loss=loss, l2=float(l2), transfer=transfer,
-                              transfer_params=transfer_params, tol=tol, max_iter=max_iter)
+        return FLDAClassifier(
+            loss=loss,
+            l2=float(l2),
+            transfer=transfer,
+            transfer_params=transfer_params,
+            tol=tol,
+            max_iter=max_iter,
+        )
     use_theta = theta if method.startswith("FLDA") else None
     return FLDAClassifier(loss=loss, l2=float(l2), theta=use_theta, tol=tol, max_iter=max_iter)
 
 
-def _fold_errors(X, y, method, theta, grid, n_folds, random_state, tol, transfer="dropout",
-                 transfer_params=None):
+def _fold_errors(
+    X, y, method, theta, grid, n_folds, random_state, tol, transfer="dropout", transfer_params=None
+):
     """Mean validation error per l2 over stratified folds, shape (len(grid),)."""
     n_folds = int(min(n_folds, np.min(np.unique(y, return_counts=True)[1])))
     if n_folds < 2:
         raise DataValidationError(
             "Cross-validation needs at least 2 images of every class.",
-            "Upload more images of the rare classes (every class needs at least 2 images "
-            "in each domain).")
+            "Upload more images of the rare classes (every class needs at least 2 images in each domain).",
+        )
     folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
     errors = np.zeros(len(grid))
     for train, test in folds.split(X, y):
         # Warm start along the grid, largest l2 first: each fit starts from the
         # solution of the next stronger penalty (fewer L-BFGS iterations).
-        model = make_classifier(method, max(grid), theta, tol=tol, transfer=transfer,
-                                transfer_params=transfer_params).set_params(warm_start=True)
+        model = make_classifier(
+            method, max(grid), theta, tol=tol, transfer=transfer, transfer_params=transfer_params
+        ).set_params(warm_start=True)
         for k in sorted(range(len(grid)), key=lambda k: -grid[k]):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
@@ -169,8 +204,19 @@ def _fold_errors(X, y, method, theta, grid, n_folds, random_state, tol, transfer
     return errors
 
 
-def cross_validate_l2(X, y, method, theta=None, grid=L2_GRID, n_folds=3, random_state=0,
-                      tol=1e-4, max_samples=3_000, transfer="dropout", transfer_params=None):
+def cross_validate_l2(
+    X,
+    y,
+    method,
+    theta=None,
+    grid=L2_GRID,
+    n_folds=3,
+    random_state=0,
+    tol=1e-4,
+    max_samples=3_000,
+    transfer="dropout",
+    transfer_params=None,
+):
     """Choose the ridge penalty by k-fold cross-validation on labelled data.
 
     As in the paper (section 4.2), hyperparameters are chosen on the source
@@ -194,14 +240,26 @@ def cross_validate_l2(X, y, method, theta=None, grid=L2_GRID, n_folds=3, random_
         keep = balanced_subsample(y, max_samples, random_state)
         X, y = X[keep], y[keep]
     with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
-        errors = _fold_errors(X, y, method, theta, tuple(grid), n_folds, random_state, tol,
-                              transfer, transfer_params)
+        errors = _fold_errors(
+            X, y, method, theta, tuple(grid), n_folds, random_state, tol, transfer, transfer_params
+        )
     best = max(range(len(grid)), key=lambda k: (-round(errors[k], 12), grid[k]))
     return float(grid[best]), {float(l2): float(e) for l2, e in zip(grid, errors)}
 
 
-def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol=0.0,
-               tol=1e-6, n_folds=3, random_state=0, transfer="dropout"):
+def fit_method(
+    X_source,
+    y_source,
+    X_target,
+    y_target,
+    method,
+    l2=None,
+    zero_tol=0.0,
+    tol=1e-6,
+    n_folds=3,
+    random_state=0,
+    transfer="dropout",
+):
     """Fit one of :data:`TABLE_CLASSIFIERS` for one direction and measure its target error.
 
     S-LS, S-LR, FLDA-Q and FLDA-L are trained on all source images (FLDA also
@@ -233,21 +291,24 @@ def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol
         params = make_transfer_model(transfer).fit(X_source, X_target, zero_tol=zero_tol).params()
         theta = np.asarray(params.get("theta", np.zeros(n_features)), dtype=np.float64)
     else:
-        theta = (estimate_dropout(X_source, X_target, zero_tol=zero_tol)
-                 if method.startswith("FLDA") else np.zeros(n_features))
+        theta = (
+            estimate_dropout(X_source, X_target, zero_tol=zero_tol)
+            if method.startswith("FLDA")
+            else np.zeros(n_features)
+        )
         transfer = "dropout"
     chosen = {"transfer": transfer, "transfer_params": params}
     if method == "T-LR":
         train_X, train_y = X_target, y_target
     else:
         train_X, train_y = X_source, y_source
-    l2, cv_errors, model, stops = _train(train_X, train_y, method, l2, theta, random_state,
-                                         tol, chosen)
+    l2, cv_errors, model, stops = _train(train_X, train_y, method, l2, theta, random_state, tol, chosen)
     with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         if method == "T-LR":
-            error = float(_fold_errors(X_target, y_target, method, theta, (l2,), n_folds,
-                                       random_state, tol)[0])
+            error = float(
+                _fold_errors(X_target, y_target, method, theta, (l2,), n_folds, random_state, tol)[0]
+            )
         else:
             error = error_rate(model, X_target, y_target)
     coef = np.array(model.coef_)  # a copy: a remembered model is shared (see _train)
@@ -256,10 +317,19 @@ def fit_method(X_source, y_source, X_target, y_target, method, l2=None, zero_tol
         intercept = np.array([-model.intercept_[0], model.intercept_[0]])
     else:
         intercept = np.array(model.intercept_)
-    return MethodResult(method=method, error=float(error), l2=float(l2),
-                        cv_errors=dict(cv_errors), coef=coef, intercept=intercept,
-                        classes=np.array(model.classes_), theta=theta,
-                        n_iter=int(model.n_iter_), warnings=stops, **chosen)
+    return MethodResult(
+        method=method,
+        error=float(error),
+        l2=float(l2),
+        cv_errors=dict(cv_errors),
+        coef=coef,
+        intercept=intercept,
+        classes=np.array(model.classes_),
+        theta=theta,
+        n_iter=int(model.n_iter_),
+        warnings=stops,
+        **chosen,
+    )
 
 
 #: How many trainings of the classifiers without θ :func:`_train` remembers.
@@ -287,14 +357,14 @@ def _train(X, y, method, l2, theta, random_state, tol, chosen):
                 return _TRAINED[key]
     cv_errors = {}
     if l2 is None:
-        l2, cv_errors = cross_validate_l2(X, y, method, theta, random_state=random_state,
-                                          **chosen)
-    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), \
-            warnings.catch_warnings(record=True) as caught:
+        l2, cv_errors = cross_validate_l2(X, y, method, theta, random_state=random_state, **chosen)
+    with (
+        threadpool_limits(limits=BLAS_THREADS, user_api="blas"),
+        warnings.catch_warnings(record=True) as caught,
+    ):
         warnings.simplefilter("always", ConvergenceWarning)
         model = make_classifier(method, l2, theta, tol=tol, **chosen).fit(X, y)
-    stops = tuple(dict.fromkeys(str(w.message) for w in caught
-                                if issubclass(w.category, ConvergenceWarning)))
+    stops = tuple(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)))
     trained = (float(l2), cv_errors, model, stops)
     if key is not None:
         with _TRAINED_LOCK:
@@ -304,12 +374,12 @@ def _train(X, y, method, l2, theta, random_state, tol, chosen):
     return trained
 
 
-def fit_direction(domains, direction, method, l2=None, zero_tol=0.0, seed=0,
-                  transfer="dropout"):
+def fit_direction(domains, direction, method, l2=None, zero_tol=0.0, seed=0, transfer="dropout"):
     """:func:`fit_method` for one direction of ``domains`` (``"A → B"``: A is the source)."""
     X_s, y_s, X_t, y_t = direction_data(domains, direction)
-    return fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol,
-                      random_state=seed, transfer=transfer)
+    return fit_method(
+        X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol, random_state=seed, transfer=transfer
+    )
 
 
 # ---------------------------------------------------------------- the disk store
@@ -342,23 +412,38 @@ def fit_store(directory=None):
 
 
 def _fit_key(domains, direction, method, l2, zero_tol, seed, transfer):
-    return {"experiment": "digits (Table 4)", "data": domains.key, "direction": direction,
-            "method": method, "l2": None if l2 is None else float(l2),
-            "zero_tol": float(zero_tol), "seed": int(seed), "transfer": transfer}
+    return {
+        "experiment": "digits (Table 4)",
+        "data": domains.key,
+        "direction": direction,
+        "method": method,
+        "l2": None if l2 is None else float(l2),
+        "zero_tol": float(zero_tol),
+        "seed": int(seed),
+        "transfer": transfer,
+    }
 
 
 def result_to_json(result):
     """The stored form of a :class:`MethodResult` (arrays exact, as base64 bytes)."""
     encode = result_store.encode_array
     params = result.transfer_params
-    return {"method": result.method, "error": float(result.error), "l2": float(result.l2),
-            "cv_errors": [[float(k), float(v)] for k, v in result.cv_errors.items()],
-            "coef": encode(result.coef), "intercept": encode(result.intercept),
-            "classes": encode(result.classes), "theta": encode(result.theta),
-            "n_iter": int(result.n_iter), "transfer": result.transfer,
-            "transfer_params": None if params is None else {
-                str(name): encode(values) for name, values in params.items()},
-            "warnings": list(result.warnings)}
+    return {
+        "method": result.method,
+        "error": float(result.error),
+        "l2": float(result.l2),
+        "cv_errors": [[float(k), float(v)] for k, v in result.cv_errors.items()],
+        "coef": encode(result.coef),
+        "intercept": encode(result.intercept),
+        "classes": encode(result.classes),
+        "theta": encode(result.theta),
+        "n_iter": int(result.n_iter),
+        "transfer": result.transfer,
+        "transfer_params": None
+        if params is None
+        else {str(name): encode(values) for name, values in params.items()},
+        "warnings": list(result.warnings),
+    }
 
 
 def result_from_json(value, method, n_features):
@@ -371,33 +456,49 @@ def result_from_json(value, method, n_features):
 
     cv = value.get("cv_errors")
     params = value.get("transfer_params")
-    if not (value.get("method") == method and number(value.get("error"))
-            and 0.0 <= value["error"] <= 1.0 and number(value.get("l2"))
-            and value["l2"] >= 0.0 and type(value.get("n_iter")) is int
-            and value["n_iter"] >= 0 and isinstance(value.get("transfer"), str)
-            and isinstance(cv, list)
-            and all(isinstance(p, list) and len(p) == 2 and all(map(number, p)) for p in cv)
-            and isinstance(value.get("warnings"), list)
-            and all(isinstance(w, str) for w in value["warnings"])
-            and (params is None or isinstance(params, dict))):
+    if not (
+        value.get("method") == method
+        and number(value.get("error"))
+        and 0.0 <= value["error"] <= 1.0
+        and number(value.get("l2"))
+        and value["l2"] >= 0.0
+        and type(value.get("n_iter")) is int
+        and value["n_iter"] >= 0
+        and isinstance(value.get("transfer"), str)
+        and isinstance(cv, list)
+        and all(isinstance(p, list) and len(p) == 2 and all(map(number, p)) for p in cv)
+        and isinstance(value.get("warnings"), list)
+        and all(isinstance(w, str) for w in value["warnings"])
+        and (params is None or isinstance(params, dict))
+    ):
         return None
     coef, intercept = decode(value["coef"]), decode(value["intercept"])
     classes, theta = decode(value["classes"]), decode(value["theta"])
     n_classes = len(classes)
-    if (classes.ndim != 1 or coef.shape != (n_classes, n_features)
-            or intercept.shape != (n_classes,) or theta.shape != (n_features,)):
+    if (
+        classes.ndim != 1
+        or coef.shape != (n_classes, n_features)
+        or intercept.shape != (n_classes,)
+        or theta.shape != (n_features,)
+    ):
         return None
     return MethodResult(
-        method=method, error=float(value["error"]), l2=float(value["l2"]),
-        cv_errors={float(k): float(v) for k, v in cv}, coef=coef, intercept=intercept,
-        classes=classes, theta=theta, n_iter=value["n_iter"], transfer=value["transfer"],
-        transfer_params=None if params is None else {
-            name: decode(values) for name, values in params.items()},
-        warnings=tuple(value["warnings"]))
+        method=method,
+        error=float(value["error"]),
+        l2=float(value["l2"]),
+        cv_errors={float(k): float(v) for k, v in cv},
+        coef=coef,
+        intercept=intercept,
+        classes=classes,
+        theta=theta,
+        n_iter=value["n_iter"],
+        transfer=value["transfer"],
+        transfer_params=None if params is None else {name: decode(values) for name, values in params.items()},
+        warnings=tuple(value["warnings"]),
+    )
 
 
-def stored_fit(domains, direction, method, l2=None, zero_tol=0.0, seed=0,
-               transfer="dropout", store=None):
+def stored_fit(domains, direction, method, l2=None, zero_tol=0.0, seed=0, transfer="dropout", store=None):
     """:func:`fit_direction`, kept on disk for public data (:data:`STORED_KINDS`): read
     from ``store`` when this code fitted it before on the same data, else fitted and
     written.  What it returns equals a fresh :func:`fit_direction` exactly.
@@ -413,6 +514,7 @@ def stored_fit(domains, direction, method, l2=None, zero_tol=0.0, seed=0,
     -------
     MethodResult
     """
+
     def compute():
         return fit_direction(domains, direction, method, l2, zero_tol, seed, transfer)
 
@@ -421,16 +523,21 @@ def stored_fit(domains, direction, method, l2=None, zero_tol=0.0, seed=0,
     store = fit_store() if store is None else store
     n_features = domains.X_a.shape[1]
     return store.load_or_compute(
-        _fit_key(domains, direction, method, l2, zero_tol, seed, transfer), compute,
-        result_to_json, lambda value: result_from_json(value, method, n_features)).value
+        _fit_key(domains, direction, method, l2, zero_tol, seed, transfer),
+        compute,
+        result_to_json,
+        lambda value: result_from_json(value, method, n_features),
+    ).value
 
 
 def stored_fitter(domains, seed=0, store=None):
     """The ``fit=`` of :func:`run_digits` that keeps every fit in ``store``
     (:func:`stored_fit`; default :func:`fit_store`): a fit this code made before on the
     same data is read, not fitted again."""
+
     def fit(direction, method, l2, zero_tol, transfer="dropout"):
         return stored_fit(domains, direction, method, l2, zero_tol, seed, transfer, store)
+
     return fit
 
 
@@ -443,8 +550,7 @@ def precompute(seed=0, progress=None, store=None):
     not refitted.  Returns the results of :func:`run_digits`.
     """
     domains = make_offline_domains(random_state=seed)
-    return run_digits(domains, seed=seed, fit=stored_fitter(domains, seed, store),
-                      progress=progress)
+    return run_digits(domains, seed=seed, fit=stored_fitter(domains, seed, store), progress=progress)
 
 
 def convergence_notes(results):
@@ -492,8 +598,7 @@ def paper_table(domains=None):
     """
     mapping = {} if domains is None else dict(domains.paper_rows)
     if mapping:
-        order = [(mapping[d], f"paper {mapping[d]} (like {d} here)")
-                 for d in DIRECTIONS]
+        order = [(mapping[d], f"paper {mapping[d]} (like {d} here)") for d in DIRECTIONS]
     else:
         order = [(row, f"paper {row}") for row in PAPER_TABLE4]
     rows = {label: {m: PAPER_TABLE4[row].get(m, np.nan) for m in TABLE_CLASSIFIERS} for row, label in order}
@@ -514,8 +619,18 @@ def comparison_table(ours, paper):
 FIGURE6_PAIRS = {"logistic": ("S-LR", "FLDA-L"), "quadratic": ("S-LS", "FLDA-Q")}
 
 
-def run_digits(domains, first_direction="A → B", loss="logistic", l2=None, zero_tol=0.0,
-               seed=0, fit=None, progress=None, transfer="dropout", methods=TABLE_CLASSIFIERS):
+def run_digits(
+    domains,
+    first_direction="A → B",
+    loss="logistic",
+    l2=None,
+    zero_tol=0.0,
+    seed=0,
+    fit=None,
+    progress=None,
+    transfer="dropout",
+    methods=TABLE_CLASSIFIERS,
+):
     """Every classifier of Table 4 in both directions: the experiment's entry point.
 
     The pair of Figure 6 for ``loss`` and ``first_direction`` is fitted first
@@ -553,21 +668,28 @@ def run_digits(domains, first_direction="A → B", loss="logistic", l2=None, zer
     dict ``{(direction, method): MethodResult}``
     """
     if fit is None:
+
         def fit(direction, method, l2, zero_tol, transfer="dropout"):
             return fit_direction(domains, direction, method, l2, zero_tol, seed, transfer)
+
     extra = {} if transfer == "dropout" else {"transfer": transfer}
     jobs = [(first_direction, m) for m in FIGURE6_PAIRS[loss] if m in methods]
     jobs += [(d, m) for d in DIRECTIONS for m in methods if (d, m) not in jobs]
     results = {}
     for i, (direction, method) in enumerate(jobs):
         src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
-        report(progress, i, len(jobs),
-               f"Fitting {method} for {direction} ({domains.name(src)} → {domains.name(tgt)})"
-               + (", choosing l2 by 3-fold cross-validation" if l2 is None else "")
-               + f" — {i + 1} of {len(jobs)}")
+        report(
+            progress,
+            i,
+            len(jobs),
+            f"Fitting {method} for {direction} ({domains.name(src)} → {domains.name(tgt)})"
+            + (", choosing l2 by 3-fold cross-validation" if l2 is None else "")
+            + f" — {i + 1} of {len(jobs)}",
+        )
         tol = zero_tol if method.startswith("FLDA") else 0.0
-        results[(direction, method)] = fit(direction, method, l2, tol,
-                                           **(extra if method.startswith("FLDA") else {}))
+        results[(direction, method)] = fit(
+            direction, method, l2, tol, **(extra if method.startswith("FLDA") else {})
+        )
     finish(progress)
     return results
 
@@ -581,29 +703,33 @@ def pixel_frame(domains, rates, results, direction, loss, digit):
     (Figure 6).
     """
     shown = FIGURE6_PAIRS[loss]
-    rows, cols = np.divmod(np.arange(domains.side ** 2), domains.side)
-    frame = pd.DataFrame({"row": rows, "column": cols,
-                          f"P_nonzero_A ({domains.name_a})": rates[0],
-                          f"P_nonzero_B ({domains.name_b})": rates[1],
-                          f"theta ({direction})": results[(direction, shown[1])].theta})
+    rows, cols = np.divmod(np.arange(domains.side**2), domains.side)
+    frame = pd.DataFrame(
+        {
+            "row": rows,
+            "column": cols,
+            f"P_nonzero_A ({domains.name_a})": rates[0],
+            f"P_nonzero_B ({domains.name_b})": rates[1],
+            f"theta ({direction})": results[(direction, shown[1])].theta,
+        }
+    )
     adapted = results[(direction, shown[1])]
     if adapted.transfer != "dropout":
         for name, values in adapted.transfer_params.items():
             if name != "theta":
                 frame[f"{adapted.transfer} {name} ({direction})"] = values
     for method in shown:
-        frame[f"{method} weight, digit {digit} ({direction})"] = \
-            results[(direction, method)].weights(digit)
+        frame[f"{method} weight, digit {digit} ({direction})"] = results[(direction, method)].weights(digit)
     return frame
 
 
 def l2_frame(results):
     """The l2 used by every fit and, with cross-validation, the validation errors."""
     records = []
-    for (direction, method), r in sorted(results.items(), key=lambda item: (
-            DIRECTIONS.index(item[0][0]), TABLE_CLASSIFIERS.index(item[0][1]))):
-        record = {"direction": direction, "method": method, "l2": r.l2,
-                  "target error": r.error}
+    for (direction, method), r in sorted(
+        results.items(), key=lambda item: (DIRECTIONS.index(item[0][0]), TABLE_CLASSIFIERS.index(item[0][1]))
+    ):
+        record = {"direction": direction, "method": method, "l2": r.l2, "target error": r.error}
         record.update({f"CV error at l2={k:g}": v for k, v in r.cv_errors.items()})
         records.append(record)
     return pd.DataFrame.from_records(records)
@@ -614,8 +740,16 @@ def l2_frame(results):
 COMPARED_TRANSFERS = ("dropout", "two-sided", "rate")
 
 
-def run_transfer_comparison(domains, loss="logistic", l2=None, zero_tol=0.0, seed=0,
-                            transfers=COMPARED_TRANSFERS, fit=None, progress=None):
+def run_transfer_comparison(
+    domains,
+    loss="logistic",
+    l2=None,
+    zero_tol=0.0,
+    seed=0,
+    transfers=COMPARED_TRANSFERS,
+    fit=None,
+    progress=None,
+):
     """The source classifier, FLDA with every model in ``transfers`` and T-LR, both ways.
 
     Calls :func:`run_digits` once per transfer model (only the FLDA of
@@ -629,11 +763,27 @@ def run_transfer_comparison(domains, loss="logistic", l2=None, zero_tol=0.0, see
     out = {}
     for k, transfer in enumerate(transfers):
         methods = (source, flda, "T-LR") if k == 0 else (flda,)
-        part = None if progress is None else (
-            lambda f, text, k=k, transfer=transfer: progress((k + f) / len(transfers),
-                                                             f"{transfer}: {text}"))
-        out[transfer] = run_digits(domains, DIRECTIONS[0], loss, l2, zero_tol, seed, fit=fit,
-                                   progress=part, transfer=transfer, methods=methods)
+        part = (
+            None
+            if progress is None
+            else (
+                lambda f, text, k=k, transfer=transfer: progress(
+                    (k + f) / len(transfers), f"{transfer}: {text}"
+                )
+            )
+        )
+        out[transfer] = run_digits(
+            domains,
+            DIRECTIONS[0],
+            loss,
+            l2,
+            zero_tol,
+            seed,
+            fit=fit,
+            progress=part,
+            transfer=transfer,
+            methods=methods,
+        )
     finish(progress)
     return out
 

@@ -103,8 +103,7 @@ REPEAT_BLOCK = 25
 #: Spawn-key roots that keep the data draws and the repeat orders independent.
 _DATA_KEY, _REPEAT_KEY = 0, 1
 #: Columns of the curves table (and of the CSV download).
-TABLE_COLUMNS = ["classifier", "family", "loss", "domain", "n", "mean_error", "sem",
-                 "repeats"]
+TABLE_COLUMNS = ["classifier", "family", "loss", "domain", "n", "mean_error", "sem", "repeats"]
 
 
 @dataclass(frozen=True)
@@ -159,9 +158,14 @@ def _seed_sequence(seed, *key):
     return np.random.SeedSequence(None if seed is None else int(seed), spawn_key=key)
 
 
-def make_learning_curve_data(distribution="poisson", params=PAPER_POISSON_PARAMS,
-                             theta=PAPER_THETA, n_train=10_000, n_validation=10_000,
-                             seed=0):
+def make_learning_curve_data(
+    distribution="poisson",
+    params=PAPER_POISSON_PARAMS,
+    theta=PAPER_THETA,
+    n_train=10_000,
+    n_validation=10_000,
+    seed=0,
+):
     """Draw the source/target training and validation sets of section 4.1.2.
 
     The training pair and the validation pair are two independent calls of
@@ -187,15 +191,36 @@ def make_learning_curve_data(distribution="poisson", params=PAPER_POISSON_PARAMS
     """
     params = np.atleast_2d(np.asarray(params, dtype=np.float64))
     if params.shape[0] != 2:
-        raise ValueError(
-            f"Learning curves need exactly 2 classes (rows of params); got {params.shape[0]}.")
-    train = make_domains(distribution, params, n_train, n_train, theta,
-                         np.random.default_rng(_seed_sequence(seed, _DATA_KEY, 0)))
-    val = make_domains(distribution, params, n_validation, n_validation, theta,
-                       np.random.default_rng(_seed_sequence(seed, _DATA_KEY, 1)))
-    return LearningCurveData(train.X_source, train.y_source, val.X_source, val.y_source,
-                             train.X_target, train.y_target, val.X_target, val.y_target,
-                             train.theta_true, train.distribution, train.params)
+        raise ValueError(f"Learning curves need exactly 2 classes (rows of params); got {params.shape[0]}.")
+    train = make_domains(
+        distribution,
+        params,
+        n_train,
+        n_train,
+        theta,
+        np.random.default_rng(_seed_sequence(seed, _DATA_KEY, 0)),
+    )
+    val = make_domains(
+        distribution,
+        params,
+        n_validation,
+        n_validation,
+        theta,
+        np.random.default_rng(_seed_sequence(seed, _DATA_KEY, 1)),
+    )
+    return LearningCurveData(
+        train.X_source,
+        train.y_source,
+        val.X_source,
+        val.y_source,
+        train.X_target,
+        train.y_target,
+        val.X_target,
+        val.y_target,
+        train.theta_true,
+        train.distribution,
+        train.params,
+    )
 
 
 def sample_size_grid(n_min=2, n_max=10_000, n_sizes=15):
@@ -245,15 +270,19 @@ def parse_sample_sizes(text, n_max):
         With a message that names the offending entry and the allowed range.
     """
     values = parse_numbers(
-        text, empty="The list of sample sizes is empty; enter e.g. '2, 5, 10, 100, 1000'.",
+        text,
+        empty="The list of sample sizes is empty; enter e.g. '2, 5, 10, 100, 1000'.",
         not_a_number="'{token}' is not a number; enter whole numbers separated by commas, "
-                     "e.g. '2, 5, 10, 100'.")
+        "e.g. '2, 5, 10, 100'.",
+    )
     sizes = []
     for value in values:
         # bounds before int(): 1e400 is inf, and 1e308 has 309 digits (shown as 1e+308)
         if not 2 <= value <= n_max:
-            raise ValueError(f"Sample size {value:.12g} is outside 2 .. {n_max} (at least one "
-                             "sample per class, at most the training pool size).")
+            raise ValueError(
+                f"Sample size {value:.12g} is outside 2 .. {n_max} (at least one "
+                "sample per class, at most the training pool size)."
+            )
         if value != int(value):
             raise ValueError(f"'{value:g}' is not a whole number; sample sizes count samples.")
         sizes.append(int(value))
@@ -333,17 +362,24 @@ def prefix_sums(X, t, orders, sizes):
     bounds = np.concatenate([[0], sizes])
     X = np.asarray(X, dtype=np.float64)
     R, m, G = orders.shape[0], X.shape[1], len(sizes)
-    Z = np.concatenate([X, np.asarray(t, dtype=np.float64)[:, None], np.ones((len(X), 1)),
-                        (X != 0).astype(np.float64)], axis=1)
-    Zo = Z[orders[:, :sizes[-1]]]                      # (R, n_max, 2m + 2)
+    Z = np.concatenate(
+        [X, np.asarray(t, dtype=np.float64)[:, None], np.ones((len(X), 1)), (X != 0).astype(np.float64)],
+        axis=1,
+    )
+    Zo = Z[orders[:, : sizes[-1]]]  # (R, n_max, 2m + 2)
     gram = np.empty((R, G, Z.shape[1], Z.shape[1]))
     for g in range(G):
-        Zs = Zo[:, bounds[g]:bounds[g + 1]]
+        Zs = Zo[:, bounds[g] : bounds[g + 1]]
         gram[:, g] = np.matmul(Zs.transpose(0, 2, 1), Zs)
     gram = np.cumsum(gram, axis=1)
     t_col, one_col = m, m + 1
-    return {"xx": gram[..., :m, :m], "x": gram[..., :m, one_col], "xt": gram[..., :m, t_col],
-            "t": gram[..., t_col, one_col], "nonzero": gram[..., m + 2:, one_col]}
+    return {
+        "xx": gram[..., :m, :m],
+        "x": gram[..., :m, one_col],
+        "xt": gram[..., :m, t_col],
+        "t": gram[..., t_col, one_col],
+        "nonzero": gram[..., m + 2 :, one_col],
+    }
 
 
 def estimate_dropout_prefixes(nonzero_source, nonzero_target):
@@ -395,16 +431,16 @@ def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
     intercept : ndarray of shape (R, G)
     """
     xx = sums["xx"]
-    n = np.asarray(sizes, dtype=np.float64)                          # (G,)
+    n = np.asarray(sizes, dtype=np.float64)  # (G,)
     square_sums = np.diagonal(xx, axis1=-2, axis2=-1)
     active = (sums["nonzero"] if nonzero_source is None else nonzero_source) > 0
     variance = np.zeros_like(square_sums)
     if theta is not None:
         active = active & (theta < 1.0)
         variance[active] = dropout_variance_factor(theta[active]) * square_sums[active]
-    coef, intercept = solve_quadratic_moments(xx, sums["x"], sums["xt"][..., None],
-                                              sums["t"][..., None], n, variance, ridge / n,
-                                              active=active)
+    coef, intercept = solve_quadratic_moments(
+        xx, sums["x"], sums["xt"][..., None], sums["t"][..., None], n, variance, ridge / n, active=active
+    )
     return coef[..., 0], intercept[..., 0]
 
 
@@ -413,8 +449,9 @@ def _check_sizes(sizes, n_pool):
     if sizes.ndim != 1 or len(sizes) == 0 or np.any(np.diff(sizes) <= 0):
         raise ValueError("sizes must be a non-empty, strictly increasing list of integers.")
     if sizes[0] < 2 or sizes[-1] > n_pool:
-        raise ValueError(f"sample sizes must lie in 2 .. {n_pool} (the training pool size); "
-                         f"got {sizes[0]} .. {sizes[-1]}.")
+        raise ValueError(
+            f"sample sizes must lie in 2 .. {n_pool} (the training pool size); got {sizes[0]} .. {sizes[-1]}."
+        )
     return sizes
 
 
@@ -439,19 +476,25 @@ def quadratic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0):
     """
     sizes = _check_sizes(sizes, data.n_train)
     repeats = list(repeats)
-    if len(repeats) > REPEAT_BLOCK:        # bound memory: (block, n_max, m) gathers
-        return np.concatenate([quadratic_learning_errors(data, sizes, repeats[i:i + REPEAT_BLOCK],
-                                                         ridge, seed)
-                               for i in range(0, len(repeats), REPEAT_BLOCK)], axis=2)
+    if len(repeats) > REPEAT_BLOCK:  # bound memory: (block, n_max, m) gathers
+        return np.concatenate(
+            [
+                quadratic_learning_errors(data, sizes, repeats[i : i + REPEAT_BLOCK], ridge, seed)
+                for i in range(0, len(repeats), REPEAT_BLOCK)
+            ],
+            axis=2,
+        )
     source_orders, target_orders = training_orders(data, repeats, seed)
     t_source = np.where(data.y_source_train == 1, 1.0, -1.0)
     t_target = np.where(data.y_target_train == 1, 1.0, -1.0)
     src = prefix_sums(data.X_source_train, t_source, source_orders, sizes)
     tgt = prefix_sums(data.X_target_train, t_target, target_orders, sizes)
     theta = estimate_dropout_prefixes(src["nonzero"], tgt["nonzero"])
-    fits = (quadratic_fits(src, sizes, ridge),
-            quadratic_fits(tgt, sizes, ridge),
-            quadratic_fits(src, sizes, ridge, theta=theta))
+    fits = (
+        quadratic_fits(src, sizes, ridge),
+        quadratic_fits(tgt, sizes, ridge),
+        quadratic_fits(src, sizes, ridge, theta=theta),
+    )
     errors = np.empty((len(FAMILIES), len(DOMAINS), len(repeats), len(sizes)))
     for f, (coef, intercept) in enumerate(fits):
         for d, domain in enumerate(DOMAINS):
@@ -459,8 +502,7 @@ def quadratic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0):
     return errors
 
 
-def logistic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0, tol=1e-6,
-                             max_iter=1000, progress=None):
+def logistic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0, tol=1e-6, max_iter=1000, progress=None):
     """Validation errors of S-LR, T-LR and FLDA-L (one L-BFGS fit per cell).
 
     Same subsets as :func:`quadratic_learning_errors` (the same repeat indices
@@ -493,8 +535,12 @@ def logistic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0, tol=1e-6,
     validation = [data.validation(domain) for domain in DOMAINS]
     for r in range(len(repeats)):
         for g, n in enumerate(sizes):
-            report(progress, done, total, f"Fitting S-LR, T-LR and FLDA-L: repeat "
-                                          f"{repeats[r]}, n = {n:,} ({done + 1}/{total})")
+            report(
+                progress,
+                done,
+                total,
+                f"Fitting S-LR, T-LR and FLDA-L: repeat {repeats[r]}, n = {n:,} ({done + 1}/{total})",
+            )
             Xs = data.X_source_train[source_orders[r, :n]]
             ys = data.y_source_train[source_orders[r, :n]]
             Xt = data.X_target_train[target_orders[r, :n]]
@@ -502,10 +548,8 @@ def logistic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0, tol=1e-6,
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", ConvergenceWarning)
                 models = []
-                for X_fit, y_fit, X_unlabelled in ((Xs, ys, None), (Xt, yt, None),
-                                                   (Xs, ys, Xt)):
-                    clf = FLDAClassifier(loss="logistic", l2=ridge / n, tol=tol,
-                                         max_iter=max_iter)
+                for X_fit, y_fit, X_unlabelled in ((Xs, ys, None), (Xt, yt, None), (Xs, ys, Xt)):
+                    clf = FLDAClassifier(loss="logistic", l2=ridge / n, tol=tol, max_iter=max_iter)
                     models.append(clf.fit(X_fit, y_fit, X_target=X_unlabelled))
             n_unconverged += sum(issubclass(w.category, ConvergenceWarning) for w in caught)
             for f, clf in enumerate(models):
@@ -540,8 +584,7 @@ def summarize_errors(errors, sizes, loss="quadratic"):
         name = classifier_name(family, loss)
         for d, domain in enumerate(DOMAINS):
             for g, n in enumerate(sizes):
-                rows.append((name, family, loss, domain, int(n), mean[f, d, g], sem[f, d, g],
-                             n_repeats))
+                rows.append((name, family, loss, domain, int(n), mean[f, d, g], sem[f, d, g], n_repeats))
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)
 
 
@@ -577,9 +620,12 @@ def mean_sem_table(table, decimals=3):
     columns = [(name, domain) for domain in ("target", "source") for name in names]
     sizes = np.sort(table["n"].unique())
     # One dictionary look-up per cell (a pandas .loc per cell cost ~10 ms per page run).
-    cell = {(name, domain, int(n)): (float(mean), float(sem)) for name, domain, n, mean, sem
-            in zip(table["classifier"], table["domain"], table["n"], table["mean_error"],
-                   table["sem"])}
+    cell = {
+        (name, domain, int(n)): (float(mean), float(sem))
+        for name, domain, n, mean, sem in zip(
+            table["classifier"], table["domain"], table["n"], table["mean_error"], table["sem"]
+        )
+    }
     out = {"n": sizes.astype(int)}
     for name, domain in columns:
         cells = []
@@ -588,8 +634,11 @@ def mean_sem_table(table, decimals=3):
                 cells.append("—")
                 continue
             mean, sem = cell[name, domain, int(n)]
-            cells.append(f"{mean:.{decimals}f}" if not np.isfinite(sem)
-                         else f"{mean:.{decimals}f} ± {sem:.{decimals}f}")
+            cells.append(
+                f"{mean:.{decimals}f}"
+                if not np.isfinite(sem)
+                else f"{mean:.{decimals}f} ± {sem:.{decimals}f}"
+            )
         out[f"{name} ({domain})"] = cells
     return pd.DataFrame(out)
 
@@ -633,10 +682,10 @@ def oracle_gaps(errors, sizes, loss="quadratic", domain="target"):
         mean, sem = _mean_sem(errors[FAMILIES.index(family), d] - oracle, axis=0)
         name = classifier_name(family, loss)
         for g, n in enumerate(sizes):
-            rows.append((name, reference, loss, domain, int(n), mean[g], sem[g],
-                         errors.shape[2]))
-    return pd.DataFrame(rows, columns=["classifier", "reference", "loss", "domain", "n",
-                                       "mean_gap", "sem", "repeats"])
+            rows.append((name, reference, loss, domain, int(n), mean[g], sem[g], errors.shape[2]))
+    return pd.DataFrame(
+        rows, columns=["classifier", "reference", "loss", "domain", "n", "mean_gap", "sem", "repeats"]
+    )
 
 
 @dataclass(frozen=True)
@@ -668,8 +717,7 @@ class LearningCurveResult:
         return oracle_gaps(self.errors, self.sizes, self.loss)
 
 
-def learning_curves(data, sizes, n_repeats=50, loss="quadratic", ridge=0.0, seed=0,
-                    progress=None):
+def learning_curves(data, sizes, n_repeats=50, loss="quadratic", ridge=0.0, seed=0, progress=None):
     """Learning curves of Figure 3 (section 4.1.2) for one loss.
 
     Parameters
@@ -701,8 +749,7 @@ def learning_curves(data, sizes, n_repeats=50, loss="quadratic", ridge=0.0, seed
         errors = quadratic_learning_errors(data, sizes, repeats, ridge, seed)
         unconverged = 0
     elif loss == "logistic":
-        errors, unconverged = logistic_learning_errors(data, sizes, repeats, ridge, seed,
-                                                       progress=progress)
+        errors, unconverged = logistic_learning_errors(data, sizes, repeats, ridge, seed, progress=progress)
     else:
         raise ValueError(f"loss must be 'quadratic' or 'logistic', got {loss!r}.")
     return LearningCurveResult(errors, np.asarray(sizes, dtype=int), loss, unconverged)
@@ -746,6 +793,7 @@ def adaptation_sample_size(table, classifier, reference, domain="target", tolera
 
 # --------------------------------------------------------------------------- the page's experiment
 
+
 @dataclass(frozen=True)
 class LearningCurveConfig:
     """A validated, hashable setting of the learning-curve experiment (section 4.1.2).
@@ -774,9 +822,14 @@ class LearningCurveConfig:
 
     def data(self):
         """The four data sets (:func:`make_learning_curve_data`)."""
-        return make_learning_curve_data(self.distribution, self.params, self.theta,
-                                        n_train=self.n_pool, n_validation=self.n_pool,
-                                        seed=self.seed)
+        return make_learning_curve_data(
+            self.distribution,
+            self.params,
+            self.theta,
+            n_train=self.n_pool,
+            n_validation=self.n_pool,
+            seed=self.seed,
+        )
 
 
 def learning_curve_config(distribution, params, theta, n_pool, seed, sizes, ridge=0.0):
@@ -806,11 +859,12 @@ def learning_curve_config(distribution, params, theta, n_pool, seed, sizes, ridg
     if sizes[0] == "log":
         n_min, n_max, n_sizes = (int(v) for v in sizes[1:])
         if n_max > n_pool:
-            raise ValueError(f"Largest n ({n_max:,}) exceeds the samples per data set "
-                             f"({n_pool:,}). Lower 'Largest n' or raise 'Samples per data set'.")
+            raise ValueError(
+                f"Largest n ({n_max:,}) exceeds the samples per data set "
+                f"({n_pool:,}). Lower 'Largest n' or raise 'Samples per data set'."
+            )
         if n_min > n_max:
-            raise ValueError(f"Smallest n ({n_min:,}) is above largest n ({n_max:,}). "
-                             "Swap or change them.")
+            raise ValueError(f"Smallest n ({n_min:,}) is above largest n ({n_max:,}). Swap or change them.")
         grid = sample_size_grid(n_min, n_max, n_sizes)
     else:
         try:
@@ -819,14 +873,19 @@ def learning_curve_config(distribution, params, theta, n_pool, seed, sizes, ridg
             raise ValueError(f"Sample sizes: {exc}") from None
     notes = []
     if params[0] == params[1]:
-        notes.append("Both classes have the same class-conditional parameters: there is "
-                     "nothing to learn and every classifier should sit at 50% error. Change "
-                     "the class 1 or class 2 values under *Data*.")
+        notes.append(
+            "Both classes have the same class-conditional parameters: there is "
+            "nothing to learn and every classifier should sit at 50% error. Change "
+            "the class 1 or class 2 values under *Data*."
+        )
     if all(t == 1.0 for t in theta):
-        notes.append("θ = 1 for every feature: the target domain is all zeros, so no "
-                     "classifier can beat 50% error there. Lower θ under *Data*.")
-    config = LearningCurveConfig(distribution, params, theta, n_pool, int(seed),
-                                 tuple(int(n) for n in grid), float(ridge))
+        notes.append(
+            "θ = 1 for every feature: the target domain is all zeros, so no "
+            "classifier can beat 50% error there. Lower θ under *Data*."
+        )
+    config = LearningCurveConfig(
+        distribution, params, theta, n_pool, int(seed), tuple(int(n) for n in grid), float(ridge)
+    )
     return config, notes
 
 
@@ -897,16 +956,19 @@ def per_repeat_frame(result):
     """Every single error rate of a :class:`LearningCurveResult` (classifier, domain,
     repeat, n), for the raw download."""
     errors, sizes, loss = result.errors, result.sizes, result.loss
-    f, d, r, g = np.meshgrid(range(len(FAMILIES)), range(len(DOMAINS)),
-                             range(errors.shape[2]), range(len(sizes)), indexing="ij")
-    return pd.DataFrame({
-        "classifier": [classifier_name(FAMILIES[i], loss) for i in f.ravel()],
-        "loss": loss,
-        "domain": [DOMAINS[i] for i in d.ravel()],
-        "repeat": r.ravel(),
-        "n": np.asarray(sizes)[g.ravel()],
-        "error": errors[f.ravel(), d.ravel(), r.ravel(), g.ravel()],
-    })
+    f, d, r, g = np.meshgrid(
+        range(len(FAMILIES)), range(len(DOMAINS)), range(errors.shape[2]), range(len(sizes)), indexing="ij"
+    )
+    return pd.DataFrame(
+        {
+            "classifier": [classifier_name(FAMILIES[i], loss) for i in f.ravel()],
+            "loss": loss,
+            "domain": [DOMAINS[i] for i in d.ravel()],
+            "repeat": r.ravel(),
+            "n": np.asarray(sizes)[g.ravel()],
+            "error": errors[f.ravel(), d.ravel(), r.ravel(), g.ravel()],
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -930,11 +992,20 @@ def headline(table, tolerance):
         part = table[table["loss"] == loss]
         flda, oracle, naive = (classifier_name(f, loss) for f in ("flda", "target", "source"))
         largest_n = int(part["n"].max())
-        largest = part[(part["domain"] == "target") & (part["n"] == largest_n)] \
-            .set_index("classifier")["mean_error"]
-        out.append(Headline(flda, oracle, naive,
-                            adaptation_sample_size(part, flda, oracle, "target", tolerance),
-                            float(largest[flda]), float(largest[naive]), largest_n))
+        largest = part[(part["domain"] == "target") & (part["n"] == largest_n)].set_index("classifier")[
+            "mean_error"
+        ]
+        out.append(
+            Headline(
+                flda,
+                oracle,
+                naive,
+                adaptation_sample_size(part, flda, oracle, "target", tolerance),
+                float(largest[flda]),
+                float(largest[naive]),
+                largest_n,
+            )
+        )
     return out
 
 

@@ -62,16 +62,32 @@ from explorer.experiments import baselines as bl
 from explorer.experiments import result_store
 
 __all__ = [
-    "CLASSIFIERS", "AVAILABLE", "FLDA_L2_GRID", "PAPER_TABLE3", "CellResult",
-    "MissingDataResult", "problem", "fit_arrays", "fit_one", "run_missing_data", "paper_table",
-    "theta_table", "transfer_table", "DataParameters", "data_parameters", "code_fingerprint",
-    "cell_store", "stored_fit_one", "precompute", "PACKAGES", "fingerprint_files",
+    "CLASSIFIERS",
+    "AVAILABLE",
+    "FLDA_L2_GRID",
+    "PAPER_TABLE3",
+    "CellResult",
+    "MissingDataResult",
+    "problem",
+    "fit_arrays",
+    "fit_one",
+    "run_missing_data",
+    "paper_table",
+    "theta_table",
+    "transfer_table",
+    "DataParameters",
+    "data_parameters",
+    "code_fingerprint",
+    "cell_store",
+    "stored_fit_one",
+    "precompute",
+    "PACKAGES",
+    "fingerprint_files",
 ]
 
 #: Columns of the error table: the paper's Table 3 order, CORAL and OT (skada's
 #: extra baselines) after TCA.
-CLASSIFIERS = ("S-SVM", "S-LR", "KMM", "SCL", "SA", "GFK", "TCA", "CORAL", "OT",
-               "FLDA-Q", "FLDA-L", "T-LR")
+CLASSIFIERS = ("S-SVM", "S-LR", "KMM", "SCL", "SA", "GFK", "TCA", "CORAL", "OT", "FLDA-Q", "FLDA-L", "T-LR")
 #: The classifiers that are run (SCL and GFK are not available, see
 #: :data:`explorer.experiments.baselines.NOT_AVAILABLE`).
 AVAILABLE = tuple(c for c in CLASSIFIERS if c not in bl.NOT_AVAILABLE)
@@ -80,18 +96,78 @@ AVAILABLE = tuple(c for c in CLASSIFIERS if c not in bl.NOT_AVAILABLE)
 FLDA_L2_GRID = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5)
 #: The paper's Table 3 (classification error on the target), typed from the paper.
 PAPER_TABLE3 = {
-    "hepatitis": {"S-SVM": .213, "S-LR": .493, "KMM": .347, "SCL": .480, "SA": .253,
-                  "GFK": .227, "TCA": .213, "FLDA-Q": .227, "FLDA-L": .200, "T-LR": .150},
-    "ozone": {"S-SVM": .060, "S-LR": .124, "KMM": .126, "SCL": .136, "SA": .047,
-              "GFK": .093, "TCA": .140, "FLDA-Q": .047, "FLDA-L": .079, "T-LR": .069},
-    "heart": {"S-SVM": .409, "S-LR": .338, "KMM": .390, "SCL": .319, "SA": .596,
-              "GFK": .362, "TCA": .391, "FLDA-Q": .203, "FLDA-L": .203, "T-LR": .177},
-    "mammographic": {"S-SVM": .331, "S-LR": .462, "KMM": .446, "SCL": .462, "SA": .323,
-                     "GFK": .423, "TCA": .323, "FLDA-Q": .462, "FLDA-L": .431, "T-LR": .194},
-    "automobile": {"S-SVM": .848, "S-LR": .935, "KMM": .913, "SCL": .935, "SA": .587,
-                   "GFK": .565, "TCA": .848, "FLDA-Q": .848, "FLDA-L": .848, "T-LR": .371},
-    "arrhythmia": {"S-SVM": .930, "S-LR": .854, "KMM": .620, "SCL": .818, "SA": .414,
-                   "GFK": .651, "TCA": .930, "FLDA-Q": .456, "FLDA-L": .889, "T-LR": .353},
+    "hepatitis": {
+        "S-SVM": 0.213,
+        "S-LR": 0.493,
+        "KMM": 0.347,
+        "SCL": 0.480,
+        "SA": 0.253,
+        "GFK": 0.227,
+        "TCA": 0.213,
+        "FLDA-Q": 0.227,
+        "FLDA-L": 0.200,
+        "T-LR": 0.150,
+    },
+    "ozone": {
+        "S-SVM": 0.060,
+        "S-LR": 0.124,
+        "KMM": 0.126,
+        "SCL": 0.136,
+        "SA": 0.047,
+        "GFK": 0.093,
+        "TCA": 0.140,
+        "FLDA-Q": 0.047,
+        "FLDA-L": 0.079,
+        "T-LR": 0.069,
+    },
+    "heart": {
+        "S-SVM": 0.409,
+        "S-LR": 0.338,
+        "KMM": 0.390,
+        "SCL": 0.319,
+        "SA": 0.596,
+        "GFK": 0.362,
+        "TCA": 0.391,
+        "FLDA-Q": 0.203,
+        "FLDA-L": 0.203,
+        "T-LR": 0.177,
+    },
+    "mammographic": {
+        "S-SVM": 0.331,
+        "S-LR": 0.462,
+        "KMM": 0.446,
+        "SCL": 0.462,
+        "SA": 0.323,
+        "GFK": 0.423,
+        "TCA": 0.323,
+        "FLDA-Q": 0.462,
+        "FLDA-L": 0.431,
+        "T-LR": 0.194,
+    },
+    "automobile": {
+        "S-SVM": 0.848,
+        "S-LR": 0.935,
+        "KMM": 0.913,
+        "SCL": 0.935,
+        "SA": 0.587,
+        "GFK": 0.565,
+        "TCA": 0.848,
+        "FLDA-Q": 0.848,
+        "FLDA-L": 0.848,
+        "T-LR": 0.371,
+    },
+    "arrhythmia": {
+        "S-SVM": 0.930,
+        "S-LR": 0.854,
+        "KMM": 0.620,
+        "SCL": 0.818,
+        "SA": 0.414,
+        "GFK": 0.651,
+        "TCA": 0.930,
+        "FLDA-Q": 0.456,
+        "FLDA-L": 0.889,
+        "T-LR": 0.353,
+    },
 }
 _N_FOLDS = 3
 
@@ -142,19 +218,21 @@ def problem(key, impute="zero", keep_gaps=False):
 
 def _flda(loss, theta, transfer="dropout", params=None):
     if transfer != "dropout":
-        return FLDAClassifier(loss=loss, transfer=transfer, transfer_params=params, tol=1e-4,
-                              max_iter=500)
+        return FLDAClassifier(loss=loss, transfer=transfer, transfer_params=params, tol=1e-4, max_iter=500)
     return FLDAClassifier(loss=loss, theta=theta, tol=1e-4, max_iter=500)
 
 
 def _l2_cv(loss, theta, random_state, transfer="dropout", params=None):
-    return bl.SourceCV(_flda(loss, theta, transfer, params), {"l2": list(FLDA_L2_GRID)},
-                       n_folds=_N_FOLDS, random_state=random_state)
+    return bl.SourceCV(
+        _flda(loss, theta, transfer, params),
+        {"l2": list(FLDA_L2_GRID)},
+        n_folds=_N_FOLDS,
+        random_state=random_state,
+    )
 
 
 def _describe(params):
-    return ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
-                     for k, v in params.items())
+    return ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items())
 
 
 def _oracle_predictions(X, y, random_state):
@@ -174,8 +252,7 @@ def _oracle_predictions(X, y, random_state):
     return predicted, f"l2={l2:g} (CV on the target)"
 
 
-def fit_arrays(classifier, X_source, y_source, X_target, y_target, random_state=0,
-               transfer="dropout"):
+def fit_arrays(classifier, X_source, y_source, X_target, y_target, random_state=0, transfer="dropout"):
     """Fit one available classifier on a source/target pair and predict the target.
 
     The shared core of :func:`fit_one` and of the network benchmarks
@@ -194,8 +271,9 @@ def fit_arrays(classifier, X_source, y_source, X_target, y_target, random_state=
     X_t, y_t = np.asarray(X_target, dtype=np.float64), np.asarray(y_target)
     with threadpool_limits(limits=1, user_api="blas"):
         if classifier in bl.BASELINES:
-            predicted, pipeline = bl.fit_baseline(classifier, X_s, y_s, X_t,
-                                                  n_folds=_N_FOLDS, random_state=random_state)
+            predicted, pipeline = bl.fit_baseline(
+                classifier, X_s, y_s, X_t, n_folds=_N_FOLDS, random_state=random_state
+            )
             return predicted, _describe(pipeline[-1].base_estimator_.best_params_)
         if classifier == "T-LR":
             return _oracle_predictions(X_t, y_t, random_state)
@@ -241,22 +319,29 @@ def fit_one(key, classifier, impute="zero", random_state=0, transfer="dropout"):
     data = problem(key, impute, transfer == "imputation" and classifier.startswith("FLDA"))
     n_target = len(data.y_target)
     if classifier in bl.NOT_AVAILABLE:
-        return CellResult(key, classifier, float("nan"), 0, n_target, "", 0.0,
-                          bl.NOT_AVAILABLE[classifier])
+        return CellResult(key, classifier, float("nan"), 0, n_target, "", 0.0, bl.NOT_AVAILABLE[classifier])
     start = time.perf_counter()
     try:
-        predicted, params = fit_arrays(classifier, data.X_source, data.y_source, data.X_target,
-                                       data.y_target, random_state, transfer)
+        predicted, params = fit_arrays(
+            classifier, data.X_source, data.y_source, data.X_target, data.y_target, random_state, transfer
+        )
     except ValueError as error:
         if transfer == "dropout" or not classifier.startswith("FLDA"):
             raise
         # The model does not apply to these data (e.g. "rate" needs counts >= 0): an
         # empty cell that says why, as for the classifiers skada lacks.
-        return CellResult(key, classifier, float("nan"), 0, n_target, "", 0.0,
-                          f"{transfer} transfer model not applicable: {error}")
+        return CellResult(
+            key,
+            classifier,
+            float("nan"),
+            0,
+            n_target,
+            "",
+            0.0,
+            f"{transfer} transfer model not applicable: {error}",
+        )
     wrong = int(np.sum(predicted != data.y_target))
-    return CellResult(key, classifier, wrong / n_target, wrong, n_target, params,
-                      time.perf_counter() - start)
+    return CellResult(key, classifier, wrong / n_target, wrong, n_target, params, time.perf_counter() - start)
 
 
 #: The libraries whose versions enter :func:`code_fingerprint`.
@@ -286,35 +371,58 @@ def cell_store(directory=None):
 
 
 def _cell_key(key, classifier, impute, random_state, transfer):
-    return {"experiment": "missing_data (Table 3)", "data set": key, "classifier": classifier,
-            "impute": impute, "seed": int(random_state), "transfer": transfer}
+    return {
+        "experiment": "missing_data (Table 3)",
+        "data set": key,
+        "classifier": classifier,
+        "impute": impute,
+        "seed": int(random_state),
+        "transfer": transfer,
+    }
 
 
 def _cell_to_json(cell):
-    return {"key": cell.key, "classifier": cell.classifier,
-            "error": None if math.isnan(cell.error) else float(cell.error),
-            "n_wrong": int(cell.n_wrong), "n_target": int(cell.n_target),
-            "params": cell.params, "seconds": float(cell.seconds), "note": cell.note}
+    return {
+        "key": cell.key,
+        "classifier": cell.classifier,
+        "error": None if math.isnan(cell.error) else float(cell.error),
+        "n_wrong": int(cell.n_wrong),
+        "n_target": int(cell.n_target),
+        "params": cell.params,
+        "seconds": float(cell.seconds),
+        "note": cell.note,
+    }
 
 
 def _cell_from_json(value, key, classifier):
     """The stored cell, or None when a field is missing or of the wrong type."""
     number = (int, float)
-    checks = (value.get("key") == key, value.get("classifier") == classifier,
-              value.get("error") is None or (isinstance(value.get("error"), number)
-                                             and 0.0 <= value["error"] <= 1.0),
-              *(type(value.get(f)) is int and value[f] >= 0 for f in ("n_wrong", "n_target")),
-              isinstance(value.get("params"), str), isinstance(value.get("note"), str),
-              isinstance(value.get("seconds"), number) and not isinstance(value["seconds"], bool))
+    checks = (
+        value.get("key") == key,
+        value.get("classifier") == classifier,
+        value.get("error") is None
+        or (isinstance(value.get("error"), number) and 0.0 <= value["error"] <= 1.0),
+        *(type(value.get(f)) is int and value[f] >= 0 for f in ("n_wrong", "n_target")),
+        isinstance(value.get("params"), str),
+        isinstance(value.get("note"), str),
+        isinstance(value.get("seconds"), number) and not isinstance(value["seconds"], bool),
+    )
     if not all(checks) or isinstance(value.get("error"), bool):
         return None
     error = float("nan") if value["error"] is None else float(value["error"])
-    return CellResult(key, classifier, error, value["n_wrong"], value["n_target"],
-                      value["params"], float(value["seconds"]), value["note"])
+    return CellResult(
+        key,
+        classifier,
+        error,
+        value["n_wrong"],
+        value["n_target"],
+        value["params"],
+        float(value["seconds"]),
+        value["note"],
+    )
 
 
-def stored_fit_one(key, classifier, impute="zero", random_state=0, transfer="dropout",
-                   store=None):
+def stored_fit_one(key, classifier, impute="zero", random_state=0, transfer="dropout", store=None):
     """:func:`fit_one`, kept on disk: read from ``store`` when computed before with this
     code, data and libraries, else fitted and written.
 
@@ -334,24 +442,32 @@ def stored_fit_one(key, classifier, impute="zero", random_state=0, transfer="dro
     found = store.load_or_compute(
         _cell_key(key, classifier, impute, random_state, transfer),
         lambda: fit_one(key, classifier, impute, random_state, transfer),
-        _cell_to_json, lambda value: _cell_from_json(value, key, classifier))
-    return replace(found.value, computed_at=found.computed_at, from_disk=found.from_disk,
-                   saved=found.saved)
+        _cell_to_json,
+        lambda value: _cell_from_json(value, key, classifier),
+    )
+    return replace(found.value, computed_at=found.computed_at, from_disk=found.from_disk, saved=found.saved)
 
 
-def precompute(keys=tuple(uci.UCI_SETS), classifiers=CLASSIFIERS, impute="zero", seed=0,
-               transfer="dropout", progress=None, store=None):
+def precompute(
+    keys=tuple(uci.UCI_SETS),
+    classifiers=CLASSIFIERS,
+    impute="zero",
+    seed=0,
+    transfer="dropout",
+    progress=None,
+    store=None,
+):
     """Fill the disk store with a whole Table 3 (default: the dashboard's default table,
     all six data sets, every classifier, zeros in the gaps, seed 0, dropout).
 
     Meant for a background thread at server start; cells already stored are read,
     not refitted.  Returns the :class:`MissingDataResult`.
     """
+
     def fit(*args, **kwargs):
         return stored_fit_one(*args, **kwargs, store=store)
 
-    return run_missing_data(keys, classifiers, impute, seed, fit=fit, progress=progress,
-                            transfer=transfer)
+    return run_missing_data(keys, classifiers, impute, seed, fit=fit, progress=progress, transfer=transfer)
 
 
 @dataclass(frozen=True)
@@ -396,12 +512,21 @@ class MissingDataResult:
         """One row per (data set, classifier): error here, the paper's, the choice made."""
         rows = []
         for (key, name), cell in self.cells.items():
-            rows.append({"data set": uci.UCI_SETS[key].title, "classifier": name,
-                         "error": cell.error, "paper (Table 3)": PAPER_TABLE3[key].get(name),
-                         "wrong": cell.n_wrong, "target rows": cell.n_target,
-                         "chosen by CV on the source": cell.params,
-                         "seconds": round(cell.seconds, 3), "note": cell.note,
-                         "imputation": self.impute, "transfer model": self.transfer})
+            rows.append(
+                {
+                    "data set": uci.UCI_SETS[key].title,
+                    "classifier": name,
+                    "error": cell.error,
+                    "paper (Table 3)": PAPER_TABLE3[key].get(name),
+                    "wrong": cell.n_wrong,
+                    "target rows": cell.n_target,
+                    "chosen by CV on the source": cell.params,
+                    "seconds": round(cell.seconds, 3),
+                    "note": cell.note,
+                    "imputation": self.impute,
+                    "transfer model": self.transfer,
+                }
+            )
         return pd.DataFrame(rows)
 
 
@@ -413,10 +538,14 @@ def theta_table(key, impute="zero"):
     ``missing in target`` (fraction of target rows with a gap in the column).
     """
     data = problem(key, impute)
-    return pd.DataFrame({
-        "feature": data.feature_names, "column": data.feature_origin,
-        "theta": estimate_dropout(data.X_source, data.X_target),
-        "missing in target": data.missing_rate})
+    return pd.DataFrame(
+        {
+            "feature": data.feature_names,
+            "column": data.feature_origin,
+            "theta": estimate_dropout(data.X_source, data.X_target),
+            "missing in target": data.missing_rate,
+        }
+    )
 
 
 def transfer_table(key, transfer, impute="zero"):
@@ -462,8 +591,9 @@ class DataParameters:
 @functools.lru_cache(maxsize=64)
 def _data_parameters(key, impute, transfer):
     params = None if transfer == "dropout" else transfer_table(key, transfer, impute)
-    return DataParameters(key, impute, transfer, theta_table(key, impute), params,
-                          transfer == "dropout" or params is not None)
+    return DataParameters(
+        key, impute, transfer, theta_table(key, impute), params, transfer == "dropout" or params is not None
+    )
 
 
 def data_parameters(key, impute="zero", transfer="dropout"):
@@ -479,8 +609,11 @@ def data_parameters(key, impute="zero", transfer="dropout"):
         Fresh copies of the cached tables (callers may modify them).
     """
     cached = _data_parameters(key, impute, transfer)
-    return replace(cached, thetas=cached.thetas.copy(), transfer_params=(
-        None if cached.transfer_params is None else cached.transfer_params.copy()))
+    return replace(
+        cached,
+        thetas=cached.thetas.copy(),
+        transfer_params=(None if cached.transfer_params is None else cached.transfer_params.copy()),
+    )
 
 
 def _row_label(key):
@@ -489,8 +622,9 @@ def _row_label(key):
 
 def paper_table(keys=tuple(uci.UCI_SETS), classifiers=CLASSIFIERS):
     """The paper's Table 3 as a DataFrame (rows: data sets, columns: classifiers)."""
-    frame = pd.DataFrame({_row_label(k): {c: PAPER_TABLE3[k].get(c, np.nan)
-                                         for c in classifiers} for k in keys}).T
+    frame = pd.DataFrame(
+        {_row_label(k): {c: PAPER_TABLE3[k].get(c, np.nan) for c in classifiers} for k in keys}
+    ).T
     frame.index.name = "data set"
     return frame.astype(np.float64)
 
@@ -506,9 +640,16 @@ def _gain(errors, paper):
     return gain
 
 
-def run_missing_data(keys=tuple(uci.UCI_SETS), classifiers=AVAILABLE, impute="zero",
-                     random_state=0, fit=fit_one, progress=None, transfer="dropout",
-                     on_data_set=None):
+def run_missing_data(
+    keys=tuple(uci.UCI_SETS),
+    classifiers=AVAILABLE,
+    impute="zero",
+    random_state=0,
+    fit=fit_one,
+    progress=None,
+    transfer="dropout",
+    on_data_set=None,
+):
     """The whole "missing data at test time" experiment (Table 3).
 
     Parameters
@@ -541,12 +682,10 @@ def run_missing_data(keys=tuple(uci.UCI_SETS), classifiers=AVAILABLE, impute="ze
     for i, (key, name) in enumerate((k, c) for k in keys for c in classifiers):
         if progress is not None:
             progress(i / total, f"{name} on {uci.UCI_SETS[key].title} ({i + 1} of {total})")
-        extra = {"transfer": transfer} if transfer != "dropout" and name.startswith("FLDA") \
-            else {}
+        extra = {"transfer": transfer} if transfer != "dropout" and name.startswith("FLDA") else {}
         cells[(key, name)] = fit(key, name, impute, random_state, **extra)
         if on_data_set is not None and name == classifiers[-1]:
-            on_data_set(_assemble(cells, keys[:keys.index(key) + 1], classifiers, impute,
-                                  transfer))
+            on_data_set(_assemble(cells, keys[: keys.index(key) + 1], classifiers, impute, transfer))
     if progress is not None:
         progress(1.0, "done")
     return _assemble(cells, keys, classifiers, impute, transfer)
@@ -557,16 +696,23 @@ def _assemble(cells, keys, classifiers, impute, transfer):
     cells = {(k, c): cells[(k, c)] for k in keys for c in classifiers}
 
     def frame(value):
-        table = pd.DataFrame({_row_label(k): {c: value(cells[(k, c)]) for c in classifiers}
-                              for k in keys}).T
+        table = pd.DataFrame({_row_label(k): {c: value(cells[(k, c)]) for c in classifiers} for k in keys}).T
         table.index.name = "data set"
         return table
 
     errors = frame(lambda cell: cell.error).astype(np.float64)
     paper = paper_table(keys, classifiers)
     return MissingDataResult(
-        cells=cells, errors=errors, paper=paper, gain=_gain(errors, paper),
-        params=frame(lambda cell: cell.params), seconds=frame(lambda cell: cell.seconds),
-        thetas={k: data_parameters(k, impute).thetas for k in keys}, impute=impute,
-        transfer=transfer, transfer_params={} if transfer == "dropout" else {
-            k: data_parameters(k, impute, transfer).transfer_params for k in keys})
+        cells=cells,
+        errors=errors,
+        paper=paper,
+        gain=_gain(errors, paper),
+        params=frame(lambda cell: cell.params),
+        seconds=frame(lambda cell: cell.seconds),
+        thetas={k: data_parameters(k, impute).thetas for k in keys},
+        impute=impute,
+        transfer=transfer,
+        transfer_params={}
+        if transfer == "dropout"
+        else {k: data_parameters(k, impute, transfer).transfer_params for k in keys},
+    )

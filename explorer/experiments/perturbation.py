@@ -31,9 +31,19 @@ from explorer.experiments.progress import finish, report, scaled
 from explorer.experiments.synthetic import ExperimentResult, PaperSetting, fit_classifiers, fit_linear
 
 __all__ = [
-    "PAPER_PERTURBATIONS", "PAPER_TABLE1", "CURVE_STEP", "PerturbationResult",
-    "feasible_perturbations", "curve_grid", "perturbation_sweep", "run_perturbation",
-    "own_theta_fits", "own_theta_frame", "sweep_frame", "table1_frame", "paper_table1_frame",
+    "PAPER_PERTURBATIONS",
+    "PAPER_TABLE1",
+    "CURVE_STEP",
+    "PerturbationResult",
+    "feasible_perturbations",
+    "curve_grid",
+    "perturbation_sweep",
+    "run_perturbation",
+    "own_theta_fits",
+    "own_theta_frame",
+    "sweep_frame",
+    "table1_frame",
+    "paper_table1_frame",
     "table1_unperturbed_errors",
 ]
 
@@ -45,16 +55,31 @@ PAPER_PERTURBATIONS = (0.0, 0.1, 0.2, 0.3)
 #: Section 4.1.3, Table 1 (same data model as Figure 2). Keys of ``errors``:
 #: S-*/T-* names, and ``"FLDA-Q+0.1"`` etc. for the perturbed FLDA fits.
 PAPER_TABLE1 = PaperSetting(
-    label="Table 1 / Figure 4 (Poisson, perturbed theta)", distribution="poisson",
-    params=((2.0, 2.0), (6.0, 6.0)), theta=(0.5, 0.0), n_source=100_000, n_target=100_000,
-    errors={"S-LS": 0.245, "T-LS": 0.137, "FLDA-Q+0": 0.138, "FLDA-Q+0.1": 0.145,
-            "FLDA-Q+0.2": 0.149, "FLDA-Q+0.3": 0.150,
-            "S-LR": 0.264, "T-LR": 0.139, "FLDA-L+0": 0.139, "FLDA-L+0.1": 0.140,
-            "FLDA-L+0.2": 0.142, "FLDA-L+0.3": 0.146},
+    label="Table 1 / Figure 4 (Poisson, perturbed theta)",
+    distribution="poisson",
+    params=((2.0, 2.0), (6.0, 6.0)),
+    theta=(0.5, 0.0),
+    n_source=100_000,
+    n_target=100_000,
+    errors={
+        "S-LS": 0.245,
+        "T-LS": 0.137,
+        "FLDA-Q+0": 0.138,
+        "FLDA-Q+0.1": 0.145,
+        "FLDA-Q+0.2": 0.149,
+        "FLDA-Q+0.3": 0.150,
+        "S-LR": 0.264,
+        "T-LR": 0.139,
+        "FLDA-L+0": 0.139,
+        "FLDA-L+0.1": 0.140,
+        "FLDA-L+0.2": 0.142,
+        "FLDA-L+0.3": 0.146,
+    },
     summary="The paper reports that adding 0.1-0.3 to the estimated theta of feature 1 "
-            "raises the target error only by a few percent (FLDA-Q <FLDA-Q+0> -> <FLDA-Q+0.3>, "
-            "FLDA-L <FLDA-L+0> -> <FLDA-L+0.3>), while the naive S-LS / S-LR stay at "
-            "<S-LS> / <S-LR>.")
+    "raises the target error only by a few percent (FLDA-Q <FLDA-Q+0> -> <FLDA-Q+0.3>, "
+    "FLDA-L <FLDA-L+0> -> <FLDA-L+0.3>), while the naive S-LS / S-LR stay at "
+    "<S-LS> / <S-LR>.",
+)
 
 
 def feasible_perturbations(theta_value, perturbations):
@@ -65,8 +90,9 @@ def feasible_perturbations(theta_value, perturbations):
     return [float(d) + 0.0 for d in perturbations if -1e-12 <= theta_value + d <= 1 + 1e-12]
 
 
-def perturbation_sweep(pair, perturbations, feature=0, losses=LOSSES, l2=0.0,
-                       theta_base=None, progress=None, fit=None):
+def perturbation_sweep(
+    pair, perturbations, feature=0, losses=LOSSES, l2=0.0, theta_base=None, progress=None, fit=None
+):
     """Refit FLDA with one feature's dropout shifted: section 4.1.3, Table 1 / Figure 4.
 
     For each loss and each ``d`` in ``perturbations`` FLDA is fitted with
@@ -97,14 +123,18 @@ def perturbation_sweep(pair, perturbations, feature=0, losses=LOSSES, l2=0.0,
     """
     if not 0 <= feature < pair.n_features:
         raise ValueError(f"feature must be in 0..{pair.n_features - 1}, got {feature}.")
-    base = (estimate_dropout(pair.X_source, pair.X_target) if theta_base is None
-            else np.asarray(theta_base, dtype=float).copy())
+    base = (
+        estimate_dropout(pair.X_source, pair.X_target)
+        if theta_base is None
+        else np.asarray(theta_base, dtype=float).copy()
+    )
     perturbations = [float(d) for d in perturbations]
     bad = [d for d in perturbations if not -1e-12 <= base[feature] + d <= 1 + 1e-12]
     if bad:
         raise ValueError(
             f"theta[{feature}] = {base[feature]:.3f} plus {bad} leaves [0, 1]; "
-            "use feasible_perturbations() to keep only valid perturbations.")
+            "use feasible_perturbations() to keep only valid perturbations."
+        )
     if fit is None:
         # One warm-started estimator per loss: each refit starts from the
         # previous perturbation's solution (FLDA-L needs fewer L-BFGS steps).
@@ -112,13 +142,19 @@ def perturbation_sweep(pair, perturbations, feature=0, losses=LOSSES, l2=0.0,
 
         def fit(family, loss, l2, theta=None, perturbation=None):
             warm = warm_estimators.setdefault(loss, FLDAClassifier(warm_start=True))
-            return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation,
-                              estimator=warm)
+            return fit_linear(
+                pair, family, loss, l2=l2, theta=theta, perturbation=perturbation, estimator=warm
+            )
+
     jobs = [(loss, d) for loss in losses for d in perturbations]
     fits = []
     for i, (loss, d) in enumerate(jobs):
-        report(progress, i, len(jobs), f"Fitting {classifier_name('flda', loss)} with "
-                                       f"θ̂{feature + 1} {d:+.2f} ({i + 1}/{len(jobs)})")
+        report(
+            progress,
+            i,
+            len(jobs),
+            f"Fitting {classifier_name('flda', loss)} with θ̂{feature + 1} {d:+.2f} ({i + 1}/{len(jobs)})",
+        )
         theta = base.copy()
         theta[feature] = min(1.0, max(0.0, base[feature] + d))
         fits.append(fit("flda", loss, l2, theta=theta, perturbation=d))
@@ -129,10 +165,19 @@ def perturbation_sweep(pair, perturbations, feature=0, losses=LOSSES, l2=0.0,
 def sweep_frame(fits, feature=0):
     """Long table of a sweep: ``loss``, ``classifier``, ``perturbation``,
     ``theta of feature <feature+1>``, ``target error``, ``source error``."""
-    return pd.DataFrame([{
-        "loss": f.loss, "classifier": f.name, "perturbation": f.perturbation,
-        f"theta of feature {feature + 1}": float(f.theta[feature]),
-        "target error": f.target_error, "source error": f.source_error} for f in fits])
+    return pd.DataFrame(
+        [
+            {
+                "loss": f.loss,
+                "classifier": f.name,
+                "perturbation": f.perturbation,
+                f"theta of feature {feature + 1}": float(f.theta[feature]),
+                "target error": f.target_error,
+                "source error": f.source_error,
+            }
+            for f in fits
+        ]
+    )
 
 
 def _perturbation_column(delta, feature):
@@ -152,11 +197,13 @@ def table1_frame(result, fits, feature=0):
     rows = []
     for loss in LOSSES:
         loss_fits = [f for f in fits if f.loss == loss]
-        if fits and not loss_fits:   # no perturbation chosen: SL and TL of both losses
+        if fits and not loss_fits:  # no perturbation chosen: SL and TL of both losses
             continue
-        row = {"loss": LOSS_TITLES[loss],
-               "SL": result.classifiers[classifier_name("source", loss)].target_error,
-               "TL": result.classifiers[classifier_name("target", loss)].target_error}
+        row = {
+            "loss": LOSS_TITLES[loss],
+            "SL": result.classifiers[classifier_name("source", loss)].target_error,
+            "TL": result.classifiers[classifier_name("target", loss)].target_error,
+        }
         for f in sorted(loss_fits, key=lambda f: f.perturbation):
             row[_perturbation_column(f.perturbation, feature)] = f.target_error
         rows.append(row)
@@ -168,9 +215,11 @@ def paper_table1_frame():
     rows = []
     for loss in LOSSES:
         flda = classifier_name("flda", loss)
-        row = {"loss": LOSS_TITLES[loss],
-               "SL": PAPER_TABLE1.errors[classifier_name("source", loss)],
-               "TL": PAPER_TABLE1.errors[classifier_name("target", loss)]}
+        row = {
+            "loss": LOSS_TITLES[loss],
+            "SL": PAPER_TABLE1.errors[classifier_name("source", loss)],
+            "TL": PAPER_TABLE1.errors[classifier_name("target", loss)],
+        }
         for d in PAPER_PERTURBATIONS:
             row[_perturbation_column(d, 0)] = PAPER_TABLE1.errors[f"{flda}+{d:g}"]
         rows.append(row)
@@ -232,17 +281,25 @@ class PerturbationResult:
 
     def chosen_fits(self, loss=None):
         """The FLDA fits of :attr:`chosen` (of one loss, if given)."""
-        return [f for f in self.sweep if f.perturbation in self.chosen
-                and (loss is None or f.loss == loss)]
+        return [f for f in self.sweep if f.perturbation in self.chosen and (loss is None or f.loss == loss)]
 
     def table1(self):
         """This run's Table 1 (:func:`table1_frame`)."""
         return table1_frame(self.naive, self.chosen_fits(), self.feature)
 
 
-def run_perturbation(pair, feature=0, perturbations=PAPER_PERTURBATIONS,
-                     curve_range=(-0.5, 0.5), l2=0.0, step=CURVE_STEP, fit=None,
-                     progress=None, transfer="dropout", chosen_only=False):
+def run_perturbation(
+    pair,
+    feature=0,
+    perturbations=PAPER_PERTURBATIONS,
+    curve_range=(-0.5, 0.5),
+    l2=0.0,
+    step=CURVE_STEP,
+    fit=None,
+    progress=None,
+    transfer="dropout",
+    chosen_only=False,
+):
     """Table 1 and Figure 4 (section 4.1.3) on ``pair``: the experiment's entry point.
 
     θ̂ is the estimate FLDA-Q uses; the perturbations of ``feature`` that keep
@@ -280,28 +337,50 @@ def run_perturbation(pair, feature=0, perturbations=PAPER_PERTURBATIONS,
     PerturbationResult
     """
     if fit is None:
+
         def fit(family, loss, l2, theta=None, perturbation=None, transfer="dropout"):
-            return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation,
-                              transfer=transfer)
+            return fit_linear(
+                pair, family, loss, l2=l2, theta=theta, perturbation=perturbation, transfer=transfer
+            )
+
     theta_hat = fit("flda", LOSSES[0], l2).theta
     requested = sorted(float(d) for d in perturbations)
     chosen = feasible_perturbations(theta_hat[feature], requested)
-    curve = feasible_perturbations(theta_hat[feature],
-                                   sorted(set(curve_grid(*curve_range, step)) | set(chosen)))
+    curve = feasible_perturbations(
+        theta_hat[feature], sorted(set(curve_grid(*curve_range, step)) | set(chosen))
+    )
     skipped = sorted(set(requested) - set(chosen))
     naive_families = tuple(f for f in FAMILIES if f != "flda")
     if not curve:
-        return PerturbationResult(feature, ExperimentResult(
-            np.asarray(pair.theta_true, dtype=float), theta_hat, {}), [], chosen, skipped, [])
+        return PerturbationResult(
+            feature,
+            ExperimentResult(np.asarray(pair.theta_true, dtype=float), theta_hat, {}),
+            [],
+            chosen,
+            skipped,
+            [],
+        )
     fitted = chosen if chosen_only else curve
     share = len(naive_families) / (len(naive_families) + len(fitted))
-    naive = fit_classifiers(pair, LOSSES, l2, progress=scaled(progress, 0.0, share), fit=fit,
-                            families=naive_families)
+    naive = fit_classifiers(
+        pair, LOSSES, l2, progress=scaled(progress, 0.0, share), fit=fit, families=naive_families
+    )
     naive = ExperimentResult(naive.theta_true, theta_hat, naive.classifiers)
-    sweep = perturbation_sweep(pair, fitted, feature, LOSSES, l2, theta_base=theta_hat,
-                               progress=scaled(progress, share, 1.0), fit=fit)
-    others = {} if transfer == "dropout" or chosen_only else {
-        loss: fit("flda", loss, l2, transfer=transfer) for loss in LOSSES}
+    sweep = perturbation_sweep(
+        pair,
+        fitted,
+        feature,
+        LOSSES,
+        l2,
+        theta_base=theta_hat,
+        progress=scaled(progress, share, 1.0),
+        fit=fit,
+    )
+    others = (
+        {}
+        if transfer == "dropout" or chosen_only
+        else {loss: fit("flda", loss, l2, transfer=transfer) for loss in LOSSES}
+    )
     finish(progress)
     return PerturbationResult(feature, naive, sweep, chosen, skipped, curve, others)
 
@@ -314,10 +393,11 @@ def own_theta_fits(theta_own, theta_hat, l2=0.0, fit=None, pair=None):
     if np.allclose(theta_own, theta_hat):
         return {}
     if fit is None:
+
         def fit(family, loss, l2, theta=None, perturbation=None):
             return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation)
-    return {loss: fit("flda", loss, l2, theta=np.asarray(theta_own, dtype=float))
-            for loss in LOSSES}
+
+    return {loss: fit("flda", loss, l2, theta=np.asarray(theta_own, dtype=float)) for loss in LOSSES}
 
 
 def own_theta_frame(own_fits, boundary=None):
@@ -326,7 +406,15 @@ def own_theta_frame(own_fits, boundary=None):
     ``boundary(fit)`` returns the text of the decision boundary (2 features)
     or ``""``.
     """
-    return pd.DataFrame([{"classifier": f.name, "theta": format_values(np.round(f.theta, 3)),
-                          "target error": f.target_error, "source error": f.source_error,
-                          "decision boundary": boundary(f) if boundary is not None else ""}
-                         for f in own_fits.values()])
+    return pd.DataFrame(
+        [
+            {
+                "classifier": f.name,
+                "theta": format_values(np.round(f.theta, 3)),
+                "target error": f.target_error,
+                "source error": f.source_error,
+                "decision boundary": boundary(f) if boundary is not None else "",
+            }
+            for f in own_fits.values()
+        ]
+    )

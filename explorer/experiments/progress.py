@@ -43,6 +43,7 @@ def scaled(progress, start, stop):
     def sub(fraction, text):
         if not (fraction >= 1.0 and text == "Done"):
             progress(start + fraction * (stop - start), text)
+
     return sub
 
 
@@ -63,4 +64,5 @@ def throttled(progress, interval=UPDATE_INTERVAL_S, clock=time.monotonic):
         if now - last[0] >= interval:
             last[0] = now
             progress(fraction, text)
+
     return update

@@ -53,9 +53,21 @@ import numpy as np
 import flda_core
 from explorer.data.files import read_regular_file
 
-__all__ = ["FORMAT", "MAX_FILE_BYTES", "MAX_FILES", "PACKAGES", "ResultStore", "Loaded",
-           "fingerprint", "core_files", "source_name", "SOURCE_ROOTS", "utc_now", "encode_array",
-           "decode_array"]
+__all__ = [
+    "FORMAT",
+    "MAX_FILE_BYTES",
+    "MAX_FILES",
+    "PACKAGES",
+    "ResultStore",
+    "Loaded",
+    "fingerprint",
+    "core_files",
+    "source_name",
+    "SOURCE_ROOTS",
+    "utc_now",
+    "encode_array",
+    "decode_array",
+]
 
 #: The ``format`` field of every file: files of any other format are ignored.
 FORMAT = "flda-result/1"
@@ -144,8 +156,11 @@ def encode_array(array):
     if array.dtype.kind not in _ARRAY_KINDS:
         raise TypeError(f"Arrays of dtype {array.dtype} are not stored.")
     little = array.astype(array.dtype.newbyteorder("<"), copy=False)
-    return {"dtype": little.dtype.str, "shape": list(array.shape),
-            "data": base64.b64encode(np.ascontiguousarray(little).tobytes()).decode("ascii")}
+    return {
+        "dtype": little.dtype.str,
+        "shape": list(array.shape),
+        "data": base64.b64encode(np.ascontiguousarray(little).tobytes()).decode("ascii"),
+    }
 
 
 def decode_array(value):
@@ -153,8 +168,12 @@ def decode_array(value):
     if not isinstance(value, dict) or set(value) != {"dtype", "shape", "data"}:
         raise ValueError("not an encoded array")
     shape, data = value["shape"], value["data"]
-    if not (isinstance(shape, list) and all(type(n) is int and n >= 0 for n in shape)
-            and isinstance(data, str) and isinstance(value["dtype"], str)):
+    if not (
+        isinstance(shape, list)
+        and all(type(n) is int and n >= 0 for n in shape)
+        and isinstance(data, str)
+        and isinstance(value["dtype"], str)
+    ):
         raise ValueError("not an encoded array")
     try:
         dtype = np.dtype(value["dtype"])
@@ -212,8 +231,9 @@ class ResultStore:
 
     def path(self, key):
         """The file of ``key`` (a JSON-serialisable dict of str/int/float/bool)."""
-        name = hashlib.sha256(_canonical({"key": key, "fingerprint": self.fingerprint})
-                              .encode("utf-8")).hexdigest()[:40]
+        name = hashlib.sha256(
+            _canonical({"key": key, "fingerprint": self.fingerprint}).encode("utf-8")
+        ).hexdigest()[:40]
         return self.directory / f"{name}.json"
 
     def lock(self, key):
@@ -250,7 +270,7 @@ class ResultStore:
                 fcntl.flock(handle, fcntl.LOCK_EX)
                 if _same_file(handle, path):
                     break
-                os.close(handle)    # removed meanwhile: lock the file there now
+                os.close(handle)  # removed meanwhile: lock the file there now
                 handle = None
             yield
         finally:
@@ -310,8 +330,11 @@ class ResultStore:
             same_key = _canonical(record.get("key")) == _canonical(key)
         except (TypeError, ValueError):
             return None
-        if not same_key or not isinstance(record.get("value"), dict) \
-                or not isinstance(record.get("computed_at"), str):
+        if (
+            not same_key
+            or not isinstance(record.get("value"), dict)
+            or not isinstance(record.get("computed_at"), str)
+        ):
             return None
         return {"value": record["value"], "computed_at": record["computed_at"]}
 
@@ -320,8 +343,13 @@ class ResultStore:
 
         Returns True when the file was written, False when the folder cannot be written.
         """
-        record = {"format": FORMAT, "key": key, "fingerprint": self.fingerprint,
-                  "computed_at": computed_at or utc_now(), "value": value}
+        record = {
+            "format": FORMAT,
+            "key": key,
+            "fingerprint": self.fingerprint,
+            "computed_at": computed_at or utc_now(),
+            "value": value,
+        }
         text = json.dumps(record, sort_keys=True, allow_nan=False, indent=1)
         target = self.path(key)
         try:
@@ -347,12 +375,14 @@ class ResultStore:
         deleted (another program's file in the folder is left alone).
         """
         try:
-            files = [(entry.stat(follow_symlinks=False).st_mtime, entry.path)
-                     for entry in os.scandir(self.directory)
-                     if _OWN_NAME.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)]
+            files = [
+                (entry.stat(follow_symlinks=False).st_mtime, entry.path)
+                for entry in os.scandir(self.directory)
+                if _OWN_NAME.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)
+            ]
         except OSError:
             return
-        for _, path in sorted(files)[:max(0, len(files) - self.max_files)]:
+        for _, path in sorted(files)[: max(0, len(files) - self.max_files)]:
             if _read_record(path) is None:
                 continue
             path = Path(path)

@@ -31,10 +31,14 @@ _PROBE_ROWS = 1_000
 def _column_codes(column):
     """``(codes, k)``: ``column`` as integers ``0 .. k-1``, equal codes for equal values."""
     low, high = column.min(initial=0.0), column.max(initial=0.0)
-    if (np.isfinite(low) and np.isfinite(high) and high - low < len(column)
-            and np.array_equal(column, np.floor(column))):
-        return (column - low).astype(np.int64), int(high - low) + 1    # integer lattice
-    codes, uniques = pd.factorize(column, use_na_sentinel=False)        # NaN is one value
+    if (
+        np.isfinite(low)
+        and np.isfinite(high)
+        and high - low < len(column)
+        and np.array_equal(column, np.floor(column))
+    ):
+        return (column - low).astype(np.int64), int(high - low) + 1  # integer lattice
+    codes, uniques = pd.factorize(column, use_na_sentinel=False)  # NaN is one value
     return codes.astype(np.int64), len(uniques)
 
 
@@ -66,9 +70,12 @@ def distinct_rows(X, y, max_share=1.0):
     limit = max_share * n
     if n == 0 or X.ndim != 2 or not np.issubdtype(X.dtype, np.number):
         return None
-    if max_share < 1.0 and n > 2 * _PROBE_ROWS and distinct_rows(
-            X[:_PROBE_ROWS], y[:_PROBE_ROWS], 0.5) is None:
-        return None     # the first rows are already mostly distinct: not lattice data
+    if (
+        max_share < 1.0
+        and n > 2 * _PROBE_ROWS
+        and distinct_rows(X[:_PROBE_ROWS], y[:_PROBE_ROWS], 0.5) is None
+    ):
+        return None  # the first rows are already mostly distinct: not lattice data
     codes, size = np.zeros(n, dtype=np.int64), 1
     columns = [X[:, d] for d in range(X.shape[1])] + [y]
     for column in columns:
@@ -80,7 +87,7 @@ def distinct_rows(X, y, max_share=1.0):
             column_codes, k = _column_codes(column)
         if k > limit:
             return None
-        if size * k > 4 * n:            # keep codes dense: renumber the groups so far
+        if size * k > 4 * n:  # keep codes dense: renumber the groups so far
             codes, groups = pd.factorize(codes)
             size = len(groups)
             if size > limit:
@@ -92,6 +99,6 @@ def distinct_rows(X, y, max_share=1.0):
     if len(present) > limit:
         return None
     representative = np.empty(size, dtype=np.int64)
-    representative[codes] = np.arange(n)   # any row of a group: its rows are identical
+    representative[codes] = np.arange(n)  # any row of a group: its rows are identical
     rows = representative[present]
     return X[rows], y[rows], counts[present]

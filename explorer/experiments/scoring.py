@@ -36,8 +36,7 @@ import numpy as np
 
 from explorer.experiments.rows import distinct_rows
 
-__all__ = ["TIE_RTOL", "positive_side", "binary_error", "lattice_error_rates",
-           "predict_labels", "error_rate"]
+__all__ = ["TIE_RTOL", "positive_side", "binary_error", "lattice_error_rates", "predict_labels", "error_rate"]
 
 #: Scores this close to 0 (relative to ``|x| . |w| + |b|``) are ties (first class).
 TIE_RTOL = 1e-9
@@ -106,10 +105,10 @@ def lattice_error_rates(coef, intercept, X, y, chunk=256):
     counts = counts.astype(np.float64)
     out = np.empty(len(b))
     for start in range(0, len(b), chunk):
-        Wc, bc = W[start:start + chunk], b[start:start + chunk]
+        Wc, bc = W[start : start + chunk], b[start : start + chunk]
         scale = np.abs(rows) @ np.abs(Wc).T + np.abs(bc)
         says_positive = positive_side(rows @ Wc.T + bc, scale)
-        out[start:start + chunk] = counts @ (says_positive != positive[:, None])
+        out[start : start + chunk] = counts @ (says_positive != positive[:, None])
     return (out / len(y)).reshape(lead)
 
 

@@ -41,14 +41,29 @@ from explorer.experiments.rows import distinct_rows
 from explorer.experiments.scoring import binary_error
 
 __all__ = [
-    "FittedLinear", "ExperimentResult", "PaperSetting", "PAPER_FIGURE1", "PAPER_FIGURE2",
-    "fit_linear", "distinct_rows", "lattice_counts", "MAX_DISTINCT_SHARE", "fit_classifiers",
-    "classifier_errors", "theta_table",
-    "matching_paper_setting", "lattice_tie_errors", "transfer_errors", "closest_to_oracle",
+    "FittedLinear",
+    "ExperimentResult",
+    "PaperSetting",
+    "PAPER_FIGURE1",
+    "PAPER_FIGURE2",
+    "fit_linear",
+    "distinct_rows",
+    "lattice_counts",
+    "MAX_DISTINCT_SHARE",
+    "fit_classifiers",
+    "classifier_errors",
+    "theta_table",
+    "matching_paper_setting",
+    "lattice_tie_errors",
+    "transfer_errors",
+    "closest_to_oracle",
 ]
 
-_TRAINED_ON = {"source": "labelled source", "target": "labelled target (oracle)",
-               "flda": "labelled source + unlabelled target"}
+_TRAINED_ON = {
+    "source": "labelled source",
+    "target": "labelled target (oracle)",
+    "flda": "labelled source + unlabelled target",
+}
 
 
 @dataclass(frozen=True)
@@ -115,8 +130,11 @@ class ExperimentResult:
 
     def for_loss(self, loss):
         """The (source, target, flda) classifiers of one loss, in that order."""
-        return [self.classifiers[classifier_name(f, loss)] for f in FAMILIES
-                if classifier_name(f, loss) in self.classifiers]
+        return [
+            self.classifiers[classifier_name(f, loss)]
+            for f in FAMILIES
+            if classifier_name(f, loss) in self.classifiers
+        ]
 
 
 @dataclass(frozen=True)
@@ -139,30 +157,38 @@ class PaperSetting:
     def __post_init__(self):
         # ``<name>`` in the summary stands for the reported error of ``name``, so
         # every number in the text comes from ``errors``.
-        object.__setattr__(self, "summary", re.sub(
-            r"<([^<>]+)>", lambda m: f"{self.errors[m.group(1)]:.3f}", self.summary))
+        object.__setattr__(
+            self, "summary", re.sub(r"<([^<>]+)>", lambda m: f"{self.errors[m.group(1)]:.3f}", self.summary)
+        )
 
 
 #: Section 4.1.1, Figure 1: bivariate Bernoulli, theta = [0.5, 0].
 PAPER_FIGURE1 = PaperSetting(
-    label="Figure 1 (Bernoulli)", distribution="bernoulli",
-    params=((0.7, 0.7), (0.3, 0.3)), theta=(0.5, 0.0), n_source=100_000, n_target=100_000,
-    errors={"S-LS": 0.400, "T-LS": 0.300, "FLDA-Q": 0.300,
-            "S-LR": 0.248, "T-LR": 0.301, "FLDA-L": 0.301},
+    label="Figure 1 (Bernoulli)",
+    distribution="bernoulli",
+    params=((0.7, 0.7), (0.3, 0.3)),
+    theta=(0.5, 0.0),
+    n_source=100_000,
+    n_target=100_000,
+    errors={"S-LS": 0.400, "T-LS": 0.300, "FLDA-Q": 0.300, "S-LR": 0.248, "T-LR": 0.301, "FLDA-L": 0.301},
     summary="The paper reports S-LS <S-LS>, T-LS = FLDA-Q <FLDA-Q>, S-LR <S-LR> and "
-            "T-LR = FLDA-L <FLDA-L>: FLDA's boundary lies on top of the target classifier's.")
+    "T-LR = FLDA-L <FLDA-L>: FLDA's boundary lies on top of the target classifier's.",
+)
 #: Section 4.1.1, Figure 2: bivariate Poisson, rates 2 and 6, theta = [0.5, 0].
 PAPER_FIGURE2 = PaperSetting(
-    label="Figure 2 (Poisson)", distribution="poisson",
-    params=((2.0, 2.0), (6.0, 6.0)), theta=(0.5, 0.0), n_source=100_000, n_target=100_000,
-    errors={"S-LS": 0.181, "T-LS": 0.099, "FLDA-Q": 0.099,
-            "S-LR": 0.170, "T-LR": 0.084, "FLDA-L": 0.084},
+    label="Figure 2 (Poisson)",
+    distribution="poisson",
+    params=((2.0, 2.0), (6.0, 6.0)),
+    theta=(0.5, 0.0),
+    n_source=100_000,
+    n_target=100_000,
+    errors={"S-LS": 0.181, "T-LS": 0.099, "FLDA-Q": 0.099, "S-LR": 0.170, "T-LR": 0.084, "FLDA-L": 0.084},
     summary="The paper reports S-LS <S-LS>, T-LS = FLDA-Q <FLDA-Q>, S-LR <S-LR> and "
-            "T-LR = FLDA-L <FLDA-L>: FLDA fully adapts to the dropout of feature 1.")
+    "T-LR = FLDA-L <FLDA-L>: FLDA fully adapts to the dropout of feature 1.",
+)
 
 
-def matching_paper_setting(distribution, params, theta, n_source=None, n_target=None,
-                           candidates=None):
+def matching_paper_setting(distribution, params, theta, n_source=None, n_target=None, candidates=None):
     """The paper setting whose data model equals the arguments, else ``None``.
 
     Sample sizes are compared only when given (the paper used 100,000 per
@@ -170,13 +196,15 @@ def matching_paper_setting(distribution, params, theta, n_source=None, n_target=
     """
     candidates = (PAPER_FIGURE1, PAPER_FIGURE2) if candidates is None else candidates
     for setting in candidates:
-        if (setting.distribution == distribution
-                and np.shape(params) == np.shape(setting.params)
-                and np.allclose(params, setting.params)
-                and np.shape(theta) == np.shape(setting.theta)
-                and np.allclose(theta, setting.theta)
-                and n_source in (None, setting.n_source)
-                and n_target in (None, setting.n_target)):
+        if (
+            setting.distribution == distribution
+            and np.shape(params) == np.shape(setting.params)
+            and np.allclose(params, setting.params)
+            and np.shape(theta) == np.shape(setting.theta)
+            and np.allclose(theta, setting.theta)
+            and n_source in (None, setting.n_source)
+            and n_target in (None, setting.n_target)
+        ):
             return setting
     return None
 
@@ -215,13 +243,23 @@ def lattice_counts(X, y, features=(0, 1)):
     X = np.asarray(X, dtype=float)[:, list(features)]
     y = np.asarray(y)
     points, labels, counts = distinct_rows(X, y) if len(y) else (X, y, np.zeros(0, int))
-    frame = pd.DataFrame({"x1": points[:, 0], "x2": points[:, 1],
-                          "class": labels.astype(int), "count": counts.astype(int)})
+    frame = pd.DataFrame(
+        {"x1": points[:, 0], "x2": points[:, 1], "class": labels.astype(int), "count": counts.astype(int)}
+    )
     return frame.sort_values(["class", "x1", "x2"], ignore_index=True)
 
 
-def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None, transfer="dropout",
-               estimator=None, compress=None):
+def fit_linear(
+    pair,
+    family,
+    loss,
+    l2=0.0,
+    theta=None,
+    perturbation=None,
+    transfer="dropout",
+    estimator=None,
+    compress=None,
+):
     """Fit one of the paper's classifiers on ``pair`` and measure its errors.
 
     Parameters
@@ -265,14 +303,13 @@ def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None, transf
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}.")
     if len(pair.classes) != 2:
-        raise ValueError("fit_linear handles two classes (the paper's section 4.1); "
-                         f"got {len(pair.classes)}.")
+        raise ValueError(
+            f"fit_linear handles two classes (the paper's section 4.1); got {len(pair.classes)}."
+        )
     transfer = transfer if family == "flda" else "dropout"
     clf = FLDAClassifier() if estimator is None else estimator
-    clf.set_params(loss=loss, l2=l2, theta=theta if family == "flda" else None,
-                   transfer=transfer)
-    X, y = (pair.X_target, pair.y_target) if family == "target" else (pair.X_source,
-                                                                        pair.y_source)
+    clf.set_params(loss=loss, l2=l2, theta=theta if family == "flda" else None, transfer=transfer)
+    X, y = (pair.X_target, pair.y_target) if family == "target" else (pair.X_source, pair.y_source)
     extra = {"X_target": pair.X_target} if family == "flda" else {}
     if compress is not False:
         rows = distinct_rows(X, y, 1.0 if compress else MAX_DISTINCT_SHARE[loss])
@@ -284,17 +321,23 @@ def fit_linear(pair, family, loss, l2=0.0, theta=None, perturbation=None, transf
     coef = clf.coef_[0].copy()
     intercept = float(clf.intercept_[0])
     return FittedLinear(
-        name=classifier_name(family, loss), family=family, loss=loss, coef=coef,
+        name=classifier_name(family, loss),
+        family=family,
+        loss=loss,
+        coef=coef,
         intercept=intercept,
         theta=getattr(clf, "theta_", np.zeros(pair.n_features)).copy(),  # "rate" has no theta
         target_error=binary_error(coef, intercept, pair.X_target, pair.y_target),
         source_error=binary_error(coef, intercept, pair.X_source, pair.y_source),
-        perturbation=perturbation, transfer=transfer,
-        transfer_params=dict(clf.transfer_params_) if family == "flda" else None)
+        perturbation=perturbation,
+        transfer=transfer,
+        transfer_params=dict(clf.transfer_params_) if family == "flda" else None,
+    )
 
 
-def fit_classifiers(pair, losses=LOSSES, l2=0.0, progress=None, fit=None, families=FAMILIES,
-                    transfer="dropout"):
+def fit_classifiers(
+    pair, losses=LOSSES, l2=0.0, progress=None, fit=None, families=FAMILIES, transfer="dropout"
+):
     """Fit S-*, T-* and FLDA-* for each loss: the experiment of section 4.1.1 (Figures 1-2).
 
     Parameters
@@ -324,9 +367,12 @@ def fit_classifiers(pair, losses=LOSSES, l2=0.0, progress=None, fit=None, famili
         if loss not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}.")
     if fit is None:
+
         def fit(family, loss, l2, theta=None, perturbation=None, transfer="dropout"):
-            return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation,
-                              transfer=transfer)
+            return fit_linear(
+                pair, family, loss, l2=l2, theta=theta, perturbation=perturbation, transfer=transfer
+            )
+
     extra = {} if transfer == "dropout" else {"transfer": transfer}
     fits = {}
     jobs = [(loss, family) for loss in losses for family in families]
@@ -338,9 +384,13 @@ def fit_classifiers(pair, losses=LOSSES, l2=0.0, progress=None, fit=None, famili
     finish(progress)
     flda = [f for f in fits.values() if f.family == "flda"]
     theta_hat = flda[0].theta if flda else np.zeros(pair.n_features)
-    return ExperimentResult(theta_true=np.asarray(pair.theta_true, dtype=float).copy(),
-                            theta_hat=theta_hat, classifiers=fits, transfer=transfer,
-                            transfer_params=flda[0].transfer_params if flda else None)
+    return ExperimentResult(
+        theta_true=np.asarray(pair.theta_true, dtype=float).copy(),
+        theta_hat=theta_hat,
+        classifiers=fits,
+        transfer=transfer,
+        transfer_params=flda[0].transfer_params if flda else None,
+    )
 
 
 def transfer_errors(pair, transfers, losses=LOSSES, l2=0.0, fit=None, progress=None):
@@ -363,21 +413,29 @@ def transfer_errors(pair, transfers, losses=LOSSES, l2=0.0, fit=None, progress=N
     """
     transfers = tuple(transfers)
     steps = len(transfers) + 1
+
     def part(k):
-        return None if progress is None else (
-            lambda fraction, text: progress((k + fraction) / steps, text))
+        return None if progress is None else (lambda fraction, text: progress((k + fraction) / steps, text))
+
     plain = fit_classifiers(pair, losses, l2, part(0), fit, families=("source", "target"))
-    flda = [fit_classifiers(pair, losses, l2, part(k + 1), fit, families=("flda",),
-                            transfer=transfer) for k, transfer in enumerate(transfers)]
+    flda = [
+        fit_classifiers(pair, losses, l2, part(k + 1), fit, families=("flda",), transfer=transfer)
+        for k, transfer in enumerate(transfers)
+    ]
     finish(progress)
     rows = []
     for loss in losses:
         source, target = (plain.classifiers[classifier_name(f, loss)] for f in ("source", "target"))
         rows.append((source.name, source.target_error, "", loss))
         for transfer, result in zip(transfers, flda):
-            rows.append((classifier_name("flda", loss),
-                         result.classifiers[classifier_name("flda", loss)].target_error,
-                         transfer, loss))
+            rows.append(
+                (
+                    classifier_name("flda", loss),
+                    result.classifiers[classifier_name("flda", loss)].target_error,
+                    transfer,
+                    loss,
+                )
+            )
         rows.append((target.name, target.target_error, "", loss))
     return pd.DataFrame(rows, columns=["classifier", "target error", "transfer", "loss"])
 
@@ -387,8 +445,7 @@ def closest_to_oracle(errors, loss):
     variant of ``loss`` whose target error is closest to the oracle's (first listed
     wins a tie)."""
     rows = errors[errors["loss"] == loss]
-    oracle = float(rows[rows["classifier"] == classifier_name("target", loss)]["target error"]
-                   .iloc[0])
+    oracle = float(rows[rows["classifier"] == classifier_name("target", loss)]["target error"].iloc[0])
     flda = rows[rows["transfer"] != ""]
     gaps = (flda["target error"] - oracle).abs().round(12).to_numpy()
     best = flda.iloc[int(np.argmin(gaps))]
@@ -414,8 +471,7 @@ def classifier_errors(result, references=None):
     """
     rows = []
     for fit in result.classifiers.values():
-        row = {"classifier": fit.name, "target error": fit.target_error,
-               "source error": fit.source_error}
+        row = {"classifier": fit.name, "target error": fit.target_error, "source error": fit.source_error}
         for column, errors in (references or {}).items():
             row[column] = errors.get(fit.name, np.nan)
         row.update({"loss": fit.loss, "trained on": _TRAINED_ON[fit.family]})
@@ -461,7 +517,7 @@ def lattice_tie_errors(setting=PAPER_FIGURE1):
     """
     params = np.asarray(setting.params, dtype=float)
     c = params.sum(axis=1).mean()
-    low_class = int(np.argmin(params.sum(axis=1)))       # fewer ones: small sums
+    low_class = int(np.argmin(params.sum(axis=1)))  # fewer ones: small sums
 
     def predictor(on_boundary):
         def predict(points):
@@ -469,6 +525,7 @@ def lattice_tie_errors(setting=PAPER_FIGURE1):
             tie = np.isclose(sums, c)
             low = (sums < c) & ~tie if on_boundary != low_class else (sums < c) | tie
             return np.where(low, low_class, 1 - low_class)
+
         return predict
 
     errors = [exact_target_error(predictor(k), params, setting.theta) for k in (0, 1)]

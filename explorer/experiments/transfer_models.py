@@ -33,9 +33,18 @@ from sklearn.model_selection import StratifiedKFold
 from flda_core.classifier import FLDAClassifier
 from flda_core.transfer_models import make_transfer_model
 
-__all__ = ["L2_GRID", "TAGS", "fit_flda", "cv_l2", "cv_error", "compare_transfer_models",
-           "missing_data_split", "compare_missing_data", "transfer_parameter_table",
-           "transfer_parameter_frame"]
+__all__ = [
+    "L2_GRID",
+    "TAGS",
+    "fit_flda",
+    "cv_l2",
+    "cv_error",
+    "compare_transfer_models",
+    "missing_data_split",
+    "compare_missing_data",
+    "transfer_parameter_table",
+    "transfer_parameter_frame",
+]
 
 #: Ridge penalties tried by cross-validation (as on the Digits page).
 L2_GRID = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)
@@ -52,8 +61,9 @@ def fit_flda(X, y, loss, l2, transfer="dropout", params=None, tol=1e-6, max_iter
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return FLDAClassifier(loss=loss, l2=l2, transfer=transfer, transfer_params=params,
-                              tol=tol, max_iter=max_iter).fit(X, y)
+        return FLDAClassifier(
+            loss=loss, l2=l2, transfer=transfer, transfer_params=params, tol=tol, max_iter=max_iter
+        ).fit(X, y)
 
 
 def _error(model, X, y):
@@ -92,13 +102,29 @@ def cv_error(X, y, loss, n_folds=3, grid=L2_GRID):
 
 
 def _row(setting, method, loss, transfer, error, l2):
-    return {"setting": setting, "method": method, "loss": loss, "transfer": transfer,
-            "target_error": error, "l2": l2}
+    return {
+        "setting": setting,
+        "method": method,
+        "loss": loss,
+        "transfer": transfer,
+        "target_error": error,
+        "l2": l2,
+    }
 
 
-def compare_transfer_models(X_source, y_source, X_target, y_target,
-                            transfers=("dropout", "two-sided", "rate"), losses=("logistic",),
-                            l2=None, n_folds=3, oracle=True, grid=L2_GRID, setting=""):
+def compare_transfer_models(
+    X_source,
+    y_source,
+    X_target,
+    y_target,
+    transfers=("dropout", "two-sided", "rate"),
+    losses=("logistic",),
+    l2=None,
+    n_folds=3,
+    oracle=True,
+    grid=L2_GRID,
+    setting="",
+):
     """Target errors of S-*, FLDA with every transfer model, and T-*.
 
     Parameters
@@ -129,14 +155,28 @@ def compare_transfer_models(X_source, y_source, X_target, y_target,
     for loss in losses:
         tag, plain, target_oracle = TAGS[loss]
         pen = cv_l2(X_source, y_source, loss, n_folds=n_folds, grid=grid) if l2 is None else l2
-        rows.append(_row(setting, plain, loss, "",
-                         _error(fit_flda(X_source, y_source, loss, pen), X_target, y_target), pen))
+        rows.append(
+            _row(
+                setting,
+                plain,
+                loss,
+                "",
+                _error(fit_flda(X_source, y_source, loss, pen), X_target, y_target),
+                pen,
+            )
+        )
         for transfer in transfers:
-            pen = (cv_l2(X_source, y_source, loss, transfer, params[transfer], n_folds, grid)
-                   if l2 is None else l2)
+            pen = (
+                cv_l2(X_source, y_source, loss, transfer, params[transfer], n_folds, grid)
+                if l2 is None
+                else l2
+            )
             model = fit_flda(X_source, y_source, loss, pen, transfer, params[transfer])
-            rows.append(_row(setting, f"FLDA-{tag} {transfer}", loss, transfer,
-                             _error(model, X_target, y_target), pen))
+            rows.append(
+                _row(
+                    setting, f"FLDA-{tag} {transfer}", loss, transfer, _error(model, X_target, y_target), pen
+                )
+            )
         if oracle:
             if l2 is None:
                 error = cv_error(X_target, y_target, loss, n_folds, grid)
@@ -163,15 +203,15 @@ def missing_data_split(X, y):
     if gap.all() or not gap.any():
         raise ValueError(
             f"{int(gap.sum())} of {len(y)} rows have a missing value; the missing-data "
-            "protocol needs some rows with gaps (target) and some without (source).")
+            "protocol needs some rows with gaps (target) and some without (source)."
+        )
     Xs, Xt = X[~gap], X[gap]
     lo, hi = Xs.min(axis=0), Xs.max(axis=0)
     span = np.where(hi > lo, hi - lo, 1.0)
     return (Xs - lo) / span, y[~gap], (Xt - lo) / span, y[gap]
 
 
-def compare_missing_data(X, y, losses=("logistic", "quadratic"), n_folds=5, grid=L2_GRID,
-                         setting=""):
+def compare_missing_data(X, y, losses=("logistic", "quadratic"), n_folds=5, grid=L2_GRID, setting=""):
     """Zero-filled dropout vs mean imputation on the paper's missing-data protocol.
 
     Methods per loss: the source classifier scored on zero-filled ("zeros")
@@ -185,8 +225,7 @@ def compare_missing_data(X, y, losses=("logistic", "quadratic"), n_folds=5, grid
     """
     Xs, ys, Xt, yt = missing_data_split(X, y)
     if len(np.unique(ys)) < 2:
-        raise ValueError("The rows without gaps hold only one class; no source classifier "
-                         "can be trained.")
+        raise ValueError("The rows without gaps hold only one class; no source classifier can be trained.")
     zeros = np.nan_to_num(Xt, nan=0.0)
     means = np.where(np.isnan(Xt), Xs.mean(axis=0), Xt)
     rows = []
@@ -201,10 +240,21 @@ def compare_missing_data(X, y, losses=("logistic", "quadratic"), n_folds=5, grid
             pen = cv_l2(Xs, ys, loss, transfer, params, n_folds, grid)
             model = fit_flda(Xs, ys, loss, pen, transfer, params)
             kind = "NaN gaps" if transfer == "imputation" else "zeros"
-            rows.append(_row(setting, f"FLDA-{tag} {transfer} ({kind})", loss, transfer,
-                             _error(model, target, yt), pen))
-        rows.append(_row(setting, f"{target_oracle} mean ({n_folds}-fold CV)", loss, "",
-                         cv_error(means, yt, loss, n_folds, grid), None))
+            rows.append(
+                _row(
+                    setting, f"FLDA-{tag} {transfer} ({kind})", loss, transfer, _error(model, target, yt), pen
+                )
+            )
+        rows.append(
+            _row(
+                setting,
+                f"{target_oracle} mean ({n_folds}-fold CV)",
+                loss,
+                "",
+                cv_error(means, yt, loss, n_folds, grid),
+                None,
+            )
+        )
     return pd.DataFrame(rows)
 
 

@@ -31,8 +31,16 @@ from flda_core.transfer import estimate_dropout, nonzero_rate
 from explorer.experiments.progress import finish, report
 from explorer.experiments.scoring import predict_labels
 
-__all__ = ["PROBABILITY_MODEL", "fit_models", "fit_model", "convergence_notes",
-           "target_error_table", "predictions_frame", "probability_columns", "theta_frame"]
+__all__ = [
+    "PROBABILITY_MODEL",
+    "fit_models",
+    "fit_model",
+    "convergence_notes",
+    "target_error_table",
+    "predictions_frame",
+    "probability_columns",
+    "theta_frame",
+]
 
 #: The classifier whose class probabilities :func:`predictions_frame` reports.
 PROBABILITY_MODEL = "FLDA-L"
@@ -56,21 +64,22 @@ def fit_model(prepared, name, l2=1e-3, transfer="dropout"):
         raise ValueError(f"Unknown classifier(s) {[name]}; choose from {TABLE_CLASSIFIERS}.")
     if name == "T-LR" and not _target_trainable(prepared):
         return None
-    model = FLDAClassifier(loss=classifier_loss(name), l2=l2,
-                           transfer=transfer if name.startswith("FLDA") else "dropout")
+    model = FLDAClassifier(
+        loss=classifier_loss(name), l2=l2, transfer=transfer if name.startswith("FLDA") else "dropout"
+    )
     with _warnings.catch_warnings(record=True) as caught:
         _warnings.simplefilter("always", ConvergenceWarning)
         _fit_one(model, name, prepared)
-    model.convergence_warnings_ = tuple(dict.fromkeys(
-        str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)))
+    model.convergence_warnings_ = tuple(
+        dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning))
+    )
     for w in caught:  # other warnings go on as usual
         if not issubclass(w.category, ConvergenceWarning):
             _warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return model
 
 
-def fit_models(prepared, l2=1e-3, names=TABLE_CLASSIFIERS, progress=None, fit=None,
-               transfer="dropout"):
+def fit_models(prepared, l2=1e-3, names=TABLE_CLASSIFIERS, progress=None, fit=None, transfer="dropout"):
     """Fit the paper's classifiers on prepared data (sections 3.4, 4.2.1): the entry point.
 
     Parameters
@@ -99,8 +108,10 @@ def fit_models(prepared, l2=1e-3, names=TABLE_CLASSIFIERS, progress=None, fit=No
     if unknown:
         raise ValueError(f"Unknown classifier(s) {unknown}; choose from {TABLE_CLASSIFIERS}.")
     if fit is None:
+
         def fit(name, l2, transfer="dropout"):
             return fit_model(prepared, name, l2, transfer)
+
     extra = {} if transfer == "dropout" else {"transfer": transfer}
     names = [n for n in names if n != "T-LR" or _target_trainable(prepared)]
     models = {}
@@ -121,13 +132,16 @@ def convergence_notes(models):
     before the first iteration, conjugate gradients short of their tolerance),
     naming the classifiers it concerns (see :func:`fit_model`).
     """
-    stalled = [name for name, model in models.items()
-               if model.loss == "logistic" and model.n_iter_ >= model.max_iter]
+    stalled = [
+        name for name, model in models.items() if model.loss == "logistic" and model.n_iter_ >= model.max_iter
+    ]
     notes = []
     if stalled:
-        notes.append(f"{', '.join(stalled)} stopped after {models[stalled[0]].max_iter} "
-                     "iterations without converging; their results may be slightly off. "
-                     "Scale the features or increase l2.")
+        notes.append(
+            f"{', '.join(stalled)} stopped after {models[stalled[0]].max_iter} "
+            "iterations without converging; their results may be slightly off. "
+            "Scale the features or increase l2."
+        )
     others = {}
     for name, model in models.items():
         for message in getattr(model, "convergence_warnings_", ()):
@@ -213,8 +227,11 @@ def probability_columns(predictions):
         empty when FLDA-L was not fitted.
     """
     prefix, suffix = f"{PROBABILITY_MODEL} P(", ")"
-    return [(str(c), str(c)[len(prefix):-len(suffix)]) for c in predictions.columns
-            if str(c).startswith(prefix) and str(c).endswith(suffix)]
+    return [
+        (str(c), str(c)[len(prefix) : -len(suffix)])
+        for c in predictions.columns
+        if str(c).startswith(prefix) and str(c).endswith(suffix)
+    ]
 
 
 def theta_frame(prepared, models=None):
@@ -235,9 +252,15 @@ def theta_frame(prepared, models=None):
     eta = nonzero_rate(prepared.X_source)
     zeta = nonzero_rate(prepared.X_target)
     theta = estimate_dropout(prepared.X_source, prepared.X_target)
-    frame = pd.DataFrame({"feature": list(prepared.feature_names), "theta": theta,
-                          "source_nonzero": eta, "target_nonzero": zeta,
-                          "difference": zeta - eta})
+    frame = pd.DataFrame(
+        {
+            "feature": list(prepared.feature_names),
+            "theta": theta,
+            "source_nonzero": eta,
+            "target_nonzero": zeta,
+            "difference": zeta - eta,
+        }
+    )
     for name in ("S-LR", "FLDA-L"):
         if models and name in models and models[name].coef_.shape[0] == 1:
             frame[f"{name} weight"] = models[name].coef_[0]

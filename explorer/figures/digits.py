@@ -20,13 +20,19 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.safe_text import escape_plotly
-from explorer.figures.style import (axis_suffix, classifier_color, subplot_layout,
-                                    unvalidated_figure)
+from explorer.figures.style import axis_suffix, classifier_color, subplot_layout, unvalidated_figure
 
 __all__ = [
-    "PROBABILITY_SCALE", "WEIGHT_SCALE", "INK_SCALE", "PAPER_MARK_COLOR",
-    "as_image", "symmetric_range", "nonzero_rate_figure", "digit_weights_figure",
-    "sample_images_figure", "table4_figure",
+    "PROBABILITY_SCALE",
+    "WEIGHT_SCALE",
+    "INK_SCALE",
+    "PAPER_MARK_COLOR",
+    "as_image",
+    "symmetric_range",
+    "nonzero_rate_figure",
+    "digit_weights_figure",
+    "sample_images_figure",
+    "table4_figure",
 ]
 
 #: Sequential scale for probabilities in [0, 1] (non-zero rates, theta).
@@ -47,8 +53,7 @@ def as_image(values, side):
     """Reshape a flattened (row-major) image to ``(side, side)``, checking the size."""
     values = np.asarray(values, dtype=np.float64).ravel()
     if values.size != side * side:
-        raise ValueError(f"Expected {side * side} pixel values for {side} x {side}, "
-                         f"got {values.size}.")
+        raise ValueError(f"Expected {side * side} pixel values for {side} x {side}, got {values.size}.")
     return values.reshape(side, side)
 
 
@@ -62,9 +67,16 @@ def _heatmap(image, coloraxis, name, value_label, fmt=".3f"):
     side = image.shape[0]
     name = escape_plotly(name)  # file names and labels come from uploads
     return dict(
-        type="heatmap", z=image, x=np.arange(side), y=np.arange(side), coloraxis=coloraxis,
-        name=name, hovertemplate=(f"<b>{name}</b><br>row %{{y}}, column %{{x}}<br>"
-                                  f"{value_label} = %{{z:{fmt}}}<extra></extra>"))
+        type="heatmap",
+        z=image,
+        x=np.arange(side),
+        y=np.arange(side),
+        coloraxis=coloraxis,
+        name=name,
+        hovertemplate=(
+            f"<b>{name}</b><br>row %{{y}}, column %{{x}}<br>{value_label} = %{{z:{fmt}}}<extra></extra>"
+        ),
+    )
 
 
 @functools.lru_cache(maxsize=8)
@@ -78,13 +90,26 @@ def _square_axes_layout(n_axes, side):
     layout = {}
     for k in range(1, n_axes + 1):
         suffix = "" if k == 1 else str(k)
-        layout[f"xaxis{suffix}"] = dict(showticklabels=False, showgrid=False, zeroline=False,
-                                        ticks="", showline=False, constrain="domain",
-                                        range=[-0.5, side - 0.5])
-        layout[f"yaxis{suffix}"] = dict(showticklabels=False, showgrid=False, zeroline=False,
-                                        ticks="", showline=False, scaleanchor=f"x{suffix}",
-                                        scaleratio=1, constrain="domain",
-                                        range=[side - 0.5, -0.5])
+        layout[f"xaxis{suffix}"] = dict(
+            showticklabels=False,
+            showgrid=False,
+            zeroline=False,
+            ticks="",
+            showline=False,
+            constrain="domain",
+            range=[-0.5, side - 0.5],
+        )
+        layout[f"yaxis{suffix}"] = dict(
+            showticklabels=False,
+            showgrid=False,
+            zeroline=False,
+            ticks="",
+            showline=False,
+            scaleanchor=f"x{suffix}",
+            scaleratio=1,
+            constrain="domain",
+            range=[side - 0.5, -0.5],
+        )
     return layout
 
 
@@ -111,18 +136,30 @@ def nonzero_rate_figure(rate_a, rate_b, side, name_a, name_b, zero_tol=0.0):
     plotly.graph_objects.Figure
         Two square panels on one colour scale from 0 to 1.
     """
-    layout = subplot_layout(1, 2, (f"A: {escape_plotly(name_a)}",
-                                   f"B: {escape_plotly(name_b)}"), horizontal_spacing=0.06)
-    data = [dict(_heatmap(as_image(rate, side), "coloraxis", name, "P(pixel non-zero)", ".2f"),
-                 xaxis=f"x{suffix}", yaxis=f"y{suffix}")
-            for (rate, name), suffix in zip(((rate_a, name_a), (rate_b, name_b)), ("", "2"))]
+    layout = subplot_layout(
+        1, 2, (f"A: {escape_plotly(name_a)}", f"B: {escape_plotly(name_b)}"), horizontal_spacing=0.06
+    )
+    data = [
+        dict(
+            _heatmap(as_image(rate, side), "coloraxis", name, "P(pixel non-zero)", ".2f"),
+            xaxis=f"x{suffix}",
+            yaxis=f"y{suffix}",
+        )
+        for (rate, name), suffix in zip(((rate_a, name_a), (rate_b, name_b)), ("", "2"))
+    ]
     _merge_axes(layout, _square_axes_layout(2, side))
     threshold = "x ≠ 0" if zero_tol == 0 else f"|x| > {zero_tol:g}"
     layout.update(
-        coloraxis=dict(colorscale=_colorscale(PROBABILITY_SCALE), cmin=0.0, cmax=1.0,
-                       colorbar=dict(title=dict(text=f"P({threshold})", side="right"),
-                                     thickness=16)),
-        height=430, margin=dict(l=10, r=10, t=50, b=10), font=_FONT)
+        coloraxis=dict(
+            colorscale=_colorscale(PROBABILITY_SCALE),
+            cmin=0.0,
+            cmax=1.0,
+            colorbar=dict(title=dict(text=f"P({threshold})", side="right"), thickness=16),
+        ),
+        height=430,
+        margin=dict(l=10, r=10, t=50, b=10),
+        font=_FONT,
+    )
     return unvalidated_figure(data, layout)
 
 
@@ -148,25 +185,58 @@ def _weight_maps(w_source, w_flda, shared_range, source_name, digit):
     m_src, m_flda = symmetric_range(w_source), symmetric_range(w_flda)
     if shared_range:
         return w_source, w_flda, max(m_src, m_flda), f"{source_name} weights, digit {digit}"
-    return (w_source * (m_flda / m_src), w_flda, m_flda,
-            f"{source_name} weights, digit {digit} (×{m_flda / m_src:.2g})")
+    return (
+        w_source * (m_flda / m_src),
+        w_flda,
+        m_flda,
+        f"{source_name} weights, digit {digit} (×{m_flda / m_src:.2g})",
+    )
 
 
 def _weights_colorbars(m, weight_bar, theta_bar):
     """The two colour axes of Figure 6: weights (diverging, centred on 0) and theta."""
     return dict(
-        coloraxis=dict(colorscale=_colorscale(WEIGHT_SCALE), cmin=-m, cmax=m, cmid=0.0,
-                       colorbar=dict(title=dict(text="weight", side="top"), orientation="h",
-                                     xanchor="center", yanchor="top", thickness=12,
-                                     **weight_bar)),
-        coloraxis2=dict(colorscale=_colorscale(PROBABILITY_SCALE), cmin=0.0, cmax=1.0,
-                        colorbar=dict(title=dict(text="θ", side="top"), orientation="h",
-                                      xanchor="center", yanchor="top", thickness=12,
-                                      **theta_bar)))
+        coloraxis=dict(
+            colorscale=_colorscale(WEIGHT_SCALE),
+            cmin=-m,
+            cmax=m,
+            cmid=0.0,
+            colorbar=dict(
+                title=dict(text="weight", side="top"),
+                orientation="h",
+                xanchor="center",
+                yanchor="top",
+                thickness=12,
+                **weight_bar,
+            ),
+        ),
+        coloraxis2=dict(
+            colorscale=_colorscale(PROBABILITY_SCALE),
+            cmin=0.0,
+            cmax=1.0,
+            colorbar=dict(
+                title=dict(text="θ", side="top"),
+                orientation="h",
+                xanchor="center",
+                yanchor="top",
+                thickness=12,
+                **theta_bar,
+            ),
+        ),
+    )
 
 
-def digit_weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR",
-                   flda_name="FLDA-L", shared_range=True, slide=False):
+def digit_weights_figure(
+    w_source,
+    theta,
+    w_flda,
+    side,
+    digit,
+    source_name="S-LR",
+    flda_name="FLDA-L",
+    shared_range=True,
+    slide=False,
+):
     """Naive weights, dropout ``theta`` and adapted weights for one digit (Figure 6).
 
     The paper shows the three maps in one row (naive, theta, adapted).  Here
@@ -205,35 +275,48 @@ def digit_weights_figure(w_source, theta, w_flda, side, digit, source_name="S-LR
     w_source, w_flda = as_image(w_source, side), as_image(w_flda, side)
     theta_img = as_image(theta, side)
     digit = escape_plotly(digit)  # an uploaded class label
-    left, right, m, left_title = _weight_maps(w_source, w_flda, shared_range, source_name,
-                                              digit)
+    left, right, m, left_title = _weight_maps(w_source, w_flda, shared_range, source_name, digit)
     titles = (left_title, f"{flda_name} weights, digit {digit}", "dropout θ (transfer model)")
     # Traces in the paper's order: naive weights (x), θ (x3), adapted weights (x2).
-    data = [dict(_heatmap(left, "coloraxis", source_name, "weight"), xaxis="x", yaxis="y"),
-            dict(_heatmap(theta_img, "coloraxis2", "θ", "θ", ".2f"), xaxis="x3", yaxis="y3"),
-            dict(_heatmap(right, "coloraxis", flda_name, "weight"), xaxis="x2", yaxis="y2")]
+    data = [
+        dict(_heatmap(left, "coloraxis", source_name, "weight"), xaxis="x", yaxis="y"),
+        dict(_heatmap(theta_img, "coloraxis2", "θ", "θ", ".2f"), xaxis="x3", yaxis="y3"),
+        dict(_heatmap(right, "coloraxis", flda_name, "weight"), xaxis="x2", yaxis="y2"),
+    ]
     if slide:
         layout = subplot_layout(1, 3, titles, horizontal_spacing=_SLIDE_SPACING)
         _merge_axes(layout, _square_axes_layout(3, side))
         third = (1 - 2 * _SLIDE_SPACING) / 3
         layout.update(
-            **_weights_colorbars(m, dict(x=third + _SLIDE_SPACING / 2, y=-0.03,
-                                         len=2 * third),
-                                 dict(x=1 - third / 2, y=-0.03, len=third)),
-            height=SLIDE_WEIGHTS_HEIGHT, margin=_SLIDE_MARGIN, font=_FONT)
+            **_weights_colorbars(
+                m,
+                dict(x=third + _SLIDE_SPACING / 2, y=-0.03, len=2 * third),
+                dict(x=1 - third / 2, y=-0.03, len=third),
+            ),
+            height=SLIDE_WEIGHTS_HEIGHT,
+            margin=_SLIDE_MARGIN,
+            font=_FONT,
+        )
         return unvalidated_figure(data, layout)
     weight_row, theta_row, gap = _WEIGHT_ROW, _THETA_ROW, _ROW_GAP
     plot_height = weight_row + gap + theta_row
-    layout = subplot_layout(2, 2, titles, specs=[[{}, {}], [{"colspan": 2}, None]],
-                            row_heights=[weight_row, theta_row],
-                            vertical_spacing=gap / plot_height, horizontal_spacing=0.04)
+    layout = subplot_layout(
+        2,
+        2,
+        titles,
+        specs=[[{}, {}], [{"colspan": 2}, None]],
+        row_heights=[weight_row, theta_row],
+        vertical_spacing=gap / plot_height,
+        horizontal_spacing=0.04,
+    )
     _merge_axes(layout, _square_axes_layout(3, side))
     below_weights = (theta_row + gap - 8) / plot_height
     layout.update(
-        **_weights_colorbars(m, dict(x=0.5, y=below_weights, len=0.5),
-                             dict(x=0.5, y=-0.02, len=0.3)),
+        **_weights_colorbars(m, dict(x=0.5, y=below_weights, len=0.5), dict(x=0.5, y=-0.02, len=0.3)),
         height=round(plot_height + _WEIGHTS_MARGIN["t"] + _WEIGHTS_MARGIN["b"]),
-        margin=_WEIGHTS_MARGIN, font=_FONT)
+        margin=_WEIGHTS_MARGIN,
+        font=_FONT,
+    )
     return unvalidated_figure(data, layout)
 
 
@@ -253,8 +336,7 @@ def sample_images_figure(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=1
     y_a, y_b = np.asarray(y_a), np.asarray(y_b)
     classes = list(np.unique(np.concatenate([y_a, y_b])))[:max_classes]
     n = len(classes)
-    layout = subplot_layout(2, n, (), horizontal_spacing=0.01, vertical_spacing=0.08,
-                            row_titles=["A", "B"])
+    layout = subplot_layout(2, n, (), horizontal_spacing=0.01, vertical_spacing=0.08, row_titles=["A", "B"])
     _merge_axes(layout, _square_axes_layout(2 * n, side))
     data, images = [], []
     for row, (X, y, name) in enumerate(((X_a, y_a, name_a), (X_b, y_b, name_b))):
@@ -263,14 +345,22 @@ def sample_images_figure(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=1
             img = as_image(X[members[0]], side) if len(members) else np.zeros((side, side))
             images.append(img)
             suffix = axis_suffix(row + 1, col + 1, n)
-            data.append(dict(_heatmap(img, "coloraxis", f"{name}, class {label}", "ink", ".2f"),
-                             xaxis=f"x{suffix}", yaxis=f"y{suffix}"))
+            data.append(
+                dict(
+                    _heatmap(img, "coloraxis", f"{name}, class {label}", "ink", ".2f"),
+                    xaxis=f"x{suffix}",
+                    yaxis=f"y{suffix}",
+                )
+            )
             if row == 1:
                 layout[f"xaxis{suffix}"]["title"] = dict(text=escape_plotly(label), standoff=2)
     top = max(float(np.max(images)), 1e-12)
-    layout.update(coloraxis=dict(colorscale=_colorscale(INK_SCALE), cmin=0.0, cmax=top,
-                                 showscale=False),
-                  height=260, margin=dict(l=10, r=30, t=10, b=10), font=_FONT)
+    layout.update(
+        coloraxis=dict(colorscale=_colorscale(INK_SCALE), cmin=0.0, cmax=top, showscale=False),
+        height=260,
+        margin=dict(l=10, r=30, t=10, b=10),
+        font=_FONT,
+    )
     return unvalidated_figure(data, layout)
 
 
@@ -293,24 +383,42 @@ def table4_figure(table, paper=None):
     fig = go.Figure()
     directions = [str(i).split(":")[0] for i in table.index]
     for method in table.columns:
-        fig.add_trace(go.Bar(
-            x=directions, y=table[method].to_numpy(), name=method,
-            marker=dict(color=classifier_color(method),
-                        pattern=dict(shape="/" if method in ("S-LS", "FLDA-Q") else "",
-                                     fgcolor="white", solidity=0.3, fillmode="overlay"),
-                        line=dict(color="#333333", width=0.5)),
-            # values at the foot of the bars, clear of the paper's dashes near their tops
-            text=[f"{v:.1%}" for v in table[method]], textposition="auto",  # as the axis
-            insidetextanchor="start", textangle=0,
-            insidetextfont=dict(shadow="auto"),  # readable across the hatching
-            hovertemplate=f"<b>{method}</b> %{{x}}<br>error %{{y:.3f}}<extra></extra>"))
+        fig.add_trace(
+            go.Bar(
+                x=directions,
+                y=table[method].to_numpy(),
+                name=method,
+                marker=dict(
+                    color=classifier_color(method),
+                    pattern=dict(
+                        shape="/" if method in ("S-LS", "FLDA-Q") else "",
+                        fgcolor="white",
+                        solidity=0.3,
+                        fillmode="overlay",
+                    ),
+                    line=dict(color="#333333", width=0.5),
+                ),
+                # values at the foot of the bars, clear of the paper's dashes near their tops
+                text=[f"{v:.1%}" for v in table[method]],
+                textposition="auto",  # as the axis
+                insidetextanchor="start",
+                textangle=0,
+                insidetextfont=dict(shadow="auto"),  # readable across the hatching
+                hovertemplate=f"<b>{method}</b> %{{x}}<br>error %{{y:.3f}}<extra></extra>",
+            )
+        )
     if paper is not None:
         _add_paper_markers(fig, table, paper, directions)
-    fig.update_layout(barmode="group", bargap=0.2, bargroupgap=0.0,
-                      yaxis=dict(title="error rate on the target", range=[0, 1.05],
-                                 tickformat=".0%"),
-                      legend=dict(orientation="h", y=-0.15, x=0.5, xanchor="center"),
-                      height=420, margin=dict(l=10, r=10, t=20, b=10), font=_FONT)
+    fig.update_layout(
+        barmode="group",
+        bargap=0.2,
+        bargroupgap=0.0,
+        yaxis=dict(title="error rate on the target", range=[0, 1.05], tickformat=".0%"),
+        legend=dict(orientation="h", y=-0.15, x=0.5, xanchor="center"),
+        height=420,
+        margin=dict(l=10, r=10, t=20, b=10),
+        font=_FONT,
+    )
     return fig
 
 
@@ -332,16 +440,37 @@ def _add_paper_markers(fig, table, paper, directions):
             x_marks.append(d - 0.4 + width * (k + 0.5))
             y_marks.append(value)
             texts.append(f"{row.name}: {method} {value:.3f}")
-    fig.add_trace(go.Scatter(
-        x=x_marks, y=y_marks, mode="markers", name="paper, Table 4 (outline)", xaxis="x2",
-        legendgroup="paper", showlegend=False, hoverinfo="skip",
-        marker=dict(symbol="line-ew", size=30, color=PAPER_MARK_OUTLINE,
-                    line=dict(color=PAPER_MARK_OUTLINE, width=6))))
-    fig.add_trace(go.Scatter(
-        x=x_marks, y=y_marks, mode="markers", name="paper, Table 4", xaxis="x2",
-        legendgroup="paper",
-        marker=dict(symbol="line-ew", size=26, color=PAPER_MARK_COLOR,
-                    line=dict(color=PAPER_MARK_COLOR, width=3)),
-        text=texts, hovertemplate="%{text}<extra></extra>"))
-    fig.update_layout(xaxis2=dict(overlaying="x", range=[-0.5, len(directions) - 0.5],
-                                  visible=False))
+    fig.add_trace(
+        go.Scatter(
+            x=x_marks,
+            y=y_marks,
+            mode="markers",
+            name="paper, Table 4 (outline)",
+            xaxis="x2",
+            legendgroup="paper",
+            showlegend=False,
+            hoverinfo="skip",
+            marker=dict(
+                symbol="line-ew",
+                size=30,
+                color=PAPER_MARK_OUTLINE,
+                line=dict(color=PAPER_MARK_OUTLINE, width=6),
+            ),
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=x_marks,
+            y=y_marks,
+            mode="markers",
+            name="paper, Table 4",
+            xaxis="x2",
+            legendgroup="paper",
+            marker=dict(
+                symbol="line-ew", size=26, color=PAPER_MARK_COLOR, line=dict(color=PAPER_MARK_COLOR, width=3)
+            ),
+            text=texts,
+            hovertemplate="%{text}<extra></extra>",
+        )
+    )
+    fig.update_layout(xaxis2=dict(overlaying="x", range=[-0.5, len(directions) - 0.5], visible=False))

@@ -28,11 +28,25 @@ import plotly.graph_objects as go
 from explorer.figures.style import CLASSIFIER_NAMES, classifier_family
 from explorer.safe_text import plain_from_plotly
 
-__all__ = ["EXPORT_WIDTH", "EXPORT_HEIGHT", "EXPORT_SCALE", "IMAGE_FORMATS",
-           "PRESENTATION_FONT", "PRESENTATION_TITLE_FONT", "PRESENTATION_LINE_WIDTH",
-           "export_filename", "chart_config", "presentation_style", "legend_key", "alt_text",
-           "legend_below", "with_settings", "settings_line", "domain_settings_line",
-           "SETTINGS_FONT"]
+__all__ = [
+    "EXPORT_WIDTH",
+    "EXPORT_HEIGHT",
+    "EXPORT_SCALE",
+    "IMAGE_FORMATS",
+    "PRESENTATION_FONT",
+    "PRESENTATION_TITLE_FONT",
+    "PRESENTATION_LINE_WIDTH",
+    "export_filename",
+    "chart_config",
+    "presentation_style",
+    "legend_key",
+    "alt_text",
+    "legend_below",
+    "with_settings",
+    "settings_line",
+    "domain_settings_line",
+    "SETTINGS_FONT",
+]
 
 #: Size (CSS pixels) at which the camera button lays a figure out: a 16:9 slide.
 EXPORT_WIDTH = 1600
@@ -55,8 +69,7 @@ PRESENTATION_LINE_WIDTH = 4.0
 _LINE_SCALE = 1.6
 
 _FAMILY_WORDS = {"source": "naive source", "target": "target oracle", "flda": "FLDA"}
-_NAME_ALTERNATIVES = "|".join(
-    re.escape(n) for n in sorted(CLASSIFIER_NAMES.values(), key=len, reverse=True))
+_NAME_ALTERNATIVES = "|".join(re.escape(n) for n in sorted(CLASSIFIER_NAMES.values(), key=len, reverse=True))
 _NAME_PATTERN = re.compile(rf"^({_NAME_ALTERNATIVES})(?![\w-])")
 
 
@@ -73,8 +86,9 @@ def export_filename(stem):
     return (name if name.startswith("flda") else "flda_" + name)[:100]
 
 
-def chart_config(filename_stem, image_format="png", width=EXPORT_WIDTH, height=EXPORT_HEIGHT,
-                 scale=EXPORT_SCALE):
+def chart_config(
+    filename_stem, image_format="png", width=EXPORT_WIDTH, height=EXPORT_HEIGHT, scale=EXPORT_SCALE
+):
     """``config=`` for ``st.plotly_chart``: a slide-ready camera button.
 
     Parameters
@@ -98,8 +112,13 @@ def chart_config(filename_stem, image_format="png", width=EXPORT_WIDTH, height=E
         raise ValueError(f"scale must be at least 2, got {scale!r}.")
     return {
         "displaylogo": False,
-        "toImageButtonOptions": {"format": image_format, "filename": export_filename(
-            filename_stem), "width": int(width), "height": int(height), "scale": scale},
+        "toImageButtonOptions": {
+            "format": image_format,
+            "filename": export_filename(filename_stem),
+            "width": int(width),
+            "height": int(height),
+            "scale": scale,
+        },
     }
 
 
@@ -113,8 +132,7 @@ def legend_key(name):
 
 
 def _family_label(family, names):
-    present = [n for n in CLASSIFIER_NAMES.values() if classifier_family(n) == family
-               and n in names]
+    present = [n for n in CLASSIFIER_NAMES.values() if classifier_family(n) == family and n in names]
     return f"{' / '.join(present)} ({_FAMILY_WORDS[family]})"
 
 
@@ -126,9 +144,10 @@ def legend_below(fig):
     x-axis title once the figure was laid out smaller, e.g. 800 x 450)."""
     legend = fig.layout.legend
     if legend is not None and legend.orientation == "h" and (legend.y or 0) < 0:
-        fig.update_layout(legend=dict(yref="container", y=0, yanchor="bottom", x=0,
-                                      xanchor="left"),
-                          margin=dict(autoexpand=True))
+        fig.update_layout(
+            legend=dict(yref="container", y=0, yanchor="bottom", x=0, xanchor="left"),
+            margin=dict(autoexpand=True),
+        )
     return fig
 
 
@@ -139,15 +158,26 @@ SETTINGS_TEXT_MAX = 32
 def _short(text, limit=SETTINGS_TEXT_MAX):
     """User text for a settings line: one line, at most ``limit`` characters."""
     text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _number(value):
     return f"{value:,}" if isinstance(value, int) else f"{float(value):g}"
 
 
-def settings_line(*, data=None, theta=None, shift=None, seed=None, n_source=None,
-                  n_target=None, l2=None, loss=None, transfer=None, extra=()):
+def settings_line(
+    *,
+    data=None,
+    theta=None,
+    shift=None,
+    seed=None,
+    n_source=None,
+    n_target=None,
+    l2=None,
+    loss=None,
+    transfer=None,
+    extra=(),
+):
     """The settings a figure was computed with, as one line (every page's figures and the
     lesson's: :func:`explorer.ui.charts.show_chart` writes it into the figure with
     :func:`with_settings`, so a saved PNG or SVG says what it shows).
@@ -186,8 +216,8 @@ def settings_line(*, data=None, theta=None, shift=None, seed=None, n_source=None
     ...               n_target=10_000, l2=0.0, transfer="dropout")
     'Poisson · θ = 0.5, 0 · seed 3 · n = 10,000 source, 10,000 target · no ℓ2 · transfer model: dropout'
     """
-    parts = [_short(data, 2 * SETTINGS_TEXT_MAX)] if data else []    # may name two files
-    if isinstance(theta, str):           # as typed ("0.5, 0")
+    parts = [_short(data, 2 * SETTINGS_TEXT_MAX)] if data else []  # may name two files
+    if isinstance(theta, str):  # as typed ("0.5, 0")
         parts.append(f"θ = {_short(theta)}")
     elif theta is not None:
         values = [theta] if isinstance(theta, (int, float)) else list(theta)
@@ -201,8 +231,9 @@ def settings_line(*, data=None, theta=None, shift=None, seed=None, n_source=None
     elif n_source is not None:
         parts.append(f"n = {int(n_source):,}")
     if l2 is not None:
-        parts.append(f"ℓ2 {l2}" if isinstance(l2, str) else
-                     "no ℓ2" if float(l2) == 0 else f"ℓ2 = {_number(l2)}")
+        parts.append(
+            f"ℓ2 {l2}" if isinstance(l2, str) else "no ℓ2" if float(l2) == 0 else f"ℓ2 = {_number(l2)}"
+        )
     if loss:
         parts.append(f"{loss} loss")
     parts += [_short(e) for e in extra if e]
@@ -222,9 +253,14 @@ def domain_settings_line(data_key, **settings):
     """
     kind, _, n_source, n_target, theta, seed = data_key[:6]
     dropout = kind in ("bernoulli", "poisson")
-    return settings_line(data=kind.capitalize() if dropout else f"{kind} shift",
-                         theta=theta if dropout else None, seed=seed, n_source=n_source,
-                         n_target=n_target, **settings)
+    return settings_line(
+        data=kind.capitalize() if dropout else f"{kind} shift",
+        theta=theta if dropout else None,
+        seed=seed,
+        n_source=n_source,
+        n_target=n_target,
+        **settings,
+    )
 
 
 def with_settings(fig, text):
@@ -250,8 +286,16 @@ def with_settings(fig, text):
     if title:
         fig.layout.title["text"] = f"{title}<br>{line}"
     else:
-        for key, value in dict(text=line, x=1, xanchor="right", xref="container", y=1,
-                               yanchor="top", yref="container", pad=dict(t=4, r=8)).items():
+        for key, value in dict(
+            text=line,
+            x=1,
+            xanchor="right",
+            xref="container",
+            y=1,
+            yanchor="top",
+            yref="container",
+            pad=dict(t=4, r=8),
+        ).items():
             fig.layout.title[key] = value
     top = (layout.get("margin") or {}).get("t") or 50
     fig.layout.margin["t"] = max(top, 50) + SETTINGS_FONT + 8
@@ -267,8 +311,7 @@ def _paper_label(names):
     names = list(dict.fromkeys(names))
     if len(names) == 1:
         return names[0]
-    heads, tails = zip(*[n.split(", ", 1) if ", " in n else ("", n) for n in names],
-                       strict=True)
+    heads, tails = zip(*[n.split(", ", 1) if ", " in n else ("", n) for n in names], strict=True)
     if len(set(tails)) == 1 and all(heads):
         return f"{tails[0]} ({' / '.join(heads)})"
     return "the paper's values (" + "; ".join(names) + ")"
@@ -286,8 +329,9 @@ def presentation_style(fig):
     """
     fig = go.Figure(copy.deepcopy(fig.to_dict()))
     present = {m.group(1) for m in (_NAME_PATTERN.match(t.name or "") for t in fig.data) if m}
-    paper_names = [t.name for t in fig.data if t.name and t.showlegend is not False
-                   and legend_key(t.name) == "paper"]
+    paper_names = [
+        t.name for t in fig.data if t.name and t.showlegend is not False and legend_key(t.name) == "paper"
+    ]
     shown = set()
     for trace in fig.data:
         key = legend_key(trace.name)
@@ -301,31 +345,41 @@ def presentation_style(fig):
             shown.add(key)
             if key in _FAMILY_WORDS:
                 trace.name = _family_label(key, present)
-            elif key == "paper":   # one entry for every paper marker: name them all
+            elif key == "paper":  # one entry for every paper marker: name them all
                 trace.name = _paper_label(paper_names)
     for trace in fig.data:
         line = getattr(trace, "line", None) if "line" in trace else None
         mode = getattr(trace, "mode", None) or ""
-        if line is not None and line.width != 0 and (trace.type != "scatter" or "lines" in mode
-                                                     or not mode):
+        if line is not None and line.width != 0 and (trace.type != "scatter" or "lines" in mode or not mode):
             line.width = max(PRESENTATION_LINE_WIDTH, _LINE_SCALE * (line.width or 2.0))
         if "textfont" in trace and getattr(trace, "text", None) is not None:
             trace.textfont.size = max(PRESENTATION_FONT, trace.textfont.size or 0)
     ink = PRESENTATION_TEXT_COLOR
-    fig.update_layout(font_size=PRESENTATION_FONT, font_color=ink,
-                      legend=dict(font=dict(size=PRESENTATION_FONT, color=ink),
-                                  title_font=dict(size=PRESENTATION_FONT, color=ink)),
-                      margin=dict(autoexpand=True))
+    fig.update_layout(
+        font_size=PRESENTATION_FONT,
+        font_color=ink,
+        legend=dict(
+            font=dict(size=PRESENTATION_FONT, color=ink), title_font=dict(size=PRESENTATION_FONT, color=ink)
+        ),
+        margin=dict(autoexpand=True),
+    )
     legend_below(fig)
     for update in (fig.update_xaxes, fig.update_yaxes):
-        update(tickfont_size=PRESENTATION_FONT, tickfont_color=ink,
-               title_font_size=PRESENTATION_TITLE_FONT, title_font_color=ink)
+        update(
+            tickfont_size=PRESENTATION_FONT,
+            tickfont_color=ink,
+            title_font_size=PRESENTATION_TITLE_FONT,
+            title_font_color=ink,
+        )
     for annotation in fig.layout.annotations or ():
         annotation.font.size = max(PRESENTATION_FONT, annotation.font.size or 0)
         if annotation.font.color is None:
             annotation.font.color = ink
-    colorbars = [getattr(fig.layout, name).colorbar for name in dir(fig.layout)
-                 if name.startswith("coloraxis") and getattr(fig.layout, name) is not None]
+    colorbars = [
+        getattr(fig.layout, name).colorbar
+        for name in dir(fig.layout)
+        if name.startswith("coloraxis") and getattr(fig.layout, name) is not None
+    ]
     colorbars += [t.colorbar for t in fig.data if "colorbar" in t and t.colorbar is not None]
     for colorbar in colorbars:
         colorbar.tickfont.update(size=PRESENTATION_FONT, color=ink)
@@ -369,8 +423,11 @@ def alt_text(fig):
         text += f" of {y} against {x}"
     elif y or x:
         text += f" of {y or x}"
-    titles = [plain_from_plotly(a["text"]) for a in layout.get("annotations") or ()
-              if a.get("text") and a.get("xref") == "paper" and a.get("yref") == "paper"]
+    titles = [
+        plain_from_plotly(a["text"])
+        for a in layout.get("annotations") or ()
+        if a.get("text") and a.get("xref") == "paper" and a.get("yref") == "paper"
+    ]
     if titles:
         text += f" in {len(titles)} panels ({'; '.join(titles[:4])})"
     scales = []
@@ -380,10 +437,14 @@ def alt_text(fig):
             scales.append(plain_from_plotly(scale_title))
     if scales:
         text += f", coloured by {' / '.join(dict.fromkeys(scales))}"
-    entries = list(dict.fromkeys(
-        plain_from_plotly(t.name) for t in fig.data if t.name and t.showlegend is not False))
-    classifiers = [n for n in CLASSIFIER_NAMES.values() if any(
-        _NAME_PATTERN.match(e) and _NAME_PATTERN.match(e).group(1) == n for e in entries)]
+    entries = list(
+        dict.fromkeys(plain_from_plotly(t.name) for t in fig.data if t.name and t.showlegend is not False)
+    )
+    classifiers = [
+        n
+        for n in CLASSIFIER_NAMES.values()
+        if any(_NAME_PATTERN.match(e) and _NAME_PATTERN.match(e).group(1) == n for e in entries)
+    ]
     others = [e for e in entries if not _NAME_PATTERN.match(e)]
     shown = classifiers + others
     if shown:

@@ -18,18 +18,24 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.names import LOSS_TITLES
-from explorer.figures.style import (axis_suffix, classifier_color, default_template, subplot_layout,
-                    unvalidated_figure)
+from explorer.figures.style import (
+    axis_suffix,
+    classifier_color,
+    default_template,
+    subplot_layout,
+    unvalidated_figure,
+)
 
-__all__ = ["DOMAIN_DASH", "DOMAIN_TITLES", "hex_to_rgba", "log_ticks",
-           "learning_curve_figure", "gap_figure"]
+__all__ = ["DOMAIN_DASH", "DOMAIN_TITLES", "hex_to_rgba", "log_ticks", "learning_curve_figure", "gap_figure"]
 
 #: Line style per validation domain (Figure 3's caption: dotted source, solid target).
 DOMAIN_DASH = {"source": "dot", "target": "solid"}
 #: Marker per loss so that the two families stay apart in grey-scale print.
 LOSS_SYMBOL = {"quadratic": "circle", "logistic": "square"}
-DOMAIN_TITLES = {"source": "Error on the source validation set",
-                 "target": "Error on the target validation set"}
+DOMAIN_TITLES = {
+    "source": "Error on the source validation set",
+    "target": "Error on the target validation set",
+}
 #: Column order of the panels.
 _LOSS_ORDER = ("quadratic", "logistic")
 _DOMAIN_ORDER = ("source", "target")
@@ -38,7 +44,7 @@ _DOMAIN_ORDER = ("source", "target")
 def hex_to_rgba(color, alpha):
     """``"#RRGGBB"`` -> ``"rgba(r, g, b, alpha)"`` for translucent bands."""
     color = color.lstrip("#")
-    r, g, b = (int(color[i:i + 2], 16) for i in (0, 2, 4))
+    r, g, b = (int(color[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r}, {g}, {b}, {alpha})"
 
 
@@ -48,7 +54,7 @@ def log_ticks(n_min, n_max, mantissas=(1, 2, 5)):
     ``mantissas=(1, 2, 5)`` gives 1-2-5 ticks; ``(1,)`` gives decades only
     (plus ``n_min`` itself when it lies below the first decade), for narrow panels.
     """
-    ticks = [m * 10 ** e for e in range(0, 8) for m in mantissas]
+    ticks = [m * 10**e for e in range(0, 8) for m in mantissas]
     ticks = [t for t in ticks if n_min <= t <= n_max]
     if tuple(mantissas) == (1,) and (not ticks or ticks[0] > n_min):
         ticks = [n_min] + ticks
@@ -69,12 +75,14 @@ def _curves(table):
     """``{(loss, domain): [(classifier, rows sorted by n), ...]}``, classifiers in family
     order (naive source, oracle, FLDA): one grouping instead of a mask per curve."""
     curves = {}
-    for (loss, domain, name), rows in table.groupby(["loss", "domain", "classifier"],
-                                                      sort=False):
+    for (loss, domain, name), rows in table.groupby(["loss", "domain", "classifier"], sort=False):
         curves.setdefault((loss, domain), []).append(
-            (_FAMILY_ORDER[rows["family"].iloc[0]], name, rows.sort_values("n")))
-    return {key: [(name, rows) for _, name, rows in sorted(parts, key=lambda p: p[0])]
-            for key, parts in curves.items()}
+            (_FAMILY_ORDER[rows["family"].iloc[0]], name, rows.sort_values("n"))
+        )
+    return {
+        key: [(name, rows) for _, name, rows in sorted(parts, key=lambda p: p[0])]
+        for key, parts in curves.items()
+    }
 
 
 def learning_curve_figure(table, show_sem=True, log_y=False, height=None, slide=False):
@@ -110,10 +118,14 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None, slide=
         raise ValueError("The learning-curve table is empty; nothing to plot.")
     losses = _losses_in(table)
     cols = len(losses)
-    titles = [f"{DOMAIN_TITLES[d]} ({LOSS_TITLES[loss].lower()})" if cols > 1
-              else DOMAIN_TITLES[d] for d in _DOMAIN_ORDER for loss in losses]
-    layout = subplot_layout(2, cols, titles, shared_xaxes=True, vertical_spacing=0.12,
-                            horizontal_spacing=0.08)
+    titles = [
+        f"{DOMAIN_TITLES[d]} ({LOSS_TITLES[loss].lower()})" if cols > 1 else DOMAIN_TITLES[d]
+        for d in _DOMAIN_ORDER
+        for loss in losses
+    ]
+    layout = subplot_layout(
+        2, cols, titles, shared_xaxes=True, vertical_spacing=0.12, horizontal_spacing=0.08
+    )
     data = []
     legend_seen = set()
     curves = _curves(table)
@@ -126,44 +138,65 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None, slide=
                 sem = np.nan_to_num(curve["sem"].to_numpy())
                 color = classifier_color(name)
                 if show_sem:
-                    data.append(_sem_band(n, mean, sem, color, name,
-                                          name=f"{name} +/- SEM", **axes))
-                data.append(dict(
-                    type="scatter", x=n, y=mean, mode="lines+markers", name=name,
-                    legendgroup=name, showlegend=name not in legend_seen,
-                    line={"color": color, "dash": DOMAIN_DASH[domain], "width": 2.5},
-                    marker={"symbol": LOSS_SYMBOL[loss], "size": 6, "color": color},
-                    customdata=np.column_stack([sem, curve["repeats"].to_numpy()]),
-                    hovertemplate=(f"<b>{name}</b> on the {domain} validation set<br>"
-                                   "n = %{x}<br>error = %{y:.4f} "
-                                   "+/- %{customdata[0]:.4f} (SEM, "
-                                   "%{customdata[1]} repeats)<extra></extra>"), **axes))
+                    data.append(_sem_band(n, mean, sem, color, name, name=f"{name} +/- SEM", **axes))
+                data.append(
+                    dict(
+                        type="scatter",
+                        x=n,
+                        y=mean,
+                        mode="lines+markers",
+                        name=name,
+                        legendgroup=name,
+                        showlegend=name not in legend_seen,
+                        line={"color": color, "dash": DOMAIN_DASH[domain], "width": 2.5},
+                        marker={"symbol": LOSS_SYMBOL[loss], "size": 6, "color": color},
+                        customdata=np.column_stack([sem, curve["repeats"].to_numpy()]),
+                        hovertemplate=(
+                            f"<b>{name}</b> on the {domain} validation set<br>"
+                            "n = %{x}<br>error = %{y:.4f} "
+                            "+/- %{customdata[0]:.4f} (SEM, "
+                            "%{customdata[1]} repeats)<extra></extra>"
+                        ),
+                        **axes,
+                    )
+                )
                 legend_seen.add(name)
-    tickvals, ticktext = log_ticks(int(table["n"].min()), int(table["n"].max()),
-                                   (1, 2, 5) if cols == 1 else (1,))
+    tickvals, ticktext = log_ticks(
+        int(table["n"].min()), int(table["n"].max()), (1, 2, 5) if cols == 1 else (1,)
+    )
     for row in (1, 2):
         for col in range(1, cols + 1):
             suffix = axis_suffix(row, col, cols)
             layout[f"xaxis{suffix}"].update(type="log", tickvals=tickvals, ticktext=ticktext)
             if row == 2:
-                layout[f"xaxis{suffix}"]["title"] = {
-                    "text": "number of training samples n (log scale)"}
+                layout[f"xaxis{suffix}"]["title"] = {"text": "number of training samples n (log scale)"}
             layout[f"yaxis{suffix}"].update(
                 # short: two rows of a small slide leave ~100 px per panel, and the panel
                 # titles already say which error ("classification error" ran into the
                 # other row's title)
-                title={"text": "error"}, type="log" if log_y else "linear",
-                rangemode="tozero" if not log_y else "normal", **({"nticks": 3} if slide else {}))
+                title={"text": "error"},
+                type="log" if log_y else "linear",
+                rangemode="tozero" if not log_y else "normal",
+                **({"nticks": 3} if slide else {}),
+            )
     for annotation in layout.get("annotations", []):
         annotation.setdefault("font", {})["size"] = 15
     layout.update(
-        height=height or 760, hovermode="closest",
+        height=height or 760,
+        hovermode="closest",
         # below the plot (anchored to the figure's bottom by export.legend_below): above
         # it, a legend that wraps to a second line ran into the top panel's title
-        legend={"orientation": "h", "yanchor": "top", "y": -0.14, "xanchor": "left",
-                "x": 0.0, "title": {"text": "classifier (dotted: source validation, "
-                                            "solid: target validation)  "}},
-        margin={"l": 70, "r": 20, "t": 50, "b": 60}, font={"size": 14})
+        legend={
+            "orientation": "h",
+            "yanchor": "top",
+            "y": -0.14,
+            "xanchor": "left",
+            "x": 0.0,
+            "title": {"text": "classifier (dotted: source validation, solid: target validation)  "},
+        },
+        margin={"l": 70, "r": 20, "t": 50, "b": 60},
+        font={"size": 14},
+    )
     return unvalidated_figure(data, layout)
 
 
@@ -196,27 +229,50 @@ def gap_figure(gaps, height=420):
         sem = np.nan_to_num(curve["sem"].to_numpy())
         color = classifier_color(name)
         data.append(_sem_band(n, mean, sem, color, name))
-        data.append(dict(
-            type="scatter", x=n, y=mean, mode="lines+markers",
-            name=f"{name} − {curve['reference'].iloc[0]}", legendgroup=name,
-            line={"color": color, "width": 2.5,
-                  "dash": "solid" if loss == "quadratic" else "dash"},
-            marker={"symbol": LOSS_SYMBOL[loss], "size": 6, "color": color},
-            customdata=sem,
-            hovertemplate=(f"<b>{name}</b><br>n = %{{x}}<br>gap = %{{y:.4f}} "
-                           "+/- %{customdata:.4f} (paired SEM)<extra></extra>")))
+        data.append(
+            dict(
+                type="scatter",
+                x=n,
+                y=mean,
+                mode="lines+markers",
+                name=f"{name} − {curve['reference'].iloc[0]}",
+                legendgroup=name,
+                line={"color": color, "width": 2.5, "dash": "solid" if loss == "quadratic" else "dash"},
+                marker={"symbol": LOSS_SYMBOL[loss], "size": 6, "color": color},
+                customdata=sem,
+                hovertemplate=(
+                    f"<b>{name}</b><br>n = %{{x}}<br>gap = %{{y:.4f}} "
+                    "+/- %{customdata:.4f} (paired SEM)<extra></extra>"
+                ),
+            )
+        )
     tickvals, ticktext = log_ticks(int(gaps["n"].min()), int(gaps["n"].max()))
     layout = dict(
         template=default_template(),
-        shapes=[{"type": "line", "x0": 0, "x1": 1, "xref": "x domain", "y0": 0.0, "y1": 0.0,
-                 "yref": "y", "line": {"color": "#777777", "width": 1}}],
-        xaxis={"type": "log", "title": {"text": "number of training samples n (log scale)"},
-               "tickvals": tickvals, "ticktext": ticktext},
+        shapes=[
+            {
+                "type": "line",
+                "x0": 0,
+                "x1": 1,
+                "xref": "x domain",
+                "y0": 0.0,
+                "y1": 0.0,
+                "yref": "y",
+                "line": {"color": "#777777", "width": 1},
+            }
+        ],
+        xaxis={
+            "type": "log",
+            "title": {"text": "number of training samples n (log scale)"},
+            "tickvals": tickvals,
+            "ticktext": ticktext,
+        },
         yaxis={"title": {"text": "target error minus oracle's"}, "zeroline": False},
-        height=height, font={"size": 14},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left",
-                "x": 0.0},
-        margin={"l": 70, "r": 20, "t": 50, "b": 60})
+        height=height,
+        font={"size": 14},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0.0},
+        margin={"l": 70, "r": 20, "t": 50, "b": 60},
+    )
     return unvalidated_figure(data, layout)
 
 
@@ -227,10 +283,19 @@ def _axes(row, col, cols):
 
 def _sem_band(n, mean, sem, color, group, name=None, **axes):
     """The translucent mean +/- SEM band of one curve (legend-less)."""
-    band = dict(type="scatter", x=np.concatenate([n, n[::-1]]),
-                y=np.concatenate([mean + sem, (mean - sem)[::-1]]), mode="lines",
-                fill="toself", fillcolor=hex_to_rgba(color, 0.2), line={"width": 0},
-                hoverinfo="skip", showlegend=False, legendgroup=group, **axes)
+    band = dict(
+        type="scatter",
+        x=np.concatenate([n, n[::-1]]),
+        y=np.concatenate([mean + sem, (mean - sem)[::-1]]),
+        mode="lines",
+        fill="toself",
+        fillcolor=hex_to_rgba(color, 0.2),
+        line={"width": 0},
+        hoverinfo="skip",
+        showlegend=False,
+        legendgroup=group,
+        **axes,
+    )
     if name is not None:
         band["name"] = name
     return band

@@ -17,11 +17,15 @@ import math
 import numpy as np
 
 from explorer.figures.digits import PAPER_MARK_COLOR, PAPER_MARK_OUTLINE
-from explorer.figures.style import (FAMILY_COLORS, axis_suffix, classifier_color, subplot_layout,
-                                    unvalidated_figure)
+from explorer.figures.style import (
+    FAMILY_COLORS,
+    axis_suffix,
+    classifier_color,
+    subplot_layout,
+    unvalidated_figure,
+)
 
-__all__ = ["BASELINE_COLOR", "MISSING_COLOR", "color_of", "error_comparison_figure",
-           "theta_figure"]
+__all__ = ["BASELINE_COLOR", "MISSING_COLOR", "color_of", "error_comparison_figure", "theta_figure"]
 
 #: Colour of the domain-adaptation baselines (Okabe-Ito blue).
 BASELINE_COLOR = "#0072B2"
@@ -58,8 +62,9 @@ def error_comparison_figure(errors, paper=None, columns=3):
     """
     names = list(errors.index)
     rows = max(1, math.ceil(len(names) / columns))
-    layout = subplot_layout(rows, columns, names, shared_yaxes=False, vertical_spacing=0.24,
-                            horizontal_spacing=0.05)
+    layout = subplot_layout(
+        rows, columns, names, shared_yaxes=False, vertical_spacing=0.24, horizontal_spacing=0.05
+    )
     classifiers = list(errors.columns)
     colors = [color_of(c) for c in classifiers]
     data = []
@@ -67,19 +72,40 @@ def error_comparison_figure(errors, paper=None, columns=3):
         suffix = axis_suffix(i // columns + 1, i % columns + 1, columns)
         axes = dict(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
         values = errors.loc[name]
-        data.append(dict(
-            type="bar", x=classifiers, y=values.to_numpy(dtype=float),
-            marker=dict(color=colors), name="here", legendgroup="here", showlegend=i == 0,
-            hovertemplate="%{x}: error %{y:.3f} (here)<extra>" + name + "</extra>", **axes))
+        data.append(
+            dict(
+                type="bar",
+                x=classifiers,
+                y=values.to_numpy(dtype=float),
+                marker=dict(color=colors),
+                name="here",
+                legendgroup="here",
+                showlegend=i == 0,
+                hovertemplate="%{x}: error %{y:.3f} (here)<extra>" + name + "</extra>",
+                **axes,
+            )
+        )
         if paper is not None and name in paper.index:
             marks = paper.loc[name].reindex(classifiers).to_numpy(dtype=float)
-            data.append(dict(
-                type="scatter", x=classifiers, y=marks, mode="markers", name="paper, Table 3",
-                legendgroup="paper", showlegend=i == 0,
-                marker=dict(symbol="line-ew", size=18, color=PAPER_MARK_COLOR,
-                            line=dict(width=4, color=PAPER_MARK_OUTLINE)),
-                hovertemplate="%{x}: error %{y:.3f} (paper, Table 3)<extra>" + name
-                              + "</extra>", **axes))
+            data.append(
+                dict(
+                    type="scatter",
+                    x=classifiers,
+                    y=marks,
+                    mode="markers",
+                    name="paper, Table 3",
+                    legendgroup="paper",
+                    showlegend=i == 0,
+                    marker=dict(
+                        symbol="line-ew",
+                        size=18,
+                        color=PAPER_MARK_COLOR,
+                        line=dict(width=4, color=PAPER_MARK_OUTLINE),
+                    ),
+                    hovertemplate="%{x}: error %{y:.3f} (paper, Table 3)<extra>" + name + "</extra>",
+                    **axes,
+                )
+            )
         yaxis = layout[f"yaxis{suffix}"]
         yaxis.update(range=[0, 1], tickformat=".1f")
         if i % columns == 0:
@@ -87,9 +113,13 @@ def error_comparison_figure(errors, paper=None, columns=3):
         # upright names: 13 classifiers in a third of the page, slanted (-60°) they ran into
         # each other and into the next row's panel titles
         layout[f"xaxis{suffix}"]["tickangle"] = -90
-    layout.update(height=380 * rows + 60, margin=dict(l=50, r=10, t=60, b=10),
-                  font=_FONT, bargap=0.25,
-                  legend=dict(orientation="h", yanchor="bottom", y=1.06, x=0))
+    layout.update(
+        height=380 * rows + 60,
+        margin=dict(l=50, r=10, t=60, b=10),
+        font=_FONT,
+        bargap=0.25,
+        legend=dict(orientation="h", yanchor="bottom", y=1.06, x=0),
+    )
     return unvalidated_figure(data, layout)
 
 
@@ -111,18 +141,32 @@ def theta_figure(thetas, top_n=25, title=None):
     frame = frame.iloc[::-1]
     features = frame["feature"].to_numpy()
     data = [
-        dict(type="bar", y=features, x=frame["theta"].to_numpy(), orientation="h",
-             name="θ̂ (FLDA's estimate)", marker=dict(color=FAMILY_COLORS["flda"]),
-             hovertemplate="%{y}: θ̂ = %{x:.3f}<extra></extra>"),
-        dict(type="scatter", y=features, x=frame["missing in target"].to_numpy(),
-             mode="markers", name="share of target rows missing it",
-             marker=dict(symbol="diamond", size=9, color=MISSING_COLOR,
-                         line=dict(width=1, color="#333333")),
-             hovertemplate="%{y}: missing in %{x:.1%} of the target rows<extra></extra>")]
-    layout = dict(xaxis=dict(range=[0, 1.02], title=dict(text="probability")),
-                  height=max(260, 22 * len(frame) + 120), font=_FONT,
-                  margin=dict(l=10, r=10, t=50 if title else 30, b=40),
-                  legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
+        dict(
+            type="bar",
+            y=features,
+            x=frame["theta"].to_numpy(),
+            orientation="h",
+            name="θ̂ (FLDA's estimate)",
+            marker=dict(color=FAMILY_COLORS["flda"]),
+            hovertemplate="%{y}: θ̂ = %{x:.3f}<extra></extra>",
+        ),
+        dict(
+            type="scatter",
+            y=features,
+            x=frame["missing in target"].to_numpy(),
+            mode="markers",
+            name="share of target rows missing it",
+            marker=dict(symbol="diamond", size=9, color=MISSING_COLOR, line=dict(width=1, color="#333333")),
+            hovertemplate="%{y}: missing in %{x:.1%} of the target rows<extra></extra>",
+        ),
+    ]
+    layout = dict(
+        xaxis=dict(range=[0, 1.02], title=dict(text="probability")),
+        height=max(260, 22 * len(frame) + 120),
+        font=_FONT,
+        margin=dict(l=10, r=10, t=50 if title else 30, b=40),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
+    )
     if title is not None:
         layout["title"] = dict(text=title)
     return unvalidated_figure(data, layout)

@@ -17,17 +17,31 @@ import math
 from explorer.names import CLASSIFIER_NAMES, classifier_family, classifier_name
 
 __all__ = [
-    "FAMILY_COLORS", "FAMILY_DASH", "CLASS_COLORS", "CLASSIFIER_NAMES", "LABEL_HALO",
-    "LABEL_MIN_CONTRAST", "classifier_name", "classifier_family", "classifier_color",
-    "classifier_dash", "contrast_ratio", "label_color", "text_halo", "THEME_BACKGROUNDS",
-    "MIN_GRAPHIC_CONTRAST", "MIN_CLASS_FAMILY_DIFFERENCE", "srgb_to_lab", "color_difference",
+    "FAMILY_COLORS",
+    "FAMILY_DASH",
+    "CLASS_COLORS",
+    "CLASSIFIER_NAMES",
+    "LABEL_HALO",
+    "LABEL_MIN_CONTRAST",
+    "classifier_name",
+    "classifier_family",
+    "classifier_color",
+    "classifier_dash",
+    "contrast_ratio",
+    "label_color",
+    "text_halo",
+    "THEME_BACKGROUNDS",
+    "MIN_GRAPHIC_CONTRAST",
+    "MIN_CLASS_FAMILY_DIFFERENCE",
+    "srgb_to_lab",
+    "color_difference",
 ]
 
 #: Colour per classifier family.
 FAMILY_COLORS = {
-    "source": "#E69F00",   # orange: naive source classifier (S-LS / S-LR)
-    "target": "#CC79A7",   # reddish purple: target oracle (T-LS / T-LR)
-    "flda": "#009E73",     # bluish green: FLDA-Q / FLDA-L
+    "source": "#E69F00",  # orange: naive source classifier (S-LS / S-LR)
+    "target": "#CC79A7",  # reddish purple: target oracle (T-LS / T-LR)
+    "flda": "#009E73",  # bluish green: FLDA-Q / FLDA-L
 }
 #: Line style per family (decision boundaries, learning curves on the target).
 FAMILY_DASH = {"source": "dash", "target": "dot", "flda": "solid"}
@@ -39,8 +53,18 @@ FAMILY_DASH = {"source": "dash", "target": "dot", "flda": "solid"}
 #: theme backgrounds (:data:`THEME_BACKGROUNDS`); classes 3-10 were picked
 #: greedily for the largest distance to the colours before them.  Mirrored in
 #: ``.streamlit/config.toml`` (``chartCategoricalColors``).
-CLASS_COLORS = ("#CC3311", "#0077BB", "#6F9E00", "#D300EB", "#7B6024",
-                "#136C63", "#BA215E", "#9188DD", "#0E9FAF", "#C38474")
+CLASS_COLORS = (
+    "#CC3311",
+    "#0077BB",
+    "#6F9E00",
+    "#D300EB",
+    "#7B6024",
+    "#136C63",
+    "#BA215E",
+    "#9188DD",
+    "#0E9FAF",
+    "#C38474",
+)
 #: Background colours of Streamlit's light and dark themes (``.streamlit/config.toml``
 #: sets only the accent colour, so these are Streamlit's defaults).
 THEME_BACKGROUNDS = {"light": "#FFFFFF", "dark": "#0E1117"}
@@ -71,7 +95,7 @@ LABEL_MIN_CONTRAST = 4.5
 def _relative_luminance(color):
     """WCAG relative luminance of ``#rrggbb``."""
     color = color.lstrip("#")
-    channels = [int(color[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    channels = [int(color[i : i + 2], 16) / 255 for i in (0, 2, 4)]
     r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
@@ -89,13 +113,14 @@ def label_color(color, min_contrast=LABEL_MIN_CONTRAST):
     Markers keep the class colour itself; only the text next to them may be a
     shade darker (the lighter classes of :data:`CLASS_COLORS`).
     """
-    r, g, b = (int(color.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4))
+    r, g, b = (int(color.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4))
     hue, lightness, saturation = colorsys.rgb_to_hls(r, g, b)
     shade = color.upper()
     while contrast_ratio(shade, LABEL_HALO) < min_contrast and lightness > 0:
         lightness = max(0.0, lightness - 0.005)
-        shade = "#" + "".join(f"{round(c * 255):02X}"
-                              for c in colorsys.hls_to_rgb(hue, lightness, saturation))
+        shade = "#" + "".join(
+            f"{round(c * 255):02X}" for c in colorsys.hls_to_rgb(hue, lightness, saturation)
+        )
     return shade
 
 
@@ -108,27 +133,31 @@ def text_halo(width=1):
     white edge with that contrast (class 2's blue alone has only ~3.9:1
     against Streamlit's dark background).
     """
-    offsets = [(dx, dy) for dx in (-width, 0, width) for dy in (-width, 0, width)
-               if (dx, dy) != (0, 0)]
+    offsets = [(dx, dy) for dx in (-width, 0, width) for dy in (-width, 0, width) if (dx, dy) != (0, 0)]
     return ", ".join(f"{dx}px {dy}px 1px {LABEL_HALO}" for dx, dy in offsets)
 
 
 # ----------------------------------------------------------------------------- colour difference
 
+
 def srgb_to_lab(color):
     """CIELAB ``(L*, a*, b*)`` of an sRGB ``#rrggbb`` colour (D65 white point)."""
     color = color.lstrip("#")
-    linear = [v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
-              for v in (int(color[i:i + 2], 16) / 255 for i in (0, 2, 4))]
+    linear = [
+        v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+        for v in (int(color[i : i + 2], 16) / 255 for i in (0, 2, 4))
+    ]
     r, g, b = linear
-    xyz = (0.4124564 * r + 0.3575761 * g + 0.1804375 * b,
-           0.2126729 * r + 0.7151522 * g + 0.0721750 * b,
-           0.0193339 * r + 0.1191920 * g + 0.9503041 * b)
+    xyz = (
+        0.4124564 * r + 0.3575761 * g + 0.1804375 * b,
+        0.2126729 * r + 0.7151522 * g + 0.0721750 * b,
+        0.0193339 * r + 0.1191920 * g + 0.9503041 * b,
+    )
     white = (0.95047, 1.0, 1.08883)
     delta = 6 / 29
 
     def f(t):
-        return t ** (1 / 3) if t > delta ** 3 else t / (3 * delta ** 2) + 4 / 29
+        return t ** (1 / 3) if t > delta**3 else t / (3 * delta**2) + 4 / 29
 
     fx, fy, fz = (f(v / w) for v, w in zip(xyz, white))
     return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
@@ -138,7 +167,7 @@ def _ciede2000(lab1, lab2):
     """CIEDE2000 colour difference of two CIELAB triples (Sharma, Wu & Dalal 2005)."""
     (L1, a1, b1), (L2, a2, b2) = lab1, lab2
     c_bar = (math.hypot(a1, b1) + math.hypot(a2, b2)) / 2
-    g = 0.5 * (1 - math.sqrt(c_bar ** 7 / (c_bar ** 7 + 25 ** 7)))
+    g = 0.5 * (1 - math.sqrt(c_bar**7 / (c_bar**7 + 25**7)))
     a1p, a2p = (1 + g) * a1, (1 + g) * a2
     c1p, c2p = math.hypot(a1p, b1), math.hypot(a2p, b2)
     h1p = math.degrees(math.atan2(b1, a1p)) % 360 if c1p else 0.0
@@ -158,17 +187,21 @@ def _ciede2000(lab1, lab2):
         h_bar = (h1p + h2p) / 2
     else:
         h_bar = (h1p + h2p + 360) / 2 if h1p + h2p < 360 else (h1p + h2p - 360) / 2
-    t = (1 - 0.17 * math.cos(math.radians(h_bar - 30)) + 0.24 * math.cos(math.radians(2 * h_bar))
-         + 0.32 * math.cos(math.radians(3 * h_bar + 6))
-         - 0.20 * math.cos(math.radians(4 * h_bar - 63)))
-    d_theta = 30 * math.exp(-((h_bar - 275) / 25) ** 2)
-    r_c = 2 * math.sqrt(cp_bar ** 7 / (cp_bar ** 7 + 25 ** 7))
+    t = (
+        1
+        - 0.17 * math.cos(math.radians(h_bar - 30))
+        + 0.24 * math.cos(math.radians(2 * h_bar))
+        + 0.32 * math.cos(math.radians(3 * h_bar + 6))
+        - 0.20 * math.cos(math.radians(4 * h_bar - 63))
+    )
+    d_theta = 30 * math.exp(-(((h_bar - 275) / 25) ** 2))
+    r_c = 2 * math.sqrt(cp_bar**7 / (cp_bar**7 + 25**7))
     s_l = 1 + 0.015 * (l_bar - 50) ** 2 / math.sqrt(20 + (l_bar - 50) ** 2)
     s_c = 1 + 0.045 * cp_bar
     s_h = 1 + 0.015 * cp_bar * t
     r_t = -math.sin(math.radians(2 * d_theta)) * r_c
     dl, dc, dhh = (L2 - L1) / s_l, (c2p - c1p) / s_c, d_big_h / s_h
-    return math.sqrt(dl ** 2 + dc ** 2 + dhh ** 2 + r_t * dc * dhh)
+    return math.sqrt(dl**2 + dc**2 + dhh**2 + r_t * dc * dhh)
 
 
 def color_difference(color_a, color_b):
@@ -190,6 +223,7 @@ def color_difference(color_a, color_b):
 
 # --- Figures redrawn on every change are built as plain plotly JSON (issue 13) ---------
 
+
 def axis_suffix(row, col, cols):
     """Plotly's axis-name suffix of subplot (row, col) in a grid of ``cols`` columns
     ("" for the first subplot, then "2", "3", ...: ``xaxis2``, ``x2``)."""
@@ -202,8 +236,7 @@ def _subplot_layout_json(rows, cols, titles, options_json):
     from plotly.subplots import make_subplots
     from plotly.utils import PlotlyJSONEncoder
 
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=list(titles),
-                        **json.loads(options_json))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=list(titles), **json.loads(options_json))
     return json.dumps(fig.to_plotly_json()["layout"], cls=PlotlyJSONEncoder)
 
 
@@ -215,10 +248,8 @@ def subplot_layout(rows, cols, titles, **options):
     with other titles (another data set's name, a user's file) costs no more."""
     titles = [str(title) for title in titles]
     stand_ins = tuple(f"\ue000{k}" if title else "" for k, title in enumerate(titles))
-    layout = json.loads(_subplot_layout_json(rows, cols, stand_ins,
-                                             json.dumps(options, sort_keys=True)))
-    text_of = {stand_in: title for stand_in, title in zip(stand_ins, titles, strict=True)
-               if stand_in}
+    layout = json.loads(_subplot_layout_json(rows, cols, stand_ins, json.dumps(options, sort_keys=True)))
+    text_of = {stand_in: title for stand_in, title in zip(stand_ins, titles, strict=True) if stand_in}
     for annotation in layout.get("annotations", ()):
         annotation["text"] = text_of.get(annotation.get("text"), annotation.get("text"))
     return layout

@@ -30,14 +30,29 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.names import LOSS_TITLES
-from explorer.figures.style import (CLASS_COLORS, FAMILY_COLORS, axis_suffix, classifier_color,
-                                    classifier_dash, label_color, subplot_layout, text_halo,
-                                    unvalidated_figure)
+from explorer.figures.style import (
+    CLASS_COLORS,
+    FAMILY_COLORS,
+    axis_suffix,
+    classifier_color,
+    classifier_dash,
+    label_color,
+    subplot_layout,
+    text_halo,
+    unvalidated_figure,
+)
 
 __all__ = [
-    "BoundaryLine", "marker_sizes", "plot_ranges", "boundary_segment",
-    "boundary_lines", "perturbed_boundary_lines", "decision_boundary_figure",
-    "perturbation_error_figure", "theta_figure", "boundary_equation",
+    "BoundaryLine",
+    "marker_sizes",
+    "plot_ranges",
+    "boundary_segment",
+    "boundary_lines",
+    "perturbed_boundary_lines",
+    "decision_boundary_figure",
+    "perturbation_error_figure",
+    "theta_figure",
+    "boundary_equation",
 ]
 
 #: Largest and smallest marker diameters (pixels) of lattice scatter plots.
@@ -151,13 +166,17 @@ def boundary_segment(coef, intercept, x_range, y_range):
 def boundary_equation(coef, intercept, digits=3):
     """Readable equation, e.g. ``"0.166·x₁ + 0.168·x₂ − 1.335 = 0"``."""
     w1, w2 = coef
-    return (f"{w1:.{digits}g}·x₁ {'+' if w2 >= 0 else '−'} {abs(w2):.{digits}g}·x₂ "
-            f"{'+' if intercept >= 0 else '−'} {abs(intercept):.{digits}g} = 0")
+    return (
+        f"{w1:.{digits}g}·x₁ {'+' if w2 >= 0 else '−'} {abs(w2):.{digits}g}·x₂ "
+        f"{'+' if intercept >= 0 else '−'} {abs(intercept):.{digits}g} = 0"
+    )
 
 
 def _hover_for(fit):
-    return (f"target error {fit.target_error:.3f}, source error {fit.source_error:.3f}"
-            f"<br>θ used: {', '.join(f'{t:.3f}' for t in fit.theta[:2])}")
+    return (
+        f"target error {fit.target_error:.3f}, source error {fit.source_error:.3f}"
+        f"<br>θ used: {', '.join(f'{t:.3f}' for t in fit.theta[:2])}"
+    )
 
 
 def boundary_lines(fits, features=(0, 1)):
@@ -167,10 +186,17 @@ def boundary_lines(fits, features=(0, 1)):
     weights of the two plotted ``features`` are used (the classifiers must
     have been fitted on exactly these two features for the line to be exact).
     """
-    return [BoundaryLine(label=f.name, coef=tuple(float(f.coef[i]) for i in features),
-                         intercept=f.intercept, color=classifier_color(f.name),
-                         dash=classifier_dash(f.name), hover=_hover_for(f))
-            for f in fits]
+    return [
+        BoundaryLine(
+            label=f.name,
+            coef=tuple(float(f.coef[i]) for i in features),
+            intercept=f.intercept,
+            color=classifier_color(f.name),
+            dash=classifier_dash(f.name),
+            hover=_hover_for(f),
+        )
+        for f in fits
+    ]
 
 
 def _perturbation_label(name, delta, feature):
@@ -189,13 +215,19 @@ def perturbed_boundary_lines(naive_fits, sweep_fits, feature=0):
     ordered = sorted(sweep_fits, key=lambda f: abs(f.perturbation))
     n = max(1, len(ordered) - 1)
     for rank, f in enumerate(ordered):
-        lines.append(BoundaryLine(
-            label=_perturbation_label(f.name, f.perturbation, feature),
-            coef=(float(f.coef[0]), float(f.coef[1])), intercept=f.intercept,
-            color=FAMILY_COLORS["flda"], dash="solid",
-            opacity=1.0 - 0.5 * rank / n,  # the faintest stays visible on dark themes
-            width=3.0 if f.perturbation == 0 else 2.2,
-            hover=_hover_for(f), annotation=f"{f.perturbation:+g}"))
+        lines.append(
+            BoundaryLine(
+                label=_perturbation_label(f.name, f.perturbation, feature),
+                coef=(float(f.coef[0]), float(f.coef[1])),
+                intercept=f.intercept,
+                color=FAMILY_COLORS["flda"],
+                dash="solid",
+                opacity=1.0 - 0.5 * rank / n,  # the faintest stays visible on dark themes
+                width=3.0 if f.perturbation == 0 else 2.2,
+                hover=_hover_for(f),
+                annotation=f"{f.perturbation:+g}",
+            )
+        )
     return lines
 
 
@@ -205,7 +237,7 @@ def _class_label(k):
 
 def _rgba(color, alpha):
     color = color.lstrip("#")
-    r, g, b = (int(color[i:i + 2], 16) for i in (0, 2, 4))
+    r, g, b = (int(color[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
 
 
@@ -223,25 +255,33 @@ def _scatter_traces(counts, max_count, domain, col, show_legend, label_counts):
         target = domain == "target"
         text = [f"{c:,}" for c in part["count"]] if label_counts and target else None
         trace = dict(
-            type="scatter", x=part["x1"].to_numpy(), y=part["x2"].to_numpy(),
+            type="scatter",
+            x=part["x1"].to_numpy(),
+            y=part["x2"].to_numpy(),
             mode="markers+text" if text else "markers",
             textposition=_COUNT_POSITIONS[int(k) % 2],
             # Counts in (a shade of) the class colour, bold, with a thin white halo:
             # legible on light and dark themes and next to grid and boundary lines
             # (class 2's blue alone has only ~3.4:1 on the dark background).
-            textfont=dict(color=label_color(color), size=13, weight="bold",
-                          shadow=text_halo()),
+            textfont=dict(color=label_color(color), size=13, weight="bold", shadow=text_halo()),
             cliponaxis=False,
-            name=f"{_class_label(k)} ({domain})", legendgroup=f"{domain}-{k}",
+            name=f"{_class_label(k)} ({domain})",
+            legendgroup=f"{domain}-{k}",
             showlegend=show_legend,
-            marker=dict(size=marker_sizes(part["count"], max_count),
-                        color=_rgba(color, TARGET_FILL_ALPHA) if target else color,
-                        symbol="circle" if target else "diamond-open",
-                        line=dict(color=color, width=2.0)),
+            marker=dict(
+                size=marker_sizes(part["count"], max_count),
+                color=_rgba(color, TARGET_FILL_ALPHA) if target else color,
+                symbol="circle" if target else "diamond-open",
+                line=dict(color=color, width=2.0),
+            ),
             customdata=part["count"].to_numpy(),
-            hovertemplate=(f"{_class_label(k)}, {domain} domain<br>x₁ = %{{x:.3g}}, "
-                           "x₂ = %{y:.3g}<br>%{customdata:,} samples<extra></extra>"),
-            xaxis=f"x{_axis_suffix(col)}", yaxis=f"y{_axis_suffix(col)}")
+            hovertemplate=(
+                f"{_class_label(k)}, {domain} domain<br>x₁ = %{{x:.3g}}, "
+                "x₂ = %{y:.3g}<br>%{customdata:,} samples<extra></extra>"
+            ),
+            xaxis=f"x{_axis_suffix(col)}",
+            yaxis=f"y{_axis_suffix(col)}",
+        )
         if text:
             trace["text"] = text
         traces.append(trace)
@@ -253,26 +293,43 @@ def _boundary_trace(line, x_range, y_range, col, rank=1000):
     segment = boundary_segment(line.coef, line.intercept, x_range, y_range)
     label = line.label
     if segment is None:
-        why = ("no boundary: all weights are 0" if not any(line.coef)
-               else "boundary outside the plotted area")
+        why = "no boundary: all weights are 0" if not any(line.coef) else "boundary outside the plotted area"
         xs, ys, label = [None], [None], f"{line.label} ({why})"
     else:
         xs, ys = segment
     axes = dict(xaxis=f"x{_axis_suffix(col)}", yaxis=f"y{_axis_suffix(col)}")
     trace = dict(
-        type="scatter", x=xs, y=ys, mode="lines", name=label,
-        legendgroup=line.label, legendrank=rank, opacity=line.opacity,
+        type="scatter",
+        x=xs,
+        y=ys,
+        mode="lines",
+        name=label,
+        legendgroup=line.label,
+        legendrank=rank,
+        opacity=line.opacity,
         line=dict(color=line.color, dash=line.dash, width=line.width),
-        hovertemplate=(f"<b>{line.label}</b><br>"
-                       f"{boundary_equation(line.coef, line.intercept)}<br>{line.hover}"
-                       "<extra></extra>"), **axes)
+        hovertemplate=(
+            f"<b>{line.label}</b><br>"
+            f"{boundary_equation(line.coef, line.intercept)}<br>{line.hover}"
+            "<extra></extra>"
+        ),
+        **axes,
+    )
     annotation = None
     if line.annotation and segment is not None:
         end = int(np.argmax(xs))
-        annotation = dict(x=xs[end], y=ys[end], text=line.annotation, showarrow=False,
-                          xanchor="right", yanchor="bottom", opacity=line.opacity,
-                          font=dict(color=line.color, size=13),
-                          xref=axes["xaxis"], yref=axes["yaxis"])
+        annotation = dict(
+            x=xs[end],
+            y=ys[end],
+            text=line.annotation,
+            showarrow=False,
+            xanchor="right",
+            yanchor="bottom",
+            opacity=line.opacity,
+            font=dict(color=line.color, size=13),
+            xref=axes["xaxis"],
+            yref=axes["yaxis"],
+        )
     return trace, annotation
 
 
@@ -283,9 +340,9 @@ def _lattice_ticks(axis_range):
     return dict(tick0=0, dtick=1) if hi - lo <= 8 else {}
 
 
-def decision_boundary_figure(target_counts, panels, source_counts=None,
-                             axis_titles=("feature 1 (x₁)", "feature 2 (x₂)"),
-                             height=560):
+def decision_boundary_figure(
+    target_counts, panels, source_counts=None, axis_titles=("feature 1 (x₁)", "feature 2 (x₂)"), height=560
+):
     """Target-domain scatter with decision boundaries: the paper's Figures 1, 2 and 4.
 
     Parameters
@@ -310,42 +367,43 @@ def decision_boundary_figure(target_counts, panels, source_counts=None,
     if not panels:
         raise ValueError("decision_boundary_figure needs at least one panel.")
     label_counts = len(target_counts[["x1", "x2"]].drop_duplicates()) <= MAX_LABELLED_POINTS
-    x_range, y_range = plot_ranges(target_counts, source_counts,
-                                   min_pad=LABELLED_MIN_PAD if label_counts else 0.35)
-    max_count = max(int(f["count"].max()) for f in (target_counts, source_counts)
-                    if f is not None and len(f))
-    layout = subplot_layout(1, len(panels), [t for t, _ in panels], shared_yaxes=True,
-                            horizontal_spacing=0.05)
+    x_range, y_range = plot_ranges(
+        target_counts, source_counts, min_pad=LABELLED_MIN_PAD if label_counts else 0.35
+    )
+    max_count = max(int(f["count"].max()) for f in (target_counts, source_counts) if f is not None and len(f))
+    layout = subplot_layout(
+        1, len(panels), [t for t, _ in panels], shared_yaxes=True, horizontal_spacing=0.05
+    )
     data, annotations = [], layout.setdefault("annotations", [])
     for col, (_, lines) in enumerate(panels, start=1):
-        data += _scatter_traces(target_counts, max_count, "target", col, col == 1,
-                                label_counts)
+        data += _scatter_traces(target_counts, max_count, "target", col, col == 1, label_counts)
         if source_counts is not None:
             data += _scatter_traces(source_counts, max_count, "source", col, col == 1, False)
         # Solid lines first, so that dotted/dashed ones stay visible on top of them
         # (T-LS dotted over FLDA-Q solid, as in the paper); legend keeps list order.
         order = sorted(range(len(lines)), key=lambda i: lines[i].dash != "solid")
         for i in order:
-            trace, annotation = _boundary_trace(lines[i], x_range, y_range, col,
-                                                rank=100 * col + i)
+            trace, annotation = _boundary_trace(lines[i], x_range, y_range, col, rank=100 * col + i)
             data.append(trace)
             if annotation is not None:
                 annotations.append(annotation)
         layout[f"xaxis{_axis_suffix(col)}"].update(
-            range=list(x_range), title=dict(text=axis_titles[0]), zeroline=False,
-            **_lattice_ticks(x_range))
+            range=list(x_range), title=dict(text=axis_titles[0]), zeroline=False, **_lattice_ticks(x_range)
+        )
         layout[f"yaxis{_axis_suffix(col)}"].update(
-            range=list(y_range), zeroline=False, **_lattice_ticks(y_range))
+            range=list(y_range), zeroline=False, **_lattice_ticks(y_range)
+        )
     layout["yaxis"]["title"] = dict(text=axis_titles[1])
-    layout.update(height=height, margin=dict(l=60, r=20, t=50, b=20),
-                  legend=dict(orientation="h", yanchor="top", y=-0.14, x=0,
-                              font=dict(size=13)),
-                  hoverlabel=dict(namelength=-1))
+    layout.update(
+        height=height,
+        margin=dict(l=60, r=20, t=50, b=20),
+        legend=dict(orientation="h", yanchor="top", y=-0.14, x=0, font=dict(size=13)),
+        hoverlabel=dict(namelength=-1),
+    )
     return unvalidated_figure(data, layout)
 
 
-def perturbation_error_figure(sweep_fits, naive_fits, feature=0, paper=None,
-                              height=430):
+def perturbation_error_figure(sweep_fits, naive_fits, feature=0, paper=None, height=430):
     """Target error of FLDA against the perturbation of theta: Table 1 as a curve.
 
     Parameters
@@ -365,12 +423,12 @@ def perturbation_error_figure(sweep_fits, naive_fits, feature=0, paper=None,
     plotly.graph_objects.Figure
         One panel per loss present in ``sweep_fits``.
     """
-    losses = [loss for loss in ("quadratic", "logistic")
-              if any(f.loss == loss for f in sweep_fits)]
+    losses = [loss for loss in ("quadratic", "logistic") if any(f.loss == loss for f in sweep_fits)]
     if not losses:
         raise ValueError("perturbation_error_figure needs at least one sweep fit.")
-    layout = subplot_layout(1, len(losses), [LOSS_TITLES[loss] for loss in losses],
-                            shared_yaxes=True, horizontal_spacing=0.06)
+    layout = subplot_layout(
+        1, len(losses), [LOSS_TITLES[loss] for loss in losses], shared_yaxes=True, horizontal_spacing=0.06
+    )
     sub = str(feature + 1).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
     deltas = [f.perturbation for f in sweep_fits]
     x_span = [min(deltas), max(deltas)]
@@ -379,39 +437,70 @@ def perturbation_error_figure(sweep_fits, naive_fits, feature=0, paper=None,
         axes = dict(xaxis=f"x{_axis_suffix(col)}", yaxis=f"y{_axis_suffix(col)}")
         fits = sorted((f for f in sweep_fits if f.loss == loss), key=lambda f: f.perturbation)
         name = fits[0].name
-        data.append(dict(
-            type="scatter", x=[f.perturbation for f in fits], y=[f.target_error for f in fits],
-            mode="lines+markers", name=name, legendgroup=name,
-            line=dict(color=classifier_color(name), width=3),
-            customdata=[float(f.theta[feature]) for f in fits],
-            hovertemplate=(f"{name}<br>θ̂{sub} %{{x:+.2f}} (θ{sub} = %{{customdata:.3f}})"
-                           "<br>target error %{y:.4f}<extra></extra>"), **axes))
+        data.append(
+            dict(
+                type="scatter",
+                x=[f.perturbation for f in fits],
+                y=[f.target_error for f in fits],
+                mode="lines+markers",
+                name=name,
+                legendgroup=name,
+                line=dict(color=classifier_color(name), width=3),
+                customdata=[float(f.theta[feature]) for f in fits],
+                hovertemplate=(
+                    f"{name}<br>θ̂{sub} %{{x:+.2f}} (θ{sub} = %{{customdata:.3f}})"
+                    "<br>target error %{y:.4f}<extra></extra>"
+                ),
+                **axes,
+            )
+        )
         for naive in (f for f in naive_fits if f.loss == loss):
-            data.append(dict(
-                type="scatter", x=list(x_span), y=[naive.target_error] * 2, mode="lines",
-                name=naive.name, legendgroup=naive.name,
-                line=dict(color=classifier_color(naive.name),
-                          dash=classifier_dash(naive.name), width=2.5),
-                hovertemplate=(f"{naive.name} (no adaptation)<br>target error "
-                               f"{naive.target_error:.4f}<extra></extra>"), **axes))
+            data.append(
+                dict(
+                    type="scatter",
+                    x=list(x_span),
+                    y=[naive.target_error] * 2,
+                    mode="lines",
+                    name=naive.name,
+                    legendgroup=naive.name,
+                    line=dict(
+                        color=classifier_color(naive.name), dash=classifier_dash(naive.name), width=2.5
+                    ),
+                    hovertemplate=(
+                        f"{naive.name} (no adaptation)<br>target error "
+                        f"{naive.target_error:.4f}<extra></extra>"
+                    ),
+                    **axes,
+                )
+            )
         if paper:
-            points = [(float(k.rsplit("+", 1)[1]), v) for k, v in paper.items()
-                      if k.startswith(name + "+")]
+            points = [(float(k.rsplit("+", 1)[1]), v) for k, v in paper.items() if k.startswith(name + "+")]
             if points:
-                data.append(dict(
-                    type="scatter", x=[p[0] for p in points], y=[p[1] for p in points],
-                    mode="markers", name=f"{name}, paper Table 1", legendgroup=f"paper-{name}",
-                    marker=dict(symbol="circle-open", size=13, color=classifier_color(name),
-                                line=dict(width=2.5)),
-                    hovertemplate="paper: θ̂₁%{x:+.1f}, target error %{y:.3f}<extra></extra>",
-                    **axes))
+                data.append(
+                    dict(
+                        type="scatter",
+                        x=[p[0] for p in points],
+                        y=[p[1] for p in points],
+                        mode="markers",
+                        name=f"{name}, paper Table 1",
+                        legendgroup=f"paper-{name}",
+                        marker=dict(
+                            symbol="circle-open", size=13, color=classifier_color(name), line=dict(width=2.5)
+                        ),
+                        hovertemplate="paper: θ̂₁%{x:+.1f}, target error %{y:.3f}<extra></extra>",
+                        **axes,
+                    )
+                )
         layout[f"xaxis{_axis_suffix(col)}"].update(
-            title=dict(text=f"perturbation added to θ̂{sub}"), zeroline=True)
+            title=dict(text=f"perturbation added to θ̂{sub}"), zeroline=True
+        )
     layout["yaxis"]["title"] = dict(text="target error")
-    layout.update(height=height, margin=dict(l=60, r=20, t=50, b=20),
-                  legend=dict(orientation="h", yanchor="top", y=-0.2, x=0,
-                              font=dict(size=13)),
-                  hoverlabel=dict(namelength=-1))
+    layout.update(
+        height=height,
+        margin=dict(l=60, r=20, t=50, b=20),
+        legend=dict(orientation="h", yanchor="top", y=-0.2, x=0, font=dict(size=13)),
+        hoverlabel=dict(namelength=-1),
+    )
     return unvalidated_figure(data, layout)
 
 
@@ -426,21 +515,42 @@ def theta_figure(theta_true, theta_hat, theta_used=None, height=360):
     features = np.arange(1, len(theta_true) + 1)
     color = FAMILY_COLORS["flda"]
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=features, y=theta_true, name="true θ",
-                         marker=dict(color="rgba(0,0,0,0)", line=dict(color=color, width=2)),
-                         hovertemplate="feature %{x}: true θ = %{y:.3f}<extra></extra>"))
-    fig.add_trace(go.Bar(x=features, y=theta_hat, name="estimated θ̂", marker_color=color,
-                         hovertemplate="feature %{x}: θ̂ = %{y:.3f}<extra></extra>"))
+    fig.add_trace(
+        go.Bar(
+            x=features,
+            y=theta_true,
+            name="true θ",
+            marker=dict(color="rgba(0,0,0,0)", line=dict(color=color, width=2)),
+            hovertemplate="feature %{x}: true θ = %{y:.3f}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Bar(
+            x=features,
+            y=theta_hat,
+            name="estimated θ̂",
+            marker_color=color,
+            hovertemplate="feature %{x}: θ̂ = %{y:.3f}<extra></extra>",
+        )
+    )
     if theta_used is not None:
-        fig.add_trace(go.Scatter(
-            x=features, y=np.asarray(theta_used, dtype=float), mode="markers",
-            name="θ given to FLDA", marker=dict(symbol="diamond", size=11,
-                                                color=FAMILY_COLORS["target"]),
-            hovertemplate="feature %{x}: θ used = %{y:.3f}<extra></extra>"))
-    fig.update_layout(barmode="group", height=height, bargap=0.25,
-                      xaxis=dict(title="feature", tickmode="linear" if len(features) <= 25
-                                 else "auto", dtick=1),
-                      yaxis=dict(title="dropout probability θ", range=[0, 1.02]),
-                      margin=dict(l=60, r=20, t=30, b=20),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
+        fig.add_trace(
+            go.Scatter(
+                x=features,
+                y=np.asarray(theta_used, dtype=float),
+                mode="markers",
+                name="θ given to FLDA",
+                marker=dict(symbol="diamond", size=11, color=FAMILY_COLORS["target"]),
+                hovertemplate="feature %{x}: θ used = %{y:.3f}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        barmode="group",
+        height=height,
+        bargap=0.25,
+        xaxis=dict(title="feature", tickmode="linear" if len(features) <= 25 else "auto", dtick=1),
+        yaxis=dict(title="dropout probability θ", range=[0, 1.02]),
+        margin=dict(l=60, r=20, t=30, b=20),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
+    )
     return fig

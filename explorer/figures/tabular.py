@@ -23,13 +23,18 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.safe_text import escape_plotly
-from explorer.figures.style import (CLASS_COLORS, FAMILY_COLORS, classifier_color,
-                                    unvalidated_figure)
+from explorer.figures.style import CLASS_COLORS, FAMILY_COLORS, classifier_color, unvalidated_figure
 from explorer.figures.real_data import color_of
 
-__all__ = ["feature_theta_figure", "nonzero_proportion_figure", "target_error_figure",
-           "prediction_mix_figure", "feature_weights_figure", "top_changed_features",
-           "DEFAULT_TOP_FEATURES"]
+__all__ = [
+    "feature_theta_figure",
+    "nonzero_proportion_figure",
+    "target_error_figure",
+    "prediction_mix_figure",
+    "feature_weights_figure",
+    "top_changed_features",
+    "DEFAULT_TOP_FEATURES",
+]
 
 #: Features shown by default in the per-feature bar charts.
 DEFAULT_TOP_FEATURES = 20
@@ -41,8 +46,14 @@ def _figure(data, height, legend=True, xaxis=None, yaxis=None, legend_order=None
     """The page's figure of ``data`` (trace dicts): no title (the page's section heading
     names the chart); a legend in a row of its own above the plot, so it never covers
     bars (Plotly grows the top margin if long entries wrap onto a second row)."""
-    layout.update(xaxis=xaxis or {}, yaxis=yaxis or {}, height=height, font=_FONT,
-                  margin=dict(l=10, r=10, t=40 if legend else 10, b=10), showlegend=legend)
+    layout.update(
+        xaxis=xaxis or {},
+        yaxis=yaxis or {},
+        height=height,
+        font=_FONT,
+        margin=dict(l=10, r=10, t=40 if legend else 10, b=10),
+        showlegend=legend,
+    )
     layout["legend"] = dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0.0)
     if legend_order:
         layout["legend"]["traceorder"] = legend_order
@@ -57,7 +68,7 @@ def _per_feature_height(n_features):
 def _short(name, width=28):
     """``name`` cut to ``width`` characters and escaped for plotly (names come from files)."""
     name = str(name)
-    return escape_plotly(name if len(name) <= width else name[:width - 1] + "\u2026")
+    return escape_plotly(name if len(name) <= width else name[: width - 1] + "\u2026")
 
 
 def _escaped(names):
@@ -100,19 +111,34 @@ def feature_theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
     shown = shown.iloc[::-1]
     labels = _short_labels(shown["feature"])
     bar = dict(
-        type="bar", x=shown["theta"].to_numpy(), y=labels, orientation="h",
-        marker=dict(color=FAMILY_COLORS["flda"]), name="\u03b8\u0302",
-        text=[f"{t:.2f}" for t in shown["theta"]], textposition="outside",
-        customdata=np.column_stack([_escaped(shown["feature"]), shown["source_nonzero"],
-                                    shown["target_nonzero"]]),
-        hovertemplate=("<b>%{customdata[0]}</b><br>\u03b8\u0302 = %{x:.3f}<br>"
-                       "non-zero in source: %{customdata[1]:.1%}<br>"
-                       "non-zero in target: %{customdata[2]:.1%}<extra></extra>"))
-    return _figure([bar], _per_feature_height(len(shown)), legend=False,
-                   xaxis=dict(title=dict(text="\u03b8\u0302 = max(0, 1 \u2212 target / source "
-                                              "non-zero rate)"),
-                              range=[0, 1.12], tickformat=".1f"),
-                   yaxis=dict(type="category", automargin=True))
+        type="bar",
+        x=shown["theta"].to_numpy(),
+        y=labels,
+        orientation="h",
+        marker=dict(color=FAMILY_COLORS["flda"]),
+        name="\u03b8\u0302",
+        text=[f"{t:.2f}" for t in shown["theta"]],
+        textposition="outside",
+        customdata=np.column_stack(
+            [_escaped(shown["feature"]), shown["source_nonzero"], shown["target_nonzero"]]
+        ),
+        hovertemplate=(
+            "<b>%{customdata[0]}</b><br>\u03b8\u0302 = %{x:.3f}<br>"
+            "non-zero in source: %{customdata[1]:.1%}<br>"
+            "non-zero in target: %{customdata[2]:.1%}<extra></extra>"
+        ),
+    )
+    return _figure(
+        [bar],
+        _per_feature_height(len(shown)),
+        legend=False,
+        xaxis=dict(
+            title=dict(text="\u03b8\u0302 = max(0, 1 \u2212 target / source non-zero rate)"),
+            range=[0, 1.12],
+            tickformat=".1f",
+        ),
+        yaxis=dict(type="category", automargin=True),
+    )
 
 
 def top_changed_features(thetas, top_n=DEFAULT_TOP_FEATURES):
@@ -120,15 +146,12 @@ def top_changed_features(thetas, top_n=DEFAULT_TOP_FEATURES):
 
     Sorted by decreasing ``|target_nonzero - source_nonzero|``, ties by name.
     """
-    frame = thetas.assign(abs_difference=(thetas["target_nonzero"]
-                                          - thetas["source_nonzero"]).abs())
-    order = np.lexsort((frame["feature"].to_numpy(dtype=str),
-                        -frame["abs_difference"].to_numpy()))
+    frame = thetas.assign(abs_difference=(thetas["target_nonzero"] - thetas["source_nonzero"]).abs())
+    order = np.lexsort((frame["feature"].to_numpy(dtype=str), -frame["abs_difference"].to_numpy()))
     return frame.iloc[order].head(max(1, int(top_n))).reset_index(drop=True)
 
 
-def nonzero_proportion_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_name="source",
-                              target_name="target"):
+def nonzero_proportion_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_name="source", target_name="target"):
     """Proportion of non-zero values per feature in source and target.
 
     The features whose proportions differ most are shown, as in the paper's
@@ -139,19 +162,34 @@ def nonzero_proportion_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_name="s
     """
     shown = top_changed_features(thetas, top_n)
     labels = _short_labels(shown["feature"])
-    data = [dict(type="bar", y=labels, x=shown[column].to_numpy(), orientation="h",
-                 name=_short(name, 48), marker=dict(color=FAMILY_COLORS[family]),
-                 customdata=_escaped(shown["feature"]),
-                 hovertemplate="<b>%{customdata}</b><br>" + name.split(" ")[0]
-                 + ": %{x:.1%} of rows non-zero<extra></extra>")
-            for column, name, family in (("source_nonzero", f"source ({source_name})", "source"),
-                                         ("target_nonzero", f"target ({target_name})", "target"))]
+    data = [
+        dict(
+            type="bar",
+            y=labels,
+            x=shown[column].to_numpy(),
+            orientation="h",
+            name=_short(name, 48),
+            marker=dict(color=FAMILY_COLORS[family]),
+            customdata=_escaped(shown["feature"]),
+            hovertemplate="<b>%{customdata}</b><br>"
+            + name.split(" ")[0]
+            + ": %{x:.1%} of rows non-zero<extra></extra>",
+        )
+        for column, name, family in (
+            ("source_nonzero", f"source ({source_name})", "source"),
+            ("target_nonzero", f"target ({target_name})", "target"),
+        )
+    ]
     # Horizontal bars: long feature names stay readable however many are shown.
     # Reversed category axis: the largest difference on top, source above target.
-    return _figure(data, _per_feature_height(len(shown)), barmode="group", bargap=0.25,
-                   xaxis=dict(title=dict(text="proportion of rows non-zero"), range=[0, 1.05],
-                              tickformat=".0%"),
-                   yaxis=dict(type="category", autorange="reversed", automargin=True))
+    return _figure(
+        data,
+        _per_feature_height(len(shown)),
+        barmode="group",
+        bargap=0.25,
+        xaxis=dict(title=dict(text="proportion of rows non-zero"), range=[0, 1.05], tickformat=".0%"),
+        yaxis=dict(type="category", autorange="reversed", automargin=True),
+    )
 
 
 def target_error_figure(errors):
@@ -163,16 +201,29 @@ def target_error_figure(errors):
         Output of :func:`explorer.experiments.your_data.target_error_table`.
     """
     bar = dict(
-        type="bar", x=errors["classifier"].to_numpy(), y=errors["error"].to_numpy(),
+        type="bar",
+        x=errors["classifier"].to_numpy(),
+        y=errors["error"].to_numpy(),
         marker=dict(color=[color_of(n) for n in errors["classifier"]]),  # baselines: blue
-        text=[f"{e:.3f}" for e in errors["error"]], textposition="outside",
+        text=[f"{e:.3f}" for e in errors["error"]],
+        textposition="outside",
         customdata=np.column_stack([errors["errors"], errors["n_target"]]),
-        hovertemplate=("<b>%{x}</b><br>error %{y:.3f}"
-                       "<br>%{customdata[0]} of %{customdata[1]} wrong<extra></extra>"))
+        hovertemplate=(
+            "<b>%{x}</b><br>error %{y:.3f}<br>%{customdata[0]} of %{customdata[1]} wrong<extra></extra>"
+        ),
+    )
     top = float(errors["error"].max()) if len(errors) else 1.0
-    return _figure([bar], 320, legend=False, xaxis=dict(type="category"),
-                   yaxis=dict(title=dict(text="error on labelled target rows"),
-                              range=[0, min(1.0, top * 1.25 + 0.02)], tickformat=".2f"))
+    return _figure(
+        [bar],
+        320,
+        legend=False,
+        xaxis=dict(type="category"),
+        yaxis=dict(
+            title=dict(text="error on labelled target rows"),
+            range=[0, min(1.0, top * 1.25 + 0.02)],
+            tickformat=".2f",
+        ),
+    )
 
 
 def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L")):
@@ -183,25 +234,39 @@ def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L
     stands out even without reading the error table.
     """
     bars = [n for n in names if n in predictions.columns]
-    columns = ([("true labels", "true_label")] if "true_label" in predictions.columns else []) \
-        + [(n, n) for n in bars]
+    columns = ([("true labels", "true_label")] if "true_label" in predictions.columns else []) + [
+        (n, n) for n in bars
+    ]
     class_keys = [str(c) for c in classes]
     values = {column: predictions[column].dropna().map(str) for _, column in columns}
     data = []
     for k, cls in enumerate(class_keys):
         counts = [int((values[column] == cls).sum()) for _, column in columns]
-        shares = [count / max(1, len(values[column]))
-                  for count, (_, column) in zip(counts, columns, strict=True)]
-        data.append(dict(type="bar", x=[title for title, _ in columns], y=shares,
-                         name=_short(cls, 30),
-                         marker=dict(color=CLASS_COLORS[k % len(CLASS_COLORS)]),
-                         customdata=counts,
-                         hovertemplate=(f"class {_short(cls, 30)}<br>%{{y:.1%}} "
-                                        "(%{customdata} rows)<extra></extra>")))
-    return _figure(data, 340, barmode="stack", bargap=0.35, legend_order="normal",
-                   xaxis=dict(type="category"),
-                   yaxis=dict(title=dict(text="share of target rows"), range=[0, 1],
-                              tickformat=".0%"))
+        shares = [
+            count / max(1, len(values[column])) for count, (_, column) in zip(counts, columns, strict=True)
+        ]
+        data.append(
+            dict(
+                type="bar",
+                x=[title for title, _ in columns],
+                y=shares,
+                name=_short(cls, 30),
+                marker=dict(color=CLASS_COLORS[k % len(CLASS_COLORS)]),
+                customdata=counts,
+                hovertemplate=(
+                    f"class {_short(cls, 30)}<br>%{{y:.1%}} (%{{customdata}} rows)<extra></extra>"
+                ),
+            )
+        )
+    return _figure(
+        data,
+        340,
+        barmode="stack",
+        bargap=0.35,
+        legend_order="normal",
+        xaxis=dict(type="category"),
+        yaxis=dict(title=dict(text="share of target rows"), range=[0, 1], tickformat=".0%"),
+    )
 
 
 def feature_weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-LR", flda_model="FLDA-L"):
@@ -215,21 +280,35 @@ def feature_weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-L
     columns = [f"{source_model} weight", f"{flda_model} weight"]
     missing = [c for c in columns if c not in thetas.columns]
     if missing:
-        raise ValueError(f"thetas has no column(s) {missing}; weights exist for binary "
-                         "tasks only.")
+        raise ValueError(f"thetas has no column(s) {missing}; weights exist for binary tasks only.")
     shown = thetas.sort_values("theta", ascending=False, kind="stable").head(max(1, int(top_n)))
     shown = shown.iloc[::-1]
     labels = _short_labels(shown["feature"])
-    data = [dict(type="bar", y=labels, x=shown[column].to_numpy(), orientation="h", name=model,
-                 marker=dict(color=classifier_color(model)),
-                 customdata=np.column_stack([_escaped(shown["feature"]), shown["theta"]]),
-                 hovertemplate=(f"<b>%{{customdata[0]}}</b><br>{model} weight %{{x:.3f}}"
-                                "<br>\u03b8\u0302 = %{customdata[1]:.2f}<extra></extra>"))
-            for model, column in zip((source_model, flda_model), columns, strict=True)]
-    return _figure(data, max(300, 100 + 34 * len(shown)), barmode="group", bargap=0.2,
-                   xaxis=dict(title=dict(text="weight (scaled features; positive favours the "
-                                              "second class)"),
-                              zeroline=True, zerolinewidth=2),
-                   yaxis=dict(type="category", automargin=True))
-
-
+    data = [
+        dict(
+            type="bar",
+            y=labels,
+            x=shown[column].to_numpy(),
+            orientation="h",
+            name=model,
+            marker=dict(color=classifier_color(model)),
+            customdata=np.column_stack([_escaped(shown["feature"]), shown["theta"]]),
+            hovertemplate=(
+                f"<b>%{{customdata[0]}}</b><br>{model} weight %{{x:.3f}}"
+                "<br>\u03b8\u0302 = %{customdata[1]:.2f}<extra></extra>"
+            ),
+        )
+        for model, column in zip((source_model, flda_model), columns, strict=True)
+    ]
+    return _figure(
+        data,
+        max(300, 100 + 34 * len(shown)),
+        barmode="group",
+        bargap=0.2,
+        xaxis=dict(
+            title=dict(text="weight (scaled features; positive favours the second class)"),
+            zeroline=True,
+            zerolinewidth=2,
+        ),
+        yaxis=dict(type="category", automargin=True),
+    )

@@ -34,13 +34,28 @@ from explorer.teaching.paper_notes import figure2_table1_note
 from explorer.experiments.perturbation import PAPER_TABLE1
 from explorer.experiments.digits import PAPER_TABLE4
 
-__all__ = ["synthetic_figure_caption", "perturbation_curve_caption", "dropout_sentence",
-           "boundary_angle", "flda_oracle_sentence", "theta_recovery_sentence",
-           "boundary_tilt_sentence", "sls_population_boundary", "sls_lattice_sentence",
-           "figure2_reference_sentence", "perturbation_minimum", "perturbation_curve_sentences",
-           "dropout_factor_sentence", "table1_errors", "table1_agreement_sentence",
-           "learning_curve_sentences", "l2_sentence", "asymmetry_sentence", "paper_table4_sentence",
-           "directions_phrase"]
+__all__ = [
+    "synthetic_figure_caption",
+    "perturbation_curve_caption",
+    "dropout_sentence",
+    "boundary_angle",
+    "flda_oracle_sentence",
+    "theta_recovery_sentence",
+    "boundary_tilt_sentence",
+    "sls_population_boundary",
+    "sls_lattice_sentence",
+    "figure2_reference_sentence",
+    "perturbation_minimum",
+    "perturbation_curve_sentences",
+    "dropout_factor_sentence",
+    "table1_errors",
+    "table1_agreement_sentence",
+    "learning_curve_sentences",
+    "l2_sentence",
+    "asymmetry_sentence",
+    "paper_table4_sentence",
+    "directions_phrase",
+]
 
 _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 #: At most this many features are described one by one.
@@ -57,6 +72,7 @@ def _point(p):
 
 # ----------------------------------------------------------------------------- Synthetic domains
 
+
 def dropout_sentence(theta, distribution):
     """What the user's dropout θ does to the target's features (Figures 1-2).
 
@@ -69,25 +85,28 @@ def dropout_sentence(theta, distribution):
     theta = [float(t) for t in theta]
     dropped = [(d, t) for d, t in enumerate(theta, start=1) if t > 0]
     if not dropped:
-        return ("With θ = 0 for every feature nothing is dropped: the target has the "
-                "source's distribution, so every classifier should score about the same "
-                "on both.")
+        return (
+            "With θ = 0 for every feature nothing is dropped: the target has the "
+            "source's distribution, so every classifier should score about the same "
+            "on both."
+        )
     parts = []
     for d, t in dropped[:MAX_LISTED]:
         if t >= 1:
             parts.append(f"θ{_sub(d)} = 1: feature {d} is always 0 in the target")
             continue
         scale = 1.0 / (1.0 - t)
-        text = (f"θ{_sub(d)} = {t:g}: a non-zero value of feature {d} is set to 0 with "
-                f"probability {t:g} and otherwise multiplied by 1/(1 − {t:g}) = {scale:.3g}")
+        text = (
+            f"θ{_sub(d)} = {t:g}: a non-zero value of feature {d} is set to 0 with "
+            f"probability {t:g} and otherwise multiplied by 1/(1 − {t:g}) = {scale:.3g}"
+        )
         if distribution == "bernoulli":
             text += f", so it takes only the values 0 and {scale:.3g}"
         elif abs(scale - round(scale)) < 1e-9 and round(scale) > 1:
             text += f", so it takes only multiples of {round(scale)}"
         parts.append(text)
     more = len(dropped) - MAX_LISTED
-    sentence = ("Dropout in this target (" + equation_link("transfer_model") + "): "
-                + "; ".join(parts) + ".")
+    sentence = "Dropout in this target (" + equation_link("transfer_model") + "): " + "; ".join(parts) + "."
     if more > 0:
         sentence += f" {more} more feature(s) have θ > 0."
     return sentence
@@ -100,8 +119,11 @@ def sls_population_boundary(probabilities, class_prior=None):
     the limit of S-LS as the number of source samples grows.
     """
     points, probs = bernoulli_target_lattice(probabilities, np.zeros(np.shape(probabilities)[1]))
-    prior = np.full(probs.shape[0], 1 / probs.shape[0]) if class_prior is None else \
-        np.asarray(class_prior, dtype=float)
+    prior = (
+        np.full(probs.shape[0], 1 / probs.shape[0])
+        if class_prior is None
+        else np.asarray(class_prior, dtype=float)
+    )
     if probs.shape[0] != 2:
         raise ValueError("The S-LS boundary is defined for two classes.")
     A = np.hstack([points, np.ones((len(points), 1))])
@@ -148,27 +170,31 @@ def sls_lattice_sentence(probabilities, theta, s_ls_error, tol=1e-9):
     # A lattice may list one point twice (a kept and a dropped value can coincide).
     named = list(dict.fromkeys(_point(points[i]) for i in on_line))
     names = ", ".join(named)
-    where = (f"lattice point {names}" if len(named) == 1 else f"lattice points {names}")
+    where = f"lattice point {names}" if len(named) == 1 else f"lattice points {names}"
     if len(errors) == 1:
-        return (f"In expectation the source least-squares boundary passes exactly through "
-                f"the target's {where}, but the target error is {errors[0]:.3f} whichever "
-                f"side they fall on (this run's target sample: {s_ls_error:.3f}).")
-    return (f"**Why S-LS jumps with the seed.** In expectation the source least-squares "
-            f"boundary passes exactly through the target's {where}. A finite sample tilts "
-            f"it a hair to one side, and every target sample there falls on that side: the "
-            f"exact target error is then one of {', '.join(f'{e:.3f}' for e in errors)} "
-            f"(population values; this run's target sample: {s_ls_error:.3f}). Change the seed "
-            "to see it flip.")
+        return (
+            f"In expectation the source least-squares boundary passes exactly through "
+            f"the target's {where}, but the target error is {errors[0]:.3f} whichever "
+            f"side they fall on (this run's target sample: {s_ls_error:.3f})."
+        )
+    return (
+        f"**Why S-LS jumps with the seed.** In expectation the source least-squares "
+        f"boundary passes exactly through the target's {where}. A finite sample tilts "
+        f"it a hair to one side, and every target sample there falls on that side: the "
+        f"exact target error is then one of {', '.join(f'{e:.3f}' for e in errors)} "
+        f"(population values; this run's target sample: {s_ls_error:.3f}). Change the seed "
+        "to see it flip."
+    )
 
 
 def figure2_reference_sentence(our_errors, n_source, n_target):
     """How this run compares with the paper's two reports of the Figure 2 setting."""
     note = figure2_table1_note(our_errors)
-    size = (f"This run uses {n_source:,} source and {n_target:,} target samples (the paper "
-            "100,000 each). ")
-    return (size + f"The paper's Figure 2 text and its Table 1 report errors up to "
-            f"{note.values['paper_gap']:.3f} apart for the same setting, so both are shown. "
-            + note.verdict)
+    size = f"This run uses {n_source:,} source and {n_target:,} target samples (the paper 100,000 each). "
+    return (
+        size + f"The paper's Figure 2 text and its Table 1 report errors up to "
+        f"{note.values['paper_gap']:.3f} apart for the same setting, so both are shown. " + note.verdict
+    )
 
 
 def boundary_angle(fit_a, fit_b):
@@ -196,16 +222,17 @@ def flda_oracle_sentence(result, tol_error=0.005, tol_angle=2.0):
         angle = boundary_angle(flda, oracle)
         gap = abs(flda.target_error - oracle.target_error)
         errors = f"target errors {flda.target_error:.3f} and {oracle.target_error:.3f}"
-        if not np.isfinite(angle):   # all weights 0 (e.g. every feature dropped): no line
-            text = (f"{flda.name} and {oracle.name} cannot be compared as lines here "
-                    f"(one has all weights 0, so no boundary; {errors})")
+        if not np.isfinite(angle):  # all weights 0 (e.g. every feature dropped): no line
+            text = (
+                f"{flda.name} and {oracle.name} cannot be compared as lines here "
+                f"(one has all weights 0, so no boundary; {errors})"
+            )
         elif gap <= tol_error and angle <= tol_angle:
             text = f"{flda.name}'s boundary lies on {oracle.name}'s ({angle:.1f}° apart, {errors})"
         else:
             text = f"{flda.name} does not match {oracle.name} here ({angle:.1f}° apart, {errors})"
         better = flda.target_error < naive.target_error - tol_error
-        text += (f" and {'beats' if better else 'does not beat'} {naive.name} "
-                 f"({naive.target_error:.3f})")
+        text += f" and {'beats' if better else 'does not beat'} {naive.name} ({naive.target_error:.3f})"
         parts.append(text)
     return ("; ".join(parts) + ".") if parts else ""
 
@@ -215,8 +242,10 @@ def theta_recovery_sentence(theta_true, theta_hat, tol=0.05):
     theta_true, theta_hat = np.asarray(theta_true, float), np.asarray(theta_hat, float)
     errors = np.abs(theta_hat - theta_true)
     worst = int(np.argmax(errors))
-    text = (f"Here θ̂ is at most {errors[worst]:.3f} from the true θ (feature {worst + 1}: "
-            f"θ̂ = {theta_hat[worst]:.3f}, θ = {theta_true[worst]:g})")
+    text = (
+        f"Here θ̂ is at most {errors[worst]:.3f} from the true θ (feature {worst + 1}: "
+        f"θ̂ = {theta_hat[worst]:.3f}, θ = {theta_true[worst]:g})"
+    )
     if errors[worst] <= tol:
         return text + ": the transfer model is recovered."
     return text + ": not recovered yet; more target samples shrink the error."
@@ -231,22 +260,29 @@ def boundary_tilt_sentence(sweep, feature=0):
     d = feature + 1
     parts = []
     for loss in LOSSES:
-        fits = sorted((f for f in sweep if f.loss == loss and f.perturbation is not None),
-                      key=lambda f: f.perturbation)
+        fits = sorted(
+            (f for f in sweep if f.loss == loss and f.perturbation is not None), key=lambda f: f.perturbation
+        )
         if len(fits) < 2:
             continue
         shares = [abs(f.coef[feature]) / max(np.linalg.norm(f.coef), 1e-300) for f in fits]
         falling = all(b <= a + 1e-9 for a, b in zip(shares, shares[1:]))
-        parts.append(f"{fits[0].name} {shares[0]:.2f} at {fits[0].perturbation:+.2f} → "
-                     f"{shares[-1]:.2f} at {fits[-1].perturbation:+.2f}"
-                     + (", falling at every step" if falling else ", not falling monotonically"))
+        parts.append(
+            f"{fits[0].name} {shares[0]:.2f} at {fits[0].perturbation:+.2f} → "
+            f"{shares[-1]:.2f} at {fits[-1].perturbation:+.2f}"
+            + (", falling at every step" if falling else ", not falling monotonically")
+        )
     if not parts:
         return ""
-    return (f"Weight share |w{_sub(d)}|/‖w‖ of feature {d} (0 = the boundary ignores it): "
-            + "; ".join(parts) + ".")
+    return (
+        f"Weight share |w{_sub(d)}|/‖w‖ of feature {d} (0 = the boundary ignores it): "
+        + "; ".join(parts)
+        + "."
+    )
 
 
 # ----------------------------------------------------------------------------- Transfer parameters
+
 
 def perturbation_minimum(sweep, loss):
     """``(perturbation, target error)`` of the lowest point of one loss's error curve."""
@@ -284,16 +320,23 @@ def perturbation_curve_sentences(sweep, naive, feature=0, tol=5e-4):
         if zero is None:
             text += ", +0 is not on the curve"
         elif abs(at) < 1e-12 or zero.target_error - lowest <= tol:
-            text += ", i.e. at the estimate itself" if abs(at) < 1e-12 else \
-                f", level with its +0 value ({zero.target_error:.3f})"
+            text += (
+                ", i.e. at the estimate itself"
+                if abs(at) < 1e-12
+                else f", level with its +0 value ({zero.target_error:.3f})"
+            )
         else:
-            text += (f", **below its value at the estimate +0 ({zero.target_error:.3f})**: "
-                     "the estimated θ̂ is not the error-minimising one here")
+            text += (
+                f", **below its value at the estimate +0 ({zero.target_error:.3f})**: "
+                "the estimated θ̂ is not the error-minimising one here"
+            )
         if oracle is not None:
             if lowest < oracle.target_error - tol:
-                text += (f"; that is even below the oracle {oracle.name} "
-                         f"({oracle.target_error:.3f}), which minimises the loss, not the "
-                         "error")
+                text += (
+                    f"; that is even below the oracle {oracle.name} "
+                    f"({oracle.target_error:.3f}), which minimises the loss, not the "
+                    "error"
+                )
             else:
                 text += f"; the oracle {oracle.name} has {oracle.target_error:.3f}"
         sentences.append(text + ".")
@@ -310,12 +353,14 @@ def dropout_factor_sentence(theta_hat_value, perturbations, feature=0):
     for delta in sorted(set([0.0] + [float(p) for p in perturbations])):
         theta = min(1.0, max(0.0, theta_hat_value + delta))
         factor = float(dropout_variance_factor(theta))
-        values.append(f"{factor:.2f} at {delta:+.2f}" if np.isfinite(factor)
-                      else f"infinite at {delta:+.2f} (θ = 1)")
-    return (f"FLDA's penalty on the weight of feature {d} grows with θ{_sub(d)}/(1 − "
-            f"θ{_sub(d)}) · Σᵢ xᵢ{_sub(d)}² ({equation_link('per_feature_ridge')}); with "
-            f"θ̂{_sub(d)} = {theta_hat_value:.3f} the factor θ/(1 − θ) is "
-            + ", ".join(values) + ".")
+        values.append(
+            f"{factor:.2f} at {delta:+.2f}" if np.isfinite(factor) else f"infinite at {delta:+.2f} (θ = 1)"
+        )
+    return (
+        f"FLDA's penalty on the weight of feature {d} grows with θ{_sub(d)}/(1 − "
+        f"θ{_sub(d)}) · Σᵢ xᵢ{_sub(d)}² ({equation_link('per_feature_ridge')}); with "
+        f"θ̂{_sub(d)} = {theta_hat_value:.3f} the factor θ/(1 − θ) is " + ", ".join(values) + "."
+    )
 
 
 def table1_errors(naive, sweep):
@@ -330,8 +375,10 @@ def table1_agreement_sentence(our_errors, feature=0, paper_errors=None):
     """How far this run's Table 1 is from the paper's (largest difference, computed)."""
     paper_errors = PAPER_TABLE1.errors if paper_errors is None else paper_errors
     if feature != 0:
-        return ("The paper perturbs feature 1; this run perturbs feature "
-                f"{feature + 1}, so only its S-* and T-* columns are comparable.")
+        return (
+            "The paper perturbs feature 1; this run perturbs feature "
+            f"{feature + 1}, so only its S-* and T-* columns are comparable."
+        )
     common = [k for k in paper_errors if k in our_errors]
     if not common:
         return "This run has none of the paper's Table 1 columns."
@@ -339,19 +386,28 @@ def table1_agreement_sentence(our_errors, feature=0, paper_errors=None):
     worst = max(diffs, key=diffs.get)
     median = float(np.median(list(diffs.values())))
     missing = len(paper_errors) - len(common)
-    return (f"Compared with the paper's Table 1 on {len(common)} of its {len(paper_errors)} "
-            f"entries, this run differs by at most {diffs[worst]:.3f} (at {worst}: "
-            f"{our_errors[worst]:.3f} here, {paper_errors[worst]:.3f} in the paper), median "
-            f"{median:.3f}." + (f" {missing} entries are not in this run (choose their "
-                                "perturbations in the sidebar)." if missing else ""))
+    return (
+        f"Compared with the paper's Table 1 on {len(common)} of its {len(paper_errors)} "
+        f"entries, this run differs by at most {diffs[worst]:.3f} (at {worst}: "
+        f"{our_errors[worst]:.3f} here, {paper_errors[worst]:.3f} in the paper), median "
+        f"{median:.3f}."
+        + (
+            f" {missing} entries are not in this run (choose their perturbations in the sidebar)."
+            if missing
+            else ""
+        )
+    )
 
 
 # ----------------------------------------------------------------------------- Learning curves
 
+
 def _curves(table):
     """``{(classifier, domain): mean error indexed by n}``: one grouping for all curves."""
-    return {key: rows.set_index("n")["mean_error"].sort_index()
-            for key, rows in table.groupby(["classifier", "domain"], sort=False)}
+    return {
+        key: rows.set_index("n")["mean_error"].sort_index()
+        for key, rows in table.groupby(["classifier", "domain"], sort=False)
+    }
 
 
 def learning_curve_sentences(table, tolerance, n_pool):
@@ -367,38 +423,45 @@ def learning_curve_sentences(table, tolerance, n_pool):
         n_adapt = lc.adaptation_sample_size(part, flda, oracle, "target", tolerance)
         largest = int(part["n"].max())
         if n_adapt is None:
-            sentences.append(f"{flda} is still more than {tolerance:g} from the oracle "
-                             f"{oracle} at n = {largest:,}.")
+            sentences.append(
+                f"{flda} is still more than {tolerance:g} from the oracle {oracle} at n = {largest:,}."
+            )
         else:
-            sentences.append(f"{flda} stays within {tolerance:g} of the oracle {oracle} from "
-                             f"n = {n_adapt:,} on.")
+            sentences.append(
+                f"{flda} stays within {tolerance:g} of the oracle {oracle} from n = {n_adapt:,} on."
+            )
         curves = _curves(part)
         target = {name: curves[name, "target"] for name in (naive, oracle, flda)}
         smallest = int(target[flda].index[0])
         f0, s0, o0 = (target[name].iloc[0] for name in (flda, naive, oracle))
         if f0 < min(s0, o0):
-            sentences.append(f"At the smallest n = {smallest:,}, {flda} ({f0:.3f}) is below "
-                             f"both {naive} ({s0:.3f}) and {oracle} ({o0:.3f}): the dropout "
-                             "variance acts as a per-feature regulariser "
-                             f"({equation_link('per_feature_ridge')}).")
+            sentences.append(
+                f"At the smallest n = {smallest:,}, {flda} ({f0:.3f}) is below "
+                f"both {naive} ({s0:.3f}) and {oracle} ({o0:.3f}): the dropout "
+                "variance acts as a per-feature regulariser "
+                f"({equation_link('per_feature_ridge')})."
+            )
         else:
-            sentences.append(f"At the smallest n = {smallest:,}, {flda} ({f0:.3f}) is not "
-                             f"below both {naive} ({s0:.3f}) and {oracle} ({o0:.3f}).")
+            sentences.append(
+                f"At the smallest n = {smallest:,}, {flda} ({f0:.3f}) is not "
+                f"below both {naive} ({s0:.3f}) and {oracle} ({o0:.3f})."
+            )
         source = {name: curves[name, "source"] for name in (naive, oracle, flda)}
         frame = np.vstack([source[name].to_numpy() for name in (naive, oracle, flda)])
         best = int(np.sum(frame[0] <= frame.min(axis=0) + 1e-12))
-        sentences.append(f"On the source set {naive} is the best at {best} of "
-                         f"{frame.shape[1]} sizes.")
+        sentences.append(f"On the source set {naive} is the best at {best} of {frame.shape[1]} sizes.")
         if largest < n_pool:
-            sentences.append(f"The largest n ({largest:,}) is below the pool size "
-                             f"({n_pool:,}), so its repeats differ and the SEM there is not 0.")
+            sentences.append(
+                f"The largest n ({largest:,}) is below the pool size "
+                f"({n_pool:,}), so its repeats differ and the SEM there is not 0."
+            )
         else:
-            sentences.append(f"At n = {largest:,} every repeat uses the whole pool, so the SEM "
-                             "is 0 there.")
+            sentences.append(f"At n = {largest:,} every repeat uses the whole pool, so the SEM is 0 there.")
     return " ".join(dict.fromkeys(sentences))
 
 
 # ----------------------------------------------------------------------------- Handwritten digits
+
 
 def l2_sentence(naive_name, naive_l2, flda_name, flda_l2, cross_validated):
     """The l2 each weight map of Figure 6 was fitted with, named per map."""
@@ -418,15 +481,16 @@ def asymmetry_sentence(errors, directions=("A → B", "B → A")):
         naive, flda, mean_theta, naive_name, flda_name = errors[direction]
         better = flda < naive - 5e-4
         helped.append(better)
-        parts.append(f"{direction}: {naive_name} {naive:.3f} → {flda_name} {flda:.3f} "
-                     f"(mean θ = {mean_theta:.2f}, "
-                     + ("better" if better else "no better") + ")")
+        parts.append(
+            f"{direction}: {naive_name} {naive:.3f} → {flda_name} {flda:.3f} "
+            f"(mean θ = {mean_theta:.2f}, " + ("better" if better else "no better") + ")"
+        )
     if helped == [True, False]:
-        summary = (f"Here FLDA helps for {directions[0]} only, the asymmetry the paper's text "
-                   "describes.")
+        summary = f"Here FLDA helps for {directions[0]} only, the asymmetry the paper's text describes."
     elif helped == [False, True]:
-        summary = (f"Here FLDA helps for {directions[1]} only, the asymmetry the paper's text "
-                   "describes, reversed.")
+        summary = (
+            f"Here FLDA helps for {directions[1]} only, the asymmetry the paper's text describes, reversed."
+        )
     elif all(helped):
         summary = "Here FLDA helps in both directions: no asymmetry."
     else:
@@ -435,7 +499,7 @@ def asymmetry_sentence(errors, directions=("A → B", "B → A")):
 
 
 def directions_phrase(helped, directions=("A → B", "B → A")):
-    """"in both directions", "for A → B only", ... from one flag per direction."""
+    """ "in both directions", "for A → B only", ... from one flag per direction."""
     if all(helped):
         return "in both directions"
     if not any(helped):
@@ -459,6 +523,7 @@ def paper_table4_sentence(naive_name="S-LR", flda_names=("FLDA-L", "FLDA-Q")):
 
 # ----------------------------------------------------------------------------- whole captions
 
+
 def synthetic_figure_caption(distribution, params, theta, result):
     """Caption of the Synthetic-domains scatter plot (the paper's Figure 1 or 2), all computed.
 
@@ -470,13 +535,17 @@ def synthetic_figure_caption(distribution, params, theta, result):
     result : ExperimentResult of this run
     """
     figure = "Figure 1" if distribution == "bernoulli" else "Figure 2"
-    text = (f"**Mirrors the paper's {figure}** (section 4.1.1). Each marker is one point of the "
-            "target domain's lattice, one colour per class; its area is proportional to the "
-            "number of samples there (hover for the count). Lines are decision boundaries: "
-            "orange dashed = trained on the source (S-LS/S-LR), purple dotted = trained on "
-            "labelled target data (T-LS/T-LR, the oracle), green solid = FLDA "
-            f"({equation_link('closed_form')}, {equation_link('taylor_term')}). "
-            + flda_oracle_sentence(result) + " " + dropout_sentence(theta, distribution))
+    text = (
+        f"**Mirrors the paper's {figure}** (section 4.1.1). Each marker is one point of the "
+        "target domain's lattice, one colour per class; its area is proportional to the "
+        "number of samples there (hover for the count). Lines are decision boundaries: "
+        "orange dashed = trained on the source (S-LS/S-LR), purple dotted = trained on "
+        "labelled target data (T-LS/T-LR, the oracle), green solid = FLDA "
+        f"({equation_link('closed_form')}, {equation_link('taylor_term')}). "
+        + flda_oracle_sentence(result)
+        + " "
+        + dropout_sentence(theta, distribution)
+    )
     if distribution == "bernoulli" and "S-LS" in result.classifiers:
         jump = sls_lattice_sentence(params, theta, result.classifiers["S-LS"].target_error)
         if jump:
@@ -491,10 +560,14 @@ def perturbation_curve_caption(sweep, naive, feature, theta_hat_value, perturbat
     the ones drawn as boundaries (for the variance factors quoted).
     """
     d = feature + 1
-    return (f"**Table 1 as a curve** (section 4.1.3). Green: FLDA's target error when the "
-            f"estimated dropout θ̂{_sub(d)} is shifted by the amount on the x-axis; orange "
-            "dashed: the naive source classifier; purple dotted: the oracle trained on "
-            "labelled target data; open circles: the paper's Table 1 (for its setting). "
-            + perturbation_curve_sentences(sweep, naive, feature) + " "
-            + dropout_factor_sentence(theta_hat_value, perturbations, feature) + " "
-            + boundary_tilt_sentence(sweep, feature)).strip()
+    return (
+        f"**Table 1 as a curve** (section 4.1.3). Green: FLDA's target error when the "
+        f"estimated dropout θ̂{_sub(d)} is shifted by the amount on the x-axis; orange "
+        "dashed: the naive source classifier; purple dotted: the oracle trained on "
+        "labelled target data; open circles: the paper's Table 1 (for its setting). "
+        + perturbation_curve_sentences(sweep, naive, feature)
+        + " "
+        + dropout_factor_sentence(theta_hat_value, perturbations, feature)
+        + " "
+        + boundary_tilt_sentence(sweep, feature)
+    ).strip()

@@ -57,33 +57,38 @@ def _value(value):
 
 
 def _table(rows, header=None):
-    cells = "".join("<tr>" + "".join(f"<td>{html.escape(_value(c))}</td>" for c in row) + "</tr>"
-                    for row in rows)
-    head = ("<tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in header) + "</tr>"
-            if header else "")
+    cells = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(_value(c))}</td>" for c in row) + "</tr>" for row in rows
+    )
+    head = "<tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in header) + "</tr>" if header else ""
     return f"<table>{head}{cells}</table>"
 
 
 def _frame(frame):
-    frame = frame.reset_index() if frame.index.name or not frame.index.equals(
-        frame.index.__class__(range(len(frame)))) else frame
-    rows = [[f"{v:.3f}" if isinstance(v, float) else v for v in row]
-            for row in frame.itertuples(index=False)]
+    frame = (
+        frame.reset_index()
+        if frame.index.name or not frame.index.equals(frame.index.__class__(range(len(frame))))
+        else frame
+    )
+    rows = [[f"{v:.3f}" if isinstance(v, float) else v for v in row] for row in frame.itertuples(index=False)]
     return _table(rows, ["" if c == "index" else str(c) for c in frame.columns])
 
 
 def _step(number, lesson_step, values, view, full_url):
-    parts = [f"<section id='{html.escape(lesson_step.slug)}'>",
-             f"<h2>{html.escape(lesson_step.title)}</h2>", markdown_to_html(lesson_step.text)]
-    parts.append("<p class='small'><strong>Settings:</strong> "
-                 + html.escape("; ".join(f"{k.split('.', 1)[-1]} = {_value(v)}"
-                                         for k, v in values.items()))
-                 + f" · full page: <code>{html.escape(full_url)}</code></p>")
+    parts = [
+        f"<section id='{html.escape(lesson_step.slug)}'>",
+        f"<h2>{html.escape(lesson_step.title)}</h2>",
+        markdown_to_html(lesson_step.text),
+    ]
+    parts.append(
+        "<p class='small'><strong>Settings:</strong> "
+        + html.escape("; ".join(f"{k.split('.', 1)[-1]} = {_value(v)}" for k, v in values.items()))
+        + f" · full page: <code>{html.escape(full_url)}</code></p>"
+    )
     if view is not None and view.fig is not None:
         parts.append(f"<div class='figure' id='fig{number}'></div>")
         figure_json = view.fig.to_json().replace("</", "<\\/")
-        parts.append(f"<script type='application/json' id='fig{number}-data'>"
-                     f"{figure_json}</script>")
+        parts.append(f"<script type='application/json' id='fig{number}-data'>{figure_json}</script>")
     if view is not None:
         if view.caption:
             parts.append(f"<div class='small'>{markdown_to_html(view.caption)}</div>")
@@ -95,12 +100,16 @@ def _step(number, lesson_step, values, view, full_url):
             parts.append(f"<div class='paper'>{markdown_to_html(view.paper)}</div>")
         for note in view.notes:
             parts.append(markdown_to_html(note))
-    parts.append(f"<p><strong>Predict:</strong> {html.escape(lesson_step.question)}</p><ul>"
-                 + "".join(f"<li>{html.escape(c)}</li>" for c in lesson_step.choices) + "</ul>")
+    parts.append(
+        f"<p><strong>Predict:</strong> {html.escape(lesson_step.question)}</p><ul>"
+        + "".join(f"<li>{html.escape(c)}</li>" for c in lesson_step.choices)
+        + "</ul>"
+    )
     if view is not None and view.reveal:
         right = ", ".join(lesson_step.choices[i] for i in sorted(view.correct))
-        parts.append(f"<p><strong>Answer here:</strong> {html.escape(right)}. "
-                     f"{markdown_to_html(view.reveal)}</p>")
+        parts.append(
+            f"<p><strong>Answer here:</strong> {html.escape(right)}. {markdown_to_html(view.reveal)}</p>"
+        )
     parts.append(f"<p><strong>Why:</strong> {html.escape(lesson_step.answer)}</p>")
     parts.append("<div class='notes'>Your notes:</div></section>")
     return "\n".join(parts)
@@ -118,22 +127,34 @@ def handout_html(pages, plotly_js, full_url=None):
     from explorer.teaching.lesson import full_page_url
 
     if full_url is None:
+
         def full_url(lesson_step, values):
             return full_page_url(dataclasses.replace(lesson_step, settings=values))
-    sections = [_step(i, s, values, view, full_url(s, values))
-                for i, (s, values, view) in enumerate(pages, start=1)]
+
+    sections = [
+        _step(i, s, values, view, full_url(s, values)) for i, (s, values, view) in enumerate(pages, start=1)
+    ]
     contents = "".join(f"<li>{html.escape(s.title)}</li>" for s, _, _ in pages)
-    draw = ("document.querySelectorAll('.figure').forEach(function (el) {"
-            "var f = JSON.parse(document.getElementById(el.id + '-data').textContent);"
-            "f.layout = Object.assign(f.layout || {}, {autosize: true, height: null,"
-            " paper_bgcolor: 'white', plot_bgcolor: 'white', font: {color: '#111'}});"
-            "Plotly.newPlot(el, f.data, f.layout, {staticPlot: true, responsive: true});});")
-    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-            "<title>FLDA lesson handout</title><style>" + _STYLE + "</style>"
-            "<script>" + plotly_js.replace("</script", "<\\/script") + "</script></head><body>"
-            "<h1>Feature-level domain adaptation: the lesson</h1>"
-            "<p class='small'>Kouw, van der Maaten, Krijthe and Loog (2016), Feature-Level "
-            "Domain Adaptation, JMLR 17(171). Numbers marked as the paper's are quoted from "
-            "it; every other number was computed by the FLDA explorer with the settings "
-            "listed under each step.</p><ol>" + contents + "</ol>"
-            + "\n".join(sections) + "<script>" + draw + "</script></body></html>")
+    draw = (
+        "document.querySelectorAll('.figure').forEach(function (el) {"
+        "var f = JSON.parse(document.getElementById(el.id + '-data').textContent);"
+        "f.layout = Object.assign(f.layout || {}, {autosize: true, height: null,"
+        " paper_bgcolor: 'white', plot_bgcolor: 'white', font: {color: '#111'}});"
+        "Plotly.newPlot(el, f.data, f.layout, {staticPlot: true, responsive: true});});"
+    )
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        "<title>FLDA lesson handout</title><style>" + _STYLE + "</style>"
+        "<script>" + plotly_js.replace("</script", "<\\/script") + "</script></head><body>"
+        "<h1>Feature-level domain adaptation: the lesson</h1>"
+        "<p class='small'>Kouw, van der Maaten, Krijthe and Loog (2016), Feature-Level "
+        "Domain Adaptation, JMLR 17(171). Numbers marked as the paper's are quoted from "
+        "it; every other number was computed by the FLDA explorer with the settings "
+        "listed under each step.</p><ol>"
+        + contents
+        + "</ol>"
+        + "\n".join(sections)
+        + "<script>"
+        + draw
+        + "</script></body></html>"
+    )

@@ -31,16 +31,32 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from flda_core.synthetic import (PAPER_BERNOULLI_PARAMS, PAPER_POISSON_PARAMS, PAPER_THETA,
-                                  bernoulli_target_lattice, exact_target_error, make_domains)
+from flda_core.synthetic import (
+    PAPER_BERNOULLI_PARAMS,
+    PAPER_POISSON_PARAMS,
+    PAPER_THETA,
+    bernoulli_target_lattice,
+    exact_target_error,
+    make_domains,
+)
 from explorer.experiments import learning_curves as lc
 from explorer.experiments.perturbation import table1_unperturbed_errors
 from explorer.experiments.synthetic import PAPER_FIGURE1, PAPER_FIGURE2, fit_classifiers
 
-__all__ = ["PaperNote", "bayes_target_error", "figure1_bayes_note", "figure2_errors",
-           "figure2_table1_note", "figure3_curves", "figure3_adaptation_note",
-           "small_sample_advantage", "l2_remark_note", "PAPER_ADAPTATION_N",
-           "ROUGHLY", "NOTES_BY_PAGE"]
+__all__ = [
+    "PaperNote",
+    "bayes_target_error",
+    "figure1_bayes_note",
+    "figure2_errors",
+    "figure2_table1_note",
+    "figure3_curves",
+    "figure3_adaptation_note",
+    "small_sample_advantage",
+    "l2_remark_note",
+    "PAPER_ADAPTATION_N",
+    "ROUGHLY",
+    "NOTES_BY_PAGE",
+]
 
 #: Half of the last reported digit: a reported 0.248 stands for [0.2475, 0.2485).
 ROUNDING = 0.0005
@@ -81,14 +97,16 @@ class PaperNote:
 
     def markdown(self):
         """The note as markdown for an expander (all text is generated here)."""
-        return (f"**{self.title}**\n\n*The paper:* {self.paper_claim}\n\n"
-                f"*This tool computes:* {self.computed}\n\n**Verdict:** {self.verdict}")
+        return (
+            f"**{self.title}**\n\n*The paper:* {self.paper_claim}\n\n"
+            f"*This tool computes:* {self.computed}\n\n**Verdict:** {self.verdict}"
+        )
 
 
 # ----------------------------------------------------------------------------- Figure 1
 
-def bayes_target_error(probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA,
-                       class_prior=None):
+
+def bayes_target_error(probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA, class_prior=None):
     """Exact Bayes (best possible) target error of the Bernoulli domains.
 
     The Bayes classifier picks, at every point of the target lattice
@@ -98,8 +116,9 @@ def bayes_target_error(probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA,
     """
     points, class_probabilities = bernoulli_target_lattice(probabilities, theta)
     n_classes = class_probabilities.shape[0]
-    prior = (np.full(n_classes, 1.0 / n_classes) if class_prior is None
-             else np.asarray(class_prior, dtype=float))
+    prior = (
+        np.full(n_classes, 1.0 / n_classes) if class_prior is None else np.asarray(class_prior, dtype=float)
+    )
     # Points coincide when θ_d = 1 (z_d is always 0): pool their probabilities first.
     unique, index = np.unique(points, axis=0, return_inverse=True)
     joint = np.zeros((n_classes, len(unique)))
@@ -122,30 +141,45 @@ def figure1_bayes_note(bayes_error=None):
         bayes_error = bayes_target_error(PAPER_FIGURE1.params, PAPER_FIGURE1.theta)
     reported = PAPER_FIGURE1.errors
     below = {name: e for name, e in reported.items() if e < bayes_error - ROUNDING}
-    claim = ("section 4.1.1, text next to Figure 1: "
-             + ", ".join(f"{name} {e:.3f}" for name, e in reported.items())
-             + " (Bernoulli 0.7/0.3, θ = [0.5, 0], 100,000 samples per domain).")
-    computed = (f"the exact best possible (Bayes) target error of this setting, summed "
-                f"over its 4 lattice points without sampling: {bayes_error:.3f}.")
+    claim = (
+        "section 4.1.1, text next to Figure 1: "
+        + ", ".join(f"{name} {e:.3f}" for name, e in reported.items())
+        + " (Bernoulli 0.7/0.3, θ = [0.5, 0], 100,000 samples per domain)."
+    )
+    computed = (
+        f"the exact best possible (Bayes) target error of this setting, summed "
+        f"over its 4 lattice points without sampling: {bayes_error:.3f}."
+    )
     if below:
         names = ", ".join(f"{name}'s {e:.3f}" for name, e in below.items())
-        verdict = (f"{names} {'is' if len(below) == 1 else 'are'} below the best possible "
-                   f"error {bayes_error:.3f}, which no classifier can beat on this target, "
-                   "so the reported value cannot come from the setting as described.")
+        verdict = (
+            f"{names} {'is' if len(below) == 1 else 'are'} below the best possible "
+            f"error {bayes_error:.3f}, which no classifier can beat on this target, "
+            "so the reported value cannot come from the setting as described."
+        )
     else:
-        verdict = (f"Every reported error is at or above the best possible error "
-                   f"{bayes_error:.3f}, as it must be.")
-    return PaperNote("figure1_bayes", "Figure 1: an error below the best possible one",
-                     claim, computed, verdict, consistent=not below,
-                     values={"bayes_error": bayes_error, "below": dict(below)})
+        verdict = (
+            f"Every reported error is at or above the best possible error {bayes_error:.3f}, as it must be."
+        )
+    return PaperNote(
+        "figure1_bayes",
+        "Figure 1: an error below the best possible one",
+        claim,
+        computed,
+        verdict,
+        consistent=not below,
+        values={"bayes_error": bayes_error, "below": dict(below)},
+    )
 
 
 # ----------------------------------------------------------------------------- Figure 2 / Table 1
 
+
 def figure2_errors(n_samples=100_000, seed=0):
     """This tool's six target errors in the Figure 2 / Table 1 setting."""
-    pair = make_domains("poisson", PAPER_FIGURE2.params, n_samples, n_samples,
-                        PAPER_FIGURE2.theta, random_state=seed)
+    pair = make_domains(
+        "poisson", PAPER_FIGURE2.params, n_samples, n_samples, PAPER_FIGURE2.theta, random_state=seed
+    )
     return {name: fit.target_error for name, fit in fit_classifiers(pair).classifiers.items()}
 
 
@@ -168,39 +202,58 @@ def figure2_table1_note(our_errors=None, n_samples=100_000, seed=0):
     paper_gap, paper_worst = _max_difference(text, table)
     to_text, text_worst = _max_difference(our_errors, text)
     to_table, table_worst = _max_difference(our_errors, table)
-    claim = ("section 4.1.1, text next to Figure 2: "
-             + ", ".join(f"{n} {e:.3f}" for n, e in text.items())
-             + "; Table 1 (section 4.1.3), same setting, unperturbed: "
-             + ", ".join(f"{n} {e:.3f}" for n, e in table.items())
-             + f" (they differ by up to {paper_gap:.3f}, at {paper_worst}).")
-    computed = ("target errors " + ", ".join(f"{n} {e:.3f}" for n, e in our_errors.items())
-                + f"; largest difference to the Figure 2 text {to_text:.3f} ({text_worst}), "
-                  f"to Table 1 {to_table:.3f} ({table_worst}).")
-    closer, other = (("Table 1", "the Figure 2 text") if to_table < to_text
-                     else ("the Figure 2 text", "Table 1"))
+    claim = (
+        "section 4.1.1, text next to Figure 2: "
+        + ", ".join(f"{n} {e:.3f}" for n, e in text.items())
+        + "; Table 1 (section 4.1.3), same setting, unperturbed: "
+        + ", ".join(f"{n} {e:.3f}" for n, e in table.items())
+        + f" (they differ by up to {paper_gap:.3f}, at {paper_worst})."
+    )
+    computed = (
+        "target errors "
+        + ", ".join(f"{n} {e:.3f}" for n, e in our_errors.items())
+        + f"; largest difference to the Figure 2 text {to_text:.3f} ({text_worst}), "
+        f"to Table 1 {to_table:.3f} ({table_worst})."
+    )
+    closer, other = (
+        ("Table 1", "the Figure 2 text") if to_table < to_text else ("the Figure 2 text", "Table 1")
+    )
     far = max(to_text, to_table) > 2 * min(to_text, to_table)
     if min(to_text, to_table) > 0.01:
-        verdict = (f"Neither matches: this run is at least {min(to_text, to_table):.3f} from "
-                   "both of the paper's versions.")
+        verdict = (
+            f"Neither matches: this run is at least {min(to_text, to_table):.3f} from "
+            "both of the paper's versions."
+        )
     elif far:
-        verdict = (f"This run reproduces {closer} (within {min(to_text, to_table):.3f}), not "
-                   f"{other} ({max(to_text, to_table):.3f} away): the two reports "
-                   "of one setting cannot both be right.")
+        verdict = (
+            f"This run reproduces {closer} (within {min(to_text, to_table):.3f}), not "
+            f"{other} ({max(to_text, to_table):.3f} away): the two reports "
+            "of one setting cannot both be right."
+        )
     else:
-        verdict = (f"This run is about as close to both versions ({to_text:.3f} and "
-                   f"{to_table:.3f}), so it cannot tell which is right.")
-    return PaperNote("figure2_table1", "Figure 2 and Table 1: one setting, two sets of errors",
-                     claim, computed, verdict, consistent=paper_gap <= 0.01,
-                     values={"paper_gap": paper_gap, "to_text": to_text, "to_table": to_table,
-                             "closer": closer})
+        verdict = (
+            f"This run is about as close to both versions ({to_text:.3f} and "
+            f"{to_table:.3f}), so it cannot tell which is right."
+        )
+    return PaperNote(
+        "figure2_table1",
+        "Figure 2 and Table 1: one setting, two sets of errors",
+        claim,
+        computed,
+        verdict,
+        consistent=paper_gap <= 0.01,
+        values={"paper_gap": paper_gap, "to_text": to_text, "to_table": to_table, "closer": closer},
+    )
 
 
 # ----------------------------------------------------------------------------- Figure 3
 
+
 def figure3_curves(ridge=0.0, seed=0, n_pool=10_000, n_repeats=50, n_sizes=15):
     """Quadratic learning curves (S-LS, T-LS, FLDA-Q) of the paper's Figure 3 setting."""
-    data = lc.make_learning_curve_data("poisson", PAPER_POISSON_PARAMS, PAPER_THETA,
-                                       n_train=n_pool, n_validation=n_pool, seed=seed)
+    data = lc.make_learning_curve_data(
+        "poisson", PAPER_POISSON_PARAMS, PAPER_THETA, n_train=n_pool, n_validation=n_pool, seed=seed
+    )
     sizes = lc.sample_size_grid(2, n_pool, n_sizes)
     return lc.learning_curves(data, sizes, n_repeats, "quadratic", ridge, seed)
 
@@ -214,32 +267,47 @@ def figure3_adaptation_note(table=None, tolerance=0.01):
     if table is None:
         table = figure3_curves().table
     n = lc.adaptation_sample_size(table, "FLDA-Q", "T-LS", "target", tolerance)
-    claim = ("section 4.1.2, on Figure 3: \"roughly 20 labeled source samples and 20 "
-             "unlabeled target samples are sufficient for FLDA to adapt\".")
+    claim = (
+        'section 4.1.2, on Figure 3: "roughly 20 labeled source samples and 20 '
+        'unlabeled target samples are sufficient for FLDA to adapt".'
+    )
     largest = int(table["n"].max())
-    computed = (f"the smallest n from which FLDA-Q's mean target error stays within "
-                f"{tolerance:g} of T-LS's for every larger n: "
-                + (f"n = {n:,}." if n is not None else f"none up to n = {largest:,}."))
+    computed = (
+        f"the smallest n from which FLDA-Q's mean target error stays within "
+        f"{tolerance:g} of T-LS's for every larger n: "
+        + (f"n = {n:,}." if n is not None else f"none up to n = {largest:,}.")
+    )
     lo, hi = ROUGHLY
     if n is None:
-        verdict = (f"FLDA-Q is still more than {tolerance:g} from the oracle at n = "
-                   f"{largest:,}, so it has not adapted on this grid.")
+        verdict = (
+            f"FLDA-Q is still more than {tolerance:g} from the oracle at n = "
+            f"{largest:,}, so it has not adapted on this grid."
+        )
         consistent = False
     elif n < lo:
-        verdict = (f"FLDA-Q reaches the oracle already at n = {n:,}, earlier than the "
-                   f"paper's roughly {PAPER_ADAPTATION_N}.")
+        verdict = (
+            f"FLDA-Q reaches the oracle already at n = {n:,}, earlier than the "
+            f"paper's roughly {PAPER_ADAPTATION_N}."
+        )
         consistent = False
     elif n > hi:
-        verdict = (f"FLDA-Q needs n = {n:,}, more than the paper's roughly "
-                   f"{PAPER_ADAPTATION_N}.")
+        verdict = f"FLDA-Q needs n = {n:,}, more than the paper's roughly {PAPER_ADAPTATION_N}."
         consistent = False
     else:
-        verdict = (f"FLDA-Q reaches the oracle at n = {n:,}, consistent with the paper's "
-                   f"roughly {PAPER_ADAPTATION_N}.")
+        verdict = (
+            f"FLDA-Q reaches the oracle at n = {n:,}, consistent with the paper's "
+            f"roughly {PAPER_ADAPTATION_N}."
+        )
         consistent = True
-    return PaperNote("figure3_adaptation", "Figure 3: how many samples FLDA needs",
-                     claim, computed, verdict, consistent,
-                     values={"n": n, "tolerance": tolerance})
+    return PaperNote(
+        "figure3_adaptation",
+        "Figure 3: how many samples FLDA needs",
+        claim,
+        computed,
+        verdict,
+        consistent,
+        values={"n": n, "tolerance": tolerance},
+    )
 
 
 def small_sample_advantage(gaps, small_n=SMALL_N):
@@ -253,8 +321,7 @@ def small_sample_advantage(gaps, small_n=SMALL_N):
     return float(-rows["mean_gap"].mean())
 
 
-def l2_remark_note(advantage_without=None, advantages_with=None, tolerance=0.01,
-                   small_n=SMALL_N):
+def l2_remark_note(advantage_without=None, advantages_with=None, tolerance=0.01, small_n=SMALL_N):
     """Does FLDA-Q's small-sample advantage disappear with l2 (section 4.1.2)?
 
     ``advantage_without`` and ``advantages_with`` (ridge λ -> advantage) are
@@ -264,39 +331,58 @@ def l2_remark_note(advantage_without=None, advantages_with=None, tolerance=0.01,
     if advantage_without is None:
         advantage_without = small_sample_advantage(figure3_curves(0.0).gaps, small_n)
     if advantages_with is None:
-        advantages_with = {ridge: small_sample_advantage(figure3_curves(ridge).gaps, small_n)
-                           for ridge in (1.0, 10.0, 100.0)}
-    claim = ("section 4.1.2: FLDA-Q outperforms S-LS and T-LS at small sample sizes, and "
-             "\"when the learning curves are computed with ℓ2-regularized classifiers, then "
-             "the difference in performance disappears\" (no λ given).")
-    computed = (f"T-LS's minus FLDA-Q's mean target error over n ≤ {small_n} (positive: "
-                f"FLDA-Q better): {advantage_without:+.3f} without l2; "
-                + ", ".join(f"{a:+.3f} with λ = {r:g}" for r, a in advantages_with.items())
-                + ".")
+        advantages_with = {
+            ridge: small_sample_advantage(figure3_curves(ridge).gaps, small_n) for ridge in (1.0, 10.0, 100.0)
+        }
+    claim = (
+        "section 4.1.2: FLDA-Q outperforms S-LS and T-LS at small sample sizes, and "
+        '"when the learning curves are computed with ℓ2-regularized classifiers, then '
+        'the difference in performance disappears" (no λ given).'
+    )
+    computed = (
+        f"T-LS's minus FLDA-Q's mean target error over n ≤ {small_n} (positive: "
+        f"FLDA-Q better): {advantage_without:+.3f} without l2; "
+        + ", ".join(f"{a:+.3f} with λ = {r:g}" for r, a in advantages_with.items())
+        + "."
+    )
     gone = [r for r, a in advantages_with.items() if abs(a) <= tolerance]
     if advantage_without <= tolerance:
-        verdict = (f"Without l2 FLDA-Q is not clearly better at small n here "
-                   f"({advantage_without:+.3f}), so there is no advantage to disappear.")
+        verdict = (
+            f"Without l2 FLDA-Q is not clearly better at small n here "
+            f"({advantage_without:+.3f}), so there is no advantage to disappear."
+        )
         consistent = False
     elif gone:
-        verdict = (f"The advantage ({advantage_without:+.3f} without l2) shrinks to within "
-                   f"{tolerance:g} with λ = {', '.join(f'{r:g}' for r in gone)}: the remark "
-                   "reproduces.")
+        verdict = (
+            f"The advantage ({advantage_without:+.3f} without l2) shrinks to within "
+            f"{tolerance:g} with λ = {', '.join(f'{r:g}' for r in gone)}: the remark "
+            "reproduces."
+        )
         consistent = True
     elif all(a > tolerance for a in advantages_with.values()):
-        verdict = (f"The remark does not reproduce: FLDA-Q stays better with every λ tried "
-                   f"(by {min(advantages_with.values()):+.3f} or more; {advantage_without:+.3f} "
-                   "without l2).")
+        verdict = (
+            f"The remark does not reproduce: FLDA-Q stays better with every λ tried "
+            f"(by {min(advantages_with.values()):+.3f} or more; {advantage_without:+.3f} "
+            "without l2)."
+        )
         consistent = False
     else:
         worse = [r for r, a in advantages_with.items() if a < -tolerance]
-        verdict = (f"The advantage does not disappear but reverses: with λ = "
-                   f"{', '.join(f'{r:g}' for r in worse)} FLDA-Q is worse than T-LS at "
-                   "small n.")
+        verdict = (
+            f"The advantage does not disappear but reverses: with λ = "
+            f"{', '.join(f'{r:g}' for r in worse)} FLDA-Q is worse than T-LS at "
+            "small n."
+        )
         consistent = False
-    return PaperNote("l2_remark", "Figure 3: the l2 remark", claim, computed, verdict,
-                     consistent, values={"without": advantage_without,
-                                         "with": dict(advantages_with)})
+    return PaperNote(
+        "l2_remark",
+        "Figure 3: the l2 remark",
+        claim,
+        computed,
+        verdict,
+        consistent,
+        values={"without": advantage_without, "with": dict(advantages_with)},
+    )
 
 
 #: Which notes belong on which page (page file stem -> note builders).

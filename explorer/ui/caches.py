@@ -15,8 +15,16 @@ import inspect
 import numpy as np
 import streamlit as st
 
-__all__ = ["cache_data", "cache_resource", "cached_domains", "cached_lattice_counts",
-           "cached_linear_fit", "cached_paper_notes", "keyword_calls", "linear_fitter"]
+__all__ = [
+    "cache_data",
+    "cache_resource",
+    "cached_domains",
+    "cached_lattice_counts",
+    "cached_linear_fit",
+    "cached_paper_notes",
+    "keyword_calls",
+    "linear_fitter",
+]
 
 
 def keyword_calls(cached, func):
@@ -33,8 +41,10 @@ def keyword_calls(cached, func):
     """
     signature = inspect.signature(func)
     if any(p.kind in (p.VAR_POSITIONAL, p.POSITIONAL_ONLY) for p in signature.parameters.values()):
-        raise TypeError(f"{func.__qualname__}: a cached function called by keyword cannot "
-                        "take positional-only or *args parameters.")
+        raise TypeError(
+            f"{func.__qualname__}: a cached function called by keyword cannot "
+            "take positional-only or *args parameters."
+        )
 
     @functools.wraps(func)
     def call(*args, **kwargs):
@@ -71,8 +81,7 @@ def cached_domains(distribution, params, n_source, n_target, theta, seed):
     """
     from flda_core.synthetic import make_any_domains
 
-    pair = make_any_domains(distribution, params, n_source, n_target, theta,
-                            random_state=seed)
+    pair = make_any_domains(distribution, params, n_source, n_target, theta, random_state=seed)
     for value in vars(pair).values():
         if isinstance(value, np.ndarray):
             value.flags.writeable = False
@@ -92,14 +101,20 @@ def cached_lattice_counts(data_key, domain="target"):
 
 
 @cache_data(max_entries=512, show_spinner=False)
-def cached_linear_fit(data_key, family, loss, l2, theta=None, perturbation=None,
-                      transfer="dropout"):
+def cached_linear_fit(data_key, family, loss, l2, theta=None, perturbation=None, transfer="dropout"):
     """Cached :func:`explorer.experiments.synthetic.fit_linear` on the domains of
     ``data_key`` (``theta`` a tuple or None).  One cache for every synthetic page."""
     from explorer.experiments.synthetic import fit_linear
 
-    return fit_linear(cached_domains(*data_key), family, loss, l2=l2, theta=theta,
-                      perturbation=perturbation, transfer=transfer)
+    return fit_linear(
+        cached_domains(*data_key),
+        family,
+        loss,
+        l2=l2,
+        theta=theta,
+        perturbation=perturbation,
+        transfer=transfer,
+    )
 
 
 def linear_fitter(data_key):
@@ -108,10 +123,11 @@ def linear_fitter(data_key):
     ``theta`` arrays are turned into rounded tuples, so equal values share a
     cache entry.
     """
+
     def fit(family, loss, l2, theta=None, perturbation=None, transfer="dropout"):
         key = None if theta is None else tuple(np.round(np.asarray(theta, dtype=float), 12))
-        return cached_linear_fit(data_key, family, loss, float(l2), key, perturbation,
-                                 transfer)
+        return cached_linear_fit(data_key, family, loss, float(l2), key, perturbation, transfer)
+
     return fit
 
 

@@ -28,8 +28,19 @@ from pathlib import Path
 
 import streamlit as st
 
-__all__ = ["PLOTLY_BUNDLE", "BUNDLE_TRACE_TYPES", "COMPONENT_NAME", "IMMUTABLE", "asset_url",
-           "bundle_url", "route_prefixes", "routes", "chart_payload", "plotly_chart", "warm_up"]
+__all__ = [
+    "PLOTLY_BUNDLE",
+    "BUNDLE_TRACE_TYPES",
+    "COMPONENT_NAME",
+    "IMMUTABLE",
+    "asset_url",
+    "bundle_url",
+    "route_prefixes",
+    "routes",
+    "chart_payload",
+    "plotly_chart",
+    "warm_up",
+]
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 #: plotly.js 4.1.1's core with the bar and heatmap traces, built from its npm package by
@@ -70,8 +81,7 @@ def bundle_url():
 
 
 #: Headers of a file whose name changes with its content.
-IMMUTABLE = {"Cache-Control": "public, max-age=31536000, immutable",
-              "X-Content-Type-Options": "nosniff"}
+IMMUTABLE = {"Cache-Control": "public, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff"}
 
 
 @functools.cache
@@ -124,14 +134,16 @@ def routes():
     root and, when ``server.baseUrlPath`` is set, under it."""
     from starlette.routing import Route
 
-    return [Route(f"{prefix}/{PLOTLY_BUNDLE.name}", _serve_bundle, methods=["GET"])
-            for prefix in route_prefixes()]
+    return [
+        Route(f"{prefix}/{PLOTLY_BUNDLE.name}", _serve_bundle, methods=["GET"]) for prefix in route_prefixes()
+    ]
 
 
 @functools.cache
 def _component():
-    return st.components.v2.component(COMPONENT_NAME, js=(ASSETS / "flda_chart.js").read_text(),
-                                      css=_CSS, isolate_styles=False)
+    return st.components.v2.component(
+        COMPONENT_NAME, js=(ASSETS / "flda_chart.js").read_text(), css=_CSS, isolate_styles=False
+    )
 
 
 def _height(fig):
@@ -156,9 +168,14 @@ def chart_payload(fig, key, config=None, description=None, report_drawn=False, f
     """
     import plotly.io as pio
 
-    fields = {"figure": pio.to_json(fig, validate=False), "config": config or {},
-              "height": _height(fig), "description": description or "", "key": key,
-              "plotly": bundle_url()}
+    fields = {
+        "figure": pio.to_json(fig, validate=False),
+        "config": config or {},
+        "height": _height(fig),
+        "description": description or "",
+        "key": key,
+        "plotly": bundle_url(),
+    }
     if fit_margin:
         fields["fit_margin"] = int(fit_margin)
     text = json.dumps(fields)
@@ -171,8 +188,7 @@ def _ignore():
     pass
 
 
-def plotly_chart(fig, key, config=None, description=None, report_drawn=False, on_drawn=None,
-                 fit_margin=0):
+def plotly_chart(fig, key, config=None, description=None, report_drawn=False, on_drawn=None, fit_margin=0):
     """Draw ``fig`` as the chart ``key`` (kept across reruns and redrawn in place).
 
     With ``report_drawn`` the browser sends the trigger ``drawn`` once it has drawn
@@ -180,6 +196,10 @@ def plotly_chart(fig, key, config=None, description=None, report_drawn=False, on
     ``flda_chart.js``); that reruns the page (or the fragment the chart is in), and
     ``on_drawn`` is called first, as Streamlit calls a widget's ``on_change``.
     """
-    _component()(key=key, data=chart_payload(fig, key, config, description, report_drawn,
-                                                fit_margin),
-                 width="stretch", height="content", on_drawn_change=on_drawn or _ignore)
+    _component()(
+        key=key,
+        data=chart_payload(fig, key, config, description, report_drawn, fit_margin),
+        width="stretch",
+        height="content",
+        on_drawn_change=on_drawn or _ignore,
+    )

@@ -16,9 +16,17 @@ from explorer.ui.caches import cached_paper_notes
 from explorer.ui.state import CHART_DRAWN_KEY, REST_OWED_KEY, presentation_mode
 from explorer.ui.widgets import image_format
 
-__all__ = ["CHART_DRAWN_KEY", "REST_OWED_KEY", "deferred_controls", "finish_owed_page",
-           "first_chart_pending", "show_chart", "show_equations", "show_paper_notes",
-           "sidebar_controls"]
+__all__ = [
+    "CHART_DRAWN_KEY",
+    "REST_OWED_KEY",
+    "deferred_controls",
+    "finish_owed_page",
+    "first_chart_pending",
+    "show_chart",
+    "show_equations",
+    "show_paper_notes",
+    "sidebar_controls",
+]
 
 #: Session key of the sidebar controls the page's run has put off (:func:`sidebar_controls`).
 DEFERRED_CONTROLS_KEY = "_flda_deferred_controls"
@@ -70,8 +78,7 @@ def sidebar_controls(draw, *args, deferred=None):
     """
     if first_chart_pending() and not _in_fragment_run():
         later = (deferred, ()) if deferred is not None else (draw, args)
-        st.session_state[DEFERRED_CONTROLS_KEY] = [
-            *st.session_state.get(DEFERRED_CONTROLS_KEY, ()), later]
+        st.session_state[DEFERRED_CONTROLS_KEY] = [*st.session_state.get(DEFERRED_CONTROLS_KEY, ()), later]
         return None
     return draw(*args)
 
@@ -82,6 +89,7 @@ def deferred_controls():
     it starts with none put off and, unless the run stopped at its first chart (or was
     rerun: Streamlit's control flow is no ``Exception``), draws those put off at its end,
     in order, also after an error: the user needs the controls to fix what failed."""
+
     def draw_put_off():
         for draw, args in st.session_state.pop(DEFERRED_CONTROLS_KEY, ()):
             draw(*args)
@@ -128,8 +136,13 @@ def show_chart(fig, key, what, caption=None, fit_margin=0, settings="", describe
     comes with the run that the browser asks for once it has drawn the chart
     (:func:`first_chart_pending`).
     """
-    from explorer.figures.export import (alt_text, chart_config, legend_below,
-                                         presentation_style, with_settings)
+    from explorer.figures.export import (
+        alt_text,
+        chart_config,
+        legend_below,
+        presentation_style,
+        with_settings,
+    )
 
     finish_owed_page()
     if presentation_mode():
@@ -139,9 +152,15 @@ def show_chart(fig, key, what, caption=None, fit_margin=0, settings="", describe
     with_settings(fig, settings)
     text = alt_text(fig)
     first = first_chart_pending()
-    ui_chart.plotly_chart(fig, key, config=chart_config(what, image_format()), description=text,
-                          report_drawn=first, on_drawn=_note_chart_drawn,
-                          fit_margin=fit_margin)
+    ui_chart.plotly_chart(
+        fig,
+        key,
+        config=chart_config(what, image_format()),
+        description=text,
+        report_drawn=first,
+        on_drawn=_note_chart_drawn,
+        fit_margin=fit_margin,
+    )
     description = "*Chart:* " + escape_markdown(text) if describe else ""
     shown = "\n\n".join(part for part in (caption, description) if part)
     if shown:
@@ -176,15 +195,22 @@ def show_paper_notes(page):
     The notes are computed on request (a button), so they never delay the first
     chart; once computed in this session they are shown at once.
     """
-    with st.expander("Notes on the paper: where its reported numbers and its own setup "
-                     "disagree", icon=":material/rate_review:"):
+    with st.expander(
+        "Notes on the paper: where its reported numbers and its own setup disagree",
+        icon=":material/rate_review:",
+    ):
         flag = f"notes_shown_{page}"
         if not st.session_state.get(flag):
-            st.caption("Each note reruns the paper's setting and compares the result with "
-                       "the numbers the paper prints (a few seconds).")
-            if not st.button("Compute the notes", key=f"notes_button_{page}",
-                             help="Run the paper's settings and compare with its reported "
-                                  "numbers; the result is cached for everyone."):
+            st.caption(
+                "Each note reruns the paper's setting and compares the result with "
+                "the numbers the paper prints (a few seconds)."
+            )
+            if not st.button(
+                "Compute the notes",
+                key=f"notes_button_{page}",
+                help="Run the paper's settings and compare with its reported "
+                "numbers; the result is cached for everyone.",
+            ):
                 return
             st.session_state[flag] = True
         with st.spinner("Computing the notes on the paper…"):

@@ -78,8 +78,10 @@ def routes():
     (:func:`explorer.ui.serving.routes`)."""
     from starlette.routing import Route
 
-    return [Route(f"{prefix}/equations/{{name}}", _serve_equation, methods=["GET"])
-            for prefix in ui_chart.route_prefixes()]
+    return [
+        Route(f"{prefix}/equations/{{name}}", _serve_equation, methods=["GET"])
+        for prefix in ui_chart.route_prefixes()
+    ]
 
 
 def equation_html(eq):
@@ -92,13 +94,17 @@ def equation_html(eq):
     url = ui_chart.asset_url(f"equations/{entry['file']}")
     width, height = entry["width"], entry["height"]
     mask = f"url('{url}') center / contain no-repeat"
-    style = (f"display: inline-block; width: {width * SCALE:.3f}ex; max-width: 100%; "
-             f"aspect-ratio: {width} / {height}; background-color: currentColor; "
-             f"-webkit-mask: {mask}; mask: {mask}; "
-             "-webkit-print-color-adjust: exact; print-color-adjust: exact;")
-    return (f'<div class="flda-equation" style="text-align: center; margin: 0.25rem 0 0.75rem;">'
-            f'<span role="img" aria-label="{html.escape(eq.latex, quote=True)}" '
-            f'style="{style}"></span></div>')
+    style = (
+        f"display: inline-block; width: {width * SCALE:.3f}ex; max-width: 100%; "
+        f"aspect-ratio: {width} / {height}; background-color: currentColor; "
+        f"-webkit-mask: {mask}; mask: {mask}; "
+        "-webkit-print-color-adjust: exact; print-color-adjust: exact;"
+    )
+    return (
+        f'<div class="flda-equation" style="text-align: center; margin: 0.25rem 0 0.75rem;">'
+        f'<span role="img" aria-label="{html.escape(eq.latex, quote=True)}" '
+        f'style="{style}"></span></div>'
+    )
 
 
 def typeset(node_modules, equations=None):
@@ -109,8 +115,13 @@ def typeset(node_modules, equations=None):
 
     equations = EQUATIONS if equations is None else equations
     request = json.dumps([{"key": eq.key, "latex": eq.latex} for eq in equations])
-    result = subprocess.run(["node", str(EQUATION_DIR / "typeset.mjs"), str(node_modules)],
-                            input=request, capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        ["node", str(EQUATION_DIR / "typeset.mjs"), str(node_modules)],
+        input=request,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     svgs = json.loads(result.stdout)
     for old in EQUATION_DIR.glob("*.svg"):
         old.unlink()
@@ -123,8 +134,12 @@ def typeset(node_modules, equations=None):
         digest = hashlib.blake2b(svg.encode("utf-8"), digest_size=6).hexdigest()
         name = f"{eq.key}.{digest}.svg"
         (EQUATION_DIR / name).write_text(svg + "\n", encoding="utf-8")
-        index[eq.key] = {"latex": eq.latex, "file": name, "width": float(size.group(1)),
-                         "height": float(size.group(2))}
+        index[eq.key] = {
+            "latex": eq.latex,
+            "file": name,
+            "width": float(size.group(1)),
+            "height": float(size.group(2)),
+        }
     INDEX.write_text(json.dumps(index, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     typeset_index.cache_clear()
     _read_svg.cache_clear()
@@ -133,7 +148,9 @@ def typeset(node_modules, equations=None):
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: python3 -m explorer.ui.equations NODE_MODULES  "
-                 "(a folder with the npm package mathjax-full@3, see assets/README.md)")
+        sys.exit(
+            "usage: python3 -m explorer.ui.equations NODE_MODULES  "
+            "(a folder with the npm package mathjax-full@3, see assets/README.md)"
+        )
     for key, entry in typeset(sys.argv[1]).items():
         print(f"{key:<20} {entry['file']}  {entry['width']:.1f} x {entry['height']:.1f} ex")

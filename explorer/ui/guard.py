@@ -24,8 +24,9 @@ def show_problems(problems, where="in the sidebar"):
     """One ``st.error`` per problem (escaped: problems quote typed values), each saying
     where to fix it; True if there were any."""
     for problem in problems:
-        st.error(escape_markdown(f"{problem} Fix it {where}; nothing else was changed."),
-                 icon=":material/error:")
+        st.error(
+            escape_markdown(f"{problem} Fix it {where}; nothing else was changed."), icon=":material/error:"
+        )
     return bool(problems)
 
 
@@ -42,11 +43,14 @@ def show_error(error, action="updating this page", headline=None):
     report = describe_error(error, action)
     if report.expected:
         head = f"**{escape_markdown(headline)}** " if headline else ""
-        st.error(f"{head}{escape_markdown(report.message)}\n\n"
-                 f"**Fix:** {escape_markdown(report.hint)}", icon=":material/error:")
+        st.error(
+            f"{head}{escape_markdown(report.message)}\n\n**Fix:** {escape_markdown(report.hint)}",
+            icon=":material/error:",
+        )
     else:
-        st.error(f"{escape_markdown(report.message)}\n\n{escape_markdown(report.hint)}",
-                 icon=":material/report:")
+        st.error(
+            f"{escape_markdown(report.message)}\n\n{escape_markdown(report.hint)}", icon=":material/report:"
+        )
     return report
 
 

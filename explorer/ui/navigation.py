@@ -19,16 +19,22 @@ __all__ = ["app_pages", "in_pages_directory_mode", "leave_pages_directory_mode",
 def app_pages():
     """The ``st.Page`` list of ``app.py``'s ``st.navigation``: every page of
     :data:`explorer.registry.PAGES`, in its order (Home, the default, first)."""
-    return [st.Page(entry.script, title=entry.title, icon=entry.icon,
-                    url_path=None if entry.default else entry.url_path, default=entry.default)
-            for entry in PAGES]
+    return [
+        st.Page(
+            entry.script,
+            title=entry.title,
+            icon=entry.icon,
+            url_path=None if entry.default else entry.url_path,
+            default=entry.default,
+        )
+        for entry in PAGES
+    ]
 
 
 def page_link(page, label, icon=None, query="", help=None):
     """``st.page_link`` that keeps presentation mode (and an optional query string)."""
     url = with_present("?" + query, presentation_mode()).lstrip("?")
-    st.page_link(page, label=label, icon=icon, help=help,
-                 query_params=dict(parse_qsl(url)) or None)
+    st.page_link(page, label=label, icon=icon, help=help, query_params=dict(parse_qsl(url)) or None)
 
 
 def in_pages_directory_mode():

@@ -17,10 +17,23 @@ from contextlib import asynccontextmanager
 from explorer.ui import chart as ui_chart
 from explorer.ui import equations as ui_equations
 
-__all__ = ["EXTRA_MODULES", "LESSON_WARM_UP", "PROJECT_PACKAGES", "STORE_WARM_UPS",
-           "compile_page_scripts", "freeze_long_lived_objects", "listening_tcp_sockets",
-           "page_script_paths", "project_modules", "routes", "send_small_writes_at_once",
-           "server_lifespan", "warm_up_imports", "warm_up_lesson", "warm_up_stores"]
+__all__ = [
+    "EXTRA_MODULES",
+    "LESSON_WARM_UP",
+    "PROJECT_PACKAGES",
+    "STORE_WARM_UPS",
+    "compile_page_scripts",
+    "freeze_long_lived_objects",
+    "listening_tcp_sockets",
+    "page_script_paths",
+    "project_modules",
+    "routes",
+    "send_small_writes_at_once",
+    "server_lifespan",
+    "warm_up_imports",
+    "warm_up_lesson",
+    "warm_up_stores",
+]
 
 #: Imported by the warm-up besides the project's own modules: plotly's figure classes, its
 #: subplots and utilities (which import Pillow: 70 ms, paid by the first figure with
@@ -191,9 +204,11 @@ def listening_tcp_sockets():
             os.close(dup)  # a duplicate left open would keep a pipe or socket alive
             continue
         try:
-            listening = (sock.type == socket.SOCK_STREAM
-                         and sock.family in (socket.AF_INET, socket.AF_INET6)
-                         and sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN))
+            listening = (
+                sock.type == socket.SOCK_STREAM
+                and sock.family in (socket.AF_INET, socket.AF_INET6)
+                and sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+            )
         except OSError:
             listening = False
         if listening:
@@ -234,8 +249,10 @@ def page_script_paths():
     script cache keys them: ``st.Page`` resolves a page's path (symbolic links too)."""
     from explorer.registry import APP_DIR, PAGES
 
-    return [str((APP_DIR / "app.py").resolve()),
-            *(str((APP_DIR / entry.script).resolve()) for entry in PAGES)]
+    return [
+        str((APP_DIR / "app.py").resolve()),
+        *(str((APP_DIR / entry.script).resolve()) for entry in PAGES),
+    ]
 
 
 def compile_page_scripts(script_cache=None):
@@ -362,9 +379,12 @@ async def server_lifespan(app):
     await asyncio.to_thread(compile_page_scripts)
     await asyncio.to_thread(warm_up_figure_layouts)
     lesson = await asyncio.to_thread(warm_up_lesson)
-    print("  FLDA explorer: scientific libraries loaded"
-          + (", the lesson's steps computed" if lesson is not None else "")
-          + f" in {time.perf_counter() - start:.1f} s; every page is ready.", flush=True)
+    print(
+        "  FLDA explorer: scientific libraries loaded"
+        + (", the lesson's steps computed" if lesson is not None else "")
+        + f" in {time.perf_counter() - start:.1f} s; every page is ready.",
+        flush=True,
+    )
     threading.Thread(target=warm_up_stores, name="flda-store-warm-up", daemon=True).start()
     yield
 
@@ -397,8 +417,7 @@ def _run_warm_up(env, module, function):
     except Exception:
         import logging
 
-        logging.getLogger("flda").warning("Warm-up %s.%s failed", module, function,
-                                          exc_info=True)
+        logging.getLogger("flda").warning("Warm-up %s.%s failed", module, function, exc_info=True)
         return None
     return time.perf_counter() - start
 

@@ -18,8 +18,7 @@ import pathlib
 
 import streamlit as st
 
-__all__ = ["BODY_PX", "NUMBER_PX", "CHART_MARGIN", "SLIDE_KEY", "TITLE_KEY", "SLIDE_CSS",
-           "lesson_keys"]
+__all__ = ["BODY_PX", "NUMBER_PX", "CHART_MARGIN", "SLIDE_KEY", "TITLE_KEY", "SLIDE_CSS", "lesson_keys"]
 
 ASSETS = pathlib.Path(__file__).resolve().parents[2] / "assets"
 #: The keyboard element's key.
@@ -68,9 +67,9 @@ header[data-testid="stHeader"] {{ display: none; }}
 
 @functools.cache
 def _component():
-    return st.components.v2.component("flda_lesson_keys",
-                                      js=(ASSETS / "lesson_keys.js").read_text(encoding="utf-8"),
-                                      isolate_styles=False)
+    return st.components.v2.component(
+        "flda_lesson_keys", js=(ASSETS / "lesson_keys.js").read_text(encoding="utf-8"), isolate_styles=False
+    )
 
 
 def _ignore():

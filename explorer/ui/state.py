@@ -28,9 +28,22 @@ from explorer.presentation import PRESENT_PARAM
 from explorer.safe_text import escape_markdown
 from explorer.url_state import validate_url_value
 
-__all__ = ["CHART_DRAWN_KEY", "LINK_NOTES_KEY", "PRESENT_KEY", "REST_OWED_KEY", "SEED_KEY",
-           "Setting", "apply_values", "get_seed", "keep_presentation_in_url", "keep_widget_state",
-           "presentation_mode", "restore_from_url", "start_run", "write_to_url"]
+__all__ = [
+    "CHART_DRAWN_KEY",
+    "LINK_NOTES_KEY",
+    "PRESENT_KEY",
+    "REST_OWED_KEY",
+    "SEED_KEY",
+    "Setting",
+    "apply_values",
+    "get_seed",
+    "keep_presentation_in_url",
+    "keep_widget_state",
+    "presentation_mode",
+    "restore_from_url",
+    "start_run",
+    "write_to_url",
+]
 
 SEED_KEY = "shared.seed"
 #: Session flag of presentation mode (it outlives the query string; see presentation_mode).
@@ -136,8 +149,14 @@ def restore_from_url(settings):
     for setting in settings:
         if setting.key in st.session_state:
             continue
-        outcome = validate_url_value(setting.url_name, st.query_params.get(setting.url_name),
-                                     setting.default, setting.options, setting.lo, setting.hi)
+        outcome = validate_url_value(
+            setting.url_name,
+            st.query_params.get(setting.url_name),
+            setting.default,
+            setting.options,
+            setting.lo,
+            setting.hi,
+        )
         value, note = outcome.value, outcome.note
         if outcome.accepted and setting.check is not None:
             problem = setting.check(value)
@@ -164,8 +183,11 @@ def write_to_url(settings):
         if setting.key not in st.session_state:
             continue
         value = st.session_state[setting.key]
-        encoded = value if isinstance(value, str) else json.dumps(
-            list(value) if isinstance(value, tuple) else value)
+        encoded = (
+            value
+            if isinstance(value, str)
+            else json.dumps(list(value) if isinstance(value, tuple) else value)
+        )
         if st.query_params.get(setting.url_name) != encoded:
             changed[setting.url_name] = encoded
     if changed:

@@ -8,8 +8,7 @@ import streamlit as st
 
 from explorer.safe_text import escape_markdown, safe_csv
 
-__all__ = ["csv_bytes", "download_csv", "download_file", "markdown_table", "number_columns",
-           "paired_columns"]
+__all__ = ["csv_bytes", "download_csv", "download_file", "markdown_table", "number_columns", "paired_columns"]
 
 
 def csv_bytes(frame, index=False):
@@ -26,20 +25,28 @@ def download_csv(label, frame, file_name, key, help, index=False, container=None
     The click does not rerun the page.  ``frame`` may be a DataFrame or a function
     returning one (for tables that are only assembled for the download).
     """
+
     def data():
         return csv_bytes(frame() if callable(frame) else frame, index=index)
 
-    return (container or st).download_button(label, data=data, file_name=file_name,
-                                             mime="text/csv", key=key, help=help,
-                                             on_click="ignore")
+    return (container or st).download_button(
+        label, data=data, file_name=file_name, mime="text/csv", key=key, help=help, on_click="ignore"
+    )
 
 
 def download_file(label, data, file_name, mime, key, help, container=None):
     """A download button for ``data`` (bytes this tool made, never a user's file as is),
     without a rerun on click; for CSV use :func:`download_csv`."""
-    return (container or st).download_button(label, data=data, file_name=file_name, mime=mime,
-                                             key=key, help=help, on_click="ignore",
-                                             icon=":material/download:")
+    return (container or st).download_button(
+        label,
+        data=data,
+        file_name=file_name,
+        mime=mime,
+        key=key,
+        help=help,
+        on_click="ignore",
+        icon=":material/download:",
+    )
 
 
 def number_columns(frame, fmt="%.3f", columns=None):
@@ -83,8 +90,10 @@ def markdown_table(frame, fmt="%.3f", right=None):
     aligned = [c in right or frame[c].dtype.kind in "iuf" for c in frame.columns]
     header = "| " + " | ".join(_cell(str(c), fmt) for c in frame.columns) + " |"
     rule = "|" + "|".join("---:" if a else ":---" for a in aligned) + "|"
-    rows = ["| " + " | ".join(_cell(v, fmt) for v in row) + " |"
-            for row in frame.itertuples(index=False, name=None)]
+    rows = [
+        "| " + " | ".join(_cell(v, fmt) for v in row) + " |"
+        for row in frame.itertuples(index=False, name=None)
+    ]
     return "\n".join([header, rule, *rows])
 
 
@@ -98,15 +107,17 @@ def paired_columns(frame, first="here", second="paper"):
     columns, joined = {}, []
     for column in frame.columns:
         name = str(column)
-        if name.endswith(f" ({second})") and name[:-len(second) - 3] + f" ({first})" in frame:
+        if name.endswith(f" ({second})") and name[: -len(second) - 3] + f" ({first})" in frame:
             continue
         if name.endswith(f" ({first})"):
-            base = name[:-len(first) - 3]
+            base = name[: -len(first) - 3]
             partner = f"{base} ({second})"
             if partner in frame:
                 label = f"{base} ({first} / {second})"
-                columns[label] = [f"{_cell(a, '%g')}\u00a0/\u00a0{_cell(b, '%g')}"
-                                  for a, b in zip(frame[column], frame[partner], strict=True)]
+                columns[label] = [
+                    f"{_cell(a, '%g')}\u00a0/\u00a0{_cell(b, '%g')}"
+                    for a, b in zip(frame[column], frame[partner], strict=True)
+                ]
                 joined.append(label)
                 continue
         columns[column] = frame[column]

@@ -33,10 +33,24 @@ from dataclasses import dataclass
 
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 
-__all__ = ["FRESH_SECONDS", "SESSION_FILES", "SLACK_BYTES", "WIDGET_FILES", "TOTAL_ENV",
-           "PROCESSES_ENV", "REFUSED_HELP", "BoundedUploadedFileManager", "Held",
-           "bound_uploads", "files_to_drop", "room_note", "server_room", "server_total_bytes",
-           "session_budget", "warn_when_server_is_full"]
+__all__ = [
+    "FRESH_SECONDS",
+    "SESSION_FILES",
+    "SLACK_BYTES",
+    "WIDGET_FILES",
+    "TOTAL_ENV",
+    "PROCESSES_ENV",
+    "REFUSED_HELP",
+    "BoundedUploadedFileManager",
+    "Held",
+    "bound_uploads",
+    "files_to_drop",
+    "room_note",
+    "server_room",
+    "server_total_bytes",
+    "session_budget",
+    "warn_when_server_is_full",
+]
 
 #: Files the app's widgets refer to at once: one page's two uploaders.
 WIDGET_FILES = 2
@@ -55,10 +69,12 @@ PROCESSES_ENV = "FLDA_SERVER_PROCESSES"
 #: is not set.
 MEMORY_SHARE = 0.25
 #: The end of every uploader's help: what the uploader's "status code 413" means.
-REFUSED_HELP = ("If the uploader says “status code 413”, the server refused the file: this "
-                "tab, or the whole class together, holds as many uploads as the server "
-                "allows. Remove files you no longer need (their ✕), or try again in a few "
-                "minutes.")
+REFUSED_HELP = (
+    "If the uploader says “status code 413”, the server refused the file: this "
+    "tab, or the whole class together, holds as many uploads as the server "
+    "allows. Remove files you no longer need (their ✕), or try again in a few "
+    "minutes."
+)
 
 
 def session_budget(max_upload_mb):
@@ -196,9 +212,12 @@ def _referenced_file_ids(runtime, session_id):
         states = info.session.session_state.get_widget_states()
     except Exception:  # a run changing the states meanwhile, or another Streamlit
         return None
-    return {item.file_id for state in states
-            if state.WhichOneof("value") == "file_uploader_state_value"
-            for item in state.file_uploader_state_value.uploaded_file_info}
+    return {
+        item.file_id
+        for state in states
+        if state.WhichOneof("value") == "file_uploader_state_value"
+        for item in state.file_uploader_state_value.uploaded_file_info
+    }
 
 
 class BoundedUploadedFileManager(MemoryUploadedFileManager):
@@ -221,8 +240,9 @@ class BoundedUploadedFileManager(MemoryUploadedFileManager):
         with self._lock:
             stored = {s: dict(files) for s, files in self.file_storage.items()}
         for session_id, files in stored.items():  # already uploaded: count as read
-            self._held[session_id] = {i: Held(i, len(f.data), time.monotonic(), True)
-                                      for i, f in files.items()}
+            self._held[session_id] = {
+                i: Held(i, len(f.data), time.monotonic(), True) for i, f in files.items()
+            }
 
     def add_file(self, session_id, file):
         """Store ``file`` if the session's budget allows it, after dropping files no
@@ -231,30 +251,36 @@ class BoundedUploadedFileManager(MemoryUploadedFileManager):
 
         referenced = _referenced_file_ids(self._runtime, session_id)
         with self._budget_lock:
-            others = [h for i, h in self._held.get(session_id, {}).items()
-                      if i != file.file_id]
-            drop = files_to_drop(others, referenced, len(file.data), self.budget,
-                                 time.monotonic())
+            others = [h for i, h in self._held.get(session_id, {}).items() if i != file.file_id]
+            drop = files_to_drop(others, referenced, len(file.data), self.budget, time.monotonic())
             if drop is None:
                 max_files, max_bytes = self.budget
-                raise HTTPException(status_code=413, detail=(
-                    f"This session already holds the most uploads it may ({max_files} "
-                    f"files, {max_bytes // 2**20} MB in all). Remove a file from an "
-                    "uploader, or reload the page, then upload again."))
+                raise HTTPException(
+                    status_code=413,
+                    detail=(
+                        f"This session already holds the most uploads it may ({max_files} "
+                        f"files, {max_bytes // 2**20} MB in all). Remove a file from an "
+                        "uploader, or reload the page, then upload again."
+                    ),
+                )
             replaced = self._held.get(session_id, {}).get(file.file_id)
-            freed = sum(h.size for h in others if h.file_id in drop) \
-                + (replaced.size if replaced else 0)
+            freed = sum(h.size for h in others if h.file_id in drop) + (replaced.size if replaced else 0)
             if self.held_bytes() - freed + len(file.data) > self.total_bytes:
-                raise HTTPException(status_code=413, detail=(
-                    f"The server holds as many uploads as it may for everyone at once "
-                    f"({self.total_bytes // 2**20} MB). Try again in a few minutes, when "
-                    f"other sessions have ended, or use a smaller file; whoever runs the "
-                    f"server can raise {TOTAL_ENV}."))
+                raise HTTPException(
+                    status_code=413,
+                    detail=(
+                        f"The server holds as many uploads as it may for everyone at once "
+                        f"({self.total_bytes // 2**20} MB). Try again in a few minutes, when "
+                        f"other sessions have ended, or use a smaller file; whoever runs the "
+                        f"server can raise {TOTAL_ENV}."
+                    ),
+                )
             for file_id in drop:
                 self.remove_file(session_id, file_id)
             super().add_file(session_id, file)
             self._held.setdefault(session_id, {})[file.file_id] = Held(
-                file.file_id, len(file.data), time.monotonic())
+                file.file_id, len(file.data), time.monotonic()
+            )
 
     def held_bytes(self):
         """Bytes all sessions of this process hold on the upload endpoint."""
@@ -343,10 +369,12 @@ def room_note(held, total, largest):
     room = max(int(total) - int(held), 0)
     if room >= largest:
         return None
-    return (f"The server now holds {_size(held)} of uploads, of the {_size(total)} it "
-            f"allows for everyone at once: a file over {_size(room)} will be refused (the "
-            "uploader then says “status code 413”). Try again in a few minutes, when other "
-            "sessions have ended.")
+    return (
+        f"The server now holds {_size(held)} of uploads, of the {_size(total)} it "
+        f"allows for everyone at once: a file over {_size(room)} will be refused (the "
+        "uploader then says “status code 413”). Try again in a few minutes, when other "
+        "sessions have ended."
+    )
 
 
 def _size(n_bytes):

@@ -11,10 +11,21 @@ import streamlit as st
 from explorer.presentation import HAS_PRESETS, PRESENTATION_CONTROLS, PRESENTATION_LABELS
 from explorer.ui.state import SEED_KEY, Setting, apply_values, presentation_mode
 
-__all__ = ["FOCUS_COLOR", "FOCUS_CSS", "IMAGE_FORMAT_KEY", "TRANSFER_OPTIONS",
-           "draw_image_format_choice", "image_format", "presentation_row", "progress_bar",
-           "show_focus_style", "stable_slot", "transfer_control", "transfer_help",
-           "transfer_setting"]
+__all__ = [
+    "FOCUS_COLOR",
+    "FOCUS_CSS",
+    "IMAGE_FORMAT_KEY",
+    "TRANSFER_OPTIONS",
+    "draw_image_format_choice",
+    "image_format",
+    "presentation_row",
+    "progress_bar",
+    "show_focus_style",
+    "stable_slot",
+    "transfer_control",
+    "transfer_help",
+    "transfer_setting",
+]
 
 IMAGE_FORMAT_KEY = "shared.image_format"
 
@@ -69,18 +80,18 @@ def transfer_help(options=TRANSFER_OPTIONS, note=""):
     from flda_core.transfer_models import TRANSFER_MODELS
 
     lines = "\n".join(f"- **{name}**: {TRANSFER_MODELS[name]}" for name in options)
-    return ("How FLDA models the change from source to target; its parameters are "
-            "estimated from the unlabelled target data (dropout is the paper's model, "
-            "section 3.3.1; the others go beyond the paper).\n\n" + lines
-            + (f"\n\n{note}" if note else ""))
+    return (
+        "How FLDA models the change from source to target; its parameters are "
+        "estimated from the unlabelled target data (dropout is the paper's model, "
+        "section 3.3.1; the others go beyond the paper).\n\n" + lines + (f"\n\n{note}" if note else "")
+    )
 
 
 def transfer_control(prefix, options=TRANSFER_OPTIONS, note="", container=None):
     """The "Transfer model" select box; returns the chosen model name."""
     return (container or st).selectbox(
-        "Transfer model", tuple(options), key=f"{prefix}.transfer",
-        help=transfer_help(options, note))
-
+        "Transfer model", tuple(options), key=f"{prefix}.transfer", help=transfer_help(options, note)
+    )
 
 
 def image_format():
@@ -95,14 +106,20 @@ def draw_image_format_choice():
     """The one PNG/SVG choice for every chart's download (drawn in the sidebar by ``app.py``)."""
     from explorer.figures.export import IMAGE_FORMATS
 
-    st.radio("Chart download format", IMAGE_FORMATS, key=IMAGE_FORMAT_KEY, horizontal=True,
-             format_func=str.upper,
-             help="What the camera button above each chart saves: PNG at twice the size of "
-                  "a 1600 × 900 slide, or SVG (vector, for print). The whole legend is "
-                  "always included and the file is named after what the chart shows.")
+    st.radio(
+        "Chart download format",
+        IMAGE_FORMATS,
+        key=IMAGE_FORMAT_KEY,
+        horizontal=True,
+        format_func=str.upper,
+        help="What the camera button above each chart saves: PNG at twice the size of "
+        "a 1600 × 900 slide, or SVG (vector, for print). The whole legend is "
+        "always included and the file is named after what the chart shows.",
+    )
 
 
 #: Whether a page's first chart is drawn before the rest of the page is sent
+
 
 def _copy_from_widget(key, widget_key):
     st.session_state[key] = st.session_state[widget_key]
@@ -111,8 +128,12 @@ def _copy_from_widget(key, widget_key):
 def _draw_live_control(setting, widget_key):
     """One compact control for ``setting`` (its type and bounds choose the widget)."""
     label = PRESENTATION_LABELS.get(setting.url_name, setting.url_name)
-    common = dict(key=widget_key, on_change=_copy_from_widget, args=(setting.key, widget_key),
-                  help=f"The page's “{label}” setting (the sidebar has all of them).")
+    common = dict(
+        key=widget_key,
+        on_change=_copy_from_widget,
+        args=(setting.key, widget_key),
+        help=f"The page's “{label}” setting (the sidebar has all of them).",
+    )
     if setting.options is not None and isinstance(setting.default, (list, tuple)):
         st.multiselect(label, setting.options, format_func=lambda v: f"{v:+g}", **common)
     elif setting.options is not None:
@@ -120,8 +141,13 @@ def _draw_live_control(setting, widget_key):
     elif isinstance(setting.default, bool):
         st.toggle(label, **common)
     elif isinstance(setting.default, (int, float)):
-        st.number_input(label, min_value=setting.lo, max_value=setting.hi,
-                        step=1 if isinstance(setting.default, int) else 0.05, **common)
+        st.number_input(
+            label,
+            min_value=setting.lo,
+            max_value=setting.hi,
+            step=1 if isinstance(setting.default, int) else 0.05,
+            **common,
+        )
     else:
         st.text_input(label, **common)
 
@@ -146,11 +172,15 @@ def presentation_row(page, settings, presets=None):
             st.session_state[widget_key] = st.session_state[key]
         with column:
             _draw_live_control(by_key[key], widget_key)
-    for column, (label, values) in zip(columns[len(keys):], shown_presets.items()):
-        column.button(label, on_click=apply_values, args=(values,), width="stretch",
-                      key="present_preset_" + export_filename(label),
-                      help=f"Load the paper's setting: {label}.")
-
+    for column, (label, values) in zip(columns[len(keys) :], shown_presets.items()):
+        column.button(
+            label,
+            on_click=apply_values,
+            args=(values,),
+            width="stretch",
+            key="present_preset_" + export_filename(label),
+            help=f"Load the paper's setting: {label}.",
+        )
 
 
 def stable_slot():
@@ -174,7 +204,6 @@ def progress_bar(text):
 
     bar = st.progress(0.0, text=text)
     try:
-        yield throttled(lambda fraction, message:
-                        bar.progress(min(1.0, max(0.0, fraction)), text=message))
+        yield throttled(lambda fraction, message: bar.progress(min(1.0, max(0.0, fraction)), text=message))
     finally:
         bar.empty()

@@ -39,9 +39,9 @@ class Chart:
     """One chart of a page as the browser receives it (:func:`ui_chart.chart_payload`)."""
 
     key: str
-    spec: str          # the figure: plotly's JSON text
-    config: dict       # plotly.js config (camera button)
-    description: str   # text alternative (the chart's accessible name)
+    spec: str  # the figure: plotly's JSON text
+    config: dict  # plotly.js config (camera button)
+    description: str  # text alternative (the chart's accessible name)
 
     @property
     def figure(self):
@@ -54,11 +54,11 @@ def charts(at):
 
     found = []
     for element in at.get("bidi_component"):
-        payload = json.loads(element.proto.bytes) \
-            if element.proto.component_name == ui_chart.COMPONENT_NAME else {}
+        payload = (
+            json.loads(element.proto.bytes) if element.proto.component_name == ui_chart.COMPONENT_NAME else {}
+        )
         if payload:
-            chart = Chart(payload["key"], payload["figure"], payload["config"],
-                          payload["description"])
+            chart = Chart(payload["key"], payload["figure"], payload["config"], payload["description"])
             # Every chart a test sees must be drawable by the plotly.js bundle we ship.
             types = {trace.get("type", "scatter") for trace in chart.figure["data"]}
             assert types <= ui_chart.BUNDLE_TRACE_TYPES, (chart.key, types)

@@ -64,7 +64,7 @@ def test_source_cv_picks_the_candidate_with_the_lowest_fold_error():
     X_s, y_s, _, _ = shifted_problem(n=200)
     model = bl.SourceCV(LogisticRegression(), {"C": [1e-6, 1.0]}).fit(X_s, y_s)
     errors = {c["C"]: e for c, e in model.cv_errors_}
-    assert errors[1.0] < errors[1e-6]   # C = 1e-6 predicts one class only
+    assert errors[1.0] < errors[1e-6]  # C = 1e-6 predicts one class only
     assert model.best_params_ == {"C": 1.0}
     assert model.estimator_.C == 1.0 and model.score(X_s, y_s) > 0.9
 
@@ -81,30 +81,39 @@ def test_source_cv_passes_sample_weights_and_scales_gamma():
 
 
 FIRST_SKADA_USE = {
-    "baseline": ("from tests.app.test_baselines import shifted_problem\n"
-                 "from explorer.experiments.baselines import fit_baseline\n"
-                 "X_s, y_s, X_t, _ = shifted_problem(n=40)\n"
-                 "fit_baseline('CORAL', X_s, y_s, X_t)\n"),
-    "fetcher": ("import tempfile\n"
-                "from explorer.data import benchmarks as bm\n"
-                "try:\n"
-                "    bm._skada_fetch(bm.BENCHMARKS['amazon'], 'books', tempfile.mkdtemp(), False)\n"
-                "except OSError:\n"
-                "    pass\n"),
+    "baseline": (
+        "from tests.app.test_baselines import shifted_problem\n"
+        "from explorer.experiments.baselines import fit_baseline\n"
+        "X_s, y_s, X_t, _ = shifted_problem(n=40)\n"
+        "fit_baseline('CORAL', X_s, y_s, X_t)\n"
+    ),
+    "fetcher": (
+        "import tempfile\n"
+        "from explorer.data import benchmarks as bm\n"
+        "try:\n"
+        "    bm._skada_fetch(bm.BENCHMARKS['amazon'], 'books', tempfile.mkdtemp(), False)\n"
+        "except OSError:\n"
+        "    pass\n"
+    ),
 }
 
 
 @pytest.mark.parametrize("use", list(FIRST_SKADA_USE))
 def test_first_use_of_skada_leaves_metadata_routing_as_it_was(use):
     # skada switches routing on when imported; the lazy imports must not leak it
-    code = ("import sys, sklearn\n" + FIRST_SKADA_USE[use]
-            + "print('skada' in sys.modules, sklearn.get_config()['enable_metadata_routing'])\n")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, timeout=120, check=True)
+    code = (
+        "import sys, sklearn\n"
+        + FIRST_SKADA_USE[use]
+        + "print('skada' in sys.modules, sklearn.get_config()['enable_metadata_routing'])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True
+    )
     assert out.stdout.strip().splitlines()[-1] == "True False"
 
 
 # ----------------------------------------------------------------------------- routing
+
 
 @pytest.mark.parametrize("routing", [False, True])
 def test_flda_in_meta_estimators_with_routing_on_and_off(routing):
@@ -116,14 +125,13 @@ def test_flda_in_meta_estimators_with_routing_on_and_off(routing):
         search = GridSearchCV(FLDAClassifier(), {"l2": [1e-3, 1e-1]}, cv=3)
         search.fit(X, y, X_target=Xt)
         np.testing.assert_allclose(search.best_estimator_.theta_, expected)
+
         def theta_0(estimator, X_test, y_test):  # "score" = the fitted theta of feature 0
             return estimator.theta_[0]
 
-        thetas = cross_val_score(FLDAClassifier(), X, y, params={"X_target": Xt}, cv=3,
-                                 scoring=theta_0)
+        thetas = cross_val_score(FLDAClassifier(), X, y, params={"X_target": Xt}, cv=3, scoring=theta_0)
         assert np.all(thetas > 0.3)  # X_target reached every fold's fit
-        np.testing.assert_array_equal(cross_val_score(FLDAClassifier(), X, y, cv=3,
-                                                      scoring=theta_0), 0.0)
+        np.testing.assert_array_equal(cross_val_score(FLDAClassifier(), X, y, cv=3, scoring=theta_0), 0.0)
         # without routing, parameters are addressed by step; with it, by name
         pipe = make_pipeline(MaxAbsScaler(), FLDAClassifier())
         if routing:
@@ -156,13 +164,11 @@ def test_weights_of_a_skada_reweighting_adapter_reach_flda():
     with sklearn.config_context(enable_metadata_routing=True):
         import skada
 
-        pipe = skada.make_da_pipeline(skada.DensityReweightAdapter(),
-                                      FLDAClassifier(loss="quadratic"))
+        pipe = skada.make_da_pipeline(skada.DensityReweightAdapter(), FLDAClassifier(loss="quadratic"))
         X_all, y_all, domains = bl.domain_arrays(X, y, Xt)
         pipe.fit(X_all, y_all, sample_domain=domains)
         fitted = pipe[-1].base_estimator_
-        weights = pipe[0].base_estimator_.compute_weights(
-            X_all, sample_domain=domains)[domains > 0]
-    assert np.ptp(weights) > 0          # really reweighted
+        weights = pipe[0].base_estimator_.compute_weights(X_all, sample_domain=domains)[domains > 0]
+    assert np.ptp(weights) > 0  # really reweighted
     expected = FLDAClassifier(loss="quadratic").fit(X, y, sample_weight=weights)
     np.testing.assert_allclose(fitted.coef_, expected.coef_, atol=1e-10)

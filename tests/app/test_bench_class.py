@@ -19,8 +19,15 @@ bench_class = sys.modules.setdefault("bench_class", importlib.util.module_from_s
 _SPEC.loader.exec_module(bench_class)
 
 
-@pytest.mark.parametrize("url", ["http://example.com:8501", "http://10.0.0.2:8501",
-                                 "https://127.0.0.1:8501", "http://127.0.0.1.example.com"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://example.com:8501",
+        "http://10.0.0.2:8501",
+        "https://127.0.0.1:8501",
+        "http://127.0.0.1.example.com",
+    ],
+)
 def test_it_refuses_every_host_but_loopback(url, capsys):
     with pytest.raises(ValueError, match="only http://127.0.0.1"):
         bench_class.check_loopback(url)
@@ -49,10 +56,28 @@ def test_two_students_against_a_running_server(tmp_path):
     server = StreamlitServer(log_path=tmp_path / "streamlit.log")
     try:
         done = subprocess.run(
-            [sys.executable, str(BENCH), "--url", server.url, "--sessions", "2",
-             "--duration", "6", "--think", "0.5", "1.5", "--seed", "3",
-             "--server-pid", str(server.process.pid)],
-            capture_output=True, text=True, timeout=300, cwd=ROOT)
+            [
+                sys.executable,
+                str(BENCH),
+                "--url",
+                server.url,
+                "--sessions",
+                "2",
+                "--duration",
+                "6",
+                "--think",
+                "0.5",
+                "1.5",
+                "--seed",
+                "3",
+                "--server-pid",
+                str(server.process.pid),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=ROOT,
+        )
     finally:
         server.stop()
     result = json.loads(done.stdout.strip().splitlines()[-1])

@@ -30,12 +30,15 @@ class FakeSkada:
 
 def test_first_load_downloads_into_the_cache_and_the_second_needs_no_network(tmp_path):
     fake = FakeSkada()
-    X_s, y_s, X_t, y_t = bm.load_pair("amazon", "B → K", root=tmp_path, fetch=fake,
-                                      reachable=lambda: True)
+    X_s, y_s, X_t, y_t = bm.load_pair("amazon", "B → K", root=tmp_path, fetch=fake, reachable=lambda: True)
     assert X_s.shape == (30, 8) and X_t.shape == (30, 8) and len(y_s) == len(y_t) == 30
     assert (tmp_path / "skada" / "amazon_books.npz").exists()
-    assert fake.calls == [("amazon", "books", False), ("amazon", "books", True),
-                          ("amazon", "kitchen", False), ("amazon", "kitchen", True)]
+    assert fake.calls == [
+        ("amazon", "books", False),
+        ("amazon", "books", True),
+        ("amazon", "kitchen", False),
+        ("amazon", "kitchen", True),
+    ]
 
     def offline():
         raise AssertionError("no network check when cached")
@@ -47,14 +50,14 @@ def test_first_load_downloads_into_the_cache_and_the_second_needs_no_network(tmp
 
 def test_offline_without_cache_raises_a_clear_message(tmp_path):
     with pytest.raises(bm.BenchmarkUnavailable, match="cannot be reached.*not in the cache"):
-        bm.load_pair("office31_decaf", "A → W", root=tmp_path, fetch=FakeSkada(),
-                     reachable=lambda: False)
+        bm.load_pair("office31_decaf", "A → W", root=tmp_path, fetch=FakeSkada(), reachable=lambda: False)
 
 
 def test_failed_download_leaves_no_half_finished_files(tmp_path):
     with pytest.raises(bm.BenchmarkUnavailable, match="ConnectionError"):
-        bm.load_pair("office_caltech_surf", "D → W", root=tmp_path, fetch=FakeSkada(fail=True),
-                     reachable=lambda: True)
+        bm.load_pair(
+            "office_caltech_surf", "D → W", root=tmp_path, fetch=FakeSkada(fail=True), reachable=lambda: True
+        )
     assert list((tmp_path / "skada").iterdir()) == []
 
 
@@ -78,8 +81,7 @@ def test_default_cache_follows_flda_cache_dir(monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("key", list(bm.BENCHMARKS))
-def test_skada_fetchers_are_called_with_the_cache_and_never_download_when_asked_not_to(
-        key, tmp_path):
+def test_skada_fetchers_are_called_with_the_cache_and_never_download_when_asked_not_to(key, tmp_path):
     benchmark = bm.BENCHMARKS[key]
     domain = next(iter(benchmark.domains.values()))
     with pytest.raises(OSError, match="download_if_missing"):
@@ -87,6 +89,7 @@ def test_skada_fetchers_are_called_with_the_cache_and_never_download_when_asked_
 
 
 # ---------------------------------------------------------------- unreadable cache, no paths
+
 
 def _mat_reader(content):
     """A fetcher whose cached copy is ``content`` written as a .mat file, read by scipy
@@ -107,33 +110,38 @@ def _no_network():
     raise AssertionError("a cached copy that cannot be read is not downloaded again")
 
 
-@pytest.mark.parametrize("content", [b"", b"not a mat file at all" * 20, bytes(300)],
-                         ids=["empty", "text", "zeros"])
+@pytest.mark.parametrize(
+    "content", [b"", b"not a mat file at all" * 20, bytes(300)], ids=["empty", "text", "zeros"]
+)
 def test_an_unreadable_cached_file_is_unavailable_with_the_fix_and_no_path(tmp_path, content):
     with pytest.raises(bm.BenchmarkUnavailable) as info:
-        bm.load_pair("office31_decaf", "A → W", root=tmp_path, fetch=_mat_reader(content),
-                     reachable=_no_network)
+        bm.load_pair(
+            "office31_decaf", "A → W", root=tmp_path, fetch=_mat_reader(content), reachable=_no_network
+        )
     message = str(info.value)
     assert "Office, DeCAF8 features" in message and "amazon domain" in message
     assert "cannot be read" in message and "delete" in message and "again" in message
     assert str(tmp_path) not in message and "/skada/" not in message.replace("~/.cache/flda/", "")
 
 
-@pytest.mark.parametrize("X, y", [(np.zeros((5, 3, 2)), np.zeros(5)), (np.zeros((5, 3)),
-                                                                      np.zeros(4)),
-                                  (np.array([["a", "b"]]), np.zeros(1)), (np.zeros((0, 3)),
-                                                                          np.zeros(0))],
-                         ids=["3-d", "4-labels", "text", "empty"])
+@pytest.mark.parametrize(
+    "X, y",
+    [
+        (np.zeros((5, 3, 2)), np.zeros(5)),
+        (np.zeros((5, 3)), np.zeros(4)),
+        (np.array([["a", "b"]]), np.zeros(1)),
+        (np.zeros((0, 3)), np.zeros(0)),
+    ],
+    ids=["3-d", "4-labels", "text", "empty"],
+)
 def test_a_cached_copy_of_the_wrong_shape_is_unavailable(tmp_path, X, y):
     with pytest.raises(bm.BenchmarkUnavailable, match="cannot be read.*delete"):
-        bm.load_pair("amazon", "B → K", root=tmp_path, fetch=lambda *a: (X, y),
-                     reachable=_no_network)
+        bm.load_pair("amazon", "B → K", root=tmp_path, fetch=lambda *a: (X, y), reachable=_no_network)
 
 
 def test_messages_never_show_the_server_cache_path(tmp_path):
     with pytest.raises(bm.BenchmarkUnavailable) as offline:
-        bm.load_pair("office31_decaf", "A → W", root=tmp_path, fetch=FakeSkada(),
-                     reachable=lambda: False)
+        bm.load_pair("office31_decaf", "A → W", root=tmp_path, fetch=FakeSkada(), reachable=lambda: False)
 
     def leaky(benchmark, domain, data_home, download_if_missing):
         if not download_if_missing:
@@ -141,8 +149,7 @@ def test_messages_never_show_the_server_cache_path(tmp_path):
         raise PermissionError(13, "Permission denied", str(data_home / "office31" / "a.tar"))
 
     with pytest.raises(bm.BenchmarkUnavailable) as failed:
-        bm.load_pair("office31_decaf", "A → W", root=tmp_path, fetch=leaky,
-                     reachable=lambda: True)
+        bm.load_pair("office31_decaf", "A → W", root=tmp_path, fetch=leaky, reachable=lambda: True)
     assert "'a.tar'" in str(failed.value)
     for error in (offline, failed):
         assert str(tmp_path) not in str(error.value)

@@ -6,21 +6,28 @@ import pytest
 
 from flda_core.synthetic import make_domains
 from explorer.teaching import captions as cap
-from explorer.experiments.learning_curves import (learning_curves, make_learning_curve_data,
-                                                   sample_size_grid)
-from explorer.experiments.perturbation import (PAPER_TABLE1, perturbation_sweep,
-                                                table1_unperturbed_errors)
+from explorer.experiments.learning_curves import learning_curves, make_learning_curve_data, sample_size_grid
+from explorer.experiments.perturbation import PAPER_TABLE1, perturbation_sweep, table1_unperturbed_errors
 from explorer.experiments.synthetic import PAPER_FIGURE1, FittedLinear, fit_linear
 from explorer.names import LOSSES
 
 
 def _fit(name, family, loss, error, perturbation=None):
-    return FittedLinear(name=name, family=family, loss=loss, coef=np.zeros(2), intercept=0.0,
-                        theta=np.zeros(2), target_error=error, source_error=0.0,
-                        perturbation=perturbation)
+    return FittedLinear(
+        name=name,
+        family=family,
+        loss=loss,
+        coef=np.zeros(2),
+        intercept=0.0,
+        theta=np.zeros(2),
+        target_error=error,
+        source_error=0.0,
+        perturbation=perturbation,
+    )
 
 
 # ----------------------------------------------------------------------------- synthetic
+
 
 def test_dropout_sentence_uses_the_users_theta_not_figure_2s():
     text = cap.dropout_sentence((0.3, 0.1), "bernoulli")
@@ -35,12 +42,11 @@ def test_dropout_sentence_uses_the_users_theta_not_figure_2s():
 
 def test_sls_population_boundary_is_the_limit_of_the_fitted_s_ls():
     w, b = cap.sls_population_boundary(PAPER_FIGURE1.params)
-    pair = make_domains("bernoulli", PAPER_FIGURE1.params, 200_000, 10, PAPER_FIGURE1.theta,
-                        random_state=0)
+    pair = make_domains("bernoulli", PAPER_FIGURE1.params, 200_000, 10, PAPER_FIGURE1.theta, random_state=0)
     fit = fit_linear(pair, "source", "quadratic")
     np.testing.assert_allclose(fit.coef, w, atol=0.01)
     assert fit.intercept == pytest.approx(b, abs=0.01)
-    np.testing.assert_allclose(-b / w, [1.0, 1.0], atol=1e-12)   # x1 + x2 = 1
+    np.testing.assert_allclose(-b / w, [1.0, 1.0], atol=1e-12)  # x1 + x2 = 1
 
 
 def test_sls_lattice_sentence_only_when_the_boundary_hits_lattice_points():
@@ -56,30 +62,31 @@ def test_figure2_reference_sentence_follows_the_run():
     text = cap.figure2_reference_sentence(table, 10_000, 10_000)
     assert "10,000 source" in text and "reproduces Table 1" in text
     from explorer.experiments.synthetic import PAPER_FIGURE2
+
     assert "reproduces the Figure 2 text" in cap.figure2_reference_sentence(
-        PAPER_FIGURE2.errors, 100_000, 100_000)
+        PAPER_FIGURE2.errors, 100_000, 100_000
+    )
 
 
 # ----------------------------------------------------------------------------- transfer
 
+
 def test_curve_sentence_says_when_a_shift_beats_the_estimate():
-    naive = {"T-LS": _fit("T-LS", "target", "quadratic", 0.137),
-             "T-LR": _fit("T-LR", "target", "logistic", 0.138)}
-    sweep = [_fit("FLDA-Q", "flda", "quadratic", e, d)
-             for d, e in ((-0.1, 0.15), (0.0, 0.136), (0.1, 0.14))]
-    sweep += [_fit("FLDA-L", "flda", "logistic", e, d)
-              for d, e in ((-0.1, 0.15), (0.0, 0.138), (0.1, 0.130))]
+    naive = {
+        "T-LS": _fit("T-LS", "target", "quadratic", 0.137),
+        "T-LR": _fit("T-LR", "target", "logistic", 0.138),
+    }
+    sweep = [_fit("FLDA-Q", "flda", "quadratic", e, d) for d, e in ((-0.1, 0.15), (0.0, 0.136), (0.1, 0.14))]
+    sweep += [_fit("FLDA-L", "flda", "logistic", e, d) for d, e in ((-0.1, 0.15), (0.0, 0.138), (0.1, 0.130))]
     text = cap.perturbation_curve_sentences(sweep, naive)
     assert "FLDA-Q is lowest at θ̂₁ +0.00 (0.136), i.e. at the estimate itself" in text
-    assert "FLDA-L is lowest at θ̂₁ +0.10 (0.130), **below its value at the estimate +0 (0.138)" \
-        in text
+    assert "FLDA-L is lowest at θ̂₁ +0.10 (0.130), **below its value at the estimate +0 (0.138)" in text
     assert "even below the oracle T-LR (0.138)" in text
     assert cap.perturbation_minimum(sweep, "logistic") == (0.1, 0.130)
 
 
 def test_curve_sentence_on_real_fits_matches_the_minimum():
-    pair = make_domains("poisson", PAPER_TABLE1.params, 5_000, 5_000, PAPER_TABLE1.theta,
-                        random_state=1)
+    pair = make_domains("poisson", PAPER_TABLE1.params, 5_000, 5_000, PAPER_TABLE1.theta, random_state=1)
     sweep = perturbation_sweep(pair, [-0.1, 0.0, 0.1, 0.2], losses=("quadratic",))
     naive = {"T-LS": fit_linear(pair, "target", "quadratic")}
     at, err = cap.perturbation_minimum(sweep, "quadratic")
@@ -107,24 +114,26 @@ def test_table1_agreement_is_the_computed_largest_difference():
 
 def test_table1_errors_uses_the_papers_keys():
     naive = {"S-LS": _fit("S-LS", "source", "quadratic", 0.2)}
-    sweep = [_fit("FLDA-Q", "flda", "quadratic", 0.1, 0.1),
-             _fit("FLDA-Q", "flda", "quadratic", 0.3, -0.05)]
-    assert cap.table1_errors(naive, sweep) == {"S-LS": 0.2, "FLDA-Q+0.1": 0.1,
-                                               "FLDA-Q-0.05": 0.3}
+    sweep = [_fit("FLDA-Q", "flda", "quadratic", 0.1, 0.1), _fit("FLDA-Q", "flda", "quadratic", 0.3, -0.05)]
+    assert cap.table1_errors(naive, sweep) == {"S-LS": 0.2, "FLDA-Q+0.1": 0.1, "FLDA-Q-0.05": 0.3}
 
 
 # ----------------------------------------------------------------------------- learning curves
 
+
 def _lc_table(flda_target, naive_source_best=True, sizes=(2, 10, 100)):
     rows = []
-    curves = {"S-LS": ([0.30, 0.28, 0.27], [0.10, 0.09, 0.08] if naive_source_best
-                       else [0.5, 0.5, 0.5]),
-              "T-LS": ([0.34, 0.20, 0.15], [0.20, 0.19, 0.18]),
-              "FLDA-Q": (flda_target, [0.20, 0.19, 0.18])}
+    curves = {
+        "S-LS": ([0.30, 0.28, 0.27], [0.10, 0.09, 0.08] if naive_source_best else [0.5, 0.5, 0.5]),
+        "T-LS": ([0.34, 0.20, 0.15], [0.20, 0.19, 0.18]),
+        "FLDA-Q": (flda_target, [0.20, 0.19, 0.18]),
+    }
     for name, (target, source) in curves.items():
         for domain, errors in (("target", target), ("source", source)):
-            rows += [{"classifier": name, "loss": "quadratic", "domain": domain, "n": n,
-                      "mean_error": e} for n, e in zip(sizes, errors)]
+            rows += [
+                {"classifier": name, "loss": "quadratic", "domain": domain, "n": n, "mean_error": e}
+                for n, e in zip(sizes, errors)
+            ]
     return pd.DataFrame(rows)
 
 
@@ -146,16 +155,16 @@ def test_learning_curve_sentences_on_a_real_run():
 
 # ----------------------------------------------------------------------------- digits
 
+
 def test_l2_sentence_names_the_l2_of_each_map():
     assert cap.l2_sentence("S-LR", 1e-3, "FLDA-L", 1e-4, True) == (
-        "S-LR uses l2 = 0.001 and FLDA-L l2 = 0.0001 (chosen by cross-validation on the source).")
-    assert cap.l2_sentence("S-LS", 1e-3, "FLDA-Q", 1e-3, False) == \
-        "Both maps use l2 = 0.001 (set by hand)."
+        "S-LR uses l2 = 0.001 and FLDA-L l2 = 0.0001 (chosen by cross-validation on the source)."
+    )
+    assert cap.l2_sentence("S-LS", 1e-3, "FLDA-Q", 1e-3, False) == "Both maps use l2 = 0.001 (set by hand)."
 
 
 def test_asymmetry_sentence_follows_the_errors():
-    errors = {"A → B": (0.30, 0.20, 0.4, "S-LR", "FLDA-L"),
-              "B → A": (0.25, 0.25, 0.01, "S-LR", "FLDA-L")}
+    errors = {"A → B": (0.30, 0.20, 0.4, "S-LR", "FLDA-L"), "B → A": (0.25, 0.25, 0.01, "S-LR", "FLDA-L")}
     assert cap.asymmetry_sentence(errors).startswith("Here FLDA helps for A → B only")
     errors["B → A"] = (0.25, 0.20, 0.01, "S-LR", "FLDA-L")
     assert cap.asymmetry_sentence(errors).startswith("Here FLDA helps in both directions")
@@ -165,27 +174,41 @@ def test_asymmetry_sentence_follows_the_errors():
 
 # ----------------------------------------------------------------------------- boundaries and θ
 
+
 def _line(name, family, loss, coef, error, perturbation=None):
-    return FittedLinear(name=name, family=family, loss=loss, coef=np.asarray(coef, float),
-                        intercept=0.0, theta=np.zeros(2), target_error=error,
-                        source_error=0.0, perturbation=perturbation)
+    return FittedLinear(
+        name=name,
+        family=family,
+        loss=loss,
+        coef=np.asarray(coef, float),
+        intercept=0.0,
+        theta=np.zeros(2),
+        target_error=error,
+        source_error=0.0,
+        perturbation=perturbation,
+    )
 
 
 def test_flda_oracle_sentence_follows_angle_and_errors():
     from explorer.experiments.synthetic import ExperimentResult
-    fits = {"S-LS": _line("S-LS", "source", "quadratic", [1, 1], 0.40),
-            "T-LS": _line("T-LS", "target", "quadratic", [1, 2], 0.30),
-            "FLDA-Q": _line("FLDA-Q", "flda", "quadratic", [1, 2.01], 0.301)}
+
+    fits = {
+        "S-LS": _line("S-LS", "source", "quadratic", [1, 1], 0.40),
+        "T-LS": _line("T-LS", "target", "quadratic", [1, 2], 0.30),
+        "FLDA-Q": _line("FLDA-Q", "flda", "quadratic", [1, 2.01], 0.301),
+    }
     result = ExperimentResult(np.zeros(2), np.zeros(2), fits)
     text = cap.flda_oracle_sentence(result)
     assert text.startswith("FLDA-Q's boundary lies on T-LS's") and "beats S-LS (0.400)" in text
     fits["FLDA-Q"] = _line("FLDA-Q", "flda", "quadratic", [1, 1.05], 0.398)
     text = cap.flda_oracle_sentence(ExperimentResult(np.zeros(2), np.zeros(2), fits))
     assert text.startswith("FLDA-Q does not match T-LS") and "does not beat S-LS" in text
-    assert cap.boundary_angle(fits["S-LS"], _line("x", "flda", "quadratic", [-1, -1], 0)) == \
-        pytest.approx(0.0, abs=1e-3)
-    assert cap.boundary_angle(_line("a", "flda", "quadratic", [1, 0], 0),
-                              _line("b", "flda", "quadratic", [0, 1], 0)) == pytest.approx(90)
+    assert cap.boundary_angle(fits["S-LS"], _line("x", "flda", "quadratic", [-1, -1], 0)) == pytest.approx(
+        0.0, abs=1e-3
+    )
+    assert cap.boundary_angle(
+        _line("a", "flda", "quadratic", [1, 0], 0), _line("b", "flda", "quadratic", [0, 1], 0)
+    ) == pytest.approx(90)
 
 
 def test_theta_recovery_sentence_follows_the_estimate():
@@ -195,8 +218,9 @@ def test_theta_recovery_sentence_follows_the_estimate():
 
 
 def test_boundary_tilt_sentence_follows_the_weights():
-    sweep = [_line("FLDA-Q", "flda", "quadratic", [w, 1], 0.1, d)
-             for d, w in ((0.0, 1.0), (0.1, 0.5), (0.2, 0.1))]
+    sweep = [
+        _line("FLDA-Q", "flda", "quadratic", [w, 1], 0.1, d) for d, w in ((0.0, 1.0), (0.1, 0.5), (0.2, 0.1))
+    ]
     text = cap.boundary_tilt_sentence(sweep)
     assert "FLDA-Q 0.71 at +0.00 → 0.10 at +0.20, falling at every step" in text
     sweep[1] = _line("FLDA-Q", "flda", "quadratic", [3, 1], 0.1, 0.1)
@@ -206,29 +230,29 @@ def test_boundary_tilt_sentence_follows_the_weights():
 
 # ----------------------------------------------------------------------------- whole captions
 
+
 def test_synthetic_caption_follows_the_settings():
     from explorer.experiments.synthetic import fit_classifiers
-    pair = make_domains("bernoulli", PAPER_FIGURE1.params, 3_000, 3_000, PAPER_FIGURE1.theta,
-                        random_state=0)
+
+    pair = make_domains("bernoulli", PAPER_FIGURE1.params, 3_000, 3_000, PAPER_FIGURE1.theta, random_state=0)
     result = fit_classifiers(pair)
     text = cap.synthetic_figure_caption("bernoulli", PAPER_FIGURE1.params, (0.5, 0.0), result)
     assert "Figure 1" in text and "θ₁ = 0.5" in text and "Why S-LS jumps" in text
     assert f"{result.classifiers['FLDA-Q'].target_error:.3f}" in text
-    pair = make_domains("bernoulli", PAPER_FIGURE1.params, 3_000, 3_000, (0.3, 0.1),
-                        random_state=0)
-    text = cap.synthetic_figure_caption("bernoulli", PAPER_FIGURE1.params, (0.3, 0.1),
-                                        fit_classifiers(pair))
+    pair = make_domains("bernoulli", PAPER_FIGURE1.params, 3_000, 3_000, (0.3, 0.1), random_state=0)
+    text = cap.synthetic_figure_caption("bernoulli", PAPER_FIGURE1.params, (0.3, 0.1), fit_classifiers(pair))
     assert "θ₁ = 0.3" in text and "θ₂ = 0.1" in text
     assert "θ₁ = 0.5" not in text and "Why S-LS jumps" not in text
     assert "z_model" not in text and "`" not in text
 
 
 def test_curve_caption_is_computed_from_the_sweep():
-    pair = make_domains("poisson", PAPER_TABLE1.params, 3_000, 3_000, PAPER_TABLE1.theta,
-                        random_state=2)
+    pair = make_domains("poisson", PAPER_TABLE1.params, 3_000, 3_000, PAPER_TABLE1.theta, random_state=2)
     sweep = perturbation_sweep(pair, [0.0, 0.1, 0.2])
-    naive = {n: fit_linear(pair, f, loss, 0.0) for n, f, loss in
-             (("T-LS", "target", "quadratic"), ("T-LR", "target", "logistic"))}
+    naive = {
+        n: fit_linear(pair, f, loss, 0.0)
+        for n, f, loss in (("T-LS", "target", "quadratic"), ("T-LR", "target", "logistic"))
+    }
     theta1 = float(sweep[0].theta[0])
     text = cap.perturbation_curve_caption(sweep, naive, 0, theta1, [0.1, 0.2])
     for loss in LOSSES:

@@ -19,8 +19,7 @@ import pytest
 from e2e_harness import NGINX, SKIP_NO_NGINX, DeployedServer
 from test_bench_class import bench_class
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not os.access(NGINX, os.X_OK), reason=SKIP_NO_NGINX)]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not os.access(NGINX, os.X_OK), reason=SKIP_NO_NGINX)]
 
 
 def _running(pid):
@@ -47,8 +46,7 @@ def _children(pid):
 
 def _backend(url, key):
     """The process nginx picks for the sticky-session cookie ``key``."""
-    request = urllib.request.Request(f"{url}/_stcore/health",
-                                     headers={"Cookie": f"flda_backend={key}"})
+    request = urllib.request.Request(f"{url}/_stcore/health", headers={"Cookie": f"flda_backend={key}"})
     with urllib.request.urlopen(request, timeout=30) as response:
         return response.headers["X-FLDA-Backend"]
 
@@ -88,10 +86,12 @@ def test_two_sessions_each_stay_on_one_process_and_sigterm_stops_everything(tmp_
             if len(keys) == 2:
                 break
         assert len(keys) == 2, "nginx sent 64 random cookies to one process"
+
         # (b) each session's page, websocket and uploads reach its own process only
         async def both():
-            return await asyncio.wait_for(asyncio.gather(
-                *(_session(server.url, key) for key in keys.values())), 300)
+            return await asyncio.wait_for(
+                asyncio.gather(*(_session(server.url, key) for key in keys.values())), 300
+            )
 
         with concurrent.futures.ThreadPoolExecutor(1) as pool:  # no event loop in this one
             seen = pool.submit(asyncio.run, both()).result()

@@ -15,6 +15,7 @@ from flda_core.transfer import estimate_dropout, nonzero_rate
 
 # ---------------------------------------------------------------- transforms
 
+
 @pytest.mark.parametrize("n_in, n_out", [(28, 16), (8, 16), (8, 12), (16, 16), (5, 3), (3, 7)])
 def test_resample_matrix_rows_are_weights_summing_to_one(n_in, n_out):
     R = dg.resample_matrix(n_in, n_out)
@@ -120,6 +121,7 @@ def test_fingerprint_changes_with_content():
 
 # ---------------------------------------------------------------- offline default
 
+
 @pytest.fixture(scope="module")
 def offline():
     return dg.make_offline_domains(random_state=0)
@@ -133,6 +135,7 @@ def test_offline_domains_shapes_range_and_disjoint_split(offline):
         assert X.min() >= 0.0 and X.max() <= 1.0
     # No image in both domains: same source indices never reused.
     from sklearn.datasets import load_digits
+
     target = load_digits().target
     a, b = dg.stratified_halves(target, 0)
     np.testing.assert_array_equal(offline.y_a, target[a])
@@ -172,6 +175,7 @@ def test_direction_data(offline):
 
 # ---------------------------------------------------------------- OpenML loader
 
+
 def _fake_fetch(calls):
     rng = np.random.default_rng(0)
 
@@ -207,8 +211,9 @@ def test_openml_download_errors_become_digit_data_unavailable(tmp_path):
 
 def test_openml_loader_prepares_caches_and_reloads_offline(tmp_path):
     calls = []
-    data = dg.load_mnist_usps(n_mnist=100, n_usps=50, cache_dir=tmp_path,
-                              fetch=_fake_fetch(calls), reachable=lambda: True)
+    data = dg.load_mnist_usps(
+        n_mnist=100, n_usps=50, cache_dir=tmp_path, fetch=_fake_fetch(calls), reachable=lambda: True
+    )
     assert calls == ["mnist_784", "usps"]
     assert (data.name_a, data.name_b) == ("USPS", "MNIST")
     assert data.X_a.shape == (50, 256) and data.X_b.shape == (100, 256)
@@ -218,8 +223,9 @@ def test_openml_loader_prepares_caches_and_reloads_offline(tmp_path):
     assert np.all(data.X_a[:, :20] == 0)  # USPS background -1 -> 0
     assert data.paper_rows == {"A → B": "U → M", "B → A": "M → U"}
     assert dg.is_cached(tmp_path)
-    again = dg.load_mnist_usps(n_mnist=100, n_usps=50, cache_dir=tmp_path,
-                               fetch=_fake_fetch(calls), reachable=lambda: False)
+    again = dg.load_mnist_usps(
+        n_mnist=100, n_usps=50, cache_dir=tmp_path, fetch=_fake_fetch(calls), reachable=lambda: False
+    )
     assert calls == ["mnist_784", "usps"]  # no second download, no network needed
     assert again.key == data.key
 
@@ -240,6 +246,7 @@ def test_openml_reachable_is_false_for_an_unresolvable_host():
 
 
 # ---------------------------------------------------------------- uploads
+
 
 def _csv(X, y, label="label"):
     frame = pd.DataFrame(X, columns=[f"p{i}" for i in range(X.shape[1])])
@@ -266,14 +273,17 @@ def test_read_csv_and_npz_infer_side():
     np.testing.assert_allclose(Xn, X)
 
 
-@pytest.mark.parametrize("raw, name, message", [
-    (b"", "e.csv", "empty"),
-    (b"label,p0,p1,p2\n0,1,2,3\n1,1,2,3\n", "bad.csv", "not a square"),
-    (b"p0,p1,p2,p3\n0,1,2,3\n1,1,2,3\n", "nolabel.csv", "no label column"),
-    (b"label,p0,p1,p2,p3\n0,1,x,3,4\n1,1,2,3,4\n", "text.csv", "not numeric"),
-    (_csv(np.ones((3, 16)), [0, 0, 0]), "one.csv", "only one class"),
-    (b"not a zip", "x.npz", "not a readable NPZ"),
-])
+@pytest.mark.parametrize(
+    "raw, name, message",
+    [
+        (b"", "e.csv", "empty"),
+        (b"label,p0,p1,p2\n0,1,2,3\n1,1,2,3\n", "bad.csv", "not a square"),
+        (b"p0,p1,p2,p3\n0,1,2,3\n1,1,2,3\n", "nolabel.csv", "no label column"),
+        (b"label,p0,p1,p2,p3\n0,1,x,3,4\n1,1,2,3,4\n", "text.csv", "not numeric"),
+        (_csv(np.ones((3, 16)), [0, 0, 0]), "one.csv", "only one class"),
+        (b"not a zip", "x.npz", "not a readable NPZ"),
+    ],
+)
 def test_upload_validation_messages(raw, name, message):
     with pytest.raises(DataValidationError, match=message) as info:
         dg.read_digit_file(raw, name)
@@ -317,6 +327,7 @@ def test_make_uploaded_domains_checks_the_pair_and_rescales():
 
 # ---------------------------------------------------------------- fits
 
+
 @pytest.fixture(scope="module")
 def small(offline):
     """A quarter of the offline data, digits 0-4: fast fits."""
@@ -333,8 +344,7 @@ def test_fit_method_source_and_flda(small):
     np.testing.assert_array_equal(naive.theta, 0.0)
     np.testing.assert_allclose(flda.theta, estimate_dropout(X_s, X_t))
     assert np.all(flda.coef[:, flda.theta == 1.0] == 0.0)
-    manual = np.mean(naive.classes[np.argmax(X_t @ naive.coef.T + naive.intercept, axis=1)]
-                     != y_t)
+    manual = np.mean(naive.classes[np.argmax(X_t @ naive.coef.T + naive.intercept, axis=1)] != y_t)
     assert naive.error == pytest.approx(manual)
     assert flda.error < naive.error  # U -> M-like: dropout helps (section 4.2.3)
     np.testing.assert_array_equal(flda.weights(3), flda.coef[3])
@@ -354,6 +364,7 @@ def test_oracle_error_is_cross_validated_not_training_error(small):
     X_s, y_s, X_t, y_t = small
     oracle = ed.fit_method(X_s, y_s, X_t, y_t, "T-LR", l2=1e-5)
     from flda_core.classifier import FLDAClassifier
+
     train_error = np.mean(FLDAClassifier(l2=1e-5, tol=1e-4).fit(X_t, y_t).predict(X_t) != y_t)
     assert oracle.error > train_error
 
@@ -381,10 +392,12 @@ def test_binary_problem_gives_one_weight_row_per_class(small):
 
 
 def test_error_and_paper_tables(offline):
-    results = {(d, m): ed.MethodResult(m, 0.1 * k, 1e-3, {}, np.zeros((10, 256)),
-                                       np.zeros(10), np.arange(10), np.zeros(256))
-               for k, (d, m) in enumerate((d, m) for d in ("A → B", "B → A")
-                                          for m in TABLE_CLASSIFIERS)}
+    results = {
+        (d, m): ed.MethodResult(
+            m, 0.1 * k, 1e-3, {}, np.zeros((10, 256)), np.zeros(10), np.arange(10), np.zeros(256)
+        )
+        for k, (d, m) in enumerate((d, m) for d in ("A → B", "B → A") for m in TABLE_CLASSIFIERS)
+    }
     table = ed.table4_frame(results, offline)
     assert list(table.columns) == list(TABLE_CLASSIFIERS)
     assert table.shape == (2, 5) and table.index[0].startswith("A → B")

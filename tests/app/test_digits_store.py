@@ -48,23 +48,26 @@ def assert_same(a, b):
 
 # Each a different part of the stored form: plain fits, an oracle with its cross-validated
 # error, l2 by cross-validation (cv_errors), another transfer model (transfer_params), ε > 0.
-CASES = [("A → B", "S-LR", 1e-3, 0.0, "dropout"), ("B → A", "T-LR", 1e-2, 0.0, "dropout"),
-         ("A → B", "FLDA-Q", None, 0.0, "dropout"), ("B → A", "FLDA-L", 1e-2, 0.0, "two-sided"),
-         ("A → B", "FLDA-L", 1e-2, 0.2, "dropout")]
+CASES = [
+    ("A → B", "S-LR", 1e-3, 0.0, "dropout"),
+    ("B → A", "T-LR", 1e-2, 0.0, "dropout"),
+    ("A → B", "FLDA-Q", None, 0.0, "dropout"),
+    ("B → A", "FLDA-L", 1e-2, 0.0, "two-sided"),
+    ("A → B", "FLDA-L", 1e-2, 0.2, "dropout"),
+]
 
 
 @pytest.mark.parametrize("direction, method, l2, zero_tol, transfer", CASES)
-def test_a_stored_fit_is_exactly_a_fresh_fit(offline, tmp_path, counting, direction, method,
-                                             l2, zero_tol, transfer):
+def test_a_stored_fit_is_exactly_a_fresh_fit(
+    offline, tmp_path, counting, direction, method, l2, zero_tol, transfer
+):
     fresh = ed.fit_direction(offline, direction, method, l2, zero_tol, 0, transfer)
     assert counting == [method]
-    first = ed.stored_fit(offline, direction, method, l2, zero_tol, 0, transfer,
-                          store=ed.fit_store(tmp_path))
+    first = ed.stored_fit(offline, direction, method, l2, zero_tol, 0, transfer, store=ed.fit_store(tmp_path))
     assert counting == [method, method] and len(list(tmp_path.glob("*.json"))) == 1
     assert_same(first, fresh)
     # a restarted server: a new store object on the same folder reads it, fits nothing
-    again = ed.stored_fit(offline, direction, method, l2, zero_tol, 0, transfer,
-                          store=ed.fit_store(tmp_path))
+    again = ed.stored_fit(offline, direction, method, l2, zero_tol, 0, transfer, store=ed.fit_store(tmp_path))
     assert counting == [method, method]
     assert_same(again, fresh)
     if l2 is None:
@@ -78,12 +81,14 @@ def test_every_setting_and_the_data_are_in_the_key(offline, tmp_path, counting):
     base = ("A → B", "FLDA-Q", 1e-3, 0.0, 0, "dropout")
     ed.stored_fit(offline, *base, store=store)
     other_data = replace(offline, key=offline.key + "-other")
-    variants = [("B → A", "FLDA-Q", 1e-3, 0.0, 0, "dropout"),
-                ("A → B", "S-LS", 1e-3, 0.0, 0, "dropout"),
-                ("A → B", "FLDA-Q", 1e-2, 0.0, 0, "dropout"),
-                ("A → B", "FLDA-Q", 1e-3, 0.1, 0, "dropout"),
-                ("A → B", "FLDA-Q", 1e-3, 0.0, 1, "dropout"),
-                ("A → B", "FLDA-Q", 1e-3, 0.0, 0, "rate")]
+    variants = [
+        ("B → A", "FLDA-Q", 1e-3, 0.0, 0, "dropout"),
+        ("A → B", "S-LS", 1e-3, 0.0, 0, "dropout"),
+        ("A → B", "FLDA-Q", 1e-2, 0.0, 0, "dropout"),
+        ("A → B", "FLDA-Q", 1e-3, 0.1, 0, "dropout"),
+        ("A → B", "FLDA-Q", 1e-3, 0.0, 1, "dropout"),
+        ("A → B", "FLDA-Q", 1e-3, 0.0, 0, "rate"),
+    ]
     for variant in variants:
         ed.stored_fit(offline, *variant, store=store)
     ed.stored_fit(other_data, *base, store=store)
@@ -123,8 +128,7 @@ def test_a_corrupt_or_foreign_entry_is_ignored_and_recomputed(offline, tmp_path,
     assert len(counting) == 1 + len(broken)
 
 
-def test_a_stale_entry_from_other_code_or_libraries_is_refitted(offline, tmp_path, counting,
-                                                                monkeypatch):
+def test_a_stale_entry_from_other_code_or_libraries_is_refitted(offline, tmp_path, counting, monkeypatch):
     ed.stored_fit(offline, "A → B", "S-LS", 1e-3, store=ed.fit_store(tmp_path))
     digest = ed.code_fingerprint()
     monkeypatch.setattr(ed.result_store.metadata, "version", lambda name: "0.0-upgraded")
@@ -140,9 +144,15 @@ def test_a_stale_entry_from_other_code_or_libraries_is_refitted(offline, tmp_pat
 def test_the_fingerprint_covers_the_method_the_readers_and_this_experiment():
     library, app = ed.result_store.SOURCE_ROOTS
     files = set(ed.result_store.core_files())
-    for path in (library / "classifier.py", library / "solvers.py", library / "objectives.py",
-                 library / "transfer.py", app / "data" / "digits.py",
-                 app / "experiments" / "digits.py", app / "experiments" / "scoring.py"):
+    for path in (
+        library / "classifier.py",
+        library / "solvers.py",
+        library / "objectives.py",
+        library / "transfer.py",
+        app / "data" / "digits.py",
+        app / "experiments" / "digits.py",
+        app / "experiments" / "scoring.py",
+    ):
         assert path in files, path
     assert not any(part in path.parts for path in files for part in ("figures", "ui", "teaching"))
 
@@ -184,29 +194,36 @@ def test_precompute_fills_what_the_default_page_asks_for(offline, tmp_path, monk
     assert reports[-1] == 1.0 and len(calls) == 10 and all(l2 is None for _, l2 in calls)
     assert len(list(tmp_path.glob("*.json"))) == 10
     # the page's defaults: offline data of the seed, l2 by cross-validation, ε = 0, dropout
-    page = ed.run_digits(offline, "A → B", "logistic", None, 0.0, 0, fit=lambda d, m, l2, tol,
-                         **kw: ed.stored_fit(offline, d, m, l2, tol, 0, store=store, **kw))
+    page = ed.run_digits(
+        offline,
+        "A → B",
+        "logistic",
+        None,
+        0.0,
+        0,
+        fit=lambda d, m, l2, tol, **kw: ed.stored_fit(offline, d, m, l2, tol, 0, store=store, **kw),
+    )
     assert len(calls) == 10
     assert page.keys() == warmed.keys()
     for key in page:
         assert_same(page[key], warmed[key])
 
 
-def test_a_warm_up_and_a_page_never_fit_the_same_direction_twice(offline, tmp_path,
-                                                                 monkeypatch):
+def test_a_warm_up_and_a_page_never_fit_the_same_direction_twice(offline, tmp_path, monkeypatch):
     calls = _quick(monkeypatch)
     store = ed.fit_store(tmp_path)
     warm_up = threading.Thread(target=ed.precompute, kwargs={"seed": 0, "store": store})
     warm_up.start()
-    page = ed.run_digits(offline, fit=lambda d, m, l2, tol, **kw: ed.stored_fit(
-        offline, d, m, l2, tol, 0, store=store, **kw))
+    page = ed.run_digits(
+        offline, fit=lambda d, m, l2, tol, **kw: ed.stored_fit(offline, d, m, l2, tol, 0, store=store, **kw)
+    )
     warm_up.join()
     assert len(calls) == 10 and len(page) == 10
 
 
-def test_s_lr_of_one_direction_and_t_lr_of_the_other_train_once_with_the_same_result(
-        offline, monkeypatch):
+def test_s_lr_of_one_direction_and_t_lr_of_the_other_train_once_with_the_same_result(offline, monkeypatch):
     """Both train on the same labelled images (A → B's source is B → A's target)."""
+
     def fresh(direction, method):
         ed._TRAINED.clear()
         return ed.fit_direction(offline, direction, method, None)
@@ -214,8 +231,7 @@ def test_s_lr_of_one_direction_and_t_lr_of_the_other_train_once_with_the_same_re
     alone = {("B → A", "T-LR"): fresh("B → A", "T-LR"), ("A → B", "S-LR"): fresh("A → B", "S-LR")}
     searches = []
     original = ed.cross_validate_l2
-    monkeypatch.setattr(ed, "cross_validate_l2",
-                        lambda *a, **k: searches.append(a[2]) or original(*a, **k))
+    monkeypatch.setattr(ed, "cross_validate_l2", lambda *a, **k: searches.append(a[2]) or original(*a, **k))
     ed._TRAINED.clear()
     first = ed.fit_direction(offline, "A → B", "S-LR", None)
     second = ed.fit_direction(offline, "B → A", "T-LR", None)

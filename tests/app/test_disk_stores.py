@@ -71,6 +71,7 @@ needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here
 
 # --------------------------------------------------------------------------- the reader
 
+
 @needs_fifo
 def test_reader_refuses_a_fifo_without_waiting_for_a_writer(tmp_path, fifo_at):
     with pytest.raises(files.UnsafeFile, match="not a regular file"):
@@ -94,6 +95,7 @@ def test_reader_refuses_devices_symlinks_folders_and_large_files(tmp_path):
 
 
 # --------------------------------------------------------------------------- the result store
+
 
 @needs_fifo
 def test_a_fifo_in_place_of_a_store_entry_is_not_stored_within_a_second(tmp_path, fifo_at):
@@ -121,9 +123,11 @@ def test_dev_zero_behind_a_store_entry_is_refused_without_reading_it(tmp_path):
 
 def test_pruning_deletes_only_the_store_s_own_files(tmp_path):
     store = rs.ResultStore(tmp_path, "fp", max_files=2)
-    foreign = {"notes.json": json.dumps({"mine": True}),
-               # named like a store file, but not a record of the store's format
-               "0" * 40 + ".json": json.dumps({"format": "someone-else/1"})}
+    foreign = {
+        "notes.json": json.dumps({"mine": True}),
+        # named like a store file, but not a record of the store's format
+        "0" * 40 + ".json": json.dumps({"format": "someone-else/1"}),
+    }
     for name, text in foreign.items():
         (tmp_path / name).write_text(text)
         os.utime(tmp_path / name, (0, 0))  # the oldest files in the folder
@@ -156,9 +160,11 @@ def test_a_full_disk_keeps_nothing_and_leaves_no_temporary_file(tmp_path, monkey
 
 # --------------------------------------------------------------------------- the digits cache
 
+
 def _load(cache_dir, calls, reachable=True):
-    return dg.load_mnist_usps(n_mnist=100, n_usps=50, cache_dir=cache_dir,
-                              fetch=_fake_fetch(calls), reachable=lambda: reachable)
+    return dg.load_mnist_usps(
+        n_mnist=100, n_usps=50, cache_dir=cache_dir, fetch=_fake_fetch(calls), reachable=lambda: reachable
+    )
 
 
 @needs_fifo
@@ -199,11 +205,15 @@ def test_a_crafted_cached_npz_is_refused_from_its_header_without_inflating_it(tm
     assert peak < 40 * 2**20
 
 
-@pytest.mark.parametrize("X, y", [
-    (np.zeros((40, 100), np.float32), np.arange(40) % 10),   # not 16 x 16 images
-    (np.zeros((40, 256), np.float32), np.arange(30) % 10),   # fewer labels than images
-    (np.zeros((40, 16, 16), np.float32), np.arange(40) % 10),  # not flattened
-], ids=["100-pixels", "30-labels", "3-d"])
+@pytest.mark.parametrize(
+    "X, y",
+    [
+        (np.zeros((40, 100), np.float32), np.arange(40) % 10),  # not 16 x 16 images
+        (np.zeros((40, 256), np.float32), np.arange(30) % 10),  # fewer labels than images
+        (np.zeros((40, 16, 16), np.float32), np.arange(40) % 10),  # not flattened
+    ],
+    ids=["100-pixels", "30-labels", "3-d"],
+)
 def test_a_wrong_shape_cached_array_counts_as_not_cached(tmp_path, X, y):
     _load(tmp_path, [])
     np.savez_compressed(tmp_path / "usps_16x16.npz", X=X, y=y)
@@ -212,8 +222,7 @@ def test_a_wrong_shape_cached_array_counts_as_not_cached(tmp_path, X, y):
     assert calls == ["usps"] and data.X_a.shape == (50, 256)
 
 
-def test_a_full_disk_still_returns_the_download_and_leaves_no_temporary_file(tmp_path,
-                                                                               monkeypatch):
+def test_a_full_disk_still_returns_the_download_and_leaves_no_temporary_file(tmp_path, monkeypatch):
     def full_disk(out, **arrays):
         if isinstance(out, (str, os.PathLike)):
             out = open(out, "wb")  # noqa: SIM115 (left open, as a crashed writer would)

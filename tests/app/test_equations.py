@@ -7,16 +7,53 @@ import pytest
 import scipy.sparse as sp
 from scipy.special import expit
 
-from explorer.teaching.equations import (EQUATIONS, dropout_ridge_strength, dropout_variance_factor,
-                                 equation, equation_link, taylor_variance_term)
-from flda_core.objectives import (dropout_variances, expected_quadratic_loss,
-                                  logistic_binary_objective)
+from explorer.teaching.equations import (
+    EQUATIONS,
+    dropout_ridge_strength,
+    dropout_variance_factor,
+    equation,
+    equation_link,
+    taylor_variance_term,
+)
+from flda_core.objectives import dropout_variances, expected_quadratic_loss, logistic_binary_objective
 
 # Macros used here that KaTeX supports (https://katex.org/docs/supported.html).
-KATEX_MACROS = {"begin", "end", "text", "dfrac", "frac", "tfrac", "hat", "max", "left", "right",
-                "qquad", "quad", "sum", "mathbf", "mathbb", "mid", "neq", "in", "top",
-                "operatorname", "circ", "approx", "sigma", "theta", "zeta", "eta", "lambda",
-                "cdot", "infty", "log", "exp", "partial", "le", "ge"}
+KATEX_MACROS = {
+    "begin",
+    "end",
+    "text",
+    "dfrac",
+    "frac",
+    "tfrac",
+    "hat",
+    "max",
+    "left",
+    "right",
+    "qquad",
+    "quad",
+    "sum",
+    "mathbf",
+    "mathbb",
+    "mid",
+    "neq",
+    "in",
+    "top",
+    "operatorname",
+    "circ",
+    "approx",
+    "sigma",
+    "theta",
+    "zeta",
+    "eta",
+    "lambda",
+    "cdot",
+    "infty",
+    "log",
+    "exp",
+    "partial",
+    "le",
+    "ge",
+}
 KATEX_ENVIRONMENTS = {"cases", "aligned", "matrix", "pmatrix", "bmatrix"}
 
 
@@ -66,7 +103,7 @@ def test_equation_link_points_at_the_anchor():
 
 def _problem(rng, n=40, m=4):
     X = rng.poisson(2.0, size=(n, m)).astype(float)
-    X[:, 3] = 0.0                                    # a feature absent from the source
+    X[:, 3] = 0.0  # a feature absent from the source
     t = np.where(rng.random(n) < 0.5, -1.0, 1.0)
     return X, t, rng.normal(size=m), 0.3, np.array([0.5, 0.0, 0.9, 0.7])
 
@@ -77,9 +114,9 @@ def test_variance_term_of_equation_10_is_a_ridge_with_the_per_feature_strengths(
     n = len(t)
     variance_term = n * expected_quadratic_loss(w, b, X, t, c) - np.sum((t - X @ w - b) ** 2)
     lam = dropout_ridge_strength(X, theta)
-    assert variance_term == pytest.approx(np.sum(lam * w ** 2), rel=1e-12)
-    assert lam[3] == 0.0 and lam[1] == 0.0           # absent feature, θ = 0
-    assert lam[0] == pytest.approx(1.0 * np.sum(X[:, 0] ** 2))   # θ = 0.5: factor 1
+    assert variance_term == pytest.approx(np.sum(lam * w**2), rel=1e-12)
+    assert lam[3] == 0.0 and lam[1] == 0.0  # absent feature, θ = 0
+    assert lam[0] == pytest.approx(1.0 * np.sum(X[:, 0] ** 2))  # θ = 0.5: factor 1
     np.testing.assert_allclose(dropout_ridge_strength(sp.csr_matrix(X), theta), lam)
 
 
@@ -87,10 +124,10 @@ def test_per_feature_ridge_matches_monte_carlo_over_the_transfer_model():
     rng = np.random.default_rng(1)
     X, t, w, b, theta = _problem(rng, n=10)
     draws = 200_000
-    keep = rng.random((draws,) + X.shape) >= theta   # equation (8): keep with prob 1 - θ
+    keep = rng.random((draws,) + X.shape) >= theta  # equation (8): keep with prob 1 - θ
     Z = np.where(keep, X / (1 - theta), 0.0)
     monte_carlo = np.mean(np.sum((t - Z @ w - b) ** 2, axis=1))
-    exact = np.sum((t - X @ w - b) ** 2) + np.sum(dropout_ridge_strength(X, theta) * w ** 2)
+    exact = np.sum((t - X @ w - b) ** 2) + np.sum(dropout_ridge_strength(X, theta) * w**2)
     assert monte_carlo == pytest.approx(exact, rel=5e-3)
 
 
@@ -98,7 +135,7 @@ def test_dropout_factor_edges():
     np.testing.assert_allclose(dropout_variance_factor([0.0, 0.5, 0.6, 0.8]), [0, 1, 1.5, 4])
     assert np.isinf(dropout_variance_factor(1.0))
     lam = dropout_ridge_strength(np.array([[1.0, 0.0], [2.0, 0.0]]), [1.0, 1.0])
-    assert np.isinf(lam[0]) and lam[1] == 0.0        # θ = 1 but never non-zero: nothing to drop
+    assert np.isinf(lam[0]) and lam[1] == 0.0  # θ = 1 but never non-zero: nothing to drop
     with pytest.raises(ValueError):
         dropout_variance_factor([1.2])
 
@@ -130,7 +167,7 @@ def test_the_papers_plus_minus_one_form_needs_a_factor_two():
     A = lambda a: np.logaddexp(a, -a)
     for a in (-1.3, 0.0, 0.4, 2.0):
         h = 1e-4
-        second = (A(a + h) - 2 * A(a) + A(a - h)) / h ** 2
+        second = (A(a + h) - 2 * A(a) + A(a - h)) / h**2
         assert 0.5 * second == pytest.approx(2 * expit(2 * a) * expit(-2 * a), rel=1e-5)
     assert "factor 2" in equation("taylor_term").explanation
 
@@ -138,4 +175,5 @@ def test_the_papers_plus_minus_one_form_needs_a_factor_two():
 def test_dropout_factor_is_the_library_s():
     """One definition of θ/(1 − θ): the captions' numbers are the estimator's."""
     from flda_core.transfer import dropout_variance_factor as library_factor
+
     assert dropout_variance_factor is library_factor

@@ -5,9 +5,12 @@ import pytest
 
 from flda_core.classifier import FLDAClassifier
 from flda_core.synthetic import make_appearance_domains
-from explorer.experiments.transfer_models import (transfer_parameter_table, compare_missing_data,
-                                                   compare_transfer_models,
-                                                   missing_data_split)
+from explorer.experiments.transfer_models import (
+    transfer_parameter_table,
+    compare_missing_data,
+    compare_transfer_models,
+    missing_data_split,
+)
 
 
 def _table_with_gaps(n=160, seed=0):
@@ -15,7 +18,7 @@ def _table_with_gaps(n=160, seed=0):
     y = np.arange(n) % 2
     X = rng.normal(loc=3.0 + y[:, None] * np.array([1.0, 0.5, 0.0]), size=(n, 3))
     gaps = rng.random(X.shape) < np.array([0.3, 0.1, 0.0])
-    gaps[: n // 4] = False                       # a quarter of the rows certainly complete
+    gaps[: n // 4] = False  # a quarter of the rows certainly complete
     X[gaps] = np.nan
     return X, y
 
@@ -35,8 +38,13 @@ def test_compare_missing_data_reports_every_method_with_the_stated_protocol():
     X, y = _table_with_gaps()
     table = compare_missing_data(X, y, losses=("logistic",), n_folds=3, grid=(1e-3, 1e-1))
     assert table["method"].tolist() == [
-        "S-LR zeros", "S-LR mean", "FLDA-L dropout (zeros)", "FLDA-L two-sided (zeros)",
-        "FLDA-L imputation (NaN gaps)", "T-LR mean (3-fold CV)"]
+        "S-LR zeros",
+        "S-LR mean",
+        "FLDA-L dropout (zeros)",
+        "FLDA-L two-sided (zeros)",
+        "FLDA-L imputation (NaN gaps)",
+        "T-LR mean (3-fold CV)",
+    ]
     assert table["target_error"].between(0, 1).all()
     # The mean-imputation row is the source classifier scored on mean-filled targets.
     Xs, ys, Xt, yt = missing_data_split(X, y)
@@ -46,21 +54,36 @@ def test_compare_missing_data_reports_every_method_with_the_stated_protocol():
     assert table.loc[1, "target_error"] == pytest.approx(np.mean(plain.predict(means) != yt))
     # FLDA with imputation predicts on the NaN rows as if filled with the source mean.
     l2 = table.loc[4, "l2"]
-    flda = FLDAClassifier(l2=l2, tol=1e-4, max_iter=500, transfer="imputation").fit(
-        Xs, ys, X_target=Xt)
+    flda = FLDAClassifier(l2=l2, tol=1e-4, max_iter=500, transfer="imputation").fit(Xs, ys, X_target=Xt)
     assert table.loc[4, "target_error"] == pytest.approx(np.mean(flda.predict(Xt) != yt))
 
 
 def test_compare_transfer_models_with_fixed_l2_matches_direct_fits():
     data = make_appearance_domains(n_source=1000, n_target=1000, random_state=1)
-    table = compare_transfer_models(data.X_source, data.y_source, data.X_target,
-                                    data.y_target, ("dropout", "two-sided"),
-                                    ("logistic", "quadratic"), l2=0.0, setting="preset")
+    table = compare_transfer_models(
+        data.X_source,
+        data.y_source,
+        data.X_target,
+        data.y_target,
+        ("dropout", "two-sided"),
+        ("logistic", "quadratic"),
+        l2=0.0,
+        setting="preset",
+    )
     assert set(table["setting"]) == {"preset"}
-    assert table["method"].tolist() == ["S-LR", "FLDA-L dropout", "FLDA-L two-sided", "T-LR",
-                                        "S-LS", "FLDA-Q dropout", "FLDA-Q two-sided", "T-LS"]
+    assert table["method"].tolist() == [
+        "S-LR",
+        "FLDA-L dropout",
+        "FLDA-L two-sided",
+        "T-LR",
+        "S-LS",
+        "FLDA-Q dropout",
+        "FLDA-Q two-sided",
+        "T-LS",
+    ]
     direct = FLDAClassifier(loss="quadratic", transfer="two-sided").fit(
-        data.X_source, data.y_source, X_target=data.X_target)
+        data.X_source, data.y_source, X_target=data.X_target
+    )
     error = np.mean(direct.predict(data.X_target) != data.y_target)
     assert table.set_index("method").loc["FLDA-Q two-sided", "target_error"] == pytest.approx(error)
 

@@ -22,11 +22,22 @@ def settings_of(chart):
 
 def test_settings_line_names_what_applies_in_one_order():
     assert settings_line() == ""
-    line = settings_line(data="Bernoulli", theta="0.8, 0", shift="θ̂₁ +0.2", seed=4,
-                         n_source=500, n_target=300, l2=0.01, loss="quadratic",
-                         extra=("ε = 0.1",), transfer="two-sided")
-    assert line == ("Bernoulli · θ = 0.8, 0 · θ̂₁ +0.2 · seed 4 · n = 500 source, 300 target "
-                    "· ℓ2 = 0.01 · quadratic loss · ε = 0.1 · transfer model: two-sided")
+    line = settings_line(
+        data="Bernoulli",
+        theta="0.8, 0",
+        shift="θ̂₁ +0.2",
+        seed=4,
+        n_source=500,
+        n_target=300,
+        l2=0.01,
+        loss="quadratic",
+        extra=("ε = 0.1",),
+        transfer="two-sided",
+    )
+    assert line == (
+        "Bernoulli · θ = 0.8, 0 · θ̂₁ +0.2 · seed 4 · n = 500 source, 300 target "
+        "· ℓ2 = 0.01 · quadratic loss · ε = 0.1 · transfer model: two-sided"
+    )
     assert settings_line(l2=0) == "no ℓ2"
     assert settings_line(l2="by cross-validation") == "ℓ2 by cross-validation"
     assert settings_line(theta=(0.25, 1)) == "θ = 0.25, 1"
@@ -55,15 +66,19 @@ def test_the_settings_line_goes_below_a_title_or_at_the_top_right_with_room(vali
     def figure(layout):
         return go.Figure(layout=layout) if validated else unvalidated_figure([], layout)
 
-    titled = with_settings(figure(dict(title=dict(text="Errors", font=dict(size=20)),
-                                       margin=dict(t=80, l=5))), "seed 3")
+    titled = with_settings(
+        figure(dict(title=dict(text="Errors", font=dict(size=20)), margin=dict(t=80, l=5))), "seed 3"
+    )
     assert titled.layout.title.text.startswith("Errors<br><span")
     assert "seed 3" in titled.layout.title.text and titled.layout.title.font.size == 20
     assert titled.layout.margin.t == 80 + SETTINGS_FONT + 8 and titled.layout.margin.l == 5
     plain = with_settings(figure(dict(title=dict(font=dict(size=9)))), "seed 4")
     assert "seed 4" in plain.layout.title.text and plain.layout.title.font.size == 9
-    assert (plain.layout.title.x, plain.layout.title.xanchor, plain.layout.title.xref) == \
-        (1, "right", "container")
+    assert (plain.layout.title.x, plain.layout.title.xanchor, plain.layout.title.xref) == (
+        1,
+        "right",
+        "container",
+    )
     assert plain.layout.margin.t == 50 + SETTINGS_FONT + 8
     untouched = figure({})
     assert with_settings(untouched, "").layout.title.text is None
@@ -85,27 +100,42 @@ def test_the_settings_line_is_marked_for_the_chart_element_to_break(validated):
     for fig in (figure(dict(title=dict(text="Errors"), meta=dict(source="x"))), figure({})):
         with_settings(fig, line)
         meta = fig.to_plotly_json()["layout"]["meta"]
-        assert meta["settings"] == {"text": "&lt;a.csv&gt; → b.csv · seed 3 · ℓ2 = 0.1",
-                                    "size": SETTINGS_FONT}
+        assert meta["settings"] == {
+            "text": "&lt;a.csv&gt; → b.csv · seed 3 · ℓ2 = 0.1",
+            "size": SETTINGS_FONT,
+        }
         span = f"<span style='font-size:{SETTINGS_FONT}px'>{meta['settings']['text']}</span>"
         assert fig.layout.title.text.endswith(span)
-    assert meta == {"settings": meta["settings"]} and with_settings(
-        figure(dict(meta=dict(source="x"))), line).layout.meta["source"] == "x"
+    assert (
+        meta == {"settings": meta["settings"]}
+        and with_settings(figure(dict(meta=dict(source="x"))), line).layout.meta["source"] == "x"
+    )
 
 
 #: page, URL query, what every chart's settings line must say (the values set, not the
 #: defaults).
 PAGES = [
-    ("pages/synthetic.py", {"seed": "3", "theta": "0.8, 0", "l2": "0.01"},
-     ["Bernoulli", "θ = 0.8, 0", "seed 3", "ℓ2 = 0.01", "transfer model: dropout"]),
-    ("pages/transfer.py", {"seed": "2", "l2": "0.001", "transfer": "two-sided"},
-     ["θ = 0.5, 0", "seed 2", "ℓ2 = 0.001", "transfer model: two-sided"]),
-    ("pages/learning_curves.py", {"seed": "5", "repeats": "3"},
-     ["Poisson", "seed 5", "n up to 10,000", "3 repeats", "transfer model: dropout"]),
-    ("pages/digits.py", {"seed": "1", "l2_mode": "hand", "l2": "0.01"},
-     ["A = ", "seed 1"]),
-    ("pages/real_data.py", {"sets": '["hepatitis", "heart"]', "impute": "mean"},
-     ["gaps filled: mean", "transfer model: dropout"]),
+    (
+        "pages/synthetic.py",
+        {"seed": "3", "theta": "0.8, 0", "l2": "0.01"},
+        ["Bernoulli", "θ = 0.8, 0", "seed 3", "ℓ2 = 0.01", "transfer model: dropout"],
+    ),
+    (
+        "pages/transfer.py",
+        {"seed": "2", "l2": "0.001", "transfer": "two-sided"},
+        ["θ = 0.5, 0", "seed 2", "ℓ2 = 0.001", "transfer model: two-sided"],
+    ),
+    (
+        "pages/learning_curves.py",
+        {"seed": "5", "repeats": "3"},
+        ["Poisson", "seed 5", "n up to 10,000", "3 repeats", "transfer model: dropout"],
+    ),
+    ("pages/digits.py", {"seed": "1", "l2_mode": "hand", "l2": "0.01"}, ["A = ", "seed 1"]),
+    (
+        "pages/real_data.py",
+        {"sets": '["hepatitis", "heart"]', "impute": "mean"},
+        ["gaps filled: mean", "transfer model: dropout"],
+    ),
 ]
 
 
@@ -123,13 +153,14 @@ def test_every_chart_of_a_page_says_its_settings(page, query, expected):
 
 @pytest.mark.slow
 def test_digits_figures_of_fits_say_the_penalty_and_the_digit():
-    at = open_page("pages/digits.py", {"seed": "1", "l2_mode": "hand", "l2": "0.01",
-                                       "digit": "3"}, timeout=600)
+    at = open_page(
+        "pages/digits.py", {"seed": "1", "l2_mode": "hand", "l2": "0.01", "digit": "3"}, timeout=600
+    )
     lines = {c.key: settings_of(c) for c in charts(at)}
     assert "ℓ2 = 0.01" in lines["dig_weights"] and "digit 3" in lines["dig_weights"]
     assert "ℓ2 = 0.01" in lines["dig_errors"] and "ε = 0" in lines["dig_errors"]
     assert "ε = 0" in lines["dig_rates"]
-    assert "ℓ2" not in lines["dig_rates"]          # the data alone: no fit, no penalty
+    assert "ℓ2" not in lines["dig_rates"]  # the data alone: no fit, no penalty
 
 
 @pytest.mark.slow
@@ -142,8 +173,7 @@ def test_your_data_figures_name_the_files_and_label_column_escaped():
     at.run()
     at.switch_page("pages/your_data.py")
     at.run()
-    raw = b"a,b,<b>lab</b>\n" + b"".join(f"{i % 3},{i % 2},{i % 2}\n".encode()
-                                            for i in range(30))
+    raw = b"a,b,<b>lab</b>\n" + b"".join(f"{i % 3},{i % 2},{i % 2}\n".encode() for i in range(30))
     for index, name in enumerate(("<i>src</i>.csv", "tgt.csv")):
         at.file_uploader[index].set_value((name, raw, "text/csv"))
         at.run()

@@ -15,11 +15,17 @@ def thetas(n=8):
     zeta = eta * rng.uniform(0.0, 1.5, n)
     zeta = np.minimum(zeta, 1.0)
     theta = np.maximum(0, 1 - zeta / eta)
-    frame = pd.DataFrame({"feature": [f"feature_{j}" for j in range(n)], "theta": theta,
-                          "source_nonzero": eta, "target_nonzero": zeta,
-                          "difference": zeta - eta,
-                          "S-LR weight": rng.normal(size=n),
-                          "FLDA-L weight": rng.normal(size=n)})
+    frame = pd.DataFrame(
+        {
+            "feature": [f"feature_{j}" for j in range(n)],
+            "theta": theta,
+            "source_nonzero": eta,
+            "target_nonzero": zeta,
+            "difference": zeta - eta,
+            "S-LR weight": rng.normal(size=n),
+            "FLDA-L weight": rng.normal(size=n),
+        }
+    )
     return frame.sort_values("theta", ascending=False).reset_index(drop=True)
 
 
@@ -49,15 +55,15 @@ def test_long_feature_names_are_shortened_but_kept_in_hover():
 def test_top_changed_features_picks_largest_absolute_differences():
     frame = thetas(10)
     top = figs.top_changed_features(frame, 4)
-    expected = frame.assign(d=(frame.target_nonzero - frame.source_nonzero).abs()) \
-        .sort_values("d", ascending=False)["feature"][:4]
+    expected = frame.assign(d=(frame.target_nonzero - frame.source_nonzero).abs()).sort_values(
+        "d", ascending=False
+    )["feature"][:4]
     assert list(top["feature"]) == list(expected)
 
 
 def test_nonzero_proportion_figure_has_source_and_target_bars_in_domain_colours():
     frame = thetas(10)
-    fig = figs.nonzero_proportion_figure(frame, top_n=6, source_name="s.csv",
-                                         target_name="t.csv")
+    fig = figs.nonzero_proportion_figure(frame, top_n=6, source_name="s.csv", target_name="t.csv")
     assert [trace.name for trace in fig.data] == ["source (s.csv)", "target (t.csv)"]
     assert fig.data[0].marker.color == FAMILY_COLORS["source"]
     assert fig.data[1].marker.color == FAMILY_COLORS["target"]
@@ -77,8 +83,11 @@ def test_shortened_feature_names_stay_distinct():
     """Two long names with the same beginning must not merge into one bar."""
     frame = thetas(3)
     frame["feature"] = ["x" * 40 + "_a", "x" * 40 + "_b", "short"]
-    for fig in (figs.feature_theta_figure(frame), figs.nonzero_proportion_figure(frame),
-                figs.feature_weights_figure(frame)):
+    for fig in (
+        figs.feature_theta_figure(frame),
+        figs.nonzero_proportion_figure(frame),
+        figs.feature_weights_figure(frame),
+    ):
         labels = list(fig.data[0].y)
         assert len(set(labels)) == 3 and all(len(label) <= 28 for label in labels)
         assert "short" in labels
@@ -86,12 +95,23 @@ def test_shortened_feature_names_stay_distinct():
 
 def all_figures():
     frame = thetas(8)
-    errors = pd.DataFrame({"classifier": ["S-LR", "FLDA-L"], "family": ["source", "flda"],
-                           "error": [0.3, 0.2], "errors": [3, 2], "n_target": [10, 10]})
+    errors = pd.DataFrame(
+        {
+            "classifier": ["S-LR", "FLDA-L"],
+            "family": ["source", "flda"],
+            "error": [0.3, 0.2],
+            "errors": [3, 2],
+            "n_target": [10, 10],
+        }
+    )
     predictions = pd.DataFrame({"row": [1, 2], "FLDA-Q": ["a", "b"], "FLDA-L": ["b", "b"]})
-    return {"theta": figs.feature_theta_figure(frame), "nonzero": figs.nonzero_proportion_figure(frame),
-            "error": figs.target_error_figure(errors), "weights": figs.feature_weights_figure(frame),
-            "mix": figs.prediction_mix_figure(predictions, ["a", "b"])}
+    return {
+        "theta": figs.feature_theta_figure(frame),
+        "nonzero": figs.nonzero_proportion_figure(frame),
+        "error": figs.target_error_figure(errors),
+        "weights": figs.feature_weights_figure(frame),
+        "mix": figs.prediction_mix_figure(predictions, ["a", "b"]),
+    }
 
 
 @pytest.mark.parametrize("name", ["theta", "nonzero", "error", "weights", "mix"])
@@ -104,10 +124,15 @@ def test_figures_have_no_title_of_their_own(name):
 
 
 def test_error_figure_uses_the_classifier_colours():
-    errors = pd.DataFrame({"classifier": ["S-LS", "S-LR", "FLDA-Q", "FLDA-L", "T-LR"],
-                           "family": ["source", "source", "flda", "flda", "target"],
-                           "error": [0.3, 0.29, 0.2, 0.21, 0.07], "errors": [3, 3, 2, 2, 1],
-                           "n_target": [10] * 5})
+    errors = pd.DataFrame(
+        {
+            "classifier": ["S-LS", "S-LR", "FLDA-Q", "FLDA-L", "T-LR"],
+            "family": ["source", "source", "flda", "flda", "target"],
+            "error": [0.3, 0.29, 0.2, 0.21, 0.07],
+            "errors": [3, 3, 2, 2, 1],
+            "n_target": [10] * 5,
+        }
+    )
     fig = figs.target_error_figure(errors)
     bar = fig.data[0]
     assert list(bar.x) == list(errors["classifier"])
@@ -117,9 +142,15 @@ def test_error_figure_uses_the_classifier_colours():
 
 
 def test_prediction_mix_figure_shares_sum_to_one_per_bar():
-    predictions = pd.DataFrame({"row": [1, 2, 3, 4], "true_label": ["a", "b", "b", None],
-                                "S-LR": ["a", "a", "a", "a"], "FLDA-Q": ["a", "b", "b", "b"],
-                                "FLDA-L": ["b", "b", "a", "b"]})
+    predictions = pd.DataFrame(
+        {
+            "row": [1, 2, 3, 4],
+            "true_label": ["a", "b", "b", None],
+            "S-LR": ["a", "a", "a", "a"],
+            "FLDA-Q": ["a", "b", "b", "b"],
+            "FLDA-L": ["b", "b", "a", "b"],
+        }
+    )
     fig = figs.prediction_mix_figure(predictions, ["a", "b"])
     assert [trace.name for trace in fig.data] == ["a", "b"]
     assert list(fig.data[0].x) == ["true labels", "S-LR", "FLDA-Q", "FLDA-L"]
@@ -149,23 +180,39 @@ def test_weights_figure_compares_source_and_flda_weights():
 
 
 def _errors():
-    return pd.DataFrame({"classifier": ["S-LR", "FLDA-L", "KMM"], "error": [0.3, 0.2, 0.25],
-                         "errors": [30, 20, 25], "n_target": [100, 100, 100],
-                         "family": ["source", "flda", "baseline"]})
+    return pd.DataFrame(
+        {
+            "classifier": ["S-LR", "FLDA-L", "KMM"],
+            "error": [0.3, 0.2, 0.25],
+            "errors": [30, 20, 25],
+            "n_target": [100, 100, 100],
+            "family": ["source", "flda", "baseline"],
+        }
+    )
 
 
 def _predictions():
-    return pd.DataFrame({"true_label": ["a", "b", "b"], "S-LR": ["a", "a", "a"],
-                         "FLDA-Q": ["b", "b", "a"], "FLDA-L": ["a", "b", "b"]})
+    return pd.DataFrame(
+        {
+            "true_label": ["a", "b", "b"],
+            "S-LR": ["a", "a", "a"],
+            "FLDA-Q": ["b", "b", "a"],
+            "FLDA-L": ["a", "b", "b"],
+        }
+    )
 
 
-@pytest.mark.parametrize("build", [
-    lambda: figs.feature_theta_figure(thetas(12), top_n=5),
-    lambda: figs.nonzero_proportion_figure(thetas(12), top_n=6, source_name="s <b>.csv"),
-    lambda: figs.target_error_figure(_errors()),
-    lambda: figs.prediction_mix_figure(_predictions(), ["a", "b"]),
-    lambda: figs.feature_weights_figure(thetas(9), top_n=4),
-], ids=["theta", "nonzero", "errors", "predictions", "weights"])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: figs.feature_theta_figure(thetas(12), top_n=5),
+        lambda: figs.nonzero_proportion_figure(thetas(12), top_n=6, source_name="s <b>.csv"),
+        lambda: figs.target_error_figure(_errors()),
+        lambda: figs.prediction_mix_figure(_predictions(), ["a", "b"]),
+        lambda: figs.feature_weights_figure(thetas(9), top_n=4),
+    ],
+    ids=["theta", "nonzero", "errors", "predictions", "weights"],
+)
 def test_figures_pass_plotly_validation_unchanged(build):
     """The builders skip plotly's validation (plain JSON, 70-180 ms a rerun saved): what
     they make must be what validation accepts and leaves as it is."""

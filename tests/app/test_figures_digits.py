@@ -91,12 +91,13 @@ def test_weights_figure_maps_are_large_on_a_laptop_window():
     """Two weight maps side by side above theta: each at least 350 px wide in the
     ~800 px wide main column of a 1280 px window (it was ~200 px with three in a row)."""
     side = 16
-    fig = fd.digit_weights_figure(_image(side, 1, True), _image(side, 2), _image(side, 3, True),
-                            side, digit=3)
+    fig = fd.digit_weights_figure(
+        _image(side, 1, True), _image(side, 2), _image(side, 3, True), side, digit=3
+    )
     src, th, flda = fig.data
     assert (src.xaxis, flda.xaxis, th.xaxis) == ("x", "x2", "x3")
-    assert fig.layout.yaxis.domain == fig.layout.yaxis2.domain         # same row
-    assert fig.layout.yaxis3.domain[1] < fig.layout.yaxis.domain[0]    # theta below
+    assert fig.layout.yaxis.domain == fig.layout.yaxis2.domain  # same row
+    assert fig.layout.yaxis3.domain[1] < fig.layout.yaxis.domain[0]  # theta below
     for suffix in ("", "2"):
         assert _panel_px(fig, suffix, 800) >= 350
     assert _panel_px(fig, "3", 800) >= 300
@@ -112,8 +113,9 @@ def test_weights_figure_separate_ranges_rescale_the_naive_panel():
     w_src[0] = 10.0
     w_flda = np.zeros(16)
     w_flda[1] = -2.0
-    fig = fd.digit_weights_figure(w_src, np.zeros(16), w_flda, side, digit=7, source_name="S-LS",
-                            flda_name="FLDA-Q", shared_range=False)
+    fig = fd.digit_weights_figure(
+        w_src, np.zeros(16), w_flda, side, digit=7, source_name="S-LS", flda_name="FLDA-Q", shared_range=False
+    )
     assert fig.layout.coloraxis.cmax == pytest.approx(2.0)
     assert fig.data[0].z[0][0] == pytest.approx(2.0)  # rescaled by 2 / 10
     assert "(×0.2)" in fig.layout.annotations[0].text
@@ -132,8 +134,7 @@ def test_sample_images_figure_one_image_per_class_and_domain():
 
 
 def test_error_figure_bars_in_style_colours_with_paper_markers():
-    table = pd.DataFrame({m: [0.1, 0.2] for m in TABLE_CLASSIFIERS},
-                         index=["A → B: x → y", "B → A: y → x"])
+    table = pd.DataFrame({m: [0.1, 0.2] for m in TABLE_CLASSIFIERS}, index=["A → B: x → y", "B → A: y → x"])
     fig = fd.table4_figure(table, ed.paper_table(dg.make_offline_domains()))
     bars = [t for t in fig.data if t.type == "bar"]
     assert [b.name for b in bars] == list(TABLE_CLASSIFIERS)
@@ -151,14 +152,13 @@ def test_error_figure_bars_in_style_colours_with_paper_markers():
 
 def test_paper_markers_readable_on_light_and_dark_pages():
     """Not black (invisible on the dark theme): grey dashes over a dark outline."""
-    table = pd.DataFrame({m: [0.1, 0.2] for m in TABLE_CLASSIFIERS},
-                         index=["A → B: x → y", "B → A: y → x"])
+    table = pd.DataFrame({m: [0.1, 0.2] for m in TABLE_CLASSIFIERS}, index=["A → B: x → y", "B → A: y → x"])
     fig = fd.table4_figure(table, ed.paper_table(dg.make_offline_domains()))
     outline, mark = [t for t in fig.data if t.type == "scatter"]
     assert mark.marker.line.color == fd.PAPER_MARK_COLOR == "#999999"
 
     def luminance(hex_color):
-        c = np.array([int(hex_color[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+        c = np.array([int(hex_color[i : i + 2], 16) / 255 for i in (1, 3, 5)])
         c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
         return float(c @ [0.2126, 0.7152, 0.0722])
 
@@ -185,13 +185,24 @@ def test_redrawn_digit_figures_pass_plotly_validation_unchanged(side, shared_ran
     plotly's per-property validation; here every property goes through it unchanged,
     label text from an upload included."""
     rng = np.random.default_rng(side)
-    weights = fd.digit_weights_figure(rng.normal(size=side * side), rng.random(side * side),
-                                      rng.normal(size=side * side), side, "<b>7</b>",
-                                      shared_range=shared_range)
+    weights = fd.digit_weights_figure(
+        rng.normal(size=side * side),
+        rng.random(side * side),
+        rng.normal(size=side * side),
+        side,
+        "<b>7</b>",
+        shared_range=shared_range,
+    )
     assert_passes_plotly_validation(weights)
     assert [t.xaxis for t in weights.data] == ["x", "x3", "x2"]  # the paper's order
-    rates = fd.nonzero_rate_figure(rng.random(side * side), rng.random(side * side), side,
-                                   "<i>A</i>", "B", zero_tol=0.1 if shared_range else 0.0)
+    rates = fd.nonzero_rate_figure(
+        rng.random(side * side),
+        rng.random(side * side),
+        side,
+        "<i>A</i>",
+        "B",
+        zero_tol=0.1 if shared_range else 0.0,
+    )
     assert_passes_plotly_validation(rates)
     assert rates.layout.yaxis2.scaleanchor == "x2"  # square pixels in both panels
 
@@ -201,15 +212,17 @@ def test_slide_weights_figure_puts_the_three_maps_in_one_row_above_their_colour_
     bars sit below the plot area, in the bottom margin (pixels, which a slide that caps
     the chart's height does not shrink), each under the maps it colours."""
     side = 16
-    fig = fd.digit_weights_figure(_image(side, 1, True), _image(side, 2), _image(side, 3, True),
-                                  side, digit=3, slide=True)
+    fig = fd.digit_weights_figure(
+        _image(side, 1, True), _image(side, 2), _image(side, 3, True), side, digit=3, slide=True
+    )
     assert_passes_plotly_validation(fig)
     src, th, flda = fig.data
-    assert (src.xaxis, flda.xaxis, th.xaxis) == ("x", "x2", "x3")   # the paper's trace order
+    assert (src.xaxis, flda.xaxis, th.xaxis) == ("x", "x2", "x3")  # the paper's trace order
     layout = fig.layout
-    assert layout.yaxis.domain == layout.yaxis2.domain == layout.yaxis3.domain   # one row
-    assert layout.xaxis.domain[1] < layout.xaxis2.domain[0] < layout.xaxis2.domain[1] \
-        < layout.xaxis3.domain[0]
+    assert layout.yaxis.domain == layout.yaxis2.domain == layout.yaxis3.domain  # one row
+    assert (
+        layout.xaxis.domain[1] < layout.xaxis2.domain[0] < layout.xaxis2.domain[1] < layout.xaxis3.domain[0]
+    )
     weight_bar, theta_bar = layout.coloraxis.colorbar, layout.coloraxis2.colorbar
     for bar in (weight_bar, theta_bar):
         assert bar.orientation == "h" and bar.y < 0 and bar.yanchor == "top"
@@ -219,10 +232,9 @@ def test_slide_weights_figure_puts_the_three_maps_in_one_row_above_their_colour_
     assert weight_span[0] >= layout.xaxis.domain[0] - 1e-9
     assert weight_span[1] <= layout.xaxis2.domain[1] + 1e-9 <= theta_span[0] + 1e-9
     assert theta_span[1] <= layout.xaxis3.domain[1] + 1e-9
-    assert layout.margin.b >= 100   # title, bar and tick labels at 20 px
+    assert layout.margin.b >= 100  # title, bar and tick labels at 20 px
     titles = [a.text for a in layout.annotations]
-    assert titles == ["S-LR weights, digit 3", "FLDA-L weights, digit 3",
-                      "dropout θ (transfer model)"]
+    assert titles == ["S-LR weights, digit 3", "FLDA-L weights, digit 3", "dropout θ (transfer model)"]
 
 
 def _sample_images_reference(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=10):
@@ -233,31 +245,58 @@ def _sample_images_reference(X_a, y_a, X_b, y_b, side, name_a, name_b, max_class
 
     classes = list(np.unique(np.concatenate([y_a, y_b])))[:max_classes]
     n = len(classes)
-    fig = make_subplots(rows=2, cols=n, horizontal_spacing=0.01, vertical_spacing=0.08,
-                        row_titles=["A", "B"])
+    fig = make_subplots(rows=2, cols=n, horizontal_spacing=0.01, vertical_spacing=0.08, row_titles=["A", "B"])
     images = []
     for row, (X, y, name) in enumerate(((X_a, y_a, name_a), (X_b, y_b, name_b)), start=1):
         for col, label in enumerate(classes, start=1):
             members = np.flatnonzero(y == label)
             img = X[members[0]].reshape(side, side) if len(members) else np.zeros((side, side))
             images.append(img)
-            fig.add_trace(go.Heatmap(
-                z=img, x=np.arange(side), y=np.arange(side), coloraxis="coloraxis",
-                name=f"{name}, class {label}",
-                hovertemplate=f"<b>{name}, class {label}</b><br>row %{{y}}, column %{{x}}<br>"
-                              "ink = %{z:.2f}<extra></extra>"), row=row, col=col)
+            fig.add_trace(
+                go.Heatmap(
+                    z=img,
+                    x=np.arange(side),
+                    y=np.arange(side),
+                    coloraxis="coloraxis",
+                    name=f"{name}, class {label}",
+                    hovertemplate=f"<b>{name}, class {label}</b><br>row %{{y}}, column %{{x}}<br>"
+                    "ink = %{z:.2f}<extra></extra>",
+                ),
+                row=row,
+                col=col,
+            )
     for k in range(1, 2 * n + 1):
         suffix = "" if k == 1 else str(k)
-        fig.update_layout({f"xaxis{suffix}": dict(
-            showticklabels=False, showgrid=False, zeroline=False, ticks="", showline=False,
-            constrain="domain", range=[-0.5, side - 0.5]),
-            f"yaxis{suffix}": dict(
-            showticklabels=False, showgrid=False, zeroline=False, ticks="", showline=False,
-            scaleanchor=f"x{suffix}", scaleratio=1, constrain="domain",
-            range=[side - 0.5, -0.5])})
-    fig.update_layout(coloraxis=dict(colorscale="Greys", cmin=0.0, cmax=max(np.max(images), 1e-12),
-                                     showscale=False),
-                      height=260, margin=dict(l=10, r=30, t=10, b=10), font=dict(size=14))
+        fig.update_layout(
+            {
+                f"xaxis{suffix}": dict(
+                    showticklabels=False,
+                    showgrid=False,
+                    zeroline=False,
+                    ticks="",
+                    showline=False,
+                    constrain="domain",
+                    range=[-0.5, side - 0.5],
+                ),
+                f"yaxis{suffix}": dict(
+                    showticklabels=False,
+                    showgrid=False,
+                    zeroline=False,
+                    ticks="",
+                    showline=False,
+                    scaleanchor=f"x{suffix}",
+                    scaleratio=1,
+                    constrain="domain",
+                    range=[side - 0.5, -0.5],
+                ),
+            }
+        )
+    fig.update_layout(
+        coloraxis=dict(colorscale="Greys", cmin=0.0, cmax=max(np.max(images), 1e-12), showscale=False),
+        height=260,
+        margin=dict(l=10, r=30, t=10, b=10),
+        font=dict(size=14),
+    )
     for col, label in enumerate(classes, start=1):
         fig.update_xaxes(title=dict(text=str(label), standoff=2), row=2, col=col)
     return fig
@@ -280,6 +319,5 @@ def test_sample_images_figure_is_plotly_make_subplots_figure(n_classes, missing_
     X_b = rng.random((len(y_b), side * side)) * 3
     fig = fd.sample_images_figure(X_a, y_a, X_b, y_b, side, "A", "B")
     reference = _sample_images_reference(X_a, y_a, X_b, y_b, side, "A", "B")
-    assert json.loads(pio.to_json(fig, validate=False)) == \
-        json.loads(pio.to_json(reference, validate=False))
+    assert json.loads(pio.to_json(fig, validate=False)) == json.loads(pio.to_json(reference, validate=False))
     assert_passes_plotly_validation(fig)

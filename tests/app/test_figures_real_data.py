@@ -10,18 +10,19 @@ from explorer.figures.style import FAMILY_COLORS
 
 
 def test_error_figure_one_panel_per_data_set_with_paper_marks():
-    errors = pd.DataFrame({"S-LR": [0.4, 0.1], "KMM": [0.3, np.nan], "FLDA-L": [0.2, 0.1]},
-                          index=["heart", "ozone"])
-    paper = pd.DataFrame({"S-LR": [0.338, 0.124], "KMM": [0.39, 0.126], "FLDA-L": [0.203, 0.079]},
-                         index=["heart", "ozone"])
+    errors = pd.DataFrame(
+        {"S-LR": [0.4, 0.1], "KMM": [0.3, np.nan], "FLDA-L": [0.2, 0.1]}, index=["heart", "ozone"]
+    )
+    paper = pd.DataFrame(
+        {"S-LR": [0.338, 0.124], "KMM": [0.39, 0.126], "FLDA-L": [0.203, 0.079]}, index=["heart", "ozone"]
+    )
     fig = fr.error_comparison_figure(errors, paper, columns=2)
     bars = [t for t in fig.data if t.type == "bar"]
     marks = [t for t in fig.data if t.type == "scatter"]
     assert len(bars) == 2 and len(marks) == 2
     assert list(bars[0].y) == [0.4, 0.3, 0.2]
     assert np.isnan(bars[1].y[1])  # not run: no bar
-    assert list(bars[0].marker.color) == [FAMILY_COLORS["source"], fr.BASELINE_COLOR,
-                                          FAMILY_COLORS["flda"]]
+    assert list(bars[0].marker.color) == [FAMILY_COLORS["source"], fr.BASELINE_COLOR, FAMILY_COLORS["flda"]]
     assert list(marks[1].y) == [0.124, 0.126, 0.079]
     assert [a.text for a in fig.layout.annotations] == ["heart", "ozone"]
 
@@ -33,11 +34,16 @@ def test_colours_by_family():
 
 
 def test_theta_figure_shows_the_top_features_largest_on_top():
-    thetas = pd.DataFrame({"feature": list("abcde"), "theta": [0.1, 0.9, 0.0, 0.5, 0.2],
-                           "missing in target": [0.0, 0.95, 0.7, 0.5, 0.1]})
+    thetas = pd.DataFrame(
+        {
+            "feature": list("abcde"),
+            "theta": [0.1, 0.9, 0.0, 0.5, 0.2],
+            "missing in target": [0.0, 0.95, 0.7, 0.5, 0.1],
+        }
+    )
     fig = fr.theta_figure(thetas, top_n=3)
     bar, marks = fig.data
-    assert list(bar.y) == ["d", "c", "b"]          # plotly draws the last row on top
+    assert list(bar.y) == ["d", "c", "b"]  # plotly draws the last row on top
     assert list(bar.x) == [0.5, 0.0, 0.9]
     assert list(marks.x) == [0.5, 0.7, 0.95]
 
@@ -55,14 +61,20 @@ def test_error_figure_passes_plotly_validation_unchanged(n_sets, columns):
     fig = fr.error_comparison_figure(errors, paper, columns=columns)
     assert_passes_plotly_validation(fig)
     assert [a.text for a in fig.layout.annotations] == names
-    assert [fig.layout[f"yaxis{'' if k == 1 else k}"].title.text for k in range(1, n_sets + 1)] \
-        == ["target error" if k % columns == 0 else None for k in range(n_sets)]
+    assert [fig.layout[f"yaxis{'' if k == 1 else k}"].title.text for k in range(1, n_sets + 1)] == [
+        "target error" if k % columns == 0 else None for k in range(n_sets)
+    ]
 
 
 @pytest.mark.parametrize("title", [None, "heart disease"])
 def test_theta_figure_passes_plotly_validation_unchanged(title):
-    thetas = pd.DataFrame({"feature": list("abcde"), "theta": [0.1, 0.9, 0.0, 0.5, 0.2],
-                           "missing in target": [0.0, 0.95, 0.7, 0.5, 0.1]})
+    thetas = pd.DataFrame(
+        {
+            "feature": list("abcde"),
+            "theta": [0.1, 0.9, 0.0, 0.5, 0.2],
+            "missing in target": [0.0, 0.95, 0.7, 0.5, 0.1],
+        }
+    )
     fig = fr.theta_figure(thetas, top_n=4, title=title)
     assert_passes_plotly_validation(fig)
     assert fig.layout.title.text == title

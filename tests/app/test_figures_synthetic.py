@@ -8,9 +8,18 @@ from figure_samples import assert_passes_plotly_validation
 from explorer.experiments.perturbation import PAPER_TABLE1, perturbation_sweep
 from explorer.experiments.synthetic import fit_classifiers, lattice_counts
 from explorer.figures.synthetic import (
-    MAX_MARKER_SIZE, MIN_MARKER_SIZE, BoundaryLine, boundary_lines, boundary_segment,
-    decision_boundary_figure, marker_sizes, perturbation_error_figure,
-    perturbed_boundary_lines, plot_ranges, theta_figure)
+    MAX_MARKER_SIZE,
+    MIN_MARKER_SIZE,
+    BoundaryLine,
+    boundary_lines,
+    boundary_segment,
+    decision_boundary_figure,
+    marker_sizes,
+    perturbation_error_figure,
+    perturbed_boundary_lines,
+    plot_ranges,
+    theta_figure,
+)
 from explorer.names import LOSS_TITLES
 from flda_core.synthetic import make_domains
 
@@ -54,8 +63,9 @@ def test_lattice_counts_equal_a_row_wise_count(kind):
     counts = lattice_counts(X, y, features=features)
     rows = np.column_stack([X[:, features[0]], X[:, features[1]], y])
     unique, expected = np.unique(rows, axis=0, return_counts=True)
-    reference = pd.DataFrame({"x1": unique[:, 0], "x2": unique[:, 1],
-                              "class": unique[:, 2].astype(int), "count": expected})
+    reference = pd.DataFrame(
+        {"x1": unique[:, 0], "x2": unique[:, 1], "class": unique[:, 2].astype(int), "count": expected}
+    )
     reference = reference.sort_values(["class", "x1", "x2"], ignore_index=True)
     pd.testing.assert_frame_equal(counts, reference, check_dtype=False)
     assert counts["count"].sum() == n
@@ -103,18 +113,24 @@ def _traces(fig, name):
 def test_decision_boundary_figure_has_paper_traces_and_true_boundaries(bernoulli):
     pair, result = bernoulli
     counts = lattice_counts(pair.X_target, pair.y_target)
-    panels = [(f"{loss} loss", boundary_lines(result.for_loss(loss)))
-              for loss in ("quadratic", "logistic")]
+    panels = [(f"{loss} loss", boundary_lines(result.for_loss(loss))) for loss in ("quadratic", "logistic")]
     fig = decision_boundary_figure(counts, panels)
     names = {t.name for t in fig.data}
-    assert {"S-LS", "T-LS", "FLDA-Q", "S-LR", "T-LR", "FLDA-L",
-            "class 1 (target)", "class 2 (target)"} <= names
+    assert {
+        "S-LS",
+        "T-LS",
+        "FLDA-Q",
+        "S-LR",
+        "T-LR",
+        "FLDA-L",
+        "class 1 (target)",
+        "class 2 (target)",
+    } <= names
     for name, fit in result.classifiers.items():
         (trace,) = _traces(fig, name)
         x, y = np.asarray(trace.x, float), np.asarray(trace.y, float)
         # The drawn end points lie on the classifier's own decision boundary.
-        np.testing.assert_allclose(fit.coef[0] * x + fit.coef[1] * y + fit.intercept, 0,
-                                   atol=1e-8)
+        np.testing.assert_allclose(fit.coef[0] * x + fit.coef[1] * y + fit.intercept, 0, atol=1e-8)
         assert trace.xaxis == ("x" if fit.loss == "quadratic" else "x2")
     # Marker counts are carried for hovering and sum to the target size.
     total = sum(np.sum(t.customdata) for t in fig.data if t.name.endswith("(target)"))
@@ -128,8 +144,10 @@ def test_decision_boundary_figure_source_points_and_missing_boundaries(bernoulli
     target = lattice_counts(pair.X_target, pair.y_target)
     source = lattice_counts(pair.X_source, pair.y_source)
     fig = decision_boundary_figure(
-        target, [("panel", [_line("flat", (0.0, 0.0), 1.0), _line("far", (1.0, 1.0), -99.0)])],
-        source_counts=source)
+        target,
+        [("panel", [_line("flat", (0.0, 0.0), 1.0), _line("far", (1.0, 1.0), -99.0)])],
+        source_counts=source,
+    )
     assert _traces(fig, "class 1 (source)")[0].marker.symbol == "diamond-open"
     assert _traces(fig, "flat (no boundary: all weights are 0)")
     assert _traces(fig, "far (boundary outside the plotted area)")
@@ -148,8 +166,9 @@ def test_perturbed_lines_and_error_curve():
     result = fit_classifiers(pair)
     sweep = perturbation_sweep(pair, [0.0, 0.1, 0.3], theta_base=result.theta_hat)
     naive = [f for f in result.classifiers.values() if f.family != "flda"]
-    lines = perturbed_boundary_lines([f for f in naive if f.loss == "quadratic"],
-                                     [f for f in sweep if f.loss == "quadratic"])
+    lines = perturbed_boundary_lines(
+        [f for f in naive if f.loss == "quadratic"], [f for f in sweep if f.loss == "quadratic"]
+    )
     labels = [line.label for line in lines]
     assert labels == ["S-LS", "T-LS", "FLDA-Q, θ̂₁+0", "FLDA-Q, θ̂₁+0.1", "FLDA-Q, θ̂₁+0.3"]
     opacities = [line.opacity for line in lines[2:]]
@@ -175,8 +194,11 @@ def test_unvalidated_error_curve_passes_plotly_validation_unchanged(losses, feat
     unchanged, the panels must share the y axis and each trace sit in its loss's panel."""
     pair = make_domains("poisson", ((2, 2), (6, 6)), 2000, 2000, (0.5, 0.2), 0)
     result = fit_classifiers(pair)
-    sweep = [f for f in perturbation_sweep(pair, [-0.1, 0.0, 0.2], theta_base=result.theta_hat,
-                                           feature=feature) if f.loss in losses]
+    sweep = [
+        f
+        for f in perturbation_sweep(pair, [-0.1, 0.0, 0.2], theta_base=result.theta_hat, feature=feature)
+        if f.loss in losses
+    ]
     naive = [f for f in result.classifiers.values() if f.family != "flda"]
     fig = perturbation_error_figure(sweep, naive, feature=feature, paper=PAPER_TABLE1.errors)
     assert_passes_plotly_validation(fig)
@@ -201,9 +223,21 @@ def test_theta_figure_values():
 def test_perturbed_flda_lines_are_thinner_than_the_unperturbed_one():
     from explorer.experiments.synthetic import FittedLinear
     from explorer.figures.synthetic import perturbed_boundary_lines
-    fits = [FittedLinear(name="FLDA-Q", family="flda", loss="quadratic", coef=(1.0, 1.0),
-                         intercept=-1.0, theta=(0.5, 0.0), target_error=0.1,
-                         source_error=0.1, perturbation=d) for d in (0.0, 0.1, 0.2)]
+
+    fits = [
+        FittedLinear(
+            name="FLDA-Q",
+            family="flda",
+            loss="quadratic",
+            coef=(1.0, 1.0),
+            intercept=-1.0,
+            theta=(0.5, 0.0),
+            target_error=0.1,
+            source_error=0.1,
+            perturbation=d,
+        )
+        for d in (0.0, 0.1, 0.2)
+    ]
     lines = perturbed_boundary_lines([], fits, feature=0)
     widths = {line.annotation: line.width for line in lines}
     assert widths == {"+0": 3.0, "+0.1": 2.2, "+0.2": 2.2}
@@ -211,8 +245,7 @@ def test_perturbed_flda_lines_are_thinner_than_the_unperturbed_one():
 
 @pytest.mark.parametrize("with_source", [False, True])
 @pytest.mark.parametrize("n_panels", [1, 2])
-def test_unvalidated_boundary_figure_passes_plotly_validation_unchanged(bernoulli, with_source,
-                                                                       n_panels):
+def test_unvalidated_boundary_figure_passes_plotly_validation_unchanged(bernoulli, with_source, n_panels):
     """decision_boundary_figure skips plotly's per-property validation (it redraws on
     every change of θ); here every property goes through the validators, which must
     accept all of them and change none (no typo, no silently coerced value)."""
@@ -220,8 +253,9 @@ def test_unvalidated_boundary_figure_passes_plotly_validation_unchanged(bernoull
     counts = lattice_counts(pair.X_target, pair.y_target)
     source = lattice_counts(pair.X_source, pair.y_source) if with_source else None
     lines = boundary_lines(result.for_loss("quadratic"))
-    lines[0] = BoundaryLine(label="labelled", coef=lines[0].coef, intercept=lines[0].intercept,
-                            color="#000000", annotation="+0.1")
+    lines[0] = BoundaryLine(
+        label="labelled", coef=lines[0].coef, intercept=lines[0].intercept, color="#000000", annotation="+0.1"
+    )
     lines.append(_line("outside", (1.0, 1.0), -100.0))  # no segment: a legend-only trace
     panels = [(f"panel {i}", lines) for i in range(n_panels)]
     fig = decision_boundary_figure(counts, panels, source_counts=source, height=600)

@@ -22,15 +22,21 @@ def test_a_server_child_dies_when_its_starter_is_killed():
     if not sys.platform.startswith("linux"):
         return  # prctl is Linux-only; the harness falls back to stop()
     starter = subprocess.Popen(
-        [sys.executable, "-c",
-         "import subprocess, sys, time\n"
-         "sys.path.insert(0, 'tests/e2e')\n"
-         "import e2e_harness as h\n"
-         "child = subprocess.Popen(['sleep', '120'], start_new_session=True,\n"
-         "                         preexec_fn=h.die_with_parent)\n"
-         "print(child.pid, flush=True)\n"
-         "time.sleep(120)\n"],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys, time\n"
+            "sys.path.insert(0, 'tests/e2e')\n"
+            "import e2e_harness as h\n"
+            "child = subprocess.Popen(['sleep', '120'], start_new_session=True,\n"
+            "                         preexec_fn=h.die_with_parent)\n"
+            "print(child.pid, flush=True)\n"
+            "time.sleep(120)\n",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     child = int(starter.stdout.readline())
     assert _running(child)
     starter.kill()  # SIGKILL: no cleanup code of the starter runs

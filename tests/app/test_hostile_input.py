@@ -60,7 +60,7 @@ def _bomb(shape, dtype="<f8"):
             chunk = bytes(1 << 20)
             remaining = math.prod(shape) * np.dtype(dtype).itemsize
             while remaining > 0:
-                member.write(chunk[:min(len(chunk), remaining)])
+                member.write(chunk[: min(len(chunk), remaining)])
                 remaining -= len(chunk)
         labels = io.BytesIO()
         np.save(labels, np.arange(shape[0]) % 2)
@@ -69,6 +69,7 @@ def _bomb(shape, dtype="<f8"):
 
 
 # --------------------------------------------------------------------------- digits files
+
 
 def test_zip_bomb_is_refused_from_its_header_without_inflating_it():
     # 31,000 images of 16 x 16 float64: 63 MB once inflated, ~60 kB on the wire.
@@ -114,17 +115,21 @@ def test_plain_npy_is_refused_clearly_whatever_its_name():
         _refused(buffer.getvalue(), name, "single NumPy array", "numpy.savez")
 
 
-@pytest.mark.parametrize("arrays, fragments", [
-    (dict(X=np.zeros((0, 16)), y=np.zeros(0, dtype=int)), ("holds no images",)),
-    (dict(X=np.ones((4, 16)), y=np.array(3)), ("single value", "one label per image")),
-    (dict(X=np.ones((4, 16)), y=np.zeros(4, dtype=[("a", "i8"), ("b", "f8")])),
-     ("structured", "'a', 'b'")),
-    (dict(X=np.ones((4, 16), dtype=complex), y=np.arange(4) % 2), ("complex",)),
-    (dict(X=np.ones((4, 16), dtype="datetime64[s]"), y=np.arange(4) % 2),
-     ("datetime64", "not numbers")),
-    (dict(X=np.ones((4, 16)), y=np.array(["x" * 300, "y"] * 2)), ("text of up to",)),
-    (dict(X=np.ones((4, 2, 2, 4)), y=np.arange(4) % 2), ("shape (4, 2, 2, 4)",)),
-])
+@pytest.mark.parametrize(
+    "arrays, fragments",
+    [
+        (dict(X=np.zeros((0, 16)), y=np.zeros(0, dtype=int)), ("holds no images",)),
+        (dict(X=np.ones((4, 16)), y=np.array(3)), ("single value", "one label per image")),
+        (
+            dict(X=np.ones((4, 16)), y=np.zeros(4, dtype=[("a", "i8"), ("b", "f8")])),
+            ("structured", "'a', 'b'"),
+        ),
+        (dict(X=np.ones((4, 16), dtype=complex), y=np.arange(4) % 2), ("complex",)),
+        (dict(X=np.ones((4, 16), dtype="datetime64[s]"), y=np.arange(4) % 2), ("datetime64", "not numbers")),
+        (dict(X=np.ones((4, 16)), y=np.array(["x" * 300, "y"] * 2)), ("text of up to",)),
+        (dict(X=np.ones((4, 2, 2, 4)), y=np.arange(4) % 2), ("shape (4, 2, 2, 4)",)),
+    ],
+)
 def test_malformed_npz_arrays_are_refused_with_a_fix(arrays, fragments):
     _refused(_npz(**arrays), "bad.npz", *fragments)
 
@@ -166,8 +171,7 @@ def test_csv_whose_header_starts_with_pk_is_read_as_csv():
 def test_valid_npz_still_reads_compressed_and_uncompressed():
     X, y = _digits()
     for compress in (False, True):
-        Xr, yr, side = dg.read_digit_file(_npz(compress, images=X.reshape(20, 4, 4), y=y),
-                                          "ok.npz")
+        Xr, yr, side = dg.read_digit_file(_npz(compress, images=X.reshape(20, 4, 4), y=y), "ok.npz")
         np.testing.assert_allclose(Xr, X)
         np.testing.assert_array_equal(yr, y)
         assert side == 4
@@ -179,16 +183,14 @@ def test_rescale_to_unit_does_not_overflow_near_the_float_limit():
     np.testing.assert_allclose(dg.rescale_to_unit(X), [0.0, 0.5, 0.75, 1.0])
 
 
-@settings(max_examples=150, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.binary(min_size=0, max_size=400), cut=st.integers(0, 2000),
-       flip=st.integers(0, 2000))
+@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.binary(min_size=0, max_size=400), cut=st.integers(0, 2000), flip=st.integers(0, 2000))
 def test_no_corrupted_npz_escapes_as_another_exception(data, cut, flip):
     X, y = _digits(8)
     raw = bytearray(_npz(X=X, y=y))
     if flip < len(raw):
         raw[flip] ^= 0xFF
-    raw = bytes(raw[:len(raw) - cut]) + data
+    raw = bytes(raw[: len(raw) - cut]) + data
     try:
         dg.read_digit_file(raw, "fuzz.npz")
     except DataValidationError as error:
@@ -213,8 +215,7 @@ def _prepare(source, target=None, label="label", **kwargs):
 
 def test_utf32_file_is_decoded_not_read_as_utf16_with_nul_names():
     for encoding in ("utf-32", "utf-32-be"):
-        raw = (codecs.BOM_UTF32_BE if encoding.endswith("be") else b"") \
-            + LABELLED.encode(encoding)
+        raw = (codecs.BOM_UTF32_BE if encoding.endswith("be") else b"") + LABELLED.encode(encoding)
         table = csvmod.parse_csv(raw, "wide.csv")
         assert table.columns == ("a", "b", "label")
         assert table.encoding == "UTF-32"
@@ -269,8 +270,7 @@ _WIDE = {
     "semicolons-after-sep-line": (b"sep=;\n" + b";" * 20_000_000 + b"\n1\n", "columns"),
     "tabs-utf16": (("\t" * 10_000_000 + "\n1\n").encode("utf-16"), "columns"),
     "commas-in-a-data-line": (b"a,b\n1,2\n" + b"," * 5_000_000 + b"\n", "Line 3"),
-    "commas-in-later-lines": (b"a,b\n" + b"1," * 3_000 + b"\n" + (b"," * 4_000 + b"\n") * 4_000,
-                              "values"),
+    "commas-in-later-lines": (b"a,b\n" + b"1," * 3_000 + b"\n" + (b"," * 4_000 + b"\n") * 4_000, "values"),
     "line-breaks": (b"a,b\n" + b"\n" * 40_000_000, "line breaks"),
     "old-mac-rows": (b"a\r" + b"1\r" * 20_000_000, "line breaks"),
 }
@@ -295,21 +295,23 @@ def test_csv_shape_limits_are_documented_constants():
     assert csvmod.MAX_LINE_BREAKS == 2 * csvmod.MAX_ROWS
     # at the limits a table is still read: 5,000 columns, and quoted delimiters in a cell
     header = ",".join(f"f{i}" for i in range(csvmod.MAX_COLUMNS)).encode()
-    assert csvmod.parse_csv(header + b"\n" + b"1," * 4_999 + b"1\n", "w.csv").frame.shape == (
-        1, 5_000)
+    assert csvmod.parse_csv(header + b"\n" + b"1," * 4_999 + b"1\n", "w.csv").frame.shape == (1, 5_000)
     table = csvmod.parse_csv(b'a,label\n1,"x, y; z"\n2,w\n', "q.csv")
     assert list(table.frame["label"]) == ["x, y; z", "w"]
 
 
 # --------------------------------------------------------------------------- labels
 
-@pytest.mark.parametrize("source, target, classes, unseen", [
-    ("a,label\n1,1\n2,1\n3,1.5\n4,1.5\n", "a,label\n1,1\n2,1.5\n", ["1", "1.5"], None),
-    ("a,label\n1,1\n2,1\n3,0\n4,0\n", "a,label\n1,0.5\n2,1\n", ["0", "1"], "'0.5'"),
-    ("a,label\n1,1\n2,1\n3,0\n4,0\n", "a,label\n1,x\n2,1\n", ["0", "1"], "'x'"),
-])
-def test_non_integer_or_mixed_labels_become_class_names_with_a_note(source, target, classes,
-                                                                    unseen):
+
+@pytest.mark.parametrize(
+    "source, target, classes, unseen",
+    [
+        ("a,label\n1,1\n2,1\n3,1.5\n4,1.5\n", "a,label\n1,1\n2,1.5\n", ["1", "1.5"], None),
+        ("a,label\n1,1\n2,1\n3,0\n4,0\n", "a,label\n1,0.5\n2,1\n", ["0", "1"], "'0.5'"),
+        ("a,label\n1,1\n2,1\n3,0\n4,0\n", "a,label\n1,x\n2,1\n", ["0", "1"], "'x'"),
+    ],
+)
+def test_non_integer_or_mixed_labels_become_class_names_with_a_note(source, target, classes, unseen):
     prepared = _prepare(source.encode(), target.encode())
     assert [str(c) for c in prepared.classes] == classes
     assert prepared.y_source.dtype == object
@@ -340,10 +342,16 @@ def test_classifier_refuses_mixed_string_and_number_labels_clearly():
 
 # --------------------------------------------------------------------------- numbers
 
+
 @pytest.mark.parametrize("magnitude", [1e-300, 1e-6, 1.0, 1e160, 1e300, 5e307])
 def test_feature_scaling_does_not_overflow_or_zero_a_column(magnitude):
-    source = pd.DataFrame({"a": np.array([1.0, 0.0, 3.0, 2.0]) * magnitude,
-                           "b": [1.0, 2.0, 0.0, 1.0], "label": ["x", "x", "y", "y"]})
+    source = pd.DataFrame(
+        {
+            "a": np.array([1.0, 0.0, 3.0, 2.0]) * magnitude,
+            "b": [1.0, 2.0, 0.0, 1.0],
+            "label": ["x", "x", "y", "y"],
+        }
+    )
     raw = source.to_csv(index=False).encode()
     prepared = _prepare(raw, raw)
     expected = np.array([1.0, 0.0, 3.0, 2.0]) / np.sqrt(14 / 4)
@@ -354,7 +362,7 @@ def test_feature_scaling_does_not_overflow_or_zero_a_column(magnitude):
 def test_root_mean_square_is_bitwise_unchanged_for_ordinary_columns():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(50, 4)) * [1e-3, 1.0, 10.0, 1e5]
-    np.testing.assert_array_equal(tab.root_mean_square(X), np.sqrt(np.mean(X ** 2, axis=0)))
+    np.testing.assert_array_equal(tab.root_mean_square(X), np.sqrt(np.mean(X**2, axis=0)))
 
 
 def test_unscaled_huge_values_are_refused_and_unrepresentable_ones_named():
@@ -489,11 +497,22 @@ def _linkified(text):
     return _GFM_URL.search(text) or _GFM_EMAIL.search(text)
 
 
-@pytest.mark.parametrize("text", [
-    "https://e.vil/x.csv", "see http://e.vil", "HTTPS://E.VIL", "www.e.vil", "WWW.e.vil",
-    "me@e.vil", "mailto:me@e.vil", "xmpp:me@e.vil", "a(https://e.vil)b",
-    "custom_sizes=https://e.vil/?q=1&r=2", "x" * 3 + "www.www.e.vil",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://e.vil/x.csv",
+        "see http://e.vil",
+        "HTTPS://E.VIL",
+        "www.e.vil",
+        "WWW.e.vil",
+        "me@e.vil",
+        "mailto:me@e.vil",
+        "xmpp:me@e.vil",
+        "a(https://e.vil)b",
+        "custom_sizes=https://e.vil/?q=1&r=2",
+        "x" * 3 + "www.www.e.vil",
+    ],
+)
 def test_markdown_escaping_breaks_bare_links_and_reads_the_same(text):
     assert _linkified(text)  # (the pattern finds it unescaped)
     escaped = safe_text.escape_markdown(text)
@@ -522,9 +541,17 @@ def test_chart_text_alternative_shows_user_names_as_typed_not_as_entities():
 
 
 def test_markdown_escaping_leaves_nothing_to_interpret():
-    for hostile in ("![x](http://e.vil/p.png)", "[link](javascript:alert(1))", "$x^2$",
-                    "**bold** _it_ # head", "<b>html</b> &amp;", ":red[alert]", "a|b|c",
-                    "line\n# heading\n- item", "`code`"):
+    for hostile in (
+        "![x](http://e.vil/p.png)",
+        "[link](javascript:alert(1))",
+        "$x^2$",
+        "**bold** _it_ # head",
+        "<b>html</b> &amp;",
+        ":red[alert]",
+        "a|b|c",
+        "line\n# heading\n- item",
+        "`code`",
+    ):
         escaped = safe_text.escape_markdown(hostile)
         assert "\n" not in escaped
         # Every punctuation character is escaped, so none can start a construct.
@@ -549,22 +576,36 @@ def test_markdown_escaping_round_trips_any_text(text):
 def test_plotly_escaping_round_trips_through_entities():
     escaped = safe_text.escape_plotly(HOSTILE_NAME)
     assert "<" not in escaped and ">" not in escaped and "%{" not in escaped
-    decoded = (escaped.replace("&#123;", "{").replace("&#125;", "}").replace("&lt;", "<")
-               .replace("&gt;", ">").replace("&amp;", "&"))
+    decoded = (
+        escaped.replace("&#123;", "{")
+        .replace("&#125;", "}")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+    )
     assert decoded == HOSTILE_NAME
 
 
 def test_data_page_figures_escape_feature_class_and_file_names():
-    thetas = pd.DataFrame({"feature": [HOSTILE_NAME, "plain"], "theta": [0.5, 0.1],
-                           "source_nonzero": [0.8, 0.5], "target_nonzero": [0.4, 0.45],
-                           "S-LR weight": [0.3, -0.2], "FLDA-L weight": [0.1, -0.3]})
-    for fig in (data_figures.feature_theta_figure(thetas),
-                data_figures.nonzero_proportion_figure(thetas, source_name=HOSTILE_NAME,
-                                                       target_name="t.csv"),
-                data_figures.feature_weights_figure(thetas)):
+    thetas = pd.DataFrame(
+        {
+            "feature": [HOSTILE_NAME, "plain"],
+            "theta": [0.5, 0.1],
+            "source_nonzero": [0.8, 0.5],
+            "target_nonzero": [0.4, 0.45],
+            "S-LR weight": [0.3, -0.2],
+            "FLDA-L weight": [0.1, -0.3],
+        }
+    )
+    for fig in (
+        data_figures.feature_theta_figure(thetas),
+        data_figures.nonzero_proportion_figure(thetas, source_name=HOSTILE_NAME, target_name="t.csv"),
+        data_figures.feature_weights_figure(thetas),
+    ):
         assert "&lt;a href" in _assert_inert(fig)
-    predictions = pd.DataFrame({"true_label": [HOSTILE_NAME, "b"], "S-LR": ["b", "b"],
-                                "FLDA-L": [HOSTILE_NAME, "b"]})
+    predictions = pd.DataFrame(
+        {"true_label": [HOSTILE_NAME, "b"], "S-LR": ["b", "b"], "FLDA-L": [HOSTILE_NAME, "b"]}
+    )
     _assert_inert(data_figures.prediction_mix_figure(predictions, [HOSTILE_NAME, "b"]))
 
 
@@ -579,18 +620,38 @@ def test_digit_figures_escape_file_names_and_labels():
 
 
 def test_csv_download_neutralises_formulas_but_keeps_values_readable():
-    frame = pd.DataFrame({
-        "name": ["=HYPERLINK(\"http://e.vil\",\"x\")", "+1+2", "-2+3+cmd|' /C calc'!A0",
-                 "@SUM(A1)", "\tTAB", "\rCR", "-1.5", "plain", None],
-        "value": [-1.0, 2.0, -3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
-        "count": [-1, 2, 3, 4, 5, 6, 7, 8, 9]})
+    frame = pd.DataFrame(
+        {
+            "name": [
+                '=HYPERLINK("http://e.vil","x")',
+                "+1+2",
+                "-2+3+cmd|' /C calc'!A0",
+                "@SUM(A1)",
+                "\tTAB",
+                "\rCR",
+                "-1.5",
+                "plain",
+                None,
+            ],
+            "value": [-1.0, 2.0, -3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+            "count": [-1, 2, 3, 4, 5, 6, 7, 8, 9],
+        }
+    )
     frame["=cmd"] = "x"
     text = safe_text.safe_csv(frame)
     read = pd.read_csv(io.StringIO(text), keep_default_na=False)
     assert read.columns.tolist() == ["name", "value", "count", "'=cmd"]
     assert read["name"].tolist() == [
-        "'=HYPERLINK(\"http://e.vil\",\"x\")", "'+1+2", "'-2+3+cmd|' /C calc'!A0",
-        "'@SUM(A1)", "'\tTAB", "'\rCR", "-1.5", "plain", ""]
+        '\'=HYPERLINK("http://e.vil","x")',
+        "'+1+2",
+        "'-2+3+cmd|' /C calc'!A0",
+        "'@SUM(A1)",
+        "'\tTAB",
+        "'\rCR",
+        "-1.5",
+        "plain",
+        "",
+    ]
     np.testing.assert_array_equal(read["value"], frame["value"])  # numbers untouched
     np.testing.assert_array_equal(read["count"], frame["count"])
     for cell in read["name"]:
@@ -603,8 +664,9 @@ def test_csv_download_neutralises_formulas_but_keeps_values_readable():
 from explorer import url_state  # noqa: E402
 
 
-@pytest.mark.parametrize("raw", ["NaN", "Infinity", "-Infinity", "1e999", "[NaN, 0.5]",
-                                 "[0.1, Infinity]", "[-1e400, 0]"])
+@pytest.mark.parametrize(
+    "raw", ["NaN", "Infinity", "-Infinity", "1e999", "[NaN, 0.5]", "[0.1, Infinity]", "[-1e400, 0]"]
+)
 def test_non_finite_url_values_are_ignored_with_a_note_naming_the_parameter(raw):
     default = (-0.5, 0.5) if raw.startswith("[") else 0.0
     outcome = url_state.validate_url_value("curve_range", raw, default, lo=-1.0, hi=1.0)
@@ -612,16 +674,19 @@ def test_non_finite_url_values_are_ignored_with_a_note_naming_the_parameter(raw)
     assert "'curve_range'" in outcome.note and "finite" in outcome.note
 
 
-@pytest.mark.parametrize("raw, default, kwargs, problem", [
-    ("1.5", 0.0, dict(lo=0.0, hi=1.0), "outside [0, 1]"),
-    ("2.5", 3, dict(lo=1, hi=10), "not a whole number"),
-    ('"x"', 0.0, {}, "not a number"),
-    ("true", 1.0, {}, "not a number"),
-    ("[0.1]", (0.0, 0.5), dict(lo=-1, hi=1), "not a list of 2 numbers"),
-    ("NaN", 1e-3, dict(options=(0.0, 1e-3)), "not a finite number"),
-    ("0.5", 1e-3, dict(options=(0.0, 1e-3)), "not one of the options"),
-    ("x" * 501, "text", {}, "longer than 500"),
-])
+@pytest.mark.parametrize(
+    "raw, default, kwargs, problem",
+    [
+        ("1.5", 0.0, dict(lo=0.0, hi=1.0), "outside [0, 1]"),
+        ("2.5", 3, dict(lo=1, hi=10), "not a whole number"),
+        ('"x"', 0.0, {}, "not a number"),
+        ("true", 1.0, {}, "not a number"),
+        ("[0.1]", (0.0, 0.5), dict(lo=-1, hi=1), "not a list of 2 numbers"),
+        ("NaN", 1e-3, dict(options=(0.0, 1e-3)), "not a finite number"),
+        ("0.5", 1e-3, dict(options=(0.0, 1e-3)), "not one of the options"),
+        ("x" * 501, "text", {}, "longer than 500"),
+    ],
+)
 def test_invalid_url_values_are_ignored_with_the_reason(raw, default, kwargs, problem):
     outcome = url_state.validate_url_value("p", raw, default, **kwargs)
     assert outcome.value == default and problem in outcome.note
@@ -629,19 +694,23 @@ def test_invalid_url_values_are_ignored_with_the_reason(raw, default, kwargs, pr
 
 def test_valid_url_values_are_coerced_to_the_setting_type():
     assert url_state.validate_url_value("n", "20.0", 10, lo=2, hi=40).value == 20
-    assert url_state.validate_url_value("r", "[-0.2, 0.3]", (-0.5, 0.5), lo=-1,
-                                        hi=1).value == (-0.2, 0.3)
-    assert url_state.validate_url_value("d", "poisson", "bernoulli",
-                                        options=("poisson", "bernoulli")).value == "poisson"
+    assert url_state.validate_url_value("r", "[-0.2, 0.3]", (-0.5, 0.5), lo=-1, hi=1).value == (-0.2, 0.3)
+    assert (
+        url_state.validate_url_value("d", "poisson", "bernoulli", options=("poisson", "bernoulli")).value
+        == "poisson"
+    )
     assert url_state.validate_url_value("x", None, 0.1) == url_state.UrlValue(0.1, False)
     values, notes = url_state.validate_url_values(
-        [("theta_1", 0.0, None, 0.0, 1.0), ("n", 5, None, 1, 9)],
-        {"theta_1": "NaN", "n": "7"})
+        [("theta_1", 0.0, None, 0.0, 1.0), ("n", 5, None, 1, 9)], {"theta_1": "NaN", "n": "7"}
+    )
     assert values == {"theta_1": 0.0, "n": 7} and len(notes) == 1
 
 
-@given(st.one_of(st.floats(allow_nan=True, allow_infinity=True).map(repr),
-                 st.text(max_size=12), st.integers().map(str)))
+@given(
+    st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True).map(repr), st.text(max_size=12), st.integers().map(str)
+    )
+)
 @settings(max_examples=300, deadline=None, derandomize=True)
 def test_every_accepted_url_number_is_finite_and_in_bounds(raw):
     outcome = url_state.validate_url_value("delta", raw, 0.0, lo=-1.0, hi=1.0)
@@ -650,14 +719,24 @@ def test_every_accepted_url_number_is_finite_and_in_bounds(raw):
     assert outcome.accepted or outcome.note is None or "'delta'" in outcome.note
 
 
-@pytest.mark.parametrize("raw", ["[" * 5000 + "]" * 5000, "{" * 3000, "[" * 900 + "1" + "]" * 900,
-                                 '["' + "]" * 20 + '", ' + "[" * 6 + "1" + "]" * 6 + "]",
-                                 "[" * 400 + "]" * 400 + " " * 5000],
-                         ids=["5000-deep", "unclosed", "900-deep", "brackets-in-string", "long"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "[" * 5000 + "]" * 5000,
+        "{" * 3000,
+        "[" * 900 + "1" + "]" * 900,
+        '["' + "]" * 20 + '", ' + "[" * 6 + "1" + "]" * 6 + "]",
+        "[" * 400 + "]" * 400 + " " * 5000,
+    ],
+    ids=["5000-deep", "unclosed", "900-deep", "brackets-in-string", "long"],
+)
 @pytest.mark.parametrize("default", [0, 0.5, (0.0, 1.0), "text"])
 def test_deep_or_long_url_values_are_ignored_before_parsing(raw, default):
-    outcome = url_state.validate_url_value("seed", raw, default, lo=0, hi=2**31 - 1) \
-        if isinstance(default, int) else url_state.validate_url_value("seed", raw, default)
+    outcome = (
+        url_state.validate_url_value("seed", raw, default, lo=0, hi=2**31 - 1)
+        if isinstance(default, int)
+        else url_state.validate_url_value("seed", raw, default)
+    )
     assert not outcome.accepted and outcome.value == default
     assert outcome.note.startswith("Ignored the link's value of 'seed': it is ")
     assert len(outcome.note) < 120
@@ -669,21 +748,27 @@ def test_url_value_nesting_is_refused_without_reaching_json(monkeypatch):
         url_state.decode_url_value("[" * 50 + "]" * 50)
 
 
-@pytest.mark.parametrize("raw, default, kwargs, shown", [
-    ("1e308", 0, dict(lo=0, hi=2**31 - 1), "1e+308 is outside [0, 2147483647]"),
-    ("1" + "0" * 400, 0, dict(lo=0, hi=2**31 - 1), "1.00e+400 is outside [0, 2147483647]"),
-    ("-" + "9" * 1200, 0.0, {}, "-9.99e+1199 is too large for a 64-bit float"),
-    ("[1, " + "7" * 30 + "]", (0, 1), dict(lo=0, hi=5), "7.77e+29 is outside [0, 5]"),
-], ids=["1e308", "400-digits", "1200-digits", "in-a-list"])
+@pytest.mark.parametrize(
+    "raw, default, kwargs, shown",
+    [
+        ("1e308", 0, dict(lo=0, hi=2**31 - 1), "1e+308 is outside [0, 2147483647]"),
+        ("1" + "0" * 400, 0, dict(lo=0, hi=2**31 - 1), "1.00e+400 is outside [0, 2147483647]"),
+        ("-" + "9" * 1200, 0.0, {}, "-9.99e+1199 is too large for a 64-bit float"),
+        ("[1, " + "7" * 30 + "]", (0, 1), dict(lo=0, hi=5), "7.77e+29 is outside [0, 5]"),
+    ],
+    ids=["1e308", "400-digits", "1200-digits", "in-a-list"],
+)
 def test_huge_url_numbers_are_shown_compactly(raw, default, kwargs, shown):
     outcome = url_state.validate_url_value("n", raw, default, **kwargs)
     assert outcome.value == default and shown in outcome.note and len(outcome.note) < 120
 
 
-@pytest.mark.parametrize("text", ["1e308", "2, 1e308", "1e400", "1" * 400],
-                         ids=["1e308", "in-a-list", "1e400", "400-digits"])
+@pytest.mark.parametrize(
+    "text", ["1e308", "2, 1e308", "1e400", "1" * 400], ids=["1e308", "in-a-list", "1e400", "400-digits"]
+)
 def test_huge_sample_sizes_are_refused_compactly(text):
     from explorer.experiments.learning_curves import parse_sample_sizes
+
     with pytest.raises(ValueError, match="outside 2 .. 1000") as info:
         parse_sample_sizes(text, 1000)
     assert len(str(info.value)) < 140
@@ -720,18 +805,31 @@ def test_unexpected_errors_hide_details_from_the_user_and_log_them(caplog):
 
 from hypothesis.extra import numpy as hnp  # noqa: E402
 
-_DTYPES = st.one_of(hnp.integer_dtypes(), hnp.unsigned_integer_dtypes(), hnp.floating_dtypes(),
-                    hnp.complex_number_dtypes(), hnp.boolean_dtypes(),
-                    hnp.unicode_string_dtypes(max_len=4), hnp.byte_string_dtypes(max_len=4),
-                    hnp.datetime64_dtypes(), hnp.timedelta64_dtypes(),
-                    hnp.array_dtypes(allow_subarrays=True, max_size=2))
+_DTYPES = st.one_of(
+    hnp.integer_dtypes(),
+    hnp.unsigned_integer_dtypes(),
+    hnp.floating_dtypes(),
+    hnp.complex_number_dtypes(),
+    hnp.boolean_dtypes(),
+    hnp.unicode_string_dtypes(max_len=4),
+    hnp.byte_string_dtypes(max_len=4),
+    hnp.datetime64_dtypes(),
+    hnp.timedelta64_dtypes(),
+    hnp.array_dtypes(allow_subarrays=True, max_size=2),
+)
 
 
 @pytest.mark.filterwarnings("ignore:Stored array in format 3.0")
-@settings(max_examples=200, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(images=hnp.arrays(_DTYPES, hnp.array_shapes(min_dims=0, max_dims=4, max_side=5)),
-       labels=hnp.arrays(_DTYPES, hnp.array_shapes(min_dims=0, max_dims=2, max_side=6)))
+@settings(
+    max_examples=200,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    images=hnp.arrays(_DTYPES, hnp.array_shapes(min_dims=0, max_dims=4, max_side=5)),
+    labels=hnp.arrays(_DTYPES, hnp.array_shapes(min_dims=0, max_dims=2, max_side=6)),
+)
 def test_any_npz_of_any_dtype_and_shape_reads_or_is_refused_with_a_fix(images, labels):
     try:
         X, y, side = dg.read_digit_file(_npz(X=images, y=labels), "any.npz")
@@ -742,18 +840,21 @@ def test_any_npz_of_any_dtype_and_shape_reads_or_is_refused_with_a_fix(images, l
     assert len(np.unique(y)) >= 2
 
 
-_LABELS = st.one_of(st.integers(-3, 3), st.sampled_from([0.5, 1.5, 1.0, -2.25, 1e300]),
-                    st.sampled_from(["a", "b", "1", " 2 ", "=1+1"]))
+_LABELS = st.one_of(
+    st.integers(-3, 3),
+    st.sampled_from([0.5, 1.5, 1.0, -2.25, 1e300]),
+    st.sampled_from(["a", "b", "1", " 2 ", "=1+1"]),
+)
 
 
-@settings(max_examples=120, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(source=st.lists(_LABELS, min_size=2, max_size=10),
-       target=st.lists(st.one_of(st.none(), _LABELS), min_size=1, max_size=6))
+@settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    source=st.lists(_LABELS, min_size=2, max_size=10),
+    target=st.lists(st.one_of(st.none(), _LABELS), min_size=1, max_size=6),
+)
 def test_any_label_mix_is_refused_clearly_or_fitted(source, target):
     def csv(labels):
-        rows = [f"{k % 3},{(k * 7) % 5},{'' if v is None else v}" for k, v in
-                enumerate(labels)]
+        rows = [f"{k % 3},{(k * 7) % 5},{'' if v is None else v}" for k, v in enumerate(labels)]
         return ("a,b,label\n" + "\n".join(rows) + "\n").encode()
 
     try:

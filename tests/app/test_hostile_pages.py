@@ -63,10 +63,8 @@ def _upload(at, key, name, raw, mime="text/csv"):
 
 def _texts(at):
     """Every markdown body on the page (as sent to the browser, before rendering)."""
-    kinds = ("markdown", "caption", "info", "warning", "error", "success", "subheader",
-             "title", "expander")
-    return [str(getattr(e, "value", None) or getattr(e, "label", "")) for kind in kinds
-            for e in at.get(kind)]
+    kinds = ("markdown", "caption", "info", "warning", "error", "success", "subheader", "title", "expander")
+    return [str(getattr(e, "value", None) or getattr(e, "label", "")) for kind in kinds for e in at.get(kind)]
 
 
 @pytest.fixture()
@@ -85,8 +83,7 @@ def downloads(monkeypatch):
     def spy_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
         data = data_callable()
         seen[file_name] = data.encode() if isinstance(data, str) else bytes(data)
-        return original_deferred(self, data_callable, mimetype, coordinates,
-                                 file_name=file_name, **kwargs)
+        return original_deferred(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", spy)
     monkeypatch.setattr(MediaFileManager, "add_deferred", spy_deferred)
@@ -101,6 +98,7 @@ def _assert_no_formula_cells(data):
 
 
 # ----------------------------------------------------------------------------- Your data
+
 
 def test_hostile_csv_is_shown_inertly_labels_are_classes_and_downloads_are_safe(downloads):
     at = open_page(YOUR_DATA)
@@ -124,8 +122,7 @@ def test_hostile_csv_is_shown_inertly_labels_are_classes_and_downloads_are_safe(
         _assert_no_formula_cells(downloads[name])
 
 
-def test_fit_that_fails_unexpectedly_shows_an_incident_keeps_files_and_clears_progress(
-        monkeypatch, caplog):
+def test_fit_that_fails_unexpectedly_shows_an_incident_keeps_files_and_clears_progress(monkeypatch, caplog):
     at = open_page(YOUR_DATA)
     _upload(at, "data_source_upload", "mine.csv", _plain_csv(50, 3))
     _upload(at, "data_target_upload", "theirs.csv", _plain_csv(30, 4))
@@ -147,8 +144,7 @@ def test_fit_that_fails_unexpectedly_shows_an_incident_keeps_files_and_clears_pr
     incident = re.search(r"\b[0-9a-f]{8}\b", shown(messages[0])).group()
     assert any(incident in r.getMessage() and r.exc_info for r in caplog.records)
     # Everything loaded is kept and still described; no progress bar is left behind.
-    assert {f["name"] for f in at.session_state["data.files"].values()} == {"mine.csv",
-                                                                             "theirs.csv"}
+    assert {f["name"] for f in at.session_state["data.files"].values()} == {"mine.csv", "theirs.csv"}
     assert any("mine.csv" in shown(c.value) for c in at.caption)
     assert any(shown(m.value).startswith("Using **") for m in at.markdown)
     assert not at.get("progress")
@@ -159,15 +155,19 @@ def test_fit_that_fails_unexpectedly_shows_an_incident_keeps_files_and_clears_pr
 
 
 def test_abnormal_solver_stops_are_recorded_and_named(monkeypatch):
-    prepared = tab.prepare_domains(csvio.parse_csv(_plain_csv(40, 5), "s.csv"),
-                                   csvio.parse_csv(_plain_csv(30, 6), "t.csv"), "label")
+    prepared = tab.prepare_domains(
+        csvio.parse_csv(_plain_csv(40, 5), "s.csv"), csvio.parse_csv(_plain_csv(30, 6), "t.csv"), "label"
+    )
     original = yd._fit_one
 
     def stopping(model, name, prepared):
         original(model, name, prepared)
         if name == "FLDA-L":
-            warnings.warn("L-BFGS stopped abnormally after 3 iterations (status 2: ABNORMAL)",
-                          ConvergenceWarning, stacklevel=2)
+            warnings.warn(
+                "L-BFGS stopped abnormally after 3 iterations (status 2: ABNORMAL)",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
 
     monkeypatch.setattr(yd, "_fit_one", stopping)
     models = yd.fit_models(prepared, l2=1e-3)
@@ -185,8 +185,7 @@ def test_digit_fits_record_abnormal_stops(monkeypatch):
             self.model = model
 
         def fit(self, *args):
-            warnings.warn("L-BFGS stopped before its first iteration", ConvergenceWarning,
-                          stacklevel=2)
+            warnings.warn("L-BFGS stopped before its first iteration", ConvergenceWarning, stacklevel=2)
             self.model.fit(*args)
             return self.model
 
@@ -198,6 +197,7 @@ def test_digit_fits_record_abnormal_stops(monkeypatch):
 
 
 # ----------------------------------------------------------------------------- Digits
+
 
 def test_zip_bomb_upload_is_refused_and_the_shown_data_stay(monkeypatch):
     at = open_page(DIGITS, {"source": "upload", "l2_mode": "hand", "l2": "0.001"})
@@ -233,19 +233,27 @@ def test_digit_fit_failure_keeps_the_data_figures(monkeypatch, tmp_path):
 
 # ----------------------------------------------------------------------------- shared links
 
+
 def _notes(at):
     """The parameters named by the page's notes on ignored link values."""
-    return [re.search(r"value of '([^']+)'", shown(i.value)).group(1) for i in at.info
-            if "Ignored the link's value" in shown(i.value)]
+    return [
+        re.search(r"value of '([^']+)'", shown(i.value)).group(1)
+        for i in at.info
+        if "Ignored the link's value" in shown(i.value)
+    ]
 
 
-@pytest.mark.parametrize("query, names", [
-    ({"curve_range": "[NaN, 0.5]", "perturbations": "[0.1, Infinity]"},
-     ["curve_range", "perturbations"]),
-    ({"delta_1": "NaN", "theta_1": "Infinity"}, ["delta_1", "theta_1"]),
-    ({"delta_2": "-1e999", "theta_2": "1.5", "curve_range": "[-3, 0.5]"},
-     ["delta_2", "theta_2", "curve_range"]),
-])
+@pytest.mark.parametrize(
+    "query, names",
+    [
+        ({"curve_range": "[NaN, 0.5]", "perturbations": "[0.1, Infinity]"}, ["curve_range", "perturbations"]),
+        ({"delta_1": "NaN", "theta_1": "Infinity"}, ["delta_1", "theta_1"]),
+        (
+            {"delta_2": "-1e999", "theta_2": "1.5", "curve_range": "[-3, 0.5]"},
+            ["delta_2", "theta_2", "curve_range"],
+        ),
+    ],
+)
 def test_transfer_link_with_non_finite_or_out_of_range_values(query, names):
     at = open_page("pages/transfer.py", query)
     notes = _notes(at)
@@ -255,11 +263,14 @@ def test_transfer_link_with_non_finite_or_out_of_range_values(query, names):
     assert all(np.isfinite(at.session_state[f"tp.delta_{d}"]) for d in (1, 2))
 
 
-@pytest.mark.parametrize("query, names", [
-    ({"n_min": "NaN", "n_max": "Infinity"}, ["n_min", "n_max"]),
-    ({"n_max": "1e999", "poisson_c1_f1": "NaN"}, ["n_max", "poisson_c1_f1"]),
-    ({"n_min": "1", "n_max": "99999999"}, ["n_min", "n_max"]),
-])
+@pytest.mark.parametrize(
+    "query, names",
+    [
+        ({"n_min": "NaN", "n_max": "Infinity"}, ["n_min", "n_max"]),
+        ({"n_max": "1e999", "poisson_c1_f1": "NaN"}, ["n_max", "poisson_c1_f1"]),
+        ({"n_min": "1", "n_max": "99999999"}, ["n_min", "n_max"]),
+    ],
+)
 def test_learning_curve_link_with_non_finite_or_out_of_range_range(query, names):
     at = open_page("pages/learning_curves.py", query)
     notes = _notes(at)

@@ -35,8 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: The project's own top-level names.
 PROJECT = {"flda_core", "explorer", "app", "pages", "tests", "benchmarks"}
 #: UI libraries and app-only dependencies the library never imports.
-NOT_IN_LIBRARY = {"streamlit", "plotly", "pandas", "skada", "explorer", "app", "pages",
-                  "tests", "benchmarks"}
+NOT_IN_LIBRARY = {"streamlit", "plotly", "pandas", "skada", "explorer", "app", "pages", "tests", "benchmarks"}
 #: For each part of ``explorer``, the parts it may import ("library" is flda_core).
 ALLOWED = {
     "base": {"base"},
@@ -88,13 +87,15 @@ def _imports(path, text=None, module=None):
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
-                base = base[:len(base) - node.level + 1]
+                base = base[: len(base) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module
             # "from explorer.teaching import equations": the name is a module
-            found += [f"{target}.{alias.name}" if _is_module(f"{target}.{alias.name}")
-                      else target for alias in node.names]
+            found += [
+                f"{target}.{alias.name}" if _is_module(f"{target}.{alias.name}") else target
+                for alias in node.names
+            ]
     return found
 
 
@@ -116,7 +117,7 @@ def _library_violations(path, text=None, module=None):
 
 def _allowed(own, target):
     other = _part(target)
-    if other is None or other == "package":      # not ours, or the namespace itself
+    if other is None or other == "package":  # not ours, or the namespace itself
         return True
     if own == "experiments" and other == "teaching":
         return target.startswith("explorer.teaching.equations")
@@ -124,8 +125,7 @@ def _allowed(own, target):
 
 
 #: Modules that import nothing of the project (and what they are).
-SELF_CONTAINED = {"explorer.registry": "the page registry",
-                  "explorer.ui.chart": "the chart element"}
+SELF_CONTAINED = {"explorer.registry": "the page registry", "explorer.ui.chart": "the chart element"}
 
 
 def _explorer_violations(path, text=None, module=None):
@@ -163,8 +163,11 @@ def _import_graph(sources):
     text)}`` (``text`` None: read the file); packages' ``__init__`` are left out."""
     graph = {}
     for module, (path, text) in sources.items():
-        targets = {target for target in _module_level_imports(path, text, module)
-                   if target in sources and target != module}
+        targets = {
+            target
+            for target in _module_level_imports(path, text, module)
+            if target in sources and target != module
+        }
         graph[module] = targets
     return graph
 
@@ -175,7 +178,7 @@ def _find_cycle(graph):
 
     def visit(module):
         if module in path:
-            return path[path.index(module):] + [module]
+            return path[path.index(module) :] + [module]
         if module in done:
             return None
         path.append(module)
@@ -204,12 +207,12 @@ def test_explorer_imports_follow_the_layout(path):
     assert _explorer_violations(path) == []
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"], ids=lambda p: p.name
+)
 def test_pages_and_app_import_no_page_and_no_test(path):
     for target in _imports(path):
-        assert _part(target) not in ("pages", "app", "tests", "benchmarks"), \
-            f"{path.name} imports {target}"
+        assert _part(target) not in ("pages", "app", "tests", "benchmarks"), f"{path.name} imports {target}"
 
 
 #: What pages may not import, and what they use instead.
@@ -217,8 +220,11 @@ NOT_IN_PAGES = {"explorer.ui.chart": "explorer.ui.charts (show_chart)"}
 
 
 def _page_violations(path, text=None):
-    return [f"{path.name} imports {target}; use {NOT_IN_PAGES[target]}"
-            for target in _imports(path, text, f"pages.{path.stem}") if target in NOT_IN_PAGES]
+    return [
+        f"{path.name} imports {target}; use {NOT_IN_PAGES[target]}"
+        for target in _imports(path, text, f"pages.{path.stem}")
+        if target in NOT_IN_PAGES
+    ]
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "pages").glob("*.py")), ids=lambda p: p.name)
@@ -227,8 +233,7 @@ def test_pages_draw_charts_through_the_charts_helper_not_the_element(path):
 
 
 def _explorer_sources():
-    return {_module_name(path): (path, None) for path in EXPLORER_FILES
-            if path.name != "__init__.py"}
+    return {_module_name(path): (path, None) for path in EXPLORER_FILES if path.name != "__init__.py"}
 
 
 def test_explorer_has_no_import_cycle():
@@ -236,47 +241,59 @@ def test_explorer_has_no_import_cycle():
     every module has loaded, so it cannot make a half-initialised module."""
     graph = _import_graph(_explorer_sources())
     assert {"explorer.ui.charts", "explorer.ui.chart", "explorer.registry"} <= set(graph)
-    assert "explorer.ui.chart" in graph["explorer.ui.equations"]   # the graph sees edges
+    assert "explorer.ui.chart" in graph["explorer.ui.equations"]  # the graph sees edges
     assert _find_cycle(graph) is None, " -> ".join(_find_cycle(graph))
 
 
 def test_the_cycle_check_sees_a_cycle_and_ignores_imports_in_functions():
     ui = ROOT / "explorer" / "ui"
-    sources = {"explorer.ui.chart": (ui / "chart.py", "from explorer.ui import equations\n"),
-               "explorer.ui.equations": (ui / "equations.py",
-                                         "import json\nfrom explorer.ui import chart\n"),
-               "explorer.ui.state": (ui / "state.py", "from explorer.ui.chart import x\n")}
-    assert _find_cycle(_import_graph(sources)) == ["explorer.ui.chart", "explorer.ui.equations",
-                                                   "explorer.ui.chart"]
-    sources["explorer.ui.chart"] = (ui / "chart.py",
-                                    "def routes():\n    from explorer.ui import equations\n")
+    sources = {
+        "explorer.ui.chart": (ui / "chart.py", "from explorer.ui import equations\n"),
+        "explorer.ui.equations": (ui / "equations.py", "import json\nfrom explorer.ui import chart\n"),
+        "explorer.ui.state": (ui / "state.py", "from explorer.ui.chart import x\n"),
+    }
+    assert _find_cycle(_import_graph(sources)) == [
+        "explorer.ui.chart",
+        "explorer.ui.equations",
+        "explorer.ui.chart",
+    ]
+    sources["explorer.ui.chart"] = (ui / "chart.py", "def routes():\n    from explorer.ui import equations\n")
     assert _find_cycle(_import_graph(sources)) is None
     sources["explorer.ui.chart"] = (ui / "chart.py", "if True:\n    from . import state\n")
     sources["explorer.ui.state"] = (ui / "state.py", "from .chart import plotly_chart\n")
-    assert _find_cycle(_import_graph(sources)) == ["explorer.ui.chart", "explorer.ui.state",
-                                                   "explorer.ui.chart"]
+    assert _find_cycle(_import_graph(sources)) == [
+        "explorer.ui.chart",
+        "explorer.ui.state",
+        "explorer.ui.chart",
+    ]
 
 
 def test_the_checker_sees_forbidden_imports():
     """The rules are not vacuous: each kind of forbidden import is reported."""
-    probe = ROOT / "explorer" / "figures" / "probe.py"          # never written: parsed from text
-    text = ("from ..experiments.synthetic import fit_linear\nimport streamlit\n"
-            "from ..data import digits\nfrom flda_core import FLDAClassifier\n"
-            "import pages.home\n")
+    probe = ROOT / "explorer" / "figures" / "probe.py"  # never written: parsed from text
+    text = (
+        "from ..experiments.synthetic import fit_linear\nimport streamlit\n"
+        "from ..data import digits\nfrom flda_core import FLDAClassifier\n"
+        "import pages.home\n"
+    )
     assert len(_explorer_violations(probe, text, "explorer.figures.probe")) == 5
     experiment = ROOT / "explorer" / "experiments" / "probe.py"
-    assert _explorer_violations(experiment, "from explorer.teaching import captions\n",
-                                "explorer.experiments.probe")
-    assert not _explorer_violations(experiment, "from explorer.teaching import equations\n",
-                                    "explorer.experiments.probe")
+    assert _explorer_violations(
+        experiment, "from explorer.teaching import captions\n", "explorer.experiments.probe"
+    )
+    assert not _explorer_violations(
+        experiment, "from explorer.teaching import equations\n", "explorer.experiments.probe"
+    )
     registry = ROOT / "explorer" / "registry.py"
     assert _explorer_violations(registry, "import streamlit as st\n", "explorer.registry")
-    assert _explorer_violations(registry, "from explorer.names import LOSSES\n",
-                                "explorer.registry")
+    assert _explorer_violations(registry, "from explorer.names import LOSSES\n", "explorer.registry")
     assert not _explorer_violations(registry, "from pathlib import Path\n", "explorer.registry")
     chart = ROOT / "explorer" / "ui" / "chart.py"
-    for text in ("from explorer.ui import equations\n", "from . import state\n",
-                 "def f():\n    from explorer.figures.export import chart_config\n"):
+    for text in (
+        "from explorer.ui import equations\n",
+        "from . import state\n",
+        "def f():\n    from explorer.figures.export import chart_config\n",
+    ):
         assert _explorer_violations(chart, text, "explorer.ui.chart"), text
     assert not _explorer_violations(chart, "import streamlit as st\n", "explorer.ui.chart")
     page = ROOT / "pages" / "probe.py"
@@ -284,8 +301,13 @@ def test_the_checker_sees_forbidden_imports():
     assert _page_violations(page, "import explorer.ui.chart\n")
     assert not _page_violations(page, "from explorer.ui import charts\n")
     method = ROOT / "flda_core" / "transfer.py"
-    for text in ("from explorer.names import LOSSES\n", "import pandas\n", "import streamlit\n",
-                 "import plotly.graph_objects\n", "import dask.array\n"):
+    for text in (
+        "from explorer.names import LOSSES\n",
+        "import pandas\n",
+        "import streamlit\n",
+        "import plotly.graph_objects\n",
+        "import dask.array\n",
+    ):
         assert _library_violations(method, text, "flda_core.transfer"), text
     assert not _library_violations(method, "from .objectives import x\n", "flda_core.transfer")
 
@@ -293,24 +315,27 @@ def test_the_checker_sees_forbidden_imports():
 #: Streamlit calls a page must make through the UI helpers (CONTRIBUTING.md, "Streamlit
 #: conventions"): charts get the export button, presentation style and text alternative;
 #: downloads are spreadsheet-safe and made on click.
-THROUGH_UI_HELPERS = {"plotly_chart": "charts.show_chart",
-                      "download_button": "tables.download_csv"}
+THROUGH_UI_HELPERS = {"plotly_chart": "charts.show_chart", "download_button": "tables.download_csv"}
 
 
 def _direct_streamlit_calls(text):
-    return [(node.lineno, node.func.attr) for node in ast.walk(ast.parse(text))
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr in THROUGH_UI_HELPERS]
+    return [
+        (node.lineno, node.func.attr)
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in THROUGH_UI_HELPERS
+    ]
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "pages").glob("*.py")), ids=lambda p: p.name)
 def test_pages_draw_charts_and_downloads_through_the_ui_helpers(path):
     calls = _direct_streamlit_calls(path.read_text(encoding="utf-8"))
-    assert not calls, [f"{path.name}:{line} calls {name}; use {THROUGH_UI_HELPERS[name]}"
-                       for line, name in calls]
+    assert not calls, [
+        f"{path.name}:{line} calls {name}; use {THROUGH_UI_HELPERS[name]}" for line, name in calls
+    ]
 
 
 def test_the_direct_call_checker_sees_both_calls():
     text = "st.plotly_chart(fig)\ncols[0].download_button('a', b'')\nst.dataframe(x)\n"
-    assert [name for _, name in _direct_streamlit_calls(text)] == ["plotly_chart",
-                                                                   "download_button"]
+    assert [name for _, name in _direct_streamlit_calls(text)] == ["plotly_chart", "download_button"]

@@ -13,11 +13,26 @@ from flda_core.classifier import FLDAClassifier
 from figure_samples import assert_passes_plotly_validation
 from explorer.figures.learning_curves import gap_figure, learning_curve_figure, log_ticks
 from explorer.experiments.learning_curves import (
-    DOMAINS, FAMILIES, TABLE_COLUMNS, adaptation_sample_size,
-    estimate_dropout_prefixes, learning_curves, logistic_learning_errors,
-    make_learning_curve_data, mean_sem_table, oracle_gaps, parse_sample_sizes, prefix_sums,
-    quadratic_fits, quadratic_learning_errors, sample_size_grid, solve_psd_min_norm,
-    stratified_order, summarize_errors, training_orders)
+    DOMAINS,
+    FAMILIES,
+    TABLE_COLUMNS,
+    adaptation_sample_size,
+    estimate_dropout_prefixes,
+    learning_curves,
+    logistic_learning_errors,
+    make_learning_curve_data,
+    mean_sem_table,
+    oracle_gaps,
+    parse_sample_sizes,
+    prefix_sums,
+    quadratic_fits,
+    quadratic_learning_errors,
+    sample_size_grid,
+    solve_psd_min_norm,
+    stratified_order,
+    summarize_errors,
+    training_orders,
+)
 from flda_core.transfer import estimate_dropout
 from explorer.experiments.scoring import lattice_error_rates
 
@@ -29,15 +44,20 @@ def paper_data():
 
 @pytest.fixture(scope="module")
 def small_bernoulli():
-    return make_learning_curve_data("bernoulli", [[0.7, 0.7], [0.3, 0.3]], [0.5, 0.0],
-                                    n_train=400, n_validation=500, seed=1)
+    return make_learning_curve_data(
+        "bernoulli", [[0.7, 0.7], [0.3, 0.3]], [0.5, 0.0], n_train=400, n_validation=500, seed=1
+    )
 
 
 # ------------------------------------------------------------------ data and grids
 def test_data_sets_have_paper_sizes_and_are_independent(paper_data):
     d = paper_data
-    for X, y in [(d.X_source_train, d.y_source_train), (d.X_source_val, d.y_source_val),
-                 (d.X_target_train, d.y_target_train), (d.X_target_val, d.y_target_val)]:
+    for X, y in [
+        (d.X_source_train, d.y_source_train),
+        (d.X_source_val, d.y_source_val),
+        (d.X_target_train, d.y_target_train),
+        (d.X_target_val, d.y_target_val),
+    ]:
         assert X.shape == (10_000, 2) and y.shape == (10_000,)
         assert set(np.unique(y)) == {0, 1}
     assert not np.array_equal(d.X_source_train, d.X_source_val)
@@ -67,8 +87,9 @@ def test_default_grid_is_paper_like():
     assert np.all(ratios > 1.4) and np.all(ratios < 2.2)
 
 
-@pytest.mark.parametrize("args, message", [((1, 100, 5), ">= 2"), ((50, 10, 5), "below"),
-                                           ((2, 10, 0), "at least one")])
+@pytest.mark.parametrize(
+    "args, message", [((1, 100, 5), ">= 2"), ((50, 10, 5), "below"), ((2, 10, 0), "at least one")]
+)
 def test_grid_rejects_bad_input(args, message):
     with pytest.raises(ValueError, match=message):
         sample_size_grid(*args)
@@ -78,9 +99,17 @@ def test_parse_sample_sizes_sorts_and_deduplicates():
     assert list(parse_sample_sizes(" 100, 2;5 5\n20 ", 1000)) == [2, 5, 20, 100]
 
 
-@pytest.mark.parametrize("text, message", [("", "empty"), ("2, x", "'x' is not a number"),
-                                           ("2.5", "whole number"), ("1, 10", "outside"),
-                                           ("2, 5000", "outside"), ("nan", "whole")])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "empty"),
+        ("2, x", "'x' is not a number"),
+        ("2.5", "whole number"),
+        ("1, 10", "outside"),
+        ("2, 5000", "outside"),
+        ("nan", "whole"),
+    ],
+)
 def test_parse_sample_sizes_names_the_problem(text, message):
     with pytest.raises(ValueError, match=message):
         parse_sample_sizes(text, 1000)
@@ -141,8 +170,9 @@ def test_prefix_sums_of_real_valued_and_sparse_features_match_direct_sums():
     """The Gram-matrix blocks are the sums for any values, not only counts: real values,
     negative values, a feature that is never non-zero and one that always is."""
     rng = np.random.default_rng(8)
-    X = np.column_stack([rng.normal(size=300), np.zeros(300), rng.uniform(1, 2, 300),
-                         rng.poisson(0.2, 300) * -1.5])
+    X = np.column_stack(
+        [rng.normal(size=300), np.zeros(300), rng.uniform(1, 2, 300), rng.poisson(0.2, 300) * -1.5]
+    )
     t = np.where(rng.random(300) < 0.5, 1.0, -1.0)
     orders = np.array([rng.permutation(300) for _ in range(3)])
     sizes = np.array([2, 9, 10, 300])
@@ -162,8 +192,10 @@ def test_prefix_dropout_estimate_matches_estimate_dropout(small_bernoulli):
     so, to = training_orders(d, [0, 1, 2], seed=2)
     sizes = np.array([2, 4, 9, 40, 400])
     ones = np.ones(d.n_train)
-    theta = estimate_dropout_prefixes(prefix_sums(d.X_source_train, ones, so, sizes)["nonzero"],
-                                      prefix_sums(d.X_target_train, ones, to, sizes)["nonzero"])
+    theta = estimate_dropout_prefixes(
+        prefix_sums(d.X_source_train, ones, so, sizes)["nonzero"],
+        prefix_sums(d.X_target_train, ones, to, sizes)["nonzero"],
+    )
     for r in range(3):
         for g, n in enumerate(sizes):
             expected = estimate_dropout(d.X_source_train[so[r, :n]], d.X_target_train[to[r, :n]])
@@ -175,20 +207,23 @@ def test_min_norm_solver_matches_pinv_and_solve():
     B = rng.normal(size=(6, 3, 3))
     regular = B @ B.transpose(0, 2, 1) + 0.1 * np.eye(3)
     v = rng.normal(size=(6, 3, 1))
-    singular = v @ v.transpose(0, 2, 1)                       # rank one
+    singular = v @ v.transpose(0, 2, 1)  # rank one
     rhs = rng.normal(size=(6, 3))
-    np.testing.assert_allclose(solve_psd_min_norm(regular, rhs),
-                               np.linalg.solve(regular, rhs[..., None])[..., 0], rtol=1e-10)
-    np.testing.assert_allclose(solve_psd_min_norm(singular, rhs),
-                               np.einsum("bij,bj->bi", np.linalg.pinv(singular), rhs),
-                               rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(
+        solve_psd_min_norm(regular, rhs), np.linalg.solve(regular, rhs[..., None])[..., 0], rtol=1e-10
+    )
+    np.testing.assert_allclose(
+        solve_psd_min_norm(singular, rhs),
+        np.einsum("bij,bj->bi", np.linalg.pinv(singular), rhs),
+        rtol=1e-8,
+        atol=1e-12,
+    )
 
 
 def _direct_fit(data, orders_s, orders_t, family, r, n, ridge):
     Xs, ys = data.X_source_train[orders_s[r, :n]], data.y_source_train[orders_s[r, :n]]
     Xt, yt = data.X_target_train[orders_t[r, :n]], data.y_target_train[orders_t[r, :n]]
-    X, y, unlabelled = {"source": (Xs, ys, None), "target": (Xt, yt, None),
-                        "flda": (Xs, ys, Xt)}[family]
+    X, y, unlabelled = {"source": (Xs, ys, None), "target": (Xt, yt, None), "flda": (Xs, ys, Xt)}[family]
     return FLDAClassifier(loss="quadratic", l2=ridge / n).fit(X, y, X_target=unlabelled)
 
 
@@ -201,12 +236,16 @@ def test_batched_fits_equal_flda_classifier(which, ridge, paper_data, small_bern
     so, to = training_orders(data, repeats, seed=11)
     ts = np.where(data.y_source_train == 1, 1.0, -1.0)
     tt = np.where(data.y_target_train == 1, 1.0, -1.0)
-    src, tgt = prefix_sums(data.X_source_train, ts, so, sizes), \
-        prefix_sums(data.X_target_train, tt, to, sizes)
+    src, tgt = (
+        prefix_sums(data.X_source_train, ts, so, sizes),
+        prefix_sums(data.X_target_train, tt, to, sizes),
+    )
     theta = estimate_dropout_prefixes(src["nonzero"], tgt["nonzero"])
-    fits = {"source": quadratic_fits(src, sizes, ridge),
-            "target": quadratic_fits(tgt, sizes, ridge),
-            "flda": quadratic_fits(src, sizes, ridge, theta=theta)}
+    fits = {
+        "source": quadratic_fits(src, sizes, ridge),
+        "target": quadratic_fits(tgt, sizes, ridge),
+        "flda": quadratic_fits(src, sizes, ridge, theta=theta),
+    }
     saw_zero_weight = False
     for family, (coef, intercept) in fits.items():
         for r in repeats:
@@ -225,7 +264,7 @@ def test_error_rates_equal_predict(small_bernoulli):
     rng = np.random.default_rng(0)
     coef, intercept = rng.normal(size=(4, 5, 2)), rng.normal(size=(4, 5))
     coef[0, 0] = 0.0
-    intercept[0, 0] = 0.0                                        # score exactly 0 -> class 0
+    intercept[0, 0] = 0.0  # score exactly 0 -> class 0
     errors = lattice_error_rates(coef, intercept, d.X_target_val, d.y_target_val, chunk=3)
     assert errors.shape == (4, 5)
     for i in range(4):
@@ -262,18 +301,21 @@ def test_quadratic_errors_equal_errors_of_classifier_fits(small_bernoulli):
 def test_errors_do_not_depend_on_how_repeats_are_batched(small_bernoulli):
     sizes = np.array([2, 10, 50])
     together = quadratic_learning_errors(small_bernoulli, sizes, range(4), seed=2)
-    split = np.concatenate([quadratic_learning_errors(small_bernoulli, sizes, [r], seed=2)
-                            for r in range(4)], axis=2)
+    split = np.concatenate(
+        [quadratic_learning_errors(small_bernoulli, sizes, [r], seed=2) for r in range(4)], axis=2
+    )
     np.testing.assert_array_equal(together, split)
 
 
 def test_repeat_blocks_give_the_same_errors(small_bernoulli, monkeypatch):
     import explorer.experiments.learning_curves as lc
+
     sizes = np.array([2, 10, 50])
     whole = quadratic_learning_errors(small_bernoulli, sizes, range(5), seed=6)
     monkeypatch.setattr(lc, "REPEAT_BLOCK", 2)
-    np.testing.assert_array_equal(lc.quadratic_learning_errors(small_bernoulli, sizes,
-                                                               range(5), seed=6), whole)
+    np.testing.assert_array_equal(
+        lc.quadratic_learning_errors(small_bernoulli, sizes, range(5), seed=6), whole
+    )
 
 
 def test_sizes_outside_the_pool_are_rejected(small_bernoulli):
@@ -291,11 +333,12 @@ def test_summary_table_shape_and_sem_against_direct_computation():
     table = summarize_errors(errors, sizes, "quadratic")
     assert list(table.columns) == TABLE_COLUMNS and len(table) == 3 * 2 * 4
     assert set(table["classifier"]) == {"S-LS", "T-LS", "FLDA-Q"}
-    row = table[(table["classifier"] == "FLDA-Q") & (table["domain"] == "target")
-                & (table["n"] == 10)].iloc[0]
+    row = table[(table["classifier"] == "FLDA-Q") & (table["domain"] == "target") & (table["n"] == 10)].iloc[
+        0
+    ]
     values = list(errors[2, 1, :, 2])
     assert row["mean_error"] == pytest.approx(statistics.fmean(values))
-    assert row["sem"] == pytest.approx(statistics.stdev(values) / 7 ** 0.5)
+    assert row["sem"] == pytest.approx(statistics.stdev(values) / 7**0.5)
     assert row["repeats"] == 7
     assert summarize_errors(errors[:, :, :1], sizes)["sem"].isna().all()
 
@@ -305,32 +348,42 @@ def test_mean_sem_table_one_row_per_n_target_columns_first():
     errors = rng.uniform(0, 0.5, size=(3, 2, 5, 3))
     sizes = np.array([2, 20, 200])
     quad = summarize_errors(errors, sizes, "quadratic")
-    wide = mean_sem_table(quad.sample(frac=1.0, random_state=0))   # row order irrelevant
-    assert list(wide.columns) == ["n", "S-LS (target)", "T-LS (target)", "FLDA-Q (target)",
-                                  "S-LS (source)", "T-LS (source)", "FLDA-Q (source)"]
+    wide = mean_sem_table(quad.sample(frac=1.0, random_state=0))  # row order irrelevant
+    assert list(wide.columns) == [
+        "n",
+        "S-LS (target)",
+        "T-LS (target)",
+        "FLDA-Q (target)",
+        "S-LS (source)",
+        "T-LS (source)",
+        "FLDA-Q (source)",
+    ]
     assert wide["n"].tolist() == [2, 20, 200]
     # FLDA-Q on the target at n = 20, computed directly from the repeats
     values = list(errors[2, 1, :, 1])
-    expected = f"{statistics.fmean(values):.3f} ± {statistics.stdev(values) / 5 ** 0.5:.3f}"
+    expected = f"{statistics.fmean(values):.3f} ± {statistics.stdev(values) / 5**0.5:.3f}"
     assert wide.loc[1, "FLDA-Q (target)"] == expected
-    values = list(errors[0, 0, :, 0])                           # S-LS on the source, n = 2
+    values = list(errors[0, 0, :, 0])  # S-LS on the source, n = 2
     assert wide.loc[0, "S-LS (source)"].startswith(f"{statistics.fmean(values):.3f} ± ")
     assert mean_sem_table(quad, decimals=2).loc[1, "FLDA-Q (target)"] == (
-        f"{statistics.fmean(errors[2, 1, :, 1]):.2f} ± "
-        f"{statistics.stdev(errors[2, 1, :, 1]) / 5 ** 0.5:.2f}")
+        f"{statistics.fmean(errors[2, 1, :, 1]):.2f} ± {statistics.stdev(errors[2, 1, :, 1]) / 5**0.5:.2f}"
+    )
 
 
 def test_mean_sem_table_both_losses_single_repeat_and_missing_cells():
     rng = np.random.default_rng(5)
     errors = rng.uniform(0, 0.5, size=(3, 2, 1, 2))
     sizes = np.array([2, 30])
-    both = pd.concat([summarize_errors(errors, sizes, "quadratic"),
-                      summarize_errors(errors, sizes, "logistic")], ignore_index=True)
+    both = pd.concat(
+        [summarize_errors(errors, sizes, "quadratic"), summarize_errors(errors, sizes, "logistic")],
+        ignore_index=True,
+    )
     both = both[~((both["classifier"] == "T-LR") & (both["n"] == 30))]
     wide = mean_sem_table(both)
-    assert list(wide.columns[1:7]) == [f"{c} (target)" for c in
-                                       ("S-LS", "T-LS", "FLDA-Q", "S-LR", "T-LR", "FLDA-L")]
-    assert wide.loc[0, "FLDA-L (source)"] == f"{errors[2, 0, 0, 0]:.3f}"   # SEM undefined
+    assert list(wide.columns[1:7]) == [
+        f"{c} (target)" for c in ("S-LS", "T-LS", "FLDA-Q", "S-LR", "T-LR", "FLDA-L")
+    ]
+    assert wide.loc[0, "FLDA-L (source)"] == f"{errors[2, 0, 0, 0]:.3f}"  # SEM undefined
     assert wide.loc[1, "T-LR (target)"] == "—"
     with pytest.raises(ValueError, match="empty"):
         mean_sem_table(both.iloc[:0])
@@ -344,14 +397,18 @@ def test_oracle_gaps_are_paired_differences():
     diff = list(errors[2, 1, :, 1] - errors[1, 1, :, 1])
     assert row["reference"] == "T-LR"
     assert row["mean_gap"] == pytest.approx(statistics.fmean(diff))
-    assert row["sem"] == pytest.approx(statistics.stdev(diff) / 6 ** 0.5)
+    assert row["sem"] == pytest.approx(statistics.stdev(diff) / 6**0.5)
 
 
 def test_adaptation_sample_size():
-    table = pd.DataFrame({
-        "classifier": ["FLDA-Q"] * 4 + ["T-LS"] * 4, "domain": "target",
-        "n": [2, 10, 100, 1000] * 2,
-        "mean_error": [0.30, 0.20, 0.205, 0.100, 0.35, 0.205, 0.2, 0.105]})
+    table = pd.DataFrame(
+        {
+            "classifier": ["FLDA-Q"] * 4 + ["T-LS"] * 4,
+            "domain": "target",
+            "n": [2, 10, 100, 1000] * 2,
+            "mean_error": [0.30, 0.20, 0.205, 0.100, 0.35, 0.205, 0.2, 0.105],
+        }
+    )
     assert adaptation_sample_size(table, "FLDA-Q", "T-LS", tolerance=0.01) == 10
     assert adaptation_sample_size(table, "FLDA-Q", "T-LS", tolerance=0.001) is None
     assert adaptation_sample_size(table, "FLDA-Q", "T-LS", tolerance=0.1) == 2
@@ -365,16 +422,14 @@ def test_paper_setting_flda_joins_the_oracle_and_beats_the_source_classifier(pap
     result = learning_curves(paper_data, sizes, n_repeats=50, seed=0)
     assert result.errors.shape == (3, 2, 50, len(sizes))
     table = result.table
-    target = table[table["domain"] == "target"].pivot(index="n", columns="classifier",
-                                                      values="mean_error")
-    source = table[table["domain"] == "source"].pivot(index="n", columns="classifier",
-                                                      values="mean_error")
+    target = table[table["domain"] == "target"].pivot(index="n", columns="classifier", values="mean_error")
+    source = table[table["domain"] == "source"].pivot(index="n", columns="classifier", values="mean_error")
     large = target.index >= 1000
     assert np.all(np.abs(target.loc[large, "FLDA-Q"] - target.loc[large, "T-LS"]) < 0.01)
     assert np.all(target.loc[large, "S-LS"] - target.loc[large, "T-LS"] > 0.05)
     assert np.all(source.loc[large, "S-LS"] < source.loc[large, "FLDA-Q"])
     n_adapt = adaptation_sample_size(table, "FLDA-Q", "T-LS", tolerance=0.01)
-    assert n_adapt is not None and n_adapt <= 100          # paper: "roughly 20"
+    assert n_adapt is not None and n_adapt <= 100  # paper: "roughly 20"
 
 
 def test_learning_curves_validates_arguments(small_bernoulli):
@@ -390,13 +445,13 @@ def test_logistic_errors_match_direct_fits_and_report_progress(small_bernoulli):
     d = small_bernoulli
     calls = []
     errors, unconverged = logistic_learning_errors(
-        d, [3, 40], [1, 2], ridge=2.0, seed=5, progress=lambda f, text: calls.append((f, text)))
+        d, [3, 40], [1, 2], ridge=2.0, seed=5, progress=lambda f, text: calls.append((f, text))
+    )
     assert errors.shape == (3, 2, 2, 2)
     assert [f for f, _ in calls] == [0.0, 0.25, 0.5, 0.75, 1.0] and unconverged == 0
     assert calls[1][1].startswith("Fitting S-LR, T-LR and FLDA-L: repeat 1, n = 40")
     so, to = training_orders(d, [2], seed=5)
-    X, y, Xu = d.X_source_train[so[0, :40]], d.y_source_train[so[0, :40]], \
-        d.X_target_train[to[0, :40]]
+    X, y, Xu = d.X_source_train[so[0, :40]], d.y_source_train[so[0, :40]], d.X_target_train[to[0, :40]]
     clf = FLDAClassifier(loss="logistic", l2=2.0 / 40).fit(X, y, X_target=Xu)
     expected = np.mean(clf.predict(d.X_target_val) != d.y_target_val)
     assert errors[2, 1, 1, 1] == pytest.approx(expected)
@@ -409,10 +464,16 @@ def _tables():
     rng = np.random.default_rng(3)
     sizes = np.array([2, 10, 100, 10_000])
     errors = rng.uniform(0.1, 0.4, size=(3, 2, 5, 4))
-    return (pd.concat([summarize_errors(errors, sizes, "quadratic"),
-                       summarize_errors(errors, sizes, "logistic")], ignore_index=True),
-            pd.concat([oracle_gaps(errors, sizes, "quadratic"),
-                       oracle_gaps(errors, sizes, "logistic")], ignore_index=True))
+    return (
+        pd.concat(
+            [summarize_errors(errors, sizes, "quadratic"), summarize_errors(errors, sizes, "logistic")],
+            ignore_index=True,
+        ),
+        pd.concat(
+            [oracle_gaps(errors, sizes, "quadratic"), oracle_gaps(errors, sizes, "logistic")],
+            ignore_index=True,
+        ),
+    )
 
 
 def test_learning_curve_figure_panels_styles_and_bands():
@@ -425,7 +486,7 @@ def test_learning_curve_figure_panels_styles_and_bands():
     assert fig.layout.xaxis.type == "log" and fig.layout.xaxis2.type == "log"
     dashes = {(t.name, t.yaxis): t.line.dash for t in lines}
     assert dashes[("FLDA-Q", "y")] == "dot" and dashes[("FLDA-Q", "y2")] == "solid"
-    assert sum(t.showlegend for t in lines) == 3                 # one legend entry each
+    assert sum(t.showlegend for t in lines) == 3  # one legend entry each
     flda_target = next(t for t in lines if t.name == "FLDA-Q" and t.yaxis == "y2")
     expected = quad[(quad["classifier"] == "FLDA-Q") & (quad["domain"] == "target")]
     np.testing.assert_allclose(flda_target.y, expected.sort_values("n")["mean_error"])
@@ -448,8 +509,8 @@ def test_learning_curve_figure_keeps_its_texts_apart_on_a_small_slide():
     fig = learning_curve_figure(quad)
     assert fig.layout.yaxis.title.text == fig.layout.yaxis2.title.text == "error"
     assert fig.layout.legend.orientation == "h" and fig.layout.legend.y < 0
-    assert legend_below(fig).layout.legend.yref == "container"    # room made at the bottom
-    assert fig.layout.yaxis.nticks is None                         # the full page: plotly's
+    assert legend_below(fig).layout.legend.yref == "container"  # room made at the bottom
+    assert fig.layout.yaxis.nticks is None  # the full page: plotly's
     slide = presentation_style(learning_curve_figure(quad, slide=True))
     assert slide.layout.yaxis.nticks == slide.layout.yaxis2.nticks == 3
     assert slide.layout.legend.yref == "container" and slide.layout.legend.y == 0
@@ -489,8 +550,7 @@ def test_log_ticks():
     assert ticks[0] == 2 and ticks[-1] == 10_000 and labels[-1] == "10k"
     assert "1k" in labels and "500" in labels
     assert log_ticks(3, 4) == ([3, 4], ["3", "4"])
-    assert log_ticks(2, 10_000, (1,)) == ([2, 10, 100, 1000, 10_000],
-                                          ["2", "10", "100", "1k", "10k"])
+    assert log_ticks(2, 10_000, (1,)) == ([2, 10, 100, 1000, 10_000], ["2", "10", "100", "1k", "10k"])
 
 
 @pytest.mark.parametrize("losses", [("quadratic",), ("quadratic", "logistic")])

@@ -8,13 +8,25 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from explorer.teaching.equations import EQUATIONS
-from explorer.teaching.lesson import (LESSON_STEPS, PAGE_URL_PATHS, full_page_url, lesson_url,
-                              settings_query, step, step_index, url_value)
+from explorer.teaching.lesson import (
+    LESSON_STEPS,
+    PAGE_URL_PATHS,
+    full_page_url,
+    lesson_url,
+    settings_query,
+    step,
+    step_index,
+    url_value,
+)
 
 ROOT = pathlib.Path(__file__).parents[2]
-PREFIX = {"pages/synthetic.py": "syn", "pages/transfer.py": "tp",
-          "pages/learning_curves.py": "lc", "pages/digits.py": "dig",
-          "pages/your_data.py": "data"}
+PREFIX = {
+    "pages/synthetic.py": "syn",
+    "pages/transfer.py": "tp",
+    "pages/learning_curves.py": "lc",
+    "pages/digits.py": "dig",
+    "pages/your_data.py": "data",
+}
 #: The UI modules whose helpers take a page's key prefix (``f"{prefix}.theta"``).
 PREFIX_TAKERS = ("domain_controls.py", "widgets.py")
 
@@ -30,11 +42,10 @@ def _key_patterns(page):
     """
     prefix = PREFIX[page]
     source = (ROOT / page).read_text(encoding="utf-8")
-    shared = "".join((ROOT / "explorer" / "ui" / name).read_text(encoding="utf-8")
-                     for name in PREFIX_TAKERS)
+    shared = "".join((ROOT / "explorer" / "ui" / name).read_text(encoding="utf-8") for name in PREFIX_TAKERS)
     literals = re.findall(r'f?"([^"\n]*)"', source)
     literals += [f"{{P}}{name}" for name in re.findall(r'P \+ "([a-z0-9_]+)"', source)]
-    if f'"{prefix}"' in source:       # the page passes its prefix to the UI modules
+    if f'"{prefix}"' in source:  # the page passes its prefix to the UI modules
         literals += re.findall(r'f"(\{prefix\}\.[a-z0-9_]+)"', shared)
     patterns = set()
     for text in literals:
@@ -154,7 +165,7 @@ def test_with_present_keeps_every_other_parameter_and_the_anchor():
     parts = urlsplit(url)
     assert parse_qs(parts.query) == {"theta": ["0.5, 0"], "seed": ["3"], "present": ["1"]}
     assert parts.fragment == "eq-theta-hat"
-    assert with_present(url) == url                             # idempotent
+    assert with_present(url) == url  # idempotent
     assert "present" not in with_present(url, present=False)
     assert with_present("lesson") == "lesson?present=1"
     for lesson_step in LESSON_STEPS:
@@ -206,8 +217,10 @@ def test_the_server_starts_the_lesson_with_every_step_computed(monkeypatch):
         for lesson_step in LESSON_STEPS:
             values = lesson_step.start_values()
             assert set(lesson_step.settings) <= set(values)
-            assert all(values[c.key] == lesson_step.settings.get(c.key, c.try_values[0])
-                       for c in lesson_step.controls)
+            assert all(
+                values[c.key] == lesson_step.settings.get(c.key, c.try_values[0])
+                for c in lesson_step.controls
+            )
             view = lesson_views.step_view(lesson_step, values)
             assert not view.error, (lesson_step.slug, view.error)
     finally:

@@ -8,8 +8,7 @@ from explorer.ui.tables import markdown_table, paired_columns
 
 
 def test_numbers_are_right_aligned_whole_numbers_grouped_and_floats_formatted():
-    frame = pd.DataFrame({"data set": ["a", "b"], "rows": np.array([1234567, 2]),
-                          "error": [0.5, 1 / 3]})
+    frame = pd.DataFrame({"data set": ["a", "b"], "rows": np.array([1234567, 2]), "error": [0.5, 1 / 3]})
     lines = markdown_table(frame).splitlines()
     assert lines[0] == "| data set | rows | error |"
     assert lines[1] == "|:---|---:|---:|"
@@ -18,8 +17,9 @@ def test_numbers_are_right_aligned_whole_numbers_grouped_and_floats_formatted():
 
 
 def test_rows_named_by_the_index_keep_their_names_and_missing_numbers_show_a_dash():
-    frame = pd.DataFrame({"S-LR": [0.8, 0.1], "FLDA-Q": [np.nan, 0.25]},
-                         index=["here, A → B", "paper, M → U"])
+    frame = pd.DataFrame(
+        {"S-LR": [0.8, 0.1], "FLDA-Q": [np.nan, 0.25]}, index=["here, A → B", "paper, M → U"]
+    )
     lines = markdown_table(frame).splitlines()
     assert shown(lines[0]) == "|  | S-LR | FLDA-Q |"
     assert lines[1] == "|:---|---:|---:|"
@@ -31,8 +31,7 @@ def test_rows_named_by_the_index_keep_their_names_and_missing_numbers_show_a_das
     numbered = frame.reset_index(drop=True)
     assert markdown_table(numbered).splitlines()[0].count("|") == 3
     assert markdown_table(numbered[numbered["S-LR"] < 0.5]).splitlines()[0].count("|") == 3
-    assert shown(markdown_table(numbered.rename_axis("fold")).splitlines()[2]) \
-        == "| 0 | 0.800 | – |"
+    assert shown(markdown_table(numbered.rename_axis("fold")).splitlines()[2]) == "| 0 | 0.800 | – |"
     assert "–" in markdown_table(pd.DataFrame({"a": [None], "b": ["x"]}))
 
 
@@ -50,16 +49,28 @@ def test_text_stays_one_cell_of_one_line_and_is_escaped():
 
 
 def test_here_and_paper_columns_become_one_column_of_pairs():
-    frame = pd.DataFrame({"data set": ["a"], "rows (here)": [1200], "rows (paper)": [1100],
-                          "rate (here)": [0.25], "rate (paper)": [0.5], "extra": [3],
-                          "only (here)": [7]})
+    frame = pd.DataFrame(
+        {
+            "data set": ["a"],
+            "rows (here)": [1200],
+            "rows (paper)": [1100],
+            "rate (here)": [0.25],
+            "rate (paper)": [0.5],
+            "extra": [3],
+            "only (here)": [7],
+        }
+    )
     paired, joined = paired_columns(frame)
-    assert list(paired.columns) == ["data set", "rows (here / paper)", "rate (here / paper)",
-                                    "extra", "only (here)"]
+    assert list(paired.columns) == [
+        "data set",
+        "rows (here / paper)",
+        "rate (here / paper)",
+        "extra",
+        "only (here)",
+    ]
     assert joined == ["rows (here / paper)", "rate (here / paper)"]
     nbsp = "\u00a0"  # no line break inside a pair
-    assert paired.iloc[0].tolist() == ["a", f"1,200{nbsp}/{nbsp}1,100", f"0.25{nbsp}/{nbsp}0.5",
-                                       3, 7]
+    assert paired.iloc[0].tolist() == ["a", f"1,200{nbsp}/{nbsp}1,100", f"0.25{nbsp}/{nbsp}0.5", 3, 7]
     lines = markdown_table(paired, right=joined).splitlines()
     assert lines[1] == "|:---|---:|---:|---:|---:|"
     assert shown(lines[2]) == f"| a | 1,200{nbsp}/{nbsp}1,100 | 0.25{nbsp}/{nbsp}0.5 | 3 | 7 |"

@@ -36,8 +36,7 @@ def test_flda_cell_matches_a_direct_fit_with_the_chosen_l2():
     l2 = float(cell.params.split("=")[1])
     assert l2 in md.FLDA_L2_GRID
     theta = estimate_dropout(problem.X_source, problem.X_target)
-    model = FLDAClassifier(loss="quadratic", l2=l2, theta=theta).fit(
-        problem.X_source, problem.y_source)
+    model = FLDAClassifier(loss="quadratic", l2=l2, theta=theta).fit(problem.X_source, problem.y_source)
     wrong = int(np.sum(model.predict(problem.X_target) != problem.y_target))
     assert cell.n_wrong == wrong and cell.n_target == 621
     assert cell.error == pytest.approx(wrong / 621)
@@ -68,8 +67,9 @@ def test_run_calls_fit_once_per_cell_and_reports_progress():
         return md.CellResult(key, classifier, error, 1, 4, "l2=0.1", 0.01)
 
     keys, names = ("heart", "ozone"), ("S-LR", "FLDA-Q", "FLDA-L")
-    result = md.run_missing_data(keys, names, impute="mean", random_state=7, fit=fake_fit,
-                                 progress=lambda f, t: reports.append((f, t)))
+    result = md.run_missing_data(
+        keys, names, impute="mean", random_state=7, fit=fake_fit, progress=lambda f, t: reports.append((f, t))
+    )
     assert calls == [(k, c, "mean", 7) for k in keys for c in names]
     fractions = [f for f, _ in reports]
     assert fractions == sorted(fractions) and fractions[0] == 0 and fractions[-1] == 1
@@ -93,11 +93,11 @@ def test_theta_table_marks_the_features_that_go_missing():
     gapped = table["missing in target"] > 0.3
     assert gapped.sum() >= 10
     # wind speeds missing in ~43 % of the target rows: theta-hat recovers that rate
-    np.testing.assert_allclose(table.loc[gapped, "theta"], table.loc[gapped, "missing in target"],
-                               atol=0.03)
+    np.testing.assert_allclose(table.loc[gapped, "theta"], table.loc[gapped, "missing in target"], atol=0.03)
 
 
 # --- FLDA's first stage without fits, and the disk store of the cells ----------------
+
 
 @pytest.mark.parametrize("transfer", ["dropout", "imputation", "two-sided", "rate"])
 def test_data_parameters_are_what_the_fits_use_and_the_run_reports(monkeypatch, transfer):
@@ -162,8 +162,7 @@ def test_stored_cells_round_trip_exactly_and_are_not_refitted(tmp_path, monkeypa
     assert len(calls) == 2 and not any(c.from_disk for c in fresh)
     assert all(c.computed_at.endswith("UTC") for c in fresh)
     # a restarted server: a new store object on the same folder
-    again = [md.stored_fit_one("hepatitis", name, store=md.cell_store(tmp_path))
-             for name in ("S-LR", "SCL")]
+    again = [md.stored_fit_one("hepatitis", name, store=md.cell_store(tmp_path)) for name in ("S-LR", "SCL")]
     assert len(calls) == 2 and all(c.from_disk for c in again)
     assert again[0] == fresh[0] and again[0].seconds == fresh[0].seconds  # exact
     assert again[0].computed_at == fresh[0].computed_at
@@ -187,10 +186,16 @@ def test_a_code_or_data_change_refits(tmp_path, monkeypatch):
 def test_the_fingerprint_covers_the_code_the_data_and_the_libraries(monkeypatch):
     files = set(md.fingerprint_files())
     library, app = md.result_store.SOURCE_ROOTS
-    for path in (app / "experiments" / "missing_data.py", app / "experiments" / "baselines.py",
-                 library / "classifier.py", library / "transfer.py", library / "transfer_models.py",
-                 library / "solvers.py", app / "data" / "uci.py",
-                 *(uci.UCI_DIR / uci.UCI_SETS[k].file for k in uci.UCI_SETS)):
+    for path in (
+        app / "experiments" / "missing_data.py",
+        app / "experiments" / "baselines.py",
+        library / "classifier.py",
+        library / "transfer.py",
+        library / "transfer_models.py",
+        library / "solvers.py",
+        app / "data" / "uci.py",
+        *(uci.UCI_DIR / uci.UCI_SETS[k].file for k in uci.UCI_SETS),
+    ):
         assert path.resolve() in files, path
     assert {"numpy", "scikit-learn", "skada"} <= set(md.PACKAGES)
     digest = md.code_fingerprint()
@@ -208,14 +213,15 @@ def test_a_corrupt_cell_file_is_recomputed(tmp_path, monkeypatch):
     first = md.stored_fit_one("hepatitis", "S-LR", store=store)
     (path,) = tmp_path.glob("*.json")
     record = json.loads(path.read_text())
-    for broken in ("{truncated", json.dumps({**record, "value": {**record["value"],
-                                                                  "error": "0.2"}}),
-                   json.dumps({**record, "value": {**record["value"], "n_wrong": -1}})):
+    for broken in (
+        "{truncated",
+        json.dumps({**record, "value": {**record["value"], "error": "0.2"}}),
+        json.dumps({**record, "value": {**record["value"], "n_wrong": -1}}),
+    ):
         path.write_text(broken)
         cell = md.stored_fit_one("hepatitis", "S-LR", store=store)
         assert not cell.from_disk
-        assert (cell.error, cell.params, cell.n_wrong) == (first.error, first.params,
-                                                            first.n_wrong)
+        assert (cell.error, cell.params, cell.n_wrong) == (first.error, first.params, first.n_wrong)
     assert len(calls) == 4
     assert md.stored_fit_one("hepatitis", "S-LR", store=store).from_disk  # rewritten
 
@@ -223,12 +229,20 @@ def test_a_corrupt_cell_file_is_recomputed(tmp_path, monkeypatch):
 def test_precompute_fills_the_store_for_the_page(tmp_path, monkeypatch):
     reports = []
     store = md.cell_store(tmp_path)
-    result = md.precompute(("hepatitis",), ("S-LR", "GFK", "FLDA-Q"), "zero", 0, "dropout",
-                           progress=lambda f, t: reports.append(f), store=store)
+    result = md.precompute(
+        ("hepatitis",),
+        ("S-LR", "GFK", "FLDA-Q"),
+        "zero",
+        0,
+        "dropout",
+        progress=lambda f, t: reports.append(f),
+        store=store,
+    )
     assert reports[-1] == 1.0 and list(result.errors.columns) == ["S-LR", "GFK", "FLDA-Q"]
     calls = counting(monkeypatch)
-    again = md.run_missing_data(("hepatitis",), ("S-LR", "GFK", "FLDA-Q"),
-                                fit=lambda *a, **k: md.stored_fit_one(*a, **k, store=store))
+    again = md.run_missing_data(
+        ("hepatitis",), ("S-LR", "GFK", "FLDA-Q"), fit=lambda *a, **k: md.stored_fit_one(*a, **k, store=store)
+    )
     assert calls == [] and all(c.from_disk for c in again.cells.values())
     pd.testing.assert_frame_equal(again.errors, result.errors)
 
@@ -239,14 +253,20 @@ def test_run_shows_each_data_set_when_done():
     def fake_fit(key, classifier, impute, seed):
         return md.CellResult(key, classifier, 0.5, 1, 2, "", 0.0)
 
-    md.run_missing_data(("heart", "ozone", "hepatitis"), ("S-LR", "FLDA-L"), fit=fake_fit,
-                        on_data_set=lambda partial: seen.append(list(partial.errors.index)))
-    assert seen == [["Heart disease (heart)"], ["Heart disease (heart)", "Ozone (ozone)"],
-                    ["Heart disease (heart)", "Ozone (ozone)", "Hepatitis (hepat.)"]]
+    md.run_missing_data(
+        ("heart", "ozone", "hepatitis"),
+        ("S-LR", "FLDA-L"),
+        fit=fake_fit,
+        on_data_set=lambda partial: seen.append(list(partial.errors.index)),
+    )
+    assert seen == [
+        ["Heart disease (heart)"],
+        ["Heart disease (heart)", "Ozone (ozone)"],
+        ["Heart disease (heart)", "Ozone (ozone)", "Hepatitis (hepat.)"],
+    ]
 
 
-def test_a_background_warm_up_and_a_page_never_fit_the_same_cell_twice(tmp_path,
-                                                                         monkeypatch):
+def test_a_background_warm_up_and_a_page_never_fit_the_same_cell_twice(tmp_path, monkeypatch):
     import threading
 
     import time
@@ -261,8 +281,7 @@ def test_a_background_warm_up_and_a_page_never_fit_the_same_cell_twice(tmp_path,
     monkeypatch.setattr(md, "fit_one", slow_fit_one)
     store = md.cell_store(tmp_path)
     names = ("S-LR", "FLDA-Q", "FLDA-L")
-    warm_up = threading.Thread(target=md.precompute, args=(("hepatitis",), names),
-                               kwargs={"store": store})
+    warm_up = threading.Thread(target=md.precompute, args=(("hepatitis",), names), kwargs={"store": store})
     warm_up.start()
     page = [md.stored_fit_one("hepatitis", name, store=store) for name in names]
     warm_up.join()

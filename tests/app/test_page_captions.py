@@ -12,11 +12,10 @@ def _captions(at):
 
 
 def test_synthetic_caption_follows_the_users_theta():
-    at = open_page("pages/synthetic.py", {"theta": "0.3, 0.1", "n_source": "3000",
-                                          "n_target": "3000"})
+    at = open_page("pages/synthetic.py", {"theta": "0.3, 0.1", "n_source": "3000", "n_target": "3000"})
     text = _captions(at)
     assert "θ₁ = 0.3" in text and "θ₂ = 0.1" in text and "1/(1 − 0.3) = 1.43" in text
-    assert "θ₁ = 0.5" not in text          # no leftover sentence about the paper's θ
+    assert "θ₁ = 0.5" not in text  # no leftover sentence about the paper's θ
     at.text_input(key="syn.theta").set_value("0.6, 0").run()
     text = _captions(at)
     assert "θ₁ = 0.6" in text and "θ₁ = 0.3" not in text
@@ -26,23 +25,31 @@ def test_synthetic_caption_follows_the_users_theta():
 
 
 def test_synthetic_figure2_caption_names_both_paper_reports():
-    at = open_page("pages/synthetic.py", {"distribution": "poisson", "class1": "2, 2",
-                                          "class2": "6, 6", "n_source": "3000",
-                                          "n_target": "3000"})
+    at = open_page(
+        "pages/synthetic.py",
+        {
+            "distribution": "poisson",
+            "class1": "2, 2",
+            "class2": "6, 6",
+            "n_source": "3000",
+            "n_target": "3000",
+        },
+    )
     text = _captions(at)
     assert "Figure 2 text and its Table 1" in text
     assert "This run uses 3,000 source and 3,000 target samples" in text
 
 
 def test_transfer_curve_caption_states_the_curves_own_minimum():
-    at = open_page("pages/transfer.py", {"curve_range": "[-0.2, 0.3]", "n_source": "3000",
-                                         "n_target": "3000"})
+    at = open_page(
+        "pages/transfer.py", {"curve_range": "[-0.2, 0.3]", "n_source": "3000", "n_target": "3000"}
+    )
     curve = chart_specs(at)["tp_curve"]
     (flda_q,) = [t for t in curve["data"] if t.get("name") == "FLDA-Q"]
     i = min(range(len(flda_q["y"])), key=lambda k: (flda_q["y"][k], abs(flda_q["x"][k])))
     text = _captions(at)
     assert f"FLDA-Q is lowest at θ̂₁ {flda_q['x'][i]:+.2f} ({flda_q['y'][i]:.3f})" in text
-    assert "flat" not in text                     # no claim the numbers can contradict
+    assert "flat" not in text  # no claim the numbers can contradict
     assert "Weight share |w₁|/‖w‖ of feature 1" in text
     assert "differs by at most" in text and "Figure 2 text and its Table 1" in text
     at.multiselect(key="tp.perturbations").set_value([0.0, 0.1]).run()
@@ -59,16 +66,14 @@ def test_learning_curve_caption_follows_the_regularisation():
     metric = {m.label: m.value for m in at.metric}["FLDA-Q ≈ T-LS from n"]
     text = _captions(at)
     assert "λ = " in text and "No l2 regularisation" not in text
-    assert (f"from n = {metric} on" in text) if metric != "not yet" else \
-        "FLDA-Q is still more than" in text
+    assert (f"from n = {metric} on" in text) if metric != "not yet" else "FLDA-Q is still more than" in text
 
 
 def test_digits_caption_names_the_l2_of_each_map():
     at = open_page("pages/digits.py", {"l2_mode": "hand", "l2": "0.01"})
     text = _captions(at)
     assert "Both maps use l2 = 0.01 (set by hand)." in text
-    assert re.search(r"Here FLDA helps (for A → B only|for B → A only|in both|in neither)",
-                     text)
+    assert re.search(r"Here FLDA helps (for A → B only|for B → A only|in both|in neither)", text)
 
 
 @pytest.mark.parametrize("page", ["pages/synthetic.py", "pages/transfer.py"])
@@ -80,23 +85,22 @@ def test_every_chart_is_slide_ready_and_svg_is_one_choice_away(page):
         options = chart.config["toImageButtonOptions"]
         assert options["scale"] >= 2 and options["width"] == 1600 and options["format"] == "png"
         assert options["filename"].startswith("flda_") and options["filename"] != "flda_"
-    assert "*Chart:* Scatter plot" in _captions(at)      # text alternative under the chart
-    at.session_state["shared.image_format"] = "svg"     # the sidebar choice (app.py)
+    assert "*Chart:* Scatter plot" in _captions(at)  # text alternative under the chart
+    at.session_state["shared.image_format"] = "svg"  # the sidebar choice (app.py)
     at.run()
     for chart in charts(at):
         assert chart.config["toImageButtonOptions"]["format"] == "svg"
 
 
 def test_presentation_mode_survives_a_page_switch_and_styles_for_the_projector():
-    at = open_page("pages/synthetic.py", {"present": "1", "n_source": "2000",
-                                          "n_target": "2000"})
+    at = open_page("pages/synthetic.py", {"present": "1", "n_source": "2000", "n_target": "2000"})
     spec = chart_specs(at)["syn_figure"]
     assert spec["layout"]["font"]["size"] >= 16
     at.switch_page("pages/transfer.py")
-    at.query_params.pop("present", None)       # what Streamlit's navigation does
+    at.query_params.pop("present", None)  # what Streamlit's navigation does
     at.run()
     assert not at.exception
-    assert not at.text_input                    # the sidebar controls stay hidden
+    assert not at.text_input  # the sidebar controls stay hidden
     assert chart_specs(at)["tp_curve"]["layout"]["font"]["size"] >= 16
     # ?present=0 switches it off again (the URL is written back by app.py; see tests/e2e)
     at.query_params["present"] = "0"
@@ -113,10 +117,11 @@ def test_notes_on_the_paper_are_computed_on_request():
 
 
 def test_presentation_row_keeps_the_live_controls_and_presets():
-    at = open_page("pages/transfer.py", {"present": "1", "n_source": "2000",
-                                         "n_target": "2000", "curve_range": "[0, 0.1]"})
-    assert {w.key for w in at.number_input} == {"present_ctl_tp_delta_1",
-                                                "present_ctl_shared_seed"}
+    at = open_page(
+        "pages/transfer.py",
+        {"present": "1", "n_source": "2000", "n_target": "2000", "curve_range": "[0, 0.1]"},
+    )
+    assert {w.key for w in at.number_input} == {"present_ctl_tp_delta_1", "present_ctl_shared_seed"}
     assert any(b.key == "present_preset_flda_table_1_figure_4" for b in at.button)
     at.number_input(key="present_ctl_tp_delta_1").set_value(0.2).run()
     assert at.session_state["tp.delta_1"] == 0.2

@@ -76,7 +76,10 @@ def test_default_page_shows_figures_table_and_downloads(hand_run):
     assert float(table["T-LR"].iloc[0]) < 0.2 and float(table["T-LR"].iloc[1]) < 0.2
     assert table["S-LS"].iloc[2] == "—"  # not in the paper's Table 4
     assert {b.label for b in at.get("download_button")} >= {
-        "Download error rates (CSV)", "Download pixel maps (CSV)", "Download l2 choices (CSV)"}
+        "Download error rates (CSV)",
+        "Download pixel maps (CSV)",
+        "Download l2 choices (CSV)",
+    }
     captions = " ".join(c.value for c in at.caption)
     assert "Figure 5" in captions and "Figure 6" in captions and "Table 4" in captions
     assert "asymmetry" in captions
@@ -126,8 +129,7 @@ def _theta_map(at):
     return _z(_charts(at)["dig_weights"], 1)
 
 
-def test_zero_threshold_updates_rates_at_once_and_refits_only_flda_on_request(hand_run,
-                                                                              count_fits):
+def test_zero_threshold_updates_rates_at_once_and_refits_only_flda_on_request(hand_run, count_fits):
     at = hand_run
     before, theta_before = _z(_charts(at)["dig_rates"], 0), _theta_map(at)
     at.slider(key="dig.zero_tol").set_value(0.2).run()
@@ -146,8 +148,7 @@ def test_zero_threshold_updates_rates_at_once_and_refits_only_flda_on_request(ha
     assert at.query_params["zero_tol"] in ("0.2", ["0.2"])
 
 
-def test_a_restarted_server_shows_the_same_page_without_fitting(hand_run, empty_disk_store,
-                                                                count_fits):
+def test_a_restarted_server_shows_the_same_page_without_fitting(hand_run, empty_disk_store, count_fits):
     import streamlit as st
 
     st.cache_data.clear()  # a fresh server: fits come from the disk store or are fitted

@@ -1,6 +1,5 @@
 """AppTest of the learning-curves page (section 4.1.2, Figure 3)."""
 
-
 import pytest
 import apptest_support
 from explorer.ui import tables
@@ -28,7 +27,7 @@ def test_defaults_show_figure_3_metrics_and_downloads():
     assert not at.error
     values = metric_values(at)
     adapted = int(values["FLDA-Q ≈ T-LS from n"].replace(",", ""))
-    assert 2 <= adapted <= 100                                   # paper: roughly 20
+    assert 2 <= adapted <= 100  # paper: roughly 20
     assert float(values["FLDA-Q target error"]) < 0.2
     labels = [str(b.proto.label) for b in at.get("download_button")]
     assert any("curves" in label for label in labels)
@@ -91,7 +90,7 @@ def test_logistic_curves_need_a_click_then_show_all_six_classifiers():
     assert not at.exception
     assert any("iterative L-BFGS fits" in i.value for i in at.info)
     labels = [m.label for m in at.metric]
-    assert "FLDA-L ≈ T-LR from n" not in labels                # not computed yet
+    assert "FLDA-L ≈ T-LR from n" not in labels  # not computed yet
     next(b for b in at.button if "logistic" in b.label).click().run()
     assert not at.exception and not at.error
     labels = [m.label for m in at.metric]
@@ -111,7 +110,7 @@ def test_settings_are_read_from_the_url():
     at = open_page({"theta_f1": "0.3", "repeats": "7", "loss": "nonsense"})
     assert widget(at, "slider", "lc.theta_f1").value == pytest.approx(0.3)
     assert widget(at, "slider", "lc.repeats").value == 7
-    assert widget(at, "radio", "lc.loss").value == "quadratic"   # invalid URL value ignored
+    assert widget(at, "radio", "lc.loss").value == "quadratic"  # invalid URL value ignored
 
 
 def test_presentation_mode_hides_the_controls():
@@ -130,12 +129,10 @@ def test_downloads_are_made_on_click_and_hold_the_table(monkeypatch):
 
     def spy(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
         registered[file_name] = data_callable
-        return original(self, data_callable, mimetype, coordinates, file_name=file_name,
-                        **kwargs)
+        return original(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
 
     monkeypatch.setattr(MediaFileManager, "add_deferred", spy)
-    monkeypatch.setattr(tables, "csv_bytes",
-                        lambda *a, **k: made.append(1) or b"")
+    monkeypatch.setattr(tables, "csv_bytes", lambda *a, **k: made.append(1) or b"")
     at = open_page()
     buttons = {str(b.proto.label): b.proto for b in at.get("download_button")}
     assert {"Download curves (CSV)", "Download every error (CSV)"} <= set(buttons)

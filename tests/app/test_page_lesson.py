@@ -62,7 +62,7 @@ def test_every_step_opens_from_its_url(lesson_step):
     assert lesson_step.question in prediction.label and prediction.value is None
     if lesson_step.chart_key:
         assert "lesson_chart" in chart_specs(at)
-    for control in lesson_step.controls:            # the controls that matter, live
+    for control in lesson_step.controls:  # the controls that matter, live
         widget = at.radio(key=_key(lesson_step, control.key))
         assert widget.value == lesson_step.settings.get(control.key, control.try_values[0])
 
@@ -78,20 +78,20 @@ def test_predict_then_reveal(lesson_step):
     text = _revealed_text(at)
     assert text.startswith(("Right", "Not this time"))
     assert "✓" in " ".join(at.radio(key=f"lesson.{lesson_step.slug}.prediction").options)
-    assert _step_of(at) == lesson_step.slug          # the first choice reveals, no new step
+    assert _step_of(at) == lesson_step.slug  # the first choice reveals, no new step
 
 
 def test_next_reveals_first_then_walks_and_back_keeps_the_controls():
     at = _open_step(LESSON_STEPS[0].slug)
     first = LESSON_STEPS[0]
     at.radio(key=_key(first, "syn.theta")).set_value("0.8, 0").run()
-    _reveal(at)                                     # first press: the answer
+    _reveal(at)  # first press: the answer
     assert _step_of(at) == first.slug and at.metric
-    at.button(key="lesson_next").click().run()      # second press: the next step
+    at.button(key="lesson_next").click().run()  # second press: the next step
     assert _step_of(at) == LESSON_STEPS[1].slug and at.header[0].value == LESSON_STEPS[1].title
     at.button(key="lesson_back").click().run()
     assert _step_of(at) == first.slug
-    assert at.radio(key=_key(first, "syn.theta")).value == "0.8, 0"   # kept on Back
+    assert at.radio(key=_key(first, "syn.theta")).value == "0.8, 0"  # kept on Back
     assert not at.exception
 
 
@@ -113,7 +113,7 @@ def test_a_control_changes_the_figure_and_asks_again():
     _reveal(at)
     assert "θ₁ = 0.5" in _revealed_text(at)
     at.radio(key=_key(step("domain-shift-as-dropout"), "syn.theta")).set_value("0.8, 0").run()
-    assert not at.success and not at.metric        # a new figure: predict again
+    assert not at.success and not at.metric  # a new figure: predict again
     _reveal(at)
     assert "θ₁ = 0.8" in _revealed_text(at) and "0, 5" in _revealed_text(at)
 
@@ -122,7 +122,7 @@ def test_an_unknown_step_opens_step_one_with_a_note_that_stays():
     at = _open_step("no-such-step")
     assert at.header[0].value == LESSON_STEPS[0].title
     assert any("no lesson step" in w.value for w in at.warning)
-    at.run()                         # the browser's next run no longer has the bad name
+    at.run()  # the browser's next run no longer has the bad name
     assert _step_of(at) == LESSON_STEPS[0].slug
     assert any("no lesson step" in w.value for w in at.warning)
     at.button(key="lesson_next").click().run()
@@ -138,14 +138,17 @@ def test_a_revealed_steps_numbers_table_names_its_rows():
     """The table of a step's numbers is text a class reads (and a screen reader and the
     browser's search find), each row saying what it is."""
     lesson_step = step("a-wrong-theta")
-    assert not _tables(_open_step(lesson_step.slug))          # not before the reveal
+    assert not _tables(_open_step(lesson_step.slug))  # not before the reveal
     tables = _tables(_reveal(_open_step(lesson_step.slug)))
     assert len(tables) == 1, tables
     lines = tables[0].splitlines()
     assert lines[0].startswith("|  | SL | TL | θ̂₁+0 |")
     assert [line.split(" | ")[0] for line in lines[2:]] == [
-        "| this run, Quadratic loss", "| this run, Logistic loss", "| paper, Quadratic loss",
-        "| paper, Logistic loss"]
+        "| this run, Quadratic loss",
+        "| this run, Logistic loss",
+        "| paper, Quadratic loss",
+        "| paper, Logistic loss",
+    ]
 
 
 def test_equation_links_point_at_anchors_on_the_page():
@@ -158,6 +161,7 @@ def test_equation_links_point_at_anchors_on_the_page():
 
 
 # ---------------------------------------------------------------- claims vs the full page
+
 
 def _page_errors(at):
     frame = at.dataframe[0].value
@@ -177,7 +181,7 @@ def test_figure_one_claims_match_the_synthetic_page(seed):
     page = _page_errors(_full_page(lesson_step, {"shared.seed": seed}))
     for name in ("S-LS", "T-LS", "FLDA-Q"):
         label = next(k for k in numbers if k.startswith(name))
-        assert float(numbers[label]) == pytest.approx(page[name], abs=6e-4)   # 3 decimals
+        assert float(numbers[label]) == pytest.approx(page[name], abs=6e-4)  # 3 decimals
     text = _revealed_text(at)
     if seed == 1:
         assert page["S-LS"] == pytest.approx(0.40, abs=0.01)
@@ -199,11 +203,9 @@ def test_counts_claims_match_the_synthetic_page():
 def test_estimating_theta_claims_match_the_synthetic_page():
     lesson_step = step("estimating-theta")
     at = _reveal(_open_step(lesson_step.slug))
-    thetas = next(d.value for d in _full_page(lesson_step).dataframe
-                  if "estimated theta" in d.value.columns)
+    thetas = next(d.value for d in _full_page(lesson_step).dataframe if "estimated theta" in d.value.columns)
     numbers = list(_numbers(at).values())
-    assert [float(v) for v in numbers] == pytest.approx(
-        list(thetas["estimated theta"]), abs=5e-4)
+    assert [float(v) for v in numbers] == pytest.approx(list(thetas["estimated theta"]), abs=5e-4)
 
 
 def test_domain_shift_claims_match_the_synthetic_page():
@@ -230,8 +232,7 @@ def test_a_wrong_theta_minimum_is_the_transfer_pages(delta, l2):
     where, error = found.groups()
     assert f"FLDA-Q is lowest at θ̂₁ {where} ({error}" in _revealed_text(at)
     assert f"FLDA-Q lowest at θ̂₁ {where}" in _numbers(at)
-    correct = [o for o in at.radio(key=f"lesson.{lesson_step.slug}.prediction").options
-               if o.endswith("✓")]
+    correct = [o for o in at.radio(key=f"lesson.{lesson_step.slug}.prediction").options if o.endswith("✓")]
     assert correct and ("smaller" in correct[0]) == (float(where) < 0)
 
 
@@ -241,10 +242,11 @@ def test_the_paper_disagrees_step_is_built_from_the_notes():
     at = _reveal(_open_step("where-the-paper-disagrees"))
     bayes, figure2 = figure1_bayes_note(), figure2_table1_note()
     assert bayes.verdict in _revealed_text(at) and figure2.verdict in _revealed_text(at)
-    assert _numbers(at)["Bayes error of Figure 1's setting"] == \
-        f"{bayes.values['bayes_error']:.3f}"
-    assert "✓" in at.radio(key="lesson.where-the-paper-disagrees.prediction").options[
-        0 if bayes.consistent else 1]
+    assert _numbers(at)["Bayes error of Figure 1's setting"] == f"{bayes.values['bayes_error']:.3f}"
+    assert (
+        "✓"
+        in at.radio(key="lesson.where-the-paper-disagrees.prediction").options[0 if bayes.consistent else 1]
+    )
 
 
 @pytest.mark.slow
@@ -299,7 +301,7 @@ def test_digits_step_says_which_data_and_shows_table_four(tmp_path, monkeypatch)
 def test_the_handout_names_every_step_with_its_numbers(monkeypatch):
     from explorer.ui import lesson_views
 
-    def quick(lesson_step, values):                  # the two slow steps are tested above
+    def quick(lesson_step, values):  # the two slow steps are tested above
         if lesson_step.slug in ("where-ink-vanishes", "how-many-samples"):
             return lesson_views.View(reveal="(skipped here)")
         return original(lesson_step, values)

@@ -27,13 +27,16 @@ def test_page_shows_both_tables_gain_figures_and_downloads(page_run):
     rows = table2.splitlines()[2:]
     assert [r.split(" | ")[0] for r in rows] == ["| Hepatitis (hepat.)", "| Heart disease (heart)"]
     pair = "{}\u00a0/\u00a0{}".format  # here / paper, no line break inside
-    assert rows[1] == (f"| Heart disease (heart) | {pair(13, 13)} | {pair(920, 704)} | "
-                       f"{pair(2, 2)} | {pair(621, 615)} | 13 | 299 | 2 |")
+    assert rows[1] == (
+        f"| Heart disease (heart) | {pair(13, 13)} | {pair(920, 704)} | "
+        f"{pair(2, 2)} | {pair(621, 615)} | 13 | 299 | 2 |"
+    )
     # FLDA's columns first, no empty SCL/GFK columns (issue 25: at 1920 px they pushed
     # FLDA-L and T-LR out of view); the paper's table keeps them, after FLDA's.
     first = ["S-LR", "FLDA-Q", "FLDA-L", "T-LR"]
-    assert list(here.columns) == first + [c for c in md.CLASSIFIERS
-                                          if c not in first and c not in ("SCL", "GFK")]
+    assert list(here.columns) == first + [
+        c for c in md.CLASSIFIERS if c not in first and c not in ("SCL", "GFK")
+    ]
     assert list(paper.columns)[:4] == first and "SCL" in paper.columns
     assert paper.loc["Heart disease (heart)", "FLDA-Q"] == "0.203"
     # the page's numbers are the experiment's numbers
@@ -65,8 +68,7 @@ def test_mean_imputation_and_no_baselines():
     assert not at.error
     here = at.dataframe[0].value
     assert list(here.columns) == ["S-LR", "FLDA-Q", "FLDA-L", "T-LR", "S-SVM"]  # FLDA first
-    assert here.loc["Heart disease (heart)", "FLDA-L"] == \
-        f"{md.fit_one('heart', 'FLDA-L', 'mean').error:.3f}"
+    assert here.loc["Heart disease (heart)", "FLDA-L"] == f"{md.fit_one('heart', 'FLDA-L', 'mean').error:.3f}"
     assert "source mean" in " ".join(c.value for c in at.caption)
 
 
@@ -100,8 +102,7 @@ def test_benchmark_offline_shows_a_message_and_the_papers_table(monkeypatch, tmp
     at = open_page(PAGE, {"sets": json.dumps(["hepatitis"]), "baselines": "false"})
     at.button(key="real_bench_run").click().run()
     assert not at.exception
-    assert any("not available right now" in w.value and "figshare.com" in shown(w.value)
-               for w in at.warning)
+    assert any("not available right now" in w.value and "figshare.com" in shown(w.value) for w in at.warning)
     paper = at.dataframe[-1].value
     assert paper.loc["W → D", "FLDA-Q"] == "0.024"  # Table 6 (DeCAF8) is the default
 
@@ -115,8 +116,7 @@ def test_benchmark_with_a_fake_download_runs_the_classifiers(monkeypatch, tmp_pa
     monkeypatch.setenv("FLDA_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(bm, "openml_reachable", lambda host: True)
     monkeypatch.setattr(bm, "_skada_fetch", fake)
-    at = open_page(PAGE, {"sets": json.dumps(["hepatitis"]), "baselines": "false",
-                          "bench": "amazon"})
+    at = open_page(PAGE, {"sets": json.dumps(["hepatitis"]), "baselines": "false", "bench": "amazon"})
     at.selectbox(key="real_bench_pair").set_value("E → K").run()
     at.button(key="real_bench_run").click().run()
     assert not at.exception and not at.warning
@@ -124,8 +124,7 @@ def test_benchmark_with_a_fake_download_runs_the_classifiers(monkeypatch, tmp_pa
     here = at.dataframe[-2].value
     assert list(here.index) == ["here", "paper (Table 9)"]
     assert here.loc["paper (Table 9)", "FLDA-L"] == "0.104"
-    X_s, y_s, X_t, y_t = bm.load_pair("amazon", "E → K", root=tmp_path, fetch=fake,
-                                      reachable=lambda: True)
+    X_s, y_s, X_t, y_t = bm.load_pair("amazon", "E → K", root=tmp_path, fetch=fake, reachable=lambda: True)
     predicted, _ = md.fit_arrays("FLDA-L", X_s, y_s, X_t, y_t)
     assert here.loc["here", "FLDA-L"] == f"{(predicted != y_t).mean():.3f}"
 
@@ -137,6 +136,7 @@ ONE_SET = {"sets": json.dumps(["hepatitis"]), "baselines": "false"}
 
 def elements(at):
     """The page's elements in the order a reader sees them (depth first)."""
+
     def walk(node):
         children = getattr(node, "children", None)
         if isinstance(children, dict):
@@ -144,6 +144,7 @@ def elements(at):
                 yield from walk(children[index])
         else:
             yield node
+
     return list(walk(at.main))
 
 
@@ -175,6 +176,7 @@ def test_theta_chart_comes_before_table3(disk_cache):
 def test_theta_section_needs_no_fit(disk_cache, monkeypatch):
     """With every fit failing, θ̂ and its download are still there (drawn before the fits),
     and Table 3 shows the error instead of numbers."""
+
     def broken(*args, **kwargs):
         raise RuntimeError("fits are broken in this test")
 
@@ -186,8 +188,7 @@ def test_theta_section_needs_no_fit(disk_cache, monkeypatch):
     assert len(at.error) == 1 and "Table 3" in shown(at.error[0].value)
 
 
-def test_warm_disk_cache_serves_table3_after_a_restart_without_fitting(disk_cache,
-                                                                       monkeypatch):
+def test_warm_disk_cache_serves_table3_after_a_restart_without_fitting(disk_cache, monkeypatch):
     import streamlit as st
 
     first = open_page(PAGE, ONE_SET)
@@ -207,7 +208,7 @@ def test_warm_disk_cache_serves_table3_after_a_restart_without_fitting(disk_cach
     assert "All 5 cells read from this server's disk cache" in captions
     assert "with this code" in captions and "computed" in captions and "UTC" in captions
     every_text = captions + " ".join(str(w.help) for w in second.get("selectbox"))
-    assert str(disk_cache.parent) not in every_text     # never the server's folder
+    assert str(disk_cache.parent) not in every_text  # never the server's folder
     assert second.dataframe[0].value.equals(here)
 
 

@@ -1,6 +1,5 @@
 """AppTest runs of the "Synthetic domains" page (paper section 4.1.1, Figures 1-2)."""
 
-
 import pytest
 from apptest_support import charts, open_page, shown
 
@@ -38,16 +37,16 @@ def test_defaults_show_figure_one(default_run):
     assert list(errors["classifier"]) == ["S-LS", "T-LS", "FLDA-Q", "S-LR", "T-LR", "FLDA-L"]
     assert "paper, Figure 1" in errors.columns
     assert abs(errors.loc[2, "target error"] - errors.loc[1, "target error"]) < 0.01
-    assert any("Why S-LS jumps with the seed" in c.value and "0.300" in c.value
-               and "0.400" in c.value for c in at.caption)
+    assert any(
+        "Why S-LS jumps with the seed" in c.value and "0.300" in c.value and "0.400" in c.value
+        for c in at.caption
+    )
     assert len(at.get("download_button")) == 2
     # every control has help text
-    for widget in (*at.text_input, *at.number_input, *at.radio, *at.checkbox,
-                   *at.select_slider, *at.button):
+    for widget in (*at.text_input, *at.number_input, *at.radio, *at.checkbox, *at.select_slider, *at.button):
         assert widget.help, widget.label
     # URL mirrors the configuration
-    assert at.query_params["distribution"] == ["bernoulli"] or \
-        at.query_params["distribution"] == "bernoulli"
+    assert at.query_params["distribution"] == ["bernoulli"] or at.query_params["distribution"] == "bernoulli"
 
 
 def test_loss_choice_changes_panels():
@@ -119,13 +118,21 @@ def test_source_points_toggle():
 
 
 def test_configuration_restored_from_url_and_presentation_mode():
-    at = _open({"distribution": "poisson", "class1": "1, 3", "class2": "5", "n_source": "2000",
-                "loss": "logistic", "present": "1"})
+    at = _open(
+        {
+            "distribution": "poisson",
+            "class1": "1, 3",
+            "class2": "5",
+            "n_source": "2000",
+            "loss": "logistic",
+            "present": "1",
+        }
+    )
     assert at.session_state["syn.class1"] == "1, 3"
     assert at.session_state["syn.n_source"] == 2000
     # sidebar controls hidden for the lecture; the live θ stays, in the main area
     assert [w.key for w in at.text_input] == ["present_ctl_syn_theta"]
-    names = _trace_names(at)   # projector legend: one entry per family, "FLDA-L (FLDA)"
+    names = _trace_names(at)  # projector legend: one entry per family, "FLDA-L (FLDA)"
     assert any(n.startswith("FLDA-L") for n in names)
     assert not any(n.startswith("FLDA-Q") for n in names)
 

@@ -1,6 +1,5 @@
 """AppTest runs of the "Transfer parameters" page (paper section 4.1.3, Table 1 / Figure 4)."""
 
-
 import pytest
 from apptest_support import chart_specs, open_page
 
@@ -35,18 +34,24 @@ def test_defaults_show_figure_four_curve_and_table_one(default_run):
     assert not any("your θ" in n for n in boundaries)
     curve = charts["tp_curve"]
     (flda_q,) = [t for t in curve["data"] if t.get("name") == "FLDA-Q"]
-    assert flda_q["x"] == pytest.approx([-0.2, -0.15, -0.1, -0.05, 0, 0.05, 0.1, 0.15, 0.2,
-                                         0.25, 0.3])
+    assert flda_q["x"] == pytest.approx([-0.2, -0.15, -0.1, -0.05, 0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3])
     assert "FLDA-Q, paper Table 1" in _names(curve)
     ours, paper = at.dataframe[0].value, at.dataframe[1].value
     assert list(ours.columns) == ["SL", "TL", "θ̂₁+0", "θ̂₁+0.1", "θ̂₁+0.2", "θ̂₁+0.3"]
     assert paper.loc["Quadratic loss", "θ̂₁+0.3"] == 0.150
     # The table's +0.1 column is the curve's point at +0.1.
-    assert ours.loc["Quadratic loss", "θ̂₁+0.1"] == pytest.approx(
-        flda_q["y"][flda_q["x"].index(0.1)])
+    assert ours.loc["Quadratic loss", "θ̂₁+0.1"] == pytest.approx(flda_q["y"][flda_q["x"].index(0.1)])
     assert len(at.get("download_button")) == 2
-    for widget in (*at.text_input, *at.number_input, *at.radio, *at.slider,
-                   *at.select_slider, *at.selectbox, *at.multiselect, *at.button):
+    for widget in (
+        *at.text_input,
+        *at.number_input,
+        *at.radio,
+        *at.slider,
+        *at.select_slider,
+        *at.selectbox,
+        *at.multiselect,
+        *at.button,
+    ):
         assert widget.help, widget.label
 
 
@@ -92,8 +97,7 @@ def test_infeasible_perturbations_warn_and_feature_two():
     at.selectbox(key="tp.feature").set_value(2).run()
     assert not at.exception
     # θ̂₂ = 0: negative shifts are impossible and skipped with a warning.
-    assert list(at.dataframe[0].value.columns) == ["SL", "TL", "θ̂₂+0", "θ̂₂+0.1", "θ̂₂+0.2",
-                                                    "θ̂₂+0.3"]
+    assert list(at.dataframe[0].value.columns) == ["SL", "TL", "θ̂₂+0", "θ̂₂+0.1", "θ̂₂+0.2", "θ̂₂+0.3"]
     at.multiselect(key="tp.perturbations").set_value([-0.1, 0.0]).run()
     assert any("-0.1 skipped" in w.value for w in at.warning)
 

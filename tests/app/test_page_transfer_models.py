@@ -81,12 +81,13 @@ def test_digits_two_sided_with_comparison_in_both_directions():
     assert "imputation" not in at.selectbox(key="dig.transfer").options
     assert any("uses the two-sided transfer model" in c.value for c in at.caption)
     frame = _frame_with(at, "FLDA-L two-sided")
-    assert list(frame.columns) == ["S-LR", "FLDA-L dropout", "FLDA-L two-sided",
-                                   "FLDA-L rate", "T-LR"]
+    assert list(frame.columns) == ["S-LR", "FLDA-L dropout", "FLDA-L two-sided", "FLDA-L rate", "T-LR"]
     caption = next(c.value for c in at.caption if "Gain over the source classifier" in c.value)
     gain = frame["S-LR"].iloc[1] - frame["FLDA-L two-sided"].iloc[1]
-    assert f"two-sided: {frame['S-LR'].iloc[0] - frame['FLDA-L two-sided'].iloc[0]:+.3f} vs " \
-           f"{gain:+.3f}" in caption
+    assert (
+        f"two-sided: {frame['S-LR'].iloc[0] - frame['FLDA-L two-sided'].iloc[0]:+.3f} vs "
+        f"{gain:+.3f}" in caption
+    )
     assert _query(at, "transfer") == "two-sided"
 
 
@@ -102,8 +103,9 @@ def test_your_data_rate_model_shows_its_parameters_and_imputation_explains():
 
 
 def test_real_data_imputation_keeps_gaps_and_rate_explains_empty_cells():
-    at = open_page("pages/real_data.py", {"transfer": "imputation", "baselines": "false",
-                                          "sets": '["hepatitis"]'})
+    at = open_page(
+        "pages/real_data.py", {"transfer": "imputation", "baselines": "false", "sets": '["hepatitis"]'}
+    )
     assert _transfer_box(at, "real.transfer").value == "imputation"
     assert any("gaps as gaps (NaN)" in i.value for i in at.info)
     assert "estimated mu" in _frame_with(at, "estimated mu").columns

@@ -22,10 +22,11 @@ APP = os.path.join(ROOT, "app.py")
 TIMEOUT = 120
 
 SOURCE = b"a,b,c,label\n" + b"".join(
-    f"{i % 3},{(i * 7) % 4},{i % 2 * 3},{'x' if i % 2 else 'y'}\n".encode() for i in range(30))
+    f"{i % 3},{(i * 7) % 4},{i % 2 * 3},{'x' if i % 2 else 'y'}\n".encode() for i in range(30)
+)
 TARGET = b"a,b,c,label\n" + b"".join(
-    f"{0 if i % 2 else i % 3},{(i * 5) % 4},{i % 2 * 2},{'x' if i % 2 else 'y'}\n".encode()
-    for i in range(20))
+    f"{0 if i % 2 else i % 3},{(i * 5) % 4},{i % 2 * 2},{'x' if i % 2 else 'y'}\n".encode() for i in range(20)
+)
 
 
 def page():
@@ -66,16 +67,20 @@ def test_sample_set_gives_error_table_figures_and_downloads():
     assert not at.exception and not errors(at)
     table = at.dataframe[0].value
     assert list(table["classifier"]) == list(TABLE_CLASSIFIERS)
-    assert table.set_index("classifier").loc["FLDA-L", "error"] < \
-        table.set_index("classifier").loc["S-LR", "error"]
+    assert (
+        table.set_index("classifier").loc["FLDA-L", "error"]
+        < table.set_index("classifier").loc["S-LR", "error"]
+    )
     assert any("set to 0" in i.value and "4.2.2" in i.value for i in at.info)
     shown_charts = charts(at)
     assert len(shown_charts) >= 4
     assert len(at.caption) >= len(shown_charts)
     assert {b.label for b in at.get("download_button")} >= {
-        "Download predictions (CSV)", "Download θ̂ per feature (CSV)", "Download errors (CSV)"}
-    for widget in [*at.selectbox, *at.radio, *at.multiselect, *at.checkbox, *at.slider,
-                   *at.select_slider]:
+        "Download predictions (CSV)",
+        "Download θ̂ per feature (CSV)",
+        "Download errors (CSV)",
+    }
+    for widget in [*at.selectbox, *at.radio, *at.multiselect, *at.checkbox, *at.slider, *at.select_slider]:
         assert widget.help, widget.label
 
 
@@ -138,11 +143,14 @@ def test_latin1_semicolon_upload_is_accepted_with_a_note():
     assert any("semicolon-separated" in unescape(c.value) for c in at.caption)
 
 
-@pytest.mark.parametrize("target, fragment", [
-    (b"p,q\n1,2\n", "no feature column names in common"),
-    (b"a,b,c\n1,two,3\n", "not numeric"),
-    (b"a,b,c\n1,inf,3\n", "infinite"),
-])
+@pytest.mark.parametrize(
+    "target, fragment",
+    [
+        (b"p,q\n1,2\n", "no feature column names in common"),
+        (b"a,b,c\n1,two,3\n", "not numeric"),
+        (b"a,b,c\n1,inf,3\n", "infinite"),
+    ],
+)
 def test_incompatible_files_give_error_and_keep_both_files(target, fragment):
     at = page()
     upload(at, "source", "mine.csv", SOURCE)
@@ -229,8 +237,7 @@ def test_presentation_mode_hides_controls_but_shows_results():
 
 def _column_config(table):
     """The table's ``column_config`` by column (without the hidden index's entry)."""
-    return {name: config for name, config in json.loads(table.proto.columns).items()
-            if name != "_index"}
+    return {name: config for name, config in json.loads(table.proto.columns).items() if name != "_index"}
 
 
 def test_results_have_streamlit_headings_and_untitled_figures():
@@ -239,9 +246,12 @@ def test_results_have_streamlit_headings_and_untitled_figures():
     at.run()
     assert not at.exception and not errors(at)
     headings = [h.value for h in at.subheader]
-    assert headings[2:] == ["3 · Error on the target",
-                            "4 · Which features go missing in the target",
-                            "5 · How FLDA re-weights the features", "6 · Target predictions"]
+    assert headings[2:] == [
+        "3 · Error on the target",
+        "4 · Which features go missing in the target",
+        "5 · How FLDA re-weights the features",
+        "6 · Target predictions",
+    ]
     assert not [m.value for m in at.markdown if m.value.startswith("**Target predictions")]
     for chart in charts(at):
         # no heading in the figure (the subheader is it): its title holds only the
@@ -274,8 +284,7 @@ def test_predictions_table_hides_probabilities_in_an_expander_not_in_the_downloa
     assert {"FLDA-L P(ham)", "FLDA-L P(spam)"} <= set(main.value.columns)
     # ... the main one shows the predicted labels only, the expander the probabilities.
     assert list(main.proto.column_order) == ["row", "true_label", *TABLE_CLASSIFIERS]
-    assert list(probabilities.proto.column_order) == ["row", "FLDA-L", "FLDA-L P(ham)",
-                                                      "FLDA-L P(spam)"]
+    assert list(probabilities.proto.column_order) == ["row", "FLDA-L", "FLDA-L P(ham)", "FLDA-L P(spam)"]
     assert [e.label for e in at.expander] == ["FLDA-L's class probabilities per row"]
     config = _column_config(main)
     assert config["FLDA-L P(spam)"]["label"] == "P(spam)"
@@ -298,8 +307,7 @@ def _counting(monkeypatch, module, name):
     return calls
 
 
-def test_trivial_reruns_parse_nothing_again_and_new_bytes_under_the_same_name_do(
-        monkeypatch):
+def test_trivial_reruns_parse_nothing_again_and_new_bytes_under_the_same_name_do(monkeypatch):
     """Issue 26: a large pair cost 2-3 s per trivial rerun (hashing the bytes, copies,
     the result tables rebuilt); the files are parsed, prepared and scored once, and a
     file with the same name but other bytes is parsed again (no stale result)."""
@@ -314,22 +322,19 @@ def test_trivial_reruns_parse_nothing_again_and_new_bytes_under_the_same_name_do
     tag = uuid.uuid4().int % 10**9  # bytes no other test has cached
     source = SOURCE.replace(b"\n0,", f"\n{tag},".encode(), 1)
     target = TARGET.replace(b"\n0,", f"\n{tag},".encode(), 1)
-    at = upload(upload(page(), "source", "mine_source.csv", source),
-                 "target", "mine_target.csv", target)
+    at = upload(upload(page(), "source", "mine_source.csv", source), "target", "mine_target.csv", target)
     assert any("**30** source rows" in m.value for m in at.markdown)
     slider = next(s for s in at.slider if s.label.startswith("Features shown"))
     for value in (6, 7, 8):  # display options only
         at.slider(key=slider.key).set_value(value).run()
         assert not at.exception and not at.error
     at.checkbox(key="data.scale").uncheck().run()  # a real change: prepared again
-    at.checkbox(key="data.scale").check().run()    # back: from the cache
+    at.checkbox(key="data.scale").check().run()  # back: from the cache
     assert parses == {"mine_source.csv": 1, "mine_target.csv": 1}
     assert prepares == {"prepare_domains": 2}
     assert scores == {"predictions_frame": 2}
     # the same name with other bytes (10 more rows) is read again and used
-    more = source + b"".join(f"{i % 3},1,0,{'x' if i % 2 else 'y'}\n".encode()
-                              for i in range(10))
+    more = source + b"".join(f"{i % 3},1,0,{'x' if i % 2 else 'y'}\n".encode() for i in range(10))
     upload(at, "source", "mine_source.csv", more)
     assert parses["mine_source.csv"] == 2
-    assert any("**40** source rows" in m.value for m in at.markdown), \
-        [m.value for m in at.markdown]
+    assert any("**40** source rows" in m.value for m in at.markdown), [m.value for m in at.markdown]

@@ -8,9 +8,13 @@ from explorer.experiments import missing_data as md
 
 PAGE = "pages/your_data.py"
 
-ONE_FILE = (b"a,b,c,label\n" + b"".join(
-    (f"{i % 5},{(i * 7) % 4 + 1},{'' if i % 3 == 0 and i >= 40 else (i % 2) * 3 + 1},"
-     f"{'x' if i % 2 else 'y'}\n").encode() for i in range(90)))
+ONE_FILE = b"a,b,c,label\n" + b"".join(
+    (
+        f"{i % 5},{(i * 7) % 4 + 1},{'' if i % 3 == 0 and i >= 40 else (i % 2) * 3 + 1},"
+        f"{'x' if i % 2 else 'y'}\n"
+    ).encode()
+    for i in range(90)
+)
 
 
 def test_one_uci_file_is_split_into_complete_rows_and_rows_with_gaps():

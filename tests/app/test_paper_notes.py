@@ -13,9 +13,10 @@ from explorer.experiments.synthetic import PAPER_FIGURE1
 def test_bayes_error_of_figure_1_is_the_sum_of_the_smaller_joint_probabilities():
     points, probs = bernoulli_target_lattice(PAPER_FIGURE1.params, PAPER_FIGURE1.theta)
     expected = float(np.sum(0.5 * probs.min(axis=0)))
-    assert pn.bayes_target_error(PAPER_FIGURE1.params, PAPER_FIGURE1.theta) == \
-        pytest.approx(expected, abs=1e-12)
-    assert expected == pytest.approx(0.30, abs=1e-12)     # hand computation: 0.5 * 0.6
+    assert pn.bayes_target_error(PAPER_FIGURE1.params, PAPER_FIGURE1.theta) == pytest.approx(
+        expected, abs=1e-12
+    )
+    assert expected == pytest.approx(0.30, abs=1e-12)  # hand computation: 0.5 * 0.6
 
 
 def test_bayes_error_without_shift_and_with_uninformative_features():
@@ -24,8 +25,7 @@ def test_bayes_error_without_shift_and_with_uninformative_features():
     # θ = 1 on the informative feature: it is always 0 in the target.
     assert pn.bayes_target_error(((0.9, 0.5), (0.1, 0.5)), (1.0, 0.0)) == pytest.approx(0.5)
     # θ = 1 on an uninformative feature: its lattice points coincide and must be pooled.
-    assert pn.bayes_target_error(((0.9, 0.6), (0.2, 0.4)), (0.0, 1.0)) == pytest.approx(
-        0.5 * (0.1 + 0.2))
+    assert pn.bayes_target_error(((0.9, 0.6), (0.2, 0.4)), (0.0, 1.0)) == pytest.approx(0.5 * (0.1 + 0.2))
 
 
 def test_figure1_note_flags_the_reported_error_below_the_bayes_error():
@@ -61,17 +61,21 @@ def test_figure2_note_says_which_version_a_run_reproduces():
 def _curve_table(flda, oracle, sizes=(2, 4, 7, 12, 23, 42)):
     rows = []
     for name, errors in (("FLDA-Q", flda), ("T-LS", oracle)):
-        rows += [{"classifier": name, "domain": "target", "n": n, "mean_error": e}
-                 for n, e in zip(sizes, errors)]
+        rows += [
+            {"classifier": name, "domain": "target", "n": n, "mean_error": e} for n, e in zip(sizes, errors)
+        ]
     return pd.DataFrame(rows)
 
 
-@pytest.mark.parametrize("flda, expected_n, phrase", [
-    ([0.3, 0.2, 0.15, 0.15, 0.15, 0.15], 7, "earlier than"),
-    ([0.3, 0.3, 0.3, 0.3, 0.15, 0.15], 23, "consistent with"),
-    ([0.3, 0.3, 0.3, 0.3, 0.3, 0.15], 42, "more than"),
-    ([0.3, 0.3, 0.3, 0.3, 0.3, 0.3], None, "has not adapted"),
-])
+@pytest.mark.parametrize(
+    "flda, expected_n, phrase",
+    [
+        ([0.3, 0.2, 0.15, 0.15, 0.15, 0.15], 7, "earlier than"),
+        ([0.3, 0.3, 0.3, 0.3, 0.15, 0.15], 23, "consistent with"),
+        ([0.3, 0.3, 0.3, 0.3, 0.3, 0.15], 42, "more than"),
+        ([0.3, 0.3, 0.3, 0.3, 0.3, 0.3], None, "has not adapted"),
+    ],
+)
 def test_figure3_verdict_follows_the_adaptation_sample_size(flda, expected_n, phrase):
     note = pn.figure3_adaptation_note(_curve_table(flda, [0.15] * 6))
     assert note.values["n"] == expected_n and phrase in note.verdict
@@ -95,8 +99,9 @@ def test_l2_verdict_follows_the_advantages():
 
 
 def test_small_sample_advantage_averages_the_flda_gap_over_small_n():
-    gaps = pd.DataFrame({"classifier": ["FLDA-Q"] * 3 + ["S-LS"], "n": [2, 12, 100, 2],
-                         "mean_gap": [-0.04, -0.02, 0.5, 0.3]})
+    gaps = pd.DataFrame(
+        {"classifier": ["FLDA-Q"] * 3 + ["S-LS"], "n": [2, 12, 100, 2], "mean_gap": [-0.04, -0.02, 0.5, 0.3]}
+    )
     assert pn.small_sample_advantage(gaps, 12) == pytest.approx(0.03)
     with pytest.raises(ValueError):
         pn.small_sample_advantage(gaps, 1)

@@ -52,10 +52,11 @@ def test_the_navigation_declares_the_registry_pages(monkeypatch):
     at.run()
     assert not at.exception
     assert made, "app.py did not take its pages from navigation.app_pages"
-    declared = [(Path(page._page).relative_to(ROOT).as_posix(), page.title, page.icon,
-                 page.url_path, page._default) for page in made[0]]
-    assert declared == [(page.script, page.title, page.icon, page.url_path, page.default)
-                        for page in PAGES]
+    declared = [
+        (Path(page._page).relative_to(ROOT).as_posix(), page.title, page.icon, page.url_path, page._default)
+        for page in made[0]
+    ]
+    assert declared == [(page.script, page.title, page.icon, page.url_path, page.default) for page in PAGES]
 
 
 def test_home_links_to_every_page_with_its_blurb():

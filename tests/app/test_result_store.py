@@ -10,8 +10,16 @@ import pytest
 from explorer.experiments import result_store as rs
 
 KEY = {"data set": "heart", "classifier": "FLDA-L", "seed": 0}
-VALUE = {"error": 0.1 + 0.2, "third": 1 / 3, "tiny": 5e-324, "n": 621, "text": "l2=0.01 θ̂",
-         "none": None, "flag": True, "list": [1.5, 2]}
+VALUE = {
+    "error": 0.1 + 0.2,
+    "third": 1 / 3,
+    "tiny": 5e-324,
+    "n": 621,
+    "text": "l2=0.01 θ̂",
+    "none": None,
+    "flag": True,
+    "list": [1.5, 2],
+}
 
 
 def json_files(directory):
@@ -42,10 +50,18 @@ def test_a_changed_fingerprint_misses(tmp_path):
     assert new.get(KEY) is None
 
 
-@pytest.mark.parametrize("content", [
-    b"", b"{not json", b"\xff\xfe\x00", b"[1, 2, 3]", b'"text"', b"null",
-    json.dumps({"format": "something-else/1"}).encode(),
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"{not json",
+        b"\xff\xfe\x00",
+        b"[1, 2, 3]",
+        b'"text"',
+        b"null",
+        json.dumps({"format": "something-else/1"}).encode(),
+    ],
+)
 def test_corrupt_or_foreign_files_are_ignored(tmp_path, content):
     store = rs.ResultStore(tmp_path, "fp")
     store.directory.mkdir(exist_ok=True)
@@ -60,8 +76,7 @@ def test_a_file_for_another_key_or_with_broken_fields_is_ignored(tmp_path):
     store.put({**KEY, "seed": 5}, VALUE)
     os.replace(store.path({**KEY, "seed": 5}), store.path(KEY))
     assert store.get(KEY) is None
-    record = {"format": rs.FORMAT, "key": KEY, "fingerprint": "fp", "computed_at": 3,
-              "value": VALUE}
+    record = {"format": rs.FORMAT, "key": KEY, "fingerprint": "fp", "computed_at": 3, "value": VALUE}
     store.path(KEY).write_text(json.dumps(record))
     assert store.get(KEY) is None
     store.path(KEY).write_text(json.dumps({**record, "computed_at": "x", "value": [1]}))
@@ -109,8 +124,7 @@ def test_the_folder_is_bounded_oldest_go_first(tmp_path):
         os.utime(store.path({**KEY, "seed": seed}), (1000 + seed, 1000 + seed))
     store.prune()
     assert len(json_files(tmp_path)) == 3
-    assert [store.get({**KEY, "seed": s}) is not None for s in range(5)] == \
-        [False, False, True, True, True]
+    assert [store.get({**KEY, "seed": s}) is not None for s in range(5)] == [False, False, True, True, True]
 
 
 def _held_elsewhere(path):
@@ -134,14 +148,14 @@ def test_pruning_removes_a_lock_file_only_when_no_process_holds_it(tmp_path):
     old, held = {**KEY, "seed": 0}, {**KEY, "seed": 1}
     for seed, key in enumerate((old, held)):
         store.put(key, {"seed": seed})
-        with store.process_lock(key):               # leaves its (unheld) lock file
+        with store.process_lock(key):  # leaves its (unheld) lock file
             pass
         os.utime(store.path(key), (1000 + seed, 1000 + seed))
     with store.process_lock(held):
         store.put({**KEY, "seed": 2}, {"seed": 2})  # prunes both older results
         assert store.get(old) is None and store.get(held) is None
-        assert not store.lock_path(old).exists()    # nobody held it: removed
-        assert store.lock_path(held).exists()       # held: kept, and still the one held
+        assert not store.lock_path(old).exists()  # nobody held it: removed
+        assert store.lock_path(held).exists()  # held: kept, and still the one held
         assert _held_elsewhere(store.lock_path(held))
 
 
@@ -155,13 +169,13 @@ def test_a_lock_file_removed_while_waiting_is_locked_again(tmp_path, monkeypatch
 
     def prune_between_open_and_lock(handle, operation):
         calls.append(operation)
-        if len(calls) == 1:                          # as if prune ran right now
+        if len(calls) == 1:  # as if prune ran right now
             os.unlink(store.lock_path(KEY))
         return real_flock(handle, operation)
 
     monkeypatch.setattr(rs.fcntl, "flock", prune_between_open_and_lock)
     with store.process_lock(KEY):
-        assert len(calls) == 2                       # locked twice: the second file counts
+        assert len(calls) == 2  # locked twice: the second file counts
         assert _held_elsewhere(store.lock_path(KEY))
     assert not _held_elsewhere(store.lock_path(KEY))
 
@@ -180,11 +194,17 @@ def test_fingerprint_follows_file_contents_names_and_versions(tmp_path, monkeypa
     assert rs.fingerprint([code, data], ["numpy"]) != first
 
 
-@pytest.mark.parametrize("array", [
-    np.arange(12, dtype=np.float64).reshape(3, 4) / 7, np.array([5e-324, -0.0, 1e308]),
-    np.arange(10, dtype=np.int64), np.array([True, False]), np.zeros((0, 3), np.float32),
-    np.array([1.5, 2.5], dtype=">f8"),
-])
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.arange(12, dtype=np.float64).reshape(3, 4) / 7,
+        np.array([5e-324, -0.0, 1e308]),
+        np.arange(10, dtype=np.int64),
+        np.array([True, False]),
+        np.zeros((0, 3), np.float32),
+        np.array([1.5, 2.5], dtype=">f8"),
+    ],
+)
 def test_arrays_round_trip_bit_for_bit(array):
     back = rs.decode_array(json.loads(json.dumps(rs.encode_array(array))))
     assert back.shape == array.shape and back.dtype == array.dtype.newbyteorder("=")
@@ -192,13 +212,18 @@ def test_arrays_round_trip_bit_for_bit(array):
     assert back.flags.writeable
 
 
-@pytest.mark.parametrize("value", [
-    [1, 2], {"dtype": "<f8", "shape": [2]},
-    {"dtype": "<f8", "shape": [3], "data": base64.b64encode(b"\0" * 16).decode()},
-    {"dtype": "|O", "shape": [1], "data": base64.b64encode(b"\0" * 8).decode()},
-    {"dtype": "<f8", "shape": [-1], "data": ""}, {"dtype": "<f8", "shape": [1], "data": "@@"},
-    {"dtype": "no such type", "shape": [1], "data": ""},
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        [1, 2],
+        {"dtype": "<f8", "shape": [2]},
+        {"dtype": "<f8", "shape": [3], "data": base64.b64encode(b"\0" * 16).decode()},
+        {"dtype": "|O", "shape": [1], "data": base64.b64encode(b"\0" * 8).decode()},
+        {"dtype": "<f8", "shape": [-1], "data": ""},
+        {"dtype": "<f8", "shape": [1], "data": "@@"},
+        {"dtype": "no such type", "shape": [1], "data": ""},
+    ],
+)
 def test_malformed_arrays_are_refused(value):
     with pytest.raises(ValueError):
         rs.decode_array(value)
@@ -228,8 +253,7 @@ def test_load_or_compute_reads_back_and_recomputes_what_it_cannot_read(tmp_path)
     assert store.load_or_compute(KEY, compute, dict, from_json).value == {"n": 2}
     assert store.get(KEY)["value"] == {"n": 2} and len(calls) == 2
     # a result that cannot be stored is still returned
-    nan = store.load_or_compute({**KEY, "seed": 9}, lambda: {"n": float("nan")}, dict,
-                                from_json)
+    nan = store.load_or_compute({**KEY, "seed": 9}, lambda: {"n": float("nan")}, dict, from_json)
     assert np.isnan(nan.value["n"]) and not nan.saved
 
 
@@ -245,9 +269,14 @@ def test_load_or_compute_computes_once_when_two_threads_ask_at_once(tmp_path):
         return {"n": 1}
 
     results = []
-    threads = [threading.Thread(target=lambda: results.append(rs.ResultStore(tmp_path, "fp")
-                                .load_or_compute(KEY, compute, dict, dict)))
-               for _ in range(2)]
+    threads = [
+        threading.Thread(
+            target=lambda: results.append(
+                rs.ResultStore(tmp_path, "fp").load_or_compute(KEY, compute, dict, dict)
+            )
+        )
+        for _ in range(2)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

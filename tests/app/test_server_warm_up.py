@@ -114,15 +114,16 @@ def test_streamlits_once_per_process_check_of_how_it_runs_is_still_there():
 
 
 def test_the_warm_up_loads_what_a_first_run_imported_lazily():
-    code = ("import sys\n"
-            "from explorer.ui import serving\n"
-            "serving.warm_up_imports().join()\n"
-            "from streamlit import delta_generator\n"
-            "print(all(m in sys.modules for m in ('streamlit.emojis', 'plotly.utils',\n"
-            "                                     'plotly.subplots', 'PIL.Image')),\n"
-            "      delta_generator._use_warning_has_been_displayed)")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, timeout=300)
+    code = (
+        "import sys\n"
+        "from explorer.ui import serving\n"
+        "serving.warm_up_imports().join()\n"
+        "from streamlit import delta_generator\n"
+        "print(all(m in sys.modules for m in ('streamlit.emojis', 'plotly.utils',\n"
+        "                                     'plotly.subplots', 'PIL.Image')),\n"
+        "      delta_generator._use_warning_has_been_displayed)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "True True"
 
@@ -155,6 +156,5 @@ def test_the_digits_first_chart_needs_no_new_subplot_layout_after_the_warm_up():
     misses = style._subplot_layout_json.cache_info().misses
     rng = np.random.default_rng(0)
     y = np.repeat(np.arange(10), 3)
-    sample_images_figure(rng.random((30, 256)), y, rng.random((30, 256)), y, 16,
-                         "mnist.npz", "usps.npz")
+    sample_images_figure(rng.random((30, 256)), y, rng.random((30, 256)), y, 16, "mnist.npz", "usps.npz")
     assert style._subplot_layout_json.cache_info().misses == misses

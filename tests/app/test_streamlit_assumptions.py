@@ -39,7 +39,7 @@ def test_a_pages_folder_next_to_the_main_script_means_legacy_mode(restore_mode, 
 
 def test_st_navigation_ends_legacy_mode(restore_mode):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.run()                              # AppTest starts every run in legacy mode
+    at.run()  # AppTest starts every run in legacy mode
     assert not at.exception
     assert PagesManager.uses_pages_directory is False
     assert not navigation.in_pages_directory_mode()

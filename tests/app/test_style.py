@@ -2,9 +2,19 @@
 
 import pytest
 
-from explorer.figures.style import (CLASS_COLORS, CLASSIFIER_NAMES, FAMILY_COLORS, LABEL_HALO,
-                             LABEL_MIN_CONTRAST, classifier_color, classifier_family,
-                             classifier_name, contrast_ratio, label_color, text_halo)
+from explorer.figures.style import (
+    CLASS_COLORS,
+    CLASSIFIER_NAMES,
+    FAMILY_COLORS,
+    LABEL_HALO,
+    LABEL_MIN_CONTRAST,
+    classifier_color,
+    classifier_family,
+    classifier_name,
+    contrast_ratio,
+    label_color,
+    text_halo,
+)
 
 
 def test_every_paper_name_maps_back_to_its_family_and_colour():
@@ -25,7 +35,7 @@ def test_label_colours_reach_the_minimum_contrast_against_the_halo(color):
     shade = label_color(color)
     assert contrast_ratio(shade, LABEL_HALO) >= LABEL_MIN_CONTRAST
     if contrast_ratio(color, LABEL_HALO) >= LABEL_MIN_CONTRAST:
-        assert shade == color.upper()      # already readable: unchanged
+        assert shade == color.upper()  # already readable: unchanged
 
 
 def test_text_halo_surrounds_the_glyph_on_all_sides():
@@ -34,17 +44,25 @@ def test_text_halo_surrounds_the_glyph_on_all_sides():
 
 
 # ----------------------------------------------------------------------------- accessibility
-from explorer.figures.style import (MIN_CLASS_FAMILY_DIFFERENCE, MIN_GRAPHIC_CONTRAST,  # noqa: E402
-                                     THEME_BACKGROUNDS, color_difference, srgb_to_lab)
+from explorer.figures.style import (  # noqa: E402
+    MIN_CLASS_FAMILY_DIFFERENCE,
+    MIN_GRAPHIC_CONTRAST,
+    THEME_BACKGROUNDS,
+    color_difference,
+    srgb_to_lab,
+)
 
 
-@pytest.mark.parametrize("lab1, lab2, expected", [
-    # Test pairs 1, 7, 17 and 25 of Sharma, Wu & Dalal (2005), Table 1.
-    ((50.0, 2.6772, -79.7751), (50.0, 0.0, -82.7485), 2.0425),
-    ((50.0, 0.0, 0.0), (50.0, -1.0, 2.0), 2.3669),
-    ((50.0, 2.5, 0.0), (73.0, 25.0, -18.0), 27.1492),
-    ((60.2574, -34.0099, 36.2677), (60.4626, -34.1751, 39.4387), 1.2644),
-])
+@pytest.mark.parametrize(
+    "lab1, lab2, expected",
+    [
+        # Test pairs 1, 7, 17 and 25 of Sharma, Wu & Dalal (2005), Table 1.
+        ((50.0, 2.6772, -79.7751), (50.0, 0.0, -82.7485), 2.0425),
+        ((50.0, 0.0, 0.0), (50.0, -1.0, 2.0), 2.3669),
+        ((50.0, 2.5, 0.0), (73.0, 25.0, -18.0), 27.1492),
+        ((60.2574, -34.0099, 36.2677), (60.4626, -34.1751, 39.4387), 1.2644),
+    ],
+)
 def test_ciede2000_matches_the_published_test_data(lab1, lab2, expected):
     assert color_difference(lab1, lab2) == pytest.approx(expected, abs=1e-4)
     assert color_difference(lab2, lab1) == pytest.approx(expected, abs=1e-4)
@@ -78,24 +96,29 @@ def test_class_colours_are_visible_on_the_light_and_dark_theme(class_color, them
 
 def test_class_colours_differ_from_each_other():
     for i, a in enumerate(CLASS_COLORS):
-        for b in CLASS_COLORS[i + 1:]:
+        for b in CLASS_COLORS[i + 1 :]:
             assert color_difference(a, b) >= 20, (a, b)
 
 
 def test_streamlit_theme_uses_the_same_class_palette():
     import pathlib
     import tomllib
-    config = tomllib.loads((pathlib.Path(__file__).parents[2] / ".streamlit" / "config.toml")
-                           .read_text(encoding="utf-8"))
+
+    config = tomllib.loads(
+        (pathlib.Path(__file__).parents[2] / ".streamlit" / "config.toml").read_text(encoding="utf-8")
+    )
     assert [c.upper() for c in config["theme"]["chartCategoricalColors"]] == list(CLASS_COLORS)
 
 
-@pytest.mark.parametrize("rows, cols, titles, options", [
-    (1, 2, ["A: mnist.npz", "B: usps <b>x</b>.npz"], dict(horizontal_spacing=0.06)),
-    (2, 3, ["heart", "", "ozone", "hepatitis", "heart"], dict(vertical_spacing=0.24)),
-    (2, 4, [], dict(row_titles=["A", "B"], horizontal_spacing=0.01)),
-    (2, 2, ["w1", "w2", "theta"], dict(specs=[[{}, {}], [{"colspan": 2}, None]])),
-])
+@pytest.mark.parametrize(
+    "rows, cols, titles, options",
+    [
+        (1, 2, ["A: mnist.npz", "B: usps <b>x</b>.npz"], dict(horizontal_spacing=0.06)),
+        (2, 3, ["heart", "", "ozone", "hepatitis", "heart"], dict(vertical_spacing=0.24)),
+        (2, 4, [], dict(row_titles=["A", "B"], horizontal_spacing=0.01)),
+        (2, 2, ["w1", "w2", "theta"], dict(specs=[[{}, {}], [{"colspan": 2}, None]])),
+    ],
+)
 def test_subplot_layout_is_make_subplots_layout_for_any_titles(rows, cols, titles, options):
     """The cached layout (computed once per shape with stand-in titles) equals plotly's
     own for these titles: empty titles, repeated ones, markup, row titles, spans."""
@@ -106,9 +129,12 @@ def test_subplot_layout_is_make_subplots_layout_for_any_titles(rows, cols, title
 
     from explorer.figures import style
 
-    expected = json.loads(json.dumps(make_subplots(
-        rows=rows, cols=cols, subplot_titles=titles, **options).to_plotly_json()["layout"],
-        cls=PlotlyJSONEncoder))
+    expected = json.loads(
+        json.dumps(
+            make_subplots(rows=rows, cols=cols, subplot_titles=titles, **options).to_plotly_json()["layout"],
+            cls=PlotlyJSONEncoder,
+        )
+    )
     assert style.subplot_layout(rows, cols, titles, **options) == expected
     # other titles of the same shape: no new make_subplots call, the right texts
     misses = style._subplot_layout_json.cache_info().misses

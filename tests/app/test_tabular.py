@@ -33,6 +33,7 @@ def error_of(raw, name="bad.csv"):
 
 # ----------------------------------------------------------------------------- parsing
 
+
 def test_good_file_is_parsed_with_numeric_features_and_string_labels():
     t = table(GOOD)
     assert t.columns == ("a", "b", "c", "label")
@@ -43,20 +44,23 @@ def test_good_file_is_parsed_with_numeric_features_and_string_labels():
     assert t.encoding == "UTF-8" and t.delimiter == "," and t.warnings == ()
 
 
-@pytest.mark.parametrize("raw, fragment", [
-    (b"", "is empty"),
-    (b"   \n\n \r\n", "is empty"),
-    (b"a,b,label\n", "no data rows"),
-    (b"a,b,label\n\n\n", "no data rows"),
-    (b"a,a,label\n1,2,x\n", "duplicate column names: 'a'"),
-    (b"a,b\n1,2,3\n", "first data row"),
-    (b"a,b\n1,2\n3,4,5\n", "Line 3"),
-    (b'a,b\n"1,2\n3,4\n', "quote"),
-    (b"PK\x03\x04rest-of-zip", "ZIP archive"),
-    (b"\xd0\xcf\x11\xe0\xa1\xb1", "Excel"),
-    (b"a,b\n1,\x002\n", "binary data"),
-    (b"a,,c\n1,2,3\n", "no name"),
-])
+@pytest.mark.parametrize(
+    "raw, fragment",
+    [
+        (b"", "is empty"),
+        (b"   \n\n \r\n", "is empty"),
+        (b"a,b,label\n", "no data rows"),
+        (b"a,b,label\n\n\n", "no data rows"),
+        (b"a,a,label\n1,2,x\n", "duplicate column names: 'a'"),
+        (b"a,b\n1,2,3\n", "first data row"),
+        (b"a,b\n1,2\n3,4,5\n", "Line 3"),
+        (b'a,b\n"1,2\n3,4\n', "quote"),
+        (b"PK\x03\x04rest-of-zip", "ZIP archive"),
+        (b"\xd0\xcf\x11\xe0\xa1\xb1", "Excel"),
+        (b"a,b\n1,\x002\n", "binary data"),
+        (b"a,,c\n1,2,3\n", "no name"),
+    ],
+)
 def test_bad_files_give_specific_messages(raw, fragment):
     error = error_of(raw)
     assert fragment in str(error)
@@ -134,6 +138,7 @@ def test_guess_label_column():
 
 # ----------------------------------------------------------------------------- preparation
 
+
 def prep_error(source, target, label="label", **kwargs):
     with pytest.raises(DataValidationError) as info:
         prepare_domains(table(source, "src.csv"), table(target, "tgt.csv"), label, **kwargs)
@@ -166,8 +171,7 @@ def test_prepare_by_position_pairs_columns_whatever_their_names():
     label_first = table("label,a,b\nx,1,0\ny,0,3\nx,2,1\ny,0,1\n", "src.csv")
     p = prepare_domains(label_first, no_label, "label", match="position", scale=False)
     np.testing.assert_array_equal(p.X_target, [[5, 6]])
-    assert "same 3 columns" in prep_error("a,b,label\n1,0,x\n0,3,y\n", "p\n5\n",
-                                          match="position")
+    assert "same 3 columns" in prep_error("a,b,label\n1,0,x\n0,3,y\n", "p\n5\n", match="position")
 
 
 def test_missing_values_as_zeros_or_dropped_rows_with_counts():
@@ -181,8 +185,7 @@ def test_missing_values_as_zeros_or_dropped_rows_with_counts():
     assert "set to 0" in r.missing_summary() and "4.2.2" in r.missing_summary()
     assert "source: 1 missing value in 1 of 5 rows" in r.missing_summary()
     assert "target: 3 missing values in 2 of 3 rows" in r.missing_summary()
-    d = prepare_domains(table(source, "s"), table(target, "t"), "label", missing="drop",
-                        scale=False)
+    d = prepare_domains(table(source, "s"), table(target, "t"), "label", missing="drop", scale=False)
     assert (d.report.dropped_rows_source, d.report.dropped_rows_target) == (1, 2)
     np.testing.assert_array_equal(d.X_target, [[1, 2]])
     np.testing.assert_array_equal(d.target_rows, [2])
@@ -195,17 +198,20 @@ def test_dropping_all_target_rows_suggests_zeros():
     assert "treat as zeros" in message
 
 
-@pytest.mark.parametrize("source, target, fragment", [
-    ("a,b,label\n1,red,x\n2,blue,y\n", "a,b\n1,2\n", "'b' in src.csv are not numeric"),
-    ("a,b,label\n1,2,x\n2,3,y\n", "a,b\n1,two\n", "in tgt.csv are not numeric"),
-    ("a,b,label\n1,inf,x\n2,3,y\n", "a,b\n1,2\n", "infinite"),
-    ("a,b,label\n1,2,x\n2,3,y\n", "a,b\n1,-Infinity\n", "infinite"),
-    ("a,b,label\n1,2,x\n2,3,x\n", "a,b\n1,2\n", "only one class"),
-    ("a,b,label\n1,2,x\n2,3,\n3,4,y\n", "a,b\n1,2\n", "missing label"),
-    ("a,b,label\n1,2,x\n2,3,y\n3,4,x\n", "a,b\n1,2\n", "at least 2 source samples"),
-    ("a,b,label\n1,2,x\n2,3,y\n", "c,d\n1,2\n", "no feature column names in common"),
-    ("label\nx\ny\n", "label\nx\n", "no feature columns"),
-])
+@pytest.mark.parametrize(
+    "source, target, fragment",
+    [
+        ("a,b,label\n1,red,x\n2,blue,y\n", "a,b\n1,2\n", "'b' in src.csv are not numeric"),
+        ("a,b,label\n1,2,x\n2,3,y\n", "a,b\n1,two\n", "in tgt.csv are not numeric"),
+        ("a,b,label\n1,inf,x\n2,3,y\n", "a,b\n1,2\n", "infinite"),
+        ("a,b,label\n1,2,x\n2,3,y\n", "a,b\n1,-Infinity\n", "infinite"),
+        ("a,b,label\n1,2,x\n2,3,x\n", "a,b\n1,2\n", "only one class"),
+        ("a,b,label\n1,2,x\n2,3,\n3,4,y\n", "a,b\n1,2\n", "missing label"),
+        ("a,b,label\n1,2,x\n2,3,y\n3,4,x\n", "a,b\n1,2\n", "at least 2 source samples"),
+        ("a,b,label\n1,2,x\n2,3,y\n", "c,d\n1,2\n", "no feature column names in common"),
+        ("label\nx\ny\n", "label\nx\n", "no feature columns"),
+    ],
+)
 def test_preparation_errors_name_the_problem(source, target, fragment):
     assert fragment in prep_error(source, target)
 
@@ -220,22 +226,27 @@ def test_unknown_label_column():
 
 
 def test_negative_values_are_allowed_with_a_warning():
-    p = prepare_domains(table("a,b,label\n-1,0,x\n1,2,y\n0,1,x\n2,0,y\n", "s"),
-                        table("a,b\n1,2\n", "t"), "label")
+    p = prepare_domains(
+        table("a,b,label\n-1,0,x\n1,2,y\n0,1,x\n2,0,y\n", "s"), table("a,b\n1,2\n", "t"), "label"
+    )
     assert any("negative values" in w and "'a'" in w for w in p.report.warnings)
 
 
 def test_features_absent_in_source_or_target_are_reported():
-    p = prepare_domains(table("a,b,c,label\n1,0,1,x\n2,0,3,y\n1,0,0,x\n0,0,1,y\n", "s"),
-                        table("a,b,c\n0,1,2\n0,0,1\n", "t"), "label")
+    p = prepare_domains(
+        table("a,b,c,label\n1,0,1,x\n2,0,3,y\n1,0,0,x\n0,0,1,y\n", "s"),
+        table("a,b,c\n0,1,2\n0,0,1\n", "t"),
+        "label",
+    )
     text = " ".join(p.report.warnings)
     assert "zero (or missing) in every source row ('b')" in text
     assert "never occur" in text and "('a')" in text
 
 
 def test_numeric_labels_become_integers_and_match_target_labels():
-    p = prepare_domains(table("a,label\n1,0\n2,1\n3,0\n0,1\n", "s"),
-                        table("a,label\n1,1\n2,\n", "t"), "label")
+    p = prepare_domains(
+        table("a,label\n1,0\n2,1\n3,0\n0,1\n", "s"), table("a,label\n1,1\n2,\n", "t"), "label"
+    )
     assert list(p.classes) == [0, 1]
     assert list(p.y_target) == [1, None]
     np.testing.assert_array_equal(p.target_labelled, [True, False])
@@ -243,16 +254,21 @@ def test_numeric_labels_become_integers_and_match_target_labels():
 
 
 def test_mixed_label_kinds_are_compared_as_text():
-    p = prepare_domains(table("a,label\n1,0\n2,1\n3,0\n0,1\n", "s"),
-                        table("a,label\n1,1\n2,spam\n", "t"), "label")
+    p = prepare_domains(
+        table("a,label\n1,0\n2,1\n3,0\n0,1\n", "s"), table("a,label\n1,1\n2,spam\n", "t"), "label"
+    )
     assert list(p.classes) == ["0", "1"]
     assert list(p.y_target) == ["1", "spam"]
     assert any("never occur in s" in w for w in p.report.warnings)
 
 
 def test_excluded_columns_are_left_out():
-    p = prepare_domains(table("id,a,name,label\n1,1,ann,x\n2,0,bob,y\n3,2,cy,x\n4,1,di,y\n"),
-                        table("id,a,name\n9,1,zed\n"), "label", exclude=("id", "name"))
+    p = prepare_domains(
+        table("id,a,name,label\n1,1,ann,x\n2,0,bob,y\n3,2,cy,x\n4,1,di,y\n"),
+        table("id,a,name\n9,1,zed\n"),
+        "label",
+        exclude=("id", "name"),
+    )
     assert p.feature_names == ("a",) and p.report.excluded == ("id", "name")
 
 
@@ -261,7 +277,7 @@ def test_scaling_divides_by_source_rms_and_keeps_zeros_and_theta():
     target = table("a,b\n3,0\n0,5\n", "t")
     raw = prepare_domains(source, target, "label", scale=False)
     scaled = prepare_domains(source, target, "label", scale=True)
-    rms = np.sqrt(np.mean(raw.X_source ** 2, axis=0))
+    rms = np.sqrt(np.mean(raw.X_source**2, axis=0))
     np.testing.assert_allclose(scaled.scale, rms)
     np.testing.assert_allclose(scaled.X_source * rms, raw.X_source)
     assert np.array_equal(scaled.X_target == 0, raw.X_target == 0)
@@ -270,10 +286,15 @@ def test_scaling_divides_by_source_rms_and_keeps_zeros_and_theta():
 
 # ----------------------------------------------------------------------------- models
 
+
 def sample_prepared(key="breast_cancer", **kwargs):
     source_name, source_raw, target_name, target_raw = tab.read_sample(key, SAMPLE_DIR)
-    return prepare_domains(parse_csv(source_raw, source_name), parse_csv(target_raw, target_name),
-                           tab.SAMPLE_SETS[key].label, **kwargs)
+    return prepare_domains(
+        parse_csv(source_raw, source_name),
+        parse_csv(target_raw, target_name),
+        tab.SAMPLE_SETS[key].label,
+        **kwargs,
+    )
 
 
 def test_theta_frame_matches_direct_counts_and_classifier():
@@ -293,8 +314,9 @@ def test_source_logistic_regression_agrees_with_scikit_learn():
     p = sample_prepared("breast_cancer")
     l2 = 1e-2
     models = yd.fit_models(p, l2=l2, names=("S-LR",))
-    reference = LogisticRegression(C=1 / (2 * l2 * len(p.y_source)), tol=1e-10,
-                                   max_iter=10_000).fit(p.X_source, list(p.y_source))
+    reference = LogisticRegression(C=1 / (2 * l2 * len(p.y_source)), tol=1e-10, max_iter=10_000).fit(
+        p.X_source, list(p.y_source)
+    )
     np.testing.assert_allclose(models["S-LR"].coef_, reference.coef_, rtol=1e-3, atol=1e-4)
     agreement = np.mean(models["S-LR"].predict(p.X_target) == reference.predict(p.X_target))
     assert agreement == 1.0
@@ -330,36 +352,34 @@ def test_unlabelled_target_gives_predictions_only():
     assert len(predictions) == 400 and list(predictions["row"][:3]) == [1, 2, 3]
     assert set(predictions["FLDA-Q"]) <= {"ham", "spam"}
     np.testing.assert_allclose(predictions["FLDA-L P(ham)"] + predictions["FLDA-L P(spam)"], 1)
-    assert yd.probability_columns(predictions) == [("FLDA-L P(ham)", "ham"),
-                                                    ("FLDA-L P(spam)", "spam")]
+    assert yd.probability_columns(predictions) == [("FLDA-L P(ham)", "ham"), ("FLDA-L P(spam)", "spam")]
     without_flda_l = yd.predictions_frame(p, {n: m for n, m in models.items() if n != "FLDA-L"})
     assert yd.probability_columns(without_flda_l) == []
 
 
 def test_probability_columns_keep_odd_class_names():
-    frame = pd.DataFrame({"row": [1], "FLDA-L": ["a (b)"], "FLDA-L P(a (b))": [0.4],
-                          "FLDA-L P()": [0.6], "FLDA-Q": ["x"]})
+    frame = pd.DataFrame(
+        {"row": [1], "FLDA-L": ["a (b)"], "FLDA-L P(a (b))": [0.4], "FLDA-L P()": [0.6], "FLDA-Q": ["x"]}
+    )
     assert yd.probability_columns(frame) == [("FLDA-L P(a (b))", "a (b)"), ("FLDA-L P()", "")]
 
 
 def test_fit_models_progress_and_unknown_names():
     p = sample_prepared("poisson")
     calls = []
-    yd.fit_models(p, names=("S-LS", "FLDA-Q"), progress=lambda fraction, text: calls.append(
-        (fraction, text)))
-    assert calls == [(0.0, "Fitting S-LS (1 of 2)…"), (0.5, "Fitting FLDA-Q (2 of 2)…"),
-                     (1.0, "Done")]
+    yd.fit_models(p, names=("S-LS", "FLDA-Q"), progress=lambda fraction, text: calls.append((fraction, text)))
+    assert calls == [(0.0, "Fitting S-LS (1 of 2)…"), (0.5, "Fitting FLDA-Q (2 of 2)…"), (1.0, "Done")]
     with pytest.raises(ValueError):
         yd.fit_models(p, names=("SVM",))
 
 
 # ----------------------------------------------------------------------------- sample data
 
+
 def test_sample_files_are_reproduced_exactly_by_the_script(tmp_path):
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("make_samples",
-                                                  SAMPLE_DIR / "make_samples.py")
+    spec = importlib.util.spec_from_file_location("make_samples", SAMPLE_DIR / "make_samples.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     written = module.main(tmp_path)

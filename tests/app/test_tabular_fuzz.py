@@ -25,20 +25,50 @@ from explorer.data.tabular import prepare_domains
 
 pytestmark = pytest.mark.slow
 
-FUZZ = settings(max_examples=600, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=600,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 names = st.one_of(
-    st.sampled_from(["a", "b", "c", "label", "x 1", "größe", "", " ", "label", "1", "NA",
-                     '"q"', "a,b", "é"]),
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=6))
+    st.sampled_from(["a", "b", "c", "label", "x 1", "größe", "", " ", "label", "1", "NA", '"q"', "a,b", "é"]),
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=6),
+)
 cells = st.one_of(
     st.integers(-5, 5).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
-    st.sampled_from(["", "NA", "?", "nan", "inf", "-Infinity", "1e400", "x", "spam", "ham",
-                     "1,5", '"2"', '"', "'", "  3 ", "0", "0", "1", "TRUE", "#N/A", "\t",
-                     ";", ",", "|"]),
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=5))
+    st.sampled_from(
+        [
+            "",
+            "NA",
+            "?",
+            "nan",
+            "inf",
+            "-Infinity",
+            "1e400",
+            "x",
+            "spam",
+            "ham",
+            "1,5",
+            '"2"',
+            '"',
+            "'",
+            "  3 ",
+            "0",
+            "0",
+            "1",
+            "TRUE",
+            "#N/A",
+            "\t",
+            ";",
+            ",",
+            "|",
+        ]
+    ),
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=5),
+)
 delimiters = st.sampled_from([",", ";", "\t", "|", " "])
 line_ends = st.sampled_from(["\n", "\r\n", "\r"])
 encodings = st.sampled_from(["utf-8", "utf-8-sig", "latin-1", "utf-16", "cp1252"])
@@ -50,9 +80,11 @@ def csv_bytes(draw):
     delimiter = draw(delimiters)
     header = draw(st.lists(names, min_size=0, max_size=6))
     n_columns = max(1, len(header))
-    rows = draw(st.lists(
-        st.lists(cells, min_size=max(0, n_columns - 1), max_size=n_columns + 1),
-        min_size=0, max_size=8))
+    rows = draw(
+        st.lists(
+            st.lists(cells, min_size=max(0, n_columns - 1), max_size=n_columns + 1), min_size=0, max_size=8
+        )
+    )
     line_end = draw(line_ends)
     lines = [delimiter.join(header)] + [delimiter.join(row) for row in rows]
     if draw(st.booleans()):
@@ -64,12 +96,14 @@ def csv_bytes(draw):
         raw = text.encode("utf-8")
     mutation = draw(st.sampled_from(["none", "none", "truncate", "noise", "prefix"]))
     if mutation == "truncate" and raw:
-        raw = raw[:draw(st.integers(0, len(raw)))]
+        raw = raw[: draw(st.integers(0, len(raw)))]
     elif mutation == "noise":
         raw = raw + draw(st.binary(max_size=12))
     elif mutation == "prefix":
-        raw = draw(st.sampled_from([codecs.BOM_UTF8, codecs.BOM_UTF16_LE, b"PK\x03\x04",
-                                    b"\xff", b"\x00"])) + raw
+        raw = (
+            draw(st.sampled_from([codecs.BOM_UTF8, codecs.BOM_UTF16_LE, b"PK\x03\x04", b"\xff", b"\x00"]))
+            + raw
+        )
     return raw
 
 
@@ -140,15 +174,16 @@ def valid_pairs(draw):
     header = [f"f{j}" for j in range(n_features)] + ["label"]
     classes = draw(st.sampled_from([("a", "b"), ("0", "1"), ("x", "y", "z")]))
     n_rows = draw(st.integers(2 * len(classes), 14))
-    values = st.one_of(st.sampled_from(["0", "0", "1", "2", "", "-1", "0.5", "1e6", "1e-9"]),
-                       st.integers(0, 9).map(str))
+    values = st.one_of(
+        st.sampled_from(["0", "0", "1", "2", "", "-1", "0.5", "1e6", "1e-9"]), st.integers(0, 9).map(str)
+    )
     source = [header] + [
-        [draw(values) for _ in range(n_features)] + [classes[i % len(classes)]]
-        for i in range(n_rows)]
-    target = [header[:-1]] + [[draw(values) for _ in range(n_features)]
-                              for _ in range(draw(st.integers(1, 6)))]
-    return ("\n".join(",".join(r) for r in source).encode(),
-            "\n".join(",".join(r) for r in target).encode())
+        [draw(values) for _ in range(n_features)] + [classes[i % len(classes)]] for i in range(n_rows)
+    ]
+    target = [header[:-1]] + [
+        [draw(values) for _ in range(n_features)] for _ in range(draw(st.integers(1, 6)))
+    ]
+    return ("\n".join(",".join(r) for r in source).encode(), "\n".join(",".join(r) for r in target).encode())
 
 
 @settings(FUZZ, max_examples=200)

@@ -13,8 +13,7 @@ from explorer.data.tabular import prepare_domains
 from explorer.errors import DataValidationError
 from explorer.experiments import your_data as yd
 
-SOURCE = "f1,f2,label\n" + "".join(
-    f"{i % 5},{(i * 3) % 7},{'x' if i % 5 >= 2 else 'y'}\n" for i in range(40))
+SOURCE = "f1,f2,label\n" + "".join(f"{i % 5},{(i * 3) % 7},{'x' if i % 5 >= 2 else 'y'}\n" for i in range(40))
 
 
 def table(text, name):
@@ -24,15 +23,15 @@ def table(text, name):
 def label_first(text):
     """The same rows with the label column moved to the front (and renamed columns)."""
     header, *rows = text.strip().split("\n")
-    return "\n".join(",".join([r.split(",")[-1], *r.split(",")[:-1]])
-                     for r in [header, *rows]) + "\n"
+    return "\n".join(",".join([r.split(",")[-1], *r.split(",")[:-1]]) for r in [header, *rows]) + "\n"
 
 
 def test_same_names_in_another_order_are_matched_by_name():
     target = label_first(SOURCE)
     assert target.startswith("label,f1,f2\n")
-    p = prepare_domains(table(SOURCE, "src.csv"), table(target, "tgt.csv"), "label",
-                        match="position", scale=False)
+    p = prepare_domains(
+        table(SOURCE, "src.csv"), table(target, "tgt.csv"), "label", match="position", scale=False
+    )
     assert p.feature_names == ("f1", "f2")
     np.testing.assert_array_equal(p.X_target, p.X_source)
     assert list(p.y_target) == list(p.y_source)
@@ -44,16 +43,18 @@ def test_same_names_in_another_order_are_matched_by_name():
 
 def test_same_names_without_the_label_in_another_order_are_matched_by_name():
     target = "f2,f1\n3,1\n0,4\n"
-    p = prepare_domains(table(SOURCE, "src.csv"), table(target, "tgt.csv"), "label",
-                        match="position", scale=False)
+    p = prepare_domains(
+        table(SOURCE, "src.csv"), table(target, "tgt.csv"), "label", match="position", scale=False
+    )
     np.testing.assert_array_equal(p.X_target, [[1, 3], [4, 0]])
     assert p.y_target is None
 
 
 def refusal(target, label="label"):
     with pytest.raises(DataValidationError) as info:
-        prepare_domains(table(SOURCE, "src.csv"), table(target, "tgt.csv"), label,
-                        match="position", scale=False)
+        prepare_domains(
+            table(SOURCE, "src.csv"), table(target, "tgt.csv"), label, match="position", scale=False
+        )
     assert info.value.message and info.value.hint
     assert "match features by name" in info.value.hint
     return info.value.message
@@ -66,7 +67,7 @@ def test_positional_match_with_the_label_elsewhere_is_refused():
 
 
 def test_positional_match_reading_a_named_feature_as_labels_is_refused():
-    message = refusal("p,label,f2\n1,x,2\n3,y,4\n")   # the label's slot holds feature f2
+    message = refusal("p,label,f2\n1,x,2\n3,y,4\n")  # the label's slot holds feature f2
     assert "'label' at position 2" in message
 
 
@@ -76,11 +77,17 @@ def test_positional_match_without_target_labels_but_with_a_label_column_is_refus
 
 
 def test_positional_match_of_renamed_columns_still_works():
-    p = prepare_domains(table(SOURCE, "src.csv"), table("p,q,lab\n1,2,x\n3,4,y\n", "tgt.csv"),
-                        "label", match="position", scale=False)
+    p = prepare_domains(
+        table(SOURCE, "src.csv"),
+        table("p,q,lab\n1,2,x\n3,4,y\n", "tgt.csv"),
+        "label",
+        match="position",
+        scale=False,
+    )
     assert p.report.renamed == (("f1", "p"), ("f2", "q"))
     assert list(p.y_target) == ["x", "y"]
-    headerless = "0,1,2\n1,2,x\n"   # numbers as column names: no header, nothing to compare
-    p = prepare_domains(table(SOURCE, "src.csv"), table(headerless, "tgt.csv"), "label",
-                        match="position", scale=False)
+    headerless = "0,1,2\n1,2,x\n"  # numbers as column names: no header, nothing to compare
+    p = prepare_domains(
+        table(SOURCE, "src.csv"), table(headerless, "tgt.csv"), "label", match="position", scale=False
+    )
     np.testing.assert_array_equal(p.X_target, [[1, 2]])

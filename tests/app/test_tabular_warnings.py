@@ -3,8 +3,7 @@
 import numpy as np
 
 from explorer.data.csv import parse_csv
-from explorer.data.tabular import (TINY_TARGET_ROWS, id_like_columns, prepare_domains,
-                                        size_notes)
+from explorer.data.tabular import TINY_TARGET_ROWS, id_like_columns, prepare_domains, size_notes
 
 
 def _csv(rows, name, with_id=True):
@@ -19,17 +18,19 @@ def _csv(rows, name, with_id=True):
 def test_id_like_columns_are_whole_unique_or_monotone():
     rng = np.random.default_rng(0)
     n = 40
-    X = np.column_stack([
-        np.arange(n),                          # row number: monotone
-        rng.permutation(n) + 100,              # shuffled ids: whole numbers, all different
-        np.sort(rng.normal(size=n)),           # timestamps as floats: monotone
-        rng.poisson(3, n),                     # counts: repeated values
-        rng.normal(size=n),                    # continuous measurement: unique, not whole
-    ]).astype(float)
+    X = np.column_stack(
+        [
+            np.arange(n),  # row number: monotone
+            rng.permutation(n) + 100,  # shuffled ids: whole numbers, all different
+            np.sort(rng.normal(size=n)),  # timestamps as floats: monotone
+            rng.poisson(3, n),  # counts: repeated values
+            rng.normal(size=n),  # continuous measurement: unique, not whole
+        ]
+    ).astype(float)
     names = ["row", "id", "time", "count", "measure"]
     assert id_like_columns(X, names) == ["row", "id", "time"]
-    assert id_like_columns(X[:5], names) == []          # too few rows to tell
-    assert id_like_columns(np.zeros((50, 2)), ["z1", "z2"]) == []   # constant columns
+    assert id_like_columns(X[:5], names) == []  # too few rows to tell
+    assert id_like_columns(np.zeros((50, 2)), ["z1", "z2"]) == []  # constant columns
 
 
 def test_prepare_domains_warns_about_an_id_column_and_names_it():
@@ -37,8 +38,9 @@ def test_prepare_domains_warns_about_an_id_column_and_names_it():
     prepared = prepare_domains(_csv(labels, "src.csv"), _csv(labels, "tgt.csv"), "label")
     warnings = " ".join(prepared.report.warnings)
     assert "row_id" in warnings and "row identifier" in warnings
-    clean = prepare_domains(_csv(labels, "src.csv", with_id=False),
-                            _csv(labels, "tgt.csv", with_id=False), "label")
+    clean = prepare_domains(
+        _csv(labels, "src.csv", with_id=False), _csv(labels, "tgt.csv", with_id=False), "label"
+    )
     assert not any("row identifier" in w for w in clean.report.warnings)
 
 
@@ -47,7 +49,8 @@ def test_tiny_target_warns_with_the_computed_resolution():
     notes = size_notes(8, 8, "t.csv")
     assert len(notes) == 2
     assert f"{0.5 / np.sqrt(8):.2f}" in notes[0] and "1/8 = 0.125" in notes[1]
-    assert len(size_notes(8, 0, "t.csv")) == 1          # no labels: no error resolution
-    prepared = prepare_domains(_csv([0, 1] * 30, "src.csv", with_id=False),
-                               _csv([0, 1] * 5, "tgt.csv", with_id=False), "label")
+    assert len(size_notes(8, 0, "t.csv")) == 1  # no labels: no error resolution
+    prepared = prepare_domains(
+        _csv([0, 1] * 30, "src.csv", with_id=False), _csv([0, 1] * 5, "tgt.csv", with_id=False), "label"
+    )
     assert any("only 10 rows" in w for w in prepared.report.warnings)

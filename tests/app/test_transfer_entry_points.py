@@ -13,16 +13,22 @@ import pytest
 
 from flda_core import FLDAClassifier
 from explorer.data import digits as dg
-from flda_core.synthetic import (APPEARANCE_PARAMS, APPEARANCE_PHI, RATE_FACTOR,
-                                          RATE_PARAMS, SHIFT_PRESETS, make_any_domains,
-                                          make_appearance_domains, make_domains,
-                                          make_rate_domains)
+from flda_core.synthetic import (
+    APPEARANCE_PARAMS,
+    APPEARANCE_PHI,
+    RATE_FACTOR,
+    RATE_PARAMS,
+    SHIFT_PRESETS,
+    make_any_domains,
+    make_appearance_domains,
+    make_domains,
+    make_rate_domains,
+)
 from explorer.experiments import digits as ed
 from explorer.experiments import missing_data as md
 from explorer.experiments import your_data as yd
 from explorer.experiments.perturbation import run_perturbation
-from explorer.experiments.synthetic import (closest_to_oracle, fit_classifiers, fit_linear,
-                                             transfer_errors)
+from explorer.experiments.synthetic import closest_to_oracle, fit_classifiers, fit_linear, transfer_errors
 from explorer.experiments.transfer_models import transfer_parameter_frame
 from explorer.data import csv as csvmod
 from explorer.data import tabular as tab
@@ -39,13 +45,14 @@ def _same_fit(a, b):
 
 # ------------------------------------------------------------------ data plumbing
 
+
 def test_any_domains_dispatches_to_each_generator_with_the_same_draws():
     dropout = make_any_domains("poisson", RATE_PARAMS, 300, 200, (0.5, 0.0), 3)
     np.testing.assert_array_equal(
-        dropout.X_target, make_domains("poisson", RATE_PARAMS, 300, 200, (0.5, 0.0), 3).X_target)
+        dropout.X_target, make_domains("poisson", RATE_PARAMS, 300, 200, (0.5, 0.0), 3).X_target
+    )
     appear = make_any_domains("appearance", APPEARANCE_PARAMS, 300, 200, APPEARANCE_PHI, 3)
-    np.testing.assert_array_equal(
-        appear.X_target, make_appearance_domains(300, 200, random_state=3).X_target)
+    np.testing.assert_array_equal(appear.X_target, make_appearance_domains(300, 200, random_state=3).X_target)
     rate = make_any_domains("rate", RATE_PARAMS, 300, 200, RATE_FACTOR, 3)
     np.testing.assert_array_equal(rate.X_target, make_rate_domains(300, 200, random_state=3).X_target)
     # the shifted pairs answer what the synthetic experiments ask of a pair
@@ -55,6 +62,7 @@ def test_any_domains_dispatches_to_each_generator_with_the_same_draws():
 
 
 # ------------------------------------------------------------------ synthetic
+
 
 @pytest.fixture(scope="module")
 def appearance():
@@ -106,7 +114,7 @@ def test_rate_fit_has_no_theta_but_reports_its_rate():
 def test_appearance_preset_dropout_cannot_help_two_sided_can(appearance):
     errors = transfer_errors(appearance, ("dropout", "two-sided"), losses=("logistic",))
     by = errors.set_index(["classifier", "transfer"])["target error"]
-    assert by[("FLDA-L", "dropout")] == by[("S-LR", "")]   # θ̂ = 0: the source classifier
+    assert by[("FLDA-L", "dropout")] == by[("S-LR", "")]  # θ̂ = 0: the source classifier
     assert by[("FLDA-L", "two-sided")] < by[("S-LR", "")]
     best, error, oracle = closest_to_oracle(errors, "logistic")
     assert best == "two-sided" and error == by[("FLDA-L", "two-sided")]
@@ -116,10 +124,12 @@ def test_appearance_preset_dropout_cannot_help_two_sided_can(appearance):
 
 
 def test_transfer_parameter_frame_compares_estimates_with_the_truth(appearance):
-    clf = FLDAClassifier(transfer="two-sided").fit(appearance.X_source, appearance.y_source,
-                                                   X_target=appearance.X_target)
-    frame = transfer_parameter_frame("two-sided", clf.transfer_params_, appearance.true_params,
-                                     feature_names=["a", "b", "c", "d"])
+    clf = FLDAClassifier(transfer="two-sided").fit(
+        appearance.X_source, appearance.y_source, X_target=appearance.X_target
+    )
+    frame = transfer_parameter_frame(
+        "two-sided", clf.transfer_params_, appearance.true_params, feature_names=["a", "b", "c", "d"]
+    )
     assert list(frame["feature"]) == ["a", "b", "c", "d"]
     np.testing.assert_allclose(frame["estimated phi"], clf.phi_)
     np.testing.assert_allclose(frame["estimate - true phi"], clf.phi_ - np.asarray(APPEARANCE_PHI))
@@ -130,8 +140,7 @@ def test_transfer_parameter_frame_compares_estimates_with_the_truth(appearance):
 def test_perturbation_dropout_unchanged_and_other_model_fitted_beside():
     pair = make_domains("poisson", RATE_PARAMS, 2000, 2000, (0.5, 0.0), 0)
     base = run_perturbation(pair, perturbations=(0.0, 0.1), curve_range=(0.0, 0.1))
-    other = run_perturbation(pair, perturbations=(0.0, 0.1), curve_range=(0.0, 0.1),
-                             transfer="two-sided")
+    other = run_perturbation(pair, perturbations=(0.0, 0.1), curve_range=(0.0, 0.1), transfer="two-sided")
     assert base.transfer_fits == {}
     for a, b in zip(base.sweep, other.sweep):
         _same_fit(a, b)
@@ -140,6 +149,7 @@ def test_perturbation_dropout_unchanged_and_other_model_fitted_beside():
 
 
 # ------------------------------------------------------------------ digits
+
 
 @pytest.fixture(scope="module")
 def digits():
@@ -168,13 +178,17 @@ def test_run_digits_and_comparison_pass_transfer_to_flda_fits(digits):
     def fit(direction, method, l2, zero_tol, transfer="dropout"):
         seen.append((method, transfer))
         X_s, y_s, X_t, y_t = dg.direction_data(digits, direction)
-        return ed.fit_method(X_s, y_s, X_t, y_t, method, l2=1e-2, transfer=transfer,
-                             tol=1e-2)
+        return ed.fit_method(X_s, y_s, X_t, y_t, method, l2=1e-2, transfer=transfer, tol=1e-2)
 
-    comparison = ed.run_transfer_comparison(digits, "logistic", l2=1e-2,
-                                            transfers=("dropout", "rate"), fit=fit)
-    assert sorted(set(seen)) == [("FLDA-L", "dropout"), ("FLDA-L", "rate"),
-                                 ("S-LR", "dropout"), ("T-LR", "dropout")]
+    comparison = ed.run_transfer_comparison(
+        digits, "logistic", l2=1e-2, transfers=("dropout", "rate"), fit=fit
+    )
+    assert sorted(set(seen)) == [
+        ("FLDA-L", "dropout"),
+        ("FLDA-L", "rate"),
+        ("S-LR", "dropout"),
+        ("T-LR", "dropout"),
+    ]
     frame = ed.transfer_comparison_frame(comparison, digits, "logistic")
     assert list(frame.columns) == ["S-LR", "FLDA-L dropout", "FLDA-L rate", "T-LR"]
     assert len(frame) == 2
@@ -182,6 +196,7 @@ def test_run_digits_and_comparison_pass_transfer_to_flda_fits(digits):
 
 
 # ------------------------------------------------------------------ your data, real data
+
 
 def test_your_data_fit_models_passes_transfer_and_keeps_dropout():
     names_bytes = tab.read_sample("breast_cancer", SAMPLE_DIR)
@@ -207,8 +222,7 @@ def test_missing_data_imputation_sees_gaps_and_inapplicable_models_leave_a_note(
     assert np.isnan(md.problem("heart", "zero", True).X_target).any()
     assert not np.isnan(md.problem("heart", "zero").X_target).any()
     base = md.run_missing_data(keys=("hepatitis",), classifiers=("S-LR", "FLDA-L"))
-    imputed = md.run_missing_data(keys=("hepatitis",), classifiers=("S-LR", "FLDA-L"),
-                                  transfer="imputation")
+    imputed = md.run_missing_data(keys=("hepatitis",), classifiers=("S-LR", "FLDA-L"), transfer="imputation")
     assert imputed.errors["S-LR"].iloc[0] == base.errors["S-LR"].iloc[0]
     table = imputed.transfer_params["hepatitis"]
     assert {"estimated theta", "estimated mu", "missing in target"} <= set(table.columns)
@@ -220,8 +234,10 @@ def test_missing_data_imputation_sees_gaps_and_inapplicable_models_leave_a_note(
     cell = rate.cells[("heart", "FLDA-L")]
     assert np.isnan(cell.error) and "not applicable" in cell.note
     assert rate.transfer_params["heart"] is None
-    assert rate.errors["S-LR"].iloc[0] == md.run_missing_data(
-        keys=("heart",), classifiers=("S-LR",)).errors["S-LR"].iloc[0]
+    assert (
+        rate.errors["S-LR"].iloc[0]
+        == md.run_missing_data(keys=("heart",), classifiers=("S-LR",)).errors["S-LR"].iloc[0]
+    )
 
 
 def test_run_missing_data_passes_transfer_to_flda_cells_only():
@@ -231,6 +247,7 @@ def test_run_missing_data_passes_transfer_to_flda_cells_only():
         seen.append((name, transfer))
         return md.CellResult(key, name, 0.0, 0, 1, "", 0.0)
 
-    md.run_missing_data(keys=("heart",), classifiers=("S-LR", "FLDA-Q", "T-LR"), fit=fit,
-                        transfer="two-sided")
+    md.run_missing_data(
+        keys=("heart",), classifiers=("S-LR", "FLDA-Q", "T-LR"), fit=fit, transfer="two-sided"
+    )
     assert seen == [("S-LR", "dropout"), ("FLDA-Q", "two-sided"), ("T-LR", "dropout")]

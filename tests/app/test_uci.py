@@ -1,6 +1,5 @@
 """The shipped UCI data sets, the paper's source/target split and the encoding (section 4.2.2)."""
 
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -69,13 +68,17 @@ def test_problem_source_is_complete_and_target_rows_all_have_a_gap(key):
 
 
 def test_split_by_missing_on_a_small_frame():
-    frame = pd.DataFrame({"id": ["a", None, "c", "d", "e"],
-                          "x1": [1.0, 2.0, np.nan, 4.0, 5.0],
-                          "x2": [1.0, 2.0, 3.0, np.nan, 5.0],
-                          "y": ["p", "q", "p", "q", None]})
+    frame = pd.DataFrame(
+        {
+            "id": ["a", None, "c", "d", "e"],
+            "x1": [1.0, 2.0, np.nan, 4.0, 5.0],
+            "x2": [1.0, 2.0, 3.0, np.nan, 5.0],
+            "y": ["p", "q", "p", "q", None],
+        }
+    )
     source, target = uci.split_by_missing(frame, "y", exclude=("id",))
-    assert list(source.index) == [0, 1]       # the missing id does not count
-    assert list(target.index) == [2, 3]       # row 4 has no label: in neither
+    assert list(source.index) == [0, 1]  # the missing id does not count
+    assert list(target.index) == [2, 3]  # row 4 has no label: in neither
     with pytest.raises(DataValidationError, match="no row with a missing"):
         uci.split_by_missing(frame.iloc[:2], "y", exclude=("id",))
     with pytest.raises(DataValidationError, match="no complete row"):
@@ -131,8 +134,7 @@ def test_automobile_categorical_columns_are_one_hot():
     problem = uci.make_missing_problem("automobile")
     frame = uci.load_uci("automobile")
     makes = sorted(frame.loc[frame.drop(columns="symboling").notna().all(axis=1), "make"].unique())
-    assert [n for n in problem.feature_names if n.startswith("make=")] == \
-        [f"make={m}" for m in makes]
+    assert [n for n in problem.feature_names if n.startswith("make=")] == [f"make={m}" for m in makes]
     block = problem.X_source[:, [n.startswith("make=") for n in problem.feature_names]]
     assert np.all(np.count_nonzero(block, axis=1) == 1)  # exactly one make per car
     assert len(set(problem.feature_origin)) == 25
@@ -160,5 +162,4 @@ def test_unknown_key_and_impute_are_rejected():
     with pytest.raises(KeyError):
         uci.load_uci("iris")
     with pytest.raises(ValueError, match="impute"):
-        uci.encode_features(pd.DataFrame({"a": [1.0]}), pd.DataFrame({"a": [1.0]}), ["a"],
-                            impute="median")
+        uci.encode_features(pd.DataFrame({"a": [1.0]}), pd.DataFrame({"a": [1.0]}), ["a"], impute="median")

@@ -32,6 +32,7 @@ def _figure(y=(1, 2, 3), height=None):
 
 # ---------------------------------------------------------------------- the bundle
 
+
 def test_bundle_is_the_built_file_named_in_the_assets_readme():
     readme = (ui_chart.ASSETS / "README.md").read_text()
     digest = hashlib.sha256(ui_chart.PLOTLY_BUNDLE.read_bytes()).hexdigest()
@@ -42,25 +43,27 @@ def test_bundle_is_the_built_file_named_in_the_assets_readme():
 
 def test_bundle_version_is_in_its_name_and_matches_the_plotly_package():
     head = ui_chart.PLOTLY_BUNDLE.read_bytes()[:200].decode("ascii", "replace")
-    found = re.search(r"plotly\.js v(\d+\.\d+\.\d+), partial bundle of the traces ([a-z, ]+) ",
-                      head)
+    found = re.search(r"plotly\.js v(\d+\.\d+\.\d+), partial bundle of the traces ([a-z, ]+) ", head)
     version, traces = found.group(1), found.group(2).split(", ")
     # A new bundle gets a new (cacheable) URL: its version and traces are in its name.
     assert ui_chart.PLOTLY_BUNDLE.name == f"plotly-{'-'.join(traces)}-{version}.min.js"
     assert set(traces) == ui_chart.BUNDLE_TRACE_TYPES
     # Attribution: every npm package bundled, with its version and licence.
     listed = ui_chart.PLOTLY_BUNDLE.with_name(
-        ui_chart.PLOTLY_BUNDLE.name.replace(".min.js", ".packages.txt")).read_text()
+        ui_chart.PLOTLY_BUNDLE.name.replace(".min.js", ".packages.txt")
+    ).read_text()
     packages = [line.split() for line in listed.splitlines() if not line.startswith("#")]
     assert ["plotly.js@" + version, "MIT"] in packages
     assert all(len(entry) == 2 and "@" in entry[0][1:] for entry in packages), packages
     # plotly (Python) writes figures for its own plotly.js: same major version.
     assert version.split(".")[0] == get_plotlyjs_version().split(".")[0], (
         f"the shipped plotly.js is {version}, the plotly package writes for "
-        f"{get_plotlyjs_version()}: update assets/ (see assets/README.md)")
+        f"{get_plotlyjs_version()}: update assets/ (see assets/README.md)"
+    )
 
 
 # ---------------------------------------------------------------------- the payload
+
 
 def test_payload_carries_plotly_json_config_height_text_and_key():
     fig = _figure()
@@ -80,9 +83,9 @@ def test_revision_follows_every_part_of_the_payload():
         return _payload(ui_chart.chart_payload(*args, **kwargs))["revision"]
 
     base = revision(_figure(), "k", {"a": 1}, "text")
-    assert revision(_figure(), "k", {"a": 1}, "text") == base       # same payload: no redraw
+    assert revision(_figure(), "k", {"a": 1}, "text") == base  # same payload: no redraw
     assert revision(_figure(y=(1, 2, 4)), "k", {"a": 1}, "text") != base
-    assert revision(_figure(), "k", {"a": 2}, "text") != base       # e.g. PNG -> SVG export
+    assert revision(_figure(), "k", {"a": 2}, "text") != base  # e.g. PNG -> SVG export
     assert revision(_figure(), "k", {"a": 1}, "other") != base
     assert revision(_figure(height=500), "k", {"a": 1}, "text") != base
 
@@ -110,25 +113,39 @@ def test_bundle_url_follows_the_base_url_path(monkeypatch):
     from streamlit import config
 
     assert ui_chart.bundle_url() == f"/_flda/{ui_chart.PLOTLY_BUNDLE.name}"
-    monkeypatch.setattr(config, "get_option", lambda name: "/course/flda/"
-                        if name == "server.baseUrlPath" else None)
+    monkeypatch.setattr(
+        config, "get_option", lambda name: "/course/flda/" if name == "server.baseUrlPath" else None
+    )
     assert ui_chart.bundle_url() == f"/course/flda/_flda/{ui_chart.PLOTLY_BUNDLE.name}"
     assert {r.path for r in serving.routes()} == {
-        f"/_flda/{ui_chart.PLOTLY_BUNDLE.name}", f"/course/flda/_flda/{ui_chart.PLOTLY_BUNDLE.name}",
-        "/_flda/equations/{name}", "/course/flda/_flda/equations/{name}"}
+        f"/_flda/{ui_chart.PLOTLY_BUNDLE.name}",
+        f"/course/flda/_flda/{ui_chart.PLOTLY_BUNDLE.name}",
+        "/_flda/equations/{name}",
+        "/course/flda/_flda/equations/{name}",
+    }
 
 
 # ---------------------------------------------------------------------- the route
+
 
 def _get(path, headers=()):
     """One GET through the routes (a minimal ASGI client: no HTTP library needed)."""
     from starlette.applications import Starlette
 
     app = Starlette(routes=serving.routes())
-    scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(),
-             "query_string": b"", "headers": [(k.encode(), v.encode()) for k, v in headers],
-             "http_version": "1.1", "scheme": "http", "server": ("test", 80),
-             "client": ("test", 1), "root_path": ""}
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": [(k.encode(), v.encode()) for k, v in headers],
+        "http_version": "1.1",
+        "scheme": "http",
+        "server": ("test", 80),
+        "client": ("test", 1),
+        "root_path": "",
+    }
     sent = []
 
     async def receive():
@@ -166,23 +183,28 @@ def test_route_serves_nothing_else():
 
 # ---------------------------------------------------------------------- pages
 
-@pytest.mark.parametrize("page, query", [
-    ("pages/synthetic.py", {"n_source": "2000", "n_target": "2000"}),
-    ("pages/transfer.py", {"n_source": "2000", "n_target": "2000"}),
-    ("pages/lesson.py", {}),
-    ("pages/your_data.py", {"sample": "poisson"}),
-])
+
+@pytest.mark.parametrize(
+    "page, query",
+    [
+        ("pages/synthetic.py", {"n_source": "2000", "n_target": "2000"}),
+        ("pages/transfer.py", {"n_source": "2000", "n_target": "2000"}),
+        ("pages/lesson.py", {}),
+        ("pages/your_data.py", {"sample": "poisson"}),
+    ],
+)
 def test_every_chart_of_a_page_is_drawable_by_the_shipped_bundle(page, query):
     shown = charts(open_page(page, query))
     assert shown
     for chart in shown:
         types = {trace.get("type", "scatter") for trace in chart.figure["data"]}
         assert types <= ui_chart.BUNDLE_TRACE_TYPES, (chart.key, types)
-        assert chart.description          # every chart has a text alternative
+        assert chart.description  # every chart has a text alternative
     assert len({c.key for c in shown}) == len(shown)
 
 
 # ---------------------------------------------------------------------- first chart first
+
 
 def _first_run_without_the_report(page, query=None):
     """``open_page`` with nobody reporting the draw: the run as the server sends it
@@ -239,8 +261,7 @@ def _sidebar_labels(at):
     return labels
 
 
-@pytest.mark.parametrize("page", ["pages/transfer.py", "pages/learning_curves.py",
-                                  "pages/digits.py"])
+@pytest.mark.parametrize("page", ["pages/transfer.py", "pages/learning_curves.py", "pages/digits.py"])
 def test_the_sidebar_controls_follow_the_first_chart_and_are_the_usual_ones(page):
     """A tab's first run sends no sidebar control of the page (the browser would render
     them all before the chart); the report's run draws them, the same controls in the

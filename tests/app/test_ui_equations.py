@@ -41,7 +41,7 @@ def test_html_shows_the_file_in_the_text_colour_with_the_latex_as_its_name():
     entry = ui_equations.typeset_index()[eq.key]
     assert f"url('{ui_chart.asset_url('equations/' + entry['file'])}')" in html
     assert "background-color: currentColor" in html and "print-color-adjust: exact" in html
-    assert 'role="img"' in html and "aria-label=\"p(z_d \\mid x_d" in html
+    assert 'role="img"' in html and 'aria-label="p(z_d \\mid x_d' in html
     assert "<" not in re.search(r'aria-label="([^"]*)"', html).group(1)
 
 
@@ -63,8 +63,7 @@ def test_route_serves_each_formula_as_cacheable_svg():
 
 def test_the_equations_panel_of_a_page_shows_the_typeset_formulas():
     at = open_page("pages/synthetic.py", {"n_source": "2000", "n_target": "2000"})
-    shown = [element.proto.body for element in at.get("html")
-             if "flda-equation" in element.proto.body]
+    shown = [element.proto.body for element in at.get("html") if "flda-equation" in element.proto.body]
     assert len(shown) == len(EQUATIONS)
     assert not at.get("latex")
     anchors = [h.proto.anchor for h in at.subheader]
@@ -76,8 +75,9 @@ def test_formulas_are_found_under_the_base_url_path(monkeypatch):
     # answers there.
     from streamlit import config
 
-    monkeypatch.setattr(config, "get_option", lambda name: "course/flda"
-                        if name == "server.baseUrlPath" else None)
+    monkeypatch.setattr(
+        config, "get_option", lambda name: "course/flda" if name == "server.baseUrlPath" else None
+    )
     eq = EQUATIONS[1]
     entry = ui_equations.typeset_index()[eq.key]
     url = f"/course/flda/_flda/equations/{entry['file']}"

@@ -29,6 +29,7 @@ MB = 2**20
 
 # ------------------------------------------------------------------ the rule alone
 
+
 def test_budget_is_the_widgets_files_at_their_largest_plus_a_small_slack():
     files, size = uploads.session_budget(50)
     assert files == uploads.WIDGET_FILES + 2
@@ -69,6 +70,7 @@ def test_a_fresh_upload_no_run_has_read_yet_is_kept_until_it_is_stale():
 
 # ------------------------------------------------------- Streamlit's store, bounded
 
+
 class _Session:
     """What ``_referenced_file_ids`` reads of a session: its widget values."""
 
@@ -81,7 +83,8 @@ class _Session:
         state = WidgetState(id="uploader")
         for file_id in self.file_ids:
             state.file_uploader_state_value.uploaded_file_info.append(
-                UploadedFileInfo(file_id=file_id, name="x.csv", size=1))
+                UploadedFileInfo(file_id=file_id, name="x.csv", size=1)
+            )
         return [state, WidgetState(id="slider", double_value=1.0)]
 
 
@@ -96,8 +99,7 @@ class _Runtime:
 
 
 def _rec(file_id, size):
-    return UploadedFileRec(file_id=file_id, name=f"{file_id}.csv", type="text/csv",
-                           data=b"x" * size)
+    return UploadedFileRec(file_id=file_id, name=f"{file_id}.csv", type="text/csv", data=b"x" * size)
 
 
 def test_streamlits_store_refuses_with_413_and_drops_files_left_behind():
@@ -141,16 +143,17 @@ def test_replacing_a_file_under_its_own_id_counts_it_once():
 
 def test_the_servers_total_is_a_share_of_memory_per_process_and_never_below_a_session():
     total = uploads.server_total_bytes
-    assert total(100, {}, memory_bytes=8 * 2**30) == 2 * 2**30         # a quarter
+    assert total(100, {}, memory_bytes=8 * 2**30) == 2 * 2**30  # a quarter
     assert total(100, {"FLDA_SERVER_PROCESSES": "4"}, memory_bytes=8 * 2**30) == 2**29
-    assert total(100, {"FLDA_UPLOADS_TOTAL_MB": "300", "FLDA_SERVER_PROCESSES": "3"}) \
-        == 100 * MB
+    assert total(100, {"FLDA_UPLOADS_TOTAL_MB": "300", "FLDA_SERVER_PROCESSES": "3"}) == 100 * MB
     # never less than what one session may hold, so one student can always upload
     assert total(500 * MB, {"FLDA_UPLOADS_TOTAL_MB": "300"}) == 500 * MB
     # a setting that is not a positive whole number is ignored
     for bad in ("0", "-5", "lots", "1.5", ""):
-        assert total(100, {"FLDA_UPLOADS_TOTAL_MB": bad, "FLDA_SERVER_PROCESSES": bad},
-                     memory_bytes=4 * 2**30) == 2**30
+        assert (
+            total(100, {"FLDA_UPLOADS_TOTAL_MB": bad, "FLDA_SERVER_PROCESSES": bad}, memory_bytes=4 * 2**30)
+            == 2**30
+        )
 
 
 def test_uploads_of_all_sessions_together_stay_within_the_servers_total():
@@ -162,21 +165,21 @@ def test_uploads_of_all_sessions_together_stay_within_the_servers_total():
     uploads.bound_uploads(runtime, budget=(4, 100), total_bytes=150)
     manager.add_file("s", _rec("a", 90))
     manager.add_file("t", _rec("b", 50))
-    with pytest.raises(HTTPException) as refused:           # 90 + 50 + 20 > 150
+    with pytest.raises(HTTPException) as refused:  # 90 + 50 + 20 > 150
         manager.add_file("t", _rec("c", 20))
     assert refused.value.status_code == 413
     assert "for everyone at once (0 MB)" in refused.value.detail
     assert "FLDA_UPLOADS_TOTAL_MB" in refused.value.detail
     assert [f.file_id for f in manager.get_files("t", ["b", "c"])] == ["b"]
     assert manager.held_bytes() == 140
-    manager.add_file("t", _rec("b", 60))       # replacing a file counts it once: 150
+    manager.add_file("t", _rec("b", 60))  # replacing a file counts it once: 150
     # a file the session's own budget drops (no widget shows it) makes room too
     runtime.sessions["s"].file_ids = []
-    manager.get_files("s", ["a"])               # read by a run, then left behind
+    manager.get_files("s", ["a"])  # read by a run, then left behind
     manager.add_file("s", _rec("d", 80))
     assert manager.held_bytes() == 140
     # a session's end frees its share for the others
-    with pytest.raises(HTTPException):                       # 140 + 40 > 150
+    with pytest.raises(HTTPException):  # 140 + 40 > 150
         manager.add_file("t", _rec("c", 40))
     manager.remove_session_files("s")
     manager.add_file("t", _rec("c", 40))
@@ -204,17 +207,28 @@ def test_streamlit_still_has_what_the_budget_relies_on():
 
 # ----------------------------------------------------------------- a real server
 
+
 def _put(student, file_id, size):
     """PUT ``size`` bytes under ``file_id`` as the browser does; returns the status."""
     boundary = uuid.uuid4().hex
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
-            f"filename=\"made-up.csv\"\r\nContent-Type: text/csv\r\n\r\n").encode() \
-        + b"1" * size + f"\r\n--{boundary}--\r\n".encode()
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+            f'filename="made-up.csv"\r\nContent-Type: text/csv\r\n\r\n'
+        ).encode()
+        + b"1" * size
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
     try:
         status, _, _ = student._http(
-            "PUT", f"/_stcore/upload_file/{student.session_id}/{file_id}", body,
-            {"Content-Type": f"multipart/form-data; boundary={boundary}",
-             "X-Xsrftoken": student.cookies.get("_streamlit_xsrf", "")})
+            "PUT",
+            f"/_stcore/upload_file/{student.session_id}/{file_id}",
+            body,
+            {
+                "Content-Type": f"multipart/form-data; boundary={boundary}",
+                "X-Xsrftoken": student.cookies.get("_streamlit_xsrf", ""),
+            },
+        )
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode("utf-8", "replace")
     return status, ""
@@ -227,8 +241,7 @@ async def _attack(url, pid):
         await student.connect("your_data")
         start_rss = proc_rss(pid)
         # Two files of 45 MB under made-up ids fit the budget (110 MB); the rest do not.
-        answers = [await asyncio.to_thread(_put, student, uuid.uuid4().hex, 45 * MB)
-                   for _ in range(14)]
+        answers = [await asyncio.to_thread(_put, student, uuid.uuid4().hex, 45 * MB) for _ in range(14)]
         peak_rss = proc_rss(pid)
         # The page's own uploaders still work: the pair is read and fitted.
         await student.upload("Source CSV", bench_class.UPLOAD_FILES[0])
@@ -248,8 +261,8 @@ def test_a_session_cannot_hold_more_than_its_budget_on_a_real_server(tmp_path):
     try:
         with concurrent.futures.ThreadPoolExecutor(1) as pool:  # no event loop in this one
             answers, fifth, start_rss, peak_rss, stats, shown = pool.submit(
-                asyncio.run, asyncio.wait_for(_attack(server.url, server.process.pid),
-                                              600)).result()
+                asyncio.run, asyncio.wait_for(_attack(server.url, server.process.pid), 600)
+            ).result()
         time.sleep(0.5)
         log = (tmp_path / "server.log").read_text()
     finally:

@@ -32,18 +32,18 @@ APP = os.path.join(ROOT, "app.py")
 TIMEOUT = 300
 
 HOSTILE = (
-    '{"a": [1, {"b": null}]}',                     # wrong type: an object
-    "true",                                        # wrong type: a boolean
-    "[" * 10 + "]" * 10,                           # nesting depth 10
-    "[" * 5000 + "]" * 5000,                       # nesting depth 5,000
-    "x" * 100_000,                                 # 100 kB of text
+    '{"a": [1, {"b": null}]}',  # wrong type: an object
+    "true",  # wrong type: a boolean
+    "[" * 10 + "]" * 10,  # nesting depth 10
+    "[" * 5000 + "]" * 5000,  # nesting depth 5,000
+    "x" * 100_000,  # 100 kB of text
     "NaN",
     "Infinity",
     "-1e308",
     "1e400",
     "[]",
-    ["1", "2"],                                    # the key twice
-    "θ̂ ½ \u202e😀\u0000",                          # unicode, bidi override, NUL
+    ["1", "2"],  # the key twice
+    "θ̂ ½ \u202e😀\u0000",  # unicode, bidi override, NUL
     "https://evil.example",
     "<img src=x onerror=alert(1)>",
 )
@@ -59,6 +59,7 @@ FUZZED = [p.script for p in PAGES if p.script != "pages/lesson.py"]
 #: A page whose settings appear only with data: opened with a sample loaded too.
 WITH_DATA = {"pages/your_data.py": {"sample": "breast_cancer"}}
 
+
 def _setting_names(script):
     """URL names of the ``Setting("prefix.name", ...)`` calls in the page's source."""
     text = (Path(ROOT) / script).read_text(encoding="utf-8")
@@ -73,7 +74,7 @@ def _run(script, query):
     first.run()
     if first.exception:
         return first, first
-    return first, open_page(script, query, timeout=TIMEOUT)   # asserts no exception
+    return first, open_page(script, query, timeout=TIMEOUT)  # asserts no exception
 
 
 def _parameters(script):
@@ -92,8 +93,7 @@ def _nodes(node):
 
 
 def _notes(at):
-    return [shown(str(e.value)) for kind in ("info", "warning", "error")
-            for e in at.get(kind)]
+    return [shown(str(e.value)) for kind in ("info", "warning", "error") for e in at.get(kind)]
 
 
 def _decoded(raw):
@@ -111,8 +111,7 @@ def _accepted(raw, written):
         written = written[-1]
     if written is None:
         return False
-    return written == raw or _decoded(written) == _decoded(raw) \
-        or str(written).strip('"') == raw
+    return written == raw or _decoded(written) == _decoded(raw) or str(written).strip('"') == raw
 
 
 def _query(names, k, extra):
@@ -135,15 +134,20 @@ def _check(script, at, query, noted):
     notes = _notes(at)
     for error in at.error:
         message = shown(str(error.value))
-        assert any(f"'{name}'" in message or f"`{name}`" in message or name in message
-                   for name in query), message[:300]
+        assert any(f"'{name}'" in message or f"`{name}`" in message or name in message for name in query), (
+            message[:300]
+        )
     written = dict(at.query_params)
     for name, raw in query.items():
-        direct = name in DIRECT.get(script, ())   # hostile values are never valid there
+        direct = name in DIRECT.get(script, ())  # hostile values are never valid there
         if name not in noted or (not direct and _accepted(raw, written.get(name))):
             continue
-        assert any(f"'{name}'" in note for note in notes), \
-            (name, str(raw)[:60], written.get(name, "")[:60], [n[:120] for n in notes])
+        assert any(f"'{name}'" in note for note in notes), (
+            name,
+            str(raw)[:60],
+            written.get(name, "")[:60],
+            [n[:120] for n in notes],
+        )
 
 
 @pytest.mark.slow
@@ -154,16 +158,15 @@ def test_hostile_links_never_crash_leak_or_pass_silently(script):
     extra = WITH_DATA.get(script)
     failures = []
     for k in range(min(rounds, len(HOSTILE))):
-        for fixed in ([{}] if extra is None else [{}, extra]):
+        for fixed in [{}] if extra is None else [{}, extra]:
             query = _query([n for n in names if n not in fixed], k, fixed)
             try:
                 first, at = _run(script, query)
-            except AssertionError as error:     # an exception on the page
+            except AssertionError as error:  # an exception on the page
                 failures.append((k, bool(fixed), str(error)[:600]))
                 continue
             fuzzed = {n: v for n, v in query.items() if n not in fixed}
-            for run, noted in ((first, set(EVERY_PAGE)),
-                               (at, set(fuzzed) - set(EVERY_PAGE) - NOT_NOTED)):
+            for run, noted in ((first, set(EVERY_PAGE)), (at, set(fuzzed) - set(EVERY_PAGE) - NOT_NOTED)):
                 try:
                     _check(script, run, fuzzed, noted)
                 except AssertionError as error:

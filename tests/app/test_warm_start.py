@@ -22,7 +22,7 @@ def _data(n=400, m=12, n_classes=2, seed=0):
     X = rng.poisson(rates[y]).astype(float)
     theta = rng.uniform(0.0, 0.9, m)
     theta[0] = 0.0
-    theta[1] = 1.0          # a feature that is never seen in the target
+    theta[1] = 1.0  # a feature that is never seen in the target
     return X, y, theta
 
 
@@ -38,11 +38,10 @@ def test_warm_started_logistic_fit_equals_cold_fit(n_classes, transfer):
     X, y, theta = _data(n_classes=n_classes)
     if transfer == "dropout":
         params, target = {"theta": theta}, None
-    else:   # the general path: the warm start must undo the intercept shift
+    else:  # the general path: the warm start must undo the intercept shift
         params = {"transfer": "two-sided"}
-        rng = np.random.default_rng(1)   # dropout plus zeros that turn into 2s
-        target = np.where(X == 0, 2.0 * (rng.random(X.shape) < 0.3),
-                          X * (rng.random(X.shape) > theta))
+        rng = np.random.default_rng(1)  # dropout plus zeros that turn into 2s
+        target = np.where(X == 0, 2.0 * (rng.random(X.shape) < 0.3), X * (rng.random(X.shape) > theta))
     params.update(loss="logistic", l2=1e-2, tol=1e-10, max_iter=5000)
     cold = FLDAClassifier(**params).fit(X, y, X_target=target)
     warm = _warm_then(params, {"l2": 3e-2}, X, y, target)
@@ -50,7 +49,7 @@ def test_warm_started_logistic_fit_equals_cold_fit(n_classes, transfer):
     # fits are within ~1e-6 of the optimum, not within tol.
     np.testing.assert_allclose(warm.coef_, cold.coef_, atol=2e-5)
     np.testing.assert_allclose(warm.intercept_, cold.intercept_, atol=2e-5)
-    if transfer == "dropout":       # theta = 1 keeps its exact zero weight
+    if transfer == "dropout":  # theta = 1 keeps its exact zero weight
         assert np.all(warm.coef_[:, 1] == 0)
     # Refitting at the same parameters starts at the optimum: the starting point
     # is mapped exactly (scaled coordinates, intercept shift of the general path).
@@ -95,8 +94,7 @@ def test_warm_start_false_or_other_shapes_start_cold():
 def test_quadratic_direct_solver_ignores_warm_start_and_cg_uses_it():
     X, y, theta = _data(n=300, m=40, n_classes=3, seed=2)
     for solver in ("cholesky", "cg"):
-        params = {"loss": "quadratic", "theta": theta, "l2": 1e-3, "solver": solver,
-                  "tol": 1e-12}
+        params = {"loss": "quadratic", "theta": theta, "l2": 1e-3, "solver": solver, "tol": 1e-12}
         cold = FLDAClassifier(**params).fit(sp.csr_matrix(X), y)
         warm = _warm_then(params, {"l2": 1.2e-3}, sp.csr_matrix(X), y)
         np.testing.assert_allclose(warm.coef_, cold.coef_, rtol=1e-8, atol=1e-10)
@@ -123,6 +121,7 @@ def test_cross_validation_on_digits_matches_cold_fits_per_grid_point():
     grid = (1e-4, 1e-3, 1e-2)
     _, errors = ed.cross_validate_l2(X, y, "FLDA-L", theta, grid=grid, tol=1e-7)
     from sklearn.model_selection import StratifiedKFold
+
     folds = StratifiedKFold(n_splits=3, shuffle=True, random_state=0).split(X, y)
     cold = np.zeros(len(grid))
     for train, test in folds:

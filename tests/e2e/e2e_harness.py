@@ -37,14 +37,22 @@ from urllib.parse import parse_qs, urlparse
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("FLDA_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]
-SKIP_NO_CHROMIUM = ("install Debian's chromium (apt-get install chromium) to run the "
-                    "browser tests")
-SKIP_NO_PLAYWRIGHT = ("install the Playwright Python package (python3 -m pip install -r "
-                      "requirements-dev.txt; never `playwright install`) to run the "
-                      "browser tests")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+SKIP_NO_CHROMIUM = "install Debian's chromium (apt-get install chromium) to run the browser tests"
+SKIP_NO_PLAYWRIGHT = (
+    "install the Playwright Python package (python3 -m pip install -r "
+    "requirements-dev.txt; never `playwright install`) to run the "
+    "browser tests"
+)
 #: Laptop-sized window; screenshots then grow the height to the page's full height.
 VIEWPORT = {"width": 1280, "height": 900}
 #: Upper bound for one script run (generous: the machine may be shared and slow).
@@ -127,8 +135,9 @@ class StreamlitServer:
     compare two trees); ``base_path`` serves the app under a path, as behind a proxy.
     """
 
-    def __init__(self, port=None, extra_args=(), log_path=None, script=ROOT / "app.py",
-                 cwd=ROOT, base_path=""):
+    def __init__(
+        self, port=None, extra_args=(), log_path=None, script=ROOT / "app.py", cwd=ROOT, base_path=""
+    ):
         self.port = port or free_port()
         base_path = base_path.strip("/")
         #: the app's address (with ``base_path``, as behind a proxy: ``server.baseUrlPath``)
@@ -137,19 +146,39 @@ class StreamlitServer:
             extra_args = [*extra_args, "--server.baseUrlPath", base_path]
         self.log_path = Path(log_path) if log_path else None
         started = time.perf_counter()
-        cmd = [sys.executable, "-m", "streamlit", "run", str(script),
-               "--server.headless", "true", "--server.port", str(self.port),
-               "--server.address", "127.0.0.1", "--server.runOnSave", "false",
-               "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
-               *extra_args]
+        cmd = [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(script),
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(self.port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.runOnSave",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+            "--browser.gatherUsageStats",
+            "false",
+            *extra_args,
+        ]
         # Open for the server's lifetime, closed in stop().
         self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         # Servers under test make none of the warm-ups in QUIET_WARM_UPS unless asked.
-        env = {**os.environ, **{name: os.environ.get(name, "0") for name in
-                                QUIET_WARM_UPS}}
-        self.process = subprocess.Popen(cmd, cwd=cwd, stdout=self._log, env=env,
-                                        stderr=subprocess.STDOUT, start_new_session=True,
-                                        preexec_fn=die_with_parent)
+        env = {**os.environ, **{name: os.environ.get(name, "0") for name in QUIET_WARM_UPS}}
+        self.process = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            stdout=self._log,
+            env=env,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=die_with_parent,
+        )
         try:
             self._wait_healthy()
         except BaseException:
@@ -162,8 +191,9 @@ class StreamlitServer:
         deadline = time.monotonic() + SERVER_START_TIMEOUT_S
         while True:
             if self.process.poll() is not None:
-                raise RuntimeError(f"streamlit exited with code {self.process.returncode}; "
-                                   f"log: {self.log_tail()}")
+                raise RuntimeError(
+                    f"streamlit exited with code {self.process.returncode}; log: {self.log_tail()}"
+                )
             try:
                 with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
                     if r.status == 200 and r.read().strip() == b"ok":
@@ -171,8 +201,7 @@ class StreamlitServer:
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not become healthy on {self.url}; "
-                                   f"log: {self.log_tail()}")
+                raise RuntimeError(f"streamlit did not become healthy on {self.url}; log: {self.log_tail()}")
             time.sleep(0.05)  # polling a socket, not waiting for the app
 
     def log_tail(self, n=40):
@@ -193,7 +222,7 @@ class StreamlitServer:
 
 
 NGINX = "/usr/sbin/nginx"
-SKIP_NO_NGINX = ("install Debian's nginx (apt-get install nginx) to test deploy/serve.sh")
+SKIP_NO_NGINX = "install Debian's nginx (apt-get install nginx) to test deploy/serve.sh"
 
 
 class DeployedServer:
@@ -209,14 +238,23 @@ class DeployedServer:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = Path(log_path or f"/tmp/flda-serve-test-{os.getpid()}.log")
-        env = {**os.environ, "PORT": str(self.port), "PROCESSES": str(processes),
-               "PYTHON": sys.executable,
-               **{name: os.environ.get(name, "0") for name in
-                  QUIET_WARM_UPS}}
+        env = {
+            **os.environ,
+            "PORT": str(self.port),
+            "PROCESSES": str(processes),
+            "PYTHON": sys.executable,
+            **{name: os.environ.get(name, "0") for name in QUIET_WARM_UPS},
+        }
         self._log = open(self.log_path, "w")  # noqa: SIM115 - closed by stop()
-        self.process = subprocess.Popen(["bash", str(ROOT / "deploy" / "serve.sh")], cwd=ROOT,
-                                        env=env, stdout=self._log, stderr=subprocess.STDOUT,
-                                        start_new_session=True, preexec_fn=die_with_parent)
+        self.process = subprocess.Popen(
+            ["bash", str(ROOT / "deploy" / "serve.sh")],
+            cwd=ROOT,
+            env=env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=die_with_parent,
+        )
         try:
             self._wait_ready(processes)
         except BaseException:
@@ -264,8 +302,7 @@ class DeployedServer:
 
 
 def launch_chromium(playwright):
-    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                      args=CHROMIUM_ARGS)
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
 
 
 def new_context(browser, color_scheme="light"):
@@ -274,8 +311,7 @@ def new_context(browser, color_scheme="light"):
     Locator actions fail after 20 s (an element that does not appear is a bug);
     page loads may take up to a minute on a busy machine.
     """
-    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1,
-                                  color_scheme=color_scheme)
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1, color_scheme=color_scheme)
     context.set_default_timeout(20_000)
     context.set_default_navigation_timeout(60_000)
     return context
@@ -298,6 +334,7 @@ def screen_page(browser, viewport, url):
 
 # --------------------------------------------------------------------------- runs
 
+
 class RunTracker:
     """Counts rerun requests and finished script runs on a page's Streamlit websocket."""
 
@@ -307,16 +344,16 @@ class RunTracker:
 
         self._back, self._forward = BackMsg, ForwardMsg
         self.page = page
-        self.events = []          # ("rerun" | "finished" | "early", sequence number)
+        self.events = []  # ("rerun" | "finished" | "early", sequence number)
         self._seq = 0
-        self._cache = {}          # ForwardMsg hash -> message (for reference messages)
+        self._cache = {}  # ForwardMsg hash -> message (for reference messages)
         self._charts_this_run = {}
         self.expected_charts = {}  # chart key -> payload revision sent by the last complete run
-        self.page_errors = []     # uncaught JavaScript exceptions
-        self.run_kinds = []       # "full" or "fragment": each successful run, in order
-        self.run_elements = []    # the element types each successful run sent, in order
+        self.page_errors = []  # uncaught JavaScript exceptions
+        self.run_kinds = []  # "full" or "fragment": each successful run, in order
+        self.run_elements = []  # the element types each successful run sent, in order
         self._elements_this_run = []
-        self._pending = set()     # HTTP requests in flight (lazily loaded code, fonts)
+        self._pending = set()  # HTTP requests in flight (lazily loaded code, fonts)
         # A run sent a chart that must report its draw (explorer.ui.charts.show_chart: the page's
         # first chart, the rest of the page held back): the report's rerun is still owed.
         self.report_owed = False
@@ -344,9 +381,10 @@ class RunTracker:
         except Exception:  # not a BackMsg: ignore
             return
         if msg.WhichOneof("type") == "rerun_script":
-            if any(w.WhichOneof("value") == "json_trigger_value"
-                   and '"drawn"' in w.json_trigger_value
-                   for w in msg.rerun_script.widget_states.widgets):
+            if any(
+                w.WhichOneof("value") == "json_trigger_value" and '"drawn"' in w.json_trigger_value
+                for w in msg.rerun_script.widget_states.widgets
+            ):
                 self.report_owed = False
             self._record("rerun")
 
@@ -417,35 +455,41 @@ class RunTracker:
         deadline = start + timeout_s
         while not self._settled(since):
             now = time.monotonic()
-            if not any(k == "rerun" for k in self.events_since(since)) \
-                    and now > start + request_timeout_s:
-                raise TimeoutError(f"the action requested no script run within "
-                                   f"{request_timeout_s:.0f} s: nothing reacted to it")
+            if not any(k == "rerun" for k in self.events_since(since)) and now > start + request_timeout_s:
+                raise TimeoutError(
+                    f"the action requested no script run within "
+                    f"{request_timeout_s:.0f} s: nothing reacted to it"
+                )
             if now > deadline:
-                raise TimeoutError(f"no finished script run within {timeout_s:.0f} s "
-                                   f"(events since mark: {self.events_since(since)})")
+                raise TimeoutError(
+                    f"no finished script run within {timeout_s:.0f} s "
+                    f"(events since mark: {self.events_since(since)})"
+                )
             self.page.wait_for_timeout(40)  # lets Playwright deliver websocket events
         remaining_ms = max(1000.0, (deadline - time.monotonic()) * 1000)
         # The run's elements are committed once the root says notRunning.  Elements
         # whose code Streamlit loads lazily (sliders, charts, ...) show a skeleton,
         # then fetch their code: wait for those requests, the skeletons and charts.
         self.page.locator(f'{APP_ROOT}[data-test-script-state="notRunning"]').wait_for(
-            state="attached", timeout=remaining_ms)
+            state="attached", timeout=remaining_ms
+        )
         while True:
             self._next_frame()
             if not self._pending and self.page.locator(SKELETON_SELECTOR).count() == 0:
                 break
             if time.monotonic() > deadline:
-                raise TimeoutError(f"page still loading after {timeout_s:.0f} s: "
-                                   f"{[r.url for r in self._pending]}")
+                raise TimeoutError(
+                    f"page still loading after {timeout_s:.0f} s: {[r.url for r in self._pending]}"
+                )
             self.page.wait_for_timeout(40)
         wait_for_charts(self.page, self.expected_charts, remaining_ms)
         self._next_frame()
 
     def _next_frame(self):
         """Resolve after the browser painted twice (React commits what it scheduled)."""
-        self.page.evaluate("() => new Promise(done => requestAnimationFrame("
-                           "() => requestAnimationFrame(done)))")
+        self.page.evaluate(
+            "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+        )
 
     def events_since(self, since):
         return [k for k, s in self.events if s > since]
@@ -467,7 +511,9 @@ def wait_for_charts(page, expected=None, timeout_ms=30_000):
                    ([key, revision]) => charts.some(
                        el => el.dataset.key === key && el.dataset.revision === revision));
            }""",
-        arg=[PLOT_SELECTOR, dict(expected or {})], timeout=timeout_ms)
+        arg=[PLOT_SELECTOR, dict(expected or {})],
+        timeout=timeout_ms,
+    )
 
 
 def open_page(page, tracker, url):
@@ -485,6 +531,7 @@ def act(page, tracker, action):
 
 
 # ------------------------------------------------------------------- assertions
+
 
 def error_texts(page):
     """Texts of exception and error boxes that are shown (empty list: none)."""
@@ -527,8 +574,12 @@ def shows_page(page, spec):
 
 def sidebar_nav_labels(page):
     """Page titles in the sidebar navigation (without the icons' ligature names)."""
-    return [label.inner_text().strip() for label in page.locator(
-        '[data-testid="stSidebarNavLink"] [data-testid="stMarkdownContainer"]').all()]
+    return [
+        label.inner_text().strip()
+        for label in page.locator(
+            '[data-testid="stSidebarNavLink"] [data-testid="stMarkdownContainer"]'
+        ).all()
+    ]
 
 
 def query(page):
@@ -547,7 +598,8 @@ def main_scroll_height(page):
                 if (el) heights.push(el.scrollHeight);
             }
             return Math.max(...heights);
-        }""")
+        }"""
+    )
 
 
 def full_page_screenshot(page, tracker, path, width=VIEWPORT["width"]):
@@ -560,7 +612,8 @@ def full_page_screenshot(page, tracker, path, width=VIEWPORT["width"]):
     page.mouse.move(width - 1, 1)
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     page.wait_for_function(
-        "() => document.querySelectorAll('[data-testid=\"stTooltipContent\"]').length === 0")
+        "() => document.querySelectorAll('[data-testid=\"stTooltipContent\"]').length === 0"
+    )
     height = VIEWPORT["height"]
     for _ in range(4):  # growing the window can reflow the page: repeat until stable
         needed = int(main_scroll_height(page))
@@ -578,21 +631,24 @@ def full_page_screenshot(page, tracker, path, width=VIEWPORT["width"]):
 
 # ---------------------------------------------------------------------- theme
 
+
 def _rgb(css):
     """``(r, g, b)`` in 0..1 from a CSS ``rgb(...)``/``rgba(...)`` or ``#rgb``/``#rrggbb``
     string."""
     css = css.strip()
     if css.startswith("#"):
         digits = css[1:] if len(css) == 7 else "".join(c * 2 for c in css[1:4])
-        return tuple(int(digits[i:i + 2], 16) / 255 for i in (0, 2, 4))
-    values = css[css.index("(") + 1:css.index(")")].replace("/", ",").split(",")
+        return tuple(int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4))
+    values = css[css.index("(") + 1 : css.index(")")].replace("/", ",").split(",")
     return tuple(float(v) / 255 for v in values[:3])
 
 
 def luminance(css):
     """WCAG relative luminance of a CSS colour."""
+
     def channel(c):
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
     r, g, b = (channel(c) for c in _rgb(css))
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
@@ -618,7 +674,8 @@ def theme_colors(page):
             }));
             return {background: getComputedStyle(app).backgroundColor,
                     text: getComputedStyle(app).color, charts};
-        }""")
+        }"""
+    )
 
 
 def classifier_traces(page):
@@ -636,7 +693,8 @@ def classifier_traces(page):
             ).map(t => [
                 i, t.name || '',
                 [t.line && t.line.color, t.marker && t.marker.color, t.fillcolor]
-                    .flat().filter(c => typeof c === 'string')]))""")
+                    .flat().filter(c => typeof c === 'string')]))"""
+    )
     traces = []
     for index, name, colors in raw:
         if re.match(r"(S-LS|S-LR|T-LS|T-LR|FLDA-Q|FLDA-L)(?![\w-])", name):
@@ -684,7 +742,9 @@ def chart_texts(page, root=None):
                 return {key: chart.dataset.key, texts,
                         svg: [b.left, b.top, b.right, b.bottom]};
             });
-        }""", [PLOT_SELECTOR, root])
+        }""",
+        [PLOT_SELECTOR, root],
+    )
 
 
 def text_overlaps(chart, tolerance=OVERLAP_TOLERANCE_PX):
@@ -694,7 +754,7 @@ def text_overlaps(chart, tolerance=OVERLAP_TOLERANCE_PX):
     found = []
     texts = chart["texts"]
     for i, a in enumerate(texts):
-        for b in texts[i + 1:]:
+        for b in texts[i + 1 :]:
             dx = min(a["box"][2], b["box"][2]) - max(a["box"][0], b["box"][0])
             dy = min(a["box"][3], b["box"][3]) - max(a["box"][1], b["box"][1])
             if dx > tolerance and dy > tolerance:
@@ -702,8 +762,7 @@ def text_overlaps(chart, tolerance=OVERLAP_TOLERANCE_PX):
     left, top, right, bottom = chart["svg"]
     for a in texts:
         x0, y0, x1, y1 = a["box"]
-        if x0 < left - tolerance or x1 > right + tolerance or y0 < top - tolerance \
-                or y1 > bottom + tolerance:
+        if x0 < left - tolerance or x1 > right + tolerance or y0 < top - tolerance or y1 > bottom + tolerance:
             found.append((a["text"], a["kind"], "(outside the chart)", "", 0, 0))
     return found
 
@@ -726,10 +785,14 @@ def css_rgb255(css):
 
 # ------------------------------------------------------------------- controls
 
+
 def widget(page, testid, label):
     """A widget container of kind ``testid`` whose label contains ``label``."""
-    return page.locator(f'[data-testid="{testid}"]').filter(
-        has=page.locator('[data-testid="stWidgetLabel"]', has_text=label)).first
+    return (
+        page.locator(f'[data-testid="{testid}"]')
+        .filter(has=page.locator('[data-testid="stWidgetLabel"]', has_text=label))
+        .first
+    )
 
 
 def ensure_visible(page, locator):
@@ -786,6 +849,7 @@ def step_number(page, tracker, label):
 
 # ---------------------------------------------------------------------- pages
 
+
 @dataclass(frozen=True)
 class PageSpec:
     """What the tests expect of one page of ``st.navigation``.
@@ -796,14 +860,14 @@ class PageSpec:
     then mirror into its URL, or ``None`` when it does not mirror that control.
     """
 
-    path: str              # URL path, "" for the default page
-    title: str             # navigation title
-    heading: str           # the page's st.title
-    slug: str              # screenshot file name
+    path: str  # URL path, "" for the default page
+    title: str  # navigation title
+    heading: str  # the page's st.title
+    slug: str  # screenshot file name
     move_control: Callable
     needs_plot: bool = True
     needs_table: bool = True
-    prepare: Callable | None = None   # what a visitor does first (e.g. load a sample)
+    prepare: Callable | None = None  # what a visitor does first (e.g. load a sample)
 
 
 def _home_control(page, tracker):
@@ -837,8 +901,11 @@ def _real_data_control(page, tracker):
 
 def _your_data_prepare(page, tracker):
     """The page starts empty: load the first sample pair, as a visitor would."""
-    button = page.locator('[data-testid="stButton"] button').filter(
-        has_text="Synthetic word counts (Poisson)").first
+    button = (
+        page.locator('[data-testid="stButton"] button')
+        .filter(has_text="Synthetic word counts (Poisson)")
+        .first
+    )
     act(page, tracker, button.click)
 
 
@@ -850,27 +917,37 @@ def _your_data_control(page, tracker):
 def _lesson_control(page, tracker):
     """Next reveals the answer, then moves to step 2, whose slug the URL then carries."""
     for label in ("Reveal", "Next"):
-        act(page, tracker, page.locator('[data-testid="stButton"] button')
-            .filter(has_text=label).first.click)
+        act(page, tracker, page.locator('[data-testid="stButton"] button').filter(has_text=label).first.click)
     return "step", "estimating-theta"
 
 
 PAGES = (
-    PageSpec("", "Home", "Feature-level domain adaptation, live", "home", _home_control,
-             needs_plot=False, needs_table=False),
-    PageSpec("lesson", "Lesson", "Lesson: feature-level domain adaptation in 9 steps",
-             "lesson", _lesson_control, needs_table=False),
-    PageSpec("synthetic", "Synthetic domains", "Synthetic domains", "synthetic",
-             _synthetic_control),
-    PageSpec("transfer", "Transfer parameters", "Transfer parameters", "transfer",
-             _transfer_control),
-    PageSpec("learning_curves", "Learning curves", "Learning curves", "learning_curves",
-             _learning_control),
-    PageSpec("digits", "Handwritten digits", "Handwritten digits", "digits",
-             _digits_control),
-    PageSpec("real_data", "Real data", "Real data: missing data at test time", "real_data",
-             _real_data_control),
-    PageSpec("your_data", "Your data", "Your data", "your_data", _your_data_control,
-             prepare=_your_data_prepare),
+    PageSpec(
+        "",
+        "Home",
+        "Feature-level domain adaptation, live",
+        "home",
+        _home_control,
+        needs_plot=False,
+        needs_table=False,
+    ),
+    PageSpec(
+        "lesson",
+        "Lesson",
+        "Lesson: feature-level domain adaptation in 9 steps",
+        "lesson",
+        _lesson_control,
+        needs_table=False,
+    ),
+    PageSpec("synthetic", "Synthetic domains", "Synthetic domains", "synthetic", _synthetic_control),
+    PageSpec("transfer", "Transfer parameters", "Transfer parameters", "transfer", _transfer_control),
+    PageSpec("learning_curves", "Learning curves", "Learning curves", "learning_curves", _learning_control),
+    PageSpec("digits", "Handwritten digits", "Handwritten digits", "digits", _digits_control),
+    PageSpec(
+        "real_data", "Real data", "Real data: missing data at test time", "real_data", _real_data_control
+    ),
+    PageSpec(
+        "your_data", "Your data", "Your data", "your_data", _your_data_control, prepare=_your_data_prepare
+    ),
 )
 NAV_TITLES = [spec.title for spec in PAGES]

@@ -33,14 +33,17 @@ def shrink_png(path, max_kb):
     image = Image.open(path).convert("RGB")
     image.save(path, optimize=True)
     if path.stat().st_size > max_kb * 1024:
-        image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE) \
-            .save(path, optimize=True)
+        image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
+            path, optimize=True
+        )
     return path.stat().st_size
 
 
 #: Presentation mode on a 1920 x 1080 projector: (URL path and query, file name).
-PRESENTATION_SHOTS = (("synthetic?present=1", "presentation-synthetic"),
-                      ("transfer?present=1&delta_1=0.2", "presentation-transfer"))
+PRESENTATION_SHOTS = (
+    ("synthetic?present=1", "presentation-synthetic"),
+    ("transfer?present=1&delta_1=0.2", "presentation-transfer"),
+)
 
 
 def capture(browser, server, spec, theme, path, url_path=None, width=h.VIEWPORT["width"]):
@@ -54,7 +57,7 @@ def capture(browser, server, spec, theme, path, url_path=None, width=h.VIEWPORT[
         if spec is not None and spec.prepare:
             spec.prepare(page, tracker)
         errors = h.error_texts(page)
-        if spec is None:   # what the projector shows: one 1920 x 1080 screen
+        if spec is None:  # what the projector shows: one 1920 x 1080 screen
             page.mouse.move(width - 1, 1)
             page.screenshot(path=str(path), animations="disabled", caret="hide")
         else:
@@ -67,14 +70,23 @@ def capture(browser, server, spec, theme, path, url_path=None, width=h.VIEWPORT[
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=h.ROOT / "docs" / "screenshots")
-    parser.add_argument("--dark-pages", nargs="*", default=["synthetic"],
-                        choices=["all"] + [s.slug for s in h.PAGES],
-                        help="pages also captured in the dark theme (default: synthetic)")
-    parser.add_argument("--pages", nargs="+", default=[s.slug for s in h.PAGES],
-                        choices=[s.slug for s in h.PAGES])
+    parser.add_argument(
+        "--dark-pages",
+        nargs="*",
+        default=["synthetic"],
+        choices=["all"] + [s.slug for s in h.PAGES],
+        help="pages also captured in the dark theme (default: synthetic)",
+    )
+    parser.add_argument(
+        "--pages", nargs="+", default=[s.slug for s in h.PAGES], choices=[s.slug for s in h.PAGES]
+    )
     parser.add_argument("--max-kb", type=int, default=600)
-    parser.add_argument("--presentation", action=argparse.BooleanOptionalAction, default=True,
-                        help="also capture presentation mode at 1920 x 1080")
+    parser.add_argument(
+        "--presentation",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also capture presentation mode at 1920 x 1080",
+    )
     args = parser.parse_args(argv)
     if not h.chromium_available():
         sys.exit(h.SKIP_NO_CHROMIUM)
@@ -100,9 +112,11 @@ def main(argv=None):
                     start = time.monotonic()
                     errors = capture(browser, server, spec, theme, path)
                     size = shrink_png(path, args.max_kb)
-                    print(f"{path.relative_to(h.ROOT) if path.is_relative_to(h.ROOT) else path}"
-                          f"  {size / 1024:.0f} KB  {time.monotonic() - start:.1f} s"
-                          + (f"  ERROR BOX: {errors}" if errors else ""))
+                    print(
+                        f"{path.relative_to(h.ROOT) if path.is_relative_to(h.ROOT) else path}"
+                        f"  {size / 1024:.0f} KB  {time.monotonic() - start:.1f} s"
+                        + (f"  ERROR BOX: {errors}" if errors else "")
+                    )
                     if errors:
                         failed.append(name)
             if args.presentation:
@@ -110,8 +124,7 @@ def main(argv=None):
                     path = args.out / f"{name}.png"
                     errors = capture(browser, server, None, "light", path, url_path, 1920)
                     size = shrink_png(path, args.max_kb)
-                    print(f"{name}.png  {size / 1024:.0f} KB"
-                          + (f"  ERROR BOX: {errors}" if errors else ""))
+                    print(f"{name}.png  {size / 1024:.0f} KB" + (f"  ERROR BOX: {errors}" if errors else ""))
                     if errors:
                         failed.append(name)
             browser.close()

@@ -42,8 +42,7 @@ FOCUS_JS = """() => {
             visible: box.width > 4 && box.height > 4};
 }"""
 
-KINDS = {"page link", "button", "number", "radio", "text", "selectbox", "range",
-         "checkbox"}
+KINDS = {"page link", "button", "number", "radio", "text", "selectbox", "range", "checkbox"}
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -67,8 +66,10 @@ def test_tab_shows_visible_focus_on_every_control_kind(chromium, streamlit_serve
             assert focus["width"] >= 2, f"{scheme}: no focus outline on a {kind}"
             assert focus["visible"], f"{scheme}: the {kind}'s focus outline has no size"
             ratio = h.contrast(focus["color"], focus["background"])
-            assert ratio >= 3, (f"{scheme}: {kind} focus outline {focus['color']} on "
-                                f"{focus['background']} has contrast {ratio:.2f} < 3")
+            assert ratio >= 3, (
+                f"{scheme}: {kind} focus outline {focus['color']} on "
+                f"{focus['background']} has contrast {ratio:.2f} < 3"
+            )
     finally:
         context.close()
 

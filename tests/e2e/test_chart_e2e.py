@@ -87,22 +87,22 @@ def _session(chromium, server, query="", scheme="light"):
 
 
 def _chart_count(page):
-    return page.evaluate("() => document.querySelectorAll("
-                         "'[data-testid=\"fldaChart\"] .js-plotly-plot').length")
+    return page.evaluate(
+        "() => document.querySelectorAll('[data-testid=\"fldaChart\"] .js-plotly-plot').length"
+    )
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_charts_look_like_streamlits_own(chromium, chart_server, scheme):
     with _session(chromium, chart_server, "?reference=1", scheme) as (page, _):
-        page.locator('.st-key-reference_heat .js-plotly-plot .main-svg').first.wait_for()
+        page.locator(".st-key-reference_heat .js-plotly-plot .main-svg").first.wait_for()
         for ours, reference in PAIRS:
             mine, theirs = page.evaluate(RESOLVED, ours), page.evaluate(RESOLVED, reference)
             assert mine == theirs, (ours, scheme)
         background = h.theme_colors(page)["background"]
         dark = scheme == "dark"
         assert h.luminance(background) < 0.2 if dark else h.luminance(background) > 0.8
-        assert h.css_rgb255(page.evaluate(RESOLVED, "ours")["paper_bgcolor"]) == \
-            h.css_rgb255(background)
+        assert h.css_rgb255(page.evaluate(RESOLVED, "ours")["paper_bgcolor"]) == h.css_rgb255(background)
 
 
 def test_a_new_figure_is_drawn_in_place_once(chromium, chart_server):
@@ -115,30 +115,42 @@ def test_a_new_figure_is_drawn_in_place_once(chromium, chart_server):
             assert tracker.expected_charts["ours"] != revisions["ours"]
             revisions = dict(tracker.expected_charts)
             # the same Plotly graph (no new chart mounted), drawn once per change
-            assert page.evaluate("() => document.querySelectorAll("
-                                 "'[data-testid=\"fldaChart\"] .js-plotly-plot').length") == 2
-            assert page.evaluate("() => Array.from(document.querySelectorAll("
-                                 "'[data-testid=\"fldaChart\"] .js-plotly-plot'))"
-                                 ".every(gd => gd.__marked)")
-            assert page.evaluate("() => window.__afterplots") == {"ours": step,
-                                                                  "ours_heat": step}
+            assert (
+                page.evaluate(
+                    "() => document.querySelectorAll('[data-testid=\"fldaChart\"] .js-plotly-plot').length"
+                )
+                == 2
+            )
+            assert page.evaluate(
+                "() => Array.from(document.querySelectorAll("
+                "'[data-testid=\"fldaChart\"] .js-plotly-plot'))"
+                ".every(gd => gd.__marked)"
+            )
+            assert page.evaluate("() => window.__afterplots") == {"ours": step, "ours_heat": step}
         assert not tracker.page_errors
 
 
 def test_a_rerun_that_keeps_a_figure_does_not_redraw_it(chromium, chart_server):
     with _session(chromium, chart_server) as (page, tracker):
         page.evaluate(COUNT_DRAWS)
-        draws = page.evaluate("() => document.querySelector("
-                              "'[data-testid=\"fldaChart\"][data-key=\"ours\"]').dataset.draws")
-        h.act(page, tracker, lambda: h.widget(page, "stCheckbox", "second chart")
-              .locator("label").first.click())
+        draws = page.evaluate(
+            '() => document.querySelector(\'[data-testid="fldaChart"][data-key="ours"]\').dataset.draws'
+        )
+        h.act(
+            page, tracker, lambda: h.widget(page, "stCheckbox", "second chart").locator("label").first.click()
+        )
         assert set(tracker.expected_charts) == {"ours", "ours_heat", "second_chart"}
         assert page.locator(f'{h.PLOT_SELECTOR}[data-key="second_chart"] .js-plotly-plot').count() == 1
         assert page.evaluate("() => window.__afterplots") == {"ours": 0, "ours_heat": 0}
-        assert page.evaluate("() => document.querySelector('[data-testid=\"fldaChart\"]"
-                             "[data-key=\"ours\"]').dataset.draws") == draws
-        h.act(page, tracker, lambda: h.widget(page, "stCheckbox", "second chart")
-              .locator("label").first.click())
+        assert (
+            page.evaluate(
+                '() => document.querySelector(\'[data-testid="fldaChart"][data-key="ours"]\').dataset.draws'
+            )
+            == draws
+        )
+        h.act(
+            page, tracker, lambda: h.widget(page, "stCheckbox", "second chart").locator("label").first.click()
+        )
         assert page.locator(f'{h.PLOT_SELECTOR}[data-key="second_chart"]').count() == 0
 
 
@@ -147,8 +159,10 @@ def test_switching_the_theme_rethemes_the_chart(chromium, chart_server):
         light = page.evaluate(RESOLVED, "ours")["paper_bgcolor"]
         page.emulate_media(color_scheme="dark")
         page.wait_for_function(
-            "(bg) => getComputedStyle(document.querySelector('[data-testid=\"fldaChart\"] "
-            ".main-svg')).backgroundColor !== bg", arg="rgb({}, {}, {})".format(*h.css_rgb255(light)))
+            '(bg) => getComputedStyle(document.querySelector(\'[data-testid="fldaChart"] '
+            ".main-svg')).backgroundColor !== bg",
+            arg="rgb({}, {}, {})".format(*h.css_rgb255(light)),
+        )
         dark = page.evaluate(RESOLVED, "ours")
         assert h.luminance(dark["paper_bgcolor"]) < 0.2 < h.luminance(light)
         assert h.contrast(dark["axes"][0][1]["tickfont"]["color"], dark["paper_bgcolor"]) >= 4.5
@@ -159,17 +173,22 @@ def test_full_screen_button_fills_the_screen_and_returns(chromium, chart_server)
         chart = page.locator(f'{h.PLOT_SELECTOR}[data-key="ours"]')
         chart.hover()
         chart.locator('.modebar-btn[data-title="Full screen (Esc to leave)"]').click()
-        page.wait_for_function("() => document.fullscreenElement && "
-                               "document.fullscreenElement.dataset.key === 'ours'")
-        page.wait_for_function("() => document.querySelector('[data-key=\"ours\"] "
-                               ".js-plotly-plot')._fullLayout.height === window.innerHeight")
+        page.wait_for_function(
+            "() => document.fullscreenElement && document.fullscreenElement.dataset.key === 'ours'"
+        )
+        page.wait_for_function(
+            '() => document.querySelector(\'[data-key="ours"] '
+            ".js-plotly-plot')._fullLayout.height === window.innerHeight"
+        )
         # Esc is the browser's own (headless Chromium has no such key handling);
         # the same button leaves full screen too.
         chart.hover()
         chart.locator('.modebar-btn[data-title="Full screen (Esc to leave)"]').click()
-        page.wait_for_function("() => !document.fullscreenElement && document.querySelector("
-                               "'[data-key=\"ours\"] .js-plotly-plot')._fullLayout.height "
-                               "=== 560")
+        page.wait_for_function(
+            "() => !document.fullscreenElement && document.querySelector("
+            "'[data-key=\"ours\"] .js-plotly-plot')._fullLayout.height "
+            "=== 560"
+        )
 
 
 def test_a_chart_library_that_cannot_load_is_reported(chromium, chart_server):
@@ -185,8 +204,7 @@ def test_a_chart_library_that_cannot_load_is_reported(chromium, chart_server):
         context.close()
 
 
-def test_the_browser_gets_exactly_the_trace_types_the_figures_are_checked_against(
-        chromium, chart_server):
+def test_the_browser_gets_exactly_the_trace_types_the_figures_are_checked_against(chromium, chart_server):
     """The shipped plotly.js draws scatter, bar and heatmap traces, no more and no fewer:
     ``ui_chart.BUNDLE_TRACE_TYPES``, which every figure of the app is checked against
     (``apptest_support.charts``), is what the browser has."""
@@ -198,14 +216,16 @@ def test_the_browser_gets_exactly_the_trace_types_the_figures_are_checked_agains
 def test_charts_draw_when_the_app_is_served_under_a_path(chromium, e2e_tmp):
     """Behind a proxy (``server.baseUrlPath``) the element finds the bundle under the
     app's path (``ui_chart.bundle_url``; app.py routes it there)."""
-    server = h.StreamlitServer(script=APP, base_path="course/flda",
-                               log_path=e2e_tmp / "base_path.log")
+    server = h.StreamlitServer(script=APP, base_path="course/flda", log_path=e2e_tmp / "base_path.log")
     try:
         with _session(chromium, server) as (page, _):
             assert _chart_count(page) == 2
-            loaded = page.evaluate("(name) => performance.getEntriesByType('resource')"
-                                   ".map(r => new URL(r.name).pathname)"
-                                   ".filter(p => p.endsWith(name))", ui_chart.PLOTLY_BUNDLE.name)
+            loaded = page.evaluate(
+                "(name) => performance.getEntriesByType('resource')"
+                ".map(r => new URL(r.name).pathname)"
+                ".filter(p => p.endsWith(name))",
+                ui_chart.PLOTLY_BUNDLE.name,
+            )
             assert loaded and all(p.startswith("/course/flda/_flda/") for p in loaded), loaded
     finally:
         server.stop()

@@ -11,7 +11,7 @@ BACKGROUNDS = {"light": "#ffffff", "dark": "#171614"}
 
 
 def _css(hex_color):
-    r, g, b = (int(hex_color.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
+    r, g, b = (int(hex_color.lstrip("#")[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgb({r}, {g}, {b})"
 
 

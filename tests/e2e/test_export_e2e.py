@@ -20,9 +20,12 @@ pytestmark = pytest.mark.e2e
 
 def _figures():
     boundaries, curve = boundary_and_curve_figures()
-    return {"boundaries": boundaries, "curve": curve,
-            "boundaries_presented": presentation_style(boundaries),
-            "curve_presented": presentation_style(curve)}
+    return {
+        "boundaries": boundaries,
+        "curve": curve,
+        "boundaries_presented": presentation_style(boundaries),
+        "curve_presented": presentation_style(curve),
+    }
 
 
 FIGURES = _figures()
@@ -40,8 +43,10 @@ def test_export_has_the_whole_legend_and_the_promised_size(chromium, name, tmp_p
     config = chart_config(f"test {name}")
     options = config["toImageButtonOptions"]
     html = tmp_path / "figure.html"
-    html.write_text(fig.to_html(full_html=True, include_plotlyjs=PLOTLY_BUNDLE.as_uri(),
-                                config=config, div_id="figure"), encoding="utf-8")
+    html.write_text(
+        fig.to_html(full_html=True, include_plotlyjs=PLOTLY_BUNDLE.as_uri(), config=config, div_id="figure"),
+        encoding="utf-8",
+    )
     context = chromium.new_context(viewport={"width": 820, "height": 700})
     page = context.new_page()
     try:
@@ -59,21 +64,25 @@ def test_export_has_the_whole_legend_and_the_promised_size(chromium, name, tmp_p
                 const L = gd._fullLayout.legend;
                 return [g.left, g.top, g.right, g.bottom, l.left, l.top, l.right, l.bottom,
                         L._height, L._effHeight];
-            }""", [options["width"], options["height"]])
+            }""",
+            [options["width"], options["height"]],
+        )
         gl, gt, gr, gb, ll, lt, lr, lb, full_height, shown_height = boxes
         assert gl - 1 <= ll and lr <= gr + 1 and gt - 1 <= lt and lb <= gb + 1, boxes
         assert shown_height >= full_height - 0.5, "the legend scrolls: entries are cut"
         data_url = page.evaluate(
             "async (o) => await Plotly.toImage(document.getElementById('figure'), o)",
-            {k: options[k] for k in ("format", "width", "height", "scale")})
-        assert _png_size(data_url) == (options["width"] * options["scale"],
-                                       options["height"] * options["scale"])
+            {k: options[k] for k in ("format", "width", "height", "scale")},
+        )
+        assert _png_size(data_url) == (
+            options["width"] * options["scale"],
+            options["height"] * options["scale"],
+        )
     finally:
         context.close()
 
 
-def test_a_pages_exported_svg_says_the_settings_it_was_computed_with(streamlit_server,
-                                                                     chromium):
+def test_a_pages_exported_svg_says_the_settings_it_was_computed_with(streamlit_server, chromium):
     """The camera button's image of a full page (here Synthetic with seed 3, θ = (0.8, 0)
     and ℓ2 = 0.01) carries the page's settings line as text: exported as SVG with the
     chart's own ``toImageButtonOptions`` and read back."""
@@ -82,8 +91,9 @@ def test_a_pages_exported_svg_says_the_settings_it_was_computed_with(streamlit_s
     import e2e_harness as h
 
     query = urllib.parse.urlencode({"seed": "3", "theta": "0.8, 0", "l2": "0.01"})
-    context, page, _ = h.screen_page(chromium, {"width": 1280, "height": 900},
-                                     f"{streamlit_server.url}/synthetic?{query}")
+    context, page, _ = h.screen_page(
+        chromium, {"width": 1280, "height": 900}, f"{streamlit_server.url}/synthetic?{query}"
+    )
     try:
         svg = page.evaluate(
             """async (sel) => {
@@ -92,7 +102,9 @@ def test_a_pages_exported_svg_says_the_settings_it_was_computed_with(streamlit_s
                 const url = await Plotly.toImage(gd, {format: 'svg', width: o.width,
                                                       height: o.height, scale: o.scale});
                 return decodeURIComponent(url.slice(url.indexOf(',') + 1));
-            }""", h.PLOT_SELECTOR)
+            }""",
+            h.PLOT_SELECTOR,
+        )
     finally:
         context.close()
     assert svg.startswith("<svg")

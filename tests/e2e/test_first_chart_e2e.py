@@ -18,8 +18,7 @@ def _runs(tracker, since=0):
     return list(zip(tracker.run_kinds[since:], tracker.run_elements[since:]))
 
 
-def test_first_run_stops_after_the_chart_then_the_page_is_complete(streamlit_server,
-                                                                   browser_page):
+def test_first_run_stops_after_the_chart_then_the_page_is_complete(streamlit_server, browser_page):
     page, tracker = browser_page
     h.open_page(page, tracker, f"{streamlit_server.url}/synthetic?seed=3")
     (kind1, first), (kind2, full) = _runs(tracker)
@@ -44,15 +43,17 @@ def test_first_run_stops_after_the_chart_then_the_page_is_complete(streamlit_ser
 
     # and so is another page of the same tab: plotly.js is loaded, nothing waits
     since = len(tracker.run_kinds)
-    h.act(page, tracker, page.locator('[data-testid="stSidebarNavLink"]')
-          .filter(has_text="Transfer parameters").first.click)
+    h.act(
+        page,
+        tracker,
+        page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Transfer parameters").first.click,
+    )
     assert h.page_title(page) == "Transfer parameters"
     assert [kind for kind, _ in _runs(tracker, since)] == ["full"]
     assert h.visible_tables(page) >= 1
 
 
-def test_a_first_chart_inside_a_fragment_brings_the_whole_page(streamlit_server,
-                                                                browser_page):
+def test_a_first_chart_inside_a_fragment_brings_the_whole_page(streamlit_server, browser_page):
     """Learning curves draws its charts in an ``st.fragment``: the report reruns that
     fragment, which then asks for the whole page."""
     page, tracker = browser_page
@@ -67,23 +68,24 @@ def test_a_first_chart_inside_a_fragment_brings_the_whole_page(streamlit_server,
 
 
 @pytest.mark.parametrize("path", ["", "lesson"])
-def test_pages_without_a_first_chart_in_the_first_run_are_sent_whole(streamlit_server,
-                                                                     browser_page, path):
+def test_pages_without_a_first_chart_in_the_first_run_are_sent_whole(streamlit_server, browser_page, path):
     """Home has no chart; a tab that opens it first keeps "first chart" for later."""
     page, tracker = browser_page
     h.open_page(page, tracker, f"{streamlit_server.url}/{path}")
     if not path:
         assert tracker.run_kinds == ["full"] and CHART not in tracker.run_elements[0]
         since = len(tracker.run_kinds)
-        h.act(page, tracker, page.locator('[data-testid="stSidebarNavLink"]')
-              .filter(has_text="Synthetic domains").first.click)
+        h.act(
+            page,
+            tracker,
+            page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Synthetic domains").first.click,
+        )
         assert [kind for kind, _ in _runs(tracker, since)] == ["full", "full"]
     assert h.visible_plots(page) >= 1
     assert not h.error_texts(page)
 
 
-def test_a_chart_that_cannot_be_drawn_does_not_hold_the_page_back(streamlit_server,
-                                                                  browser_page):
+def test_a_chart_that_cannot_be_drawn_does_not_hold_the_page_back(streamlit_server, browser_page):
     """plotly.js fails to load: the chart says so, and the rest of the page still comes."""
     page, tracker = browser_page
     page.route("**/_flda/plotly-*.js", lambda route: route.abort())
@@ -99,5 +101,4 @@ def test_a_chart_that_cannot_be_drawn_does_not_hold_the_page_back(streamlit_serv
         page.wait_for_timeout(40)
     assert tracker.run_kinds[:2] == ["full", "full"]
     # the tables' code loads after the run: wait for the second grid
-    page.locator('[data-testid="stDataFrame"]').nth(1).wait_for(state="attached",
-                                                               timeout=60_000)
+    page.locator('[data-testid="stDataFrame"]').nth(1).wait_for(state="attached", timeout=60_000)

@@ -22,8 +22,10 @@ pytestmark = pytest.mark.e2e
 def _sidebar_order(page, labels):
     """Vertical positions of the sidebar widgets labelled ``labels``."""
     sidebar = page.locator('[data-testid="stSidebar"]')
-    return [sidebar.locator('[data-testid="stWidgetLabel"]').filter(has_text=label)
-            .first.bounding_box()["y"] for label in labels]
+    return [
+        sidebar.locator('[data-testid="stWidgetLabel"]').filter(has_text=label).first.bounding_box()["y"]
+        for label in labels
+    ]
 
 
 def _chart_curve(page, key, name, dash):
@@ -34,12 +36,13 @@ def _chart_curve(page, key, name, dash):
                const t = gd._fullData.find(d => d.name === name && d.line.dash === dash
                                                 && d.mode.includes('markers'));
                return [Array.from(t.x), Array.from(t.y)];
-           }""", [key, name, dash])
+           }""",
+        [key, name, dash],
+    )
 
 
 def _download(page, label):
-    button = page.locator('[data-testid="stDownloadButton"]').filter(has_text=label) \
-        .locator("button").first
+    button = page.locator('[data-testid="stDownloadButton"]').filter(has_text=label).locator("button").first
     button.scroll_into_view_if_needed()
     with page.expect_download() as info:
         button.click()
@@ -47,8 +50,11 @@ def _download(page, label):
 
 
 def _assert_csv_matches_chart(page):
-    rows = [r for r in _download(page, "Download curves (CSV)")
-            if r["classifier"] == "FLDA-Q" and r["domain"] == "target"]
+    rows = [
+        r
+        for r in _download(page, "Download curves (CSV)")
+        if r["classifier"] == "FLDA-Q" and r["domain"] == "target"
+    ]
     n, y = _chart_curve(page, "lc_curves", "FLDA-Q", "solid")
     assert [int(r["n"]) for r in rows] == n
     assert [float(r["mean_error"]) for r in rows] == pytest.approx(y, abs=1e-12)
@@ -60,8 +66,11 @@ def test_learning_curves_l2_reruns_only_the_results(streamlit_server, browser_pa
     # a first visit: the run that stops after the first chart, then the whole page
     # (test_first_chart_e2e.py)
     assert tracker.run_kinds[-1] == "full", tracker.run_kinds
-    caption = page.locator('[data-testid="stCaptionContainer"]').filter(
-        has_text="Mirrors the paper's Figure 3").first
+    caption = (
+        page.locator('[data-testid="stCaptionContainer"]')
+        .filter(has_text="Mirrors the paper's Figure 3")
+        .first
+    )
     assert "No l2 regularisation" in caption.inner_text()
     plain = _chart_curve(page, "lc_curves", "FLDA-Q", "solid")
 
@@ -74,7 +83,8 @@ def test_learning_curves_l2_reruns_only_the_results(streamlit_server, browser_pa
     assert ridge.is_visible()
     h.ensure_visible(page, h.widget(page, "stCheckbox", "Show ± SEM bands"))
     loss, toggle, lam, sem = _sidebar_order(
-        page, ["Loss", "l2 regularisation", "λ (ridge strength)", "Show ± SEM bands"])
+        page, ["Loss", "l2 regularisation", "λ (ridge strength)", "Show ± SEM bands"]
+    )
     assert loss < toggle < lam < sem
     assert "l2-regularised with λ = 10" in caption.inner_text()
     ridged = _chart_curve(page, "lc_curves", "FLDA-Q", "solid")
@@ -95,8 +105,12 @@ def test_learning_curves_l2_reruns_only_the_results(streamlit_server, browser_pa
     # a data control still re-runs the whole page, and the fragment's controls stay once
     h.press_slider(page, tracker, "Number of sizes", "ArrowLeft")
     assert tracker.run_kinds[-1] == "full", tracker.run_kinds
-    assert page.locator('[data-testid="stSidebar"] [data-testid="stCheckbox"]').filter(
-        has_text="l2 regularisation").count() == 1
+    assert (
+        page.locator('[data-testid="stSidebar"] [data-testid="stCheckbox"]')
+        .filter(has_text="l2 regularisation")
+        .count()
+        == 1
+    )
     assert not h.error_texts(page)
 
 
@@ -113,7 +127,9 @@ def _bars(page, key):
     """Number of bars of the first trace of chart ``key``."""
     return page.evaluate(
         """(key) => document.querySelector(`[data-key="${key}"] .js-plotly-plot`)
-                       ._fullData[0].y.length""", key)
+                       ._fullData[0].y.length""",
+        key,
+    )
 
 
 def test_real_data_theta_section_reruns_alone_and_keeps_table_3(streamlit_server, browser_page):
@@ -125,12 +141,17 @@ def test_real_data_theta_section_reruns_alone_and_keeps_table_3(streamlit_server
     assert _bars(page, "real_theta") == 10
     errors_before = page.evaluate(
         """() => JSON.stringify(document.querySelector('[data-key="real_errors"] .js-plotly-plot')
-                                ._fullData.map(d => Array.from(d.y || [])))""")
+                                ._fullData.map(d => Array.from(d.y || [])))"""
+    )
     h.press_slider(page, tracker, "Features shown", "ArrowRight")
     assert tracker.run_kinds[-1] == "fragment", tracker.run_kinds
     assert h.query(page).get("top_n") == "11"
     assert _bars(page, "real_theta") == 11
-    assert page.evaluate(
-        """() => JSON.stringify(document.querySelector('[data-key="real_errors"] .js-plotly-plot')
-                                ._fullData.map(d => Array.from(d.y || [])))""") == errors_before
+    assert (
+        page.evaluate(
+            """() => JSON.stringify(document.querySelector('[data-key="real_errors"] .js-plotly-plot')
+                                ._fullData.map(d => Array.from(d.y || [])))"""
+        )
+        == errors_before
+    )
     assert not h.error_texts(page)

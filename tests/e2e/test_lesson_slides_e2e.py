@@ -25,7 +25,8 @@ NEXT_KEYS = ("ArrowRight", "PageDown", "Space")
 
 def _slide(page):
     """Where the slide is, whether the page scrolled, and the sizes and colours of its text."""
-    return page.evaluate("""(sel) => {
+    return page.evaluate(
+        """(sel) => {
         const slide = document.querySelector(sel);
         const box = slide.getBoundingClientRect();
         const visible = (e) => e.getClientRects().length && getComputedStyle(e).visibility
@@ -54,7 +55,9 @@ def _slide(page):
                 texts, chart, numbers,
                 background: getComputedStyle(
                     document.querySelector('[data-testid=stApp]')).backgroundColor};
-    }""", SLIDE)
+    }""",
+        SLIDE,
+    )
 
 
 def _numbers_in(text):
@@ -69,12 +72,20 @@ def _page_text(page):
 def _check_slide(page, where):
     s = _slide(page)
     assert s["scrolled"] == 0, (where, "the page scrolled")
-    assert s["top"] >= 0 and s["bottom"] <= s["height"] + 1 and s["right"] <= s["width"] + 1, \
-        (where, "outside the viewport", s["top"], s["bottom"], s["height"])
+    assert s["top"] >= 0 and s["bottom"] <= s["height"] + 1 and s["right"] <= s["width"] + 1, (
+        where,
+        "outside the viewport",
+        s["top"],
+        s["bottom"],
+        s["height"],
+    )
     small = [(t, size) for t, size, _, _ in s["texts"] if size < BODY_PX]
     assert not small, (where, small[:5])
-    faint = [(t, color, back) for t, _, color, back in s["texts"]
-             if h.contrast(color, back or s["background"]) < 4.5]
+    faint = [
+        (t, color, back)
+        for t, _, color, back in s["texts"]
+        if h.contrast(color, back or s["background"]) < 4.5
+    ]
     assert not faint, (where, faint[:5])
     assert all(size >= TICK_PX for size in s["chart"]), (where, sorted(s["chart"])[:3])
     assert all(size >= NUMBER_PX for _, size in s["numbers"]), (where, s["numbers"])
@@ -91,10 +102,11 @@ def _full_page_numbers_agree(chromium, base_url, href, numbers, slug):
         tracker = h.RunTracker(page)
         h.open_page(page, tracker, f"{base_url}/{href}")
         assert not h.error_texts(page), slug
-        if slug == "where-the-paper-disagrees":     # the notes are computed on request
+        if slug == "where-the-paper-disagrees":  # the notes are computed on request
             page.locator("summary").filter(has_text="Notes on the paper").first.click()
-            button = page.locator('[data-testid="stButton"] button').filter(
-                has_text="Compute the notes").first
+            button = (
+                page.locator('[data-testid="stButton"] button').filter(has_text="Compute the notes").first
+            )
             button.wait_for(state="visible")
             try:
                 h.act(page, tracker, button.click)
@@ -103,14 +115,15 @@ def _full_page_numbers_agree(chromium, base_url, href, numbers, slug):
                 # (seen once in CI: no rerun requested); the button must work the second time.
                 h.act(page, tracker, button.click)
         grids = page.locator('[data-testid="stDataFrame"]')
-        for i in range(grids.count()):          # a data grid fills its cells once seen
+        for i in range(grids.count()):  # a data grid fills its cells once seen
             grids.nth(i).scroll_into_view_if_needed()
             page.wait_for_timeout(200)
         shown = {float(v.replace(",", "")) for v in _numbers_in(_page_text(page))}
         values = [v for value in numbers for v in _numbers_in(value)]
         # the page may print more decimals (0.1416 where the step says 0.142)
-        missing = [v for v in values
-                   if not any(abs(float(v.replace(",", "")) - x) <= 5e-4 + 1e-9 for x in shown)]
+        missing = [
+            v for v in values if not any(abs(float(v.replace(",", "")) - x) <= 5e-4 + 1e-9 for x in shown)
+        ]
         # step 2 shows θ̂ of every feature, the page's caption the worst one (its θ table
         # is drawn on a canvas)
         if slug == "estimating-theta":
@@ -122,10 +135,8 @@ def _full_page_numbers_agree(chromium, base_url, href, numbers, slug):
 
 
 @pytest.mark.parametrize("screen", SCREENS, ids=lambda s: f"{s['width']}x{s['height']}")
-def test_the_lesson_is_a_keyboard_driven_slide_show(streamlit_server, chromium, screen,
-                                                    screenshot_dir):
-    context, page, tracker = h.screen_page(chromium, screen,
-                                           f"{streamlit_server.url}/lesson?present=1")
+def test_the_lesson_is_a_keyboard_driven_slide_show(streamlit_server, chromium, screen, screenshot_dir):
+    context, page, tracker = h.screen_page(chromium, screen, f"{streamlit_server.url}/lesson?present=1")
     try:
         presses = 0
         for i, lesson_step in enumerate(LESSON_STEPS):
@@ -141,14 +152,13 @@ def test_the_lesson_is_a_keyboard_driven_slide_show(streamlit_server, chromium, 
             h.act(page, tracker, lambda key=key: page.keyboard.press(key))
             assert h.query(page).get("step") == lesson_step.slug, (where, key)
             revealed = _check_slide(page, where + " (revealed)")
-            page.screenshot(path=str(screenshot_dir / f"lesson-{lesson_step.slug}-"
-                                     f"{screen['width']}.png"))
+            page.screenshot(path=str(screenshot_dir / f"lesson-{lesson_step.slug}-{screen['width']}.png"))
             ours = [value for value, _ in revealed["numbers"]]
-            link = page.locator('a').filter(has_text="Open the full page with these settings")
-            if ours and screen["width"] == 1920:   # one comparison per step is enough
-                _full_page_numbers_agree(chromium, streamlit_server.url,
-                                         link.first.get_attribute("href"), ours,
-                                         lesson_step.slug)
+            link = page.locator("a").filter(has_text="Open the full page with these settings")
+            if ours and screen["width"] == 1920:  # one comparison per step is enough
+                _full_page_numbers_agree(
+                    chromium, streamlit_server.url, link.first.get_attribute("href"), ours, lesson_step.slug
+                )
             if i < len(LESSON_STEPS) - 1:
                 key = NEXT_KEYS[presses % len(NEXT_KEYS)]
                 presses += 1
@@ -159,11 +169,13 @@ def test_the_lesson_is_a_keyboard_driven_slide_show(streamlit_server, chromium, 
         assert h.query(page).get("step") == LESSON_STEPS[-3].slug
         _check_slide(page, "after Back")
         # the handout, by keyboard too: every step named
-        page.locator('[data-testid="stButton"] button').filter(
-            has_text="Prepare the handout").first.focus()
+        page.locator('[data-testid="stButton"] button').filter(has_text="Prepare the handout").first.focus()
         h.act(page, tracker, lambda: page.keyboard.press("Enter"))
-        download = page.locator('[data-testid="stDownloadButton"] button').filter(
-            has_text="Download the handout").first
+        download = (
+            page.locator('[data-testid="stDownloadButton"] button')
+            .filter(has_text="Download the handout")
+            .first
+        )
         download.focus()
         with page.expect_download() as info:
             page.keyboard.press("Enter")

@@ -30,7 +30,8 @@ def _assert_classifier_colours(page, spec):
         expected = h.css_rgb255(style.FAMILY_COLORS[family])
         assert expected in colours, (
             f"{spec.title}, chart {chart}: trace {name!r} is drawn in {colours}, "
-            f"not in the {family} colour {style.FAMILY_COLORS[family]}")
+            f"not in the {family} colour {style.FAMILY_COLORS[family]}"
+        )
 
 
 def _assert_page_ok(page, tracker, spec, when):
@@ -67,8 +68,11 @@ def test_first_request_deep_link_uses_app_navigation(browser_ready, chromium, e2
         main_width = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()["width"]
         assert main_width > 800, main_width
         # and the same session then navigates like any other
-        h.act(page, tracker, page.locator('[data-testid="stSidebarNavLink"]')
-              .filter(has_text="Home").first.click)
+        h.act(
+            page,
+            tracker,
+            page.locator('[data-testid="stSidebarNavLink"]').filter(has_text="Home").first.click,
+        )
         assert h.page_title(page).startswith("Feature-level domain adaptation")
     finally:
         context.close()
@@ -107,19 +111,27 @@ def test_sidebar_links_and_settings_survive_page_switches(streamlit_server, brow
         assert urlparse(page.url).path.strip("/") == spec.path
         assert not h.error_texts(page), spec.title
         # the shared seed survives every switch, in the widget and in the URL
-        assert h.widget(page, "stNumberInput", "Random seed").locator("input").input_value() \
-            == seed
+        assert h.widget(page, "stNumberInput", "Random seed").locator("input").input_value() == seed
         assert h.query(page).get("seed") == seed
 
     # a page link in the Home page's body
-    h.act(page, tracker, page.locator('[data-testid="stPageLink"] a')
-          .filter(has_text="Synthetic domains").first.click)
+    h.act(
+        page,
+        tracker,
+        page.locator('[data-testid="stPageLink"] a').filter(has_text="Synthetic domains").first.click,
+    )
     assert h.page_title(page) == "Synthetic domains"
     h.choose_radio(page, tracker, "Loss", "logistic")
-    h.act(page, tracker, page.locator('[data-testid="stSidebarNav"] a')
-          .filter(has_text="Transfer parameters").first.click)
-    h.act(page, tracker, page.locator('[data-testid="stSidebarNav"] a')
-          .filter(has_text="Synthetic domains").first.click)
+    h.act(
+        page,
+        tracker,
+        page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Transfer parameters").first.click,
+    )
+    h.act(
+        page,
+        tracker,
+        page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Synthetic domains").first.click,
+    )
     loss = h.widget(page, "stRadio", "Loss").locator("label").filter(has_text="logistic")
     assert loss.locator("input").is_checked(), "the Loss choice was lost on a page switch"
     assert h.query(page).get("loss") == "logistic"
@@ -179,8 +191,7 @@ def test_transfer_model_preset_is_mirrored_in_the_url(streamlit_server, browser_
     page, tracker = browser_page
     spec = next(s for s in h.PAGES if s.path == "synthetic")
     h.open_page(page, tracker, f"{streamlit_server.url}/synthetic")
-    button = page.locator('[data-testid="stButton"] button').filter(
-        has_text="Count rates change").first
+    button = page.locator('[data-testid="stButton"] button').filter(has_text="Count rates change").first
     h.ensure_visible(page, button)
     h.act(page, tracker, button.click)
     _assert_page_ok(page, tracker, spec, "after the rate preset")

@@ -33,15 +33,25 @@ def test_lesson_every_step_next_back_and_step_urls(streamlit_server, browser_pag
         if lesson_step.chart_key:
             assert h.visible_plots(page) >= 1, lesson_step.slug
         # predict first: the choices are shown, the answer only after Reveal (issue 25)
-        assert page.locator('[data-testid="stRadio"]').filter(
-            has_text=lesson_step.question).count() == 1
+        assert page.locator('[data-testid="stRadio"]').filter(has_text=lesson_step.question).count() == 1
         assert page.locator('[data-testid="stExpander"]').filter(has_text="Why").count() == 0
-        link = page.locator('[data-testid="stMarkdownContainer"] a').filter(
-            has_text="Open the full page with these settings").first
-        assert urlparse(link.get_attribute("href")).path.rstrip("/").split("/")[-1] == (
-            {"pages/synthetic.py": "synthetic", "pages/transfer.py": "transfer",
-                   "pages/learning_curves.py": "learning_curves", "pages/digits.py": "digits",
-                   "pages/your_data.py": "your_data"}[lesson_step.page])
+        link = (
+            page.locator('[data-testid="stMarkdownContainer"] a')
+            .filter(has_text="Open the full page with these settings")
+            .first
+        )
+        assert (
+            urlparse(link.get_attribute("href")).path.rstrip("/").split("/")[-1]
+            == (
+                {
+                    "pages/synthetic.py": "synthetic",
+                    "pages/transfer.py": "transfer",
+                    "pages/learning_curves.py": "learning_curves",
+                    "pages/digits.py": "digits",
+                    "pages/your_data.py": "your_data",
+                }[lesson_step.page]
+            )
+        )
         h.act(page, tracker, _button(page, "Reveal").click)
         assert page.locator('[data-testid="stExpander"]').filter(has_text="Why").count() == 1
         if i < len(LESSON_STEPS) - 1:
@@ -59,38 +69,46 @@ def _font_sizes(page):
     """Pixel sizes of the axis tick labels of every drawn chart."""
     return page.evaluate(
         """() => Array.from(document.querySelectorAll('.js-plotly-plot .xtick text'))
-                .map(t => parseFloat(getComputedStyle(t).fontSize))""")
+                .map(t => parseFloat(getComputedStyle(t).fontSize))"""
+    )
 
 
 def test_presentation_mode_survives_navigation_at_1920x1080(streamlit_server, chromium):
-    context, page, tracker = h.screen_page(chromium, PROJECTOR,
-                                           f"{streamlit_server.url}/synthetic?present=1")
+    context, page, tracker = h.screen_page(chromium, PROJECTOR, f"{streamlit_server.url}/synthetic?present=1")
     try:
         assert not h.error_texts(page)
         # the live controls stay, in the main area; projector typography
         main = page.locator('[data-testid="stMain"]')
-        assert main.locator('[data-testid="stWidgetLabel"]').filter(
-            has_text="true dropout θ per feature").count() == 1
-        assert main.locator('[data-testid="stButton"] button').filter(
-            has_text="Figure 2").first.is_visible()
+        assert (
+            main.locator('[data-testid="stWidgetLabel"]')
+            .filter(has_text="true dropout θ per feature")
+            .count()
+            == 1
+        )
+        assert main.locator('[data-testid="stButton"] button').filter(has_text="Figure 2").first.is_visible()
         sizes = _font_sizes(page)
         assert sizes and min(sizes) >= 16, sizes
         # a page link in the body keeps the mode
-        h.act(page, tracker, page.locator('[data-testid="stPageLink"] a')
-              .filter(has_text="What if θ̂ were wrong").first.click)
+        h.act(
+            page,
+            tracker,
+            page.locator('[data-testid="stPageLink"] a').filter(has_text="What if θ̂ were wrong").first.click,
+        )
         assert h.page_title(page) == "Transfer parameters"
         assert h.query(page).get("present") == "1", page.url
-        assert main.locator('[data-testid="stWidgetLabel"]').filter(
-            has_text="shift added to θ̂₁").count() == 1
+        assert main.locator('[data-testid="stWidgetLabel"]').filter(has_text="shift added to θ̂₁").count() == 1
         # and so does the sidebar navigation (Streamlit drops the query string there)
-        page.locator('[data-testid="stExpandSidebarButton"], '
-                     '[data-testid="stSidebarCollapsedControl"] button').first.click()
-        h.act(page, tracker, page.locator('[data-testid="stSidebarNav"] a')
-              .filter(has_text="Learning curves").first.click)
+        page.locator(
+            '[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"] button'
+        ).first.click()
+        h.act(
+            page,
+            tracker,
+            page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Learning curves").first.click,
+        )
         assert h.page_title(page) == "Learning curves"
         assert h.query(page).get("present") == "1", page.url
-        assert main.locator('[data-testid="stWidgetLabel"]').filter(
-            has_text="ℓ2 regularisation").count() == 1
+        assert main.locator('[data-testid="stWidgetLabel"]').filter(has_text="ℓ2 regularisation").count() == 1
         sizes = _font_sizes(page)
         assert sizes and min(sizes) >= 16, sizes
         assert not h.error_texts(page)
@@ -101,14 +119,14 @@ def test_presentation_mode_survives_navigation_at_1920x1080(streamlit_server, ch
 def test_caption_equation_links_scroll_to_the_equations_panel(streamlit_server, browser_page):
     page, tracker = browser_page
     h.open_page(page, tracker, f"{streamlit_server.url}/synthetic")
-    link = page.locator('[data-testid="stCaptionContainer"] a').filter(
-        has_text="Equation (11)").first
+    link = page.locator('[data-testid="stCaptionContainer"] a').filter(has_text="Equation (11)").first
     assert link.get_attribute("href") == "#eq-11-flda-q-closed-form"
     link.click()
     anchor = page.locator("#eq-11-flda-q-closed-form")
     page.wait_for_function(
         "() => { const r = document.querySelector('#eq-11-flda-q-closed-form')"
-        ".getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight; }")
+        ".getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight; }"
+    )
     assert anchor.first.is_visible()
     assert urlparse(page.url).fragment == anchor.first.get_attribute("id")
     # the formula under it is the typeset SVG (ui_equations): shown, in the text colour,

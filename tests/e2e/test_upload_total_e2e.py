@@ -31,18 +31,19 @@ async def _fill(url, sizes_mb):
     the statuses of its uploads."""
     student = bench_class.Student(url, random.Random(0), bench_class.Stats(), timeout=180)
     await student.connect("your_data")
-    statuses = [(await asyncio.to_thread(_put, student, uuid.uuid4().hex, n * MB))[0]
-                for n in sizes_mb]
+    statuses = [(await asyncio.to_thread(_put, student, uuid.uuid4().hex, n * MB))[0] for n in sizes_mb]
     return student, statuses
 
 
 def _warnings(page):
-    return [t for t in page.locator('[data-testid="stAlertContentWarning"]').all_inner_texts()
-            if WARNING in t]
+    return [
+        t for t in page.locator('[data-testid="stAlertContentWarning"]').all_inner_texts() if WARNING in t
+    ]
 
 
 def test_a_full_server_warns_above_the_uploaders_and_refuses_what_does_not_fit(
-        chromium, e2e_tmp, monkeypatch):
+    chromium, e2e_tmp, monkeypatch
+):
     monkeypatch.setenv("FLDA_UPLOADS_TOTAL_MB", "1")
     server = h.StreamlitServer(log_path=e2e_tmp / "upload_total.log")
     # The other session's event loop runs beside Playwright's, in its own thread.
@@ -59,22 +60,27 @@ def test_a_full_server_warns_above_the_uploaders_and_refuses_what_does_not_fit(
         page = context.new_page()
         tracker = h.RunTracker(page)
         h.open_page(page, tracker, f"{server.url}/your_data")
-        assert not _warnings(page)                     # nothing held yet
+        assert not _warnings(page)  # nothing held yet
         source = h.widget(page, "stFileUploader", "Source CSV")
         source.locator('[data-testid="stTooltipIcon"]').first.hover()
         tip = page.locator('[data-testid="stTooltipContent"]').first
         tip.wait_for(state="visible")
         assert "status code 413" in tip.inner_text()
         other, statuses = run(_fill(server.url, (45, 45, 19)))
-        assert statuses == [204, 204, 204]             # 109 MB of the 110 MB
+        assert statuses == [204, 204, 204]  # 109 MB of the 110 MB
         # the page's next run (any control) says the server is full, and by how much
-        h.act(page, tracker, page.locator('[data-testid="stButton"] button').filter(
-            has_text="Synthetic word counts (Poisson)").first.click)
+        h.act(
+            page,
+            tracker,
+            page.locator('[data-testid="stButton"] button')
+            .filter(has_text="Synthetic word counts (Poisson)")
+            .first.click,
+        )
         (warning,) = _warnings(page)
         assert "holds 109 MB of uploads, of the 110 MB" in warning, warning
         assert "a file over 1 MB will be refused" in warning, warning
         assert not h.error_texts(page)
-        assert h.chart_texts(page)                     # the sample pair still works
+        assert h.chart_texts(page)  # the sample pair still works
         # a 2 MB file is refused, and the uploader says so
         path = e2e_tmp / "two_mb.csv"
         path.write_text("a,b,label\n" + "1,2,0\n" * (2 * MB // 6), encoding="utf-8")

@@ -28,8 +28,11 @@ def text_server(browser_ready, e2e_tmp):
 
 
 def _links(page, container):
-    return page.evaluate("""(sel) => Array.from(document.querySelectorAll(sel + ' a'))
-        .map(a => a.textContent)""", f".st-key-{container}")
+    return page.evaluate(
+        """(sel) => Array.from(document.querySelectorAll(sel + ' a'))
+        .map(a => a.textContent)""",
+        f".st-key-{container}",
+    )
 
 
 def test_user_text_is_never_a_live_link_nor_shows_entities(chromium, text_server):
@@ -49,7 +52,8 @@ def test_user_text_is_never_a_live_link_nor_shows_entities(chromium, text_server
         label = page.locator(f'{h.PLOT_SELECTOR}[data-key="hostile"]').evaluate(
             "el => [el, ...el.querySelectorAll('[aria-label]')].filter(e => "
             "e.hasAttribute('aria-label') && !e.closest('.modebar'))"
-            ".map(e => e.getAttribute('aria-label')).join(' | ')")
+            ".map(e => e.getAttribute('aria-label')).join(' | ')"
+        )
         assert label and "<img src=x>.csv" in label and "&lt;" not in label, label
     finally:
         context.close()

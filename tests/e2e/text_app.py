@@ -32,8 +32,9 @@ def run():
             st.caption(f"Loaded **{escape_markdown(text)}**")
             st.markdown(escape_markdown(text))
             st.error(f"**{escape_markdown(text)} was not loaded.**", icon=":material/error:")
-        fig = go.Figure(go.Bar(x=[escape_plotly(t) for t in TEXTS], y=[1, 2, 3, 4],
-                               name=escape_plotly(TEXTS[0])))
+        fig = go.Figure(
+            go.Bar(x=[escape_plotly(t) for t in TEXTS], y=[1, 2, 3, 4], name=escape_plotly(TEXTS[0]))
+        )
         fig.update_layout(xaxis_title=escape_plotly(TEXTS[3]), yaxis_title="count")
         text = alt_text(fig)
         ui_chart.plotly_chart(fig, "hostile", {"displaylogo": False}, text)

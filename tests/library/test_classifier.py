@@ -9,8 +9,7 @@ from scipy.optimize import minimize
 from sklearn.linear_model import LogisticRegression
 
 from flda_core.classifier import FLDAClassifier
-from flda_core.objectives import (dropout_variances, logistic_binary_objective,
-                                  logistic_multinomial_objective)
+from flda_core.objectives import dropout_variances, logistic_binary_objective, logistic_multinomial_objective
 from flda_core.transfer import apply_dropout, dropout_variance_factor
 
 
@@ -53,13 +52,15 @@ def test_quadratic_solvers_agree(n_classes, sparse):
     X, y, rng = _data(n=60, m=90, n_classes=n_classes, density=0.3)
     theta = rng.uniform(0, 0.9, X.shape[1])
     X = sp.csr_matrix(X) if sparse else X
-    fits = {solver: FLDAClassifier(loss="quadratic", theta=theta, l2=1e-3, solver=solver,
-                                   tol=1e-12, max_iter=5000).fit(X, y)
-            for solver in ("cholesky", "woodbury", "cg")}
+    fits = {
+        solver: FLDAClassifier(
+            loss="quadratic", theta=theta, l2=1e-3, solver=solver, tol=1e-12, max_iter=5000
+        ).fit(X, y)
+        for solver in ("cholesky", "woodbury", "cg")
+    }
     for solver in ("woodbury", "cg"):
         np.testing.assert_allclose(fits[solver].coef_, fits["cholesky"].coef_, rtol=1e-6, atol=1e-9)
-        np.testing.assert_allclose(fits[solver].intercept_, fits["cholesky"].intercept_,
-                                   rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(fits[solver].intercept_, fits["cholesky"].intercept_, rtol=1e-6, atol=1e-9)
 
 
 def test_auto_solver_avoids_dense_feature_by_feature_matrices_when_wide():
@@ -105,24 +106,31 @@ def test_logistic_solution_matches_an_independent_optimiser(n_classes, sparse):
     theta = rng.uniform(0, 0.95, X.shape[1])
     theta[0] = 0.999
     clf = FLDAClassifier(loss="logistic", theta=theta, l2=1e-3, tol=1e-9).fit(
-        sp.csr_matrix(X) if sparse else X, y)
+        sp.csr_matrix(X) if sparse else X, y
+    )
     c = dropout_variance_factor(theta)
     Q = dropout_variances(X, c)
     m = X.shape[1]
     if n_classes == 2:
+
         def f(p):
             value, gw, gb = logistic_binary_objective(p[:m], p[m], X, Q, (y == 1).astype(float), 1e-3)
             return value, np.append(gw, gb)
+
         ours = np.append(clf.coef_[0], clf.intercept_[0])
     else:
+
         def f(p):
-            W = p[:m * n_classes].reshape(m, n_classes)
-            value, gW, gb = logistic_multinomial_objective(W, p[m * n_classes:], X, Q,
-                                                           np.eye(n_classes)[y], 1e-3)
+            W = p[: m * n_classes].reshape(m, n_classes)
+            value, gW, gb = logistic_multinomial_objective(
+                W, p[m * n_classes :], X, Q, np.eye(n_classes)[y], 1e-3
+            )
             return value, np.append(gW.ravel(), gb)
+
         ours = np.append(clf.coef_.T.ravel(), clf.intercept_)
-    reference = minimize(f, np.zeros_like(ours), jac=True, method="BFGS",
-                         options={"gtol": 1e-11, "maxiter": 20_000}).x
+    reference = minimize(
+        f, np.zeros_like(ours), jac=True, method="BFGS", options={"gtol": 1e-11, "maxiter": 20_000}
+    ).x
     np.testing.assert_allclose(ours, reference, rtol=1e-5, atol=1e-6)
     assert f(ours)[0] <= f(reference)[0] + 1e-12
 
@@ -134,7 +142,8 @@ def test_sparse_and_dense_fits_agree(loss, n_classes):
     X_target = apply_dropout(X, rng.uniform(0, 0.8, X.shape[1]), rng)
     dense = FLDAClassifier(loss=loss, l2=1e-3, tol=1e-10).fit(X, y, X_target=X_target)
     sparse = FLDAClassifier(loss=loss, l2=1e-3, tol=1e-10).fit(
-        sp.csr_matrix(X), y, X_target=sp.csc_matrix(X_target))
+        sp.csr_matrix(X), y, X_target=sp.csc_matrix(X_target)
+    )
     np.testing.assert_allclose(sparse.theta_, dense.theta_)
     np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-5, atol=1e-7)
 
@@ -178,7 +187,7 @@ def test_all_zero_and_constant_columns_are_handled(loss):
         clf = FLDAClassifier(loss=loss, theta=theta).fit(X, y)
     assert clf.coef_[0, 0] == 0.0
     assert np.all(np.isfinite(clf.coef_))
-    plain = FLDAClassifier(loss=loss).fit(X, y)   # theta = 0: singular Gram, min-norm answer
+    plain = FLDAClassifier(loss=loss).fit(X, y)  # theta = 0: singular Gram, min-norm answer
     assert np.all(np.isfinite(plain.coef_)) and plain.coef_[0, 0] == 0.0
 
 

@@ -23,8 +23,9 @@ RTOL = 1e-8
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                       dashboard_address=":0")
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
+    )
     client = distributed.Client(cluster)
     yield client
     client.close()
@@ -42,8 +43,9 @@ def make_data(n_classes, sparse, n=600, m=24, seed=0):
     X[:, 1] = 0.0
     theta = rng.uniform(0.0, 0.8, m)
     theta[0] = 1.0
-    X_target = apply_dropout(rng.poisson(rates[rng.integers(n_classes, size=n)])
-                             * rng.lognormal(0.0, 0.5, size=(n, m)), theta, rng)
+    X_target = apply_dropout(
+        rng.poisson(rates[rng.integers(n_classes, size=n)]) * rng.lognormal(0.0, 0.5, size=(n, m)), theta, rng
+    )
     X_target[:, 1] = rng.poisson(1.0, n)
     labels = np.array(["ant", "bee", "cat", "dog"])[y]
     if sparse:
@@ -62,19 +64,24 @@ def assert_same_model(fitted, reference):
     np.testing.assert_array_equal(fitted.theta_, reference.theta_)
     scale = np.max(np.abs(reference.coef_))
     np.testing.assert_allclose(fitted.coef_, reference.coef_, rtol=0, atol=RTOL * scale)
-    np.testing.assert_allclose(fitted.intercept_, reference.intercept_, rtol=RTOL,
-                               atol=RTOL * scale)
+    np.testing.assert_allclose(fitted.intercept_, reference.intercept_, rtol=RTOL, atol=RTOL * scale)
     assert fitted.solver_ == reference.solver_
     assert fitted.n_features_in_ == reference.n_features_in_
 
 
 # FLDA-Q on every combination; FLDA-L (one distributed round trip per L-BFGS
 # evaluation) on each chunking twice.
-CASES = ([("quadratic", n_classes, sparse, chunks)
-          for n_classes in (2, 4) for sparse in (False, True)
-          for chunks in ((97, -1), (250, 10))]
-         + [("logistic", 2, False, (97, -1)), ("logistic", 2, True, (250, 10)),
-            ("logistic", 4, False, (250, 10)), ("logistic", 4, True, (97, -1))])
+CASES = [
+    ("quadratic", n_classes, sparse, chunks)
+    for n_classes in (2, 4)
+    for sparse in (False, True)
+    for chunks in ((97, -1), (250, 10))
+] + [
+    ("logistic", 2, False, (97, -1)),
+    ("logistic", 2, True, (250, 10)),
+    ("logistic", 4, False, (250, 10)),
+    ("logistic", 4, True, (97, -1)),
+]
 #: FLDA-L: L-BFGS amplifies the rounding differences of block sums along its
 #: path, so the two fits agree to the accuracy with which the optimum is
 #: determined; a tight tolerance and a well-conditioned ridge make that < 1e-8.
@@ -86,8 +93,7 @@ def test_fit_on_dask_equals_in_memory_fit(client, loss, n_classes, sparse, chunk
     X, y, X_target = make_data(n_classes, sparse)
     params = dict(loss=loss, **LOGISTIC)
     reference = FLDAClassifier(**params).fit(X, y, X_target=X_target)
-    fitted = FLDAClassifier(**params).fit(to_dask(X, *chunks), y,
-                                          X_target=to_dask(X_target, 130))
+    fitted = FLDAClassifier(**params).fit(to_dask(X, *chunks), y, X_target=to_dask(X_target, 130))
     assert reference.theta_[0] == 1.0 and reference.coef_[:, :2].max() == 0.0
     assert_same_model(fitted, reference)
     assert np.all(fitted.coef_[:, :2] == 0.0)  # θ = 1 and never-in-source features
@@ -108,8 +114,9 @@ def test_auto_picks_conjugate_gradients_beyond_gram_size(client, monkeypatch):
     X, y, X_target = make_data(2, True, seed=2)
     monkeypatch.setattr("flda_core.solvers.MAX_PRIMAL_FEATURES", 10)
     reference = FLDAClassifier(loss="quadratic", tol=1e-12).fit(X, y, X_target=X_target)
-    fitted = FLDAClassifier(loss="quadratic", tol=1e-12).fit(to_dask(X, 150), y,
-                                                             X_target=to_dask(X_target, 150))
+    fitted = FLDAClassifier(loss="quadratic", tol=1e-12).fit(
+        to_dask(X, 150), y, X_target=to_dask(X_target, 150)
+    )
     assert reference.solver_ == "cg"
     assert_same_model(fitted, reference)
 
@@ -118,11 +125,9 @@ def test_woodbury_gathers_few_rows_and_refuses_many(client):
     X, y, X_target = make_data(3, False, n=200, seed=3)
     params = dict(loss="quadratic", solver="woodbury", l2=1e-2)
     reference = FLDAClassifier(**params).fit(X, y, X_target=X_target)
-    assert_same_model(FLDAClassifier(**params).fit(to_dask(X, 64), y, X_target=X_target),
-                      reference)
+    assert_same_model(FLDAClassifier(**params).fit(to_dask(X, 64), y, X_target=X_target), reference)
     X_sparse = sp.csr_matrix(X)
-    assert_same_model(FLDAClassifier(**params).fit(to_dask(X_sparse, 64), y,
-                                                   X_target=X_target), reference)
+    assert_same_model(FLDAClassifier(**params).fit(to_dask(X_sparse, 64), y, X_target=X_target), reference)
     big = da.zeros((3000, 4), chunks=(1000, 4))
     with pytest.raises(ValueError, match="n x n"):
         FLDAClassifier(**params).fit(big, np.arange(3000) % 2)
@@ -138,8 +143,7 @@ def test_dask_labels_theta_parameter_and_in_memory_source(client):
     assert_same_model(fitted, reference)
     # Only the target on dask: θ̂ from block counts, the rest in memory.
     reference = FLDAClassifier(loss="quadratic").fit(X, y, X_target=X_target)
-    assert_same_model(FLDAClassifier(loss="quadratic").fit(X, y, X_target=to_dask(X_target, 64)),
-                      reference)
+    assert_same_model(FLDAClassifier(loss="quadratic").fit(X, y, X_target=to_dask(X_target, 64)), reference)
 
 
 def test_estimate_dropout_on_dask_is_exact(client):
@@ -157,7 +161,8 @@ def test_any_active_scheduler(client):
     reference = FLDAClassifier(loss="logistic", **LOGISTIC).fit(X, y, X_target=X_target)
     with dask.config.set(scheduler="sync"):
         fitted = FLDAClassifier(loss="logistic", **LOGISTIC).fit(
-            to_dask(X, 100), y, X_target=to_dask(X_target, 100))
+            to_dask(X, 100), y, X_target=to_dask(X_target, 100)
+        )
     assert_same_model(fitted, reference)
 
 
@@ -179,13 +184,11 @@ def _never_computed():
     raise AssertionError("a prediction computed its input eagerly")
 
 
-@pytest.mark.parametrize("loss, n_classes", [("logistic", 2), ("logistic", 3),
-                                             ("quadratic", 4)])
+@pytest.mark.parametrize("loss, n_classes", [("logistic", 2), ("logistic", 3), ("quadratic", 4)])
 def test_predictions_on_dask_are_lazy_and_equal(client, loss, n_classes):
     X, y, X_target = make_data(n_classes, True, seed=8)
     clf = FLDAClassifier(loss=loss).fit(X, y, X_target=X_target)
-    poisoned = da.from_delayed(dask.delayed(_never_computed)(), shape=X.shape,
-                               dtype=np.float64)
+    poisoned = da.from_delayed(dask.delayed(_never_computed)(), shape=X.shape, dtype=np.float64)
     methods = ["predict", "decision_function"] + (["predict_proba"] if loss == "logistic" else [])
     X_dask = to_dask(X, 150, 8)
     for method in methods:
@@ -216,27 +219,29 @@ def test_partial_fit_over_batches_equals_fit(n_classes, sparse):
         rows = slice(source_cuts[k], source_cuts[k + 1])
         target = None
         if k < len(target_cuts) - 1:
-            target = X_target[target_cuts[k]:target_cuts[k + 1]]
+            target = X_target[target_cuts[k] : target_cuts[k + 1]]
         clf.partial_fit(X[rows], y[rows], classes=classes if k == 0 else None, X_target=target)
     assert_same_model(clf, reference)
     # A further target-only batch changes θ̂ exactly as refitting would.
     extra = X_target[:100]
     clf.partial_fit(None, None, X_target=extra)
     stacked = sp.vstack([X_target, extra]) if sparse else np.vstack([X_target, extra])
-    assert_same_model(clf, FLDAClassifier(loss="quadratic", l2=1e-3).fit(
-        X, y, X_target=stacked))
+    assert_same_model(clf, FLDAClassifier(loss="quadratic", l2=1e-3).fit(X, y, X_target=stacked))
 
 
 def test_partial_fit_loop_over_files_and_dask_batches(client, tmp_path):
     X, y, X_target = make_data(3, True, seed=10)
     for k, lo in enumerate(range(0, 600, 200)):
-        sp.save_npz(tmp_path / f"source_{k}.npz", X[lo:lo + 200])
-        np.save(tmp_path / f"labels_{k}.npy", y[lo:lo + 200])
+        sp.save_npz(tmp_path / f"source_{k}.npz", X[lo : lo + 200])
+        np.save(tmp_path / f"labels_{k}.npy", y[lo : lo + 200])
     clf = FLDAClassifier(loss="quadratic")
     for k in range(3):
-        clf.partial_fit(sp.load_npz(tmp_path / f"source_{k}.npz"),
-                        np.load(tmp_path / f"labels_{k}.npy"), classes=np.unique(y),
-                        X_target=X_target if k == 2 else None)
+        clf.partial_fit(
+            sp.load_npz(tmp_path / f"source_{k}.npz"),
+            np.load(tmp_path / f"labels_{k}.npy"),
+            classes=np.unique(y),
+            X_target=X_target if k == 2 else None,
+        )
     reference = FLDAClassifier(loss="quadratic").fit(X, y, X_target=X_target)
     assert_same_model(clf, reference)
     # The same stream as dask batches, fed as dask_ml.wrappers.Incremental does:
@@ -244,8 +249,9 @@ def test_partial_fit_loop_over_files_and_dask_batches(client, tmp_path):
     X_dask, X_target_dask = to_dask(X, 100), to_dask(X_target, 150)
     streamed = FLDAClassifier(loss="quadratic")
     for k in range(X_dask.numblocks[0]):
-        streamed.partial_fit(X_dask.blocks[k], y[100 * k:100 * (k + 1)], classes=np.unique(y),
-                             X_target=X_target_dask)
+        streamed.partial_fit(
+            X_dask.blocks[k], y[100 * k : 100 * (k + 1)], classes=np.unique(y), X_target=X_target_dask
+        )
     assert_same_model(streamed, reference)
 
 

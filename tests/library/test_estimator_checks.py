@@ -10,10 +10,13 @@ EXPECTED_FAILED_CHECKS = {}
 
 
 @parametrize_with_checks(
-    [FLDAClassifier(loss="logistic"), FLDAClassifier(loss="quadratic"),
-     # warm starts (L-BFGS and conjugate gradients): refits must stay idempotent etc.
-     FLDAClassifier(loss="logistic", warm_start=True),
-     FLDAClassifier(loss="quadratic", solver="cg", warm_start=True)],
+    [
+        FLDAClassifier(loss="logistic"),
+        FLDAClassifier(loss="quadratic"),
+        # warm starts (L-BFGS and conjugate gradients): refits must stay idempotent etc.
+        FLDAClassifier(loss="logistic", warm_start=True),
+        FLDAClassifier(loss="quadratic", solver="cg", warm_start=True),
+    ],
     expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS,
 )
 def test_sklearn_compatible_estimator(estimator, check):

@@ -20,20 +20,17 @@ LOSSES = ("quadratic", "logistic")
 @pytest.fixture(scope="module")
 def data():
     d = make_bernoulli_domains(n_source=300, n_target=300, random_state=0)
-    return (np.asarray(d.X_source, dtype=float), d.y_source,
-            np.asarray(d.X_target, dtype=float))
+    return (np.asarray(d.X_source, dtype=float), d.y_source, np.asarray(d.X_target, dtype=float))
 
 
 @pytest.mark.parametrize("loss", LOSSES)
 @pytest.mark.parametrize("scale", [1e308, 1e-320, 2.0**-1000, 3.0])
 def test_rescaling_all_weights_changes_nothing(data, loss, scale):
     X, y, Xt = data
-    reference = FLDAClassifier(loss=loss).fit(X, y, X_target=Xt,
-                                              sample_weight=np.ones(len(y)))
+    reference = FLDAClassifier(loss=loss).fit(X, y, X_target=Xt, sample_weight=np.ones(len(y)))
     with warnings.catch_warnings():
-        warnings.simplefilter("error")      # no overflow, no ConvergenceWarning
-        scaled = FLDAClassifier(loss=loss).fit(X, y, X_target=Xt,
-                                               sample_weight=np.full(len(y), scale))
+        warnings.simplefilter("error")  # no overflow, no ConvergenceWarning
+        scaled = FLDAClassifier(loss=loss).fit(X, y, X_target=Xt, sample_weight=np.full(len(y), scale))
     np.testing.assert_allclose(scaled.coef_, reference.coef_, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(scaled.intercept_, reference.intercept_, rtol=1e-6, atol=1e-9)
     assert set(scaled.predict(Xt)) == {0, 1}
@@ -71,12 +68,15 @@ def test_small_but_squarable_features_still_fit(data):
 
 
 @pytest.mark.parametrize("loss", LOSSES)
-@pytest.mark.parametrize("transfer, params", [
-    ("imputation", {"theta": 0.0, "mu": 1e300}),
-    ("imputation", {"theta": 0.3, "mu": 1e200}),
-    ("two-sided", {"theta": 0.0, "phi": 0.5, "value": 1e300}),
-    ("rate", {"rate": 1e300}),
-])
+@pytest.mark.parametrize(
+    "transfer, params",
+    [
+        ("imputation", {"theta": 0.0, "mu": 1e300}),
+        ("imputation", {"theta": 0.3, "mu": 1e200}),
+        ("two-sided", {"theta": 0.0, "phi": 0.5, "value": 1e300}),
+        ("rate", {"rate": 1e300}),
+    ],
+)
 def test_transfer_params_that_overflow_are_refused(data, loss, transfer, params):
     X, y, _ = data
     n = X.shape[1]

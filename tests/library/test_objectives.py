@@ -6,15 +6,19 @@ import scipy.sparse as sp
 from scipy.special import log_expit, logsumexp
 
 from flda_core.classifier import FLDAClassifier
-from flda_core.objectives import (dropout_variances, expected_quadratic_loss,
-                                  logistic_binary_objective, logistic_multinomial_objective)
+from flda_core.objectives import (
+    dropout_variances,
+    expected_quadratic_loss,
+    logistic_binary_objective,
+    logistic_multinomial_objective,
+)
 from flda_core.transfer import apply_dropout, dropout_variance_factor
 
 
 def _problem(n=40, m=6, n_classes=3, seed=0, theta_scale=0.6):
     rng = np.random.default_rng(seed)
     X = rng.poisson(1.0, size=(n, m)).astype(float) * rng.choice([-1.0, 1.0], size=m)
-    X[:, 0] = 0.0          # an all-zero column
+    X[:, 0] = 0.0  # an all-zero column
     theta = rng.uniform(0, theta_scale, m)
     theta[1] = 0.0
     y = np.arange(n) % n_classes
@@ -38,8 +42,7 @@ def test_expected_quadratic_loss_matches_monte_carlo_over_100k_draws():
     w, b = rng.normal(size=5), 0.3
     c = dropout_variance_factor(theta)
     closed = expected_quadratic_loss(w, b, X, t, c)
-    mc = _monte_carlo(lambda Z: np.mean(np.mean((t - Z @ w - b) ** 2, axis=1)),
-                      X, theta, 100_000, rng)
+    mc = _monte_carlo(lambda Z: np.mean(np.mean((t - Z @ w - b) ** 2, axis=1)), X, theta, 100_000, rng)
     assert abs(mc - closed) / closed < 0.01
 
 
@@ -48,7 +51,8 @@ def test_expected_quadratic_loss_sparse_equals_dense():
     t = np.where(y == 1, 1.0, -1.0)
     w, c = rng.normal(size=X.shape[1]), dropout_variance_factor(theta)
     assert expected_quadratic_loss(w, 0.1, sp.csr_matrix(X), t, c) == pytest.approx(
-        expected_quadratic_loss(w, 0.1, X, t, c), rel=1e-12)
+        expected_quadratic_loss(w, 0.1, X, t, c), rel=1e-12
+    )
 
 
 def test_flda_q_weights_minimise_the_monte_carlo_risk():
@@ -66,8 +70,9 @@ def test_flda_q_weights_minimise_the_monte_carlo_risk():
         return np.mean((T - Z @ w_ - b_) ** 2)
 
     base = mc_risk(w, b)
-    assert base == pytest.approx(expected_quadratic_loss(w, b, X, t, dropout_variance_factor(theta)),
-                                 rel=0.01)
+    assert base == pytest.approx(
+        expected_quadratic_loss(w, b, X, t, dropout_variance_factor(theta)), rel=0.01
+    )
     for _ in range(20):
         dw = rng.normal(scale=0.05, size=w.shape)
         assert mc_risk(w + dw, b + rng.normal(scale=0.05)) > base
@@ -119,7 +124,7 @@ def test_multinomial_gradient_matches_central_differences(sparse, with_theta, l2
     params = rng.normal(scale=0.5, size=m * K + K)
 
     def split(p):
-        return p[:m * K].reshape(m, K), p[m * K:]
+        return p[: m * K].reshape(m, K), p[m * K :]
 
     def f(p):
         return logistic_multinomial_objective(*split(p), Xs, Q, Y, l2)[0]
@@ -131,6 +136,7 @@ def test_multinomial_gradient_matches_central_differences(sparse, with_theta, l2
 def test_sparse_multinomial_blocks_agree_with_dense(monkeypatch):
     """The row-blocked sparse path gives the dense answer even with tiny blocks."""
     import flda_core.objectives as objectives
+
     monkeypatch.setattr(objectives, "_BLOCK_ENTRIES", 7)
     X, y, theta, rng = _problem(n=50, n_classes=3)
     c = dropout_variance_factor(theta)
@@ -183,6 +189,7 @@ def test_taylor_expected_log_loss_is_close_to_monte_carlo_for_small_theta(n_clas
         def loss_of_Z(Z):
             A = Z @ W + b
             return np.mean(logsumexp(A, axis=-1) - np.sum(A * Y, axis=-1))
+
     mc = _monte_carlo(loss_of_Z, X, theta, 100_000, rng)
     assert abs(taylor - mc) < 0.1 * abs(plain - mc)
     assert abs(taylor - mc) / mc < 0.001
@@ -205,6 +212,7 @@ def test_diagonal_only_hessian_of_appendix_c_is_a_worse_approximation():
     def loss_of_Z(Z):
         A_ = Z @ W + b
         return np.mean(logsumexp(A_, axis=-1) - np.sum(A_ * Y, axis=-1))
+
     mc = _monte_carlo(loss_of_Z, X, theta, 100_000, rng)
     assert abs(full - mc) < abs(diag_only - mc)
 
@@ -227,8 +235,8 @@ def test_binary_variance_term_restricted_to_dropped_features_is_exact(sparse):
     np.testing.assert_allclose(part[1], full[1], rtol=1e-12)
     assert part[2] == pytest.approx(full[2], rel=1e-12)
     numeric = _numeric_gradient(
-        lambda p: logistic_binary_objective(p[:-1], p[-1], Xs, Q, y01, 0.05, penalized)[0],
-        np.append(w, b))
+        lambda p: logistic_binary_objective(p[:-1], p[-1], Xs, Q, y01, 0.05, penalized)[0], np.append(w, b)
+    )
     assert _relative_error(np.append(part[1], part[2]), numeric) < 1e-6
 
 
@@ -243,13 +251,13 @@ def test_variance_term_restricted_to_dropped_features_is_exact(sparse):
     full = logistic_multinomial_objective(W, b, Xs, dropout_variances(Xs, c), Y, 0.01)
     penalized = np.flatnonzero(c > 0)
     Xp = Xs[:, penalized]
-    part = logistic_multinomial_objective(W, b, Xs, dropout_variances(Xp, c[penalized]), Y, 0.01,
-                                          penalized)
+    part = logistic_multinomial_objective(W, b, Xs, dropout_variances(Xp, c[penalized]), Y, 0.01, penalized)
     assert part[0] == pytest.approx(full[0], rel=1e-13)
     np.testing.assert_allclose(part[1], full[1], rtol=1e-11, atol=1e-15)
     np.testing.assert_allclose(part[2], full[2], rtol=1e-11, atol=1e-15)
-    none = logistic_multinomial_objective(W, b, Xs, dropout_variances(Xs[:, []], c[[]]), Y, 0.01,
-                                          np.array([], dtype=int))
+    none = logistic_multinomial_objective(
+        W, b, Xs, dropout_variances(Xs[:, []], c[[]]), Y, 0.01, np.array([], dtype=int)
+    )
     plain = logistic_multinomial_objective(W, b, Xs, 0 * dropout_variances(Xs, c), Y, 0.01)
     assert none[0] == pytest.approx(plain[0], rel=1e-13)
     np.testing.assert_allclose(none[1], plain[1], rtol=1e-11, atol=1e-15)
@@ -258,6 +266,7 @@ def test_variance_term_restricted_to_dropped_features_is_exact(sparse):
 def test_dense_row_blocks_do_not_change_the_multinomial_objective(monkeypatch):
     """The blocked dense evaluation equals the sparse (unblocked) one for any block size."""
     import flda_core.objectives as objectives
+
     X, y, theta, rng = _problem(n=70, m=8, n_classes=4, seed=13)
     c = dropout_variance_factor(theta)
     W, b, Y = rng.normal(size=(8, 4)), rng.normal(size=4), np.eye(4)[y]

@@ -31,9 +31,22 @@ def wheel(tmp_path_factory):
     out = tmp_path_factory.mktemp("wheel")
     build = tmp_path_factory.mktemp("build")
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation",
-         "--wheel-dir", str(out)],
-        cwd=build, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            str(ROOT),
+            "--no-deps",
+            "--no-build-isolation",
+            "--wheel-dir",
+            str(out),
+        ],
+        cwd=build,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if result.returncode and "No module named" in result.stderr and "setuptools" in result.stderr:
         pytest.skip("setuptools is not installed: cannot build without downloading it")
     assert result.returncode == 0, result.stderr[-2000:]
@@ -49,8 +62,13 @@ def test_the_wheel_holds_only_flda_core_and_requires_only_the_numerical_stack(wh
         metadata = email.message_from_bytes(archive.read(metadata_name))
     tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert tops == {"flda_core"}
-    assert {"flda_core/classifier.py", "flda_core/transfer.py", "flda_core/solvers.py",
-            "flda_core/synthetic.py", "flda_core/dask_support.py"} <= set(names)
+    assert {
+        "flda_core/classifier.py",
+        "flda_core/transfer.py",
+        "flda_core/solvers.py",
+        "flda_core/synthetic.py",
+        "flda_core/dask_support.py",
+    } <= set(names)
     required = metadata.get_all("Requires-Dist")
     always = {_requirement_name(r) for r in required if "extra ==" not in r}
     assert always == LIBRARY_REQUIREMENTS
@@ -62,11 +80,15 @@ def test_the_wheel_holds_only_flda_core_and_requires_only_the_numerical_stack(wh
 @pytest.mark.slow
 def test_the_installed_library_fits_and_predicts_outside_the_checkout(wheel, tmp_path):
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
-                   check=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300
+    )
     python = venv / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--quiet",
-                    str(wheel)], check=True, timeout=300)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", str(wheel)],
+        check=True,
+        timeout=300,
+    )
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     # The dashboard's libraries behave as if not installed (a finder that refuses them):
@@ -85,10 +107,17 @@ def test_the_installed_library_fits_and_predicts_outside_the_checkout(wheel, tmp
         "clf = FLDAClassifier(loss='quadratic').fit(data.X_source, data.y_source,\n"
         "                                           X_target=data.X_target)\n"
         "error = (clf.predict(data.X_target) != data.y_target).mean()\n"
-        "print(flda_core.__file__, round(float(clf.theta_[0]), 1), error < 0.5)\n")
-    result = subprocess.run([str(python), "-c", code], cwd=outside, capture_output=True,
-                            text=True, timeout=300, env={"PATH": "/usr/bin:/bin"})
+        "print(flda_core.__file__, round(float(clf.theta_[0]), 1), error < 0.5)\n"
+    )
+    result = subprocess.run(
+        [str(python), "-c", code],
+        cwd=outside,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PATH": "/usr/bin:/bin"},
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     location, theta, better_than_chance = result.stdout.split()
     assert Path(location).is_relative_to(venv) and not Path(location).is_relative_to(ROOT)
-    assert theta == "0.5" and better_than_chance == "True"     # the paper's θ₁ = 0.5
+    assert theta == "0.5" and better_than_chance == "True"  # the paper's θ₁ = 0.5

@@ -16,14 +16,12 @@ import numpy as np
 import pytest
 
 from flda_core.classifier import FLDAClassifier
-from flda_core.synthetic import (exact_target_error, make_bernoulli_domains,
-                                 make_poisson_domains)
+from flda_core.synthetic import exact_target_error, make_bernoulli_domains, make_poisson_domains
 
 
 def _fit_three(data, loss, **kwargs):
     source = FLDAClassifier(loss=loss, **kwargs).fit(data.X_source, data.y_source)
-    flda = FLDAClassifier(loss=loss, **kwargs).fit(data.X_source, data.y_source,
-                                                   X_target=data.X_target)
+    flda = FLDAClassifier(loss=loss, **kwargs).fit(data.X_source, data.y_source, X_target=data.X_target)
     target = FLDAClassifier(loss=loss, **kwargs).fit(data.X_target, data.y_target)
     return source, flda, target
 
@@ -78,10 +76,13 @@ def poisson():
     return make_poisson_domains(random_state=0)
 
 
-@pytest.mark.parametrize("loss, paper_source, paper_target", [
-    ("quadratic", 0.245, 0.137),
-    ("logistic", 0.264, 0.139),
-])
+@pytest.mark.parametrize(
+    "loss, paper_source, paper_target",
+    [
+        ("quadratic", 0.245, 0.137),
+        ("logistic", 0.264, 0.139),
+    ],
+)
 def test_table_1_naive_and_oracle_errors_near_the_paper(poisson, loss, paper_source, paper_target):
     source, flda, target = _fit_three(poisson, loss)
     assert _error(source, poisson) == pytest.approx(paper_source, abs=0.01)
@@ -91,8 +92,11 @@ def test_table_1_naive_and_oracle_errors_near_the_paper(poisson, loss, paper_sou
 
 
 def test_table_1_quadratic_error_grows_with_the_perturbation(poisson):
-    theta_hat = FLDAClassifier(loss="quadratic").fit(
-        poisson.X_source, poisson.y_source, X_target=poisson.X_target).theta_
+    theta_hat = (
+        FLDAClassifier(loss="quadratic")
+        .fit(poisson.X_source, poisson.y_source, X_target=poisson.X_target)
+        .theta_
+    )
     errors = []
     for delta in (0.0, 0.1, 0.2, 0.3):
         theta = theta_hat + np.array([delta, 0.0])

@@ -15,8 +15,12 @@ from sklearn.model_selection import GridSearchCV
 
 from flda_core import transfer_models as tm
 from flda_core.classifier import FLDAClassifier
-from flda_core.objectives import (dropout_variances, expected_quadratic_loss,
-                                  logistic_binary_objective, logistic_multinomial_objective)
+from flda_core.objectives import (
+    dropout_variances,
+    expected_quadratic_loss,
+    logistic_binary_objective,
+    logistic_multinomial_objective,
+)
 from flda_core.transfer import dropout_variance_factor, estimate_dropout, nonzero_rate
 from test_objectives import _numeric_gradient, _relative_error
 
@@ -31,11 +35,11 @@ def _domains(transfer, n_classes, seed=0, n=60, n_target=80, m=5):
     rng = np.random.default_rng(seed)
     X = rng.poisson(1.5, size=(n, m)).astype(float)
     Xt = rng.poisson(1.5, size=(n_target, m)).astype(float)
-    Xt[:, 0] *= rng.random(n_target) < 0.5                  # feature 1 drops out
+    Xt[:, 0] *= rng.random(n_target) < 0.5  # feature 1 drops out
     Xt[:, 3] = np.where(rng.random(n_target) < 0.8, 2.0, Xt[:, 3])
-    X[:, 3] *= rng.random(n) < 0.4                           # feature 4 appears
+    X[:, 3] *= rng.random(n) < 0.4  # feature 4 appears
     X[:, 4] = 0.0
-    X[:3, 4] = [1.0, 2.0, 1.0]                               # only in rows 0-2
+    X[:3, 4] = [1.0, 2.0, 1.0]  # only in rows 0-2
     if transfer == "imputation":
         X[rng.random(X.shape) < 0.1] = np.nan
         Xt[rng.random(Xt.shape) < 0.3] = np.nan
@@ -73,13 +77,12 @@ def _tight(loss, transfer, **extra):
 
 
 def _assert_same_fit(a, b, loss):
-    atol = 1e-8 if loss == "quadratic" else 1e-7   # logistic: the solver tolerance
+    atol = 1e-8 if loss == "quadratic" else 1e-7  # logistic: the solver tolerance
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=0, atol=atol)
     np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=0, atol=atol)
     assert a.transfer_params_.keys() == b.transfer_params_.keys()
     for key in a.transfer_params_:
-        np.testing.assert_allclose(a.transfer_params_[key], b.transfer_params_[key],
-                                   rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(a.transfer_params_[key], b.transfer_params_[key], rtol=1e-12, atol=1e-14)
 
 
 CASES = pytest.mark.parametrize("transfer", TRANSFERS)
@@ -132,11 +135,9 @@ def test_scaling_all_weights_changes_nothing(transfer, loss, sparse, n_classes):
 def test_weights_change_the_fit_and_ones_do_not(loss, n_classes):
     X, y, Xt = _domains("dropout", n_classes, seed=7)
     plain = _tight(loss, "dropout", l2=1e-3).fit(X, y, X_target=Xt)
-    ones = _tight(loss, "dropout", l2=1e-3).fit(X, y, X_target=Xt,
-                                                sample_weight=np.ones(len(y)))
+    ones = _tight(loss, "dropout", l2=1e-3).fit(X, y, X_target=Xt, sample_weight=np.ones(len(y)))
     _assert_same_fit(ones, plain, loss)
-    weighted = _tight(loss, "dropout", l2=1e-3).fit(X, y, X_target=Xt,
-                                                    sample_weight=_weights(y, low=1))
+    weighted = _tight(loss, "dropout", l2=1e-3).fit(X, y, X_target=Xt, sample_weight=_weights(y, low=1))
     assert np.abs(weighted.coef_ - plain.coef_).max() > 1e-3
 
 
@@ -165,6 +166,7 @@ def test_without_target_weights_are_repeated_rows_and_nothing_shifts(transfer, l
 
 
 # ------------------------------------------------------------- objectives and gradients
+
 
 def _weighted_problem(sparse, n_classes, seed=12):
     X, y, _ = _domains("dropout", n_classes, seed=seed)
@@ -200,13 +202,11 @@ def test_weighted_binary_objective_value_and_gradient(sparse, penalized, l2):
     def f(p):
         return logistic_binary_objective(p[:-1], p[-1], Xs, Q, y01, l2, penalized, w)[0]
 
-    value, gw, gb = logistic_binary_objective(params[:-1], params[-1], Xs, Q, y01, l2,
-                                              penalized, w)
+    value, gw, gb = logistic_binary_objective(params[:-1], params[-1], Xs, Q, y01, l2, penalized, w)
     assert _relative_error(np.append(gw, gb), _numeric_gradient(f, params)) < 1e-6
     rows = np.repeat(np.arange(len(y)), w)
     Qr = dropout_variances(X[rows][:, cols], c[cols])
-    repeated = logistic_binary_objective(params[:-1], params[-1], X[rows], Qr, y01[rows],
-                                         l2, penalized)
+    repeated = logistic_binary_objective(params[:-1], params[-1], X[rows], Qr, y01[rows], l2, penalized)
     assert value == pytest.approx(repeated[0], rel=1e-12)
     np.testing.assert_allclose(gw, repeated[1], rtol=1e-10, atol=1e-13)
 
@@ -224,18 +224,16 @@ def test_weighted_multinomial_objective_value_and_gradient(sparse, penalized, l2
     params = np.random.default_rng(2).normal(scale=0.5, size=m * K + K)
 
     def split(p):
-        return p[:m * K].reshape(m, K), p[m * K:]
+        return p[: m * K].reshape(m, K), p[m * K :]
 
     def f(p):
         return logistic_multinomial_objective(*split(p), Xs, Q, Y, l2, penalized, w)[0]
 
     value, gW, gb = logistic_multinomial_objective(*split(params), Xs, Q, Y, l2, penalized, w)
-    assert _relative_error(np.concatenate([gW.ravel(), gb]),
-                           _numeric_gradient(f, params)) < 1e-6
+    assert _relative_error(np.concatenate([gW.ravel(), gb]), _numeric_gradient(f, params)) < 1e-6
     rows = np.repeat(np.arange(len(y)), w)
     Qr = dropout_variances(X[rows][:, cols], c[cols])
-    repeated = logistic_multinomial_objective(*split(params), X[rows], Qr, Y[rows], l2,
-                                              penalized)
+    repeated = logistic_multinomial_objective(*split(params), X[rows], Qr, Y[rows], l2, penalized)
     assert value == pytest.approx(repeated[0], rel=1e-12)
     np.testing.assert_allclose(gW, repeated[1], rtol=1e-10, atol=1e-13)
 
@@ -255,6 +253,7 @@ def test_weighted_dense_multinomial_blocks_agree(monkeypatch):
 
 
 # --------------------------------------------------------- transfer-parameter estimates
+
 
 @CASES
 @SPARSE
@@ -286,13 +285,17 @@ def test_weighted_rates_and_dropout_by_hand():
 
 # ----------------------------------------------------------------------- bad weights
 
-@pytest.mark.parametrize("weights, message", [
-    (-np.ones(60), "Negative values"),
-    (np.zeros(60), "at least one non-zero"),
-    (np.ones(59), "sample_weight.shape"),
-    (np.full(60, np.nan), "NaN"),
-    (np.full(60, np.inf), "infinity"),
-])
+
+@pytest.mark.parametrize(
+    "weights, message",
+    [
+        (-np.ones(60), "Negative values"),
+        (np.zeros(60), "at least one non-zero"),
+        (np.ones(59), "sample_weight.shape"),
+        (np.full(60, np.nan), "NaN"),
+        (np.full(60, np.inf), "infinity"),
+    ],
+)
 def test_bad_weights_are_clear_errors(weights, message):
     X, y, Xt = _domains("dropout", 2)
     with pytest.raises(ValueError, match=message):
@@ -310,18 +313,19 @@ def test_dask_input_refuses_weights():
     da = pytest.importorskip("dask.array")
     X, y, Xt = _domains("dropout", 2)
     with pytest.raises(ValueError, match="not supported with dask"):
-        FLDAClassifier(loss="quadratic").fit(da.from_array(X, chunks=20), y,
-                                             X_target=Xt, sample_weight=np.ones(len(y)))
+        FLDAClassifier(loss="quadratic").fit(
+            da.from_array(X, chunks=20), y, X_target=Xt, sample_weight=np.ones(len(y))
+        )
 
 
 def test_partial_fit_refuses_weights():
     X, y, Xt = _domains("dropout", 2)
     with pytest.raises(ValueError, match="partial_fit does not support sample_weight"):
-        FLDAClassifier(loss="quadratic").partial_fit(X, y, classes=[0, 1],
-                                                     sample_weight=np.ones(len(y)))
+        FLDAClassifier(loss="quadratic").partial_fit(X, y, classes=[0, 1], sample_weight=np.ones(len(y)))
 
 
 # ------------------------------------------------------------------ metadata routing
+
 
 def test_sample_weight_is_requested_by_default_and_routes():
     X, y, Xt = _domains("dropout", 2, n=90)
@@ -337,8 +341,10 @@ def test_sample_weight_is_requested_by_default_and_routes():
         search = GridSearchCV(routed, {"l2": [0.0]}, cv=3)
         search.fit(X, y, X_target=Xt, sample_weight=w)
         np.testing.assert_allclose(search.best_estimator_.coef_, direct.coef_, atol=1e-12)
-        opted_out = (FLDAClassifier(loss="quadratic").set_fit_request(sample_weight=False)
-                     .set_score_request(sample_weight=False))
-        with pytest.raises(TypeError, match="sample_weight"):   # nobody takes them now
-            GridSearchCV(opted_out, {"l2": [0.0]}, cv=3).fit(X, y, X_target=Xt,
-                                                             sample_weight=w)
+        opted_out = (
+            FLDAClassifier(loss="quadratic")
+            .set_fit_request(sample_weight=False)
+            .set_score_request(sample_weight=False)
+        )
+        with pytest.raises(TypeError, match="sample_weight"):  # nobody takes them now
+            GridSearchCV(opted_out, {"l2": [0.0]}, cv=3).fit(X, y, X_target=Xt, sample_weight=w)

@@ -35,16 +35,21 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # ---------------------------------------------------------------------------- θ̂
 
+
 def _hand_matrices():
     """Columns: ordinary, absent in the source, never seen in the target,
     constant non-zero in both, all zero in both, more frequent in the target."""
-    X_source = np.array([[1.0, 0.0, 2.0, 5.0, 0.0, 0.0],
-                         [0.0, 0.0, 1.0, 5.0, 0.0, 1.0],
-                         [3.0, 0.0, 0.0, 5.0, 0.0, 0.0],
-                         [1.0, 0.0, 4.0, 5.0, 0.0, 0.0]])
-    X_target = np.array([[0.0, 1.0, 0.0, 7.0, 0.0, 2.0],
-                         [2.0, 1.0, 0.0, 7.0, 0.0, 2.0],
-                         [0.0, 0.0, 0.0, 7.0, 0.0, 0.0]])
+    X_source = np.array(
+        [
+            [1.0, 0.0, 2.0, 5.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0, 5.0, 0.0, 1.0],
+            [3.0, 0.0, 0.0, 5.0, 0.0, 0.0],
+            [1.0, 0.0, 4.0, 5.0, 0.0, 0.0],
+        ]
+    )
+    X_target = np.array(
+        [[0.0, 1.0, 0.0, 7.0, 0.0, 2.0], [2.0, 1.0, 0.0, 7.0, 0.0, 2.0], [0.0, 0.0, 0.0, 7.0, 0.0, 0.0]]
+    )
     # eta = [3/4, 0, 3/4, 1, 0, 1/4]; zeta = [1/3, 2/3, 0, 1, 0, 2/3]
     expected = np.array([1 - (1 / 3) / (3 / 4), 0.0, 1.0, 0.0, 0.0, 0.0])
     return X_source, X_target, expected
@@ -57,7 +62,7 @@ def test_theta_from_rates_on_hand_made_columns():
     np.testing.assert_allclose(zeta, [1 / 3, 2 / 3, 0, 1, 0, 2 / 3])
     theta = dropout_from_rates(eta, zeta)
     np.testing.assert_allclose(theta, expected, rtol=1e-15)
-    assert theta[2] == 1.0                      # never seen in the target: exactly 1
+    assert theta[2] == 1.0  # never seen in the target: exactly 1
     assert theta[1] == 0.0 and theta[4] == 0.0  # absent in the source / all zero: 0
     assert np.all((theta >= 0) & (theta <= 1))
     np.testing.assert_array_equal(estimate_dropout(X_source, X_target), theta)
@@ -66,8 +71,7 @@ def test_theta_from_rates_on_hand_made_columns():
 @pytest.mark.parametrize("fmt", ["csr", "csc"])
 def test_theta_on_sparse_input_equals_dense(fmt):
     X_source, X_target, expected = _hand_matrices()
-    theta = estimate_dropout(sp.csr_matrix(X_source).asformat(fmt),
-                             sp.csr_matrix(X_target).asformat(fmt))
+    theta = estimate_dropout(sp.csr_matrix(X_source).asformat(fmt), sp.csr_matrix(X_target).asformat(fmt))
     np.testing.assert_array_equal(theta, estimate_dropout(X_source, X_target))
     np.testing.assert_allclose(theta, expected, rtol=1e-15)
 
@@ -92,8 +96,9 @@ def test_theta_is_vectorised_over_leading_axes_and_takes_counts():
             expected = [0.0 if e == 0 else max(0.0, 1.0 - z / e) for e, z in zip(eta, zeta)]
             np.testing.assert_allclose(batched[r, g], expected, rtol=1e-15, atol=0)
             # counts over equally many samples give the rates' estimate
-            np.testing.assert_allclose(dropout_from_rates(eta / 5, zeta / 5), batched[r, g],
-                                       rtol=1e-15, atol=1e-16)
+            np.testing.assert_allclose(
+                dropout_from_rates(eta / 5, zeta / 5), batched[r, g], rtol=1e-15, atol=1e-16
+            )
 
 
 def test_theta_rejects_mismatched_or_negative_rates():
@@ -115,13 +120,16 @@ def test_dropout_variance_factor_edges_and_range():
 def test_dask_theta_uses_the_shared_estimate():
     da = pytest.importorskip("dask.array")
     from flda_core import dask_support
+
     X_source, X_target, _ = _hand_matrices()
-    theta = dask_support.estimate_dropout(da.from_array(X_source, chunks=(2, 6)),
-                                          da.from_array(X_target, chunks=(2, 6)))
+    theta = dask_support.estimate_dropout(
+        da.from_array(X_source, chunks=(2, 6)), da.from_array(X_target, chunks=(2, 6))
+    )
     np.testing.assert_array_equal(theta, estimate_dropout(X_source, X_target))
 
 
 # ---------------------------------------------------------------------------- FLDA-Q solve
+
 
 def _quadratic_problem(n=40, m=5, k=1, seed=0):
     rng = np.random.default_rng(seed)
@@ -133,8 +141,7 @@ def _quadratic_problem(n=40, m=5, k=1, seed=0):
 
 def _moments(X, T, sample_weight=None):
     w = np.ones(len(X)) if sample_weight is None else sample_weight
-    return (X.T @ (X * w[:, None]), X.T @ w, X.T @ (T * w[:, None]), w @ T, w.sum(),
-            (X * X).T @ w)
+    return (X.T @ (X * w[:, None]), X.T @ w, X.T @ (T * w[:, None]), w @ T, w.sum(), (X * X).T @ w)
 
 
 def _augmented_normal_equations(X, T, variance, l2, sample_weight=None):
@@ -162,7 +169,7 @@ def test_moment_solve_equals_explicit_normal_equations(k, weighted):
 
 
 def test_moment_solve_of_a_singular_system_is_the_minimum_norm_solution():
-    X = np.array([[1.0, 2.0, 0.0], [3.0, 1.0, 0.0]])           # centred rank 1, m = 3
+    X = np.array([[1.0, 2.0, 0.0], [3.0, 1.0, 0.0]])  # centred rank 1, m = 3
     T = np.array([[1.0], [-1.0]])
     gram, sum_x, xt_t, sum_t, n, _ = _moments(X, T)
     W, b = solve_quadratic_moments(gram, sum_x, xt_t, sum_t, n, np.zeros(3), 0.0)
@@ -170,8 +177,9 @@ def test_moment_solve_of_a_singular_system_is_the_minimum_norm_solution():
     W_ref = np.linalg.lstsq(Xc.T @ Xc, Xc.T @ Tc, rcond=None)[0]
     np.testing.assert_allclose(W, W_ref, atol=1e-12)
     np.testing.assert_allclose(b, T.mean(axis=0) - X.mean(axis=0) @ W_ref, atol=1e-12)
-    stack_W, _ = solve_quadratic_moments(gram[None], sum_x[None], xt_t[None], sum_t[None],
-                                         np.array([n]), np.zeros((1, 3)), 0.0)
+    stack_W, _ = solve_quadratic_moments(
+        gram[None], sum_x[None], xt_t[None], sum_t[None], np.array([n]), np.zeros((1, 3)), 0.0
+    )
     np.testing.assert_allclose(stack_W[0], W_ref, atol=1e-12)
 
 
@@ -187,13 +195,13 @@ def test_stacked_solve_equals_one_system_at_a_time_and_active_equals_subsetting(
     W, b = solve_quadratic_moments(*stacked, variance, l2, active=active)
     for i, (gram, sum_x, xt_t, sum_t, n, _) in enumerate(moments):
         keep = active[i]
-        W_one, b_one = solve_quadratic_moments(gram[np.ix_(keep, keep)], sum_x[keep],
-                                               xt_t[keep], sum_t, n, variance[i, keep], l2[i])
+        W_one, b_one = solve_quadratic_moments(
+            gram[np.ix_(keep, keep)], sum_x[keep], xt_t[keep], sum_t, n, variance[i, keep], l2[i]
+        )
         np.testing.assert_allclose(W[i][keep], W_one, rtol=1e-9, atol=1e-12)
         np.testing.assert_array_equal(W[i][~keep], 0.0)
         np.testing.assert_allclose(b[i], b_one, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(solve_psd_min_norm(np.eye(2)[None] * 2, np.ones((1, 2))),
-                               [[0.5, 0.5]])
+    np.testing.assert_allclose(solve_psd_min_norm(np.eye(2)[None] * 2, np.ones((1, 2))), [[0.5, 0.5]])
 
 
 def test_batched_solve_equals_per_fit_flda_classifier():
@@ -207,20 +215,24 @@ def test_batched_solve_equals_per_fit_flda_classifier():
     sizes = np.array([4, 10, 37, 200])
     T = quadratic_targets(y, 2)
     ridge = 2.0
-    cells = [(_moments(X_source[:n], T[:n]), np.count_nonzero(X_source[:n], axis=0),
-              np.count_nonzero(X_target[:n], axis=0)) for n in sizes]
-    gram, sum_x, xt_t, sum_t, n, squares = (np.array([cell[0][i] for cell in cells])
-                                            for i in range(6))
-    theta = dropout_from_rates(np.array([cell[1] for cell in cells]),
-                               np.array([cell[2] for cell in cells]))
+    cells = [
+        (
+            _moments(X_source[:n], T[:n]),
+            np.count_nonzero(X_source[:n], axis=0),
+            np.count_nonzero(X_target[:n], axis=0),
+        )
+        for n in sizes
+    ]
+    gram, sum_x, xt_t, sum_t, n, squares = (np.array([cell[0][i] for cell in cells]) for i in range(6))
+    theta = dropout_from_rates(np.array([cell[1] for cell in cells]), np.array([cell[2] for cell in cells]))
     active = (np.array([cell[1] for cell in cells]) > 0) & (theta < 1)
     variance = np.zeros_like(squares)
     variance[active] = dropout_variance_factor(theta[active]) * squares[active]
-    W, b = solve_quadratic_moments(gram, sum_x, xt_t, sum_t, n, variance, ridge / n,
-                                   active=active)
+    W, b = solve_quadratic_moments(gram, sum_x, xt_t, sum_t, n, variance, ridge / n, active=active)
     for g, size in enumerate(sizes):
         clf = FLDAClassifier(loss="quadratic", l2=ridge / size).fit(
-            X_source[:size], y[:size], X_target=X_target[:size])
+            X_source[:size], y[:size], X_target=X_target[:size]
+        )
         np.testing.assert_allclose(clf.theta_, theta[g], rtol=1e-15)
         np.testing.assert_allclose(W[g, :, 0], clf.coef_[0], rtol=1e-8, atol=1e-10)
         np.testing.assert_allclose(b[g, 0], clf.intercept_[0], rtol=1e-8, atol=1e-10)
@@ -232,8 +244,7 @@ def test_centred_cg_equals_the_direct_solve(weighted):
     sw = np.random.default_rng(2).uniform(0.5, 1.5, len(X)) if weighted else None
     gram, sum_x, xt_t, sum_t, n, squares = _moments(X, T, sw)
     penalty = c * squares + n * 0.01
-    W_direct, b_direct = solve_quadratic_moments(gram, sum_x, xt_t, sum_t, n, c * squares,
-                                                 0.01)
+    W_direct, b_direct = solve_quadratic_moments(gram, sum_x, xt_t, sum_t, n, c * squares, 0.01)
     mu = sum_x / n
     w = np.ones(len(X)) if sw is None else sw
 
@@ -255,29 +266,31 @@ def test_dask_quadratic_fit_equals_the_shared_solve_on_the_same_data(solver):
     y = (T[:, 0] > 0).astype(int)
     X_target = X * (np.random.default_rng(4).random(X.shape) > [0.6, 0.0, 0.3, 0.0, 0.1])
     clf = FLDAClassifier(loss="quadratic", l2=0.05, solver=solver, tol=1e-13).fit(
-        da.from_array(X, chunks=(25, 5)), da.from_array(y, chunks=25),
-        X_target=da.from_array(X_target, chunks=(40, 5)))
+        da.from_array(X, chunks=(25, 5)),
+        da.from_array(y, chunks=25),
+        X_target=da.from_array(X_target, chunks=(40, 5)),
+    )
     theta = estimate_dropout(X, X_target)
     np.testing.assert_array_equal(clf.theta_, theta)
     gram, sum_x, xt_t, sum_t, n, squares = _moments(X, quadratic_targets(y, 2))
-    W, b = solve_quadratic_moments(gram, sum_x, xt_t, sum_t, n,
-                                   dropout_variance_factor(theta) * squares, 0.05)
+    W, b = solve_quadratic_moments(
+        gram, sum_x, xt_t, sum_t, n, dropout_variance_factor(theta) * squares, 0.05
+    )
     np.testing.assert_allclose(clf.coef_[0], W[:, 0], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(clf.intercept_, b, rtol=1e-9, atol=1e-12)
-    memory = FLDAClassifier(loss="quadratic", l2=0.05, solver=solver, tol=1e-13).fit(
-        X, y, X_target=X_target)
+    memory = FLDAClassifier(loss="quadratic", l2=0.05, solver=solver, tol=1e-13).fit(X, y, X_target=X_target)
     np.testing.assert_allclose(clf.coef_, memory.coef_, rtol=1e-9, atol=1e-12)
 
 
 def test_quadratic_targets_codes():
     np.testing.assert_array_equal(quadratic_targets(np.array([0, 1, 1]), 2), [[-1], [1], [1]])
-    np.testing.assert_array_equal(quadratic_targets(np.array([2, 0]), 3),
-                                  [[-1, -1, 1], [1, -1, -1]])
+    np.testing.assert_array_equal(quadratic_targets(np.array([2, 0]), 3), [[-1, -1, 1], [1, -1, -1]])
 
 
 def test_one_definition_of_each_shared_piece():
     """The duplicates are gone: one ``_scale_rows``, θ̂ and the solve in one place."""
     from flda_core import dask_support, objectives
+
     assert solvers._scale_rows is objectives._scale_rows
     assert dask_support.dropout_from_rates is transfer.dropout_from_rates
     assert dask_support.solve_quadratic_moments is solvers.solve_quadratic_moments
@@ -331,9 +344,14 @@ print("OTHERS:" + ",".join(others))
 
 
 def _probe(mode):
-    result = subprocess.run([sys.executable, "-c", _IMPORT_PROBE, ",".join(FORBIDDEN), mode],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300,
-                            check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", _IMPORT_PROBE, ",".join(FORBIDDEN), mode],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     lines = dict(line.split(":", 1) for line in result.stdout.strip().splitlines()[-3:])
     return {key: [v for v in value.split(",") if v] for key, value in lines.items()}
@@ -356,6 +374,8 @@ def test_flda_core_imports_no_dashboard_dependency():
     assert set(installed["LOADED"]) <= {"pandas"}, installed
     # pandas is asked for by scikit-learn and by pandas itself (its submodules), no one else
     assert {entry for entry in installed["OTHERS"] if entry.startswith("pandas")} <= {
-        "pandas <- sklearn", "pandas <- pandas"}, installed
+        "pandas <- sklearn",
+        "pandas <- pandas",
+    }, installed
     if installed["LOADED"]:
         assert any(entry == "pandas <- sklearn" for entry in installed["OTHERS"]), installed

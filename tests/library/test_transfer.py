@@ -4,8 +4,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from flda_core.transfer import (apply_dropout, check_theta, dropout_variance_factor,
-                                estimate_dropout, nonzero_rate)
+from flda_core.transfer import (
+    apply_dropout,
+    check_theta,
+    dropout_variance_factor,
+    estimate_dropout,
+    nonzero_rate,
+)
 
 
 def test_theta_recovered_within_0_01_at_100k_samples():
@@ -28,9 +33,9 @@ def test_edge_cases_all_zero_column_feature_only_in_target_and_never_in_target()
     X_source = np.array([[0, 1, 1], [0, 1, 2], [0, 0, 1]], float)
     X_target = np.array([[3, 0, 1], [1, 0, 1], [0, 0, 1]], float)
     theta = estimate_dropout(X_source, X_target)
-    assert theta[0] == 0.0       # absent in source (only in target): dropout cannot add it
-    assert theta[1] == 1.0       # present in source, never in target: exactly 1
-    assert theta[2] == 0.0       # more frequent in target than in source: clipped at 0
+    assert theta[0] == 0.0  # absent in source (only in target): dropout cannot add it
+    assert theta[1] == 1.0  # present in source, never in target: exactly 1
+    assert theta[2] == 0.0  # more frequent in target than in source: clipped at 0
     assert np.all(np.isfinite(theta))
 
 
@@ -43,12 +48,10 @@ def test_both_domains_all_zero_gives_zero_theta():
 def test_sparse_input_matches_dense(fmt):
     rng = np.random.default_rng(1)
     X_source = rng.poisson(0.3, size=(200, 30)).astype(float)
-    X_target = apply_dropout(rng.poisson(0.3, size=(150, 30)).astype(float),
-                             rng.uniform(0, 1, 30), rng)
+    X_target = apply_dropout(rng.poisson(0.3, size=(150, 30)).astype(float), rng.uniform(0, 1, 30), rng)
     X_source[:, 3] = 0.0
     dense = estimate_dropout(X_source, X_target)
-    sparse = estimate_dropout(sp.csr_matrix(X_source).asformat(fmt),
-                              sp.csr_matrix(X_target))
+    sparse = estimate_dropout(sp.csr_matrix(X_source).asformat(fmt), sp.csr_matrix(X_target))
     np.testing.assert_allclose(sparse, dense)
 
 
