@@ -39,6 +39,7 @@ from explorer.registry import PAGES, url_path
 
 __all__ = [
     "Control",
+    "SpeakerNotes",
     "LessonStep",
     "LESSON_STEPS",
     "LESSON_URL_PATH",
@@ -87,6 +88,26 @@ class Control:
 
 
 @dataclass(frozen=True)
+class SpeakerNotes:
+    """What the lecturer says and asks at a step, and the minutes it may take.
+
+    Attributes
+    ----------
+    say : str
+        What to tell the class (a few sentences, for the presenter's view and the
+        lecturer's handout only: never on the projected slide).
+    ask : str
+        What to ask the class while it discusses, before the reveal.
+    minutes : float
+        The step's share of the lecture (the presenter's timer counts against it).
+    """
+
+    say: str
+    ask: str
+    minutes: float
+
+
+@dataclass(frozen=True)
 class LessonStep:
     """One step of the lesson (see the module docstring)."""
 
@@ -102,6 +123,7 @@ class LessonStep:
     settings: Mapping[str, Any] = field(default_factory=dict)
     equations: tuple = ()
     choices: tuple = ()
+    notes: SpeakerNotes | None = None
 
     def start_values(self):
         """The step's settings with each of its controls at its starting value (the first
