@@ -46,10 +46,13 @@ class View:
     (markdown, marked as a quote); ``correct`` the indices of the step's choices that
     what is shown makes right; ``reveal`` the computed sentence shown after the
     prediction; ``table`` an optional small DataFrame; ``error`` a problem with the
-    settings (then nothing else is shown).
+    settings (then nothing else is shown).  ``fig_before`` is the figure shown before
+    Reveal: the step's setting only, nothing that answers its question (``fig`` is
+    the revealed figure; ``numbers``, ``reveal`` and ``table`` are for after Reveal).
     """
 
     fig: object = None
+    fig_before: object = None
     what: str = ""
     caption: str = ""
     numbers: list = field(default_factory=list)
