@@ -1,6 +1,7 @@
 """The page registry (``explorer.registry``) is the one page list: it names every page file
 once, and the navigation, Home, the lesson and presentation mode all follow it."""
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -87,5 +88,14 @@ def test_presentation_mode_reads_its_controls_and_presets_from_the_registry():
 
 @pytest.mark.parametrize("page", [p for p in PAGES if p.has_presets], ids=lambda p: p.title)
 def test_pages_with_presets_draw_their_row_under_their_own_name(page):
-    source = (ROOT / page.script).read_text(encoding="utf-8")
-    assert f'widgets.presentation_row("{page.script}"' in source
+    tree = ast.parse((ROOT / page.script).read_text(encoding="utf-8"))
+    first_arguments = [
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "presentation_row"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+    ]
+    assert first_arguments == [page.script]
