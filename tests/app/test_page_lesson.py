@@ -301,10 +301,10 @@ def test_digits_step_says_which_data_and_shows_table_four(tmp_path, monkeypatch)
 def test_the_handout_names_every_step_with_its_numbers(monkeypatch):
     from explorer.ui import lesson_views
 
-    def quick(lesson_step, values):  # the two slow steps are tested above
+    def quick(lesson_step, values, slide=False):  # the two slow steps are tested above
         if lesson_step.slug in ("where-ink-vanishes", "how-many-samples"):
             return lesson_views.View(reveal="(skipped here)")
-        return original(lesson_step, values)
+        return original(lesson_step, values, slide=slide)
 
     original = lesson_views.step_view
     monkeypatch.setattr(lesson_views, "step_view", quick)
