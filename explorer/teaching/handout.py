@@ -44,8 +44,11 @@ __all__ = [
 
 #: Who a handout is for.
 AUDIENCES = ("students", "lecturer")
-#: CSS ``@page`` size and printable width (page width less both side margins).
-PAPER_SIZES = {"A4": ("A4", "180mm"), "Letter": ("letter", "185.9mm")}
+#: CSS ``@page`` size, printable width and height (the page less its margins:
+#: 15 mm at the sides, 14 mm at the top, 16 mm at the bottom).
+PAPER_SIZES = {"A4": ("A4", "180mm", "267mm"), "Letter": ("letter", "185.9mm", "249.4mm")}
+#: Height of the students' title block on page 1 (their first step fills the rest).
+_STUDENTS_HEADER = "26mm"
 #: How a missing number prints.
 MISSING = "–"
 
@@ -57,14 +60,21 @@ html { background: white; }
 body { font-family: system-ui, sans-serif; color: #111; width: %(width)s; margin: 1rem auto;
        line-height: 1.35; font-size: 10.5pt; }
 @media print { body { margin: 0; } a { color: inherit; } }
-header { margin-bottom: 4mm; }
+header { margin-bottom: 3mm; }
 h1 { font-size: 16pt; margin: 0 0 2mm 0; }
 h2 { font-size: 13.5pt; margin: 0 0 2mm 0; break-after: avoid; }
 h3 { font-size: 11pt; margin: 3mm 0 1mm 0; break-after: avoid; }
 p { margin: 0 0 2mm 0; }
 section { border-top: 1.5px solid #444; padding-top: 3mm; margin-top: 5mm; }
-body.students section { break-inside: avoid; }
-body.students section.fig:not(:first-of-type) { break-before: page; margin-top: 0; }
+/* students: one page a step, the answer box taking what the step leaves of it */
+body.students header { height: %(header)s; overflow: hidden; margin-bottom: 0; }
+body.students h1 { font-size: 14pt; }
+body.students section { display: flex; flex-direction: column; box-sizing: border-box;
+                        min-height: calc(%(height)s - 3mm); break-before: page; margin-top: 0; }
+body.students section:first-of-type { break-before: auto;
+                                      min-height: calc(%(height)s - %(header)s - 3mm); }
+body.students .question { display: flex; flex-direction: column; flex: 1 0 auto; }
+body.students .answerbox { flex: 1 0 auto; }
 table { border-collapse: collapse; margin: 1mm 0 2mm 0; font-size: 9pt; break-inside: avoid; }
 td, th { border: 1px solid #999; padding: 0.6mm 2mm; text-align: left; }
 .figbox { width: 100%%; break-inside: avoid; margin: 1mm 0; }
@@ -78,7 +88,7 @@ td, th { border: 1px solid #999; padding: 0.6mm 2mm; text-align: left; }
 .choices li::before { content: "☐  "; }
 .choices li.right::before { content: "☑  "; }
 .choices li.right { font-weight: bold; }
-.answerbox { border: 1px solid #555; height: 30mm; padding: 1.5mm 2mm; color: #555;
+.answerbox { border: 1px solid #555; min-height: 20mm; padding: 1.5mm 2mm; color: #555;
              font-size: 8.5pt; break-inside: avoid; }
 .speaker { border: 1px dashed #555; padding: 2mm 3mm; break-inside: avoid; margin-top: 2mm; }
 .block { break-inside: avoid; }
@@ -87,10 +97,11 @@ td, th { border: 1px solid #999; padding: 0.6mm 2mm; text-align: left; }
 #: Width (CSS px) each figure is laid out at before it is zoomed to the printable width
 #: (the width the app's figures are designed for: their heights, legends and colour bars
 #: are placed for it), the height used when a figure sets none, and the tallest a
-#: figure prints (in design px: a taller one is zoomed further, never re-laid out).
+#: figure prints (in design px zoomed to 180 mm: 520 px is 104 mm; a taller figure is
+#: zoomed further, never re-laid out), so that a step with its figure fits a page.
 FIGURE_DESIGN_WIDTH = 900
 FIGURE_DEFAULT_HEIGHT = 450
-FIGURE_MAX_HEIGHT = 760
+FIGURE_MAX_HEIGHT = 520
 
 #: Each figure drawn at print size: laid out by plotly exactly as its builder placed
 #: it (legend, axis titles, colour bars) at the design width and its own height, then
@@ -323,21 +334,37 @@ def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=Non
         ]
         sections.append(_step(i, s, values, view, links, lecturer))
     who = "lecturer's handout, with answers and speaker notes" if lecturer else "students' handout"
-    size, width = PAPER_SIZES[paper]
-    style = _STYLE % {"size": size, "width": width, "footer": f"FLDA lesson, {who.split(',')[0]}"}
+    size, width, height = PAPER_SIZES[paper]
+    style = _STYLE % {
+        "size": size,
+        "width": width,
+        "height": height,
+        "header": _STUDENTS_HEADER,
+        "footer": f"FLDA lesson, {who.split(',')[0]}",
+    }
     contents = " · ".join(html.escape(step_heading(i, s.title)) for i, (s, _, _) in enumerate(pages, 1))
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>FLDA lesson: {html.escape(who)}</title><style>" + style + "</style>"
         "<script>" + plotly_js.replace("</script", "<\\/script") + "</script></head>"
         f"<body class='{audience}'><header>"
-        f"<h1>Feature-level domain adaptation: the lesson ({html.escape(who)})</h1>"
-        "<p class='small'>Kouw, van der Maaten, Krijthe and Loog (2016), Feature-Level "
+        + (
+            f"<h1>Feature-level domain adaptation: the lesson ({html.escape(who)})</h1>"
+            if lecturer
+            else "<h1>Feature-level domain adaptation: students' handout</h1>"
+        )
+        + "<p class='small'>Kouw, van der Maaten, Krijthe and Loog (2016), Feature-Level "
         "Domain Adaptation, JMLR 17(171). Numbers marked as the paper's are quoted from "
         "it; every other number was computed by the FLDA explorer with the settings "
         "listed under each step.</p>"
-        f"<p class='small'><strong>Steps:</strong> {contents}</p>"
-        + (_minutes_line([s for s, _, _ in pages]) if lecturer else "")
+        # the lecturer's list of steps and minutes; the students' first step follows the
+        # title on page 1 (with the list it moved to page 2 and left page 1 nearly blank)
+        + (
+            f"<p class='small'><strong>Steps:</strong> {contents}</p>"
+            + _minutes_line([s for s, _, _ in pages])
+            if lecturer
+            else ""
+        )
         + "</header>"
         + "\n".join(sections)
         + "<script>"

@@ -136,8 +136,10 @@ def test_links_are_absolute_and_carry_the_settings():
 @pytest.mark.parametrize("paper", sorted(PAPER_SIZES))
 def test_the_page_size_margins_and_page_numbers(paper):
     markup = handout_html(_pages(), "", "students", paper=paper)
-    size, width = PAPER_SIZES[paper]
+    size, width, height = PAPER_SIZES[paper]
     assert f"size: {size};" in markup and f"width: {width};" in markup
+    # a students' step fills the page less its margins (the answer box takes the rest)
+    assert f"min-height: calc({height} - 3mm)" in markup
     assert "@bottom-center" in markup and "counter(page)" in markup
     with pytest.raises(ValueError):
         handout_html(_pages(), "", "students", paper="A5")

@@ -109,11 +109,16 @@ def _assert_no_overlaps(page, name):
                 .filter(e => !e.closest('.figbox'))
                 .map(e => ({tag: e.tagName + '.' + e.className, text: e.textContent.slice(0, 40),
                             box: box(e)}));
-            return {figures, others};
+            const clipped = Array.from(document.querySelectorAll('header, section'))
+                .filter(e => getComputedStyle(e).overflow === 'hidden'
+                             && e.scrollHeight > e.clientHeight + 1)
+                .map(e => e.tagName + ' ' + e.textContent.slice(0, 40));
+            return {figures, others, clipped};
         }""",
         TEXT_BOXES,
     )
     assert layout["figures"] or name.startswith("students-as-is"), name
+    assert not layout["clipped"], (name, layout["clipped"])  # no text cut off
     for figure in layout["figures"]:
         assert figure["svg"] is not None and len(figure["texts"]) >= 3, (name, figure["key"])
         # every text of the figure apart from the others and inside the drawing
