@@ -260,7 +260,11 @@ def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L
                 # hatched as well as coloured: the classes stay apart in greyscale
                 marker=dict(
                     color=CLASS_COLORS[k % len(CLASS_COLORS)],
-                    pattern=dict(shape=class_pattern(k), fgcolor="#FFFFFF", fgopacity=0.9),
+                    # white hatching over the class colour ("replace", the default,
+                    # drew the hatching alone on a transparent bar)
+                    pattern=dict(
+                        shape=class_pattern(k), fillmode="overlay", fgcolor="#FFFFFF", fgopacity=0.9
+                    ),
                 ),
                 customdata=counts,
                 hovertemplate=(

@@ -59,6 +59,10 @@ def test_class_bars_differ_by_fill_pattern():
     fig = prediction_mix_figure(predictions, ["a", "b"], ["S-LR"])
     shapes = [t.marker.pattern.shape or "" for t in fig.data]
     assert len(set(shapes)) == len(shapes) == 2
+    # the hatching is drawn over the class colour, not instead of it (plotly's default
+    # "replace" with a white foreground left the hatched bars invisible)
+    assert all(t.marker.pattern.fillmode == "overlay" for t in fig.data if t.marker.pattern.shape)
+    assert [t.marker.color for t in fig.data] == list(CLASS_COLORS[:2])
 
 
 def _lightness_of_scale(scale):
