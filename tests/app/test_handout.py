@@ -153,3 +153,36 @@ def test_user_text_is_escaped():
     values = {**values, "syn.theta": "<img src=x onerror=alert(1)>"}
     markup = handout_html([(s, values, view)], "", "lecturer")
     assert "<script>alert" not in markup and "<img src=x" not in markup
+
+
+def test_the_lesson_page_offers_both_handouts_for_the_chosen_paper(monkeypatch):
+    """The Lesson page's paper size and two downloads (steps stubbed: computing them is
+    tested in test_page_lesson and the print test)."""
+    from apptest_support import open_page
+
+    from explorer.ui import lesson_views
+
+    made = []
+
+    def quick(lesson_step, values, slide=False):
+        made.append(lesson_step.slug)
+        return View(reveal=f"reveal of {lesson_step.slug}", correct=frozenset({0}))
+
+    monkeypatch.setattr(lesson_views, "step_view", quick)
+    at = open_page("pages/lesson.py", {"step": LESSON_STEPS[0].slug})
+    at.radio(key="lesson_handout_paper").set_value("Letter").run()
+    made.clear()
+    at.button(key="lesson_handout").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    # every step computed once for both handouts (the page's own step once more: drawn)
+    assert sorted(set(made)) == sorted(s.slug for s in LESSON_STEPS)
+    assert all(made.count(s.slug) == 1 for s in LESSON_STEPS[1:])
+    downloads = {d.proto.label: d for d in at.get("download_button")}
+    assert {"Download the students' handout", "Download the lecturer's handout"} <= set(downloads)
+    stored = at.session_state["lesson_handout_html"]
+    assert stored["paper"] == "Letter"
+    assert b"size: letter;" in stored["students"] and b"reveal of" not in stored["students"]
+    assert b"reveal of domain-shift-as-dropout" in stored["lecturer"]
+    # another paper size: the old files are not offered as if they were for it
+    at.radio(key="lesson_handout_paper").set_value("A4").run()
+    assert not [d for d in at.get("download_button") if "handout" in d.proto.label]
