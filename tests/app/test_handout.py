@@ -68,6 +68,8 @@ def test_the_students_handout_holds_the_questions_and_no_answer():
             assert secret.split("*")[-1].strip()[:20] not in text, secret
         assert s.notes.say not in students and s.notes.ask not in students
     assert NUMBER[1] not in text and "right" not in re.findall(r"class='(\w+)'", students)
+    # nor anywhere in the file (its source is readable too): no reveal, no revealed figure
+    assert "Revealed:" not in students and "Caption-" not in students
     # one empty answer box per step, the before-Reveal figure only
     assert students.count("class='answerbox'") == len(pages)
     assert "before-trace-0" in students and "revealed-trace-0" not in students
