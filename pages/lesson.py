@@ -253,30 +253,58 @@ def draw_links(lesson_step, values, present):
 
 
 def draw_handout():
-    """Prepare (all steps are computed, up to a minute the first time) and download."""
+    """Prepare both handouts (all steps are computed, up to a minute the first time) and
+    download them: the students' (questions, no answers) and the lecturer's (answers and
+    speaker notes), for A4 or Letter, with links made absolute from this page's address."""
+    from explorer.teaching.handout import PAPER_SIZES, app_base_url
+    from explorer.teaching.lesson import LESSON_URL_PATH
+
+    paper = st.radio(
+        "Handout paper size",
+        tuple(PAPER_SIZES),
+        horizontal=True,
+        key="lesson_handout_paper",
+        help="The page size the handouts print on (margins and page numbers included).",
+    )
     if st.button(
-        "Prepare the handout (HTML, print-ready)",
+        "Prepare the handouts (HTML, print-ready)",
         key="lesson_handout",
-        help="Every step's text, figure, settings, numbers and the paper's numbers "
-        "in one page to print or annotate.",
+        help="Every step computed once: a students' handout (text, setting, question and "
+        "an answer box; no answers) and a lecturer's (with answers, numbers and speaker notes).",
     ):
-        with guard.error_boundary("preparing the handout", "Could not prepare the handout.") as outcome:
-            with widgets.progress_bar("Computing every step for the handout…") as progress:
-                st.session_state["lesson_handout_html"] = handout_bytes(
-                    [(s, step_values(s)) for s in LESSON_STEPS], progress
+        with guard.error_boundary("preparing the handouts", "Could not prepare the handouts.") as outcome:
+            with widgets.progress_bar("Computing every step for the handouts…") as progress:
+                handouts = handout_bytes(
+                    [(s, step_values(s)) for s in LESSON_STEPS],
+                    progress,
+                    paper=paper,
+                    base_url=app_base_url(st.context.url, LESSON_URL_PATH),
                 )
+                st.session_state["lesson_handout_html"] = {"paper": paper, **handouts}
         if outcome.failed:
             return
     data = st.session_state.get("lesson_handout_html")
-    if data:
-        tables.download_file(
-            "Download the handout",
-            data,
-            "flda_lesson_handout.html",
-            "text/html",
-            "lesson_handout_download",
-            "Open it in a browser to read or print (figures included).",
-        )
+    if not data or data.get("paper") != paper:
+        return
+    students, lecturer = st.columns(2)
+    tables.download_file(
+        "Download the students' handout",
+        data["students"],
+        f"flda_lesson_students_{paper.lower()}.html",
+        "text/html",
+        "lesson_handout_students",
+        "Questions with answer boxes, no answers: open in a browser and print.",
+        container=students,
+    )
+    tables.download_file(
+        "Download the lecturer's handout",
+        data["lecturer"],
+        f"flda_lesson_lecturer_{paper.lower()}.html",
+        "text/html",
+        "lesson_handout_lecturer",
+        "With the answers, the numbers and the speaker notes: open in a browser and print.",
+        container=lecturer,
+    )
 
 
 def linked_equations(lesson_step, view):

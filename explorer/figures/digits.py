@@ -37,8 +37,11 @@ __all__ = [
 
 #: Sequential scale for probabilities in [0, 1] (non-zero rates, theta).
 PROBABILITY_SCALE = "Viridis"
-#: Diverging scale for weights: negative blue, zero white, positive red.
-WEIGHT_SCALE = "RdBu_r"
+#: Scale for weights, centred on 0: negative dark blue, zero grey, positive yellow.
+#: Its lightness rises monotonically from the negative to the positive end, so a
+#: weight map keeps its sign printed in greyscale (red-white-blue loses it: both
+#: ends are dark).
+WEIGHT_SCALE = "Cividis"
 #: Ink: white paper, black ink.
 INK_SCALE = "Greys"
 #: The paper's Table 4 values in the error chart: mid-grey dashes (readable on the

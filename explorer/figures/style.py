@@ -20,6 +20,12 @@ __all__ = [
     "FAMILY_COLORS",
     "FAMILY_DASH",
     "CLASS_COLORS",
+    "CLASS_SYMBOLS",
+    "CLASS_PATTERNS",
+    "MIN_CLASS_LIGHTNESS_GAP",
+    "class_symbol",
+    "class_pattern",
+    "greyscale_lightness",
     "CLASSIFIER_NAMES",
     "LABEL_HALO",
     "LABEL_MIN_CONTRAST",
@@ -51,11 +57,14 @@ FAMILY_DASH = {"source": "dash", "target": "dot", "flda": "solid"}
 #: (class 1's red and class 2's blue, drawn under the decision boundaries, by
 #: more than 30) and has at least :data:`MIN_GRAPHIC_CONTRAST` against both
 #: theme backgrounds (:data:`THEME_BACKGROUNDS`); classes 3-10 were picked
-#: greedily for the largest distance to the colours before them.  Mirrored in
-#: ``.streamlit/config.toml`` (``chartCategoricalColors``).
+#: greedily for the largest distance to the colours before them.  Class 1 is the
+#: darkest red and class 2 the lightest blue those contrasts allow, so that printed
+#: in greyscale they are two greys :data:`MIN_CLASS_LIGHTNESS_GAP` apart in CIELAB
+#: lightness (the paper's red and blue, #CC3311 and #0077BB, were one grey).  Mirrored
+#: in ``.streamlit/config.toml`` (``chartCategoricalColors``).
 CLASS_COLORS = (
-    "#CC3311",
-    "#0077BB",
+    "#C21A0A",
+    "#1697F3",
     "#6F9E00",
     "#D300EB",
     "#7B6024",
@@ -65,6 +74,25 @@ CLASS_COLORS = (
     "#0E9FAF",
     "#C38474",
 )
+#: Marker shape per class (scatter plots): classes differ by shape as well as colour,
+#: so that they stay apart in greyscale and for readers who do not see the colours.
+#: A source domain's markers are the open variant (:func:`class_symbol`).
+CLASS_SYMBOLS = (
+    "circle",
+    "diamond",
+    "square",
+    "triangle-up",
+    "cross",
+    "x",
+    "star",
+    "hexagon",
+    "pentagon",
+    "triangle-down",
+)
+#: Fill pattern per class (stacked bars): class 1 solid, the others hatched.
+CLASS_PATTERNS = ("", "/", ".", "x", "\\", "-", "|", "+", "", "/")
+#: Smallest CIELAB lightness gap between classes 1 and 2 (printed in greyscale).
+MIN_CLASS_LIGHTNESS_GAP = 15.0
 #: Background colours of Streamlit's light and dark themes (``.streamlit/config.toml``
 #: sets only the accent colour, so these are Streamlit's defaults).
 THEME_BACKGROUNDS = {"light": "#FFFFFF", "dark": "#0E1117"}
@@ -72,6 +100,23 @@ THEME_BACKGROUNDS = {"light": "#FFFFFF", "dark": "#0E1117"}
 MIN_GRAPHIC_CONTRAST = 3.0
 #: Smallest CIEDE2000 difference between a class colour and a family colour.
 MIN_CLASS_FAMILY_DIFFERENCE = 20.0
+
+
+def class_symbol(k, open_marker=False):
+    """Plotly marker symbol of class ``k`` (0-based); ``open_marker``: the outline only."""
+    symbol = CLASS_SYMBOLS[int(k) % len(CLASS_SYMBOLS)]
+    return f"{symbol}-open" if open_marker else symbol
+
+
+def class_pattern(k):
+    """Plotly bar fill pattern (``marker.pattern.shape``) of class ``k`` (0-based)."""
+    return CLASS_PATTERNS[int(k) % len(CLASS_PATTERNS)]
+
+
+def greyscale_lightness(color):
+    """CIELAB lightness L* (0 black to 100 white) of ``#rrggbb``: its grey when printed
+    in greyscale."""
+    return srgb_to_lab(color)[0]
 
 
 def classifier_color(name):

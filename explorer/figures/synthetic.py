@@ -32,6 +32,7 @@ import plotly.graph_objects as go
 from explorer.names import LOSS_TITLES
 from explorer.figures.style import (
     CLASS_COLORS,
+    class_symbol,
     FAMILY_COLORS,
     axis_suffix,
     classifier_color,
@@ -271,7 +272,8 @@ def _scatter_traces(counts, max_count, domain, col, show_legend, label_counts):
             marker=dict(
                 size=marker_sizes(part["count"], max_count),
                 color=_rgba(color, TARGET_FILL_ALPHA) if target else color,
-                symbol="circle" if target else "diamond-open",
+                # the class by shape as well as colour (greyscale prints); the source open
+                symbol=class_symbol(k, open_marker=not target),
                 line=dict(color=color, width=2.0),
             ),
             customdata=part["count"].to_numpy(),

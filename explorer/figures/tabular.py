@@ -23,7 +23,13 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.safe_text import escape_plotly
-from explorer.figures.style import CLASS_COLORS, FAMILY_COLORS, classifier_color, unvalidated_figure
+from explorer.figures.style import (
+    CLASS_COLORS,
+    FAMILY_COLORS,
+    class_pattern,
+    classifier_color,
+    unvalidated_figure,
+)
 from explorer.figures.real_data import color_of
 
 __all__ = [
@@ -251,7 +257,15 @@ def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L
                 x=[title for title, _ in columns],
                 y=shares,
                 name=_short(cls, 30),
-                marker=dict(color=CLASS_COLORS[k % len(CLASS_COLORS)]),
+                # hatched as well as coloured: the classes stay apart in greyscale
+                marker=dict(
+                    color=CLASS_COLORS[k % len(CLASS_COLORS)],
+                    # white hatching over the class colour ("replace", the default,
+                    # drew the hatching alone on a transparent bar)
+                    pattern=dict(
+                        shape=class_pattern(k), fillmode="overlay", fgcolor="#FFFFFF", fgopacity=0.9
+                    ),
+                ),
                 customdata=counts,
                 hovertemplate=(
                     f"class {_short(cls, 30)}<br>%{{y:.1%}} (%{{customdata}} rows)<extra></extra>"

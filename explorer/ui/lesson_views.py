@@ -607,19 +607,27 @@ def settings_text(values):
     )
 
 
-def handout_bytes(steps, progress=None):
-    """The handout (:func:`explorer.teaching.handout.handout_html`) of ``steps``
-    (``(step, values)`` pairs), as UTF-8 bytes; the figures are drawn by the plotly.js
-    bundle the charts use, inlined."""
-    from explorer.teaching.handout import handout_html
+def handout_bytes(steps, progress=None, paper="A4", base_url=None):
+    """Both handouts (:func:`explorer.teaching.handout.handout_html`) of ``steps``
+    (``(step, values)`` pairs) as UTF-8 bytes, ``{"students": ..., "lecturer": ...}``;
+    every step is computed once for both, with the slide layouts (:data:`SLIDE_VIEWS`).
+    ``paper``: "A4" or "Letter"; ``base_url``:
+    the app's root URL the links are made absolute with.  The figures are drawn by the
+    plotly.js bundle the charts use, inlined."""
+    from explorer.teaching.handout import AUDIENCES, handout_html
     from explorer.ui.chart import PLOTLY_BUNDLE
 
     pages = []
     for i, (lesson_step, values) in enumerate(steps):
         if progress is not None:
             progress(i / len(steps), f"Step {i + 1}: {lesson_step.title}")
-        pages.append((lesson_step, values, step_view(lesson_step, values)))
-    return handout_html(pages, PLOTLY_BUNDLE.read_text(encoding="utf-8")).encode("utf-8")
+        # the slide layouts: the digit maps in one row fit a printed page's width
+        pages.append((lesson_step, values, step_view(lesson_step, values, slide=True)))
+    plotly_js = PLOTLY_BUNDLE.read_text(encoding="utf-8")
+    return {
+        audience: handout_html(pages, plotly_js, audience, paper, base_url).encode("utf-8")
+        for audience in AUDIENCES
+    }
 
 
 #: Steps whose figure has a slide layout (``slide=True``): the digit maps in one row,

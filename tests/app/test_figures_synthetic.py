@@ -148,7 +148,15 @@ def test_decision_boundary_figure_source_points_and_missing_boundaries(bernoulli
         [("panel", [_line("flat", (0.0, 0.0), 1.0), _line("far", (1.0, 1.0), -99.0)])],
         source_counts=source,
     )
-    assert _traces(fig, "class 1 (source)")[0].marker.symbol == "diamond-open"
+    # the source drawn open, the classes by shape as well as colour (greyscale prints)
+    symbols = {
+        (k, d): _traces(fig, f"class {k} ({d})")[0].marker.symbol
+        for k in (1, 2)
+        for d in ("source", "target")
+    }
+    assert symbols[1, "source"] == symbols[1, "target"] + "-open"
+    assert symbols[2, "source"] == symbols[2, "target"] + "-open"
+    assert symbols[1, "target"] != symbols[2, "target"]
     assert _traces(fig, "flat (no boundary: all weights are 0)")
     assert _traces(fig, "far (boundary outside the plotted area)")
     with pytest.raises(ValueError):

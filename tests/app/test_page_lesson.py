@@ -301,17 +301,26 @@ def test_digits_step_says_which_data_and_shows_table_four(tmp_path, monkeypatch)
 def test_the_handout_names_every_step_with_its_numbers(monkeypatch):
     from explorer.ui import lesson_views
 
-    def quick(lesson_step, values):  # the two slow steps are tested above
+    def quick(lesson_step, values, slide=False):  # the two slow steps are tested above
         if lesson_step.slug in ("where-ink-vanishes", "how-many-samples"):
             return lesson_views.View(reveal="(skipped here)")
-        return original(lesson_step, values)
+        return original(lesson_step, values, slide=slide)
 
     original = lesson_views.step_view
     monkeypatch.setattr(lesson_views, "step_view", quick)
-    html = lesson_views.handout_bytes([(s, dict(s.settings)) for s in LESSON_STEPS]).decode()
-    for lesson_step in LESSON_STEPS:
-        assert f"<h2>{lesson_step.title}</h2>" in html
-        assert html_escape(lesson_step.question) in html
+    from explorer.teaching.handout import step_heading
+
+    handouts = lesson_views.handout_bytes(
+        [(s, dict(s.settings)) for s in LESSON_STEPS], base_url="https://class.example/app/"
+    )
+    html = handouts["lecturer"].decode()
+    students = handouts["students"].decode()
+    for number, lesson_step in enumerate(LESSON_STEPS, start=1):
+        for text in (html, students):
+            assert f"<h2>{html_escape(step_heading(number, lesson_step.title))}</h2>" in text
+            assert html_escape(lesson_step.question) in text
+        assert html_escape(lesson_step.answer) in html and html_escape(lesson_step.answer) not in students
     assert html.count("class='figure'") >= 5 and "Plotly.newPlot" in html
     assert "The paper&#x27;s Table 1" in html or "paper's Table 1" in html
+    assert "https://class.example/app/lesson?step=counts" in students
     assert "<script>alert" not in html

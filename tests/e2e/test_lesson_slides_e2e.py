@@ -173,7 +173,7 @@ def test_the_lesson_is_a_keyboard_driven_slide_show(streamlit_server, chromium, 
         h.act(page, tracker, lambda: page.keyboard.press("Enter"))
         download = (
             page.locator('[data-testid="stDownloadButton"] button')
-            .filter(has_text="Download the handout")
+            .filter(has_text="Download the lecturer")
             .first
         )
         download.focus()
