@@ -13,6 +13,9 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from importlib import import_module
 
+#: The package version, read by the build (pyproject.toml) as the wheel's version.
+__version__ = "1.0.0"
+
 #: Public name -> submodule that defines it.  Imported on first use (PEP 562), so
 #: ``import explorer.data.numbers`` (the dashboard's Home page) does not pull
 #: in scikit-learn and scipy: a fresh server shows its first page sooner.
