@@ -809,7 +809,7 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             reset=False,
             ensure_all_finite=self._finite_check(),
         )
-        if self.transfer_model_.allows_nan:
+        if _MODELS[self.transfer].allows_nan:
             X = self.transfer_model_.prepare(X)  # missing cells take the source mean
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
