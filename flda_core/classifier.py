@@ -249,7 +249,34 @@ def _streams_dropout_quadratic(estimator):
     )
 
 
-class FLDAClassifier(ClassifierMixin, BaseEstimator):
+class DomainRequests:
+    """The metadata FLDA's estimators request by default (a mixin)."""
+
+    # Requested by default, so that meta-estimators (GridSearchCV,
+    # cross_val_score, Pipeline, skada's pipelines) route them also when
+    # scikit-learn's metadata routing is on (skada switches it on for the whole
+    # process when imported):
+    # * fit: X_target and sample_weight (the weights of a reweighting adapter in
+    #   front of FLDA -- skada refuses to fit when they are unrequested), and
+    #   sample_domain: skada's selectors drop the masked target rows before an
+    #   estimator that does not request it, which would leave FLDA nothing to
+    #   adapt to; requested, FLDA receives them and takes them as its target;
+    # * predict and the other prediction methods: sample_domain, which skada's
+    #   scorers pass (FLDA predicts every domain alike and ignores it);
+    # * score: sample_domain, so that masked target rows are left out of the
+    #   accuracy, and sample_weight (skada's ImportanceWeightedScorer scores with
+    #   importance weights, and refuses an estimator that does not request them).
+    # ``set_fit_request(sample_weight=False)`` etc. opt out, as for any
+    # scikit-learn estimator.
+    __metadata_request__fit = {"X_target": True, "sample_weight": True, "sample_domain": True}
+    __metadata_request__predict = {"sample_domain": True}
+    __metadata_request__predict_proba = {"sample_domain": True}
+    __metadata_request__predict_log_proba = {"sample_domain": True}
+    __metadata_request__decision_function = {"sample_domain": True}
+    __metadata_request__score = {"sample_domain": True, "sample_weight": True}
+
+
+class FLDAClassifier(DomainRequests, ClassifierMixin, BaseEstimator):
     """Feature-level domain adaptation with a dropout transfer model.
 
     Stage 1 estimates per-feature dropout probabilities ``theta`` from how
@@ -379,28 +406,6 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
     >>> whole = cross_val_score(FLDAClassifier(), Xs, ys, params={"X_target": Xt[:1500]})
     >>> cut = cross_val_score(FLDAClassifier(), Xs, ys, params={"X_target": Xt})  # 2000 rows: cut
     """
-
-    # Requested by default, so that meta-estimators (GridSearchCV,
-    # cross_val_score, Pipeline, skada's pipelines) route them also when
-    # scikit-learn's metadata routing is on (skada switches it on for the whole
-    # process when imported):
-    # * fit: X_target and sample_weight (the weights of a reweighting adapter in
-    #   front of FLDA -- skada refuses to fit when they are unrequested), and
-    #   sample_domain: skada's selectors drop the masked target rows before an
-    #   estimator that does not request it, which would leave FLDA nothing to
-    #   adapt to; requested, FLDA receives them and takes them as its target;
-    # * predict and the other prediction methods: sample_domain, which skada's
-    #   scorers pass (FLDA predicts every domain alike and ignores it);
-    # * score: sample_domain, so that masked target rows are left out of the
-    #   accuracy.
-    # ``set_fit_request(sample_weight=False)`` etc. opt out, as for any
-    # scikit-learn estimator.
-    __metadata_request__fit = {"X_target": True, "sample_weight": True, "sample_domain": True}
-    __metadata_request__predict = {"sample_domain": True}
-    __metadata_request__predict_proba = {"sample_domain": True}
-    __metadata_request__predict_log_proba = {"sample_domain": True}
-    __metadata_request__decision_function = {"sample_domain": True}
-    __metadata_request__score = {"sample_domain": True, "sample_weight": True}
 
     _parameter_constraints = {
         "loss": [StrOptions({"logistic", "quadratic"})],

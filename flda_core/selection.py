@@ -25,7 +25,13 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from flda_core.classifier import FLDAClassifier, _check_class_weights, _check_inputs, take_domains
+from flda_core.classifier import (
+    DomainRequests,
+    FLDAClassifier,
+    _check_class_weights,
+    _check_inputs,
+    take_domains,
+)
 from flda_core.transfer_models import _MODELS
 
 __all__ = ["FLDAClassifierCV", "DEFAULT_L2S"]
@@ -42,7 +48,7 @@ def _is_logistic(estimator):
     return estimator.loss == "logistic"
 
 
-class FLDAClassifierCV(ClassifierMixin, BaseEstimator):
+class FLDAClassifierCV(DomainRequests, ClassifierMixin, BaseEstimator):
     """FLDA with ``l2`` chosen by cross-validation on the labelled source.
 
     As in the paper (section 4.2): the transfer model (``theta`` for dropout)
@@ -121,13 +127,6 @@ class FLDAClassifierCV(ClassifierMixin, BaseEstimator):
     >>> float(clf.l2_) in (1e-4, 1e-2, 1.0)
     True
     """
-
-    __metadata_request__fit = {"X_target": True, "sample_weight": True, "sample_domain": True}
-    __metadata_request__predict = {"sample_domain": True}
-    __metadata_request__predict_proba = {"sample_domain": True}
-    __metadata_request__predict_log_proba = {"sample_domain": True}
-    __metadata_request__decision_function = {"sample_domain": True}
-    __metadata_request__score = {"sample_domain": True, "sample_weight": True}
 
     _parameter_constraints = {
         **{k: v for k, v in FLDAClassifier._parameter_constraints.items() if k in _SHARED},

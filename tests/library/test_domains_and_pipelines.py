@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+import sklearn
 from sklearn.model_selection import KFold, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
@@ -127,15 +128,18 @@ def test_centred_data_warn_that_dropout_is_invisible(data):
 def test_x_target_in_a_plain_pipeline_bypasses_the_transformers(data):
     """What the docs warn about: make_pipeline hands X_target to FLDA untransformed."""
     scale = np.array([10.0, 0.1])
-    pipe = make_pipeline(MaxAbsScaler(), FLDAClassifier(loss="quadratic"))
-    pipe.fit(data.X_source * scale, data.y_source, fldaclassifier__X_target=data.X_target)
+    # with metadata routing on (skada turns it on when imported) the same call reads
+    # pipe.fit(X, y, X_target=...); scikit-learn's step__param form needs it off
+    with sklearn.config_context(enable_metadata_routing=False):
+        pipe = make_pipeline(MaxAbsScaler(), FLDAClassifier(loss="quadratic"))
+        pipe.fit(data.X_source * scale, data.y_source, fldaclassifier__X_target=data.X_target)
+        rate = make_pipeline(MaxAbsScaler(), FLDAClassifier(transfer="rate"))
+        rate.fit(data.X_source * scale, data.y_source, fldaclassifier__X_target=data.X_target * scale)
     # theta from the scaled source against the unscaled target: zero counts are
     # scale-free, so dropout's estimate survives (the documented reason to use
     # zero-preserving scaling) ...
     np.testing.assert_allclose(pipe[-1].theta_, estimate_dropout(data.X_source, data.X_target))
     # ... but a model using values (rate) sees the scale difference as a shift
-    rate = make_pipeline(MaxAbsScaler(), FLDAClassifier(transfer="rate"))
-    rate.fit(data.X_source * scale, data.y_source, fldaclassifier__X_target=data.X_target * scale)
     scaled_source = MaxAbsScaler().fit_transform(data.X_source * scale)
     expected = make_transfer_model("rate").fit(scaled_source, data.X_target * scale).params()["rate"]
     np.testing.assert_allclose(rate[-1].rate_, expected)
