@@ -314,7 +314,8 @@ class FLDAClassifier(DomainRequests, ClassifierMixin, BaseEstimator):
     solver : {"auto", "cholesky", "woodbury", "cg"}, default="auto"
         Linear solver for the quadratic loss (see :mod:`flda_core.solvers`);
         ``"auto"`` never forms a dense matrix larger than 2,000 x 2,000.
-        Ignored for the logistic loss, which always uses L-BFGS.
+        Ignored for the logistic loss, which always uses L-BFGS (with one
+        BLAS thread unless :func:`flda_core.blas_threads` says otherwise).
     tol : float, default=1e-6
         Logistic: L-BFGS stops when the largest gradient component is at most
         ``tol`` -- scikit-learn's ``LogisticRegression(solver="lbfgs", tol=...)``
