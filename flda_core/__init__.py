@@ -1,8 +1,9 @@
-"""flda_core: the numerical core of the FLDA dashboard.
+"""flda_core: feature-level domain adaptation as a scikit-learn classifier.
 
 Feature-level domain adaptation (Kouw, van der Maaten, Krijthe and Loog,
-JMLR 2016) with a dropout transfer model.  This package never imports
-streamlit: notebooks, tests and the dashboard all use the same functions.
+JMLR 2016) with a dropout transfer model and three others, FLDA-Q and FLDA-L
+(``FLDAClassifier``), the ridge penalty chosen by cross-validation on the
+source (``FLDAClassifierCV``).  It needs numpy, scipy and scikit-learn only.
 
 References
 ----------
@@ -13,11 +14,16 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from importlib import import_module
 
+#: The package version, read by the build (pyproject.toml) as the wheel's version.
+__version__ = "1.0.0"
+
 #: Public name -> submodule that defines it.  Imported on first use (PEP 562), so
-#: ``import explorer.data.numbers`` (the dashboard's Home page) does not pull
-#: in scikit-learn and scipy: a fresh server shows its first page sooner.
+#: importing the package (or one light submodule) does not pull in
+#: scikit-learn and scipy.
 _LAZY = {
     "FLDAClassifier": ".classifier",
+    "FLDAClassifierCV": ".selection",
+    "blas_threads": ".solvers",
     "DomainPair": ".synthetic",
     "make_bernoulli_domains": ".synthetic",
     "make_domains": ".synthetic",
@@ -43,7 +49,10 @@ def __dir__():
 
 
 __all__ = [
+    "__version__",
     "FLDAClassifier",
+    "FLDAClassifierCV",
+    "blas_threads",
     "DomainPair",
     "apply_dropout",
     "estimate_dropout",

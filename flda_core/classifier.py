@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -10,14 +11,16 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import softmax
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils import _safe_indexing
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, validate_data
 from scipy.special import expit
 
 from flda_core import dask_support
 from flda_core.solvers import QUADRATIC_SOLVERS, quadratic_targets, solve_logistic, solve_quadratic
-from flda_core.transfer import check_theta, dropout_variance_factor, estimate_dropout, nonzero_rate
+from flda_core.transfer import check_theta, dropout_variance_factor, nonzero_rate
 from flda_core.transfer_models import (
+    _MODELS,
     MAX_DENSE_ENTRIES,
     TRANSFER_MODELS,
     DropoutTransfer,
@@ -139,6 +142,100 @@ def _check_class_weights(classes, y_index, sample_weight):
         )
 
 
+def split_domains(X, y, sample_domain, sample_weight=None, X_target=None):
+    """Source rows, their labels and weights, and the target rows of skada's stacked data.
+
+    skada's convention: ``sample_domain`` labels every row with its domain,
+    positive for a source domain and negative for a target domain (several of
+    either are pooled); the labels of target rows are masked (``-1``, or
+    ``NaN``) and never read here.
+
+    Returns
+    -------
+    X_source, y_source, sample_weight_source, X_target
+        ``X_target`` is ``None`` when no row is a target row.
+    """
+    if X_target is not None:
+        raise ValueError(
+            "Give the target data either as X_target or as rows of X with a negative "
+            "sample_domain (skada's convention), not both."
+        )
+    sample_domain = check_array(sample_domain, ensure_2d=False, dtype=None, input_name="sample_domain")
+    if sample_domain.ndim != 1 or len(sample_domain) != _num_rows(X):
+        raise ValueError(
+            f"sample_domain must hold one domain label per row of X ({_num_rows(X)}); "
+            f"got shape {sample_domain.shape}."
+        )
+    if not np.issubdtype(sample_domain.dtype, np.number) or not np.all(np.isfinite(sample_domain)):
+        raise ValueError("sample_domain must be numbers: positive for source rows, negative for target rows.")
+    source = np.flatnonzero(sample_domain >= 0)
+    target = np.flatnonzero(sample_domain < 0)
+    if not len(source):
+        raise ValueError("sample_domain marks no source rows (none >= 0); FLDA needs labelled source rows.")
+    X_target = _safe_indexing(X, target) if len(target) else None
+    if sample_weight is not None:
+        sample_weight = _safe_indexing(np.asarray(sample_weight), source)
+    return _safe_indexing(X, source), _safe_indexing(np.asarray(y), source), sample_weight, X_target
+
+
+def take_domains(estimator, X, y, sample_domain, sample_weight=None, X_target=None):
+    """:func:`split_domains`, warning when an estimate of the transfer model
+    (no ``theta``/``transfer_params`` given) finds no target rows."""
+    X, y, sample_weight, X_target = split_domains(X, y, sample_domain, sample_weight, X_target)
+    if X_target is None and estimator.theta is None and estimator.transfer_params is None:
+        warnings.warn(
+            "sample_domain marks no target rows (no negative domain label), so FLDA has "
+            "nothing to adapt to: theta_ is 0 and the model is the plain source classifier. "
+            "Give the unlabelled target rows a negative sample_domain (skada's convention).",
+            UserWarning,
+            stacklevel=3,
+        )
+    return X, y, sample_weight, X_target
+
+
+def _num_rows(X):
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
+def _score_rows(y, sample_domain):
+    """Rows ``score`` counts: all, except target rows whose label is skada's mask."""
+    y = np.asarray(y)
+    if sample_domain is None:
+        return None
+    target = np.asarray(sample_domain) < 0
+    if y.dtype.kind == "f":
+        masked = np.isnan(y)
+    elif y.dtype.kind in "iu":
+        masked = y == -1
+    else:
+        masked = np.zeros(len(y), dtype=bool)
+    return ~(target & masked)
+
+
+def _warn_if_centred(X, model, zero_tol=0.0):
+    """Warn when dropout is estimated as 0 everywhere on data that have no zeros.
+
+    Dropout is seen as zeros: centred or standardised data (e.g. after
+    ``StandardScaler()``) have none, so θ̂ = 0 and FLDA silently becomes the
+    source classifier.
+    """
+    if model.name not in ("dropout", "two-sided"):
+        return
+    rates = [np.asarray(v) for k, v in model.params().items() if k in ("theta", "phi")]
+    if any(np.any(r != 0) for r in rates) or not X.shape[0]:
+        return
+    if np.all(nonzero_rate(X, zero_tol=zero_tol) == 1.0):
+        warnings.warn(
+            f"The estimated {model.name} model is 0 for every feature and no feature of the "
+            "source is ever zero, so FLDA does not adapt: dropout shows as zeros, and centred "
+            "or standardised data (e.g. after StandardScaler()) have none. Use scaling that "
+            "keeps zeros, such as MaxAbsScaler() or StandardScaler(with_mean=False), or set "
+            "theta by hand.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 def _is_logistic(estimator):
     return estimator.loss == "logistic"
 
@@ -152,7 +249,34 @@ def _streams_dropout_quadratic(estimator):
     )
 
 
-class FLDAClassifier(ClassifierMixin, BaseEstimator):
+class DomainRequests:
+    """The metadata FLDA's estimators request by default (a mixin)."""
+
+    # Requested by default, so that meta-estimators (GridSearchCV,
+    # cross_val_score, Pipeline, skada's pipelines) route them also when
+    # scikit-learn's metadata routing is on (skada switches it on for the whole
+    # process when imported):
+    # * fit: X_target and sample_weight (the weights of a reweighting adapter in
+    #   front of FLDA -- skada refuses to fit when they are unrequested), and
+    #   sample_domain: skada's selectors drop the masked target rows before an
+    #   estimator that does not request it, which would leave FLDA nothing to
+    #   adapt to; requested, FLDA receives them and takes them as its target;
+    # * predict and the other prediction methods: sample_domain, which skada's
+    #   scorers pass (FLDA predicts every domain alike and ignores it);
+    # * score: sample_domain, so that masked target rows are left out of the
+    #   accuracy, and sample_weight (skada's ImportanceWeightedScorer scores with
+    #   importance weights, and refuses an estimator that does not request them).
+    # ``set_fit_request(sample_weight=False)`` etc. opt out, as for any
+    # scikit-learn estimator.
+    __metadata_request__fit = {"X_target": True, "sample_weight": True, "sample_domain": True}
+    __metadata_request__predict = {"sample_domain": True}
+    __metadata_request__predict_proba = {"sample_domain": True}
+    __metadata_request__predict_log_proba = {"sample_domain": True}
+    __metadata_request__decision_function = {"sample_domain": True}
+    __metadata_request__score = {"sample_domain": True, "sample_weight": True}
+
+
+class FLDAClassifier(DomainRequests, ClassifierMixin, BaseEstimator):
     """Feature-level domain adaptation with a dropout transfer model.
 
     Stage 1 estimates per-feature dropout probabilities ``theta`` from how
@@ -184,25 +308,22 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         the sum of the weights in place of ``n_samples``).
     theta : array-like of shape (n_features,) or None, default=None
         Dropout probabilities to use instead of estimating them; overrides
-        ``X_target`` (the dashboard perturbs theta this way).
+        ``X_target`` (e.g. to perturb theta, as the paper's Table 1 does).
     zero_tol : float, default=0.0
         Values with ``|x| <= zero_tol`` count as zero when estimating theta.
     solver : {"auto", "cholesky", "woodbury", "cg"}, default="auto"
         Linear solver for the quadratic loss (see :mod:`flda_core.solvers`);
         ``"auto"`` never forms a dense matrix larger than 2,000 x 2,000.
-        Ignored for the logistic loss, which always uses L-BFGS.
+        Ignored for the logistic loss, which always uses L-BFGS (with one
+        BLAS thread unless :func:`flda_core.blas_threads` says otherwise).
     tol : float, default=1e-6
         Logistic: L-BFGS stops when the largest gradient component is at most
         ``tol`` -- scikit-learn's ``LogisticRegression(solver="lbfgs", tol=...)``
         test on the same objective scale, looser only for features with dropout
-        (see :func:`flda_core.solvers.solve_logistic`).  The default is chosen
-        by its effect on the target error (``benchmarks/bench_tolerance.py``):
-        over the paper's experiments that run offline (Figures 1-3, Table 1,
-        the digits of Table 4, the UCI sets of Table 3), 1e-6 keeps every
-        reported target error within 0.001 (or one test sample) of a 1e-8 fit;
-        1e-5 already moves two, and scikit-learn's default 1e-4 moves digits
-        errors by up to 0.06.  On two-feature data any tolerance up to 1e-3
-        gives the same errors.  Quadratic ``"cg"``: relative residual.
+        (see :func:`flda_core.solvers.solve_logistic`).  The default keeps the
+        target errors of the paper's experiments within 0.001 of a 1e-8 fit
+        (measured: the repository's ``docs/performance-history.md``).
+        Quadratic ``"cg"``: relative residual.
     max_iter : int, default=1000
         Iteration cap for L-BFGS or conjugate gradients.
     transfer : {"dropout", "imputation", "two-sided", "rate"}, default="dropout"
@@ -270,16 +391,22 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
     ...     data.X_source, data.y_source, X_target=data.X_target)
     >>> clf.theta_.round(1)
     array([0.5, 0. ])
-    """
 
-    # Request X_target and sample_weight in fit by default, so that
-    # meta-estimators (GridSearchCV, cross_val_score, Pipeline) route them also
-    # when scikit-learn's metadata routing is on (skada switches it on for the
-    # whole process when imported), and the weights of skada's reweighting
-    # adapters (KMM, density ratio) reach FLDA behind them in a skada pipeline
-    # (unrequested, skada refuses to fit).  ``set_fit_request(sample_weight=False)``
-    # opts out, as for any scikit-learn estimator.
-    __metadata_request__fit = {"X_target": True, "sample_weight": True}
+    Cross-validation: scikit-learn cuts a fit parameter to the training fold
+    only when it has as many rows as ``X``.  A target of another size reaches
+    every fold whole; one of the same size is cut, so each fold's θ̂ sees only
+    part of the target.  To keep it whole whatever its size, stack it into
+    ``X`` with skada's ``sample_domain`` (target rows negative, their labels
+    masked; ``cross_val_score`` cuts ``sample_domain`` with ``X``, so use
+    skada's splitters, which keep target rows in every training fold), or
+    choose ``l2`` with :class:`flda_core.FLDAClassifierCV`, which never splits
+    the target.
+
+    >>> from sklearn.model_selection import cross_val_score
+    >>> Xs, ys, Xt = data.X_source, data.y_source, data.X_target
+    >>> whole = cross_val_score(FLDAClassifier(), Xs, ys, params={"X_target": Xt[:1500]})
+    >>> cut = cross_val_score(FLDAClassifier(), Xs, ys, params={"X_target": Xt})  # 2000 rows: cut
+    """
 
     _parameter_constraints = {
         "loss": [StrOptions({"logistic", "quadratic"})],
@@ -319,18 +446,24 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, X_target=None, sample_weight=None):
+    def fit(self, X, y, X_target=None, sample_weight=None, sample_domain=None):
         """Estimate the transfer model and fit the adapted classifier.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Labelled source data.
+            Labelled source data (with ``sample_domain``: source and target rows).
         y : array-like of shape (n_samples,)
             Source labels: any hashable values, at least two classes.
         X_target : {array-like, sparse matrix} of shape (n_target, n_features), optional
             Unlabelled target data used to estimate ``theta``.  Ignored when the
-            ``theta`` parameter is set; without either, ``theta = 0``.
+            ``theta`` parameter is set; without either, ``theta = 0`` and the
+            model is the plain source classifier.  In cross-validation
+            (``cross_val_score``, ``GridSearchCV``) scikit-learn slices a fit
+            parameter into the training fold only when it has as many rows as
+            ``X``: a target of another size reaches every fold whole, one of the
+            same size is cut to the fold's rows (see the Examples).  skada's
+            ``sample_domain`` keeps the target rows in ``X`` instead.
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative weights of the labelled source samples (scikit-learn
             semantics; at least one positive, and a positive total in every
@@ -347,6 +480,15 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             1e308, all 1e-320) fit alike; weights spanning more than the
             float range (a positive weight that would underflow) are refused.
             Not supported for dask input.
+        sample_domain : array-like of shape (n_samples,), optional
+            skada's stacked-domain convention: the domain of every row of
+            ``X``, positive (or 0) for a source domain and negative for a
+            target domain.  Target rows are the unlabelled target data (their
+            ``y``, masked as ``-1`` or ``NaN`` by skada, is never read), source
+            rows the labelled data; several domains of either kind are pooled.
+            This is how ``skada.make_da_pipeline(..., FLDAClassifier())`` hands
+            FLDA the target rows, after the pipeline's transformers.  Without
+            target rows the fit warns and is the plain source classifier.
 
         Raises
         ------
@@ -367,12 +509,18 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         active Dask scheduler (:mod:`flda_core.dask_support`).
         """
         if dask_support.is_dask_collection(X, X_target, sample_weight):
+            if sample_domain is not None:
+                raise ValueError(
+                    "sample_domain is not supported with dask input; pass the target rows as X_target."
+                )
             if sample_weight is not None:
                 raise ValueError(
                     "sample_weight is not supported with dask input; compute the arrays "
                     "(e.g. X.compute()) to fit with weights, or fit without sample_weight."
                 )
             return dask_support.fit(self, X, y, X_target)
+        if sample_domain is not None:
+            X, y, sample_weight, X_target = take_domains(self, X, y, sample_domain, sample_weight, X_target)
         X, y = validate_data(
             self,
             X,
@@ -398,10 +546,12 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             sample_weight = _normalise_weights(sample_weight)
         _check_tiny_columns(X)
         n_features = X.shape[1]
+        model = self._resolve_model(X, X_target, sample_weight)
+        self._set_transfer_attributes(model)
+        if X_target is not None and self.theta is None and self.transfer_params is None:
+            _warn_if_centred(X, model, self.zero_tol)
         if self.transfer != "dropout" or self.transfer_params is not None:
-            return self._fit_general(X, y_index, n_classes, X_target, sample_weight)
-        self.theta_ = self._resolve_theta(X, X_target, sample_weight)
-        self._set_transfer_attributes(DropoutTransfer(self.theta_))
+            return self._fit_general(X, y_index, n_classes, model, sample_weight)
 
         # Features that are dropped for sure (theta = 1) or never non-zero in the
         # source carry no usable signal: their weight is exactly 0 and they are
@@ -466,7 +616,7 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         return W0, (b0 if shift is None else b0 + shift @ W0)
 
     def _finite_check(self):
-        return "allow-nan" if self.transfer == "imputation" else True
+        return "allow-nan" if _MODELS[self.transfer].allows_nan else True
 
     def _set_transfer_attributes(self, model):
         self.transfer_model_ = model
@@ -477,16 +627,22 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
     def _resolve_model(self, X, X_target, sample_weight=None):
         """The fitted transfer model: given parameters, estimated, or all zero.
 
-        ``sample_weight`` weights the source statistics; without a target the
-        model is fitted on the weighted source against itself (no shift).
+        The one place where ``theta``/``transfer_params`` and ``X_target`` are
+        checked, for every transfer model.  ``sample_weight`` weights the
+        source statistics; without a target the model is fitted on the
+        weighted source against itself (no shift).
         """
         n_features = X.shape[1]
         if self.theta is not None and self.transfer != "dropout":
             raise ValueError(
                 f"theta= sets the dropout model; for transfer={self.transfer!r} pass transfer_params instead."
             )
+        if self.theta is not None:
+            return DropoutTransfer(check_theta(self.theta, n_features))
         if self.transfer_params is not None:
             model = make_transfer_model(self.transfer, self.transfer_params)
+        elif X_target is None and self.transfer == "dropout":
+            return DropoutTransfer(np.zeros(n_features))
         elif X_target is None and self.transfer == "rate":
             model = make_transfer_model("rate", {"rate": np.ones(n_features)})  # no change
         elif X_target is None:  # no shift: parameters 0
@@ -511,7 +667,7 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             )
         return check_model_params(model, n_features)
 
-    def _fit_general(self, X, y_index, n_classes, X_target, sample_weight=None):
+    def _fit_general(self, X, y_index, n_classes, model, sample_weight=None):
         """Fit with any transfer model through its mean and variance.
 
         ``E[Z | X] = X' + 1 a^T``: the solvers work on ``X'`` (sparse when
@@ -519,8 +675,6 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         ``b = b' - a.W``, which is exact because the intercept is neither
         penalised nor corrupted (see :mod:`flda_core.transfer_models`).
         """
-        model = self._resolve_model(X, X_target, sample_weight)
-        self._set_transfer_attributes(model)
         n, n_features = X.shape
         X = model.prepare(X)
         active = model.informative() & (nonzero_rate(X, sample_weight=sample_weight) > 0)
@@ -600,22 +754,6 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
                 "within the range of the feature), or rescale the features."
             )
 
-    def _resolve_theta(self, X, X_target, sample_weight=None):
-        n_features = X.shape[1]
-        if self.theta is not None:
-            return check_theta(self.theta, n_features)
-        if X_target is None:
-            return np.zeros(n_features)
-        X_target = check_array(
-            X_target, accept_sparse=("csr", "csc"), dtype=np.float64, input_name="X_target"
-        )
-        if X_target.shape[1] != n_features:
-            raise ValueError(
-                f"X_target has {X_target.shape[1]} features but X has {n_features}; "
-                "source and target must share one feature space."
-            )
-        return estimate_dropout(X, X_target, zero_tol=self.zero_tol, sample_weight=sample_weight)
-
     @available_if(_streams_dropout_quadratic)
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, X_target=None, sample_weight=None):
@@ -658,11 +796,13 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             )
         return dask_support.partial_fit_quadratic(self, X, y, classes, X_target)
 
-    def decision_function(self, X):
+    def decision_function(self, X, sample_domain=None):
         """Linear scores ``X @ coef_.T + intercept_``.
 
         Returns shape (n_samples,) for two classes (positive means
         ``classes_[1]``) and (n_samples, n_classes) otherwise.
+        ``sample_domain`` (skada's convention) is accepted and ignored: the
+        adapted classifier scores every domain alike.
         """
         check_is_fitted(self)
         if dask_support.is_dask_collection(X):
@@ -675,13 +815,16 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
             reset=False,
             ensure_all_finite=self._finite_check(),
         )
-        if self.transfer == "imputation":
+        if _MODELS[self.transfer].allows_nan:
             X = self.transfer_model_.prepare(X)  # missing cells take the source mean
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def predict(self, X):
-        """Predicted class labels for ``X`` (lazy for a dask array)."""
+    def predict(self, X, sample_domain=None):
+        """Predicted class labels for ``X`` (lazy for a dask array).
+
+        ``sample_domain`` (skada's convention) is accepted and ignored.
+        """
         if dask_support.is_dask_collection(X):
             return dask_support.predict_lazy(self, X, "predict")
         scores = self.decision_function(X)
@@ -689,8 +832,11 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[index]
 
     @available_if(_is_logistic)
-    def predict_proba(self, X):
-        """Class probabilities of the logistic model (FLDA-L only; lazy for a dask array)."""
+    def predict_proba(self, X, sample_domain=None):
+        """Class probabilities of the logistic model (FLDA-L only; lazy for a dask array).
+
+        ``sample_domain`` (skada's convention) is accepted and ignored.
+        """
         if dask_support.is_dask_collection(X):
             return dask_support.predict_lazy(self, X, "predict_proba")
         scores = self.decision_function(X)
@@ -700,12 +846,26 @@ class FLDAClassifier(ClassifierMixin, BaseEstimator):
         return softmax(scores, copy=False)
 
     @available_if(_is_logistic)
-    def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+    def predict_log_proba(self, X, sample_domain=None):
+        """Logarithm of :meth:`predict_proba` (``sample_domain`` accepted and ignored)."""
         return np.log(self.predict_proba(X))
+
+    def score(self, X, y, sample_weight=None, sample_domain=None):
+        """Accuracy on ``(X, y)``, as scikit-learn's ``ClassifierMixin.score``.
+
+        With ``sample_domain`` (skada's convention), rows of a target domain
+        (negative label) whose ``y`` is skada's mask (``-1``, or ``NaN``) are
+        left out: their labels are unknown.
+        """
+        keep = _score_rows(y, sample_domain)
+        if keep is not None and not keep.all():
+            rows = np.flatnonzero(keep)
+            X, y = _safe_indexing(X, rows), _safe_indexing(np.asarray(y), rows)
+            sample_weight = None if sample_weight is None else np.asarray(sample_weight)[rows]
+        return super().score(X, y, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.input_tags.allow_nan = self.transfer == "imputation"
+        tags.input_tags.allow_nan = _MODELS[self.transfer].allows_nan
         return tags

@@ -32,7 +32,10 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import warnings
+from numbers import Integral
 
 import numpy as np
 import scipy.linalg as la
@@ -57,6 +60,7 @@ __all__ = [
     "quadratic_targets",
     "solve_logistic",
     "minimize_logistic",
+    "blas_threads",
     "preconditioned_cg",
     "QUADRATIC_SOLVERS",
 ]
@@ -581,15 +585,57 @@ def solve_logistic(
 
 
 _BLAS = []
+#: BLAS threads of the L-BFGS fits in the current context (``None``: untouched).
+_LBFGS_BLAS_THREADS = contextvars.ContextVar("flda_lbfgs_blas_threads", default=1)
 
 
-def _one_blas_thread():
-    """A context limiting BLAS to one thread, from one :class:`ThreadpoolController`
-    made on first use: ``threadpool_limits`` scans the loaded libraries on every
-    call (4 ms, as much as a whole fit on compressed lattice data)."""
+@contextlib.contextmanager
+def blas_threads(limit):
+    """How many BLAS threads FLDA-L's L-BFGS fits use, inside a ``with`` block.
+
+    By default every logistic fit (in memory or on dask blocks) runs with one
+    BLAS thread: its objective works on small row blocks and L-BFGS's own
+    updates are vector operations, where BLAS threads cost more in
+    synchronisation than they gain (on 2 cores, a dense 10-class evaluation
+    took 13 ms with one thread and 30 ms with two).  Within
+    ``with blas_threads(limit):`` the fits of the current thread (and of
+    ``asyncio`` tasks started in it) use ``limit`` threads instead, or leave
+    BLAS as configured (``threadpoolctl``, ``OMP_NUM_THREADS``) when
+    ``limit`` is ``None``.  The setting is a :mod:`contextvars` variable:
+    threads started elsewhere (joblib workers, dask workers) keep the default.
+    The quadratic loss is never limited.
+
+    Parameters
+    ----------
+    limit : int >= 1 or None
+
+    Examples
+    --------
+    >>> from flda_core import FLDAClassifier, blas_threads, make_poisson_domains
+    >>> data = make_poisson_domains(n_source=500, n_target=500, random_state=0)
+    >>> with blas_threads(None):  # BLAS as the process has it
+    ...     clf = FLDAClassifier().fit(data.X_source, data.y_source, X_target=data.X_target)
+    """
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, Integral) or limit < 1):
+        raise ValueError(f"blas_threads needs a whole number >= 1 or None; got {limit!r}.")
+    token = _LBFGS_BLAS_THREADS.set(None if limit is None else int(limit))
+    try:
+        yield
+    finally:
+        _LBFGS_BLAS_THREADS.reset(token)
+
+
+def _lbfgs_blas_limit():
+    """The BLAS limit of :func:`blas_threads` as a context, from one
+    :class:`ThreadpoolController` made on first use: ``threadpool_limits`` scans
+    the loaded libraries on every call (4 ms, as much as a whole fit on
+    compressed lattice data)."""
+    limit = _LBFGS_BLAS_THREADS.get()
+    if limit is None:
+        return contextlib.nullcontext()
     if not _BLAS:
         _BLAS.append(ThreadpoolController())
-    return _BLAS[0].limit(limits=1, user_api="blas")
+    return _BLAS[0].limit(limits=limit, user_api="blas")
 
 
 def minimize_logistic(objective, n_features, n_classes, prior, scale, tol, max_iter, init=None):
@@ -633,11 +679,8 @@ def minimize_logistic(objective, n_features, n_classes, prior, scale, tol, max_i
                 np.ravel(init[1]),
             ]
         )
-    # One BLAS thread: the dense objective works on small row blocks (see
-    # objectives.py) and L-BFGS's own updates are vector operations, where BLAS
-    # threads cost more in synchronisation than they gain (measured on 2 cores:
-    # 13 ms per dense 10-class evaluation single-threaded vs 30 ms with 2).
-    with _one_blas_thread():
+    # One BLAS thread unless the caller chose otherwise (see blas_threads).
+    with _lbfgs_blas_limit():
         result = minimize(
             fun,
             x0,

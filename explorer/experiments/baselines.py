@@ -46,6 +46,7 @@ from itertools import product
 import numpy as np
 import sklearn
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.dummy import DummyClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold, StratifiedKFold
@@ -177,7 +178,7 @@ class SourceCV(ClassifierMixin, BaseEstimator):
     def _fit_one(self, params, X, y, sample_weight):
         model = clone(self.estimator).set_params(**params)
         if len(np.unique(y)) < 2:  # a fold with one class: predict it
-            return _Constant().fit(X, y)
+            return DummyClassifier(strategy="most_frequent").fit(X, y)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             if sample_weight is None:
@@ -187,17 +188,6 @@ class SourceCV(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         check_is_fitted(self)
         return self.estimator_.predict(np.asarray(X, dtype=np.float64))
-
-
-class _Constant(ClassifierMixin, BaseEstimator):
-    """Predicts the single class of its training data (folds with one class)."""
-
-    def fit(self, X, y):
-        self.classes_ = np.unique(y)
-        return self
-
-    def predict(self, X):
-        return np.full(len(X), self.classes_[0])
 
 
 def logistic_cv(grid=C_GRID, n_folds=3, random_state=0):

@@ -37,6 +37,7 @@ from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 from flda_core.classifier import FLDAClassifier
+from flda_core.selection import FLDAClassifierCV
 from explorer.data.digits import (
     balanced_subsample,
     default_cache_dir,
@@ -178,30 +179,45 @@ def make_classifier(
     return FLDAClassifier(loss=loss, l2=float(l2), theta=use_theta, tol=tol, max_iter=max_iter)
 
 
-def _fold_errors(
-    X, y, method, theta, grid, n_folds, random_state, tol, transfer="dropout", transfer_params=None
-):
-    """Mean validation error per l2 over stratified folds, shape (len(grid),)."""
+def _folds(y, n_folds, random_state):
+    """Shuffled stratified folds, at most as many as the rarest class has images."""
     n_folds = int(min(n_folds, np.min(np.unique(y, return_counts=True)[1])))
     if n_folds < 2:
         raise DataValidationError(
             "Cross-validation needs at least 2 images of every class.",
             "Upload more images of the rare classes (every class needs at least 2 images in each domain).",
         )
-    folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
-    errors = np.zeros(len(grid))
-    for train, test in folds.split(X, y):
-        # Warm start along the grid, largest l2 first: each fit starts from the
-        # solution of the next stronger penalty (fewer L-BFGS iterations).
-        model = make_classifier(
-            method, max(grid), theta, tol=tol, transfer=transfer, transfer_params=transfer_params
-        ).set_params(warm_start=True)
-        for k in sorted(range(len(grid)), key=lambda k: -grid[k]):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                model.set_params(l2=float(grid[k])).fit(X[train], y[train])
-            errors[k] += error_rate(model, X[test], y[test]) / n_folds
-    return errors
+    return StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
+
+
+def _negative_error(model, X, y):
+    """The validation score of :func:`cross_validate_l2`: minus the page's error rate."""
+    return -error_rate(model, X, y)
+
+
+def _validate(
+    X, y, method, theta, grid, n_folds, random_state, tol, transfer="dropout", transfer_params=None
+):
+    """:class:`FLDAClassifierCV` (no refit) of ``method`` over ``grid`` on ``(X, y)``.
+
+    Warm starts along the grid, largest ``l2`` first: each fit starts from the
+    solution of the next stronger penalty (fewer L-BFGS iterations).
+    """
+    params = make_classifier(
+        method, 0.0, theta, tol=tol, transfer=transfer, transfer_params=transfer_params
+    ).get_params()
+    del params["l2"], params["warm_start"]
+    search = FLDAClassifierCV(
+        **params,
+        l2s=grid,
+        cv=_folds(y, n_folds, random_state),
+        scoring=_negative_error,
+        warm_start=True,
+        refit=False,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return search.fit(X, y)
 
 
 def cross_validate_l2(
@@ -228,7 +244,7 @@ def cross_validate_l2(
     ``l2`` as 1e-8 fits on the offline domains; 1e-3 a different one in 3 of
     4 cases, see ``benchmarks/bench_tolerance.py``); each fold warm-starts
     along the grid from the largest ``l2`` down.  Ties go to the larger
-    penalty.
+    penalty.  The library's :class:`flda_core.FLDAClassifierCV` does the work.
 
     Returns
     -------
@@ -240,11 +256,11 @@ def cross_validate_l2(
         keep = balanced_subsample(y, max_samples, random_state)
         X, y = X[keep], y[keep]
     with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
-        errors = _fold_errors(
+        search = _validate(
             X, y, method, theta, tuple(grid), n_folds, random_state, tol, transfer, transfer_params
         )
-    best = max(range(len(grid)), key=lambda k: (-round(errors[k], 12), grid[k]))
-    return float(grid[best]), {float(l2): float(e) for l2, e in zip(grid, errors)}
+    errors = -search.cv_results_["mean_test_score"]
+    return search.l2_, {float(l2): float(e) for l2, e in zip(grid, errors)}
 
 
 def fit_method(
@@ -306,9 +322,8 @@ def fit_method(
     with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         if method == "T-LR":
-            error = float(
-                _fold_errors(X_target, y_target, method, theta, (l2,), n_folds, random_state, tol)[0]
-            )
+            search = _validate(X_target, y_target, method, theta, (l2,), n_folds, random_state, tol)
+            error = float(-search.cv_results_["mean_test_score"][0])
         else:
             error = error_rate(model, X_target, y_target)
     coef = np.array(model.coef_)  # a copy: a remembered model is shared (see _train)

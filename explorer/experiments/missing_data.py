@@ -47,13 +47,16 @@ from __future__ import annotations
 import functools
 import math
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from flda_core.classifier import FLDAClassifier
+from flda_core.selection import FLDAClassifierCV
 from explorer.data import uci
 from explorer.data.digits import default_cache_dir
 from flda_core.transfer import estimate_dropout
@@ -222,13 +225,27 @@ def _flda(loss, theta, transfer="dropout", params=None):
     return FLDAClassifier(loss=loss, theta=theta, tol=1e-4, max_iter=500)
 
 
-def _l2_cv(loss, theta, random_state, transfer="dropout", params=None):
-    return bl.SourceCV(
-        _flda(loss, theta, transfer, params),
-        {"l2": list(FLDA_L2_GRID)},
-        n_folds=_N_FOLDS,
-        random_state=random_state,
+def _l2_cv(loss, theta, y, random_state, transfer="dropout", params=None):
+    """FLDA with l2 chosen by cross-validation on ``y``'s rows (ties: the larger l2),
+    its transfer parameters fixed."""
+    params_cv = _flda(loss, theta, transfer, params).get_params()
+    del params_cv["l2"], params_cv["warm_start"]
+    return FLDAClassifierCV(
+        **params_cv,
+        l2s=FLDA_L2_GRID,
+        cv=list(bl.cv_folds(y, _N_FOLDS, random_state)),
+        scoring=_negative_error,
     )
+
+
+def _negative_error(model, X, y):
+    return -float(np.mean(model.predict(X) != y))
+
+
+def _fit_quietly(model, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return model.fit(X, y)
 
 
 def _describe(params):
@@ -241,7 +258,7 @@ def _oracle_predictions(X, y, random_state):
     l2 is chosen by cross-validation on the labelled target rows; every row is
     then predicted by a model fitted on the other folds (never on itself).
     """
-    l2 = _l2_cv("logistic", None, random_state).fit(X, y).best_params_["l2"]
+    l2 = _fit_quietly(_l2_cv("logistic", None, y, random_state), X, y).l2_
     predicted = np.empty(len(y), dtype=y.dtype)
     for train, test in bl.cv_folds(y, _N_FOLDS, random_state):
         model = _flda("logistic", None).set_params(l2=l2)
@@ -283,10 +300,12 @@ def fit_arrays(classifier, X_source, y_source, X_target, y_target, random_state=
             loss = "quadratic" if classifier == "FLDA-Q" else "logistic"
             if classifier.startswith("FLDA") and transfer != "dropout":
                 params = make_transfer_model(transfer).fit(X_s, X_t).params()
-                model = _l2_cv(loss, None, random_state, transfer, params)
+                model = _l2_cv(loss, None, y_s, random_state, transfer, params)
             else:
                 theta = estimate_dropout(X_s, X_t) if classifier.startswith("FLDA") else None
-                model = _l2_cv(loss, theta, random_state)
+                model = _l2_cv(loss, theta, y_s, random_state)
+            _fit_quietly(model, X_s, y_s)
+            return model.predict(X_t), _describe({"l2": model.l2_})
         else:
             raise ValueError(f"{classifier!r} is not available; choose from {AVAILABLE}.")
         model.fit(X_s, y_s)

@@ -31,6 +31,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
 
 from flda_core.classifier import FLDAClassifier
+from flda_core.selection import FLDAClassifierCV
 from flda_core.transfer_models import make_transfer_model
 
 __all__ = [
@@ -77,19 +78,31 @@ def _folds(y, n_folds, seed):
     return StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed).split(y, y)
 
 
+def _negative_error(model, X, y):
+    return -_error(model, X, y)
+
+
 def cv_l2(X, y, loss, transfer="dropout", params=None, n_folds=3, grid=L2_GRID, tol=1e-4):
     """The ``l2`` in ``grid`` with the lowest k-fold error on ``(X, y)``; ties -> larger.
 
-    Logistic fits stop at ``tol`` (the ``l2`` chosen at 1e-4 equals the one
-    chosen at 1e-8 in ``benchmarks/bench_tolerance.py``).
+    :class:`flda_core.FLDAClassifierCV` with the transfer parameters ``params``
+    fixed (``None``: the plain classifier).  Logistic fits stop at ``tol`` (the
+    ``l2`` chosen at 1e-4 equals the one chosen at 1e-8 in
+    ``benchmarks/bench_tolerance.py``).
     """
-    errors = np.zeros(len(grid))
-    for train, test in _folds(y, n_folds, 0):
-        for k, l2 in enumerate(grid):
-            model = fit_flda(X[train], y[train], loss, l2, transfer, params, tol=tol)
-            errors[k] += _error(model, X[test], y[test])
-    best = max(range(len(grid)), key=lambda k: (-round(errors[k], 12), grid[k]))
-    return float(grid[best])
+    search = FLDAClassifierCV(
+        loss=loss,
+        l2s=grid,
+        cv=list(_folds(y, n_folds, 0)),
+        scoring=_negative_error,
+        transfer=transfer,
+        transfer_params=params,
+        tol=tol,
+        refit=False,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return search.fit(X, y).l2_
 
 
 def cv_error(X, y, loss, n_folds=3, grid=L2_GRID):

@@ -170,5 +170,7 @@ def test_weights_of_a_skada_reweighting_adapter_reach_flda():
         fitted = pipe[-1].base_estimator_
         weights = pipe[0].base_estimator_.compute_weights(X_all, sample_domain=domains)[domains > 0]
     assert np.ptp(weights) > 0  # really reweighted
-    expected = FLDAClassifier(loss="quadratic").fit(X, y, sample_weight=weights)
+    # FLDA also receives the target rows (it requests sample_domain): weighted source, θ̂ from Xt
+    expected = FLDAClassifier(loss="quadratic").fit(X, y, X_target=Xt, sample_weight=weights)
+    assert fitted.theta_.max() > 0
     np.testing.assert_allclose(fitted.coef_, expected.coef_, atol=1e-10)

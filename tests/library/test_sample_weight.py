@@ -335,8 +335,10 @@ def test_sample_weight_is_requested_by_default_and_routes():
     assert np.abs(direct.coef_ - plain.coef_).max() > 1e-3
     with sklearn.config_context(enable_metadata_routing=True):
         request = FLDAClassifier().get_metadata_routing()
-        assert request.fit.requests == {"X_target": True, "sample_weight": True}
-        # score's sample_weight stays scikit-learn's "unset": say it is not wanted
+        assert request.fit.requests == {"X_target": True, "sample_weight": True, "sample_domain": True}
+        # score's sample_weight is requested too (skada's ImportanceWeightedScorer
+        # needs it); here the validation scores stay unweighted
+        assert request.score.requests == {"sample_weight": True, "sample_domain": True}
         routed = FLDAClassifier(loss="quadratic").set_score_request(sample_weight=False)
         search = GridSearchCV(routed, {"l2": [0.0]}, cv=3)
         search.fit(X, y, X_target=Xt, sample_weight=w)

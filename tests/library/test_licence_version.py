@@ -1,0 +1,37 @@
+"""The licence and the version: one source of truth each, as the wheel's metadata reads them."""
+
+import re
+import tomllib
+from pathlib import Path
+
+import flda_core
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _project():
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def test_version_is_read_from_the_package():
+    project = _project()
+    assert "version" not in project["project"]  # no second copy to drift
+    assert "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "flda_core.__version__"}
+    # A PEP 440 release number, as pip and importlib.metadata expect.
+    assert re.fullmatch(r"\d+\.\d+\.\d+((a|b|rc)\d+)?(\.dev\d+)?", flda_core.__version__)
+    assert "__version__" in dir(flda_core)
+
+
+def test_licence_file_and_metadata_agree():
+    project = _project()["project"]
+    assert project["license"] == "BSD-3-Clause"
+    assert project["license-files"] == ["LICENSE"]
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("BSD 3-Clause License")
+    assert "Copyright (c) 2026, The FLDA explorer developers" in text
+    # the three conditions of BSD-3-Clause, and its disclaimer
+    assert len(re.findall(r"^\d\. ", text, flags=re.MULTILINE)) == 3
+    assert "AS IS" in text
+    # Vendored files keep their own notices.
+    assert (ROOT / "assets" / "LICENSE-plotly.js.txt").is_file()
