@@ -1,8 +1,8 @@
-"""flda_core: the numerical core of the FLDA dashboard.
+"""flda_core: feature-level domain adaptation as a scikit-learn classifier.
 
 Feature-level domain adaptation (Kouw, van der Maaten, Krijthe and Loog,
-JMLR 2016) with a dropout transfer model.  This package never imports
-streamlit: notebooks, tests and the dashboard all use the same functions.
+JMLR 2016) with a dropout transfer model and its relatives, on numpy, scipy
+and scikit-learn alone.
 
 References
 ----------
@@ -14,8 +14,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 from importlib import import_module
 
 #: Public name -> submodule that defines it.  Imported on first use (PEP 562), so
-#: ``import explorer.data.numbers`` (the dashboard's Home page) does not pull
-#: in scikit-learn and scipy: a fresh server shows its first page sooner.
+#: importing one light submodule does not pull in scikit-learn and scipy.
 _LAZY = {
     "FLDAClassifier": ".classifier",
     "DomainPair": ".synthetic",
