@@ -61,7 +61,8 @@ def test_sls_lattice_sentence_only_when_the_boundary_hits_lattice_points():
 def test_figure2_reference_sentence_follows_the_run():
     table = table1_unperturbed_errors()
     text = cap.figure2_reference_sentence(table, 10_000, 10_000)
-    assert "10,000 source" in text and "reproduces Table 1" in text
+    assert numbers(sentence(text, "This run uses"))[:3] == [10_000, 10_000, 100_000]  # here; the paper
+    assert "reproduces Table 1" in text
     from explorer.experiments.synthetic import PAPER_FIGURE2
 
     verdict = sentence(
@@ -105,7 +106,9 @@ def test_dropout_factor_sentence_follows_theta_hat_and_the_perturbations():
     # θ̂₁ = 0.500, then the factor θ/(1 − θ) at each perturbation: 1.00 at +0.00, ...
     assert numbers(text.split("θ̂₁ = ")[1]) == [0.5, 1, 1.0, 0.0, 1.5, 0.1, 4.0, 0.3]
     text = cap.dropout_factor_sentence(0.2, [0.1, 0.8], feature=1)
-    assert "θ̂₂ = 0.200" in text and "0.25 at +0.00" in text and "infinite at +0.80" in text
+    factors = text.split("θ̂₂ = ")[1]  # θ̂₂, then the factor at each perturbation; θ = 1 is infinite
+    assert numbers(factors) == [0.2, 1, 0.25, 0.0, 0.43, 0.1, 0.8, 1]
+    assert "infinite at +0.80" in factors
 
 
 def test_table1_agreement_is_the_computed_largest_difference():
@@ -153,10 +156,13 @@ def test_learning_curve_sentences_follow_the_table():
     smallest = sentence(text, "At the smallest n")
     assert numbers(smallest) == [2, 0.25, 0.3, 0.34]  # FLDA-Q, then S-LS and T-LS
     assert "is below both S-LS" in smallest
-    assert "best at 3 of 3 sizes" in text and "SEM is 0" in text
+    assert numbers(sentence(text, "On the source set", "is the best at")) == [3, 3]
+    assert numbers(sentence(text, "SEM is 0")) == [100, 0]
     text = cap.learning_curve_sentences(_lc_table([0.35, 0.30, 0.20], False), 0.01, 1000)
-    assert "still more than 0.01" in text and "is not below both" in text
-    assert "best at 0 of 3" in text and "not 0" in text
+    assert numbers(sentence(text, "is still more than")) == [0.01, 100]  # tolerance, largest n
+    assert "is not below both" in text
+    assert numbers(sentence(text, "On the source set", "is the best at")) == [0, 3]
+    assert numbers(sentence(text, "SEM there is not 0")) == [100, 1000, 0]
 
 
 def test_learning_curve_sentences_on_a_real_run():
@@ -229,7 +235,8 @@ def test_flda_oracle_sentence_follows_angle_and_errors():
 def test_theta_recovery_sentence_follows_the_estimate():
     assert "recovered." in cap.theta_recovery_sentence([0.5, 0.0], [0.49, 0.01])
     text = cap.theta_recovery_sentence([0.5, 0.0], [0.3, 0.0])
-    assert "at most 0.200" in text and "not recovered yet" in text
+    # the largest gap, then feature 1's estimate and truth
+    assert numbers(text) == [0.2, 1, 0.3, 0.5] and "not recovered yet" in text
 
 
 def test_boundary_tilt_sentence_follows_the_weights():
