@@ -1,9 +1,10 @@
 """flda_core: feature-level domain adaptation as a scikit-learn classifier.
 
 Feature-level domain adaptation (Kouw, van der Maaten, Krijthe and Loog,
-JMLR 2016) with a dropout transfer model and three others, FLDA-Q and FLDA-L
+JMLR 2016) with a dropout transfer model and its relatives, FLDA-Q and FLDA-L
 (``FLDAClassifier``), the ridge penalty chosen by cross-validation on the
-source (``FLDAClassifierCV``).  It needs numpy, scipy and scikit-learn only.
+source (``FLDAClassifierCV``).  It needs numpy, scipy, scikit-learn and
+threadpoolctl only.
 
 References
 ----------

@@ -32,8 +32,6 @@ __all__ = [
     "PAPER_POISSON_PARAMS",
     "PAPER_PARAMS",
     "PAPER_THETA",
-    "PARAM_WORD",
-    "PARAM_BOUNDS",
     "ShiftedDomainPair",
     "make_appearance_domains",
     "make_rate_domains",
@@ -41,8 +39,6 @@ __all__ = [
     "RATE_PARAMS",
     "APPEARANCE_PHI",
     "RATE_FACTOR",
-    "SHIFT_PRESETS",
-    "make_any_domains",
 ]
 
 #: The paper's defaults (section 4.1.1): class one 0.7, class two 0.3, both features.
@@ -53,9 +49,6 @@ PAPER_POISSON_PARAMS = ((2.0, 2.0), (6.0, 6.0))
 PAPER_PARAMS = {"bernoulli": PAPER_BERNOULLI_PARAMS, "poisson": PAPER_POISSON_PARAMS}
 #: Feature 1 dropped with probability 0.5, feature 2 untouched.
 PAPER_THETA = (0.5, 0.0)
-#: What the per-class parameters are called, and their allowed range, per distribution.
-PARAM_WORD = {"bernoulli": "success probabilities", "poisson": "rates"}
-PARAM_BOUNDS = {"bernoulli": (0.0, 1.0), "poisson": (0.0, 1000.0)}
 
 
 @dataclass(frozen=True)
@@ -254,7 +247,7 @@ def exact_target_error(predict, probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPE
 
 
 # --------------------------------------------------------------------------
-# Shifts dropout cannot model (issue 15): appearance and a count-rate change
+# Shifts dropout cannot model: appearance and a count-rate change
 # --------------------------------------------------------------------------
 
 #: Appearance preset: four binary features; feature 1 is the informative one.
@@ -377,26 +370,3 @@ def make_rate_domains(
     return ShiftedDomainPair(
         X_source, y_source, X_target, y_target, "rate", {"rate": factor}, "poisson", params
     )
-
-
-#: Synthetic shifts other than dropout, by the key the pages use as "distribution":
-#: key -> (generator, default class parameters, default true shift parameters).
-SHIFT_PRESETS = {
-    "appearance": (make_appearance_domains, APPEARANCE_PARAMS, APPEARANCE_PHI),
-    "rate": (make_rate_domains, RATE_PARAMS, RATE_FACTOR),
-}
-
-
-def make_any_domains(distribution, params, n_source, n_target, shift, random_state=None):
-    """One entry point for every synthetic data model, keyed by ``distribution``.
-
-    ``"bernoulli"`` / ``"poisson"``: :func:`make_domains` with dropout ``shift``
-    (theta).  A key of :data:`SHIFT_PRESETS`: ``"appearance"`` calls
-    :func:`make_appearance_domains` with ``shift`` as ``phi``; ``"rate"`` calls
-    :func:`make_rate_domains` with ``shift`` as ``rate_factor``.  All
-    arguments are plain (hashable) values, so a page can cache on them.
-    """
-    if distribution in SHIFT_PRESETS:
-        generator = SHIFT_PRESETS[distribution][0]
-        return generator(n_source, n_target, params, shift, random_state=random_state)
-    return make_domains(distribution, params, n_source, n_target, shift, random_state=random_state)

@@ -1,4 +1,4 @@
-"""A family of transfer models for FLDA beyond dropout (issue 15).
+"""A family of transfer models for FLDA beyond dropout.
 
 FLDA (Kouw et al., 2016) needs from its transfer model ``p(z | x)`` only two
 things to evaluate the expected quadratic loss exactly (eq. (10)) and the

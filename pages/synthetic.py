@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.ui import caches, charts, domain_controls, guard, navigation, state, tables, widgets
-from flda_core.synthetic import SHIFT_PRESETS
+from explorer.data.domain_config import SHIFT_PRESETS
 from explorer.teaching.equations import equation_link
 from explorer.teaching.captions import (
     figure2_reference_sentence,

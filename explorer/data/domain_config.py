@@ -2,15 +2,55 @@
 
 Turns the per-feature text boxes of the Synthetic, Transfer and Learning curves
 pages into the arguments of :func:`flda_core.synthetic.make_domains`, or into one
-message per invalid entry.
+message per invalid entry; names the per-class parameters on the pages
+(:data:`PARAM_WORD`, :data:`PARAM_BOUNDS`); and keys the pages' data models,
+dropout or a fixed shift preset (:data:`SHIFT_PRESETS`), to the library's
+generators (:func:`make_any_domains`).
 """
 
 from __future__ import annotations
 
-from flda_core.synthetic import PARAM_BOUNDS, PARAM_WORD
+from flda_core.synthetic import (
+    APPEARANCE_PARAMS,
+    APPEARANCE_PHI,
+    RATE_FACTOR,
+    RATE_PARAMS,
+    make_appearance_domains,
+    make_domains,
+    make_rate_domains,
+)
 from explorer.data.numbers import parse_per_feature
 
-__all__ = ["parse_domain_config"]
+__all__ = ["PARAM_BOUNDS", "PARAM_WORD", "SHIFT_PRESETS", "make_any_domains", "parse_domain_config"]
+
+#: What the per-class parameters are called on the pages, and the range their
+#: inputs accept, per distribution.
+PARAM_WORD = {"bernoulli": "success probabilities", "poisson": "rates"}
+PARAM_BOUNDS = {"bernoulli": (0.0, 1.0), "poisson": (0.0, 1000.0)}
+
+#: Synthetic shifts other than dropout, by the key the pages use as "distribution"
+#: (the Synthetic page's ``syn.shift`` setting): key -> (generator, default class
+#: parameters, default true shift parameters).
+SHIFT_PRESETS = {
+    "appearance": (make_appearance_domains, APPEARANCE_PARAMS, APPEARANCE_PHI),
+    "rate": (make_rate_domains, RATE_PARAMS, RATE_FACTOR),
+}
+
+
+def make_any_domains(distribution, params, n_source, n_target, shift, random_state=None):
+    """One entry point for every synthetic data model of the pages, keyed by ``distribution``.
+
+    ``"bernoulli"`` / ``"poisson"``: :func:`flda_core.synthetic.make_domains` with
+    dropout ``shift`` (theta).  A key of :data:`SHIFT_PRESETS`: ``"appearance"``
+    calls :func:`flda_core.synthetic.make_appearance_domains` with ``shift`` as
+    ``phi``; ``"rate"`` calls :func:`flda_core.synthetic.make_rate_domains` with
+    ``shift`` as ``rate_factor``.  All arguments are plain (hashable) values, so a
+    page can cache on them (:func:`explorer.ui.caches.cached_domains`).
+    """
+    if distribution in SHIFT_PRESETS:
+        generator = SHIFT_PRESETS[distribution][0]
+        return generator(n_source, n_target, params, shift, random_state=random_state)
+    return make_domains(distribution, params, n_source, n_target, shift, random_state=random_state)
 
 
 def parse_domain_config(distribution, n_features, class1, class2, theta, n_source, n_target, seed):

@@ -68,7 +68,7 @@ def cache_resource(**options):
 
 @cache_resource(max_entries=4, show_spinner=False)
 def cached_domains(distribution, params, n_source, n_target, theta, seed):
-    """Cached :func:`flda_core.synthetic.make_any_domains` (arguments are plain
+    """Cached :func:`explorer.data.domain_config.make_any_domains` (arguments are plain
     tuples): ``distribution`` "bernoulli"/"poisson" makes dropout domains with
     ``theta``; a shift preset key ("appearance", "rate") makes those domains with
     ``theta`` as the shift's parameter.  Shared by the synthetic-data pages, so
@@ -79,7 +79,7 @@ def cached_domains(distribution, params, n_source, n_target, theta, seed):
     Table 1 preset's sweep calls it for each of its 45 fits.  Its arrays are made
     read-only, so no caller can change what the others see.
     """
-    from flda_core.synthetic import make_any_domains
+    from explorer.data.domain_config import make_any_domains
 
     pair = make_any_domains(distribution, params, n_source, n_target, theta, random_state=seed)
     for value in vars(pair).values():

@@ -45,7 +45,7 @@ def _per_feature_check(prefix, k):
 
     def check(text):
         from explorer.data.numbers import parse_per_feature
-        from flda_core.synthetic import PARAM_BOUNDS, PARAM_WORD
+        from explorer.data.domain_config import PARAM_BOUNDS, PARAM_WORD
 
         distribution = st.session_state.get(f"{prefix}.distribution", "bernoulli")
         n = int(st.session_state.get(f"{prefix}.n_features", 2))
@@ -100,7 +100,7 @@ def draw_domain_controls(prefix, max_features, max_samples, features_help, on_n_
     ``on_n_features_change(n)`` lets a page keep its own settings valid when the
     number of features shrinks.  Returns the chosen distribution.
     """
-    from flda_core.synthetic import PARAM_BOUNDS, PARAM_WORD
+    from explorer.data.domain_config import PARAM_BOUNDS, PARAM_WORD
 
     st.subheader("Data")
     distribution = st.radio(
@@ -168,11 +168,11 @@ def read_domain_config(prefix):
     (:func:`explorer.data.domain_config.parse_domain_config`).
 
     When ``"<prefix>.shift"`` names a preset of
-    :data:`flda_core.synthetic.SHIFT_PRESETS`, the key is that preset's
+    :data:`explorer.data.domain_config.SHIFT_PRESETS`, the key is that preset's
     fixed data model with the page's sample sizes and seed.
     """
     from explorer.data.domain_config import parse_domain_config
-    from flda_core.synthetic import SHIFT_PRESETS
+    from explorer.data.domain_config import SHIFT_PRESETS
 
     state = st.session_state
     shift = state.get(f"{prefix}.shift", "dropout")

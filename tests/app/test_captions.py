@@ -10,6 +10,7 @@ from explorer.experiments.learning_curves import learning_curves, make_learning_
 from explorer.experiments.perturbation import PAPER_TABLE1, perturbation_sweep, table1_unperturbed_errors
 from explorer.experiments.synthetic import PAPER_FIGURE1, FittedLinear, fit_linear
 from explorer.names import LOSSES
+from text_numbers import numbers, sentence
 
 
 def _fit(name, family, loss, error, perturbation=None):
@@ -60,12 +61,14 @@ def test_sls_lattice_sentence_only_when_the_boundary_hits_lattice_points():
 def test_figure2_reference_sentence_follows_the_run():
     table = table1_unperturbed_errors()
     text = cap.figure2_reference_sentence(table, 10_000, 10_000)
-    assert "10,000 source" in text and "reproduces Table 1" in text
+    assert numbers(sentence(text, "This run uses"))[:3] == [10_000, 10_000, 100_000]  # here; the paper
+    assert "reproduces Table 1" in text
     from explorer.experiments.synthetic import PAPER_FIGURE2
 
-    assert "reproduces the Figure 2 text" in cap.figure2_reference_sentence(
-        PAPER_FIGURE2.errors, 100_000, 100_000
+    verdict = sentence(
+        cap.figure2_reference_sentence(PAPER_FIGURE2.errors, 100_000, 100_000), "reproduces the Figure 2"
     )
+    assert numbers(verdict) == [2, 0.0, 1, 0.094]  # within 0.000 of Figure 2, 0.094 from Table 1
 
 
 # ----------------------------------------------------------------------------- transfer
@@ -79,9 +82,12 @@ def test_curve_sentence_says_when_a_shift_beats_the_estimate():
     sweep = [_fit("FLDA-Q", "flda", "quadratic", e, d) for d, e in ((-0.1, 0.15), (0.0, 0.136), (0.1, 0.14))]
     sweep += [_fit("FLDA-L", "flda", "logistic", e, d) for d, e in ((-0.1, 0.15), (0.0, 0.138), (0.1, 0.130))]
     text = cap.perturbation_curve_sentences(sweep, naive)
-    assert "FLDA-Q is lowest at θ̂₁ +0.00 (0.136), i.e. at the estimate itself" in text
-    assert "FLDA-L is lowest at θ̂₁ +0.10 (0.130), **below its value at the estimate +0 (0.138)" in text
-    assert "even below the oracle T-LR (0.138)" in text
+    flda_q = sentence(text, "FLDA-Q is lowest")
+    assert numbers(flda_q) == [0.0, 0.136, 0.137] and "at the estimate itself" in flda_q
+    assert "below the oracle T-LS" in flda_q
+    flda_l = sentence(text, "FLDA-L is lowest")
+    assert numbers(flda_l) == [0.1, 0.13, 0.0, 0.138, 0.138]  # +0.10 (0.130), estimate +0 (0.138), T-LR
+    assert "**below its value at the estimate" in flda_l and "below the oracle T-LR" in flda_l
     assert cap.perturbation_minimum(sweep, "logistic") == (0.1, 0.130)
 
 
@@ -91,14 +97,18 @@ def test_curve_sentence_on_real_fits_matches_the_minimum():
     naive = {"T-LS": fit_linear(pair, "target", "quadratic")}
     at, err = cap.perturbation_minimum(sweep, "quadratic")
     assert err == min(f.target_error for f in sweep)
-    assert f"lowest at θ̂₁ {at:+.2f} ({err:.3f})" in cap.perturbation_curve_sentences(sweep, naive)
+    said = sentence(cap.perturbation_curve_sentences(sweep, naive), "FLDA-Q is lowest")
+    assert numbers(said)[:2] == [round(at, 2), round(err, 3)]
 
 
 def test_dropout_factor_sentence_follows_theta_hat_and_the_perturbations():
     text = cap.dropout_factor_sentence(0.5, [0.1, 0.3])
-    assert "1.00 at +0.00, 1.50 at +0.10, 4.00 at +0.30" in text
+    # θ̂₁ = 0.500, then the factor θ/(1 − θ) at each perturbation: 1.00 at +0.00, ...
+    assert numbers(text.split("θ̂₁ = ")[1]) == [0.5, 1, 1.0, 0.0, 1.5, 0.1, 4.0, 0.3]
     text = cap.dropout_factor_sentence(0.2, [0.1, 0.8], feature=1)
-    assert "θ̂₂ = 0.200" in text and "0.25 at +0.00" in text and "infinite at +0.80" in text
+    factors = text.split("θ̂₂ = ")[1]  # θ̂₂, then the factor at each perturbation; θ = 1 is infinite
+    assert numbers(factors) == [0.2, 1, 0.25, 0.0, 0.43, 0.1, 0.8, 1]
+    assert "infinite at +0.80" in factors
 
 
 def test_table1_agreement_is_the_computed_largest_difference():
@@ -106,9 +116,12 @@ def test_table1_agreement_is_the_computed_largest_difference():
     ours["FLDA-L+0.1"] += 0.010
     ours["S-LS"] += 0.001
     text = cap.table1_agreement_sentence(ours)
-    assert "at most 0.010 (at FLDA-L+0.1" in text and "12 of its 12" in text
+    # Table 1, on 12 of 12 entries, at most 0.010 (at FLDA-L+0.1: 0.150 here, 0.140 in the paper), median
+    assert numbers(text) == [1, 12, 12, 0.01, 0.1, 0.15, 0.14, 0.0]
+    assert "at most" in text and "(at FLDA-L+0.1" in text
     del ours["FLDA-Q+0.3"]
-    assert "1 entries are not in this run" in cap.table1_agreement_sentence(ours)
+    missing = sentence(cap.table1_agreement_sentence(ours), "not in this run")
+    assert numbers(missing) == [1]
     assert "perturbs feature 2" in cap.table1_agreement_sentence(ours, feature=1)
 
 
@@ -139,11 +152,17 @@ def _lc_table(flda_target, naive_source_best=True, sizes=(2, 10, 100)):
 
 def test_learning_curve_sentences_follow_the_table():
     text = cap.learning_curve_sentences(_lc_table([0.25, 0.20, 0.15]), 0.01, 100)
-    assert "from n = 10 on" in text and "is below both S-LS (0.300) and T-LS (0.340)" in text
-    assert "best at 3 of 3 sizes" in text and "SEM is 0" in text
+    assert numbers(sentence(text, "within", "from n =")) == [0.01, 10]
+    smallest = sentence(text, "At the smallest n")
+    assert numbers(smallest) == [2, 0.25, 0.3, 0.34]  # FLDA-Q, then S-LS and T-LS
+    assert "is below both S-LS" in smallest
+    assert numbers(sentence(text, "On the source set", "is the best at")) == [3, 3]
+    assert numbers(sentence(text, "SEM is 0")) == [100, 0]
     text = cap.learning_curve_sentences(_lc_table([0.35, 0.30, 0.20], False), 0.01, 1000)
-    assert "still more than 0.01" in text and "is not below both" in text
-    assert "best at 0 of 3" in text and "not 0" in text
+    assert numbers(sentence(text, "is still more than")) == [0.01, 100]  # tolerance, largest n
+    assert "is not below both" in text
+    assert numbers(sentence(text, "On the source set", "is the best at")) == [0, 3]
+    assert numbers(sentence(text, "SEM there is not 0")) == [100, 1000, 0]
 
 
 def test_learning_curve_sentences_on_a_real_run():
@@ -157,10 +176,12 @@ def test_learning_curve_sentences_on_a_real_run():
 
 
 def test_l2_sentence_names_the_l2_of_each_map():
+    # The one snapshot of this caption template.
     assert cap.l2_sentence("S-LR", 1e-3, "FLDA-L", 1e-4, True) == (
         "S-LR uses l2 = 0.001 and FLDA-L l2 = 0.0001 (chosen by cross-validation on the source)."
     )
-    assert cap.l2_sentence("S-LS", 1e-3, "FLDA-Q", 1e-3, False) == "Both maps use l2 = 0.001 (set by hand)."
+    same = cap.l2_sentence("S-LS", 1e-3, "FLDA-Q", 1e-3, False)
+    assert same.startswith("Both maps") and numbers(same) == [0.001] and "by hand" in same
 
 
 def test_asymmetry_sentence_follows_the_errors():
@@ -214,7 +235,8 @@ def test_flda_oracle_sentence_follows_angle_and_errors():
 def test_theta_recovery_sentence_follows_the_estimate():
     assert "recovered." in cap.theta_recovery_sentence([0.5, 0.0], [0.49, 0.01])
     text = cap.theta_recovery_sentence([0.5, 0.0], [0.3, 0.0])
-    assert "at most 0.200" in text and "not recovered yet" in text
+    # the largest gap, then feature 1's estimate and truth
+    assert numbers(text) == [0.2, 1, 0.3, 0.5] and "not recovered yet" in text
 
 
 def test_boundary_tilt_sentence_follows_the_weights():
@@ -222,7 +244,9 @@ def test_boundary_tilt_sentence_follows_the_weights():
         _line("FLDA-Q", "flda", "quadratic", [w, 1], 0.1, d) for d, w in ((0.0, 1.0), (0.1, 0.5), (0.2, 0.1))
     ]
     text = cap.boundary_tilt_sentence(sweep)
-    assert "FLDA-Q 0.71 at +0.00 → 0.10 at +0.20, falling at every step" in text
+    tilt = text.split(": ", 1)[1]  # after the weight share's definition
+    assert numbers(tilt) == [0.71, 0.0, 0.1, 0.2] and tilt.startswith("FLDA-Q")
+    assert "falling at every step" in tilt
     sweep[1] = _line("FLDA-Q", "flda", "quadratic", [3, 1], 0.1, 0.1)
     assert "not falling monotonically" in cap.boundary_tilt_sentence(sweep)
     assert cap.boundary_tilt_sentence(sweep[:1]) == ""

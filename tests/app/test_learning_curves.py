@@ -35,6 +35,7 @@ from explorer.experiments.learning_curves import (
 )
 from flda_core.transfer import estimate_dropout
 from explorer.experiments.scoring import lattice_error_rates
+from text_numbers import numbers
 
 
 @pytest.fixture(scope="module")
@@ -449,7 +450,8 @@ def test_logistic_errors_match_direct_fits_and_report_progress(small_bernoulli):
     )
     assert errors.shape == (3, 2, 2, 2)
     assert [f for f, _ in calls] == [0.0, 0.25, 0.5, 0.75, 1.0] and unconverged == 0
-    assert calls[1][1].startswith("Fitting S-LR, T-LR and FLDA-L: repeat 1, n = 40")
+    assert calls[1][1].startswith("Fitting S-LR, T-LR and FLDA-L:")
+    assert numbers(calls[1][1].split(":", 1)[1]) == [1, 40, 2, 4]  # repeat 1, n = 40, fit 2 of 4
     so, to = training_orders(d, [2], seed=5)
     X, y, Xu = d.X_source_train[so[0, :40]], d.y_source_train[so[0, :40]], d.X_target_train[to[0, :40]]
     clf = FLDAClassifier(loss="logistic", l2=2.0 / 40).fit(X, y, X_target=Xu)

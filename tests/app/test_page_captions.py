@@ -5,6 +5,7 @@ import re
 
 import pytest
 from apptest_support import chart_specs, charts, open_page
+from text_numbers import numbers, sentence
 
 
 def _captions(at):
@@ -21,7 +22,8 @@ def test_synthetic_caption_follows_the_users_theta():
     assert "θ₁ = 0.6" in text and "θ₁ = 0.3" not in text
     # the FLDA/oracle sentence quotes the errors of the table on screen
     errors = at.dataframe[0].value.set_index("classifier")["target error"]
-    assert f"target errors {errors['FLDA-Q']:.3f} and {errors['T-LS']:.3f}" in text
+    quoted = numbers(sentence(text, "target errors").split("target errors")[1])
+    assert quoted[:2] == [round(errors["FLDA-Q"], 3), round(errors["T-LS"], 3)]
 
 
 def test_synthetic_figure2_caption_names_both_paper_reports():
@@ -37,7 +39,7 @@ def test_synthetic_figure2_caption_names_both_paper_reports():
     )
     text = _captions(at)
     assert "Figure 2 text and its Table 1" in text
-    assert "This run uses 3,000 source and 3,000 target samples" in text
+    assert numbers(sentence(text, "This run uses"))[:2] == [3000, 3000]  # source, target
 
 
 def test_transfer_curve_caption_states_the_curves_own_minimum():
@@ -48,7 +50,8 @@ def test_transfer_curve_caption_states_the_curves_own_minimum():
     (flda_q,) = [t for t in curve["data"] if t.get("name") == "FLDA-Q"]
     i = min(range(len(flda_q["y"])), key=lambda k: (flda_q["y"][k], abs(flda_q["x"][k])))
     text = _captions(at)
-    assert f"FLDA-Q is lowest at θ̂₁ {flda_q['x'][i]:+.2f} ({flda_q['y'][i]:.3f})" in text
+    lowest = numbers(sentence(text, "FLDA-Q is lowest"))
+    assert lowest[:2] == [round(flda_q["x"][i], 2), round(flda_q["y"][i], 3)]
     assert "flat" not in text  # no claim the numbers can contradict
     assert "Weight share |w₁|/‖w‖ of feature 1" in text
     assert "differs by at most" in text and "Figure 2 text and its Table 1" in text
@@ -60,7 +63,8 @@ def test_learning_curve_caption_follows_the_regularisation():
     at = open_page("pages/learning_curves.py", {"repeats": "10"})
     metric = {m.label: m.value for m in at.metric}["FLDA-Q ≈ T-LS from n"]
     text = _captions(at)
-    assert f"FLDA-Q stays within 0.01 of the oracle T-LS from n = {metric} on." in text
+    stays = sentence(text, "FLDA-Q stays within", "of the oracle T-LS from n =")
+    assert numbers(stays) == [0.01, int(metric)]
     assert "No l2 regularisation" in text
     at.toggle(key="lc.l2").set_value(True).run()
     metric = {m.label: m.value for m in at.metric}["FLDA-Q ≈ T-LS from n"]
@@ -72,7 +76,8 @@ def test_learning_curve_caption_follows_the_regularisation():
 def test_digits_caption_names_the_l2_of_each_map():
     at = open_page("pages/digits.py", {"l2_mode": "hand", "l2": "0.01"})
     text = _captions(at)
-    assert "Both maps use l2 = 0.01 (set by hand)." in text
+    both = sentence(text, "Both maps use")
+    assert numbers(both) == [0.01] and "by hand" in both
     assert re.search(r"Here FLDA helps (for A → B only|for B → A only|in both|in neither)", text)
 
 

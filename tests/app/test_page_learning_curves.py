@@ -3,6 +3,7 @@
 import pytest
 import apptest_support
 from explorer.ui import tables
+from text_numbers import numbers, sentence
 
 PAGE = "pages/learning_curves.py"
 TIMEOUT = 120
@@ -39,7 +40,9 @@ def test_defaults_show_figure_3_metrics_and_downloads():
     assert list(wide.columns[:4]) == ["n", "S-LS (target)", "T-LS (target)", "FLDA-Q (target)"]
     assert wide["n"].tolist()[0] == 2 and wide["n"].tolist()[-1] == 10_000
     assert " ± " in wide.loc[0, "FLDA-Q (target)"]
-    assert any("FLDA-Q stays within 0.01 of T-LS from n = " in c.value for c in at.caption)
+    metric = {m.label: m.value for m in at.metric}["FLDA-Q ≈ T-LS from n"]
+    (table_caption,) = [c.value for c in at.caption if "of T-LS from n =" in c.value]
+    assert numbers(sentence(table_caption, "FLDA-Q stays within", "of T-LS from n =")) == [0.01, int(metric)]
     # every control has help text
     for kind in ("number_input", "slider", "radio", "selectbox", "toggle", "select_slider"):
         for w in getattr(at, kind):

@@ -13,13 +13,12 @@ import pytest
 
 from flda_core import FLDAClassifier
 from explorer.data import digits as dg
+from explorer.data.domain_config import SHIFT_PRESETS, make_any_domains
 from flda_core.synthetic import (
     APPEARANCE_PARAMS,
     APPEARANCE_PHI,
     RATE_FACTOR,
     RATE_PARAMS,
-    SHIFT_PRESETS,
-    make_any_domains,
     make_appearance_domains,
     make_domains,
     make_rate_domains,

@@ -1,10 +1,13 @@
-"""``pip install .`` gives the library alone: ``flda_core`` with numpy, scipy and
-scikit-learn, nothing of the dashboard, and it works outside the checkout.
+"""``pip install .`` gives the library alone: ``flda_core`` with numpy, scipy,
+scikit-learn and threadpoolctl, nothing of the dashboard, and it works outside the
+checkout; its declared floors are the versions CI tests (``.ci/min-constraints.txt``).
 
 The wheel is built from the checkout without build isolation (no download), then
 installed without dependencies into a fresh virtual environment that sees this
-interpreter's numpy/scipy/scikit-learn; the fit runs from a folder outside the checkout,
-so only the installed copy can be imported.
+interpreter's numpy/scipy/scikit-learn (their folders, through a ``.pth`` file: that
+works whether the suite runs from a system Python or from a virtualenv, where
+``--system-site-packages`` would see the base interpreter's packages instead); the fit
+runs from a folder outside the checkout, so only the installed copy can be imported.
 """
 
 import email
@@ -17,13 +20,26 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 #: What the library may require (and nothing else), without version bounds.
-LIBRARY_REQUIREMENTS = {"numpy", "scipy", "scikit-learn"}
+LIBRARY_REQUIREMENTS = {"numpy", "scipy", "scikit-learn", "threadpoolctl"}
 
 
 def _requirement_name(text):
     for stop in "<>=!~[; ":
         text = text.split(stop)[0]
     return text.strip().lower()
+
+
+def _numerical_stack_folders():
+    """The folders this interpreter imports the library's dependencies from (and their
+    own: joblib, threadpoolctl), whether it is a system Python or a virtualenv's."""
+    import joblib
+    import numpy
+    import scipy
+    import sklearn
+    import threadpoolctl
+
+    folders = {Path(module.__file__).resolve().parent.parent for module in (numpy, scipy, sklearn, joblib)}
+    return sorted(folders | {Path(threadpoolctl.__file__).resolve().parent})
 
 
 @pytest.fixture(scope="module")
@@ -80,10 +96,18 @@ def test_the_wheel_holds_only_flda_core_and_requires_only_the_numerical_stack(wh
 @pytest.mark.slow
 def test_the_installed_library_fits_and_predicts_outside_the_checkout(wheel, tmp_path):
     venv = tmp_path / "venv"
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300
-    )
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"
+    site_packages = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    ).stdout.strip()
+    (Path(site_packages) / "numerical_stack.pth").write_text(
+        "".join(f"{folder}\n" for folder in _numerical_stack_folders())
+    )
     subprocess.run(
         [str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", str(wheel)],
         check=True,
@@ -121,3 +145,23 @@ def test_the_installed_library_fits_and_predicts_outside_the_checkout(wheel, tmp
     location, theta, better_than_chance = result.stdout.split()
     assert Path(location).is_relative_to(venv) and not Path(location).is_relative_to(ROOT)
     assert theta == "0.5" and better_than_chance == "True"  # the paper's θ₁ = 0.5
+
+
+def test_declared_floors_are_the_pins_ci_tests():
+    """Every ``>=`` floor of pyproject.toml's dependencies and ``[dask]`` extra is pinned, equal, in
+    ``.ci/min-constraints.txt`` (which ``.ci/library-floors`` installs), and nothing
+    else is pinned there."""
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    floors = {}
+    for requirement in project["dependencies"] + project["optional-dependencies"]["dask"]:
+        name, bound = requirement.split(">=")
+        floors[_requirement_name(name)] = bound.strip()
+    pins = {}
+    for line in (ROOT / ".ci" / "min-constraints.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, version = line.split("==")
+            pins[_requirement_name(name)] = version.strip()
+    assert set(floors) == LIBRARY_REQUIREMENTS | {"dask", "distributed"}
+    assert pins == floors
