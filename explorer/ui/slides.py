@@ -300,6 +300,7 @@ HIGH_CONTRAST_CSS = """
 [data-testid="stMain"] button[kind="primary"], [data-testid="stMain"] button[kind="primary"] * {
   color: #000000 !important; }
 [data-testid="stMain"] a, [data-testid="stMain"] a * { color: #ffff00 !important; }
+[data-testid="stMain"] [role="radiogroup"] label { background: #000000 !important; }
 [data-testid="stMain"] [role="radiogroup"] label > div:first-child { border: 0.3vh solid #ffffff !important;
   background: #000000 !important; }
 [data-testid="stMain"] [role="radiogroup"] label:has(input:checked) > div:first-child {
