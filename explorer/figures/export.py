@@ -280,8 +280,9 @@ def with_settings(fig, text, size=SETTINGS_FONT):
 
     escaped = escape_plotly(text)
     size = int(size)
-    # a line larger than the pages' (a slide's) starts lower: its ascent stays inside
-    extra = max(0, size - SETTINGS_FONT) // 2
+    # a line larger than the pages' (a slide's) starts lower: plotly places the title by
+    # the title's own font, so a larger line's ascent would rise above the figure's top
+    extra = max(0, size - SETTINGS_FONT)
     line = f"<span style='font-size:{size}px'>{escaped}</span>"
     # Read from the layout's JSON and set single properties: plotly's update_layout
     # took 3-4 ms a figure on every rerun (path parsing, validators), this 0.5 ms.
@@ -301,9 +302,6 @@ def with_settings(fig, text, size=SETTINGS_FONT):
             pad=dict(t=4 + extra, r=8),
         ).items():
             fig.layout.title[key] = value
-        # the title is the line alone: its font is the line's (a larger line than the
-        # theme's title font rose above the figure's top edge)
-        fig.layout.title.font["size"] = size
     top = (layout.get("margin") or {}).get("t") or 50
     fig.layout.margin["t"] = max(top, 50) + size + 8 + extra
     meta = layout.get("meta")
