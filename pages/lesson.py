@@ -417,10 +417,7 @@ def draw_end_slide():
     half = (len(LESSON_STEPS) + 1) // 2
     for column, start in zip(st.columns(2), (0, half), strict=True):
         column.markdown(
-            "\n".join(
-                f"{i + 1}. {escape_markdown(s.title)}"
-                for i, s in enumerate(LESSON_STEPS[start : start + half], start=start)
-            )
+            "\n".join(f"- {escape_markdown(s.title)}" for s in LESSON_STEPS[start : start + half])
         )
     st.markdown("Keys: ← the last step · Home the first · O the overview · ? every key.")
 

@@ -207,6 +207,15 @@ def _vh(kind):
 
 _S = f".st-key-{SLIDE_KEY}"
 _OVERLAYS = f".st-key-{WHY_KEY}, .st-key-{NUMBERS_KEY}"
+
+
+def _in_overlays(*parts):
+    """A selector list: each of ``parts`` inside either overlay."""
+    return ", ".join(f"{o} {p}" for p in parts for o in (f".st-key-{WHY_KEY}", f".st-key-{NUMBERS_KEY}"))
+
+
+_OVERLAY_TEXT = _in_overlays("p", "li", "td", "th", "a")
+_OVERLAY_BLOCKS = _in_overlays('[data-testid="stElementContainer"]', '[data-testid="stHeading"]', "table")
 #: Presentation mode's stylesheet in either theme.
 _BASE_CSS = f"""
 header[data-testid="stHeader"] {{ display: none; }}
@@ -249,16 +258,16 @@ header[data-testid="stHeader"] {{ display: none; }}
 html[data-flda-slide="why"] .st-key-{WHY_KEY},
 html[data-flda-slide="numbers"] .st-key-{NUMBERS_KEY} {{
   display: block !important; position: fixed; left: 3vw; top: 3vh; z-index: 999990; box-sizing: border-box;
-  width: 94vw !important; height: 94vh !important; max-width: none !important;
+  width: 94vw !important; height: auto !important; max-height: 94vh; max-width: none !important;
   overflow: auto; padding: 2vh 2vw !important; border: 0.4vh solid currentColor; border-radius: 1vh;
   background: var(--flda-slide-bg); color: var(--flda-slide-text);
 }}
 html[data-flda-slide="numbers"] .st-key-{NUMBERS_KEY} {{ column-count: 2; column-gap: 3vw; }}
-html[data-flda-slide] {_OVERLAYS} p, html[data-flda-slide] {_OVERLAYS} li,
-html[data-flda-slide] {_OVERLAYS} td, html[data-flda-slide] {_OVERLAYS} th,
-html[data-flda-slide] {_OVERLAYS} a {{ font-size: {_vh("overlay")} !important; line-height: 1.3; }}
-{_OVERLAYS} h3 {{ font-size: {_vh("body")} !important; padding: 0 0 1vh 0 !important; column-span: all; }}
-{_OVERLAYS} table {{ break-inside: avoid; }}
+{_OVERLAY_TEXT} {{ font-size: {_vh("overlay")} !important; line-height: 1.3; }}
+{_in_overlays("h3", "h3 *")} {{ font-size: {_vh("title")} !important; line-height: 1.2; }}
+{_in_overlays("h3")} {{ padding: 0 0 1vh 0 !important; margin: 0 !important; }}
+{_OVERLAY_BLOCKS} {{ margin: 0 0 1vh 0 !important; break-inside: avoid; }}
+html[data-flda-slide="why"] .st-key-{WHY_KEY} p {{ font-size: {_vh("body")} !important; }}
 .flda-slide-layer {{ display: none; position: fixed; inset: 0; z-index: 999995;
   background: var(--flda-slide-bg); color: var(--flda-slide-text); padding: 4vh 4vw; overflow: hidden;
   font-family: var(--st-font, sans-serif); }}
