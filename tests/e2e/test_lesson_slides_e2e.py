@@ -195,13 +195,15 @@ def _layer(page):
 
 
 def _inside(page, selector):
-    """The element's box, and whether it is shown whole inside the viewport."""
+    """Whether the element is shown whole inside the viewport, on top (its centre is
+    its own)."""
     box = page.evaluate(
         """(sel) => { const e = document.querySelector(sel); if (!e) return null;
             const r = e.getBoundingClientRect(), s = getComputedStyle(e);
             return {top: r.top, left: r.left, bottom: r.bottom, right: r.right,
                     shown: s.display !== 'none' && r.height > 0,
-                    at: !!document.elementFromPoint(innerWidth / 2, innerHeight / 2)?.closest(sel)};
+                    at: !!document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2)
+                        ?.closest(sel)};
         }""",
         selector,
     )
