@@ -98,6 +98,8 @@ KEY_MAP = {
     **dict.fromkeys(["h", "H"], "contrast"),
     "?": "help",
 }
+#: The keys that move between steps outside presentation mode (no letters: a page to read).
+PAGE_KEYS = ("ArrowRight", "ArrowLeft", "PageDown", "PageUp", " ", "Spacebar")
 #: Actions the page carries out (a rerun); the rest are the browser's alone.
 SERVER_ACTIONS = ("next", "back", "first", "last", "jump", "reset", "contrast")
 #: What each action does, for the list of keys (``?``).
@@ -351,7 +353,7 @@ def lesson_keys(titles, present):
     data = {
         "present": bool(present),
         "titles": list(titles),
-        "keys": KEY_MAP if present else {k: v for k, v in KEY_MAP.items() if v in ("next", "back")},
+        "keys": KEY_MAP if present else {k: v for k, v in KEY_MAP.items() if k in PAGE_KEYS},
         "serverActions": list(SERVER_ACTIONS),
         "help": key_list(),
     }

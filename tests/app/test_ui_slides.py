@@ -45,6 +45,11 @@ def test_every_key_of_the_design_does_its_action_in_either_case():
     assert set(slides.SERVER_ACTIONS) <= set(slides.KEY_MAP.values()) | {"jump"}
 
 
+def test_outside_slides_only_arrows_paging_and_space_move_between_steps():
+    assert {slides.KEY_MAP[k] for k in slides.PAGE_KEYS} == {"next", "back"}
+    assert not any(len(k) == 1 and k.isalpha() for k in slides.PAGE_KEYS)
+
+
 def test_the_list_of_keys_names_every_action_once():
     rows = slides.key_list()
     assert [what for _, what in rows] == list(slides.ACTION_TEXT.values())
