@@ -98,8 +98,10 @@ export default function (component) {
     setTyped("");
     setTriggerValue("nav", action);
   };
+  // The overview, black-out, list of keys and jump note exist on slides only (their
+  // stylesheet comes with presentation mode).
   const layers = buildLayers(doc, data, go);
-  parentElement.replaceChildren(layers.root);
+  if (data.present) parentElement.replaceChildren(layers.root); else parentElement.replaceChildren();
 
   const onKey = (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
