@@ -291,13 +291,15 @@ function isFullscreen(state) {
 }
 
 // The figure's own height, or the whole screen while the chart is shown full screen.
-// With a ``fit_margin`` (a slide: the Lesson in presentation mode) the chart is at most
-// the window's height less that margin, so the slide fits the screen without scrolling.
-const MIN_FIT_HEIGHT = 240;
+// With a ``fit_margin`` (a slide: the Lesson in presentation mode) the chart takes the
+// height that is left in the window below its top, less that margin, so the slide fills
+// the screen without scrolling.
+const MIN_FIT_HEIGHT = 160;
 function plotHeight(state) {
   if (isFullscreen(state)) return window.innerHeight;
   if (state.fitMargin) {
-    return Math.max(MIN_FIT_HEIGHT, Math.min(state.height, window.innerHeight - state.fitMargin));
+    const top = state.chart.getBoundingClientRect().top;
+    return Math.max(MIN_FIT_HEIGHT, Math.floor(window.innerHeight - top - state.fitMargin));
   }
   return state.height;
 }

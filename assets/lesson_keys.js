@@ -1,43 +1,207 @@
-// Keyboard navigation of the Lesson page (issue 25): a presenter's clicker sends
-// ArrowRight / PageDown / Space (next) and ArrowLeft / PageUp (back).  The keys are
-// listened for on the page's document; a key pressed in a text or number box, a select
-// box or an editable element is that element's.  On a radio or a button the arrows and
-// Space keep their own meaning and only PageDown / PageUp navigate.
-const NEXT = new Set(["ArrowRight", "PageDown", " ", "Spacebar"]);
-const BACK = new Set(["ArrowLeft", "PageUp"]);
+// A presenter's keys on the Lesson page (issues 25 and 34), as reveal.js users know them.
+// The key map comes from the page (explorer/ui/slides.py KEY_MAP, the one list): keys are
+// listened for on the document in the capture phase.  In presentation mode they win over
+// whatever has focus (a focused radio or button never swallows → or Space; only a text box
+// keeps its keys).  Outside it, only ← / → / Page Up / Page Down / Space move between
+// steps, and a focused control keeps the arrows and Space.
+//
+// Actions the page carries out (next, back, first, last, jump:N, reset, contrast) go to the
+// server as the trigger "nav"; the overview, the black-out, the "Why" and "All numbers"
+// overlays and the list of keys are the browser's alone: <html data-flda-slide="...">
+// says which layer is shown (the page's stylesheet places them).  The window's height is
+// sent as the state "viewport" (the figures' type is sized from it).
 const PAGING = new Set(["PageDown", "PageUp"]);
+const LAYERS = new Set(["overview", "black", "why", "numbers", "help"]);
 
 function ownsKeys(target) {
   if (!target || !target.closest) return false;
   if (target.isContentEditable || target.closest("textarea, select")) return true;
   const input = target.closest("input");
-  return Boolean(input && !["radio", "checkbox", "button"].includes(input.type));
+  return Boolean(input && !["radio", "checkbox", "button", "range"].includes(input.type));
 }
 
 function usesArrows(target) {
   return Boolean(target && target.closest &&
-                 target.closest("input, button, [role='radio'], [role='button'], summary, a"));
+                 target.closest("input, button, [role='radio'], [role='button'], [role='slider'], summary, a"));
+}
+
+function currentStep(titles) {
+  const slug = new URLSearchParams(window.location.search).get("step");
+  const counter = document.querySelector(".st-key-lesson_counter p");
+  const match = counter && /^(\d+)\s*\//.exec(counter.textContent.trim());
+  if (match) return Number(match[1]) - 1;
+  return slug === "end" ? titles.length : -1;
+}
+
+function element(doc, tag, props = {}, children = []) {
+  const node = doc.createElement(tag);
+  Object.assign(node, props);
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function buildLayers(doc, data, go) {
+  const root = element(doc, "div", { className: "flda-slide-layers" });
+  const black = element(doc, "div", { className: "flda-slide-layer flda-slide-black" });
+  black.setAttribute("aria-label", "Black screen (B or . to return)");
+  const grid = element(doc, "div", { className: "flda-slide-grid" });
+  data.titles.forEach((title, i) => {
+    const numbered = title.startsWith(`${i + 1} `) ? title : `${i + 1} · ${title}`;
+    const button = element(doc, "button", { type: "button", textContent: numbered });
+    button.dataset.step = String(i + 1);
+    button.addEventListener("click", () => go(`jump:${i + 1}`));
+    grid.append(button);
+  });
+  const overview = element(doc, "div", { className: "flda-slide-layer flda-slide-overview" }, [
+    element(doc, "h2", { textContent: `Overview: ${data.titles.length} steps` }), grid,
+  ]);
+  overview.setAttribute("role", "dialog");
+  overview.setAttribute("aria-label", "Overview of the steps");
+  const rows = data.help.map(([keys, what]) => element(doc, "tr", {}, [
+    element(doc, "td", { textContent: keys }), element(doc, "td", { textContent: what }),
+  ]));
+  const help = element(doc, "div", { className: "flda-slide-layer flda-slide-help" }, [
+    element(doc, "h2", { textContent: "Keys" }), element(doc, "table", {}, [element(doc, "tbody", {}, rows)]),
+  ]);
+  help.setAttribute("role", "dialog");
+  help.setAttribute("aria-label", "The presenter's keys");
+  const jump = element(doc, "div", { className: "flda-slide-jump" });
+  jump.setAttribute("role", "status");
+  root.append(black, overview, help, jump);
+  return { root, grid, jump };
 }
 
 export default function (component) {
-  const { parentElement, setTriggerValue } = component;
+  const { parentElement, setTriggerValue, setStateValue } = component;
+  const data = component.data || { present: false, titles: [], keys: {}, help: [] };
   const doc = parentElement.ownerDocument;
   const win = doc.defaultView;
+  const html = doc.documentElement;
+  let typed = "";
+  const layer = () => html.dataset.fldaSlide || "";
+  const show = (name) => {
+    if (name) html.dataset.fldaSlide = name; else delete html.dataset.fldaSlide;
+  };
+  const setTyped = (text) => {
+    typed = text;
+    if (typed) {
+      html.dataset.fldaJump = typed;
+      const n = Number(typed);
+      layers.jump.textContent = n >= 1 && n <= data.titles.length
+        ? `Step ${typed}: Enter to go` : `No step ${typed} (1 to ${data.titles.length})`;
+    } else {
+      delete html.dataset.fldaJump;
+    }
+  };
+  const go = (action) => {
+    show("");
+    setTyped("");
+    setTriggerValue("nav", action);
+  };
+  // The overview, black-out, list of keys and jump note exist on slides only (their
+  // stylesheet comes with presentation mode).
+  const layers = buildLayers(doc, data, go);
+  if (data.present) parentElement.replaceChildren(layers.root); else parentElement.replaceChildren();
+
   const onKey = (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     const target = event.target;
     if (ownsKeys(target)) return;
-    if (usesArrows(target) && !PAGING.has(event.key)) return;
-    const where = NEXT.has(event.key) ? "next" : BACK.has(event.key) ? "back" : null;
-    if (!where) return;
+    const key = event.key;
+    if (!data.present && usesArrows(target) && !PAGING.has(key)) return;
+    if (data.present && /^[0-9]$/.test(key)) {
+      event.preventDefault();
+      event.stopPropagation();
+      setTyped((typed + key).slice(-3));
+      return;
+    }
+    if (data.present && key === "Enter" && typed) {
+      event.preventDefault();
+      event.stopPropagation();
+      const n = Number(typed);
+      if (n >= 1 && n <= data.titles.length) go(`jump:${n}`); else setTyped("");
+      return;
+    }
+    if (data.present && key === "Backspace" && typed) {
+      event.preventDefault();
+      setTyped(typed.slice(0, -1));
+      return;
+    }
+    let action = data.keys[key];
+    if (!action) return;
     event.preventDefault();
-    setTriggerValue("nav", where);
+    event.stopPropagation();
+    if (typed) setTyped("");
+    if (key === "Escape" && layer()) action = layer();  // Esc closes what is open
+    if (LAYERS.has(action)) {
+      const overlay = { why: ".st-key-lesson_why", numbers: ".st-key-lesson_numbers" }[action];
+      if (overlay && !doc.querySelector(overlay)) return;  // shown once the answer is revealed
+      const open = layer() === action ? "" : action;
+      show(open);
+      if (open === "overview") {
+        const current = currentStep(data.titles);
+        layers.grid.querySelectorAll("button").forEach((button, i) => {
+          if (i === current) button.setAttribute("aria-current", "step");
+          else button.removeAttribute("aria-current");
+        });
+        (layers.grid.children[Math.max(current, 0)] || layers.grid.children[0])?.focus();
+      }
+      return;
+    }
+    if (layer() === "black" || layer() === "help") { show(""); return; }  // a key wakes the screen
+    if (layer() === "overview" && action !== "contrast") {
+      // arrows walk the grid, Enter opens the focused title (the button's own click)
+      show("");
+    }
+    go(action);
   };
-  if (win.__fldaLessonKeys) doc.removeEventListener("keydown", win.__fldaLessonKeys, true);
-  win.__fldaLessonKeys = onKey;
+  // In the overview, arrows move between the titles and Enter/Space open one.
+  const onOverviewKey = (event) => {
+    if (layer() !== "overview") return;
+    const buttons = [...layers.grid.children];
+    const at = buttons.indexOf(doc.activeElement);
+    const columns = 4;
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: columns, ArrowUp: -columns }[event.key];
+    if (step !== undefined) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      const next = Math.min(buttons.length - 1, Math.max(0, (at < 0 ? 0 : at + step)));
+      buttons[next].focus();
+    } else if ((event.key === "Enter" || event.key === " ") && at >= 0) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      go(`jump:${at + 1}`);
+    }
+  };
+  const reportViewport = () => {
+    if (data.present && setStateValue) setStateValue("viewport", win.innerHeight);
+  };
+  let resizeTimer = 0;
+  const onResize = () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(reportViewport, 300);
+  };
+  const previous = win.__fldaLessonKeys;
+  if (previous) {
+    doc.removeEventListener("keydown", previous.onKey, true);
+    doc.removeEventListener("keydown", previous.onOverviewKey, true);
+    win.removeEventListener("resize", previous.onResize);
+  }
+  const handlers = { onKey, onOverviewKey, onResize };
+  win.__fldaLessonKeys = handlers;
+  doc.addEventListener("keydown", onOverviewKey, true);
   doc.addEventListener("keydown", onKey, true);
+  win.addEventListener("resize", onResize);
+  if (data.present && win.__fldaViewport !== win.innerHeight) {
+    win.__fldaViewport = win.innerHeight;
+    reportViewport();
+  }
+  if (!data.present) show("");
   return () => {
     doc.removeEventListener("keydown", onKey, true);
-    if (win.__fldaLessonKeys === onKey) win.__fldaLessonKeys = null;
+    doc.removeEventListener("keydown", onOverviewKey, true);
+    win.removeEventListener("resize", onResize);
+    clearTimeout(resizeTimer);
+    if (win.__fldaLessonKeys === handlers) win.__fldaLessonKeys = null;
   };
 }

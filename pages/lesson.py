@@ -9,7 +9,10 @@ the step (``?step=<slug>``), a link to the full page with the same settings and 
 handout of every step.  The lesson keeps its own settings (``lesson.<slug>.*``), so
 what another page was left at never changes a step, and a step's controls keep their
 values when the class comes back to it.  With ``?present=1`` each step is a slide
-(:mod:`explorer.ui.slides`): projector type, no scrolling, clicker keys.
+(:mod:`explorer.ui.slides`, issue 34): title, step counter, text, question, figure and
+reveal, in type that scales with the screen and nothing below it; a presenter's keys
+(``?`` lists them), "Why" and "All numbers" (with the links) as overlays, an overview,
+a black-out, high contrast (``?contrast=high``, H) and an end slide.
 """
 
 from __future__ import annotations
@@ -71,30 +74,68 @@ def _new_question(lesson_step):
 
 
 def go_to(index):
-    """Open step ``index`` (its own URL, so every step has a link)."""
+    """Open step ``index`` (its own URL, so every step has a link); ``len(LESSON_STEPS)``
+    is the end slide of presentation mode."""
     st.session_state.pop(BAD_STEP_KEY, None)
-    st.query_params[STEP_PARAM] = LESSON_STEPS[index].slug
+    at_end = index >= len(LESSON_STEPS)
+    st.query_params[STEP_PARAM] = slides.END_SLUG if at_end else LESSON_STEPS[index].slug
 
 
-def forward(index):
-    """Next: first reveal the step's answer, then go on (a clicker's slide build)."""
+def forward(index, present=False):
+    """Next: first reveal the step's answer, then go on (a clicker's slide build); on a
+    slide the last step's Next opens the end slide."""
+    if index >= len(LESSON_STEPS):
+        return
     lesson_step = LESSON_STEPS[index]
     if not revealed(lesson_step):
         _set_revealed(lesson_step, True)
-    elif index + 1 < len(LESSON_STEPS):
+    elif index + 1 < len(LESSON_STEPS) or present:
         go_to(index + 1)
 
 
-def current_index():
+def reset_step(lesson_step):
+    """R on a slide: the step's controls back to their start values, the answer hidden."""
+    start = lesson_step.start_values()
+    for control in lesson_step.controls:
+        st.session_state[control_key(lesson_step, control.key)] = start[control.key]
+    _new_question(lesson_step)
+
+
+def carry_out(action, index, present):
+    """Do what a presenter's key asked (:func:`explorer.ui.slides.parse_action`)."""
+    name, target = action
+    last = len(LESSON_STEPS) - 1
+    if name == "next":
+        forward(index, present)
+    elif name == "back" and index > 0:
+        go_to(min(index - 1, last))
+    elif name == "first":
+        go_to(0)
+    elif name == "last":
+        go_to(last)
+    elif name == "jump":
+        go_to(target)
+    elif name == "reset" and index <= last:
+        reset_step(LESSON_STEPS[index])
+    elif name == "contrast":
+        slides.set_high_contrast(not slides.high_contrast())
+
+
+def current_index(present=False):
     """The step named in the URL, else the one this session was at (the navigation drops
     the query string); an unknown name opens step 1 with a note that stays until the
-    class moves on (the browser's second run no longer has the bad name)."""
+    class moves on (the browser's second run no longer has the bad name).  On a slide,
+    ``step=end`` is the end slide (index ``len(LESSON_STEPS)``; the last step otherwise)."""
     slug = st.query_params.get(STEP_PARAM) or st.session_state.get(ENTERED_KEY)
-    index = step_index(slug) if slug else 0
-    if slug and LESSON_STEPS[index].slug != slug:
-        st.session_state[BAD_STEP_KEY] = str(slug)[:80]
-    st.session_state[ENTERED_KEY] = LESSON_STEPS[index].slug
-    st.query_params[STEP_PARAM] = LESSON_STEPS[index].slug
+    if slug == slides.END_SLUG:
+        index = len(LESSON_STEPS) if present else len(LESSON_STEPS) - 1
+    else:
+        index = step_index(slug) if slug else 0
+        if slug and LESSON_STEPS[index].slug != slug:
+            st.session_state[BAD_STEP_KEY] = str(slug)[:80]
+    at_end = index == len(LESSON_STEPS)
+    st.session_state[ENTERED_KEY] = slides.END_SLUG if at_end else LESSON_STEPS[index].slug
+    st.query_params[STEP_PARAM] = st.session_state[ENTERED_KEY]
     return index
 
 
@@ -175,9 +216,11 @@ def draw_numbers(lesson_step, view, per_row=3):
             column.metric(label, value)
 
 
-def draw_figure(lesson_step, values, view, present):
-    """The figure (sized to the slide in presentation mode), its caption once revealed,
-    the step's table and the notes on the paper."""
+def draw_figure(lesson_step, values, view, present, slide=None):
+    """The figure (on a slide: the height that is left, type from ``slide``,
+    :func:`explorer.ui.slides.chart_style`), and outside slides its caption once
+    revealed, the step's table and the notes on the paper (a slide has them behind A:
+    :func:`draw_overlays`)."""
     if view.fig is not None:
         caption = view.caption if revealed(lesson_step) and not present else None
         charts.show_chart(
@@ -188,38 +231,48 @@ def draw_figure(lesson_step, values, view, present):
             fit_margin=slides.CHART_MARGIN if present else 0,
             settings=settings_text(values),
             describe=not present,
+            slide=slide if present else None,
         )
     elif view.caption:
         st.info(view.caption, icon=":material/upload_file:")
+    if present or not revealed(lesson_step):
+        return
+    draw_why(lesson_step)
+    if view.table is None and not view.notes:
+        return
+    with st.expander("The numbers", expanded=True):
+        for text in view.notes:
+            st.markdown(text)
+        if view.table is not None:  # 2-4 rows to read: markdown reads on a projector and
+            # costs the browser less than a data grid (0.2-0.3 s less per Reveal)
+            st.markdown(tables.markdown_table(view.table))
+
+
+def draw_overlays(lesson_step, values, view):
+    """On a revealed slide: "Why" (key W) and "All numbers" (key A: the paper's numbers,
+    the caption, the notes, the table and the links to the full page and the step), kept
+    out of sight until their key opens them over the slide."""
     if not revealed(lesson_step):
         return
-    if present:
-        why, more = st.columns([1, 2])
-        with why:
-            draw_why(lesson_step)
-    else:
-        more = st.container()
-        draw_why(lesson_step)
-    texts = (
-        ([view.paper] if present and view.paper else [])
-        + ([view.caption] if present and view.fig is not None else [])
-        + list(view.notes)
-    )
-    table = None if present and view.fig is None else view.table  # beside it already
-    if table is None and not texts:
-        return
-    with more.expander("All numbers of this step" if present else "The numbers", expanded=not present):
-        for text in texts:
+    with st.container(key=slides.WHY_KEY):
+        st.subheader("Why", anchor=False)
+        st.markdown(lesson_step.answer)
+    texts = [view.paper] if view.paper else []
+    texts += [view.caption] if view.fig is not None and view.caption else []
+    with st.container(key=slides.NUMBERS_KEY):
+        st.subheader("All numbers of this step", anchor=False)
+        for text in texts + list(view.notes):
             st.markdown(text)
-        if table is not None:  # 2-4 rows to read: markdown reads on a projector and
-            # costs the browser less than a data grid (0.2-0.3 s less per Reveal)
-            st.markdown(tables.markdown_table(table))
+        if view.table is not None:
+            st.markdown(tables.markdown_table(view.table))
+        draw_links(lesson_step, values, True)
 
 
-def draw_navigation(index, present):
-    """Back / Reveal-or-Next buttons (and, outside slides, the step counter)."""
+def draw_navigation(index, present, places=None):
+    """Back / Reveal-or-Next buttons (in ``places``, two containers, if given) and,
+    outside slides, the step counter (a slide has its own, :func:`draw_slide_header`)."""
     lesson_step = LESSON_STEPS[index]
-    back, where, ahead = st.columns([1, 3, 1]) if not present else st.columns([1, 0.01, 1])
+    back, where, ahead = st.columns([1, 3, 1]) if places is None else (places[0], None, places[1])
     back.button(
         "← Back",
         key="lesson_back",
@@ -227,20 +280,20 @@ def draw_navigation(index, present):
         on_click=go_to,
         args=(max(index - 1, 0),),
         width="stretch",
-        help="The previous step (keys: ← or Page Up).",
+        help="The previous step (keys: ←, Page Up or P; on a slide ? lists every key).",
     )
     last = index == len(LESSON_STEPS) - 1
     ahead.button(
         "Reveal ↓" if not revealed(lesson_step) else "Next →",
         key="lesson_next",
-        disabled=last and revealed(lesson_step),
+        disabled=last and revealed(lesson_step) and not present,
         on_click=forward,
-        args=(index,),
+        args=(index, present),
         width="stretch",
         type="primary",
-        help="Reveal the answer, then the next step (keys: →, Page Down or Space).",
+        help="Reveal the answer, then the next step (keys: →, Page Down, Space or N).",
     )
-    if not present:
+    if where is not None:
         where.progress((index + 1) / len(LESSON_STEPS), text=f"Step {index + 1} of {len(LESSON_STEPS)}")
 
 
@@ -319,9 +372,11 @@ def linked_equations(lesson_step, view):
     )
 
 
-def draw_step(index, present):
+def draw_step(index, present, slide=None):
     lesson_step = LESSON_STEPS[index]
     values = step_values(lesson_step)
+    if present:  # the title row first: the counter is there while the step computes
+        draw_slide_header(index)
     with guard.error_boundary("computing this step", "Could not compute this step.") as outcome:
         with st.spinner(
             "Computing this step (the digits and the learning curves take up to a "
@@ -331,10 +386,6 @@ def draw_step(index, present):
     if outcome.failed:
         return lesson_step, values, None
     if present:
-        title, back_next = st.columns([7, 2], vertical_alignment="center")
-        title.header(lesson_step.title, anchor="step")
-        with back_next:
-            draw_navigation(index, present)
         text_side, figure_side = st.columns([5, 7])
     else:
         st.header(lesson_step.title, anchor="step")
@@ -363,8 +414,40 @@ def draw_step(index, present):
             if revealed(lesson_step) and view.table is not None:
                 st.markdown(tables.markdown_table(view.table))
         if not view.error:
-            draw_figure(lesson_step, values, view, present)
+            draw_figure(lesson_step, values, view, present, slide)
+    if present:
+        draw_overlays(lesson_step, values, view)
     return lesson_step, values, view
+
+
+def step_counter(index):
+    """The slide's counter, "3 / 12" (the end slide: "end / 12")."""
+    n = len(LESSON_STEPS)
+    return f"{index + 1} / {n}" if index < n else f"end / {n}"
+
+
+def draw_slide_header(index):
+    """A slide's top row: the step's title, the counter and Back / Reveal-or-Next."""
+    with st.container(key=slides.HEADER_KEY):
+        title, counter, back, ahead = st.columns([11, 1.4, 2, 2.6], vertical_alignment="center")
+    at_end = index >= len(LESSON_STEPS)
+    title.header("End of the lesson" if at_end else LESSON_STEPS[index].title, anchor="step")
+    with counter.container(key=slides.COUNTER_KEY):
+        st.markdown(step_counter(index))
+    if not at_end:
+        draw_navigation(index, True, (back, ahead))
+
+
+def draw_end_slide():
+    """The slide after the last step: the steps' titles, and how to go back to them."""
+    draw_slide_header(len(LESSON_STEPS))
+    st.markdown(f"The {len(LESSON_STEPS)} steps of this lesson:")
+    half = (len(LESSON_STEPS) + 1) // 2
+    for column, start in zip(st.columns(2), (0, half), strict=True):
+        column.markdown(
+            "\n".join(f"- {escape_markdown(s.title)}" for s in LESSON_STEPS[start : start + half])
+        )
+    st.markdown("Keys: ← the last step · Home the first · O the overview · ? every key.")
 
 
 def keep_lesson_state():
@@ -379,21 +462,24 @@ def main():
     """Draw the page."""
     keep_lesson_state()
     present = state.presentation_mode()
+    action, viewport = slides.lesson_keys([s.title for s in LESSON_STEPS], present)
+    if action is not None:
+        carry_out(action, current_index(present), present)
+    index = current_index(present)
     if present:
-        st.html(slides.SLIDE_CSS)
+        st.html(slides.slide_css(slides.high_contrast()))
     with st.container(key=slides.TITLE_KEY):  # on a slide: for screen readers only
         st.title(f"Lesson: feature-level domain adaptation in {len(LESSON_STEPS)} steps")
-    nav = slides.lesson_keys()
-    index = current_index()
-    if nav == "next":
-        forward(index)
-    elif nav == "back" and index > 0:
-        go_to(index - 1)
-    index = current_index()
+    if present:
+        with st.container(key=slides.SLIDE_KEY):
+            if index == len(LESSON_STEPS):
+                draw_end_slide()
+            else:
+                draw_step(index, present, slides.chart_style(viewport, slides.high_contrast()))
+        return
     with st.container(key=slides.SLIDE_KEY):
         lesson_step, values, view = draw_step(index, present)
-        if not present:
-            draw_navigation(index, present)
+        draw_navigation(index, present)
     draw_links(lesson_step, values, present)
     draw_handout()
     if view is not None and linked_equations(lesson_step, view):

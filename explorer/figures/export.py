@@ -263,7 +263,7 @@ def domain_settings_line(data_key, **settings):
     )
 
 
-def with_settings(fig, text):
+def with_settings(fig, text, size=SETTINGS_FONT):
     """``fig`` (changed in place and returned) with ``text`` (the settings it was computed
     with: θ, seed, n, l2, transfer model) as a line at its top right, so a saved image
     says what it shows (below an existing title).
@@ -271,14 +271,19 @@ def with_settings(fig, text):
     The line's text and font size are also in ``fig.layout.meta["settings"]``: the chart
     element (:file:`assets/flda_chart.js`) breaks the line at its " · " where the drawn
     chart is narrower than the line (a chart in half a page's width), and gives the
-    figure's top margin a line's height for each break.
+    figure's top margin a line's height for each break.  ``size`` is the line's font
+    size in px (a slide sizes it from the window's height, :mod:`explorer.ui.slides`).
     """
     if not text:
         return fig
     from explorer.safe_text import escape_plotly
 
     escaped = escape_plotly(text)
-    line = f"<span style='font-size:{SETTINGS_FONT}px'>{escaped}</span>"
+    size = int(size)
+    # a line larger than the pages' (a slide's) starts lower: plotly places the title by
+    # the title's own font, so a larger line's ascent would rise above the figure's top
+    extra = max(0, size - SETTINGS_FONT)
+    line = f"<span style='font-size:{size}px'>{escaped}</span>"
     # Read from the layout's JSON and set single properties: plotly's update_layout
     # took 3-4 ms a figure on every rerun (path parsing, validators), this 0.5 ms.
     layout = fig.layout.to_plotly_json()
@@ -294,14 +299,14 @@ def with_settings(fig, text):
             y=1,
             yanchor="top",
             yref="container",
-            pad=dict(t=4, r=8),
+            pad=dict(t=4 + extra, r=8),
         ).items():
             fig.layout.title[key] = value
     top = (layout.get("margin") or {}).get("t") or 50
-    fig.layout.margin["t"] = max(top, 50) + SETTINGS_FONT + 8
+    fig.layout.margin["t"] = max(top, 50) + size + 8 + extra
     meta = layout.get("meta")
     if meta is None or isinstance(meta, dict):
-        fig.layout.meta = {**(meta or {}), "settings": {"text": escaped, "size": SETTINGS_FONT}}
+        fig.layout.meta = {**(meta or {}), "settings": {"text": escaped, "size": size}}
     return fig
 
 
@@ -317,16 +322,25 @@ def _paper_label(names):
     return "the paper's values (" + "; ".join(names) + ")"
 
 
-def presentation_style(fig):
+#: High contrast (a dark room): white text and axes on black, grid lines a mid grey.
+HIGH_CONTRAST_INK = "#ffffff"
+HIGH_CONTRAST_BACKGROUND = "#000000"
+HIGH_CONTRAST_GRID = "#6b6b6b"
+
+
+def presentation_style(fig, font=PRESENTATION_FONT, title_font=PRESENTATION_TITLE_FONT, high_contrast=False):
     """A copy of ``fig`` styled for a projector.
 
     Every text (ticks, axis and subplot titles, legend, annotations) is at least
-    :data:`PRESENTATION_FONT` px, line traces at least
-    :data:`PRESENTATION_LINE_WIDTH` px wide, and the legend lists each
+    ``font`` px (axis titles ``title_font``; default :data:`PRESENTATION_FONT` and
+    :data:`PRESENTATION_TITLE_FONT`, a slide passes sizes from the window's height), line
+    traces at least :data:`PRESENTATION_LINE_WIDTH` px wide, and the legend lists each
     classifier family once (e.g. "S-LS / S-LR (naive source)"; clicking it
     toggles the whole family) and every other entry once.  Colours are left to
-    the theme, so the figure stays readable in light and dark mode.
+    the theme, so the figure stays readable in light and dark mode; with
+    ``high_contrast`` every text is white on a black background (21:1).
     """
+    font, title_font = int(font), int(title_font)
     fig = go.Figure(copy.deepcopy(fig.to_dict()))
     present = {m.group(1) for m in (_NAME_PATTERN.match(t.name or "") for t in fig.data) if m}
     paper_names = [
@@ -353,27 +367,25 @@ def presentation_style(fig):
         if line is not None and line.width != 0 and (trace.type != "scatter" or "lines" in mode or not mode):
             line.width = max(PRESENTATION_LINE_WIDTH, _LINE_SCALE * (line.width or 2.0))
         if "textfont" in trace and getattr(trace, "text", None) is not None:
-            trace.textfont.size = max(PRESENTATION_FONT, trace.textfont.size or 0)
-    ink = PRESENTATION_TEXT_COLOR
+            trace.textfont.size = max(font, trace.textfont.size or 0)
+    ink = HIGH_CONTRAST_INK if high_contrast else PRESENTATION_TEXT_COLOR
     fig.update_layout(
-        font_size=PRESENTATION_FONT,
+        font_size=font,
         font_color=ink,
-        legend=dict(
-            font=dict(size=PRESENTATION_FONT, color=ink), title_font=dict(size=PRESENTATION_FONT, color=ink)
-        ),
+        legend=dict(font=dict(size=font, color=ink), title_font=dict(size=font, color=ink)),
         margin=dict(autoexpand=True),
     )
     legend_below(fig)
     for update in (fig.update_xaxes, fig.update_yaxes):
         update(
-            tickfont_size=PRESENTATION_FONT,
+            tickfont_size=font,
             tickfont_color=ink,
-            title_font_size=PRESENTATION_TITLE_FONT,
+            title_font_size=title_font,
             title_font_color=ink,
         )
     for annotation in fig.layout.annotations or ():
-        annotation.font.size = max(PRESENTATION_FONT, annotation.font.size or 0)
-        if annotation.font.color is None:
+        annotation.font.size = max(font, annotation.font.size or 0)
+        if annotation.font.color is None or high_contrast:
             annotation.font.color = ink
     colorbars = [
         getattr(fig.layout, name).colorbar
@@ -382,8 +394,20 @@ def presentation_style(fig):
     ]
     colorbars += [t.colorbar for t in fig.data if "colorbar" in t and t.colorbar is not None]
     for colorbar in colorbars:
-        colorbar.tickfont.update(size=PRESENTATION_FONT, color=ink)
-        colorbar.title.font.update(size=PRESENTATION_FONT, color=ink)
+        colorbar.tickfont.update(size=font, color=ink)
+        colorbar.title.font.update(size=font, color=ink)
+    if high_contrast:
+        fig.update_layout(
+            paper_bgcolor=HIGH_CONTRAST_BACKGROUND,
+            plot_bgcolor=HIGH_CONTRAST_BACKGROUND,
+            legend_bgcolor=HIGH_CONTRAST_BACKGROUND,
+            title_font_color=ink,
+        )
+        for update in (fig.update_xaxes, fig.update_yaxes):
+            update(gridcolor=HIGH_CONTRAST_GRID, linecolor=ink, zerolinecolor=ink, tickcolor=ink)
+        for trace in fig.data:
+            if "textfont" in trace and getattr(trace, "text", None) is not None and trace.type != "heatmap":
+                trace.textfont.color = ink
     return fig
 
 

@@ -160,7 +160,7 @@ def chart_payload(fig, key, config=None, description=None, report_drawn=False, f
     says ``"report": true``: the element then tells the server once it has drawn the
     chart (:func:`plotly_chart`).  That flag is not part of the revision, so the same
     figure sent with and then without it is not drawn again.  ``fit_margin`` (px, a
-    slide) caps the chart's height at the window's height less that margin.
+    slide) makes the chart take the window's height below its top, less that margin.
 
     The figure travels as a JSON string: the browser swaps the theme's colours
     into its text (the placeholders of plotly's "streamlit" template) before

@@ -114,7 +114,7 @@ def finish_owed_page():
         st.rerun(scope="app")
 
 
-def show_chart(fig, key, what, caption=None, fit_margin=0, settings="", describe=True):
+def show_chart(fig, key, what, caption=None, fit_margin=0, settings="", describe=True, slide=None):
     """Draw a plotly figure the way every page does, then its caption.
 
     The chart is :func:`ui_chart.plotly_chart`: it stays in the page across reruns
@@ -123,8 +123,10 @@ def show_chart(fig, key, what, caption=None, fit_margin=0, settings="", describe
     (:func:`explorer.figures.export.chart_config`); in presentation mode the
     figure gets projector typography (:func:`~explorer.figures.export.presentation_style`);
     the caption ends with a one-sentence text alternative of the chart
-    (:func:`~explorer.figures.export.alt_text`).  ``fit_margin`` (px) keeps the chart
-    within the window's height less that margin (a slide, :mod:`explorer.ui.slides`).
+    (:func:`~explorer.figures.export.alt_text`).  ``fit_margin`` (px) makes the chart take
+    the window's height below its top less that margin (a slide, :mod:`explorer.ui.slides`);
+    ``slide`` (:func:`explorer.ui.slides.chart_style`) sizes a slide's figure text and
+    settings line from the window's height and sets its contrast.
     A horizontal legend below the plot is anchored to the figure's bottom
     (:func:`~explorer.figures.export.legend_below`: no overlap or cut entry at any export
     size); ``settings`` (the θ, seed, n, l2 and transfer model the figure was computed
@@ -145,11 +147,16 @@ def show_chart(fig, key, what, caption=None, fit_margin=0, settings="", describe
     )
 
     finish_owed_page()
+    slide = dict(slide or {})
+    settings_font = slide.pop("settings_font", None)
     if presentation_mode():
-        fig = presentation_style(fig)
+        fig = presentation_style(fig, **slide)
     else:
         legend_below(fig)  # idempotent: safe on a figure drawn before
-    with_settings(fig, settings)
+    if settings_font:
+        with_settings(fig, settings, size=settings_font)
+    else:
+        with_settings(fig, settings)
     text = alt_text(fig)
     first = first_chart_pending()
     ui_chart.plotly_chart(
