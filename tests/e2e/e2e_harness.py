@@ -230,8 +230,8 @@ class DeployedServer:
 
     Started in its own process group and stopped by :meth:`stop` (SIGTERM to the
     script, which stops its children; anything left in the group is then killed).
-    ``pids`` are the script's children as it printed them: the Streamlit processes
-    and the nginx master.
+    ``pids`` are the processes as serve.sh printed them once all answered: the
+    Streamlit processes and the nginx master (supervisord's children).
     """
 
     def __init__(self, processes=2, port=None, log_path=None):
@@ -280,6 +280,16 @@ class DeployedServer:
     def pids(self):
         """PIDs serve.sh started (Streamlit processes, nginx master), from its log."""
         return [int(pid) for pid in re.findall(r"\(pid (\d+)\)", self.log_path.read_text())]
+
+    @property
+    def supervisor_pid(self):
+        """PID of the supervisord that serve.sh runs (it starts and restarts the others)."""
+        found = re.search(r"\(supervisor pid (\d+)\)", self.log_path.read_text())
+        return int(found.group(1)) if found else None
+
+    def backend_ports(self):
+        """Loopback ports of the Streamlit processes, in order, from serve.sh's log."""
+        return [int(port) for port in re.findall(r"\) on 127\.0\.0\.1:(\d+)", self.log_path.read_text())]
 
     def log_tail(self, n=30):
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
