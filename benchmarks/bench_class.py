@@ -507,6 +507,18 @@ def summary(stats, wall, server):
     }
 
 
+def add_think_argument(parser):
+    """``--think MIN MAX``: seconds between two actions of a student (also bench_soak.py)."""
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        default=THINK_S,
+        metavar=("MIN", "MAX"),
+        help="seconds between two actions of a student (uniform)",
+    )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -517,14 +529,7 @@ def main(argv=None):
     parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--duration", type=float, default=60.0, help="seconds")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--think",
-        type=float,
-        nargs=2,
-        default=THINK_S,
-        metavar=("MIN", "MAX"),
-        help="seconds between two actions of a student (uniform)",
-    )
+    add_think_argument(parser)
     parser.add_argument("--timeout", type=float, default=120.0, help="longest wait for one run (seconds)")
     parser.add_argument(
         "--server-pid",

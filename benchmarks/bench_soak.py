@@ -44,7 +44,6 @@ import random
 import signal
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,7 +51,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 import bench_class  # noqa: E402
-from e2e_harness import QUIET_WARM_UPS, DeployedServer, proc_rss  # noqa: E402
+from e2e_harness import QUIET_WARM_UPS, DeployedServer, answers_health, proc_rss  # noqa: E402
 
 #: Seconds a student waits before reconnecting a closed websocket (as the browser does).
 RECONNECT_S = 1.0
@@ -181,14 +180,6 @@ def streamlit_pids(supervisor_pid):
     return found
 
 
-def _healthy(port):
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
-
-
 async def kill_and_watch(server, record, at_s, limit_s=120):
     """At ``at_s`` kill the first Streamlit process (p1); note which students it was
     serving, and when it answers again."""
@@ -201,7 +192,7 @@ async def kill_and_watch(server, record, at_s, limit_s=120):
     record.on_killed = {i for i, s in record.current.items() if s.cookies.get("flda_backend") == "p1"}
     while clock.now() - clock.kill < limit_s:
         await asyncio.sleep(0.2)
-        if await asyncio.to_thread(_healthy, port):
+        if await asyncio.to_thread(answers_health, port):
             clock.restart = clock.now()
             return
 
@@ -289,14 +280,7 @@ def main(argv=None):
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--kill-at", type=float, default=0.5, help="fraction of the run (0-1)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--think",
-        type=float,
-        nargs=2,
-        default=bench_class.THINK_S,
-        metavar=("MIN", "MAX"),
-        help="seconds between two actions of a student (uniform)",
-    )
+    bench_class.add_think_argument(parser)
     parser.add_argument("--timeout", type=float, default=60.0, help="longest wait for one run (seconds)")
     parser.add_argument("--log", type=Path, help="serve.sh's output (default: a temporary file)")
     args = parser.parse_args(argv)

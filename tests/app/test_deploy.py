@@ -21,7 +21,7 @@ import urllib.request
 from http.cookies import SimpleCookie
 
 import pytest
-from e2e_harness import NGINX, SKIP_NO_NGINX, DeployedServer
+from e2e_harness import NGINX, SKIP_NO_NGINX, DeployedServer, answers_health
 from test_bench_class import bench_class
 
 SUPERVISORD = "/usr/bin/supervisord"
@@ -204,14 +204,6 @@ def _poll(url, cookie, seen, stop):
         stop.wait(0.2)
 
 
-def _direct_health(port):
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-            return r.status == 200
-    except OSError:
-        return False
-
-
 def test_a_killed_process_is_restarted_while_the_other_serves(served):
     """SIGKILL one Streamlit process: the other keeps answering (its session too), the
     killed one serves again within 15 s, and serve.sh, supervisord and nginx never stop;
@@ -240,7 +232,7 @@ def test_a_killed_process_is_restarted_while_the_other_serves(served):
                 back = None
                 while time.monotonic() - killed < 30:
                     await student.change("θ̂2 + …")  # the other process's session goes on
-                    if _direct_health(ports[0]):
+                    if answers_health(ports[0]):
                         back = time.monotonic() - killed
                         break
                     await asyncio.sleep(0.2)

@@ -225,6 +225,15 @@ NGINX = "/usr/sbin/nginx"
 SKIP_NO_NGINX = "install Debian's nginx (apt-get install nginx) to test deploy/serve.sh"
 
 
+def answers_health(port, host="127.0.0.1"):
+    """Whether the server on ``port`` answers its health check now (2 s at most)."""
+    try:
+        with urllib.request.urlopen(f"http://{host}:{port}/_stcore/health", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
 class DeployedServer:
     """``deploy/serve.sh``: ``processes`` Streamlit processes behind nginx on ``port``.
 
