@@ -162,31 +162,13 @@ async def soak_student(base, index, seed, record, deadline, timeout, think):
             del stats.errors[seen:]
 
 
-def streamlit_pids(supervisor_pid):
-    """``{port: pid}`` of the Streamlit processes supervisord runs now (``/proc``)."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            if int(stat.rsplit(")", 1)[1].split()[1]) != supervisor_pid:
-                continue
-            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
-        except (OSError, ValueError, IndexError):
-            continue
-        if b"streamlit" in argv and b"--server.port" in argv:
-            found[int(argv[argv.index(b"--server.port") + 1])] = int(entry)
-    return found
-
-
 async def kill_and_watch(server, record, at_s, limit_s=120):
     """At ``at_s`` kill the first Streamlit process (p1); note which students it was
     serving, and when it answers again."""
     clock = record.clock
     await asyncio.sleep(at_s)
     port = server.backend_ports()[0]
-    pid = streamlit_pids(server.supervisor_pid)[port]
+    pid = server.streamlit_pids()[port]
     os.kill(pid, signal.SIGKILL)
     clock.kill = clock.now()
     record.on_killed = {i for i, s in record.current.items() if s.cookies.get("flda_backend") == "p1"}
@@ -200,7 +182,7 @@ async def kill_and_watch(server, record, at_s, limit_s=120):
 async def sample(server, peak, loads, stop):
     """Largest summed RSS of the Streamlit processes, and the 1-minute load averages."""
     while not stop.is_set():
-        pids = streamlit_pids(server.supervisor_pid).values()
+        pids = server.streamlit_pids().values()
         peak[0] = max(peak[0], sum(proc_rss(pid) for pid in pids))
         loads.append(os.getloadavg()[0])
         try:

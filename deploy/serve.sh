@@ -90,7 +90,7 @@ max_mb = int(config.get("server", {}).get("maxUploadSize", 200)) + 1
 # nginx: one upstream per process (that process first, the others as backups), and
 # "any" for a browser without a valid cookie; the cookie holds the answering
 # process's index p1..pN, never an address (deploy/nginx.conf.template).
-server = "server 127.0.0.1:{port} max_fails=1 fail_timeout=3s{backup};"
+server = "server 127.0.0.1:{port} max_fails=1 fail_timeout=10s{backup};"
 upstreams, cookie_map, answered_map = [], [], []
 for i, port in enumerate(ports, 1):
     lines = [server.format(port=port, backup="")]

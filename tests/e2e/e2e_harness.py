@@ -300,6 +300,23 @@ class DeployedServer:
         """Loopback ports of the Streamlit processes, in order, from serve.sh's log."""
         return [int(port) for port in re.findall(r"\) on 127\.0\.0\.1:(\d+)", self.log_path.read_text())]
 
+    def streamlit_pids(self):
+        """``{port: pid}`` of the Streamlit processes supervisord runs now (``/proc``)."""
+        found = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                if int(stat.rsplit(")", 1)[1].split()[1]) != self.supervisor_pid:
+                    continue
+                argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            except (OSError, ValueError, IndexError):
+                continue
+            if b"streamlit" in argv and b"--server.port" in argv:
+                found[int(argv[argv.index(b"--server.port") + 1])] = int(entry)
+        return found
+
     def log_tail(self, n=30):
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
 
