@@ -149,7 +149,7 @@ class Student:
         self.page = ""
         self.widgets = {}  # label -> Widget (the last full run's, with fragment updates)
         self.states = {}  # widget id -> WidgetState sent (values the student set)
-        self.backends = set()  # X-FLDA-Backend headers seen (deploy/serve.sh's nginx)
+        self.backends = set()  # flda_backend cookies set (deploy/serve.sh's nginx: p1, p2, ...)
         self._run = None  # elements of the run in progress
         self._report_owed = None  # chart element id whose "drawn" trigger a run asked for
         self._file_urls = {}
@@ -167,12 +167,16 @@ class Student:
             headers={"Cookie": self._cookie_header(), **(headers or {})},
         )
         with urllib.request.urlopen(request, timeout=self.timeout) as response:
-            if response.headers.get("X-FLDA-Backend"):
-                self.backends.add(response.headers["X-FLDA-Backend"])
-            for header in response.headers.get_all("Set-Cookie") or ():
-                for name, morsel in SimpleCookie(header).items():
-                    self.cookies[name] = morsel.value
+            self._set_cookies(response.headers.get_all("Set-Cookie") or ())
             return response.status, dict(response.headers), response.read()
+
+    def _set_cookies(self, headers):
+        """Keep the cookies of ``Set-Cookie`` headers; note which process answered."""
+        for header in headers:
+            for name, morsel in SimpleCookie(header).items():
+                self.cookies[name] = morsel.value
+                if name == "flda_backend":
+                    self.backends.add(morsel.value)
 
     async def http(self, method, path, body=None, headers=None):
         return await asyncio.to_thread(self._http, method, path, body, headers)
@@ -196,8 +200,7 @@ class Student:
             max_size=2**26,
             open_timeout=self.timeout,
         )
-        if self.ws.response.headers.get("X-FLDA-Backend"):
-            self.backends.add(self.ws.response.headers["X-FLDA-Backend"])
+        self._set_cookies(self.ws.response.headers.get_all("Set-Cookie"))
         self.page = page
         await self.rerun(query_string=query, page_name=page)
         return time.perf_counter() - start
@@ -504,6 +507,18 @@ def summary(stats, wall, server):
     }
 
 
+def add_think_argument(parser):
+    """``--think MIN MAX``: seconds between two actions of a student (also bench_soak.py)."""
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        default=THINK_S,
+        metavar=("MIN", "MAX"),
+        help="seconds between two actions of a student (uniform)",
+    )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -514,14 +529,7 @@ def main(argv=None):
     parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--duration", type=float, default=60.0, help="seconds")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--think",
-        type=float,
-        nargs=2,
-        default=THINK_S,
-        metavar=("MIN", "MAX"),
-        help="seconds between two actions of a student (uniform)",
-    )
+    add_think_argument(parser)
     parser.add_argument("--timeout", type=float, default=120.0, help="longest wait for one run (seconds)")
     parser.add_argument(
         "--server-pid",

@@ -3,9 +3,15 @@
 Pages mirror their settings in the URL so that a configuration can be shared.
 A link can be edited by hand, so every value is checked before it reaches a
 widget or a fit: JSON's ``NaN`` and ``Infinity``, numbers that overflow to
-infinity (``1e999``), values outside a setting's bounds or options, wrong
-types and over-long text are *ignored* (the setting keeps its default) and a
-note naming the parameter says so.  Pure Python, no streamlit.
+infinity (``1e999``), values outside a setting's options, wrong types and
+over-long text are *ignored* (the setting keeps its default); a number outside
+its setting's bounds is *corrected* to the nearest bound, and a range written
+high-to-low is put in order; either way a note naming the parameter says so.
+
+:func:`encode_url_value` writes a value and :func:`validate_url_value` reads it
+back: the one writer/reader pair, so that every value a page writes reopens as
+the same value (text as typed, also when it looks like a number: ``0.3``;
+numbers, lists and flags as JSON).  Pure Python, no streamlit.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ __all__ = [
     "MAX_URL_NESTING",
     "UrlValue",
     "decode_url_value",
+    "encode_url_value",
     "validate_url_value",
     "validate_url_values",
 ]
@@ -57,7 +64,8 @@ class UrlValue:
     accepted : bool
         Whether the URL's value was used.
     note : str or None
-        Why the URL's value was ignored, naming the parameter; None if accepted.
+        Why the URL's value was ignored or corrected, naming the parameter; None
+        if it was used as written.
     """
 
     value: Any
@@ -87,6 +95,32 @@ def _nesting(text):
     return deepest
 
 
+def _check_raw(raw):
+    """``ValueError`` for a value too long or too deeply nested to read at all."""
+    if not isinstance(raw, str):
+        raise ValueError("it is not text")
+    if len(raw) > MAX_URL_VALUE:
+        raise ValueError(f"it is longer than {MAX_URL_VALUE} characters")
+    if _nesting(raw) > MAX_URL_NESTING:
+        raise ValueError(f"it is nested more than {MAX_URL_NESTING} levels deep")
+
+
+def encode_url_value(value):
+    """The query-string text of a setting's value, read back by :func:`validate_url_value`.
+
+    Text is written as it is (a text setting is read back without decoding, so
+    ``"0.3"`` stays the text ``"0.3"``); numbers, flags and lists (tuples too) as JSON.
+
+    Examples
+    --------
+    >>> encode_url_value("0.5, 0"), encode_url_value((-0.5, 0.5)), encode_url_value(True)
+    ('0.5, 0', '[-0.5, 0.5]', 'true')
+    """
+    if isinstance(value, str):
+        return value
+    return json.dumps(list(value) if isinstance(value, tuple) else value)
+
+
 def decode_url_value(raw):
     """Decode one query-string value: JSON if it parses, else the plain text.
 
@@ -100,12 +134,7 @@ def decode_url_value(raw):
     >>> decode_url_value("[0.1, 2]"), decode_url_value("poisson")
     ([0.1, 2], 'poisson')
     """
-    if not isinstance(raw, str):
-        raise ValueError("it is not text")
-    if len(raw) > MAX_URL_VALUE:
-        raise ValueError(f"it is longer than {MAX_URL_VALUE} characters")
-    if _nesting(raw) > MAX_URL_NESTING:
-        raise ValueError(f"it is nested more than {MAX_URL_NESTING} levels deep")
+    _check_raw(raw)
     try:
         value = json.loads(raw, parse_constant=_refuse_constant)
     except _NonFinite as error:
@@ -178,13 +207,39 @@ def _problem(value, default, options, lo, hi):
             and not v.is_integer()
         ):
             return f"{_describe(v)} is not a whole number"
-        if (lo is not None and v < lo) or (hi is not None and v > hi):
-            return (
-                f"{_describe(v)} is outside [{_number(lo)}, {_number(hi)}]"
-                if lo is not None and hi is not None
-                else f"{_describe(v)} is out of range"
-            )
     return None
+
+
+def _out_of_range(v, lo, hi):
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        return (
+            f"{_describe(v)} is outside [{_number(lo)}, {_number(hi)}]"
+            if lo is not None and hi is not None
+            else f"{_describe(v)} is out of range"
+        )
+    return None
+
+
+def _correct(value, default, options, lo, hi, ordered):
+    """``value`` (of the right type) with numbers moved into ``[lo, hi]`` and, if
+    ``ordered``, a list sorted; and why, or None when nothing was changed."""
+    if options is not None or isinstance(default, (bool, str)):
+        return value, None
+    values = list(value) if isinstance(value, list) else [value]
+    reasons = [reason for v in values if (reason := _out_of_range(v, lo, hi))]
+    fixed = [min(max(v, lo if lo is not None else v), hi if hi is not None else v) for v in values]
+    if ordered and fixed != sorted(fixed):
+        reasons.append(f"{_describe_list(values)} is in decreasing order")
+        fixed = sorted(fixed)
+    if not reasons:
+        return value, None
+    result = fixed if isinstance(value, list) else fixed[0]
+    shown = _describe_list(fixed) if isinstance(value, list) else _describe(fixed[0])
+    return result, f"{reasons[0]}; {shown} is used"
+
+
+def _describe_list(values):
+    return "[" + ", ".join(_describe(v) for v in values) + "]"
 
 
 def _coerce(value, default):
@@ -197,8 +252,13 @@ def _coerce(value, default):
     return value
 
 
-def validate_url_value(name, raw, default, options=None, lo=None, hi=None):
+def validate_url_value(name, raw, default, options=None, lo=None, hi=None, ordered=False):
     """Check one URL parameter against a setting's type, options and bounds.
+
+    Values of the wrong type, not finite or not among the options are ignored
+    (the default is used); numbers outside ``[lo, hi]`` are moved to the nearest
+    bound, and an ``ordered`` list written in decreasing order is sorted; the
+    note says which.
 
     Parameters
     ----------
@@ -213,6 +273,8 @@ def validate_url_value(name, raw, default, options=None, lo=None, hi=None):
         The allowed values (every element, for list settings).
     lo, hi : float, optional
         Bounds for numbers (inclusive).
+    ordered : bool, optional
+        The value is a range (a list read in increasing order).
 
     Returns
     -------
@@ -224,18 +286,29 @@ def validate_url_value(name, raw, default, options=None, lo=None, hi=None):
     0.5
     >>> validate_url_value("theta_1", "NaN", 0.0, lo=0.0, hi=1.0).note
     "Ignored the link's value of 'theta_1': NaN is not a finite number."
+    >>> validate_url_value("r", "[0.5, -2]", (-0.5, 0.5), lo=-1.0, hi=1.0, ordered=True).value
+    (-1.0, 0.5)
     """
     if raw is None:
         return UrlValue(default, False)
     try:
-        decoded = decode_url_value(raw)
+        if isinstance(default, str):  # text as written (encode_url_value): "0.3" is text
+            _check_raw(raw)
+            decoded = raw
+            if options is not None and raw not in options:
+                quoted = decode_url_value(raw)  # an option in JSON quotes
+                decoded = quoted if isinstance(quoted, str) else raw
+        else:
+            decoded = decode_url_value(raw)
     except ValueError as error:
         problem = str(error)
     else:
         problem = _problem(decoded, default, options, lo, hi)
-    if problem is None:
-        return UrlValue(_coerce(decoded, default), True)
-    return UrlValue(default, False, f"Ignored the link's value of {name!r}: {problem}.")
+    if problem is not None:
+        return UrlValue(default, False, f"Ignored the link's value of {name!r}: {problem}.")
+    value, correction = _correct(decoded, default, options, lo, hi, ordered)
+    note = None if correction is None else f"Corrected the link's value of {name!r}: {correction}."
+    return UrlValue(_coerce(value, default), True, note)
 
 
 def validate_url_values(settings, query):

@@ -65,7 +65,7 @@ SETTINGS = domain_controls.domain_settings("tp", PAPER_TABLE1, MAX_FEATURES, QUI
     state.Setting("tp.l2", 0.0, options=L2_OPTIONS),
     state.Setting("tp.feature", 1, lo=1, hi=MAX_FEATURES),
     state.Setting("tp.perturbations", list(PAPER_PERTURBATIONS), options=PERTURBATION_OPTIONS),
-    state.Setting("tp.curve_range", (-0.5, 0.5), lo=-1.0, hi=1.0),
+    state.Setting("tp.curve_range", (-0.5, 0.5), lo=-1.0, hi=1.0, ordered=True),
     state.Setting("tp.own_mode", "perturb", options=OWN_MODES),
     widgets.transfer_setting("tp"),
 ]

@@ -26,7 +26,6 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research 17(171), 1
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Mapping
@@ -36,6 +35,7 @@ from explorer.data.numbers import format_values
 from explorer.experiments.perturbation import PAPER_PERTURBATIONS, PAPER_TABLE1
 from explorer.experiments.synthetic import PAPER_FIGURE1, PAPER_FIGURE2
 from explorer.registry import PAGES, url_path
+from explorer.url_state import encode_url_value
 
 __all__ = [
     "Control",
@@ -441,10 +441,9 @@ def step_index(slug):
 
 
 def url_value(value):
-    """A setting's value as the pages write it to the URL (strings raw, others JSON)."""
-    if isinstance(value, str):
-        return value
-    return json.dumps(list(value) if isinstance(value, tuple) else value)
+    """A setting's value as the pages write it to the URL
+    (:func:`explorer.url_state.encode_url_value`: strings raw, others JSON)."""
+    return encode_url_value(value)
 
 
 def settings_query(settings, present=False):

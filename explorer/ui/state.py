@@ -17,7 +17,6 @@ Conventions every page follows
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +25,7 @@ import streamlit as st
 
 from explorer.presentation import PRESENT_PARAM
 from explorer.safe_text import escape_markdown
-from explorer.url_state import validate_url_value
+from explorer.url_state import encode_url_value, validate_url_value
 
 __all__ = [
     "CHART_DRAWN_KEY",
@@ -75,9 +74,11 @@ class Setting:
     """A widget value that lives in ``st.session_state[key]`` and in the URL.
 
     ``options`` (for selects/radios) or ``lo``/``hi`` (for numbers and sliders)
-    bound what a URL may set; anything else in the URL (including ``NaN`` and
-    ``Infinity``) is ignored with a note, never raised
-    (:func:`explorer.url_state.validate_url_value`).  ``check(value)`` (optional)
+    bound what a URL may set: a number outside ``[lo, hi]`` is moved to the nearest
+    bound, a range (``ordered=True``, a two-valued slider) written high-to-low is put
+    in order, anything else invalid (including ``NaN`` and ``Infinity``) is ignored;
+    each with a note, never raised (:func:`explorer.url_state.validate_url_value`,
+    which reads back exactly what :func:`write_to_url` writes).  ``check(value)`` (optional)
     returns why a link's value of the right type is still unusable (e.g. text that
     must be a list of numbers), or None; such a value is ignored with a note too.
     It runs after the settings listed before it were restored, so it may read them
@@ -89,6 +90,7 @@ class Setting:
     options: Sequence[Any] | None = None
     lo: float | None = None
     hi: float | None = None
+    ordered: bool = False
     check: Callable[[Any], str | None] | None = field(default=None, compare=False)
 
     @property
@@ -140,9 +142,10 @@ def restore_from_url(settings):
     """Initialise missing session values from the URL, else from the defaults.
 
     Values already in the session (the user moved a widget) win over the URL.
-    A URL value that is not valid for its setting (not finite, out of range,
-    not an option, wrong type) is ignored: the default is used and an
-    ``st.info`` names the parameter and says why.  The note stays until the user has
+    A URL value that is not valid for its setting (not finite, not an option,
+    wrong type) is ignored: the default is used; one out of range is moved to the
+    nearest bound and a reversed range is put in order; an ``st.info`` names the
+    parameter and says what was done and why.  The note stays until the user has
     seen it on the whole page (:func:`start_run`).
     """
     notes = st.session_state.setdefault(LINK_NOTES_KEY, {})
@@ -156,6 +159,7 @@ def restore_from_url(settings):
             setting.options,
             setting.lo,
             setting.hi,
+            setting.ordered,
         )
         value, note = outcome.value, outcome.note
         if outcome.accepted and setting.check is not None:
@@ -182,12 +186,7 @@ def write_to_url(settings):
     for setting in settings:
         if setting.key not in st.session_state:
             continue
-        value = st.session_state[setting.key]
-        encoded = (
-            value
-            if isinstance(value, str)
-            else json.dumps(list(value) if isinstance(value, tuple) else value)
-        )
+        encoded = encode_url_value(st.session_state[setting.key])
         if st.query_params.get(setting.url_name) != encoded:
             changed[setting.url_name] = encoded
     if changed:

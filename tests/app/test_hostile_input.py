@@ -677,7 +677,6 @@ def test_non_finite_url_values_are_ignored_with_a_note_naming_the_parameter(raw)
 @pytest.mark.parametrize(
     "raw, default, kwargs, problem",
     [
-        ("1.5", 0.0, dict(lo=0.0, hi=1.0), "outside [0, 1]"),
         ("2.5", 3, dict(lo=1, hi=10), "not a whole number"),
         ('"x"', 0.0, {}, "not a number"),
         ("true", 1.0, {}, "not a number"),
@@ -690,6 +689,37 @@ def test_non_finite_url_values_are_ignored_with_a_note_naming_the_parameter(raw)
 def test_invalid_url_values_are_ignored_with_the_reason(raw, default, kwargs, problem):
     outcome = url_state.validate_url_value("p", raw, default, **kwargs)
     assert outcome.value == default and problem in outcome.note
+
+
+@pytest.mark.parametrize(
+    "raw, default, kwargs, value, problem",
+    [
+        ("1.5", 0.0, dict(lo=0.0, hi=1.0), 1.0, "1.5 is outside [0, 1]; 1 is used"),
+        ("-3", 5, dict(lo=1, hi=10), 1, "-3 is outside [1, 10]; 1 is used"),
+        (
+            "[-3, 0.5]",
+            (-0.5, 0.5),
+            dict(lo=-1.0, hi=1.0),
+            (-1.0, 0.5),
+            "-3 is outside [-1, 1]; [-1, 0.5] is used",
+        ),
+        (
+            "[0.5, -0.5]",
+            (-0.5, 0.5),
+            dict(lo=-1.0, hi=1.0, ordered=True),
+            (-0.5, 0.5),
+            "[0.5, -0.5] is in decreasing order; [-0.5, 0.5] is used",
+        ),
+        ("[0.5, -0.5]", (-0.5, 0.5), dict(lo=-1.0, hi=1.0), (0.5, -0.5), None),  # not a range
+    ],
+)
+def test_out_of_range_or_reversed_url_values_are_corrected_with_a_note(raw, default, kwargs, value, problem):
+    outcome = url_state.validate_url_value("p", raw, default, **kwargs)
+    assert outcome.accepted and outcome.value == value and type(outcome.value) is type(default)
+    if problem is None:
+        assert outcome.note is None
+    else:
+        assert outcome.note.startswith("Corrected the link's value of 'p': ") and problem in outcome.note
 
 
 def test_valid_url_values_are_coerced_to_the_setting_type():
@@ -749,18 +779,19 @@ def test_url_value_nesting_is_refused_without_reaching_json(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "raw, default, kwargs, shown",
+    "raw, default, kwargs, shown, value",
     [
-        ("1e308", 0, dict(lo=0, hi=2**31 - 1), "1e+308 is outside [0, 2147483647]"),
-        ("1" + "0" * 400, 0, dict(lo=0, hi=2**31 - 1), "1.00e+400 is outside [0, 2147483647]"),
-        ("-" + "9" * 1200, 0.0, {}, "-9.99e+1199 is too large for a 64-bit float"),
-        ("[1, " + "7" * 30 + "]", (0, 1), dict(lo=0, hi=5), "7.77e+29 is outside [0, 5]"),
+        ("1e308", 0, dict(lo=0, hi=2**31 - 1), "1e+308 is outside [0, 2147483647]", 2**31 - 1),
+        ("1" + "0" * 400, 0, dict(lo=0, hi=2**31 - 1), "1.00e+400 is outside [0, 2147483647]", 2**31 - 1),
+        ("-" + "9" * 1200, 0.0, {}, "-9.99e+1199 is too large for a 64-bit float", 0.0),
+        ("[1, " + "7" * 30 + "]", (0, 1), dict(lo=0, hi=5), "7.77e+29 is outside [0, 5]", (1, 5)),
     ],
     ids=["1e308", "400-digits", "1200-digits", "in-a-list"],
 )
-def test_huge_url_numbers_are_shown_compactly(raw, default, kwargs, shown):
+def test_huge_url_numbers_are_shown_compactly(raw, default, kwargs, shown, value):
+    """Out of range: moved to the bound; too large for a float: ignored (the default)."""
     outcome = url_state.validate_url_value("n", raw, default, **kwargs)
-    assert outcome.value == default and shown in outcome.note and len(outcome.note) < 120
+    assert outcome.value == value and shown in outcome.note and len(outcome.note) < 120
 
 
 @pytest.mark.parametrize(

@@ -235,11 +235,11 @@ def test_digit_fit_failure_keeps_the_data_figures(monkeypatch, tmp_path):
 
 
 def _notes(at):
-    """The parameters named by the page's notes on ignored link values."""
+    """The parameters named by the page's notes on ignored or corrected link values."""
     return [
         re.search(r"value of '([^']+)'", shown(i.value)).group(1)
         for i in at.info
-        if "Ignored the link's value" in shown(i.value)
+        if re.search(r"(Ignored|Corrected) the link's value", shown(i.value))
     ]
 
 
@@ -259,7 +259,10 @@ def test_transfer_link_with_non_finite_or_out_of_range_values(query, names):
     notes = _notes(at)
     assert sorted(notes) == sorted(names), notes
     assert "tp_curve" in chart_specs(at)  # the page works with the defaults
-    assert at.session_state["tp.curve_range"] == (-0.5, 0.5)
+    # Not finite: ignored (the default); out of range: moved to the bound.
+    assert at.session_state["tp.curve_range"] == (
+        (-1.0, 0.5) if "curve_range" in query and "-3" in query["curve_range"] else (-0.5, 0.5)
+    )
     assert all(np.isfinite(at.session_state[f"tp.delta_{d}"]) for d in (1, 2))
 
 
@@ -275,5 +278,10 @@ def test_learning_curve_link_with_non_finite_or_out_of_range_range(query, names)
     at = open_page("pages/learning_curves.py", query)
     notes = _notes(at)
     assert sorted(notes) == sorted(names), notes
+    if query.get("n_max") == "99999999":  # moved to the bound, not ignored ...
+        assert (at.session_state["lc.n_min"], at.session_state["lc.n_max"]) == (2, 50_000)
+        # ... beyond the 10,000 samples per data set: the page's own error says so
+        assert [shown(e.value).count("50,000") for e in at.error] == [1]
+        return
     assert not at.error and at.session_state["lc.n_max"] == 10_000
     assert len(charts(at)) >= 1

@@ -225,13 +225,22 @@ NGINX = "/usr/sbin/nginx"
 SKIP_NO_NGINX = "install Debian's nginx (apt-get install nginx) to test deploy/serve.sh"
 
 
+def answers_health(port, host="127.0.0.1"):
+    """Whether the server on ``port`` answers its health check now (2 s at most)."""
+    try:
+        with urllib.request.urlopen(f"http://{host}:{port}/_stcore/health", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
 class DeployedServer:
     """``deploy/serve.sh``: ``processes`` Streamlit processes behind nginx on ``port``.
 
     Started in its own process group and stopped by :meth:`stop` (SIGTERM to the
     script, which stops its children; anything left in the group is then killed).
-    ``pids`` are the script's children as it printed them: the Streamlit processes
-    and the nginx master.
+    ``pids`` are the processes as serve.sh printed them once all answered: the
+    Streamlit processes and the nginx master (supervisord's children).
     """
 
     def __init__(self, processes=2, port=None, log_path=None):
@@ -280,6 +289,33 @@ class DeployedServer:
     def pids(self):
         """PIDs serve.sh started (Streamlit processes, nginx master), from its log."""
         return [int(pid) for pid in re.findall(r"\(pid (\d+)\)", self.log_path.read_text())]
+
+    @property
+    def supervisor_pid(self):
+        """PID of the supervisord that serve.sh runs (it starts and restarts the others)."""
+        found = re.search(r"\(supervisor pid (\d+)\)", self.log_path.read_text())
+        return int(found.group(1)) if found else None
+
+    def backend_ports(self):
+        """Loopback ports of the Streamlit processes, in order, from serve.sh's log."""
+        return [int(port) for port in re.findall(r"\) on 127\.0\.0\.1:(\d+)", self.log_path.read_text())]
+
+    def streamlit_pids(self):
+        """``{port: pid}`` of the Streamlit processes supervisord runs now (``/proc``)."""
+        found = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                if int(stat.rsplit(")", 1)[1].split()[1]) != self.supervisor_pid:
+                    continue
+                argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+            except (OSError, ValueError, IndexError):
+                continue
+            if b"streamlit" in argv and b"--server.port" in argv:
+                found[int(argv[argv.index(b"--server.port") + 1])] = int(entry)
+        return found
 
     def log_tail(self, n=30):
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])

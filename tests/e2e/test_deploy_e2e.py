@@ -54,3 +54,45 @@ def test_charts_uploads_and_page_switches_through_nginx(browser_ready, chromium,
     finally:
         context.close()
         assert server.stop() == 0, server.log_tail()
+
+
+def test_a_tab_whose_process_is_killed_carries_on_from_its_url(browser_ready, chromium, e2e_tmp):
+    """The tab's process is killed (SIGKILL, as the out-of-memory killer does): the
+    browser reconnects its websocket through nginx to the live process (Streamlit keeps
+    the page on screen and runs nothing until the next action); the next action runs
+    the page in a new session there, with the link's one-feature configuration."""
+    import signal
+    import time
+
+    server = h.DeployedServer(processes=2, log_path=e2e_tmp / "serve.log")
+    context = h.new_context(chromium)
+    try:
+        context.add_cookies([{"name": "flda_backend", "value": "p1", "url": server.url}])
+        page = context.new_page()
+        tracker = h.RunTracker(page)
+        sockets = []
+        page.on("websocket", lambda ws: sockets.append(ws.url))
+        link = f"{server.url}/synthetic?n_features=1&theta=0.3&class1=0.9&class2=0.2"
+        h.open_page(page, tracker, link)
+        theta = h.widget(page, "stTextInput", "True dropout θ").locator("input")
+        assert theta.input_value() == "0.3" and not h.error_texts(page)
+        opened = len(sockets)
+        os.kill(server.pids[0], signal.SIGKILL)
+        deadline = time.monotonic() + 90
+        cookie = "p1"
+        while time.monotonic() < deadline and (cookie != "p2" or len(sockets) == opened):
+            page.wait_for_timeout(250)
+            cookie = {c["name"]: c["value"] for c in context.cookies()}.get("flda_backend")
+        assert cookie == "p2" and len(sockets) > opened, "the tab did not reconnect to the live process"
+        runs = len(tracker.run_kinds)
+        h.choose_radio(page, tracker, "Chart download format", "SVG")
+        assert len(tracker.run_kinds) > runs  # the live process ran the page
+        theta = h.widget(page, "stTextInput", "True dropout θ").locator("input")
+        assert theta.input_value() == "0.3"
+        assert h.widget(page, "stNumberInput", "Number of features").locator("input").input_value() == "1"
+        assert not h.error_texts(page) and h.query(page)["theta"] == "0.3"
+        page.screenshot(path=str(e2e_tmp / "reconnected.png"), full_page=False)
+        assert not tracker.page_errors, tracker.page_errors
+    finally:
+        context.close()
+        assert server.stop() == 0, server.log_tail()
