@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.errors import DataValidationError
+from explorer.safe_text import BIDI_CONTROLS, strip_bidi
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -270,13 +271,14 @@ def _is_numeric(series):
 
 
 def _convert_column(series, delimiter):
-    """Float column if every non-missing cell is a number, else stripped strings.
+    """Float column if every non-missing cell is a number, else stripped strings
+    (without bidirectional controls, :func:`explorer.safe_text.strip_bidi`).
 
     Returns ``(column, decimal_comma_used)``.
     """
     if _is_numeric(series):
         return series.astype(np.float64), False
-    text = series.astype("str").str.strip()
+    text = series.astype("str").str.replace(f"[{BIDI_CONTROLS}]", "", regex=True).str.strip()
     missing = series.isna() | text.str.lower().isin(MISSING_TOKENS)
     text = text.mask(missing)
     numbers = pd.to_numeric(text, errors="coerce")
@@ -355,8 +357,9 @@ def parse_csv(raw, name="file.csv"):
     _check_header_line_breaks(text, lines[0], delimiter, name)
     raw_header = [h.strip() for h in _split_fields(lines[0], delimiter)]
     # Names in Unicode's composed form (NFC): "café" typed on one system and written
-    # decomposed (NFD, as macOS tools often do) on another is one name.
-    header = [unicodedata.normalize("NFC", h) for h in raw_header]
+    # decomposed (NFD, as macOS tools often do) on another is one name.  Bidirectional
+    # controls (invisible, but they reverse the line a name is shown on) are dropped.
+    header = [unicodedata.normalize("NFC", strip_bidi(h)).strip() for h in raw_header]
     if len(header) > MAX_COLUMNS:
         raise DataValidationError(
             f"{name} has {len(header):,} columns; the limit is {MAX_COLUMNS:,}.",
@@ -563,8 +566,9 @@ def _check_normalised_names(raw_header, header, name):
         if other != raw:
             raise DataValidationError(
                 f"{name} has two columns whose names look the same, {other!r} and {raw!r}: "
-                "they differ only in how accented letters are encoded (Unicode composed "
-                "and decomposed forms), which this page reads as one name.",
+                "they differ only in invisible direction marks or in how accented letters are "
+                "encoded (Unicode composed and decomposed forms), which this page reads as "
+                "one name.",
                 "Rename one of the two columns.",
             )
 
