@@ -239,6 +239,8 @@ def take_upload(slot, uploaded):
         dropped = seen.pop(slot, None)
         st.session_state.get(REJECTED_KEY, {}).pop(slot, None)
         if dropped is not None and current is not None and current.get("origin") == ("upload", dropped):
+            if memory.store().get(memory.current_session(), ROLES[slot]) is None:
+                st.session_state[RELEASED_KEY] = current["name"]  # culled with its upload
             forget_file(slot)
         return
     if seen.get(slot) == uploaded.file_id:

@@ -11,11 +11,12 @@ files a page shows plus a small slack.  A file that would go over it first makes
 by dropping the session's files no widget refers to any more (those of a page left
 behind: Streamlit does not delete them when the uploader disappears), oldest first;
 files a widget refers to, and files uploaded in the last :data:`FRESH_SECONDS` that no
-run has read yet (an upload whose rerun is on its way), are never dropped.  Files that no run read within
-:data:`FRESH_SECONDS` and no widget refers to are dropped from every session before an
-upload is checked against the server's total (issue 36: three tabs that sent two 40 MB
-files each and never used them locked every other student out).  If that is
-not enough the request gets a clean ``413`` with a message (no traceback), and the
+run has read yet (an upload whose rerun is on its way), are never dropped.  Files no
+widget refers to that a run has read, or that no run read within
+:data:`FRESH_SECONDS`, are dropped from every session before an upload is checked
+against the server's total, and on every run (:func:`expire_unused_uploads`; issue 36:
+three tabs that sent two 40 MB files each and never used them locked every other
+student out).  If that is not enough the request gets a clean ``413`` with a message (no traceback), and the
 refused file's bytes are released at once.
 
 A class shares one server: sixty sessions at their budget would hold 6.6 GB.  So the
@@ -289,15 +290,14 @@ class BoundedUploadedFileManager(MemoryUploadedFileManager):
             )
 
     def expire_unused(self, now=None):
-        """Drop every session's files that no run has read within :data:`FRESH_SECONDS`
-        of their upload and no widget refers to (uploads nothing ever used: a tab that
-        sent files and never ran with them); returns how many were dropped."""
+        """Drop every session's files that no widget refers to and that a run has read
+        (left behind: a page left, a ✕ whose ``DELETE`` never came) or that no run read
+        within :data:`FRESH_SECONDS` of their upload (a tab that sent files and never
+        ran with them); returns how many were dropped."""
         now = time.monotonic() if now is None else now
         with self._budget_lock:
             stale = {
-                session_id: [
-                    h.file_id for h in held.values() if not h.read and now - h.added >= FRESH_SECONDS
-                ]
+                session_id: [h.file_id for h in held.values() if h.read or now - h.added >= FRESH_SECONDS]
                 for session_id, held in self._held.items()
             }
         dropped = 0
