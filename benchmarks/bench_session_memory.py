@@ -7,10 +7,10 @@ through ``/_stcore/upload_file`` as the browser does):
 * ``csv``: ``--sessions`` tabs (default 5) each open Your data, upload a source and
   a target CSV of about ``--csv-mb`` MB (35), wait for the results, remove both
   files (the uploader's ✕: ``DELETE`` and a rerun without them) and stay open;
-* ``digits``: ``--sessions`` tabs (default 4) each upload an NPZ pair of 30,000
+* ``digits``: ``--sessions`` tabs (default 4) each upload their own NPZ pair of 30,000
   binary 16 x 16 images of two classes per file (0.7-0.9 MB compressed) on Digits;
-  then all close, and the RSS is read again once Streamlit has dropped their
-  sessions (``server.disconnectedSessionTTL`` set to :data:`CLOSED_TTL_S`);
+  then all close, and the RSS is read again after they have been idle for
+  ``FLDA_IDLE_MINUTES`` (:data:`IDLE_S` for this server) and another tab ran;
 * ``lockout``: three tabs each ``PUT`` two 40 MB files that no run ever reads; a
   fourth tab then uploads a 1.2 kB CSV, at once and after ``FRESH_SECONDS``.
 
@@ -50,8 +50,8 @@ from bench_class import Stats, Student  # noqa: E402
 from e2e_harness import StreamlitServer, proc_rss  # noqa: E402
 
 MB = 2**20
-#: ``server.disconnectedSessionTTL`` of the digits scenario's server (seconds).
-CLOSED_TTL_S = 5
+#: ``FLDA_IDLE_MINUTES`` of the digits scenario's server, in seconds.
+IDLE_S = 30
 
 
 def csv_file(path, megabytes, seed):
@@ -67,9 +67,9 @@ def csv_file(path, megabytes, seed):
     return path
 
 
-def npz_file(path, seed, n=30_000, side=16):
+def npz_file(path, seed, density, n=30_000, side=16):
     rng = np.random.default_rng(seed)
-    X = (rng.random((n, side * side)) < 0.15 + 0.05 * seed).astype(np.uint8)
+    X = (rng.random((n, side * side)) < density).astype(np.uint8)
     buffer = io.BytesIO()
     np.savez_compressed(buffer, X=X, y=np.arange(n) % 2)  # two classes: within the fit limit
     path.write_bytes(buffer.getvalue())
@@ -114,9 +114,9 @@ async def csv_scenario(server, sessions, megabytes, folder):
 
 
 async def digits_scenario(server, sessions, folder):
-    files = [npz_file(folder / f"digits_{k}.npz", k) for k in range(2)]
     stats, tabs, rss = Stats(), [], [rss_mb(server.process.pid)]
-    for k in range(sessions):
+    for k in range(sessions):  # every tab its own pair (identical pairs are held once)
+        files = [npz_file(folder / f"digits_{k}_{j}.npz", 10 * k + j, 0.15 + 0.05 * j) for j in range(2)]
         student = Student(server.url, random.Random(k), stats, timeout=600)
         await student.connect("digits", "source=upload&l2_mode=hand&l2=0.001")
         for label, path in zip(("Domain A file", "Domain B file"), files, strict=True):
@@ -125,11 +125,11 @@ async def digits_scenario(server, sessions, folder):
         rss.append(rss_mb(server.process.pid))
     for student in tabs:
         await student.close()
-    # the tabs are closed: Streamlit drops their sessions after disconnectedSessionTTL
-    # (set to CLOSED_TTL_S for this server), and with them what they held
-    await asyncio.sleep(CLOSED_TTL_S + 10)
+    # the tabs are closed: once idle for FLDA_IDLE_MINUTES (IDLE_S for this server)
+    # the next run of any page releases what they held
+    await asyncio.sleep(IDLE_S + 5)
     closed = Student(server.url, random.Random(99), stats, timeout=600)
-    await closed.connect("")  # one more run: the collector has run since
+    await closed.connect("")
     await closed.close()
     sizes = [round(f.stat().st_size / MB, 2) for f in files]
     return {
@@ -187,15 +187,14 @@ async def lockout_scenario(server, folder):
 
 
 def run(scenario, args, folder):
-    env = {"FLDA_UPLOADS_TOTAL_MB": "240" if scenario == "lockout" else "120"}
+    env = {"FLDA_UPLOADS_TOTAL_MB": "240" if scenario == "lockout" else "120", "FLDA_IDLE_MINUTES": "20"}
+    if scenario == "digits":
+        env["FLDA_IDLE_MINUTES"] = str(IDLE_S / 60)
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     tree = Path(args.tree).resolve() if args.tree else ROOT
     try:
-        extra = ["--server.disconnectedSessionTTL", str(CLOSED_TTL_S)] if scenario == "digits" else []
-        server = StreamlitServer(
-            script=tree / "app.py", cwd=tree, log_path=folder / f"{scenario}.log", extra_args=extra
-        )
+        server = StreamlitServer(script=tree / "app.py", cwd=tree, log_path=folder / f"{scenario}.log")
     finally:
         for k, v in saved.items():
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)

@@ -41,7 +41,9 @@ The per-tab rule serves a class behind one NAT address (every tab is its own
 session); one student's many tabs cannot starve the class because idle tabs lose
 their data first under pressure, and every tab is bounded by the session budget.
 
-This module imports streamlit only inside the functions that need a session.
+Every page's run notes its tab as active (:func:`note_run`, from
+``explorer.ui.guard.run_page``), and culls the idle ones.  This module imports
+streamlit, numpy and pandas only inside the functions that need them.
 """
 
 from __future__ import annotations
@@ -53,9 +55,6 @@ import time
 import uuid
 import weakref
 from dataclasses import dataclass, field
-
-import numpy as np
-import pandas as pd
 
 from explorer.errors import DataValidationError
 
@@ -69,6 +68,7 @@ __all__ = [
     "DataStore",
     "OverBudget",
     "current_session",
+    "note_run",
     "nbytes_of",
     "store",
 ]
@@ -106,10 +106,14 @@ def nbytes_of(value, _seen=None):
 
     Examples
     --------
+    >>> import numpy as np
     >>> a = np.zeros(1000)
     >>> nbytes_of((a, a, b"xyz"))
     8003
     """
+    import numpy as np
+    import pandas as pd
+
     seen = set() if _seen is None else _seen
     if id(value) in seen or value is None or isinstance(value, (bool, int, float, complex)):
         return 0
@@ -474,6 +478,17 @@ def current_session():
     data.cull()
     uploads.expire_unused_uploads()
     return token.id
+
+
+def note_run():
+    """:func:`current_session` for every page's run (``guard.run_page``): the tab is
+    not idle, and the idle tabs' data and uploads are released; never fails a page."""
+    try:
+        current_session()
+    except Exception:  # the budget's bookkeeping must not break a page
+        import logging
+
+        logging.getLogger("flda").exception("memory budget: noting a run failed")
 
 
 def _streamlit_session_id():
