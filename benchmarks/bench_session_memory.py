@@ -10,7 +10,7 @@ through ``/_stcore/upload_file`` as the browser does):
 * ``digits``: ``--sessions`` tabs (default 4) each upload their own NPZ pair of 30,000
   binary 16 x 16 images of two classes per file (0.7-0.9 MB compressed) on Digits;
   then all close, and the RSS is read again after they have been idle for
-  ``FLDA_IDLE_MINUTES`` (:data:`IDLE_S` for this server) and another tab ran;
+  ``FLDA_IDLE_MINUTES`` (:data:`IDLE_S` for this server) and another tab ran a page;
 * ``lockout``: three tabs each ``PUT`` two 40 MB files that no run ever reads; a
   fourth tab then uploads a 1.2 kB CSV, at once and after ``FRESH_SECONDS``.
 
@@ -129,7 +129,7 @@ async def digits_scenario(server, sessions, folder):
     # the next run of any page releases what they held
     await asyncio.sleep(IDLE_S + 5)
     closed = Student(server.url, random.Random(99), stats, timeout=600)
-    await closed.connect("")
+    await closed.connect("transfer")  # a page run (guard.run_page) culls the idle tabs
     await closed.close()
     sizes = [round(f.stat().st_size / MB, 2) for f in files]
     return {

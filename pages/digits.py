@@ -9,6 +9,7 @@ the settings that define a configuration are mirrored in the URL.
 from __future__ import annotations
 
 import hashlib
+import weakref
 
 import pandas as pd
 import streamlit as st
@@ -472,6 +473,8 @@ def show_rates_section(data, present):
     """The ε slider and Figure 5.  A slider step re-runs only this part: the non-zero
     rates need one pass over the images, the classifiers below a refit, which waits
     for the button (moving the slider through several values costs no fit)."""
+    if released(data):
+        st.rerun()
     st.subheader("Where the ink is (Figure 5)")
     if not present:
         st.slider(
@@ -753,14 +756,34 @@ def main():
     if not present:
         charts.sidebar_controls(draw_sidebar_model_controls, data.classes)
         show_data(data)
-    show_rates_section(data, present)
-    show_fits(data, seed, present)
+    handle = fragment_handle(data)
+    show_rates_section(handle, present)
+    show_fits(handle, seed, present)
+
+
+def fragment_handle(data):
+    """What the fragments get: an uploaded pair by weak reference.  Streamlit keeps a
+    fragment's arguments for as long as it keeps the session (a closed tab's until
+    its lazily expiring store drops it), which kept every pair alive after the data
+    store released it; the store owns the pair (:func:`hold_upload_pair`)."""
+    return weakref.proxy(data) if data.kind == "upload" else data
+
+
+def released(data):
+    """True if ``data`` is an uploaded pair the data store has released since the
+    page ran (then the fragment reruns the whole page, which reads the pair again)."""
+    try:
+        return not data.kind
+    except ReferenceError:
+        return True
 
 
 @st.fragment
 def show_fits(data, seed, present):
     """Direction, digit and loss with Figure 6, Table 4 and the downloads: choosing
     another digit re-runs only this part (no fit, no other figure redrawn)."""
+    if released(data):
+        st.rerun()
     zero_tol = fitted_zero_tol()
     rates = rates_cached(data.key, zero_tol, _data=data)
     st.subheader("What FLDA learns (Figure 6)")

@@ -302,3 +302,21 @@ def test_the_digits_page_says_a_blank_file_cannot_be_used():
     assert not at.exception
     errors = [e.value.replace("\\", "") for e in at.error]
     assert len(errors) == 1 and "blank.npz" in errors[0] and "255" in errors[0]
+
+
+def test_the_digits_fragments_do_not_keep_a_released_pair_alive(fresh_store):
+    """Streamlit keeps a fragment's arguments for the session's life: the fragments get
+    the uploaded pair by weak reference, so a released pair leaves memory."""
+    import weakref
+
+    data, _ = fresh_store()
+    raw_a, raw_b = _npz_pair(n=500)
+    at = open_page(DIGITS, {"source": "upload", "l2_mode": "hand", "l2": "0.001"})
+    for key, raw in (("dig_file_a", raw_a), ("dig_file_b", raw_b)):
+        at.file_uploader(key=key).set_value((f"{key}.npz", raw, "application/octet-stream")).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    session = at.session_state[memory._SESSION_KEY].id
+    pair = weakref.ref(data.get(session, "dig.pair"))
+    data.end_session(session)
+    gc.collect()
+    assert pair() is None
