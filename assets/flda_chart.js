@@ -120,12 +120,31 @@ function placeholderColors(theme) {
   return colors;
 }
 
-function withThemeColors(jsonText, theme) {
-  const colors = placeholderColors(theme);
-  return jsonText.replace(/"#0000([0-4][0-9])"/g, (match, n) => {
-    const color = colors[Number(n)];
-    return color ? JSON.stringify(color) : match;
-  });
+// Only colour properties get the theme's colours: a key ending in "color", "colors",
+// "colorway" or "colorscale" (and a colorscale's "sequential", "sequentialminus",
+// "diverging"), down through its arrays.  Trace data, names and labels keep their
+// text, so a feature or class named "#000001" is shown as typed (issue 36; the
+// substitution used to run over the whole JSON text).
+const COLOR_KEY = /(color|colors|colorway|colorscale)$/i;
+const SCALE_KEYS = new Set(["sequential", "sequentialminus", "diverging"]);
+const PLACEHOLDER = /^#0000([0-4][0-9])$/;
+
+function withThemeColors(node, colors, isColor = false) {
+  if (typeof node === "string") {
+    const match = isColor ? PLACEHOLDER.exec(node) : null;
+    return match && colors[Number(match[1])] ? colors[Number(match[1])] : node;
+  }
+  if (Array.isArray(node)) {
+    if (!isColor && !node.some((v) => v !== null && typeof v === "object")) return node;
+    for (let i = 0; i < node.length; i += 1) node[i] = withThemeColors(node[i], colors, isColor);
+    return node;
+  }
+  if (node !== null && typeof node === "object") {
+    for (const key of Object.keys(node)) {
+      node[key] = withThemeColors(node[key], colors, COLOR_KEY.test(key) || SCALE_KEYS.has(key));
+    }
+  }
+  return node;
 }
 
 function themeLayout(t) {
@@ -183,7 +202,7 @@ function merged(base, extra) {
 }
 
 function themedFigure(figureText, theme) {
-  const figure = JSON.parse(withThemeColors(figureText, theme));
+  const figure = withThemeColors(JSON.parse(figureText), placeholderColors(theme));
   const layout = isObject(figure.layout) ? figure.layout : {};
   const template = isObject(layout.template) ? layout.template : {};
   layout.template = { ...template, layout: merged(template.layout, themeLayout(theme)) };

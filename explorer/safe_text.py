@@ -30,6 +30,10 @@ links, and end up in three places that interpret text:
   value stays readable; numbers, and text that is exactly a number, are
   left untouched.
 
+Every one of these escapes also removes Unicode's bidirectional controls
+(:func:`strip_bidi`): a right-to-left override in a name would show the rest of
+its line reversed.
+
 This module never imports streamlit.
 
 References
@@ -46,6 +50,8 @@ import re
 import pandas as pd
 
 __all__ = [
+    "BIDI_CONTROLS",
+    "strip_bidi",
     "escape_markdown",
     "escape_plotly",
     "plain_from_plotly",
@@ -67,6 +73,23 @@ ZERO_WIDTH_SPACE = "\u200b"
 #: scheme), between ``www`` and its dot, before an ``@`` (e-mail, ``mailto:``).
 _AUTOLINK = re.compile(r"(?<=://)|(?<=www)(?=\.)|(?=@)", re.IGNORECASE)
 _TAG = re.compile(r"<[^>]*>")
+#: Unicode's bidirectional controls: the embeddings and overrides U+202A-U+202E, the
+#: isolates U+2066-U+2069, the marks U+200E/U+200F and the Arabic letter mark U+061C.
+#: One in a file, column or label name (or a link's value) reverses the rest of the
+#: line it is shown on ("Trojan Source"), so every escape removes them.
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
+
+
+def strip_bidi(text):
+    """``text`` without Unicode's bidirectional controls (:data:`BIDI_CONTROLS`).
+
+    Examples
+    --------
+    >>> strip_bidi("report\u202etxt.exe")
+    'reporttxt.exe'
+    """
+    return _BIDI.sub("", str(text))
 
 
 def escape_markdown(text):
@@ -86,7 +109,7 @@ def escape_markdown(text):
     >>> escape_markdown("www.e.vil me@e.vil").replace("\u200b", "|")
     'www|\\.e\\.vil me|\\@e\\.vil'
     """
-    text = str(text).replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+    text = strip_bidi(text).replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
     text = _CONTROL.sub("", text.replace("\t", " "))
     text = _AUTOLINK.sub(ZERO_WIDTH_SPACE, text)
     return _PUNCTUATION.sub(r"\\\1", text)
@@ -106,7 +129,7 @@ def escape_plotly(text):
     '&lt;a href="http://e.vil"&gt;click&lt;/a&gt; &amp; %&#123;x&#125;'
     """
     return (
-        str(text)
+        strip_bidi(text)
         .replace("&", "&amp;")
         .replace("<", "&lt;")
         .replace(">", "&gt;")
@@ -125,11 +148,14 @@ def plain_from_plotly(text):
     >>> plain_from_plotly(escape_plotly("<img src=x> & %{x}") + "<br>(A)")
     '<img src=x> & %{x} (A)'
     """
-    return html.unescape(_TAG.sub(" ", str(text))).strip()
+    return strip_bidi(html.unescape(_TAG.sub(" ", str(text)))).strip()
 
 
 def _neutralise(value):
-    if not isinstance(value, str) or not value.startswith(FORMULA_PREFIXES):
+    if not isinstance(value, str):
+        return value
+    value = strip_bidi(value)
+    if not value.startswith(FORMULA_PREFIXES):
         return value
     if _NUMBER.fullmatch(value):
         return value  # "-1.5" is a number, not a formula
@@ -139,7 +165,8 @@ def _neutralise(value):
 def neutralise_formulas(frame):
     """A copy of ``frame`` whose formula-leading text cells start with an apostrophe.
 
-    Text cells (and column names and index labels) that start with one of
+    Text cells (and column names and index labels) lose their bidirectional
+    controls (:func:`strip_bidi`); those that start with one of
     :data:`FORMULA_PREFIXES` get a leading ``'``, unless the whole text is a
     plain number such as ``-1.5``.  Numeric columns and non-text cells are
     returned unchanged.

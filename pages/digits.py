@@ -8,10 +8,13 @@ the settings that define a configuration are mirrored in the URL.
 
 from __future__ import annotations
 
+import hashlib
+import weakref
+
 import pandas as pd
 import streamlit as st
 
-from explorer.ui import charts, guard, state, tables, uploads, widgets
+from explorer.ui import charts, guard, memory, state, tables, uploads, widgets
 from explorer.data import digits as dg
 from explorer.data.cost import fit_cost_note
 from explorer.errors import DigitDataUnavailable
@@ -42,7 +45,8 @@ L2_MODES = ("cv", "hand")
 L2_MODE_LABELS = {"cv": "cross-validation on the source (as in the paper)", "hand": "by hand"}
 L2_OPTIONS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 OPENML_KEY = "dig_openml_data"  # last MNIST/USPS successfully loaded (DigitDomains)
-UPLOAD_KEY = "dig_upload_data"  # last uploaded pair successfully loaded (DigitDomains)
+UPLOAD_KEY = "dig_upload_data"  # file ids and rescale of the pair held (UPLOAD_ROLE)
+UPLOAD_ROLE = "dig.pair"  # the uploaded pair in the data store (explorer.ui.memory)
 OPENML_ERROR_KEY = "dig_openml_error"  # why the last MNIST/USPS load failed
 FIT_TOL_KEY = "dig_fit_zero_tol"  # the ε the classifiers were last fitted with
 
@@ -76,11 +80,29 @@ def openml_data(n_mnist, n_usps, seed):
     return dg.load_mnist_usps(n_mnist=n_mnist, n_usps=n_usps, random_state=seed)
 
 
-@st.cache_resource(show_spinner=False, max_entries=2)
-def upload_data(name_a, raw_a, name_b, raw_b, rescale):
-    """Two entries at most: each holds two arrays the reader bounds (``MAX_UPLOAD_SAMPLES``
-    images, ``MAX_UPLOAD_ARRAY_BYTES`` and the fit-cost limit of ``explorer.data.cost``)."""
-    return dg.make_uploaded_domains((name_a, raw_a), (name_b, raw_b), rescale=rescale)
+def hold_upload_pair(file_a, file_b, rescale):
+    """The uploaded pair as a :class:`~explorer.data.digits.DigitDomains` (float32
+    images), held by this tab in the process's data store (:mod:`explorer.ui.memory`:
+    once per pair of digests, counted against the tab's budget, released when an
+    uploader drops its file or the tab is idle or closed).  ``UPLOAD_KEY`` keeps the
+    pair's file ids and ``rescale``, so a rerun finds it without hashing the bytes."""
+    data, session = memory.store(), memory.current_session()
+    ids = (file_a.file_id, file_b.file_id, bool(rescale))
+    held = data.get(session, UPLOAD_ROLE)
+    if held is not None and st.session_state.get(UPLOAD_KEY) == ids:
+        return held
+    raw_a, raw_b = file_a.getvalue(), file_b.getvalue()
+    key = ("digits", hashlib.sha256(raw_a).hexdigest(), file_a.name, hashlib.sha256(raw_b).hexdigest())
+    key = (*key, file_b.name, bool(rescale))
+    pair = data.hold(
+        session,
+        UPLOAD_ROLE,
+        key,
+        lambda: dg.make_uploaded_domains((file_a.name, raw_a), (file_b.name, raw_b), rescale=rescale),
+        what="your digit pair",
+    )
+    st.session_state[UPLOAD_KEY] = ids
+    return pair
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -212,23 +234,21 @@ def resolve_data(seed):
         return loaded or default
     if source == "upload":
         file_a, file_b = st.session_state.get("dig_file_a"), st.session_state.get("dig_file_b")
+        data, session = memory.store(), memory.current_session()
         if file_a is not None and file_b is not None:
             with guard.error_boundary("reading your digit files", "These files cannot be used.") as outcome:
-                st.session_state[UPLOAD_KEY] = upload_data(
-                    file_a.name,
-                    file_a.getvalue(),
-                    file_b.name,
-                    file_b.getvalue(),
-                    bool(st.session_state["dig.rescale"]),
-                )
+                hold_upload_pair(file_a, file_b, st.session_state["dig.rescale"])
             if outcome.failed:
                 st.info(
                     "The previously loaded pair is still shown."
-                    if st.session_state.get(UPLOAD_KEY)
+                    if data.get(session, UPLOAD_ROLE) is not None
                     else "The offline default is shown meanwhile.",
                     icon=":material/info:",
                 )
-        loaded = st.session_state.get(UPLOAD_KEY)
+        else:  # an uploader dropped its file (✕): the pair leaves memory
+            data.release(session, UPLOAD_ROLE)
+            st.session_state.pop(UPLOAD_KEY, None)
+        loaded = data.get(session, UPLOAD_ROLE)
         if loaded is None:
             st.info(
                 "Showing the offline default until two valid files are uploaded (sidebar).",
@@ -453,6 +473,8 @@ def show_rates_section(data, present):
     """The ε slider and Figure 5.  A slider step re-runs only this part: the non-zero
     rates need one pass over the images, the classifiers below a refit, which waits
     for the button (moving the slider through several values costs no fit)."""
+    if released(data):
+        st.rerun()
     st.subheader("Where the ink is (Figure 5)")
     if not present:
         st.slider(
@@ -734,14 +756,34 @@ def main():
     if not present:
         charts.sidebar_controls(draw_sidebar_model_controls, data.classes)
         show_data(data)
-    show_rates_section(data, present)
-    show_fits(data, seed, present)
+    handle = fragment_handle(data)
+    show_rates_section(handle, present)
+    show_fits(handle, seed, present)
+
+
+def fragment_handle(data):
+    """What the fragments get: an uploaded pair by weak reference.  Streamlit keeps a
+    fragment's arguments for as long as it keeps the session (a closed tab's until
+    its lazily expiring store drops it), which kept every pair alive after the data
+    store released it; the store owns the pair (:func:`hold_upload_pair`)."""
+    return weakref.proxy(data) if data.kind == "upload" else data
+
+
+def released(data):
+    """True if ``data`` is an uploaded pair the data store has released since the
+    page ran (then the fragment reruns the whole page, which reads the pair again)."""
+    try:
+        return not data.kind
+    except ReferenceError:
+        return True
 
 
 @st.fragment
 def show_fits(data, seed, present):
     """Direction, digit and loss with Figure 6, Table 4 and the downloads: choosing
     another digit re-runs only this part (no fit, no other figure redrawn)."""
+    if released(data):
+        st.rerun()
     zero_tol = fitted_zero_tol()
     rates = rates_cached(data.key, zero_tol, _data=data)
     st.subheader("What FLDA learns (Figure 6)")

@@ -6,11 +6,16 @@ Thin page over :mod:`explorer.data.csv` (reading, validation),
 
 Session state (keys with the page prefix survive switching pages):
 
-* ``data.files`` -- ``{"source": {"name", "bytes"}, "target": {...}}``, the
-  raw bytes of the files accepted so far.  Every way of loading a file (the
-  uploaders and the sample buttons) goes through :func:`accept_file`, which
-  validates the bytes with :func:`explorer.data.tabular.parse_csv` and replaces
-  the stored file only when they are valid.
+* ``data.files`` -- ``{"source": {"name", "digest", "origin"}, "target": {...}}``,
+  the files accepted so far: names and digests only.  Their parsed tables, the
+  prepared arrays and the result tables are held in the process's data store
+  (:mod:`explorer.ui.memory`: once per digest, counted against the tab's budget and
+  the server's total, released when the uploader drops the file, when the tab is
+  closed or idle).  Every way of loading a file (the uploaders and the sample
+  buttons) goes through :func:`accept_file`, which validates the bytes with
+  :func:`explorer.data.csv.parse_csv` and replaces the file only when they are
+  valid; ``origin`` says how to read the file again if its table was released
+  (``("upload", file id)``, ``("sample", key)``, ``("uci", key)``).
 * ``data.rejected`` -- the last rejected file per slot with its message, shown
   as an error until the user uploads something else.
 * ``data.choices`` -- a plain copy of the option widgets' values, written by
@@ -30,7 +35,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import registry
-from explorer.ui import charts, guard, state, tables, uploads, widgets
+from explorer.ui import charts, guard, memory, state, tables, uploads, widgets
 from explorer.data import csv as csvio
 from explorer.data.cost import fit_cost_note
 from explorer.error_report import describe_error
@@ -81,15 +86,20 @@ SETTINGS = [
 ]
 
 
-# ----------------------------------------------------------------------------- cached core calls
+# ----------------------------------------------------------------------------- held data
 # A trivial rerun (a display option) must not pay for the files again: with a 45 MB
 # pair, hashing the raw bytes for every cached call's key and unpickling the cached
 # tables and arrays cost 1.6 s a run, and recomputing the result tables 1.5 s
 # (docs/performance-history.md).  So the keys carry each file's digest (computed once
-# when the file is accepted, see ``file_digest``) instead of its bytes, which go in as
-# unhashed ``_`` arguments; the parsed tables and prepared arrays are kept once, shared
-# and read-only (``st.cache_resource``); the tables built from the fits are cached.
+# when the file is accepted, see ``file_digest``) instead of its bytes; the parsed
+# tables, prepared arrays and result tables are held once per process, shared and
+# read-only, in the data store (``explorer.ui.memory``), which counts them against the
+# tab's budget and releases them (issue 36).  A session holds one entry per role.
 # A file with the same name but other bytes has another digest: it is parsed again.
+
+ROLES = {"source": "data.source", "target": "data.target"}
+PREPARED_ROLE, RESULTS_ROLE = "data.prepared", "data.results"
+RELEASED_KEY = "data.released"
 
 
 def file_digest(raw):
@@ -97,11 +107,16 @@ def file_digest(raw):
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
-def parse_cached(digest, name, _raw):
-    """:func:`explorer.data.csv.parse_csv` of ``_raw``, once per ``digest`` and name
-    (shared: never modify the table)."""
-    return csvio.parse_csv(_raw, name)
+def hold_table(slot, digest, name, raw):
+    """:func:`explorer.data.csv.parse_csv` of ``raw``, held by this tab as its ``slot``
+    file (once per ``digest`` and name in the process; shared: never modify it)."""
+    return memory.store().hold(
+        memory.current_session(),
+        ROLES[slot],
+        ("csv", digest, name),
+        lambda: csvio.parse_csv(raw, name),
+        what=f"the table of {name}",
+    )
 
 
 def _read_only(prepared):
@@ -111,18 +126,23 @@ def _read_only(prepared):
     return prepared
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
-def prepare_cached(key, _source_raw, _target_raw):
-    """:func:`explorer.data.tabular.prepare_domains` of the files and options in ``key``
-    (:func:`read_inputs`), once per key; its arrays are read-only (shared)."""
-    (source_digest, source_name, target_digest, target_name, label, match, missing, exclude, scale) = key
-    source = parse_cached(source_digest, source_name, _source_raw)
-    if target_digest is None:  # one file with gaps: complete rows vs rows with a gap
-        source, target = uci.split_by_missing(source, label, exclude)
-    else:
-        target = parse_cached(target_digest, target_name, _target_raw)
-    return _read_only(
-        tab.prepare_domains(source, target, label, match=match, missing=missing, exclude=exclude, scale=scale)
+def prepare_held(key, source_table, target_table):
+    """:func:`explorer.data.tabular.prepare_domains` of the tables and options in ``key``
+    (:func:`read_inputs`), held by this tab (once per key in the process); its arrays
+    are read-only (shared)."""
+    (_, _, target_digest, _, label, match, missing, exclude, scale) = key
+
+    def prepare():
+        source, target = source_table, target_table
+        if target_digest is None:  # one file with gaps: complete rows vs rows with a gap
+            source, target = uci.split_by_missing(source, label, exclude)
+        prepared = tab.prepare_domains(
+            source, target, label, match=match, missing=missing, exclude=exclude, scale=scale
+        )
+        return _read_only(prepared)
+
+    return memory.store().hold(
+        memory.current_session(), PREPARED_ROLE, ("prepared", *key), prepare, what="the prepared arrays"
     )
 
 
@@ -140,14 +160,13 @@ def baseline_cached(key, name, seed, _prepared):
     )
 
 
-def run_baselines(inputs, seed):
+def run_baselines(key, prepared, seed):
     """Error rows of the skada baselines (KMM, SA, TCA, CORAL, OT), with progress."""
-    prepared = prepare_cached(*inputs)
     rows = []
     with widgets.progress_bar("Fitting the baselines…") as progress:
         for i, name in enumerate(bl.BASELINES):
             progress(i / len(bl.BASELINES), f"Fitting {name} ({i + 1} of {len(bl.BASELINES)})…")
-            rows.append(baseline_cached(inputs[0], name, seed, prepared))
+            rows.append(baseline_cached(key, name, seed, prepared))
     return rows
 
 
@@ -158,51 +177,79 @@ def fit_model_cached(key, name, l2, transfer="dropout", *, _prepared):
     return yd.fit_model(_prepared, name, l2, transfer)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
-def result_tables_cached(key, l2, transfer, names, _prepared, _models):
+def result_tables_held(key, l2, transfer, names, prepared, models):
     """θ̂ per feature, the error table and the predictions of the models fitted with
-    ``key``, ``l2`` and ``transfer`` (``names``: which ones), computed once (shared:
-    never modify them)."""
-    return (
-        yd.theta_frame(_prepared, _models),
-        yd.target_error_table(_prepared, _models),
-        yd.predictions_frame(_prepared, _models),
+    ``key``, ``l2`` and ``transfer`` (``names``: which ones), held by this tab (once
+    per process; shared: never modify them)."""
+    return memory.store().hold(
+        memory.current_session(),
+        RESULTS_ROLE,
+        ("results", key, l2, transfer, names),
+        lambda: (
+            yd.theta_frame(prepared, models),
+            yd.target_error_table(prepared, models),
+            yd.predictions_frame(prepared, models),
+        ),
+        what="the result tables",
     )
 
 
 # ----------------------------------------------------------------------------- loading files
 
 
-def accept_file(slot, name, raw):
-    """Validate ``raw`` and store it as the ``slot`` file; keep the old file if invalid.
+def accept_file(slot, name, raw, origin=None):
+    """Validate ``raw`` and hold its table as the ``slot`` file; keep the old file if
+    invalid (or over the memory budget).
 
-    The single entry point for uploads and sample sets.  Returns True when the
-    file was accepted.
+    The single entry point for uploads and sample sets (``origin``: how to read the
+    file again, see ``data.files``).  Returns True when the file was accepted.
     """
     rejected = st.session_state.setdefault(REJECTED_KEY, {})
     digest = file_digest(raw)
+    previous = st.session_state.get(FILES_KEY, {}).get(slot)
     try:
-        parse_cached(digest, name, raw)
+        hold_table(slot, digest, name, raw)
     except Exception as error:  # shown under the uploader: problem and fix, never a traceback
         report = describe_error(error, "reading an uploaded file")
         rejected[slot] = {"name": name, "message": report.message, "hint": report.hint}
+        if previous is not None and previous["digest"] != digest:  # hold it again if it went
+            restore_file(slot, previous)
         return False
-    st.session_state.setdefault(FILES_KEY, {})[slot] = {"name": name, "bytes": raw, "digest": digest}
+    st.session_state.setdefault(FILES_KEY, {})[slot] = {"name": name, "digest": digest, "origin": origin}
     rejected.pop(slot, None)
     return True
 
 
+def forget_file(slot):
+    """The ``slot`` file is gone (its uploader dropped it): release what this tab holds
+    of it and of the results made with it."""
+    st.session_state.get(FILES_KEY, {}).pop(slot, None)
+    data, session = memory.store(), memory.current_session()
+    for role in (ROLES[slot], PREPARED_ROLE, RESULTS_ROLE):
+        data.release(session, role)
+
+
 def take_upload(slot, uploaded):
-    """Process a new upload once (uploads stay in the widget across reruns)."""
+    """Process a new upload once (uploads stay in the widget across reruns); a file the
+    uploader dropped (its ✕) leaves memory; a file whose table was released (the tab
+    was idle) is read again from the uploader."""
     seen = st.session_state.setdefault(SEEN_KEY, {})
+    current = st.session_state.get(FILES_KEY, {}).get(slot)
     if uploaded is None:
-        seen.pop(slot, None)
+        dropped = seen.pop(slot, None)
         st.session_state.get(REJECTED_KEY, {}).pop(slot, None)
+        if dropped is not None and current is not None and current.get("origin") == ("upload", dropped):
+            if memory.store().get(memory.current_session(), ROLES[slot]) is None:
+                st.session_state[RELEASED_KEY] = current["name"]  # culled with its upload
+            forget_file(slot)
         return
     if seen.get(slot) == uploaded.file_id:
+        ours = current is not None and current.get("origin") == ("upload", uploaded.file_id)
+        if ours and memory.store().get(memory.current_session(), ROLES[slot]) is None:
+            accept_file(slot, uploaded.name, uploaded.getvalue(), ("upload", uploaded.file_id))
         return
     seen[slot] = uploaded.file_id
-    if accept_file(slot, uploaded.name, uploaded.getvalue()):
+    if accept_file(slot, uploaded.name, uploaded.getvalue(), ("upload", uploaded.file_id)):
         st.session_state[SAMPLE_KEY] = ""
 
 
@@ -233,8 +280,8 @@ def remember_choices():
 def load_sample(key):
     """Load both files of a sample set (button callback)."""
     source_name, source_raw, target_name, target_raw = tab.read_sample(key, registry.SAMPLE_DIR)
-    accepted = accept_file("source", source_name, source_raw) and accept_file(
-        "target", target_name, target_raw
+    accepted = accept_file("source", source_name, source_raw, ("sample", key)) and accept_file(
+        "target", target_name, target_raw, ("sample", key)
     )
     if accepted:
         st.session_state[SAMPLE_KEY] = key
@@ -245,7 +292,7 @@ def load_sample(key):
 def load_uci_sample(key):
     """Load one shipped UCI file as the file with gaps (button callback)."""
     spec = uci.UCI_SETS[key]
-    if accept_file("source", spec.file, (uci.UCI_DIR / spec.file).read_bytes()):
+    if accept_file("source", spec.file, (uci.UCI_DIR / spec.file).read_bytes(), ("uci", key)):
         st.session_state[SAMPLE_KEY] = ""
         set_choice("data.label", spec.label)
         set_choice("data.exclude", list(spec.exclude))
@@ -269,17 +316,45 @@ def draw_uci_samples():
         )
 
 
+def restore_file(slot, current):
+    """Hold the table of a sample file again (read from ``sample_data/``); True if done."""
+    origin = current.get("origin") or ()
+    if origin[:1] == ("sample",) and origin[1] in tab.SAMPLE_SETS:
+        source_name, source_raw, target_name, target_raw = tab.read_sample(origin[1], registry.SAMPLE_DIR)
+        name, raw = (source_name, source_raw) if slot == "source" else (target_name, target_raw)
+    elif origin[:1] == ("uci",) and origin[1] in uci.UCI_SETS:
+        name = uci.UCI_SETS[origin[1]].file
+        raw = (uci.UCI_DIR / name).read_bytes()
+    else:
+        return False
+    hold_table(slot, current["digest"], name, raw)
+    return True
+
+
 def loaded(slot):
-    """The accepted ``slot`` file: ``{"name", "bytes", "digest"}``, or None."""
+    """The accepted ``slot`` file: ``{"name", "digest", "origin"}``, or None.
+
+    A file whose table was released (the tab was idle, or the server needed the
+    room) is read again when it is a sample; an uploaded one is read again from its
+    uploader (:func:`take_upload`), else it is forgotten with a note."""
     current = st.session_state.get(FILES_KEY, {}).get(slot)
-    if current is not None and "digest" not in current:  # stored by an older version
-        current["digest"] = file_digest(current["bytes"])
+    if current is None:
+        return None
+    if "digest" not in current or memory.store().get(memory.current_session(), ROLES[slot]) is None:
+        try:
+            restored = "digest" in current and restore_file(slot, current)
+        except Exception:  # over the budget now: the file is gone, with the note
+            restored = False
+        if not restored:
+            forget_file(slot)
+            st.session_state[RELEASED_KEY] = current["name"]
+            return None
     return current
 
 
-def parsed(current):
-    """The parsed table of a loaded file (:func:`parse_cached`)."""
-    return parse_cached(current["digest"], current["name"], current["bytes"])
+def parsed(current, slot="source"):
+    """The parsed table of a loaded file (held by :func:`hold_table`)."""
+    return memory.store().get(memory.current_session(), ROLES[slot])
 
 
 def show_file_status(slot):
@@ -293,7 +368,7 @@ def show_file_status(slot):
             icon=":material/error:",
         )
     if current:
-        table = parsed(current)
+        table = parsed(current, slot)
         st.caption(f":material/check_circle: **{esc(current['name'])}** — {esc(table.describe())}")
         for note in table.warnings:
             st.warning(esc(note), icon=":material/warning:")
@@ -510,10 +585,9 @@ def show_report(prepared, source_name, target_name):
         st.warning(esc(note), icon=":material/warning:")
 
 
-def fit_all_models(inputs, l2):
+def fit_all_models(key, prepared, l2):
     """The page's experiment: :func:`explorer.experiments.your_data.fit_models`."""
     transfer = st.session_state["data.transfer"]
-    prepared = prepare_cached(*inputs)
     note = fit_cost_note(*prepared.X_source.shape, len(prepared.classes), n_fits=len(TABLE_CLASSIFIERS))
     if note:
         st.info(note, icon=":material/hourglass_top:")
@@ -524,7 +598,7 @@ def fit_all_models(inputs, l2):
                 l2=l2,
                 progress=progress,
                 fit=lambda name, l2, transfer="dropout": fit_model_cached(
-                    inputs[0], name, l2, transfer, _prepared=prepared
+                    key, name, l2, transfer, _prepared=prepared
                 ),
                 transfer=transfer,
             )
@@ -829,9 +903,9 @@ def show_transfer_parameters(prepared, models):
 
 
 def read_inputs(source, target, one_file=False):
-    """The arguments of :func:`prepare_cached` from the files and the options: the
-    key (the files' digests and names, the options; small and hashable) and the two
-    files' bytes (``None`` for the target of one file).
+    """The key of :func:`prepare_held` from the files and the options: the files'
+    digests and names and the options (small and hashable; ``None`` digest for the
+    target of one file).
 
     With one file (``one_file``), its gaps are what the target has: they are
     treated as zeros, as in the paper's missing-data protocol (section 4.2.2).
@@ -848,7 +922,43 @@ def read_inputs(source, target, one_file=False):
         tuple(session.get("data.exclude", [])),
         bool(session["data.scale"]),
     )
-    return key, source["bytes"], target["bytes"]
+    return key
+
+
+def leave_presentation_mode():
+    """Button callback: end presentation mode (as ``?present=0`` does)."""
+    st.session_state[state.PRESENT_KEY] = False
+    st.query_params[state.PRESENT_PARAM] = "0"
+
+
+def draw_presentation_exit():
+    """Presentation mode before any data are loaded: say so, and offer the way out."""
+    left, right = st.columns([3, 1], vertical_alignment="center")
+    left.info(
+        "Presentation mode shows the results only; load the files below first.",
+        icon=":material/slideshow:",
+    )
+    right.button(
+        "Leave presentation mode",
+        key="data_leave_present",
+        on_click=leave_presentation_mode,
+        icon=":material/close_fullscreen:",
+        width="stretch",
+        help="Show the page's controls and the sidebar again (the link's ?present=0).",
+    )
+
+
+def show_released_note():
+    """Say once that a file was released (the tab was idle, or the server needed room)."""
+    name = st.session_state.pop(RELEASED_KEY, None)
+    if name is not None:
+        idle = memory.store().idle_seconds / 60
+        st.info(
+            f"**{esc(name)}** was released from the server's memory: this tab had been "
+            f"idle (no action for {idle:,.0f} minutes, or over a minute while the server "
+            "needed the room). Load it again to continue.",
+            icon=":material/history:",
+        )
 
 
 def main():
@@ -872,6 +982,11 @@ def main():
     if sample_note:
         st.info(esc(sample_note), icon=":material/link_off:")
 
+    one_file = st.session_state.get("data.mode") == "one"
+    files = st.session_state.get(FILES_KEY, {})
+    if present and not all(slot in files for slot in (SLOTS[:1] if one_file else SLOTS)):
+        draw_presentation_exit()  # nothing to present yet: the loaders, and a way out
+        present = False
     if not present:
         st.markdown(
             "Try FLDA on your own data: a **labelled source** CSV to train on and a **target** "
@@ -884,8 +999,9 @@ def main():
 
     one_file = st.session_state.get("data.mode") == "one"
     source, target = loaded("source"), loaded("target")
+    show_released_note()
     if one_file and source:
-        target = {"bytes": None, "digest": None, "name": f"{source['name']} (rows with gaps)"}
+        target = {"digest": None, "name": f"{source['name']} (rows with gaps)"}
     if not (source and target):
         missing = [slot for slot in SLOTS if not loaded(slot)]
         if one_file:
@@ -895,7 +1011,7 @@ def main():
             icon=":material/upload_file:",
         )
         return
-    source_table = parsed(source)
+    source_table = parsed(source, "source")
     if present:
         if st.session_state.get("data.label") not in source_table.columns:
             set_choice("data.label", csvio.guess_label_column(source_table))
@@ -904,29 +1020,33 @@ def main():
     remember_choices()
     state.write_to_url(SETTINGS)
     sync_sample_url()
-    inputs = read_inputs(source, target, one_file)
+    key = read_inputs(source, target, one_file)
+    target_table = None if one_file else parsed(target, "target")
     with guard.error_boundary("preparing your files", "These files cannot be used together yet.") as outcome:
-        prepared = prepare_cached(*inputs)
+        prepared = prepare_held(key, source_table, target_table)
     if outcome.failed:
         return
     if not present:
         show_report(prepared, source["name"], target["name"])
     with guard.error_boundary("fitting the classifiers", "The classifiers could not be fitted.") as outcome:
-        models = fit_all_models(inputs, float(st.session_state["data.l2"]))
+        models = fit_all_models(key, prepared, float(st.session_state["data.l2"]))
     if outcome.failed or models is None:
         return
     baseline_rows = ()
     if st.session_state.get("data.baselines") and prepared.has_target_labels:
         with guard.error_boundary("fitting the baselines", "The baselines could not be fitted."):
-            baseline_rows = run_baselines(inputs, state.get_seed())
-    results = result_tables_cached(
-        inputs[0],
-        float(st.session_state["data.l2"]),
-        st.session_state["data.transfer"],
-        tuple(models),
-        prepared,
-        models,
-    )
+            baseline_rows = run_baselines(key, prepared, state.get_seed())
+    with guard.error_boundary("keeping the results", "The results cannot be kept.") as outcome:
+        results = result_tables_held(
+            key,
+            float(st.session_state["data.l2"]),
+            st.session_state["data.transfer"],
+            tuple(models),
+            prepared,
+            models,
+        )
+    if outcome.failed:
+        return
     show_results(
         prepared,
         models,

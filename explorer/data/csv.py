@@ -22,6 +22,7 @@ import codecs
 import csv
 import io
 import re
+import unicodedata
 import warnings as _warnings
 from dataclasses import dataclass, field
 
@@ -29,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.errors import DataValidationError
+from explorer.safe_text import BIDI_CONTROLS, strip_bidi
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -93,6 +95,11 @@ class CsvTable:
         The field delimiter detected.
     warnings : tuple of str
         Things worth knowing that are not errors.
+    row_numbers : ndarray of int or None
+        The data-row number (1-based, header not counted) in the file of each row of
+        ``frame``, when ``frame`` is a subset of the file's rows (one file split by
+        :func:`explorer.data.uci.split_by_missing`); ``None`` means rows 1 to
+        ``n_rows``, in order.
     """
 
     name: str
@@ -100,6 +107,13 @@ class CsvTable:
     encoding: str
     delimiter: str
     warnings: tuple = ()
+    row_numbers: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def file_rows(self):
+        """The data-row number in the file of each row (see ``row_numbers``)."""
+        if self.row_numbers is None:
+            return np.arange(1, self.n_rows + 1)
+        return np.asarray(self.row_numbers, dtype=np.int64)
 
     @property
     def n_rows(self):
@@ -257,13 +271,14 @@ def _is_numeric(series):
 
 
 def _convert_column(series, delimiter):
-    """Float column if every non-missing cell is a number, else stripped strings.
+    """Float column if every non-missing cell is a number, else stripped strings
+    (without bidirectional controls, :func:`explorer.safe_text.strip_bidi`).
 
     Returns ``(column, decimal_comma_used)``.
     """
     if _is_numeric(series):
         return series.astype(np.float64), False
-    text = series.astype("str").str.strip()
+    text = series.astype("str").str.replace(f"[{BIDI_CONTROLS}]", "", regex=True).str.strip()
     missing = series.isna() | text.str.lower().isin(MISSING_TOKENS)
     text = text.mask(missing)
     numbers = pd.to_numeric(text, errors="coerce")
@@ -340,7 +355,11 @@ def parse_csv(raw, name="file.csv"):
     delimiter = forced_delimiter or detect_delimiter(lines)
     _check_line_widths(lines, delimiter, name)
     _check_header_line_breaks(text, lines[0], delimiter, name)
-    header = [h.strip() for h in _split_fields(lines[0], delimiter)]
+    raw_header = [h.strip() for h in _split_fields(lines[0], delimiter)]
+    # Names in Unicode's composed form (NFC): "café" typed on one system and written
+    # decomposed (NFD, as macOS tools often do) on another is one name.  Bidirectional
+    # controls (invisible, but they reverse the line a name is shown on) are dropped.
+    header = [unicodedata.normalize("NFC", strip_bidi(h)).strip() for h in raw_header]
     if len(header) > MAX_COLUMNS:
         raise DataValidationError(
             f"{name} has {len(header):,} columns; the limit is {MAX_COLUMNS:,}.",
@@ -365,6 +384,7 @@ def parse_csv(raw, name="file.csv"):
             "Every row needs exactly one value per column: add the missing column name(s) "
             "or remove the extra delimiter at the end of the data rows.",
         )
+    _check_normalised_names(raw_header, header, name)
     _check_column_names(header, name)
     if all(_looks_numeric(h) for h in header):
         file_warnings.append(
@@ -536,6 +556,21 @@ def _check_header_line_breaks(text, first_line, delimiter, name):
             f"A column name in the header of {name} contains a line break: {broken[0][:60]!r}.",
             "Remove line breaks from the column names (edit the header cells), then save as CSV again.",
         )
+
+
+def _check_normalised_names(raw_header, header, name):
+    """Refuse two distinct names that are one name in Unicode's composed form (NFC)."""
+    first = {}
+    for raw, normal in zip(raw_header, header, strict=True):
+        other = first.setdefault(normal, raw)
+        if other != raw:
+            raise DataValidationError(
+                f"{name} has two columns whose names look the same, {other!r} and {raw!r}: "
+                "they differ only in invisible direction marks or in how accented letters are "
+                "encoded (Unicode composed and decomposed forms), which this page reads as "
+                "one name.",
+                "Rename one of the two columns.",
+            )
 
 
 def _check_column_names(header, name):

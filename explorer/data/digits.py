@@ -369,9 +369,20 @@ def fingerprint(*arrays):
     return digest.hexdigest()[:16]
 
 
-def _domains(X_a, y_a, X_b, y_b, side, name_a, name_b, kind, description, paper_rows):
-    X_a = np.ascontiguousarray(X_a, dtype=np.float64)
-    X_b = np.ascontiguousarray(X_b, dtype=np.float64)
+def compact_images(X):
+    """``X`` as float32 (half of float64's memory) when every value stays finite, else
+    float64: uploaded collections are kept compact (issue 36: a 0.7 MB NPZ pair of
+    30,000 binary images was 117 MB of float64); fits convert to float64 where they
+    need it (:func:`explorer.experiments.digits.fit_direction`)."""
+    X32 = np.ascontiguousarray(X, dtype=np.float32)
+    if np.isfinite(X32).all():
+        return X32
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def _domains(X_a, y_a, X_b, y_b, side, name_a, name_b, kind, description, paper_rows, compact=False):
+    convert = compact_images if compact else (lambda X: np.ascontiguousarray(X, dtype=np.float64))
+    X_a, X_b = convert(X_a), convert(X_b)
     return DigitDomains(
         X_a=X_a,
         y_a=np.asarray(y_a),
@@ -850,10 +861,13 @@ def make_uploaded_domains(file_a, file_b, rescale=True):
         i.e. the background must be the darkest, smallest value).  Turn off
         if zeros already mean "no ink".
 
+    The images are kept as float32 (:func:`compact_images`).
+
     Raises
     ------
     DataValidationError
-        A file is invalid, the image sizes differ, or the label sets differ.
+        A file is invalid, the image sizes differ, the label sets differ, or every
+        pixel of a file has one value (blank images).
     """
     (name_a, raw_a), (name_b, raw_b) = file_a, file_b
     X_a, y_a, side_a = read_digit_file(raw_a, name_a)
@@ -879,6 +893,7 @@ def make_uploaded_domains(file_a, file_b, rescale=True):
         )
     for X, name in ((X_a, name_a), (X_b, name_b)):  # either file can be the source
         check_fit_cost(X.shape[0], X.shape[1], len(set(y_a.tolist())), name)
+        _check_not_blank(X, name, rescale)
     if rescale:
         X_a, X_b = rescale_to_unit(X_a), rescale_to_unit(X_b)
     description = (
@@ -886,7 +901,25 @@ def make_uploaded_domains(file_a, file_b, rescale=True):
         f"images) as domain B, {side_a} x {side_a} pixels"
         + (", each file's values scaled linearly to [0, 1]." if rescale else ", values used as uploaded.")
     )
-    return _domains(X_a, y_a, X_b, y_b, side_a, name_a, name_b, "upload", description, {})
+    return _domains(X_a, y_a, X_b, y_b, side_a, name_a, name_b, "upload", description, {}, compact=True)
+
+
+def _check_not_blank(X, name, rescale):
+    """Refuse a file whose pixels all have one value: every image is then the same
+    uniform square (blank once scaled to [0, 1]), with nothing to learn or compare."""
+    if X.size == 0:
+        return
+    lo, hi = float(np.min(X)), float(np.max(X))
+    if lo == hi:
+        scaled = (
+            " so after scaling to [0, 1] every image is blank" if rescale else " so every image is the same"
+        )
+        raise DataValidationError(
+            f"Every pixel of every image in {name} has the value {lo:g},{scaled}: there is "
+            "nothing to learn or to compare.",
+            "Check that the file holds the images themselves (ink on a background), e.g. "
+            "that its pixel columns are not all one value.",
+        )
 
 
 def direction_data(domains, direction):

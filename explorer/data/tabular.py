@@ -37,7 +37,7 @@ import pandas as pd
 
 from explorer.errors import DataValidationError
 from explorer.data.cost import check_fit_cost
-from explorer.data.csv import _EXAMPLES, _is_numeric, _looks_numeric, _name_list, _row_list
+from explorer.data.csv import _EXAMPLES, CsvTable, _is_numeric, _looks_numeric, _name_list, _row_list
 
 __all__ = [
     "MAX_CLASSES",
@@ -374,7 +374,7 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         incomplete_rows_target=int(incomplete_target.sum()),
     )
     counts.update(rows_source=int(X_source.shape[0]), rows_target=int(X_target.shape[0]))
-    target_rows = np.arange(1, X_target.shape[0] + 1)
+    target_rows = target.file_rows() if isinstance(target, CsvTable) else np.arange(1, X_target.shape[0] + 1)
     dropped_source = dropped_target = 0
     if missing == "zero":
         X_source = np.where(nan_source, 0.0, X_source)

@@ -214,7 +214,8 @@ def split_by_missing(table, label, exclude=()):
     source, target : same type as ``table``
         Row subsets (all columns kept, original row order and index).  For a
         :class:`CsvTable` the names get ``" (complete rows)"`` and ``" (rows
-        with gaps)"`` appended.
+        with gaps)"`` appended, and each part's ``row_numbers`` are its rows'
+        data-row numbers in ``table``'s file (so predictions name the file's rows).
 
     Raises
     ------
@@ -244,6 +245,7 @@ def split_by_missing(table, label, exclude=()):
         )
     if not isinstance(table, CsvTable):
         return source, target
+    file_rows = table.file_rows()  # each part keeps its rows' numbers in the file
     return (
         CsvTable(
             f"{table.name} (complete rows)",
@@ -251,6 +253,7 @@ def split_by_missing(table, label, exclude=()):
             table.encoding,
             table.delimiter,
             table.warnings,
+            row_numbers=file_rows[labelled & ~gap],
         ),
         CsvTable(
             f"{table.name} (rows with gaps)",
@@ -258,6 +261,7 @@ def split_by_missing(table, label, exclude=()):
             table.encoding,
             table.delimiter,
             (),
+            row_numbers=file_rows[labelled & gap],
         ),
     )
 

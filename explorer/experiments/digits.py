@@ -392,6 +392,9 @@ def _train(X, y, method, l2, theta, random_state, tol, chosen):
 def fit_direction(domains, direction, method, l2=None, zero_tol=0.0, seed=0, transfer="dropout"):
     """:func:`fit_method` for one direction of ``domains`` (``"A → B"``: A is the source)."""
     X_s, y_s, X_t, y_t = direction_data(domains, direction)
+    # Uploaded collections are kept as float32 (explorer.data.digits.compact_images);
+    # every fit computes in float64, as for the public data (a copy for this fit only).
+    X_s, X_t = np.asarray(X_s, dtype=np.float64), np.asarray(X_t, dtype=np.float64)
     return fit_method(
         X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol, random_state=seed, transfer=transfer
     )

@@ -162,9 +162,10 @@ def chart_payload(fig, key, config=None, description=None, report_drawn=False, f
     figure sent with and then without it is not drawn again.  ``fit_margin`` (px, a
     slide) makes the chart take the window's height below its top, less that margin.
 
-    The figure travels as a JSON string: the browser swaps the theme's colours
-    into its text (the placeholders of plotly's "streamlit" template) before
-    parsing it, as Streamlit's own chart does.
+    The figure travels as a JSON string: the browser parses it and swaps the theme's
+    colours for the placeholders of plotly's "streamlit" template (``#000001`` to
+    ``#000040``) in its colour properties only, so trace data and names that read
+    like a placeholder are shown as they are.
     """
     import plotly.io as pio
 

@@ -12,6 +12,7 @@ import streamlit as st
 
 from explorer.error_report import describe_error
 from explorer.safe_text import escape_markdown
+from explorer.ui import memory
 from explorer.ui.charts import deferred_controls
 from explorer.ui.state import REST_OWED_KEY
 from explorer.ui.navigation import leave_pages_directory_mode
@@ -94,6 +95,7 @@ def run_page(main, action="drawing this page"):
     with the sidebar controls it puts off until its first chart
     (:func:`explorer.ui.charts.deferred_controls`)."""
     leave_pages_directory_mode()
+    memory.note_run()  # this tab is not idle; tabs idle too long lose their data
     st.session_state.pop(REST_OWED_KEY, None)  # a full run draws the whole page
     with error_boundary(action), deferred_controls():
         main()

@@ -11,8 +11,12 @@ files a page shows plus a small slack.  A file that would go over it first makes
 by dropping the session's files no widget refers to any more (those of a page left
 behind: Streamlit does not delete them when the uploader disappears), oldest first;
 files a widget refers to, and files uploaded in the last :data:`FRESH_SECONDS` that no
-run has read yet (an upload whose rerun is on its way), are never dropped.  If that is
-not enough the request gets a clean ``413`` with a message (no traceback), and the
+run has read yet (an upload whose rerun is on its way), are never dropped.  Files no
+widget refers to that a run has read, or that no run read within
+:data:`FRESH_SECONDS`, are dropped from every session before an upload is checked
+against the server's total, and on every run (:func:`expire_unused_uploads`; issue 36:
+three tabs that sent two 40 MB files each and never used them locked every other
+student out).  If that is not enough the request gets a clean ``413`` with a message (no traceback), and the
 refused file's bytes are released at once.
 
 A class shares one server: sixty sessions at their budget would hold 6.6 GB.  So the
@@ -44,6 +48,8 @@ __all__ = [
     "BoundedUploadedFileManager",
     "Held",
     "bound_uploads",
+    "drop_session_uploads",
+    "expire_unused_uploads",
     "files_to_drop",
     "room_note",
     "server_room",
@@ -250,6 +256,7 @@ class BoundedUploadedFileManager(MemoryUploadedFileManager):
         from starlette.exceptions import HTTPException
 
         referenced = _referenced_file_ids(self._runtime, session_id)
+        self.expire_unused()
         with self._budget_lock:
             others = [h for i, h in self._held.get(session_id, {}).items() if i != file.file_id]
             drop = files_to_drop(others, referenced, len(file.data), self.budget, time.monotonic())
@@ -281,6 +288,30 @@ class BoundedUploadedFileManager(MemoryUploadedFileManager):
             self._held.setdefault(session_id, {})[file.file_id] = Held(
                 file.file_id, len(file.data), time.monotonic()
             )
+
+    def expire_unused(self, now=None):
+        """Drop every session's files that no widget refers to and that a run has read
+        (left behind: a page left, a ✕ whose ``DELETE`` never came) or that no run read
+        within :data:`FRESH_SECONDS` of their upload (a tab that sent files and never
+        ran with them); returns how many were dropped."""
+        now = time.monotonic() if now is None else now
+        with self._budget_lock:
+            stale = {
+                session_id: [h.file_id for h in held.values() if h.read or now - h.added >= FRESH_SECONDS]
+                for session_id, held in self._held.items()
+            }
+        dropped = 0
+        for session_id, file_ids in stale.items():
+            if not file_ids:
+                continue
+            referenced = _referenced_file_ids(self._runtime, session_id)
+            if referenced is None:
+                continue  # cannot be told (a run changing the states): keep them
+            for file_id in file_ids:
+                if file_id not in referenced:
+                    self.remove_file(session_id, file_id)
+                    dropped += 1
+        return dropped
 
     def held_bytes(self):
         """Bytes all sessions of this process hold on the upload endpoint."""
@@ -355,6 +386,28 @@ def bound_uploads(runtime=None, budget=None, total_bytes=None):
     else:
         manager.budget, manager.total_bytes = budget, total_bytes
     return manager
+
+
+def drop_session_uploads(session_id):
+    """Drop every file a session holds on the upload endpoint (an idle session culled by
+    :mod:`explorer.ui.memory`); nothing without a bounded store."""
+    from streamlit.runtime import Runtime
+
+    if not Runtime.exists():
+        return
+    manager = Runtime.instance().uploaded_file_mgr
+    if isinstance(manager, BoundedUploadedFileManager):
+        manager.remove_session_files(session_id)
+
+
+def expire_unused_uploads():
+    """:meth:`BoundedUploadedFileManager.expire_unused` on the running server's store."""
+    from streamlit.runtime import Runtime
+
+    if not Runtime.exists():
+        return 0
+    manager = Runtime.instance().uploaded_file_mgr
+    return manager.expire_unused() if isinstance(manager, BoundedUploadedFileManager) else 0
 
 
 def room_note(held, total, largest):

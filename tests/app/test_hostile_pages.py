@@ -285,3 +285,39 @@ def test_learning_curve_link_with_non_finite_or_out_of_range_range(query, names)
         return
     assert not at.error and at.session_state["lc.n_max"] == 10_000
     assert len(charts(at)) >= 1
+
+
+BIDI = "\u202e"  # right-to-left override: the rest of its line would show reversed
+
+
+def test_bidi_controls_in_file_column_and_label_names_never_reach_the_page(downloads):
+    """Issue 36: U+202A-U+202E, U+2066-U+2069, U+200E/F and U+061C in a file name, a
+    column name or a label are removed from every text, chart and download."""
+    from explorer.safe_text import BIDI_CONTROLS
+
+    def bidi_csv(n, seed):
+        rows = _rows(n, seed, lambda i: f"ab{BIDI}c" if i % 2 else "x\u2066y\u2069")
+        return (f"fe{BIDI}at,b\u200f,lab{BIDI}el\n" + rows).encode()
+
+    at = open_page(YOUR_DATA)
+    _upload(at, "data_source_upload", f"evil{BIDI}vsc.csv", bidi_csv(60, 1))
+    _upload(at, "data_target_upload", "t\u061carget.csv", bidi_csv(40, 2))
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    texts = _texts(at)
+    assert any("evilvsc.csv" in shown(t) for t in texts)
+    assert at.session_state["data.label"] == "label"
+    seen = [*texts, *(c.spec for c in charts(at)), *(c.description for c in charts(at))]
+    seen += [d.value.to_csv() for d in at.dataframe]
+    seen += [data.decode("utf-8") for data in downloads.values()]
+    assert not [t for t in seen if any(ch in t for ch in BIDI_CONTROLS)]
+
+
+def test_every_escape_removes_bidi_controls():
+    from explorer.safe_text import BIDI_CONTROLS, escape_markdown, escape_plotly, plain_from_plotly, safe_csv
+
+    text = "a" + BIDI_CONTROLS + "b"
+    assert len(BIDI_CONTROLS) == 12
+    for escaped in (escape_markdown(text), escape_plotly(text), plain_from_plotly(text)):
+        assert not any(ch in escaped for ch in BIDI_CONTROLS)
+    frame = __import__("pandas").DataFrame({text: [text, "=" + text]})
+    assert safe_csv(frame).splitlines() == ["ab", "ab", "'=ab"]

@@ -324,3 +324,14 @@ def test_the_handout_names_every_step_with_its_numbers(monkeypatch):
     assert "The paper&#x27;s Table 1" in html or "paper's Table 1" in html
     assert "https://class.example/app/lesson?step=counts" in students
     assert "<script>alert" not in html
+
+
+def test_a_step_link_with_a_bidi_override_shows_the_name_without_it():
+    """Issue 36: a right-to-left override in ``?step=`` never reaches the page."""
+    from explorer.safe_text import BIDI_CONTROLS
+
+    at = _open_step("no\u202esuch-step")
+    assert not at.exception
+    warnings = [w.value for w in at.warning]
+    assert any("nosuch" in w.replace("\\", "") for w in warnings)
+    assert not [w for w in warnings if any(ch in w for ch in BIDI_CONTROLS)]

@@ -235,6 +235,25 @@ def test_presentation_mode_hides_controls_but_shows_results():
     assert len(charts(at)) >= 4
 
 
+def test_presentation_mode_without_data_shows_the_loaders_and_a_way_out():
+    """Issue 36: ``your_data?present=1`` asked for files but showed no uploader and no
+    way out of presentation mode."""
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.query_params["present"] = "1"
+    at.run()
+    assert not at.exception
+    assert len(at.file_uploader) == 2 and at.button(key="data_sample_breast_cancer")
+    at.button(key="data_sample_breast_cancer").click().run()  # data loaded: presenting
+    assert len(at.file_uploader) == 0 and len(charts(at)) >= 4
+    assert at.session_state["shared.present"] is True
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.query_params["present"] = "1"
+    at.run()
+    at.button(key="data_leave_present").click().run()
+    assert not at.exception and at.session_state["shared.present"] is False
+    assert at.query_params["present"] == ["0"] or at.query_params["present"] == "0"
+
+
 def _column_config(table):
     """The table's ``column_config`` by column (without the hidden index's entry)."""
     return {name: config for name, config in json.loads(table.proto.columns).items() if name != "_index"}
@@ -329,10 +348,12 @@ def test_trivial_reruns_parse_nothing_again_and_new_bytes_under_the_same_name_do
         at.slider(key=slider.key).set_value(value).run()
         assert not at.exception and not at.error
     at.checkbox(key="data.scale").uncheck().run()  # a real change: prepared again
-    at.checkbox(key="data.scale").check().run()  # back: from the cache
     assert parses == {"mine_source.csv": 1, "mine_target.csv": 1}
     assert prepares == {"prepare_domains": 2}
     assert scores == {"predictions_frame": 2}
+    # back: prepared once more, since a tab holds one prepared set (issue 36's budget)
+    at.checkbox(key="data.scale").check().run()
+    assert prepares == {"prepare_domains": 3} and parses["mine_source.csv"] == 1
     # the same name with other bytes (10 more rows) is read again and used
     more = source + b"".join(f"{i % 3},1,0,{'x' if i % 2 else 'y'}\n".encode() for i in range(10))
     upload(at, "source", "mine_source.csv", more)

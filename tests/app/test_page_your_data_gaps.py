@@ -54,3 +54,22 @@ def test_uploaded_file_with_gaps_and_one_without():
     at.file_uploader[0].set_value(("complete.csv", complete, "text/csv")).run()
     assert not at.exception
     assert any("no row with a missing feature value" in e.value for e in at.error)
+
+
+def test_one_file_predictions_name_the_rows_of_the_file():
+    """Issue 36: the predictions' row column is the data row in the file (7, 14, 21 …),
+    in the table and in the CSV download; the true label shown is that row's label."""
+    from explorer.ui.tables import csv_bytes
+
+    labels = {i: ("x" if i % 4 < 2 else "y") for i in range(1, 121)}  # data row -> label
+    raw = b"a,b,label\n" + b"".join(
+        f"{i % 5 + 1},{'' if i % 7 == 0 else i % 3 + 1},{labels[i]}\n".encode() for i in range(1, 121)
+    )
+    at = open_page(PAGE, {"mode": "one"})
+    at.file_uploader[0].set_value(("gaps.csv", raw, "text/csv")).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    predictions = next(d.value for d in at.dataframe if "true_label" in d.value.columns)
+    assert list(predictions["row"]) == list(range(7, 121, 7))
+    assert [labels[r] for r in predictions["row"]] == list(predictions["true_label"])
+    download = csv_bytes(predictions).decode().splitlines()
+    assert [line.split(",")[0] for line in download[1:4]] == ["7", "14", "21"]

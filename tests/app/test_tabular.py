@@ -427,3 +427,27 @@ def test_one_class_message_names_the_class_plainly():
         tab.prepare_domains(source, target, label="label")
     assert "only one class ('x')" in info.value.message
     assert "np." not in info.value.message
+
+
+def test_column_names_composed_in_one_file_and_decomposed_in_the_other_match():
+    """Issue 36: "café" written composed (NFC) in the source and decomposed (NFD, as
+    macOS tools often write it) in the target is one feature, not two "only in" names."""
+    import unicodedata
+
+    nfc, nfd = unicodedata.normalize("NFC", "café"), unicodedata.normalize("NFD", "café")
+    assert nfc != nfd
+    rows = "".join(f"{i % 3},{(i * 5) % 4},{i % 2}\n" for i in range(40))
+    source = parse_csv(f"{nfc},b,label\n{rows}".encode(), "source.csv")
+    target = parse_csv(f"{nfd},b,label\n{rows}".encode(), "target.csv")
+    prepared = prepare_domains(source, target, "label")
+    assert prepared.feature_names == (nfc, "b")
+    assert prepared.X_target.shape == (40, 2)
+    assert not any("only in" in note for note in prepared.report.warnings)
+
+
+def test_two_names_that_differ_only_in_their_unicode_form_are_refused_clearly():
+    import unicodedata
+
+    nfc, nfd = unicodedata.normalize("NFC", "café"), unicodedata.normalize("NFD", "café")
+    error = error_of(f"{nfc},{nfd},label\n1,2,x\n3,4,y\n".encode())
+    assert repr(nfc) in error.message and repr(nfd) in error.message

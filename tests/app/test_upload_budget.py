@@ -276,3 +276,24 @@ def test_a_session_cannot_hold_more_than_its_budget_on_a_real_server(tmp_path):
     assert peak_rss - start_rss < 250 * MB, (start_rss // MB, peak_rss // MB)
     assert not stats.errors, stats.errors
     assert any(label.startswith("Label column") for label in shown), shown
+
+
+def test_uploads_no_run_ever_read_expire_so_other_tabs_are_not_locked_out(monkeypatch):
+    """Issue 36: three tabs sent two 40 MB files each and never used them; another
+    student's 1.2 kB CSV got 413.  Files no run read within FRESH_SECONDS and no widget
+    shows are dropped before the server's total is checked."""
+    clock = [100.0]
+    monkeypatch.setattr(uploads.time, "monotonic", lambda: clock[0])
+    manager = MemoryUploadedFileManager("/_stcore/upload_file")
+    runtime = _Runtime(manager)
+    for tab in ("t1", "t2", "t3", "student"):
+        runtime.sessions[tab] = _Session()
+    uploads.bound_uploads(runtime, budget=(4, 100 * MB), total_bytes=240 * MB)
+    for tab in ("t1", "t2", "t3"):
+        manager.add_file(tab, _rec(f"{tab}-a", 40 * MB))
+        manager.add_file(tab, _rec(f"{tab}-b", 40 * MB))
+    runtime.sessions["t3"].file_ids = ["t3-a"]  # a widget shows this one: it stays
+    clock[0] += uploads.FRESH_SECONDS
+    manager.add_file("student", _rec("small", 1200))
+    assert manager.held_bytes() == 40 * MB + 1200
+    assert [f.file_id for f in manager.get_files("t3", ["t3-a", "t3-b"])] == ["t3-a"]

@@ -42,7 +42,23 @@ def run():
         draw()
 
 
+#: Category and trace names that read like the theme's colour placeholders (issue 36).
+PLACEHOLDER_NAMES = ("#000001", "#000035", "#000049")
+
+
+def names_figure():
+    """A bar chart whose categories and trace name are user text like ``#000001``."""
+    import plotly.graph_objects as go
+
+    figure = go.Figure(go.Bar(x=list(PLACEHOLDER_NAMES), y=[1, 2, 3], name="#000002", text=["#000038"] * 3))
+    figure.update_layout(template="streamlit", showlegend=True, xaxis_title="#000010", xaxis_type="category")
+    return figure
+
+
 def draw():
+    if st.query_params.get("names") == "1":
+        ui_chart.plotly_chart(names_figure(), "names", None, "Names like colours.")
+        return
     n = st.slider("n", 0, 20, 5, key="n")
     second = st.checkbox("second chart", key="second")
     boundaries, heat = figures(n)

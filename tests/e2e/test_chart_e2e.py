@@ -229,3 +229,28 @@ def test_charts_draw_when_the_app_is_served_under_a_path(chromium, e2e_tmp):
             assert loaded and all(p.startswith("/course/flda/_flda/") for p in loaded), loaded
     finally:
         server.stop()
+
+
+def test_names_that_read_like_theme_placeholders_are_shown_as_typed(chromium, chart_server):
+    """Issue 36: a feature or class named ``#000001``...``#000049`` was replaced by a theme
+    colour (the substitution ran over the whole figure text); only colour properties are
+    themed now, and they still are."""
+    with _session(chromium, chart_server, "?names=1") as (page, tracker):
+        resolved = page.evaluate(
+            """() => {
+            const gd = document.querySelector('[data-testid="fldaChart"][data-key="names"] .js-plotly-plot');
+            const t = gd._fullData[0];
+            return {x: Array.from(t.x), name: t.name, text: Array.from(t.text),
+                    axis: gd._fullLayout.xaxis.title.text, colorway: gd._fullLayout.colorway,
+                    ticks: Array.from(gd.querySelectorAll('.xtick text')).map(e => e.textContent),
+                    bar: t.marker.color};
+        }"""
+        )
+        assert resolved["x"] == ["#000001", "#000035", "#000049"]
+        assert resolved["ticks"] == ["#000001", "#000035", "#000049"]
+        assert resolved["name"] == "#000002" and resolved["text"] == ["#000038"] * 3
+        assert resolved["axis"] == "#000010"
+        # the colour properties are themed: no placeholder left in the colours
+        assert not [c for c in resolved["colorway"] if c.startswith("#0000")]
+        assert not str(resolved["bar"]).startswith("#0000")
+        assert not tracker.page_errors

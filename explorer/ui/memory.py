@@ -1,0 +1,504 @@
+"""What every session holds in memory, counted against one budget (issue 36).
+
+Before this module, Your data kept every accepted file's bytes in session state
+(and kept them after the user removed the file with ✕), and Digits kept each
+session's uploaded pair as float64 arrays in session state: five sessions loading
+and removing two 35 MB CSVs took the server from 484 to 899 MB, and a 0.7 MB NPZ
+pair became 117 MB per session.  Now a session's session state holds only *names
+and digests*; the data themselves (parsed tables, prepared arrays, result tables,
+digit collections) live in one process-wide :class:`DataStore`:
+
+* **held once per process, by digest**: an entry is keyed by the digest of its
+  input bytes and options; two sessions (or tabs) loading the same file share one
+  entry;
+* **measured**: an entry's size is measured when it is made (:func:`nbytes_of`:
+  ``ndarray.nbytes``, ``DataFrame.memory_usage(deep=True)``, ``len`` of bytes and
+  text, through dataclasses and containers, each object counted once);
+* **a budget per session** (:data:`SESSION_ENV`, default
+  :data:`DEFAULT_SESSION_MB`): a session is charged every entry it holds (in full,
+  also when shared); an entry that would take it over is refused with a message
+  (:class:`OverBudget`, a :class:`~explorer.errors.DataValidationError`, shown
+  as an error box with its fix);
+* **a total per server process** (:data:`TOTAL_ENV`; default a quarter of the
+  machine's memory shared among ``FLDA_SERVER_PROCESSES``): the distinct entries
+  held plus the bytes on Streamlit's upload endpoint
+  (:func:`explorer.ui.uploads.server_room`) stay under it.  When a new entry does
+  not fit, entries of sessions idle (no run) for :data:`PRESSURE_IDLE_SECONDS` go
+  first, least recently used first; entries of sessions that are working are never
+  taken, and if that is not enough the new entry is refused;
+* **released**: a session holds at most one entry per *role* (Your data's source
+  file, its target file, the prepared arrays, the results; Digits' pair), so a
+  new file releases the old one; a page releases a role when its uploader drops
+  the file (✕); when a session's state is dropped (the tab closed and Streamlit's
+  ``server.disconnectedSessionTTL`` passed) everything it held is released
+  (a :func:`weakref.finalize` on a token kept in its session state: public APIs
+  only); and a session idle for :data:`IDLE_ENV` minutes (default
+  :data:`DEFAULT_IDLE_MINUTES`, like JupyterHub's idle culler) loses its entries
+  and its files on the upload endpoint.  An entry no session holds is dropped at
+  once.
+
+The per-tab rule serves a class behind one NAT address (every tab is its own
+session); one student's many tabs cannot starve the class because idle tabs lose
+their data first under pressure, and every tab is bounded by the session budget.
+
+Every page's run notes its tab as active (:func:`note_run`, from
+``explorer.ui.guard.run_page``), and culls the idle ones.  This module imports
+streamlit, numpy and pandas only inside the functions that need them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+import time
+import uuid
+import weakref
+from dataclasses import dataclass, field
+
+from explorer.errors import DataValidationError
+
+__all__ = [
+    "DEFAULT_IDLE_MINUTES",
+    "DEFAULT_SESSION_MB",
+    "IDLE_ENV",
+    "PRESSURE_IDLE_SECONDS",
+    "SESSION_ENV",
+    "TOTAL_ENV",
+    "DataStore",
+    "OverBudget",
+    "current_session",
+    "note_run",
+    "nbytes_of",
+    "store",
+]
+
+#: Environment variable: MB of data one session (browser tab) may hold.
+SESSION_ENV = "FLDA_SESSION_BUDGET_MB"
+#: Environment variable: MB all sessions of this machine's app processes may hold in
+#: all (data and uploads); shared among ``FLDA_SERVER_PROCESSES``.
+TOTAL_ENV = "FLDA_MEMORY_TOTAL_MB"
+#: Environment variable: minutes without a run after which a session's data are released.
+IDLE_ENV = "FLDA_IDLE_MINUTES"
+#: Default session budget (MB): two 50 MB CSVs parsed, prepared and their results.
+DEFAULT_SESSION_MB = 400
+#: Default idle time (minutes) after which a session's data are released.
+DEFAULT_IDLE_MINUTES = 20
+#: Seconds without a run after which a session's data may be taken for another's.
+PRESSURE_IDLE_SECONDS = 60.0
+#: Share of the machine's memory all sessions may hold when ``FLDA_MEMORY_TOTAL_MB``
+#: is not set.
+MEMORY_SHARE = 0.25
+_SESSION_KEY = "_flda.memory_session"
+
+
+def _positive(environ, name, default):
+    try:
+        value = float(str(environ.get(name, "")).strip())
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def nbytes_of(value, _seen=None):
+    """Bytes ``value`` holds: arrays, frames, bytes and text, through dataclasses,
+    containers and plain objects; each object counted once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.zeros(1000)
+    >>> nbytes_of((a, a, b"xyz"))
+    8003
+    """
+    import numpy as np
+    import pandas as pd
+
+    seen = set() if _seen is None else _seen
+    if id(value) in seen or value is None or isinstance(value, (bool, int, float, complex)):
+        return 0
+    seen.add(id(value))
+    if isinstance(value, np.ndarray):
+        base = value.base if isinstance(value.base, np.ndarray) else None
+        if base is not None:
+            return nbytes_of(base, seen)
+        if value.dtype == object:
+            return value.nbytes + sum(nbytes_of(v, seen) for v in value.ravel().tolist())
+        return int(value.nbytes)
+    if isinstance(value, (pd.DataFrame, pd.Series, pd.Index)):
+        usage = value.memory_usage(deep=True, index=True)
+        return int(usage.sum() if hasattr(usage, "sum") else usage)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return len(value)
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(nbytes_of(k, seen) + nbytes_of(v, seen) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return sum(nbytes_of(v, seen) for v in value)
+    if dataclasses.is_dataclass(value):
+        return sum(nbytes_of(getattr(value, f.name), seen) for f in dataclasses.fields(value))
+    if hasattr(value, "__dict__"):
+        return nbytes_of(vars(value), seen)
+    return 0
+
+
+#: An entry at least this large, once dropped, asks the C allocator to give its free
+#: memory back (:func:`release_free_memory`).
+TRIM_BYTES = 4 * 2**20
+
+
+def release_free_memory():
+    """Collect garbage and give the C allocator's free memory back to the system
+    (glibc's ``malloc_trim``; nothing elsewhere).  Parsing a CSV makes many mid-sized blocks that glibc keeps
+    in its heap after they are freed, so without this a released table's memory
+    stays in the process's RSS (for reuse by the next table)."""
+    import gc
+
+    gc.collect()  # a table in a reference cycle is freed only by the collector
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+class OverBudget(DataValidationError):
+    """Data that would take a session or the server over its memory budget."""
+
+
+def _mb(n_bytes):
+    return f"{n_bytes / 2**20:,.0f} MB"
+
+
+@dataclass
+class _Entry:
+    value: object
+    nbytes: int
+    holders: set = field(default_factory=set)
+    last_used: float = 0.0
+
+
+@dataclass
+class _Session:
+    last_seen: float
+    roles: dict = field(default_factory=dict)  # role -> entry key
+    streamlit_id: str = ""
+    culled: bool = False
+
+
+class DataStore:
+    """Process-wide store of the data sessions hold, with a per-session budget and a
+    total (see the module's docstring).
+
+    Parameters
+    ----------
+    session_bytes : int
+        The most one session may hold.
+    total_bytes : int
+        The most all sessions of this process may hold, with the upload endpoint's
+        bytes (``other_bytes``).
+    idle_seconds : float
+        Seconds without a run after which :meth:`cull` releases a session's data.
+    other_bytes : callable, optional
+        Bytes held elsewhere that count against the total (the upload endpoint's).
+    clock : callable, optional
+        ``time.monotonic`` (tests pass their own).
+    """
+
+    def __init__(self, session_bytes, total_bytes, idle_seconds, other_bytes=None, clock=time.monotonic):
+        self.session_bytes = int(session_bytes)
+        self.total_bytes = int(total_bytes)
+        self.idle_seconds = float(idle_seconds)
+        self._other_bytes = other_bytes or (lambda: 0)
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._entries = {}  # key -> _Entry
+        self._sessions = {}  # session id -> _Session
+        self.on_cull = None  # called with a culled session's Streamlit id (upload files)
+
+    # ------------------------------------------------------------ reading
+    def held_bytes(self):
+        """Bytes of all distinct entries held."""
+        with self._lock:
+            return sum(e.nbytes for e in self._entries.values())
+
+    def session_bytes_held(self, session):
+        """Bytes a session holds (each entry in full)."""
+        with self._lock:
+            record = self._sessions.get(session)
+            if record is None:
+                return 0
+            return sum(self._entries[k].nbytes for k in set(record.roles.values()) if k in self._entries)
+
+    def sessions(self):
+        """Ids of the sessions known."""
+        with self._lock:
+            return list(self._sessions)
+
+    def get(self, session, role):
+        """The value ``session`` holds as ``role``, or ``None`` (never held, released,
+        or taken while the session was idle)."""
+        with self._lock:
+            record = self._sessions.get(session)
+            key = record.roles.get(role) if record else None
+            entry = self._entries.get(key) if key is not None else None
+            if entry is None:
+                return None
+            entry.last_used = self._clock()
+            return entry.value
+
+    def was_culled(self, session):
+        """True once, after :meth:`cull` released an idle ``session``'s data."""
+        with self._lock:
+            record = self._sessions.get(session)
+            if record is None or not record.culled:
+                return False
+            record.culled = False
+            return True
+
+    # ------------------------------------------------------------ holding
+    def touch(self, session, streamlit_id=""):
+        """Note a run of ``session`` (it is not idle)."""
+        with self._lock:
+            record = self._sessions.setdefault(session, _Session(self._clock()))
+            record.last_seen = self._clock()
+            if streamlit_id:
+                record.streamlit_id = streamlit_id
+
+    def hold(self, session, role, key, make, what="these data"):
+        """The value of ``key``, made by ``make()`` unless some session holds it
+        already, held by ``session`` as ``role`` (releasing what it held as
+        ``role`` before).
+
+        Raises
+        ------
+        OverBudget
+            The value would take the session over its budget, or the process over
+            its total even after taking the data of idle sessions.
+        """
+        self.touch(session)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._assign(session, role, key, entry)
+                return entry.value
+        value = make()  # outside the lock: parsing and preparing take seconds
+        size = nbytes_of(value)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:  # another session made it meanwhile
+                self._assign(session, role, key, entry)
+                return entry.value
+            record = self._sessions[session]
+            others = {k for r, k in record.roles.items() if r != role}
+            charged = sum(self._entries[k].nbytes for k in others if k in self._entries) + size
+            if charged > self.session_bytes:
+                raise OverBudget(
+                    f"Holding {what} ({_mb(size)}) would take this tab to {_mb(charged)}, over "
+                    f"the {_mb(self.session_bytes)} one tab may hold on this server.",
+                    "Use smaller files (fewer rows or columns), or remove the files you no "
+                    f"longer need; whoever runs the server can raise {SESSION_ENV}.",
+                )
+            freed = self._freed_by_replacing(session, role)
+            needed = self.held_bytes() - freed + int(self._other_bytes()) + size - self.total_bytes
+            if needed > 0:
+                self._take_from_idle(needed, exclude=session)
+                needed = self.held_bytes() - freed + int(self._other_bytes()) + size - self.total_bytes
+            if needed > 0:
+                raise OverBudget(
+                    f"The server holds as much data as it may for everyone at once "
+                    f"({_mb(self.total_bytes)}), so {what} ({_mb(size)}) cannot be held now.",
+                    "Try again in a few minutes, when other sessions have finished, or use a "
+                    f"smaller file; whoever runs the server can raise {TOTAL_ENV}.",
+                )
+            entry = _Entry(value, size)
+            self._entries[key] = entry
+            self._assign(session, role, key, entry)
+            return value
+
+    def _freed_by_replacing(self, session, role):
+        key = self._sessions[session].roles.get(role)
+        entry = self._entries.get(key) if key is not None else None
+        return entry.nbytes if entry is not None and entry.holders == {session} else 0
+
+    def _assign(self, session, role, key, entry):
+        record = self._sessions.setdefault(session, _Session(self._clock()))
+        old = record.roles.get(role)
+        record.roles[role] = key
+        entry.holders.add(session)
+        entry.last_used = self._clock()
+        if old is not None and old != key:
+            self._drop_holder(session, old)
+
+    def _drop_holder(self, session, key):
+        record = self._sessions.get(session)
+        if record is not None and key in record.roles.values():
+            return  # still held under another role
+        entry = self._entries.get(key)
+        if entry is None:
+            return
+        entry.holders.discard(session)
+        if not entry.holders:
+            self._delete(key)
+
+    def _delete(self, key):
+        entry = self._entries.pop(key)
+        large = entry.nbytes >= TRIM_BYTES
+        del entry
+        if large:
+            release_free_memory()
+
+    def release(self, session, role):
+        """``session`` no longer holds ``role`` (its uploader dropped the file)."""
+        with self._lock:
+            record = self._sessions.get(session)
+            key = record.roles.pop(role, None) if record else None
+            if key is not None:
+                self._drop_holder(session, key)
+
+    def end_session(self, session):
+        """Release everything ``session`` holds and forget it (its state was dropped)."""
+        with self._lock:
+            record = self._sessions.pop(session, None)
+            for key in set(record.roles.values()) if record else ():
+                entry = self._entries.get(key)
+                if entry is not None:
+                    entry.holders.discard(session)
+                    if not entry.holders:
+                        self._delete(key)
+
+    def _release_all(self, session):
+        record = self._sessions[session]
+        keys, record.roles = set(record.roles.values()), {}
+        for key in keys:
+            self._drop_holder(session, key)
+
+    def _take_from_idle(self, needed, exclude):
+        """Release the data of sessions idle for :data:`PRESSURE_IDLE_SECONDS`, least
+        recently seen first, until ``needed`` bytes are free."""
+        now = self._clock()
+        idle = sorted(
+            (r.last_seen, s)
+            for s, r in self._sessions.items()
+            if s != exclude and r.roles and now - r.last_seen >= PRESSURE_IDLE_SECONDS
+        )
+        for _, session in idle:
+            if needed <= 0:
+                break
+            before = self.held_bytes()
+            self._release_all(session)
+            self._sessions[session].culled = True
+            needed -= before - self.held_bytes()
+
+    def cull(self):
+        """Release the data of every session idle for ``idle_seconds``; returns the
+        Streamlit ids of the sessions culled (for their files on the upload endpoint)."""
+        now, culled = self._clock(), []
+        with self._lock:
+            for session, record in list(self._sessions.items()):
+                if now - record.last_seen < self.idle_seconds:
+                    continue
+                if record.roles:
+                    self._release_all(session)
+                    record.culled = True
+                if record.streamlit_id:
+                    culled.append(record.streamlit_id)
+                    record.streamlit_id = ""
+        if self.on_cull is not None:
+            for streamlit_id in culled:
+                self.on_cull(streamlit_id)
+        return culled
+
+
+def _total_bytes(environ, session_bytes):
+    from explorer.ui.uploads import PROCESSES_ENV, _machine_memory_bytes, _positive_int
+
+    total_mb = _positive(environ, TOTAL_ENV, None)
+    if total_mb is not None:
+        total = int(total_mb * 2**20)
+    else:
+        memory = _machine_memory_bytes()
+        total = int(MEMORY_SHARE * memory) if memory else 4 * 2**30
+    processes = _positive_int(environ.get(PROCESSES_ENV, "")) or 1
+    return max(total // processes, int(session_bytes))
+
+
+def make_store(environ=None):
+    """A :class:`DataStore` configured from the environment (see the module docstring)."""
+    from explorer.ui import uploads
+
+    environ = os.environ if environ is None else environ
+    session_bytes = int(_positive(environ, SESSION_ENV, DEFAULT_SESSION_MB) * 2**20)
+    idle_seconds = 60.0 * _positive(environ, IDLE_ENV, DEFAULT_IDLE_MINUTES)
+
+    def upload_bytes():
+        room = uploads.server_room()
+        return room[0] if room else 0
+
+    data = DataStore(session_bytes, _total_bytes(environ, session_bytes), idle_seconds, upload_bytes)
+    data.on_cull = uploads.drop_session_uploads
+    return data
+
+
+_STORE = None
+_STORE_LOCK = threading.Lock()
+
+
+def store():
+    """This process's :class:`DataStore` (made on first use)."""
+    global _STORE
+    with _STORE_LOCK:
+        if _STORE is None:
+            _STORE = make_store()
+        return _STORE
+
+
+class _Token:
+    """Kept in a session's state; when Streamlit drops the state, the session's data go."""
+
+    def __init__(self, data):
+        self.id = uuid.uuid4().hex
+        weakref.finalize(self, data.end_session, self.id)
+
+
+def current_session():
+    """The id of the running session in :func:`store` (a token in its session state),
+    noted as not idle; also culls the sessions idle for too long."""
+    import streamlit as st
+
+    from explorer.ui import uploads
+
+    data = store()
+    token = st.session_state.get(_SESSION_KEY)
+    if not isinstance(token, _Token):
+        token = st.session_state[_SESSION_KEY] = _Token(data)
+    data.touch(token.id, _streamlit_session_id())
+    data.cull()
+    uploads.expire_unused_uploads()
+    return token.id
+
+
+def note_run():
+    """:func:`current_session` for every page's run (``guard.run_page``): the tab is
+    not idle, and the idle tabs' data and uploads are released; never fails a page."""
+    try:
+        current_session()
+    except Exception:  # the budget's bookkeeping must not break a page
+        import logging
+
+        logging.getLogger("flda").exception("memory budget: noting a run failed")
+
+
+def _streamlit_session_id():
+    """Streamlit's id of the running session (to drop its uploads when it is culled),
+    or ``""``.  ``get_script_run_ctx`` is Streamlit's internal run context: pinned by
+    ``tests/app/test_memory_budget.py``."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        return ctx.session_id if ctx is not None else ""
+    except Exception:
+        return ""
