@@ -241,7 +241,7 @@ def test_importing_the_lesson_and_the_store_opens_no_database(tmp_path):
     """A page that is not in a class never touches the store: importing the store, the
     classroom views and opening the Lesson page make no class.db."""
     script = (
-        "import explorer.classroom.store\n"
+        "import explorer.classroom.store, explorer.ui.classroom\n"
         "from tests.app.apptest_support import open_page\n"
         "at = open_page('pages/lesson.py')\n"
         "assert not at.exception, at.exception\n"
