@@ -57,6 +57,8 @@ __all__ = [
 CLASS_URL_PATH = url_path("pages/classroom.py")
 #: How often a follower asks the store (seconds).
 FOLLOW_EVERY_S = 1.0
+#: Room (px) the projector leaves above its figure (title, question).
+SLIDE_MARGIN = 170
 #: A class's state is shared by the followers of one process for this long (seconds).
 STATE_TTL_S = 0.4
 CODE_PARAM, KEY_PARAM, VIEW_PARAM, STUDENT_PARAM = "code", "key", "view", "sid"
@@ -110,7 +112,7 @@ def links(code, key=None):
     """``(join, projector, presenter)`` URLs of a class (presenter only with the key)."""
     base = f"{_origin()}/{CLASS_URL_PATH}"
     join = f"{base}?{CODE_PARAM}={code}"
-    projector = f"{base}?{VIEW_PARAM}=projector&{CODE_PARAM}={code}"
+    projector = f"{base}?{VIEW_PARAM}=projector&{CODE_PARAM}={code}&present=1"
     presenter = f"{base}?{VIEW_PARAM}=presenter&{CODE_PARAM}={code}&{KEY_PARAM}={key}" if key else None
     return join, projector, presenter
 
@@ -193,7 +195,7 @@ def _slide_figure(lesson_step, view, revealed, key, values=None, slide=False):
         if not revealed and view.fig is not None:
             st.caption("The figure comes with the answer, after the vote.")
         return
-    caption = view.caption if revealed else None
+    caption = view.caption if revealed and not slide else None
     charts.show_chart(
         fig,
         key,
@@ -260,26 +262,23 @@ def projector_view(code):
     lesson_step = steps[state.step]
     view = _view(lesson_step, slide=True)
     join, _, _ = links(code)
-    title, code_side = st.columns([4, 1], vertical_alignment="center")
-    title.header(lesson_step.title, anchor=False)
-    with code_side:
-        st.markdown(f"Join: **{code}**")
-        st.image(qr_svg(join, scale=4), width=140)
-        st.caption(join)
-    st.markdown(f"**Predict:** {lesson_step.question}")
-    figure_side, vote_side = st.columns([3, 2])
+    slide_side, vote_side = st.columns([3, 2])
+    with slide_side:
+        st.header(lesson_step.title, anchor=False)
+        st.markdown(f"**Predict:** {lesson_step.question}")
+        if view is not None and not view.error:
+            _slide_figure(lesson_step, view, state.revealed, "class_slide", slide=True)
     with vote_side:
+        qr, code_text = st.columns([1, 2], vertical_alignment="center")
+        qr.image(qr_svg(join, scale=4), width=120)
+        code_text.markdown(f"### Join: {code}\n{join}")
         st.markdown(_choices_text(lesson_step, view.correct if view else (), state.revealed))
         if state.revealed and view is not None and view.reveal:
             st.success(view.reveal, icon=":material/lightbulb:")
-    with figure_side:
-        if view is not None and not view.error:
-            _slide_figure(lesson_step, view, state.revealed, "class_slide", slide=True)
 
-    def live(current):
-        _bars(current, lesson_step, view, "class_bars")
+        def live(current):
+            _bars(current, lesson_step, view, "class_bars")
 
-    with vote_side:
         follow(code, state.page_key(), live)
 
 
@@ -297,10 +296,10 @@ def _timer(state, notes):
     elapsed = max(0, int(store().clock() - state.step_started))
     text = f"{elapsed // 60}:{elapsed % 60:02d}"
     if notes is None:
-        return f"⏱ {text} on this step"
+        return f":material/timer: {text} on this step"
     budget = int(round(notes.minutes * 60))
     over = " — over time" if elapsed > budget else ""
-    return f"⏱ {text} of {budget // 60}:{budget % 60:02d}{over}"
+    return f":material/timer: {text} of {budget // 60}:{budget % 60:02d}{over}"
 
 
 def _results_frame(code, key):
@@ -417,6 +416,8 @@ def presenter_view(code, key):
         joined, solved = store().tally(code)
         counts = store().counts(code, current.step)
         cells = [_timer(current, notes), f"{joined} joined", _round_text(current)]
+        if current.round:
+            cells.append(f"{sum(counts.get(current.round, {}).values())} votes in round {current.round}")
         if has_exercise:
             cells.append(f"{solved.get(current.step, 0)} solved the exercise")
         st.markdown(" · ".join(cells))
