@@ -577,11 +577,12 @@ async def class_student(base, index, code, titles, shared, stats, stop, timeout,
     stats.errors += client.stats.errors
 
 
-async def run_class_session(base, sessions, seed, timeout, think, round_timeout=60.0):
-    """A presenter and ``sessions`` students through every lesson step (see ``--class``)."""
+async def run_class_session(base, sessions, seed, timeout, think, round_timeout=60.0, steps=None):
+    """A presenter and ``sessions`` students through the first ``steps`` lesson steps
+    (default: every step; see ``--class``)."""
     from explorer.teaching.lesson import LESSON_STEPS
 
-    titles = [s.title for s in LESSON_STEPS]
+    titles = [s.title for s in LESSON_STEPS][: steps or None]
     stats = ClassStats()
     lecturer = ClassClient(base, random.Random(seed), Stats(), timeout)
     await lecturer.connect(CLASS_PAGE)
@@ -777,7 +778,9 @@ def run_class_mode(base, args, pids):
     async def session():
         cpu0 = [cpu_seconds(pid) for pid in pids]
         own0, start = time.process_time(), time.perf_counter()
-        stats = await run_class_session(base, args.sessions, args.seed, args.timeout, tuple(args.think))
+        stats = await run_class_session(
+            base, args.sessions, args.seed, args.timeout, tuple(args.think), steps=args.steps
+        )
         wall = time.perf_counter() - start
         server = {"client_cpu_s": round(time.process_time() - own0, 2)}
         if pids:
@@ -826,6 +829,9 @@ def main(argv=None):
         help="a class session instead: a presenter and --sessions students join by code, "
         "follow every lesson step and vote in two rounds (follow_p95, vote_p95, votes_sent, "
         "votes_counted, errors)",
+    )
+    parser.add_argument(
+        "--steps", type=int, default=0, help="with --class: only the first STEPS steps (default: all)"
     )
     parser.add_argument(
         "--idle",
