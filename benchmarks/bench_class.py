@@ -82,8 +82,10 @@ MOVES_PER_PAGE = (2, 5)
 CHART_COMPONENT = "flda_chart"
 #: ``Alert.Format.ERROR`` of streamlit.proto (an ``st.error`` box is an error here).
 ALERT_ERROR = 1
-#: The Class page's follower interval (explorer/ui/classroom.py FOLLOW_EVERY_S).
+#: The Class page's follower interval (explorer/ui/classroom.py FOLLOW_EVERY_S) and
+#: the students' long-polling follower (explorer/ui/class_follow.py COMPONENT_NAME).
 FOLLOW_S = 1.0
+FOLLOW_COMPONENT = "flda_class_follow"
 
 
 def check_loopback(url):
@@ -482,7 +484,36 @@ class ClassStats:
 
 
 class ClassClient(Student):
-    """A tab of the Class page: follows it with the fragment's timer, clicks, votes."""
+    """A tab of the Class page: follows it (a student with the long-polling follower,
+    ``explorer/ui/class_follow.py``; the projector and presenter with the fragment's
+    timer), clicks, votes."""
+
+    follower = None  # (element id, data) of the student's long-polling follower
+
+    def _delta(self, delta):
+        super()._delta(delta)
+        if delta.WhichOneof("type") != "new_element":
+            return
+        element = delta.new_element
+        if element.WhichOneof("type") == "bidi_component" and (
+            element.bidi_component.component_name.endswith(FOLLOW_COMPONENT)
+        ):
+            self.follower = (element.bidi_component.id, json.loads(element.bidi_component.json or "{}"))
+
+    async def wait_change(self):
+        """What the follower does in the browser: one long-polling request; when the
+        class's token changed, the trigger that reruns the page.  True if it changed."""
+        element_id, data = self.follower
+        query = urllib.parse.urlencode({"code": data["code"], "seen": data["token"]})
+        _, _, body = await self.http("GET", f"{urllib.parse.urlsplit(data['url']).path}?{query}")
+        new = json.loads(body)["token"]
+        if new == data["token"]:
+            return False
+        trigger = self._widget_state(element_id)
+        trigger.json_trigger_value = json.dumps([{"event": "changed", "value": new}])
+        self.texts = []
+        await self.rerun(page_script_hash=self.pages.get(self.page, ""), extra=[trigger])
+        return True
 
     async def click(self, label):
         """Press the button whose label starts with ``label``; waits for its run."""
@@ -522,7 +553,18 @@ class ClassClient(Student):
 
 
 async def _follow_loop(client, stop, on_poll):
-    """Poll at the fragment's interval until ``stop``; ``on_poll()`` after each run."""
+    """Follow until ``stop``: a student by long polling, else the fragment's timer;
+    ``on_poll()`` after each answer."""
+    while client.follower is not None and not stop.is_set():
+        waiting = asyncio.ensure_future(client.wait_change())
+        stopping = asyncio.ensure_future(stop.wait())
+        done, _ = await asyncio.wait({waiting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if waiting not in done:
+            waiting.cancel()
+            return
+        stopping.cancel()
+        waiting.result()
+        await on_poll()
     while not stop.is_set():
         interval = client.auto_rerun[1] if client.auto_rerun else 1.0
         try:
@@ -768,10 +810,23 @@ def summary(stats, wall, server):
     }
 
 
+def _with_threads(coroutine, sessions):
+    """Run ``coroutine`` with a thread per student for HTTP (long polls hold one each)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    async def run():
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=sessions + 16))
+        return await coroutine
+
+    return asyncio.run(run())
+
+
 def run_class_mode(base, args, pids):
     """``--class``: the session (or, with ``--idle``, idle followers); prints the JSON line."""
     if args.idle:
-        result = asyncio.run(idle_followers(base, args.sessions, args.idle, pids, args.timeout))
+        result = _with_threads(
+            idle_followers(base, args.sessions, args.idle, pids, args.timeout), args.sessions
+        )
         print(json.dumps(result), flush=True)
         return 1 if result["errors"] else 0
 
@@ -787,7 +842,7 @@ def run_class_mode(base, args, pids):
             server["server_cpu_s"] = round(sum(cpu_seconds(pid) for pid in pids) - sum(cpu0), 2)
         return stats, wall, server
 
-    stats, wall, server = asyncio.run(session())
+    stats, wall, server = _with_threads(session(), args.sessions)
     for error in stats.errors[:10]:
         print(f"error: {error}", file=sys.stderr)
     print(json.dumps(class_summary(stats, wall, server, args.sessions)), flush=True)

@@ -18,11 +18,13 @@ One page (``pages/classroom.py``) shows one view, chosen by the URL:
   (:mod:`explorer.ui.class_exercises`).  The browser's random id is kept in the URL
   (``sid``), never shown and stored only hashed.
 
-The projector, the students and the presenter's counters *follow* the class with an
+The projector and the presenter's counters *follow* the class with an
 ``st.fragment(run_every=FOLLOW_EVERY_S)`` that reads one row of the store (cached for
-:data:`STATE_TTL_S` per process, so 200 followers in one process cost one query per
-interval); the whole page reruns only when what it is drawn from changes
-(:meth:`~explorer.classroom.store.ClassState.page_key`: step, round, reveal).
+:data:`STATE_TTL_S` per process) and redraws the live counts; the whole page reruns
+only when what it is drawn from changes
+(:meth:`~explorer.classroom.store.ClassState.page_key`: step, round, reveal).  The
+students, who need no live counts, follow with one long-polling request each
+(:mod:`explorer.ui.class_follow`): an idle room costs no page runs.
 
 A page that is not in a class never opens the store (:func:`store` is called only with
 a code or by "Start a class").
@@ -590,7 +592,9 @@ def student_view(code, sid):
         _slide_figure(lesson_step, view, False, "class_student_slide")
     if state.revealed:
         _explore(code, sid, state, lesson_step)
-    follow(code, state.page_key())
+    from explorer.ui.class_follow import follow_class, token
+
+    follow_class(code, token(state))
 
 
 def _control_key(lesson_step, key):
