@@ -273,6 +273,12 @@ class ClassStore:
         return conn.execute(query).mappings().first()
 
     @staticmethod
+    def _member(conn, class_id, student):
+        """Whether the (hashed) ``student`` joined the class ``class_id``."""
+        where = (students.c.class_id == class_id, students.c.student == student)
+        return conn.execute(select(students.c.student).where(*where)).first() is not None
+
+    @staticmethod
     def _state(row):
         return ClassState(**{c.name: row[c.name] for c in _STATE_COLUMNS})
 
@@ -441,12 +447,7 @@ class ClassStore:
                 return JOIN_UNKNOWN
             if row["ended"] or row["expires"] <= now:
                 return JOIN_EXPIRED
-            known = conn.execute(
-                select(students.c.student).where(
-                    students.c.class_id == row["id"], students.c.student == student
-                )
-            ).first()
-            if known is None:
+            if not self._member(conn, row["id"], student):
                 joined = conn.execute(
                     select(func.count()).select_from(students).where(students.c.class_id == row["id"])
                 ).scalar()
@@ -473,12 +474,7 @@ class ClassStore:
                 return "unknown"
             if not row["round_open"] or row["ended"] or row["expires"] <= now:
                 return "closed"
-            member = conn.execute(
-                select(students.c.student).where(
-                    students.c.class_id == row["id"], students.c.student == student
-                )
-            ).first()
-            if member is None:
+            if not self._member(conn, row["id"], student):
                 return "not-joined"
             where = (
                 votes.c.class_id == row["id"],
@@ -548,12 +544,7 @@ class ClassStore:
             row = self._row(conn, codes.normalize_code(code), lock=True)
             if row is None or row["step"] != step or row["ended"] or row["expires"] <= now:
                 return False
-            member = conn.execute(
-                select(students.c.student).where(
-                    students.c.class_id == row["id"], students.c.student == student
-                )
-            ).first()
-            if member is None:
+            if not self._member(conn, row["id"], student):
                 return False
             try:
                 with conn.begin_nested():
