@@ -46,6 +46,7 @@ import json
 import math
 import os
 import random
+import re
 import sys
 import tempfile
 import time
@@ -59,6 +60,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(1, str(ROOT))
 
 from e2e_harness import StreamlitServer, proc_rss  # noqa: E402
 
@@ -80,6 +82,10 @@ MOVES_PER_PAGE = (2, 5)
 CHART_COMPONENT = "flda_chart"
 #: ``Alert.Format.ERROR`` of streamlit.proto (an ``st.error`` box is an error here).
 ALERT_ERROR = 1
+#: The Class page's follower interval (explorer/ui/classroom.py FOLLOW_EVERY_S) and
+#: the students' long-polling follower (explorer/ui/class_follow.py COMPONENT_NAME).
+FOLLOW_S = 1.0
+FOLLOW_COMPONENT = "flda_class_follow"
 
 
 def check_loopback(url):
@@ -153,6 +159,9 @@ class Student:
         self._run = None  # elements of the run in progress
         self._report_owed = None  # chart element id whose "drawn" trigger a run asked for
         self._file_urls = {}
+        self.query = ""  # the tab's query string (the server may rewrite it)
+        self.auto_rerun = None  # (fragment id, seconds) of an st.fragment(run_every=...)
+        self.texts = []  # markdown and heading bodies drawn since the caller cleared it
 
     # ------------------------------------------------------------------ HTTP
     def _cookie_header(self):
@@ -202,6 +211,7 @@ class Student:
         )
         self._set_cookies(self.ws.response.headers.get_all("Set-Cookie"))
         self.page = page
+        self.query = query
         await self.rerun(query_string=query, page_name=page)
         return time.perf_counter() - start
 
@@ -209,12 +219,15 @@ class Student:
         if self.ws is not None:
             await self.ws.close()
 
-    async def rerun(self, query_string="", page_name="", page_script_hash="", changed=(), fragment_id=""):
-        """Send a ``rerun_script`` (after setting ``changed`` WidgetStates) and wait for
-        the run, and the run a chart's "drawn" report owes, to finish."""
+    async def rerun(
+        self, query_string="", page_name="", page_script_hash="", changed=(), fragment_id="", extra=()
+    ):
+        """Send a ``rerun_script`` (after setting ``changed`` WidgetStates; ``extra``: sent
+        once, as a button's trigger) and wait for the run, and the run a chart's "drawn"
+        report owes, to finish."""
         for state in changed:
             self.states[state.id] = state
-        await self._send_rerun(query_string, page_name, page_script_hash, fragment_id)
+        await self._send_rerun(query_string, page_name, page_script_hash, fragment_id, extra)
         await self._wait_finished()
         while self._report_owed:
             trigger = self._widget_state(self._report_owed)
@@ -232,7 +245,7 @@ class Student:
     async def _send_rerun(self, query_string="", page_name="", page_script_hash="", fragment_id="", extra=()):
         msg = self._back()
         client = msg.rerun_script
-        client.query_string = query_string
+        client.query_string = query_string or self.query
         client.page_name = page_name
         client.page_script_hash = page_script_hash
         client.fragment_id = fragment_id
@@ -259,6 +272,10 @@ class Student:
                     self._delta(msg.delta)
                 elif kind == "file_urls_response":
                     self._file_urls[msg.file_urls_response.response_id] = msg.file_urls_response
+                elif kind == "page_info_changed":
+                    self.query = msg.page_info_changed.query_string
+                elif kind == "auto_rerun":
+                    self.auto_rerun = (msg.auto_rerun.fragment_id, msg.auto_rerun.interval)
                 elif kind == "script_finished":
                     status = msg.script_finished
                     if status == self._forward.FINISHED_WITH_COMPILE_ERROR:
@@ -284,6 +301,8 @@ class Student:
         elif kind == "bidi_component" and element.bidi_component.component_name == CHART_COMPONENT:
             if '"report": true' in element.bidi_component.bytes.decode("utf-8", "replace"):
                 self._report_owed = element.bidi_component.id
+        elif kind in ("markdown", "heading"):
+            self.texts.append(getattr(element, kind).body)
         elif kind in ("slider", "number_input", "radio", "selectbox", "checkbox", "file_uploader", "button"):
             proto = getattr(element, kind)
             self._run[proto.label] = Widget(kind, proto, delta.fragment_id)
@@ -447,6 +466,293 @@ async def run_class(base, sessions, duration, seed, timeout=120.0, think=THINK_S
     return stats
 
 
+# ------------------------------------------------------------- a class session
+#: The Class page (pages/classroom.py) and the presenter line's vote count.
+CLASS_PAGE = "classroom"
+VOTES_TEXT = re.compile(r"(\d+) votes? in round (\d)")
+LINK_TEXT = re.compile(r"code=([A-Z0-9]{6})&key=([A-Za-z0-9_-]+)")
+
+
+@dataclass
+class ClassStats:
+    """What ``--class`` measured (seconds) and counted."""
+
+    follows: list = field(default_factory=list)  # presenter's Next -> a student shows the step
+    follow_steps: list = field(default_factory=list)  # the step (1-based) of each follow
+    votes: list = field(default_factory=list)  # a vote sent -> counted on the presenter's screen
+    votes_sent: int = 0
+    votes_counted: int = 0
+    polls: int = 0
+    errors: list = field(default_factory=list)
+
+
+class ClassClient(Student):
+    """A tab of the Class page: follows it (a student with the long-polling follower,
+    ``explorer/ui/class_follow.py``; the projector and presenter with the fragment's
+    timer), clicks, votes."""
+
+    follower = None  # (element id, data) of the student's long-polling follower
+
+    def _delta(self, delta):
+        super()._delta(delta)
+        if delta.WhichOneof("type") != "new_element":
+            return
+        element = delta.new_element
+        if element.WhichOneof("type") == "bidi_component" and (
+            element.bidi_component.component_name.endswith(FOLLOW_COMPONENT)
+        ):
+            self.follower = (element.bidi_component.id, json.loads(element.bidi_component.json or "{}"))
+
+    async def wait_change(self):
+        """What the follower does in the browser: one long-polling request; when the
+        class's token changed, the trigger that reruns the page.  True if it changed."""
+        element_id, data = self.follower
+        query = urllib.parse.urlencode({"code": data["code"], "seen": data["token"]})
+        _, _, body = await self.http("GET", f"{urllib.parse.urlsplit(data['url']).path}?{query}")
+        new = json.loads(body)["token"]
+        if new == data["token"]:
+            return False
+        trigger = self._widget_state(element_id)
+        trigger.json_trigger_value = json.dumps([{"event": "changed", "value": new}])
+        self.texts = []
+        await self.rerun(page_script_hash=self.pages.get(self.page, ""), extra=[trigger])
+        return True
+
+    async def click(self, label):
+        """Press the button whose label starts with ``label``; waits for its run."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        widget = self.find(label)
+        if widget is None:
+            raise LookupError(f"no button {label!r}")
+        if widget.proto.disabled:
+            raise LookupError(f"button {label!r} is disabled")
+        trigger = WidgetState(id=widget.proto.id, trigger_value=True)
+        self.texts = []
+        await self.rerun(page_script_hash=self.pages.get(self.page, ""), extra=[trigger])
+
+    async def poll(self):
+        """What the browser's timer does every ``run_every``: run the follower fragment
+        (which reruns the page when the class moved on)."""
+        if self.auto_rerun is None:
+            raise LookupError("the page has no follower fragment")
+        self.texts = []
+        await self.rerun(page_script_hash=self.pages.get(self.page, ""), fragment_id=self.auto_rerun[0])
+
+    def ballot(self):
+        """The open round's vote radio (not voted yet), or None."""
+        widget = self.find("**Predict:**")
+        if widget is None or widget.kind != "radio" or widget.proto.disabled:
+            return None
+        return widget
+
+    async def vote(self, widget, rng):
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        state = WidgetState(id=widget.proto.id)
+        state.string_value = rng.choice(list(widget.proto.options))
+        self.texts = []
+        await self.rerun(page_script_hash=self.pages.get(self.page, ""), changed=[state])
+
+
+async def _follow_loop(client, stop, on_poll):
+    """Follow until ``stop``: a student by long polling, else the fragment's timer;
+    ``on_poll()`` after each answer."""
+    while client.follower is not None and not stop.is_set():
+        waiting = asyncio.ensure_future(client.wait_change())
+        stopping = asyncio.ensure_future(stop.wait())
+        done, _ = await asyncio.wait({waiting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if waiting not in done:
+            waiting.cancel()
+            return
+        stopping.cancel()
+        waiting.result()
+        await on_poll()
+    while not stop.is_set():
+        interval = client.auto_rerun[1] if client.auto_rerun else 1.0
+        try:
+            await asyncio.wait_for(stop.wait(), interval)
+            return
+        except TimeoutError:
+            pass
+        await client.poll()
+        await on_poll()
+
+
+async def class_student(base, index, code, titles, shared, stats, stop, timeout, think):
+    """One student: join by code, follow every step, vote once in every open round."""
+    rng = random.Random(index)
+    client = ClassClient(base, rng, Stats(), timeout)
+    voted = set()
+    try:
+        await asyncio.sleep(rng.uniform(0, 2))
+        await client.connect(CLASS_PAGE, f"code={code}")
+        seen_step = [-1]
+
+        async def after_run():
+            stats.polls += 1
+            shown = next((i for i, title in enumerate(titles) if title in client.texts), None)
+            if shown is not None and shown != seen_step[0]:
+                seen_step[0] = shown
+                moved = shared["next_sent"].get(shown)
+                if moved is not None:
+                    stats.follows.append(time.perf_counter() - moved)
+                    stats.follow_steps.append(shown + 1)
+            widget = client.ballot()
+            if widget is not None and widget.proto.id not in voted:
+                voted.add(widget.proto.id)
+                await asyncio.sleep(rng.uniform(*think))
+                start = time.perf_counter()
+                await client.vote(widget, rng)
+                stats.votes_sent += 1
+                shared["vote_times"].append(start)
+                if client.stats.errors:
+                    stats.errors += client.stats.errors
+                    client.stats.errors = []
+
+        await after_run()
+        await _follow_loop(client, stop, after_run)
+    except Exception as error:  # a failed student is a result, not a crash
+        stats.errors.append(f"class student {index}: {type(error).__name__}: {str(error)[:200]}")
+    finally:
+        try:
+            await client.close()
+        except Exception:
+            pass
+    stats.errors += client.stats.errors
+
+
+async def run_class_session(base, sessions, seed, timeout, think, round_timeout=60.0, steps=None):
+    """A presenter and ``sessions`` students through the first ``steps`` lesson steps
+    (default: every step; see ``--class``)."""
+    from explorer.teaching.lesson import LESSON_STEPS
+
+    titles = [s.title for s in LESSON_STEPS][: steps or None]
+    stats = ClassStats()
+    lecturer = ClassClient(base, random.Random(seed), Stats(), timeout)
+    await lecturer.connect(CLASS_PAGE)
+    await lecturer.click("Start a class")
+    link = next((m for m in map(LINK_TEXT.search, lecturer.texts) if m), None)
+    if link is None:
+        raise RuntimeError("Start a class showed no presenter link")
+    code, key = link.groups()
+    await lecturer.close()
+    presenter = ClassClient(base, random.Random(seed), Stats(), timeout)
+    await presenter.connect(CLASS_PAGE, f"view=presenter&code={code}&key={key}")
+    shared = {"next_sent": {}, "vote_times": []}
+    stop = asyncio.Event()
+    students = [
+        asyncio.create_task(class_student(base, k, code, titles, shared, stats, stop, timeout, think))
+        for k in range(sessions)
+    ]
+    counted = [0]
+
+    async def wait_for_votes(round_):
+        """Poll the presenter's counter until every student's vote of this round is in;
+        each vote's latency is read from the poll that first shows it."""
+        first_vote = len(shared["vote_times"])
+        deadline = time.monotonic() + round_timeout
+        shown = 0
+        while time.monotonic() < deadline:
+            await presenter.poll()
+            now = time.perf_counter()
+            match = next((m for m in map(VOTES_TEXT.search, presenter.texts) if m), None)
+            total = int(match.group(1)) if match and int(match.group(2)) == round_ else 0
+            sent = sorted(shared["vote_times"][first_vote:])
+            for t in sent[shown:total]:
+                stats.votes.append(now - t)
+            shown = max(shown, min(total, len(sent)))
+            if total >= sessions:
+                counted[0] += total
+                return
+        counted[0] += shown
+        stats.errors.append(f"round {round_}: {shown} of {sessions} votes shown after {round_timeout:g} s")
+
+    try:
+        for step in range(len(titles)):
+            for round_ in (1, 2):
+                await presenter.click(f"Open round {round_}")
+                await wait_for_votes(round_)
+                await presenter.click("Close round")
+            await presenter.click("Reveal")
+            if step + 1 < len(titles):
+                shared["next_sent"][step + 1] = time.perf_counter()
+                await presenter.click("Next")
+                await asyncio.sleep(3 * FOLLOW_S)  # time for the class to follow
+        stats.errors += presenter.stats.errors
+    except Exception as error:
+        stats.errors.append(f"presenter: {type(error).__name__}: {str(error)[:200]}")
+    finally:
+        stop.set()
+        await asyncio.gather(*students)
+        await presenter.close()
+    stats.votes_counted = counted[0]
+    expected_follows = sessions * (len(titles) - 1)
+    if len(stats.follows) < expected_follows:
+        stats.errors.append(f"{expected_follows - len(stats.follows)} step changes not followed")
+    return stats
+
+
+def class_summary(stats, wall, server, sessions):
+    def r(x):
+        return None if x is None else round(x, 3)
+
+    return {
+        "follow_p50": r(percentile(stats.follows, 50)),
+        "follow_p95": r(percentile(stats.follows, 95)),
+        "vote_p50": r(percentile(stats.votes, 50)),
+        "vote_p95": r(percentile(stats.votes, 95)),
+        "votes_sent": stats.votes_sent,
+        "votes_counted": stats.votes_counted,
+        "follows": len(stats.follows),
+        "follow_max_by_step": {
+            step: r(max(s for s, k in zip(stats.follows, stats.follow_steps, strict=True) if k == step))
+            for step in sorted(set(stats.follow_steps))
+        },
+        "polls": stats.polls,
+        "errors": len(stats.errors),
+        "sessions": sessions,
+        "wall_s": round(wall, 1),
+        **server,
+    }
+
+
+async def idle_followers(base, sessions, duration, pids, timeout):
+    """``sessions`` students who joined and wait on one step: the server's CPU per second."""
+    stats = ClassStats()
+    lecturer = ClassClient(base, random.Random(0), Stats(), timeout)
+    await lecturer.connect(CLASS_PAGE)
+    await lecturer.click("Start a class")
+    code, _ = next(m for m in map(LINK_TEXT.search, lecturer.texts) if m).groups()
+    await lecturer.close()
+    stop = asyncio.Event()
+    tasks = [
+        asyncio.create_task(
+            class_student(
+                base, k, code, [], {"next_sent": {}, "vote_times": []}, stats, stop, timeout, (0.1, 0.2)
+            )
+        )
+        for k in range(sessions)
+    ]
+    await asyncio.sleep(5)  # everyone joined
+    cpu0, own0, start = [cpu_seconds(pid) for pid in pids], time.process_time(), time.perf_counter()
+    polls0 = stats.polls
+    await asyncio.sleep(duration)
+    wall = time.perf_counter() - start
+    used = sum(cpu_seconds(pid) for pid in pids) - sum(cpu0)
+    polls = stats.polls - polls0
+    stop.set()
+    await asyncio.gather(*tasks)
+    return {
+        "idle_followers": sessions,
+        "server_cpu_percent_of_one_core": round(100 * used / wall, 1),
+        "client_cpu_percent_of_one_core": round(100 * (time.process_time() - own0) / wall, 1),
+        "polls_per_s": round(polls / wall, 1),
+        "errors": len(stats.errors),
+        "seconds": round(wall, 1),
+    }
+
+
 # ------------------------------------------------------------------ the server
 def cpu_seconds(pid):
     """User + system CPU seconds of process ``pid`` and its waited-for children (/proc)."""
@@ -519,6 +825,45 @@ def add_think_argument(parser):
     )
 
 
+def _with_threads(coroutine, sessions):
+    """Run ``coroutine`` with a thread per student for HTTP (long polls hold one each)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    async def run():
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=sessions + 16))
+        return await coroutine
+
+    return asyncio.run(run())
+
+
+def run_class_mode(base, args, pids):
+    """``--class``: the session (or, with ``--idle``, idle followers); prints the JSON line."""
+    if args.idle:
+        result = _with_threads(
+            idle_followers(base, args.sessions, args.idle, pids, args.timeout), args.sessions
+        )
+        print(json.dumps(result), flush=True)
+        return 1 if result["errors"] else 0
+
+    async def session():
+        cpu0 = [cpu_seconds(pid) for pid in pids]
+        own0, start = time.process_time(), time.perf_counter()
+        stats = await run_class_session(
+            base, args.sessions, args.seed, args.timeout, tuple(args.think), steps=args.steps
+        )
+        wall = time.perf_counter() - start
+        server = {"client_cpu_s": round(time.process_time() - own0, 2)}
+        if pids:
+            server["server_cpu_s"] = round(sum(cpu_seconds(pid) for pid in pids) - sum(cpu0), 2)
+        return stats, wall, server
+
+    stats, wall, server = _with_threads(session(), args.sessions)
+    for error in stats.errors[:10]:
+        print(f"error: {error}", file=sys.stderr)
+    print(json.dumps(class_summary(stats, wall, server, args.sessions)), flush=True)
+    return 1 if stats.errors else 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -540,6 +885,25 @@ def main(argv=None):
         help="with --url: a server process whose CPU seconds and peak RSS "
         "to report (repeat for each Streamlit process behind deploy/serve.sh)",
     )
+    parser.add_argument(
+        "--class",
+        dest="class_session",
+        action="store_true",
+        help="a class session instead: a presenter and --sessions students join by code, "
+        "follow every lesson step and vote in two rounds (follow_p95, vote_p95, votes_sent, "
+        "votes_counted, errors)",
+    )
+    parser.add_argument(
+        "--steps", type=int, default=0, help="with --class: only the first STEPS steps (default: all)"
+    )
+    parser.add_argument(
+        "--idle",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="with --class: --sessions students wait on one step for SECONDS; reports the "
+        "server's CPU (needs --server-pid or no --url)",
+    )
     args = parser.parse_args(argv)
     if (
         not 1 <= args.sessions <= 200
@@ -555,12 +919,16 @@ def main(argv=None):
         missing = [pid for pid in args.server_pid if not Path(f"/proc/{pid}/stat").exists()]
         if missing:
             parser.error(f"no process {missing[0]} on this machine")
+        if args.class_session:
+            return run_class_mode(base, args, tuple(args.server_pid))
         stats, wall, server = asyncio.run(measure(base, args, tuple(args.server_pid)))
     else:
         log = Path(tempfile.gettempdir()) / f"bench_class_streamlit_{os.getpid()}.log"
         server_process = StreamlitServer(log_path=log)
         print(f"server {server_process.url} (log {log})", file=sys.stderr, flush=True)
         try:
+            if args.class_session:
+                return run_class_mode(server_process.url, args, (server_process.process.pid,))
             stats, wall, server = asyncio.run(
                 measure(server_process.url, args, (server_process.process.pid,))
             )

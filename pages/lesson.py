@@ -25,7 +25,7 @@ import streamlit as st
 from explorer.presentation import with_present
 from explorer.safe_text import escape_markdown
 from explorer.teaching.lesson import LESSON_STEPS, STEP_PARAM, full_page_url, lesson_url, step_index
-from explorer.ui import charts, guard, slides, state, tables, widgets
+from explorer.ui import charts, classroom, guard, slides, state, tables, widgets
 from explorer.ui.lesson_views import handout_bytes, settings_text, step_view
 
 #: Session keys of the lesson (dotted, so they survive page switches and Back).
@@ -482,6 +482,7 @@ def main():
         draw_navigation(index, present)
     draw_links(lesson_step, values, present)
     draw_handout()
+    classroom.start_class_entry()
     if view is not None and linked_equations(lesson_step, view):
         charts.show_equations(linked_equations(lesson_step, view), title="Equations of this step")
 

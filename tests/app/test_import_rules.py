@@ -17,6 +17,8 @@ library), never the reverse.
   ``explorer.teaching.equations`` and each other; never figures, the rest of teaching or ui.
 * ``explorer.teaching`` may use the library, data, experiments and the top-level
   modules; never figures or ui.
+* ``explorer.classroom`` (the class sessions' store and codes) may use the top-level
+  modules and itself only (no streamlit: ``explorer.ui`` and the pages use it).
 * ``explorer.registry`` (the page list) imports nothing of the project and no streamlit.
 * Only ``explorer.ui``, ``pages/`` and ``app.py`` import streamlit; no part of
   ``explorer`` imports a page or ``app``; pages import no other page and not ``app``.
@@ -43,10 +45,11 @@ ALLOWED = {
     "figures": {"base", "figures"},
     "experiments": {"library", "base", "data", "experiments", "teaching.equations"},
     "teaching": {"library", "base", "data", "experiments", "teaching"},
-    "ui": {"library", "base", "data", "experiments", "figures", "teaching", "ui"},
+    "classroom": {"base", "classroom"},
+    "ui": {"library", "base", "data", "experiments", "figures", "teaching", "classroom", "ui"},
     "package": {"base"},
 }
-EXPLORER_PARTS = ("data", "figures", "experiments", "teaching", "ui")
+EXPLORER_PARTS = ("data", "figures", "experiments", "teaching", "classroom", "ui")
 
 
 def _part(module):

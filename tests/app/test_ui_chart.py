@@ -122,6 +122,8 @@ def test_bundle_url_follows_the_base_url_path(monkeypatch):
         f"/course/flda/_flda/{ui_chart.PLOTLY_BUNDLE.name}",
         "/_flda/equations/{name}",
         "/course/flda/_flda/equations/{name}",
+        "/_flda/class-wait",  # the class's followers (explorer/ui/class_follow.py)
+        "/course/flda/_flda/class-wait",
     }
 
 
