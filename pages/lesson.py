@@ -1,4 +1,4 @@
-"""Lesson: the paper in nine steps, each with its live figure (issues 12 and 25).
+"""Lesson: the paper in twelve steps, each with its live figure (issues 12 and 25).
 
 The steps are data (``explorer.teaching.lesson.LESSON_STEPS``); this page renders one
 step at a time: its text, a prediction the class makes (choices first, the answer
@@ -178,20 +178,22 @@ def draw_numbers(lesson_step, view, per_row=3):
 def draw_figure(lesson_step, values, view, present):
     """The figure (sized to the slide in presentation mode), its caption once revealed,
     the step's table and the notes on the paper."""
-    if view.fig is not None:
-        caption = view.caption if revealed(lesson_step) and not present else None
+    shown = revealed(lesson_step)
+    fig = view.fig if shown else view.fig_before  # Reveal is a build: the setting first
+    if fig is not None:
+        caption = view.caption if shown and not present else None
         charts.show_chart(
-            view.fig,
+            fig,
             "lesson_chart",
-            view.what,
+            view.what if shown else f"{view.what} (setting)",
             caption,
             fit_margin=slides.CHART_MARGIN if present else 0,
             settings=settings_text(values),
             describe=not present,
         )
-    elif view.caption:
-        st.info(view.caption, icon=":material/upload_file:")
-    if not revealed(lesson_step):
+    elif view.caption and shown:
+        st.info(view.caption, icon=":material/info:")
+    if not shown:
         return
     if present:
         why, more = st.columns([1, 2])
