@@ -4,7 +4,6 @@ computes what its full page's entry point computes with the same settings and se
 the figure shown before Reveal holds only the setting."""
 
 import itertools
-import json
 
 import numpy as np
 import pytest
