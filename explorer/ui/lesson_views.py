@@ -187,6 +187,7 @@ def _paper_setting(paper):
 
 def _dropout_view(lesson_step, values):
     from explorer.experiments.synthetic import PAPER_FIGURE1
+    from explorer.teaching.equations import equation_link
 
     data_key, pair, result, error = _synthetic_result(values)
     if error:
@@ -219,7 +220,9 @@ def _dropout_view(lesson_step, values):
             f"The target domain's lattice points (filled circles, area ∝ samples) of "
             f"{data_key[3]:,} samples with θ = {list(data_key[4])}"
             + (", the source's as open diamonds" if values.get("syn.show_source") else "")
-            + ": the data of the paper's Figure 1 (section 4.1.1)."
+            + ": the data of the paper's Figure 1 (section 4.1.1), dropped out as in "
+            + equation_link("transfer_model")
+            + "."
         ),
         numbers=[("values of x₁ in the target", shown), ("target samples at x₁ = 0", f"{zero_t:.0%}")],
         paper=_paper_setting(PAPER_FIGURE1),
