@@ -537,13 +537,14 @@ def perturbation_error_figure(
         layout["annotations"] = list(layout.get("annotations", [])) + [
             dict(
                 x=float(mark),
-                y=1,
+                y=0.5,
                 xref="x",
                 yref="y domain",
                 text=f"chosen shift {float(mark):+.2f}",
                 showarrow=False,
                 xanchor="left",
-                yanchor="top",
+                yanchor="middle",
+                xshift=4,
                 font=dict(size=13),
             )
         ]

@@ -213,7 +213,12 @@ def _dropout_view(lesson_step, values):
         "source samples."
     )
     return View(
-        fig=_points(data_key, "target", "Target domain", bool(values.get("syn.show_source"))),
+        fig=_points(
+            data_key,
+            "target",
+            "Target and source domains" if values.get("syn.show_source") else "Target domain",
+            bool(values.get("syn.show_source")),
+        ),
         fig_before=_points(data_key, "source", "Source domain"),
         what=f"lesson figure 1 domains theta {theta1:g}",
         caption=(
