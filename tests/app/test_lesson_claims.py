@@ -295,8 +295,8 @@ def test_slow_steps_claims_follow_the_uncertainty_rule(lesson_step, values):
         gap = at.loc["FLDA-Q", "mean_error"] - at.loc["S-LS", "mean_error"]
         se = np.hypot(at.loc["FLDA-Q", "sem"], at.loc["S-LS", "sem"])
         assert view.correct == {(0 if gap < 0 else 1) if _beyond(gap, se) else 2}
-        xs = [x for t in view.fig_before.to_plotly_json()["data"] for x in t["x"]]
-        assert min(xs) > LEARNING_CURVE_QUESTION_N  # the sizes asked about come with Reveal
+        xs = np.concatenate([np.asarray(t.x, dtype=float) for t in view.fig_before.data])
+        assert xs.min() > LEARNING_CURVE_QUESTION_N  # the sizes asked about come with Reveal
     else:
         assert view.fig_before.to_plotly_json()["data"][0]["type"] == "heatmap"  # Figure 5's maps
         assert "FLDA-L" not in _layout_text(view.fig_before)
