@@ -771,7 +771,7 @@ def _notes_view(lesson_step, values):
                 _fmt(below.get("S-LR", np.nan)) if "S-LR" in below else "not below",
             ),
         ],
-        paper=bayes.paper_claim,
+        paper=f"*The paper,* {bayes.paper_claim}",
         table=table,
         correct=frozenset({0 if bayes.consistent else 1}),
         reveal=bayes.verdict + " " + figure2.verdict,
