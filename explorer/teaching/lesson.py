@@ -175,8 +175,7 @@ LESSON_STEPS = (
         text=(
             "The target is the source with features switched off: a value of feature d "
             "becomes 0 with probability θ of feature d (Equation (8)). With θ = [0.5, 0] "
-            "half of feature 1 vanishes in the target. The figure shows the source; what "
-            "the kept values look like in the target is the question."
+            "half of feature 1 vanishes in the target. The figure shows the source."
         ),
         page="pages/synthetic.py",
         figure="Figure 1",
@@ -218,10 +217,9 @@ LESSON_STEPS = (
         title="2 · The assumption: labels follow the source",
         text=(
             "FLDA assumes the labels are conditionally independent of the target given "
-            "the source (section 3.2): knowing how a sample was transferred tells nothing "
-            "more about its label. This is less strict than covariate shift, and it turns "
-            "the target risk into an expected loss over the transfer model on the source "
-            "(Equations (1)-(3)). The figure shows that estimate, from source labels only."
+            "the source (section 3.2), less strict than covariate shift. The target risk "
+            "becomes an expected loss over the transfer model on the source (Equations "
+            "(1)-(3)), shown here from source labels only."
         ),
         page="pages/synthetic.py",
         figure="Equations (1)-(3)",
@@ -303,8 +301,8 @@ LESSON_STEPS = (
         text=(
             "S-LS is least squares on the labelled source, T-LS on the labelled target "
             "(the oracle we cannot have). FLDA-Q is least squares on the source with the "
-            "estimated dropout variance added (Equation (11)). The figure shows the "
-            "target samples; the boundaries come with the answer."
+            "estimated dropout variance added (Equation (11)). The boundaries come with "
+            "the answer."
         ),
         page="pages/synthetic.py",
         figure="Figure 1",
@@ -427,8 +425,8 @@ LESSON_STEPS = (
         text=(
             "Learning curves: every classifier gets n labelled samples, FLDA also n "
             "unlabelled target samples. The paper reads 'roughly 20' off Figure 3 and "
-            "remarks that FLDA-Q's small-sample advantage disappears with ℓ2. The figure "
-            "holds the curves from n = 7 on; the two smallest sizes come with the answer."
+            "remarks that FLDA-Q's small-sample advantage disappears with ℓ2. Sizes below "
+            "n = 7 come with the answer."
         ),
         page="pages/learning_curves.py",
         figure="Figure 3",
@@ -469,10 +467,9 @@ LESSON_STEPS = (
         slug="where-ink-vanishes",
         title="8 · Where ink vanishes (Figures 5 and 6)",
         text=(
-            "Two digit collections ink different pixels. The figure shows how often each "
-            "pixel is inked in A and in B, as the paper's Figure 5; after the answer it "
-            "shows FLDA's weights and θ per pixel (Figure 6). Where the source inks a pixel "
-            "often and the target rarely, θ is large and FLDA's weights fade there."
+            "Two digit collections ink different pixels: how often, per pixel, in A and in B "
+            "(as the paper's Figure 5). Where the source inks a pixel often and the target "
+            "rarely, θ is large and FLDA's weights fade there (Figure 6, after the answer)."
         ),
         page="pages/digits.py",
         figure="Figures 5 and 6",
@@ -514,9 +511,8 @@ LESSON_STEPS = (
         title="9 · Natural data: missing values (Table 3)",
         text=(
             "Real data sets with gaps (section 4.2.2): the source is the complete rows, the "
-            "target the rows with missing values filled with 0 — dropout in practice. The "
-            "figure shows the paper's Table 3 errors for this data set; this server's run is "
-            "the question."
+            "target the rows with missing values filled with 0: dropout in practice. The "
+            "figure shows the paper's Table 3 errors; this server's run is the question."
         ),
         page="pages/real_data.py",
         figure="Table 3",
