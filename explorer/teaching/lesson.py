@@ -228,11 +228,8 @@ LESSON_STEPS = (
             Control("syn.theta", "true dropout θ per feature", ("0.5, 0", "0.8, 0.3")),
             Control("syn.n_source", "source samples", (10_000, 1_000)),
         ),
-        question="Without a single target label, does Equation (3) get each classifier's target error right?",
-        choices=(
-            "Yes, within the noise of the samples",
-            "No, it misses by more than the noise",
-        ),
+        question="Without target labels, does Equation (3) get each target error right?",
+        choices=("Yes, within the noise", "No, off by more than the noise"),
         answer=(
             "Under the assumption the target risk is the source risk under the transfer "
             "model: sum over labels and integrate over the source, and p(y | z, x) becomes "
