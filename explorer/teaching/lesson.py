@@ -383,12 +383,7 @@ LESSON_STEPS = (
             Control("tp.l2", "ℓ2 penalty", (0.0, 1.0)),
         ),
         question="Where is FLDA-Q's target error lowest?",
-        choices=(
-            "At the estimate θ̂₁ itself (shift +0)",
-            "At a smaller θ₁ (negative shift)",
-            "At a larger θ₁ (positive shift)",
-            TOO_CLOSE,
-        ),
+        choices=("At θ̂₁ itself", "At a smaller θ₁", "At a larger θ₁", TOO_CLOSE),
         answer=(
             "θ̂ minimises nothing about the error: it is the dropout rate that makes the "
             "source look like the target on average. The error curve is measured on the "

@@ -531,10 +531,8 @@ def _transfer_view(lesson_step, values):
         ],
         correct=frozenset(correct),
         reveal=(
-            f"On the same sweep as the Transfer page (θ̂₁ = {theta1:.3f}, shifts "
-            f"{result.curve[0]:+.2f} to {result.curve[-1]:+.2f}), FLDA-Q is lowest at "
-            f"θ̂₁ {at:+.2f} ({lowest:.3f}; at +0: {at_zero:.3f}; paired standard error of "
-            f"the difference {se:.4f})"
+            f"θ̂₁ = {theta1:.3f}: FLDA-Q is lowest at "
+            f"θ̂₁ {at:+.2f} ({lowest:.3f}; at +0: {at_zero:.3f}; paired SE {se:.4f})"
             + (
                 ": the estimate itself."
                 if 0 in correct

@@ -243,7 +243,7 @@ def test_a_wrong_theta_minimum_is_the_transfer_pages(delta, l2):
     assert f"FLDA-Q is lowest at θ̂₁ {where} ({error}" in _revealed_text(at)
     assert f"FLDA-Q lowest at θ̂₁ {where}" in _numbers(at)
     correct = _ticked(at, lesson_step)
-    assert correct and (correct == [TOO_CLOSE] or ("smaller" in correct[0]) == (float(where) < 0))
+    assert correct and (correct == [TOO_CLOSE] or ("smaller" in correct[0].lower()) == (float(where) < 0))
 
 
 def test_the_paper_disagrees_step_is_built_from_the_notes():
