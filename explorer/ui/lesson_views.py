@@ -575,8 +575,7 @@ def _learning_view(lesson_step, values, slide=False):
     se = float(np.hypot(sem["FLDA-Q"], sem["S-LS"]))
     correct = (0 if gap < 0 else 1) if beyond_noise(gap, se) else 2
     n_adapt = lc.adaptation_sample_size(table, "FLDA-Q", "T-LS", "target", 0.01)
-    order = ("S-LS", "T-LS", "FLDA-Q")
-    numbers = [(f"{n} at n = {asked} (±SE {sem[n]:.3f})", _fmt(mean[n])) for n in order]
+    numbers = [(f"{n} at n = {asked} (±SE {sem[n]:.3f})", _fmt(mean[n])) for n in ("S-LS", "FLDA-Q")]
     numbers.append(
         (f"FLDA-Q ≈ T-LS from n (paper ≈ {PAPER_ADAPTATION_N})", f"{n_adapt:,}" if n_adapt else "never")
     )
@@ -605,10 +604,8 @@ def _learning_view(lesson_step, values, slide=False):
         ),
         correct=frozenset({correct}),
         reveal=(
-            f"With {regime}: at n = {asked}, "
-            + ", ".join(f"{n} {mean[n]:.3f} ± {sem[n]:.3f}" for n in order)
-            + f" (means and standard errors over 50 repeats); FLDA-Q − S-LS = {gap:+.3f} "
-            f"± {se:.3f}: {verdict[correct]}."
+            f"{regime.capitalize()}, n = {asked}: FLDA-Q − S-LS = {gap:+.3f} ± {se:.3f} (SE over "
+            f"50 repeats): {verdict[correct]}; T-LS {mean['T-LS']:.3f} ± {sem['T-LS']:.3f}."
         ),
     )
 

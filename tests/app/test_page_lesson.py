@@ -279,7 +279,7 @@ def test_how_many_samples_claims_follow_the_steps_own_l2_toggle(l2):
     target = table[table["domain"] == "target"]
     asked = target[target["n"] == LEARNING_CURVE_QUESTION_N].set_index("classifier")["mean_error"]
     numbers = _numbers(at)
-    for name in ("S-LS", "T-LS", "FLDA-Q"):
+    for name in ("S-LS", "FLDA-Q"):
         label = next(k for k in numbers if k.startswith(f"{name} at n = {LEARNING_CURVE_QUESTION_N}"))
         assert numbers[label] == f"{asked[name]:.3f}"
     n_adapt = adaptation_sample_size(table, "FLDA-Q", "T-LS", "target", 0.01)
