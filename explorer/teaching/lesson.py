@@ -510,8 +510,8 @@ LESSON_STEPS = (
         figure="Table 3",
         chart_key="real_errors",
         controls=(Control("real.theta_set", "data set", NATURAL_SETS),),
-        question="On this data set, will FLDA-Q have a lower target error than the naive S-LR here?",
-        choices=("Yes, beyond the noise", "No: S-LR is lower beyond the noise", TOO_CLOSE),
+        question="Which has the lower target error on this data set: FLDA-Q or the naive S-LR?",
+        choices=("FLDA-Q", "S-LR", TOO_CLOSE),
         answer=(
             "A gap filled with 0 is a dropped-out feature, so θ̂ per feature is about the "
             "share of target rows missing it, and FLDA down-weights exactly those features. "
