@@ -907,8 +907,9 @@ def _rate_view(lesson_step, values):
     )
 
 
-def _recap_view(lesson_step, values):
-    """Every other step's revealed answer at its starting settings, computed."""
+def _recap_view(lesson_step, values, slide=False):
+    """Every other step's revealed answer at its starting settings, computed (on a slide
+    in the numbers overlay, not on the slide itself: eleven rows do not fit it)."""
     import pandas as pd
 
     from explorer.teaching.lesson import LESSON_STEPS
@@ -925,9 +926,12 @@ def _recap_view(lesson_step, values):
                 "computed answer": "; ".join(other.choices[i] for i in sorted(view.correct)) or "—",
             }
         )
+    from explorer.ui.tables import markdown_table
+
     return View(
         what="lesson recap",
-        table=pd.DataFrame(rows),
+        table=None if slide else pd.DataFrame(rows),
+        notes=[markdown_table(pd.DataFrame(rows))] if slide else [],
         correct=frozenset({0}),
         reveal=lesson_step.answer,
         paper="*The paper (section 5):* FLDA models the shift feature by feature with a "
@@ -1002,7 +1006,7 @@ def handout_bytes(steps, progress=None):
 
 #: Steps whose figure has a slide layout (``slide=True``): the digit maps in one row,
 #: learning curves with fewer error ticks.
-SLIDE_VIEWS = {"where-ink-vanishes": _digits_view, "how-many-samples": _learning_view}
+SLIDE_VIEWS = {"where-ink-vanishes": _digits_view, "how-many-samples": _learning_view, "recap": _recap_view}
 
 
 def step_view(lesson_step, values, slide=False):
