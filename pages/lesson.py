@@ -1,4 +1,4 @@
-"""Lesson: the paper in nine steps, each with its live figure (issues 12 and 25).
+"""Lesson: the paper in twelve steps, each with its live figure (issues 12 and 25).
 
 The steps are data (``explorer.teaching.lesson.LESSON_STEPS``); this page renders one
 step at a time: its text, a prediction the class makes (choices first, the answer
@@ -218,24 +218,27 @@ def draw_numbers(lesson_step, view, per_row=3):
 
 def draw_figure(lesson_step, values, view, present, slide=None):
     """The figure (on a slide: the height that is left, type from ``slide``,
-    :func:`explorer.ui.slides.chart_style`), and outside slides its caption once
-    revealed, the step's table and the notes on the paper (a slide has them behind A:
-    :func:`draw_overlays`)."""
-    if view.fig is not None:
-        caption = view.caption if revealed(lesson_step) and not present else None
+    :func:`explorer.ui.slides.chart_style`); Reveal is a build: before it the figure of
+    the setting only (``view.fig_before``), after it the answering figure; outside
+    slides, once revealed, its caption, the step's table and the notes on the paper (a
+    slide has them behind A: :func:`draw_overlays`)."""
+    shown = revealed(lesson_step)
+    fig = view.fig if shown else view.fig_before
+    if fig is not None:
+        caption = view.caption if shown and not present else None
         charts.show_chart(
-            view.fig,
+            fig,
             "lesson_chart",
-            view.what,
+            view.what if shown else f"{view.what} (setting)",
             caption,
             fit_margin=slides.CHART_MARGIN if present else 0,
             settings=settings_text(values),
             describe=not present,
             slide=slide if present else None,
         )
-    elif view.caption:
-        st.info(view.caption, icon=":material/upload_file:")
-    if present or not revealed(lesson_step):
+    elif view.caption and shown:
+        st.info(view.caption, icon=":material/info:")
+    if present or not shown:
         return
     draw_why(lesson_step)
     if view.table is None and not view.notes:

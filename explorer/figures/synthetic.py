@@ -343,7 +343,12 @@ def _lattice_ticks(axis_range):
 
 
 def decision_boundary_figure(
-    target_counts, panels, source_counts=None, axis_titles=("feature 1 (x₁)", "feature 2 (x₂)"), height=560
+    target_counts,
+    panels,
+    source_counts=None,
+    axis_titles=("feature 1 (x₁)", "feature 2 (x₂)"),
+    height=560,
+    points_domain="target",
 ):
     """Target-domain scatter with decision boundaries: the paper's Figures 1, 2 and 4.
 
@@ -358,6 +363,10 @@ def decision_boundary_figure(
         ``experiments.synthetic.lattice_counts`` of the source domain, drawn as open diamonds.
     axis_titles : pair of str
     height : int
+    points_domain : {"target", "source"}
+        The domain ``target_counts`` come from: ``"source"`` draws them as the
+        source (open diamonds), e.g. the setting of a lesson step before the target is
+        revealed.
 
     Returns
     -------
@@ -378,7 +387,9 @@ def decision_boundary_figure(
     )
     data, annotations = [], layout.setdefault("annotations", [])
     for col, (_, lines) in enumerate(panels, start=1):
-        data += _scatter_traces(target_counts, max_count, "target", col, col == 1, label_counts)
+        data += _scatter_traces(
+            target_counts, max_count, points_domain, col, col == 1, label_counts and points_domain == "target"
+        )
         if source_counts is not None:
             data += _scatter_traces(source_counts, max_count, "source", col, col == 1, False)
         # Solid lines first, so that dotted/dashed ones stay visible on top of them
@@ -405,7 +416,9 @@ def decision_boundary_figure(
     return unvalidated_figure(data, layout)
 
 
-def perturbation_error_figure(sweep_fits, naive_fits, feature=0, paper=None, height=430):
+def perturbation_error_figure(
+    sweep_fits, naive_fits, feature=0, paper=None, height=430, answer=True, mark=None
+):
     """Target error of FLDA against the perturbation of theta: Table 1 as a curve.
 
     Parameters
@@ -419,6 +432,11 @@ def perturbation_error_figure(sweep_fits, naive_fits, feature=0, paper=None, hei
     paper : mapping, optional
         Paper values to mark, e.g. ``PAPER_TABLE1.errors`` (keys such as
         ``"FLDA-Q+0.1"``, ``"S-LS"``), drawn as open markers.
+    answer : bool, default=True
+        Draw FLDA's error curve and the paper's markers; False leaves the axes, the
+        naive reference lines and ``mark`` only (a lesson step before Reveal).
+    mark : float, optional
+        A shift to mark with a vertical line (the shift a lesson step chose).
 
     Returns
     -------
@@ -439,7 +457,7 @@ def perturbation_error_figure(sweep_fits, naive_fits, feature=0, paper=None, hei
         axes = dict(xaxis=f"x{_axis_suffix(col)}", yaxis=f"y{_axis_suffix(col)}")
         fits = sorted((f for f in sweep_fits if f.loss == loss), key=lambda f: f.perturbation)
         name = fits[0].name
-        data.append(
+        curve = (
             dict(
                 type="scatter",
                 x=[f.perturbation for f in fits],
@@ -455,7 +473,11 @@ def perturbation_error_figure(sweep_fits, naive_fits, feature=0, paper=None, hei
                 ),
                 **axes,
             )
+            if answer
+            else None
         )
+        if curve is not None:
+            data.append(curve)
         for naive in (f for f in naive_fits if f.loss == loss):
             data.append(
                 dict(
@@ -475,7 +497,7 @@ def perturbation_error_figure(sweep_fits, naive_fits, feature=0, paper=None, hei
                     **axes,
                 )
             )
-        if paper:
+        if paper and answer:
             points = [(float(k.rsplit("+", 1)[1]), v) for k, v in paper.items() if k.startswith(name + "+")]
             if points:
                 data.append(
@@ -493,10 +515,41 @@ def perturbation_error_figure(sweep_fits, naive_fits, feature=0, paper=None, hei
                         **axes,
                     )
                 )
+        pad = 0.03 * (x_span[1] - x_span[0] or 1.0)
         layout[f"xaxis{_axis_suffix(col)}"].update(
-            title=dict(text=f"perturbation added to θ̂{sub}"), zeroline=True
+            title=dict(text=f"perturbation added to θ̂{sub}"),
+            zeroline=True,
+            **({} if answer else {"range": [x_span[0] - pad, x_span[1] + pad]}),  # no curve to span it
         )
     layout["yaxis"]["title"] = dict(text="target error")
+    if mark is not None:
+        layout["shapes"] = [
+            dict(
+                type="line",
+                xref=f"x{_axis_suffix(col)}",
+                yref=f"y{_axis_suffix(col)} domain",
+                x0=float(mark),
+                x1=float(mark),
+                y0=0,
+                y1=1,
+                line=dict(color="#888888", dash="dashdot", width=2),
+            )
+            for col in range(1, len(losses) + 1)
+        ]
+        layout["annotations"] = list(layout.get("annotations", [])) + [
+            dict(
+                x=float(mark),
+                y=0.5,
+                xref="x",
+                yref="y domain",
+                text=f"chosen shift {float(mark):+.2f}",
+                showarrow=False,
+                xanchor="left",
+                yanchor="middle",
+                xshift=4,
+                font=dict(size=13),
+            )
+        ]
     layout.update(
         height=height,
         margin=dict(l=60, r=20, t=50, b=20),
@@ -510,10 +563,10 @@ def theta_figure(theta_true, theta_hat, theta_used=None, height=360):
     """True dropout (open bars) beside the estimate θ̂ (filled bars) per feature.
 
     ``theta_used`` (optional) adds the theta FLDA was actually given, e.g.
-    after a perturbation (section 4.1.3), as diamonds.
+    after a perturbation (section 4.1.3), as diamonds.  ``theta_hat=None`` draws the
+    true θ only (a lesson step's setting, before the estimate is revealed).
     """
     theta_true = np.asarray(theta_true, dtype=float)
-    theta_hat = np.asarray(theta_hat, dtype=float)
     features = np.arange(1, len(theta_true) + 1)
     color = FAMILY_COLORS["flda"]
     fig = go.Figure()
@@ -526,15 +579,16 @@ def theta_figure(theta_true, theta_hat, theta_used=None, height=360):
             hovertemplate="feature %{x}: true θ = %{y:.3f}<extra></extra>",
         )
     )
-    fig.add_trace(
-        go.Bar(
-            x=features,
-            y=theta_hat,
-            name="estimated θ̂",
-            marker_color=color,
-            hovertemplate="feature %{x}: θ̂ = %{y:.3f}<extra></extra>",
+    if theta_hat is not None:
+        fig.add_trace(
+            go.Bar(
+                x=features,
+                y=np.asarray(theta_hat, dtype=float),
+                name="estimated θ̂",
+                marker_color=color,
+                hovertemplate="feature %{x}: θ̂ = %{y:.3f}<extra></extra>",
+            )
         )
-    )
     if theta_used is not None:
         fig.add_trace(
             go.Scatter(

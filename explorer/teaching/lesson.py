@@ -1,4 +1,4 @@
-"""The guided lesson: nine steps through the paper, as data.
+"""The guided lesson: twelve steps through the paper, as data.
 
 Each :class:`LessonStep` says what to read (2-4 sentences), which page and
 figure to show, the one or two controls that matter (widget keys of that page
@@ -46,6 +46,11 @@ __all__ = [
     "STEP_PARAM",
     "PAGE_URL_PATHS",
     "FIGURE1_SEED",
+    "SE_MULTIPLE",
+    "TOO_CLOSE",
+    "NATURAL_SETS",
+    "RATE_FACTORS",
+    "LEARNING_CURVE_QUESTION_N",
     "step",
     "step_index",
     "url_value",
@@ -150,15 +155,27 @@ def _domain(prefix, paper, n_samples=LESSON_SAMPLES, seed=0, **extra):
     return values
 
 
+#: Standard errors a gap must exceed before a step names a winner (its "uncertainty
+#: rule"): a difference within ``SE_MULTIPLE`` standard errors is "too close to call".
+SE_MULTIPLE = 2.0
+#: The data set of the natural-data step (the paper's Table 3, section 4.2.2).
+NATURAL_SETS = ("heart", "hepatitis", "ozone")
+#: Rate factors of the rate-change step: feature 1's count rate falls, feature 2's rises.
+RATE_FACTORS = ("0.5, 2.5", "0.25, 2.5", "1, 2.5")
+#: The training-set size the learning-curve step asks about (the grid's second size).
+LEARNING_CURVE_QUESTION_N = 4
+#: Say "too close to call" the same way in every step's choices.
+TOO_CLOSE = "Too close to call at this n"
+
+
 LESSON_STEPS = (
     LessonStep(
         slug="domain-shift-as-dropout",
         title="1 · Domain shift as dropout",
         text=(
             "The target is the source with features switched off: a value of feature d "
-            "becomes 0 with probability θ of feature d, else it is scaled by "
-            "1/(1 − θ), so its mean stays the same (Equation (8)). With θ = [0.5, 0] half "
-            "of feature 1 vanishes in the target."
+            "becomes 0 with probability θ of feature d (Equation (8)). With θ = [0.5, 0] "
+            "half of feature 1 vanishes in the target. The figure shows the source."
         ),
         page="pages/synthetic.py",
         figure="Figure 1",
@@ -185,14 +202,65 @@ LESSON_STEPS = (
             **{"syn.loss": "both", "syn.l2": 0.0, "syn.show_source": True},
         ),
         equations=("transfer_model", "moments"),
+        notes=SpeakerNotes(
+            say="Domain adaptation: train on a labelled source, test on a target without "
+            "labels. FLDA models the shift between them feature by feature; the simplest "
+            "model is dropout, where a feature goes missing with a probability θ of its own. "
+            "Show the binary source lattice first, then Reveal the target.",
+            ask="If half of feature 1's values vanish, what must happen to the rest so that "
+            "the feature's mean stays the same? Why would we want the mean kept?",
+            minutes=8,
+        ),
+    ),
+    LessonStep(
+        slug="the-assumption",
+        title="2 · The assumption: labels follow the source",
+        text=(
+            "FLDA assumes the labels are conditionally independent of the target given "
+            "the source (section 3.2), less strict than covariate shift. The target risk "
+            "becomes an expected loss over the transfer model on the source (Equations "
+            "(1)-(3)), shown here from source labels only."
+        ),
+        page="pages/synthetic.py",
+        figure="Equations (1)-(3)",
+        chart_key="syn_figure",
+        controls=(
+            Control("syn.theta", "true dropout θ per feature", ("0.5, 0", "0.8, 0.3")),
+            Control("syn.n_source", "source samples", (10_000, 1_000)),
+        ),
+        question="Without target labels, does Equation (3) get each target error right?",
+        choices=("Yes, within the noise", "No, off by more than the noise"),
+        answer=(
+            "Under the assumption the target risk is the source risk under the transfer "
+            "model: sum over labels and integrate over the source, and p(y | z, x) becomes "
+            "p(y | x). With θ estimated from unlabelled target data the expectation needs "
+            "only labelled source samples; where labels did depend on the target (the "
+            "paper's 'small' cars and 'small' electronics) the estimate would miss."
+        ),
+        settings=_domain(
+            "syn",
+            PAPER_FIGURE1,
+            seed=FIGURE1_SEED,
+            **{"syn.loss": "quadratic", "syn.l2": 0.0, "syn.show_source": False},
+        ),
+        equations=("transfer_model",),
+        notes=SpeakerNotes(
+            say="Write p(y, z, x) = p(y | z, x) p(z | x) p(x) on the board. The assumption "
+            "drops z from the first factor; covariate shift instead asks p(y | x) = p(y | z), "
+            "which gives no transfer model to work with. Equation (3) then averages the "
+            "loss over the transfer model for each labelled source sample.",
+            ask="Name a shift where the assumption fails (the paper: 'small' is good for "
+            "electronics, bad for cars). Would FLDA notice from unlabelled data?",
+            minutes=10,
+        ),
     ),
     LessonStep(
         slug="estimating-theta",
-        title="2 · Estimating θ without target labels",
+        title="3 · Estimating θ without target labels",
         text=(
             "FLDA never sees a target label. It estimates θ̂ of each feature by comparing "
             "how often that feature is non-zero in the target and in the source "
-            "(section 3.3.1)."
+            "(section 3.3.1). The figure shows the true θ; the estimate is the question."
         ),
         page="pages/synthetic.py",
         figure="θ table (section 3.3.1)",
@@ -215,14 +283,23 @@ LESSON_STEPS = (
             **{"syn.n_target": 100, "syn.loss": "both", "syn.l2": 0.0, "syn.show_source": False},
         ),
         equations=("theta_hat",),
+        notes=SpeakerNotes(
+            say="θ̂ compares non-zero rates: if a feature is non-zero in 60 % of the source "
+            "and 30 % of the target, half of it was dropped. No target label is used. Try "
+            "100 target samples first, then 10,000.",
+            ask="How many unlabelled target samples would you need for θ̂ to be within "
+            "0.05? What does a ratio of two sample means do with few samples?",
+            minutes=6,
+        ),
     ),
     LessonStep(
-        slug="flda-q-on-the-oracle",
-        title="3 · FLDA-Q lands on the oracle (Figure 1)",
+        slug="naive-against-flda",
+        title="4 · The naive classifier against FLDA (Figure 1)",
         text=(
             "S-LS is least squares on the labelled source, T-LS on the labelled target "
             "(the oracle we cannot have). FLDA-Q is least squares on the source with the "
-            "estimated dropout variance added (Equation (11))."
+            "estimated dropout variance added (Equation (11)). The boundaries come with "
+            "the answer."
         ),
         page="pages/synthetic.py",
         figure="Figure 1",
@@ -232,7 +309,7 @@ LESSON_STEPS = (
             Control("syn.loss", "loss", ("quadratic", "logistic")),
         ),
         question="Which classifier will have the lower target error?",
-        choices=("The naive source classifier", "FLDA", "Both the same"),
+        choices=("The naive source classifier", "FLDA", TOO_CLOSE),
         answer=(
             "The naive boundary runs (in expectation) exactly through a target lattice "
             "point holding thousands of samples, so a tiny tilt moves all of them to one "
@@ -246,14 +323,23 @@ LESSON_STEPS = (
             **{"syn.loss": "quadratic", "syn.l2": 0.0, "syn.show_source": False},
         ),
         equations=("quadratic_loss", "closed_form"),
+        notes=SpeakerNotes(
+            say="Three boundaries: naive, oracle, FLDA. The winner is named only when the "
+            "gap is more than twice its paired standard error on this target sample. Flip "
+            "the seed: with seed 0 the naive boundary falls on the other side of the big "
+            "lattice point and the paper's gap vanishes.",
+            ask="Why can a tiny change of the boundary's tilt change the error by 0.1 on "
+            "binary data? Would that happen on continuous features?",
+            minutes=9,
+        ),
     ),
     LessonStep(
         slug="counts",
-        title="4 · Counts (Figure 2)",
+        title="5 · Counts (Figure 2)",
         text=(
             "The same experiment with Poisson counts (rates 2 and 6). Dropout zeroes some "
             "counts and doubles the rest. The paper reports this setting twice, in "
-            "Figure 2's text and in Table 1, with different errors."
+            "Figure 2's text and in Table 1, with different errors (listed below)."
         ),
         page="pages/synthetic.py",
         figure="Figure 2",
@@ -263,7 +349,7 @@ LESSON_STEPS = (
             Control("shared.seed", "random seed", (0, 1, 2)),
         ),
         question="Which of the paper's two reports will this run's FLDA error be closer to?",
-        choices=("Figure 2's text", "Table 1"),
+        choices=("Figure 2's text", "Table 1", TOO_CLOSE),
         answer=(
             "Reproduce the setting and compare: two reports of one setting that differ "
             "by far more than the sampling noise cannot both be right."
@@ -272,27 +358,32 @@ LESSON_STEPS = (
             "syn", PAPER_FIGURE2, **{"syn.loss": "quadratic", "syn.l2": 0.0, "syn.show_source": False}
         ),
         equations=("per_feature_ridge",),
+        notes=SpeakerNotes(
+            say="Counts instead of bits: dropout now also rescales every kept count. Read "
+            "the paper's two reports aloud before revealing; the run's standard error "
+            "(binomial, on the target sample) says how far off a report may be by chance.",
+            ask="If two numbers in one paper describe the same setting and differ by 0.1, "
+            "what would you check first: the code, the seed or the text?",
+            minutes=7,
+        ),
     ),
     LessonStep(
         slug="a-wrong-theta",
-        title="5 · A wrong θ (Table 1 as a curve)",
+        title="6 · A wrong θ (Table 1 as a curve)",
         text=(
-            "What if θ̂ is off? Shift the estimate of feature 1 and read FLDA's target "
-            "error. A larger θ₁ raises the penalty θ₁/(1 − θ₁) · Σᵢ xᵢ₁² on feature 1."
+            "What if θ̂ is off? Shift the estimate of feature 1 (the dashed line marks the "
+            "chosen shift) and read FLDA's target error. A larger θ₁ raises the penalty "
+            "θ₁/(1 − θ₁) · Σᵢ xᵢ₁² on feature 1."
         ),
         page="pages/transfer.py",
         figure="Table 1 and Figure 4",
         chart_key="tp_curve",
         controls=(
             Control("tp.delta_1", "shift added to θ̂₁", (0.2, 0.0, 0.4, -0.3)),
-            Control("tp.l2", "ℓ2 penalty", (0.0, 0.01)),
+            Control("tp.l2", "ℓ2 penalty", (0.0, 1.0)),
         ),
         question="Where is FLDA-Q's target error lowest?",
-        choices=(
-            "At the estimate θ̂₁ itself (shift +0)",
-            "At a smaller θ₁ (negative shift)",
-            "At a larger θ₁ (positive shift)",
-        ),
+        choices=("At θ̂₁ itself", "At a smaller θ₁", "At a larger θ₁", TOO_CLOSE),
         answer=(
             "θ̂ minimises nothing about the error: it is the dropout rate that makes the "
             "source look like the target on average. The error curve is measured on the "
@@ -311,24 +402,33 @@ LESSON_STEPS = (
             },
         ),
         equations=("per_feature_ridge",),
+        notes=SpeakerNotes(
+            say="Table 1 of the paper as a curve: FLDA-Q refitted with θ̂₁ shifted. The "
+            "minimum is named only where it beats the error at θ̂ by more than twice the "
+            "paired standard error. Switch ℓ2 on: a penalty that large flattens the "
+            "dropout penalty's effect.",
+            ask="The estimate is unbiased for θ. Why need the best θ for the error not be the true θ?",
+            minutes=7,
+        ),
     ),
     LessonStep(
         slug="how-many-samples",
-        title="6 · How many samples? (Figure 3)",
+        title="7 · How many samples? (Figure 3)",
         text=(
             "Learning curves: every classifier gets n labelled samples, FLDA also n "
             "unlabelled target samples. The paper reads 'roughly 20' off Figure 3 and "
-            "remarks that FLDA-Q's small-sample advantage disappears with ℓ2."
+            "remarks that FLDA-Q's small-sample advantage disappears with ℓ2. Sizes below "
+            "n = 7 come with the answer."
         ),
         page="pages/learning_curves.py",
         figure="Figure 3",
         chart_key="lc_curves",
         controls=(
             Control("lc.l2", "ℓ2 regularisation", (False, True)),
-            Control("lc.ridge", "λ (ridge strength)", (10.0, 100.0)),
+            Control("lc.ridge", "λ (ridge strength, with ℓ2 on)", (10.0, 100.0)),
         ),
-        question="At the smallest n, which has the lowest target error?",
-        choices=("S-LS (naive)", "T-LS (oracle)", "FLDA-Q"),
+        question=f"At n = {LEARNING_CURVE_QUESTION_N}, which of FLDA-Q and S-LS has the lower target error?",
+        choices=("FLDA-Q", "S-LS", TOO_CLOSE),
         answer=(
             "With very few samples a least-squares fit overfits; FLDA-Q's dropout "
             "variance acts as a per-feature ridge penalty that is strongest on the "
@@ -345,14 +445,23 @@ LESSON_STEPS = (
             "shared.seed": 0,
         },
         equations=("per_feature_ridge",),
+        notes=SpeakerNotes(
+            say="Each point is a mean over 50 repeats with its standard error band. A "
+            "winner at the smallest n is named only where its mean beats the others by more "
+            "than twice the standard error of the difference; otherwise it is too close to "
+            "call. Turn ℓ2 on, try λ = 10 and 100, and compare with the paper's remark.",
+            ask="Why could a ridge penalty on every classifier remove FLDA-Q's advantage? "
+            "What does FLDA-Q's dropout variance already do?",
+            minutes=8,
+        ),
     ),
     LessonStep(
         slug="where-ink-vanishes",
-        title="7 · Where ink vanishes (Figures 5-6)",
+        title="8 · Where ink vanishes (Figures 5 and 6)",
         text=(
-            "Two digit collections ink different pixels: one fills the frame, the other "
-            "is centred. Where the source inks a pixel often and the target rarely, θ is "
-            "large and FLDA's weights fade there (Figure 6)."
+            "Two digit collections ink different pixels: how often, per pixel, in A and in B "
+            "(as the paper's Figure 5). Where the source inks a pixel often and the target "
+            "rarely, θ is large and FLDA's weights fade there (Figure 6, after the answer)."
         ),
         page="pages/digits.py",
         figure="Figures 5 and 6",
@@ -364,8 +473,11 @@ LESSON_STEPS = (
         question="In which directions will FLDA-L beat the naive S-LR on these data?",
         choices=("A → B only", "B → A only", "Both", "Neither"),
         answer=(
-            "Dropout can only remove ink: where the target inks pixels the source rarely "
-            "does, θ̂ is clipped to 0 and FLDA reduces to the naive classifier."
+            "Dropout can only remove ink: FLDA acts on the pixels the target inks less often "
+            "than the source, and where the target inks more, θ̂ is clipped to 0. A direction "
+            "gains only if the pixels that lose ink carry the class. MNIST and USPS each leave "
+            "empty pixels the other inks, so θ̂ > 0 on some pixels both ways, consistent with "
+            "Table 4's FLDA-L row (below S-LR in both directions)."
         ),
         settings={
             "dig.source": "offline",
@@ -376,19 +488,64 @@ LESSON_STEPS = (
             "shared.seed": 0,
         },
         equations=("theta_hat", "taylor_term"),
+        notes=SpeakerNotes(
+            say="Offline stand-in digits, made from scikit-learn's digits, not MNIST/USPS. "
+            "Read off Figure 5 which collection fills the frame; the direction from the "
+            "fuller to the emptier one is where dropout can explain the shift. A win needs "
+            "a gap beyond twice the paired standard error on the target set.",
+            ask="Going from the centred digits to the frame-filling ones, new pixels get "
+            "ink. Can a dropout model describe ink appearing?",
+            minutes=9,
+        ),
+    ),
+    LessonStep(
+        slug="natural-data",
+        title="9 · Natural data: missing values (Table 3)",
+        text=(
+            "Real data sets with gaps (section 4.2.2): the source is the complete rows, the "
+            "target the rows with missing values filled with 0: dropout in practice. The "
+            "figure shows the paper's Table 3 errors; this server's run is the question."
+        ),
+        page="pages/real_data.py",
+        figure="Table 3",
+        chart_key="real_errors",
+        controls=(Control("real.theta_set", "data set", NATURAL_SETS),),
+        question="Which has the lower target error on this data set: FLDA-Q or the naive S-LR?",
+        choices=("FLDA-Q", "S-LR", TOO_CLOSE),
+        answer=(
+            "A gap filled with 0 is a dropped-out feature, so θ̂ per feature is about the "
+            "share of target rows missing it, and FLDA down-weights exactly those features. "
+            "With a few hundred target rows a test error carries a standard error of "
+            "0.01-0.05: small differences are noise."
+        ),
+        settings={
+            "real.impute": "zero",
+            "real.baselines": False,
+            "real.theta_set": "heart",
+            "shared.seed": 0,
+        },
+        equations=("theta_hat",),
+        notes=SpeakerNotes(
+            say="UCI data with missing values at test time, computed here as the Real data "
+            "page does (same fits, same store), beside the paper's Table 3. The paper "
+            "reports no standard errors; with a few hundred test rows they are large.",
+            ask="The paper calls FLDA better on Heart disease. How many more test rows "
+            "would a gap of 0.01 need to be believable?",
+            minutes=8,
+        ),
     ),
     LessonStep(
         slug="where-the-paper-disagrees",
-        title="8 · Where the paper disagrees with itself",
+        title="10 · Where the paper disagrees with itself",
         text=(
-            "A paper is a claim to check. Rerun its settings: Figure 1's reported errors "
-            "against the best error any classifier can reach there, and Figure 2's text "
-            "against Table 1 for the same Poisson setting."
+            "A paper is a claim to check. Figure 1 reports each classifier's target error; "
+            "the Bayes error of the setting, computed exactly from the true distributions, "
+            "is the best any classifier can reach there."
         ),
         page="pages/synthetic.py",
         figure="Notes on the paper",
         chart_key="",
-        controls=(Control("shared.seed", "random seed of the rerun", (0, 1)),),
+        controls=(),
         question="Figure 1 reports S-LR's target error as 0.248. Can any classifier be "
         "that good on this setting?",
         choices=("Yes", "No: that is below the Bayes error of the setting"),
@@ -398,28 +555,90 @@ LESSON_STEPS = (
         ),
         settings=_domain("syn", PAPER_FIGURE1, n_samples=100_000, **{"syn.loss": "both", "syn.l2": 0.0}),
         equations=(),
+        notes=SpeakerNotes(
+            say="The Bayes error is computed exactly by enumerating the lattice, no sampling: "
+            "it does not depend on a seed. The second note sets Figure 2's text against "
+            "Table 1, rerun with seed 0 as on the Synthetic page.",
+            ask="If a reported error is below the Bayes error, which are the possible "
+            "explanations: a typo, a different setting, or a test on training data?",
+            minutes=7,
+        ),
     ),
     LessonStep(
-        slug="your-own-data",
-        title="9 · Your own data",
+        slug="when-the-shift-is-not-dropout",
+        title="11 · When the shift is not dropout",
         text=(
-            "Upload a source and a target CSV on the full page, or start from a sample "
-            "pair. FLDA estimates which features go missing in the target and "
-            "down-weights them."
+            "Counts can change their rate instead of vanishing: in the library's rate-change "
+            "domains feature 1's counts fall to a fraction of their rate in the target and "
+            "feature 2's rise. The figure shows how often each feature is 0 in each domain."
         ),
-        page="pages/your_data.py",
-        figure="Your data: θ per feature",
+        page="pages/synthetic.py",
+        figure="Count rates change",
+        chart_key="syn_figure",
+        controls=(
+            Control("syn.theta", "rate factor per feature (target rate / source rate)", RATE_FACTORS),
+            Control("syn.n_target", "target samples", (10_000, 300)),
+        ),
+        question="Which features will the dropout model see as shifted (θ̂ above 0.05)?",
+        choices=("Feature 1 only", "Feature 2 only", "Both", "Neither"),
+        answer=(
+            "θ̂ compares non-zero rates only. A count whose rate falls is 0 more often, so "
+            "θ̂ grows, but it reads the change as whole values vanishing and rescales the "
+            "rest; a count whose rate rises is 0 less often and gets θ̂ = 0, so FLDA "
+            "treats it as unchanged. The rate transfer model fits such data."
+        ),
+        settings={
+            "syn.shift": "rate",
+            "syn.theta": RATE_FACTORS[0],
+            "syn.n_source": LESSON_SAMPLES,
+            "syn.n_target": LESSON_SAMPLES,
+            "syn.loss": "quadratic",
+            "shared.seed": 0,
+        },
+        equations=("theta_hat",),
+        notes=SpeakerNotes(
+            say="Dropout is one transfer model among several. Here the counts thin out "
+            "(feature 1) or grow (feature 2). The figure's zeros are all θ̂ sees. The "
+            "Synthetic page's 'Count rates change' preset and the Your data page take it "
+            "further with the rate and two-sided models.",
+            ask="A feature's values double in the target and are never 0. What θ̂ does it "
+            "get, and is FLDA then right to treat it as unchanged?",
+            minutes=6,
+        ),
+    ),
+    LessonStep(
+        slug="recap",
+        title="12 · Recap",
+        text=(
+            "FLDA models the shift feature by feature, estimates the model from unlabelled "
+            "target data and trains on the source under it. The table lists what each step "
+            "computed at its starting settings."
+        ),
+        page="pages/synthetic.py",
+        figure="All steps",
         chart_key="",
         controls=(),
-        question="If a feature changes its values in the target rather than vanishing, "
-        "will the dropout model see it?",
-        choices=("Yes, θ̂ grows", "No: θ̂ only sees how often a feature is non-zero"),
-        answer=(
-            "θ̂ compares non-zero rates only: a feature that is scaled or shifted but "
-            "never 0 gets θ̂ = 0, so FLDA treats it as unchanged."
+        question="Which condition did every step where FLDA helped share?",
+        choices=(
+            "Features vanished in the target and labels followed the source",
+            "The target had labels",
+            "Any difference between source and target",
         ),
-        settings={"data.sample": "poisson", "data.l2": 1e-3, "shared.seed": 0},
-        equations=("theta_hat",),
+        answer=(
+            "FLDA helps where its transfer model describes the shift (dropout: features "
+            "vanish) and the labels are conditionally independent of the target given the "
+            "source; where ink or counts appear, θ̂ is 0 and FLDA is the naive classifier."
+        ),
+        settings=_domain("syn", PAPER_FIGURE1, seed=FIGURE1_SEED, **{"syn.loss": "both"}),
+        equations=("transfer_model", "theta_hat", "per_feature_ridge"),
+        notes=SpeakerNotes(
+            say="Walk the table: the transfer model, its estimate, when FLDA wins beyond the "
+            "noise and when it is too close to call, where the paper disagrees with itself. "
+            "Close with the assumption of step 2 as the one thing to remember.",
+            ask="For your own data: which transfer model would describe the shift, and how "
+            "would you check the assumption without target labels?",
+            minutes=6,
+        ),
     ),
 )
 

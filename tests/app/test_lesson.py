@@ -26,6 +26,7 @@ PREFIX = {
     "pages/learning_curves.py": "lc",
     "pages/digits.py": "dig",
     "pages/your_data.py": "data",
+    "pages/real_data.py": "real",
 }
 #: The UI modules whose helpers take a page's key prefix (``f"{prefix}.theta"``).
 PREFIX_TAKERS = ("domain_controls.py", "widgets.py")
@@ -63,14 +64,53 @@ def _valid_key(page, key):
     return any(p.match(key) for p in _key_patterns(page))
 
 
-def test_the_lesson_follows_the_paper_in_about_eight_steps():
-    assert 7 <= len(LESSON_STEPS) <= 10
+def test_the_lesson_follows_the_paper_in_twelve_steps():
+    assert len(LESSON_STEPS) == 12
     assert any("disagrees" in s.title for s in LESSON_STEPS)
     slugs = [s.slug for s in LESSON_STEPS]
     assert len(set(slugs)) == len(slugs)
     figures = " ".join(s.figure for s in LESSON_STEPS)
-    for figure in ("Figure 1", "Figure 2", "Figure 3", "Figure 4", "Figures 5"):
+    for figure in (
+        "Figure 1",
+        "Figure 2",
+        "Figure 3",
+        "Figure 4",
+        "Figures 5",
+        "Table 3",
+        "Equations (1)-(3)",
+    ):
         assert figure in figures
+    # the assumption early (right after the transfer model), the recap last
+    assert slugs.index("the-assumption") == 1 and slugs[-1] == "recap"
+
+
+def test_every_step_has_speaker_notes_for_a_ninety_minute_lecture():
+    for s in LESSON_STEPS:
+        assert s.notes is not None, s.slug
+        assert s.notes.say.strip() and s.notes.ask.strip().endswith("?"), s.slug
+        assert 2 <= s.notes.minutes <= 15, s.slug
+    assert 80 <= sum(s.notes.minutes for s in LESSON_STEPS) <= 95
+
+
+def test_titles_name_the_topic_not_the_result():
+    """Step 3's "FLDA-Q lands on the oracle" was the answer to its own question."""
+    verdicts = ("lands", "beats", "wins", "lower", "better", "fails", "matches")
+    for s in LESSON_STEPS:
+        assert not any(word in s.title.lower() for word in verdicts), s.title
+        assert not any(len(c) > 8 and c.lower() in s.title.lower() for c in s.choices), s.title
+
+
+def test_step_one_does_not_state_the_scaling_its_question_asks_about():
+    first = step("domain-shift-as-dropout")
+    assert "1/(1 − θ" not in first.text and "scaled" not in first.text
+    assert any("1/(1 − θ" in c for c in first.choices)
+
+
+def test_choices_allow_too_close_to_call_where_a_winner_is_asked_for():
+    from explorer.teaching.lesson import TOO_CLOSE
+
+    for slug in ("naive-against-flda", "counts", "a-wrong-theta", "how-many-samples", "natural-data"):
+        assert TOO_CLOSE in step(slug).choices, slug
 
 
 @pytest.mark.parametrize("lesson_step", LESSON_STEPS, ids=lambda s: s.slug)

@@ -8,7 +8,7 @@ from urllib.parse import urlparse
 import pytest
 
 import e2e_harness as h
-from explorer.teaching.lesson import LESSON_STEPS
+from explorer.teaching.lesson import LESSON_STEPS, step_index
 
 pytestmark = pytest.mark.e2e
 
@@ -49,6 +49,7 @@ def test_lesson_every_step_next_back_and_step_urls(streamlit_server, browser_pag
                     "pages/learning_curves.py": "learning_curves",
                     "pages/digits.py": "digits",
                     "pages/your_data.py": "your_data",
+                    "pages/real_data.py": "real_data",
                 }[lesson_step.page]
             )
         )
@@ -61,7 +62,7 @@ def test_lesson_every_step_next_back_and_step_urls(streamlit_server, browser_pag
     assert _step_heading(page).startswith(LESSON_STEPS[-2].title)
     # a step's URL opens that step directly, in a fresh session
     h.open_page(page, tracker, f"{streamlit_server.url}/lesson?step=a-wrong-theta")
-    assert _step_heading(page).startswith("5 ·")
+    assert _step_heading(page).startswith(f"{step_index('a-wrong-theta') + 1} ·")
     assert h.visible_plots(page) >= 1 and not h.error_texts(page)
 
 
