@@ -1,7 +1,7 @@
 """Exercises on the students' own devices (issue 35): a task on the step's own
 controls whose answer is checked with the same computation the step's figure uses
-(the experiments' entry points with the lesson step's settings, through the caches of
-:mod:`explorer.ui.lesson_views`).
+(:func:`explorer.ui.lesson_views.synthetic_result` and ``perturbation_result``: the
+experiments' entry points with the lesson step's settings, through the same caches).
 
 Each :class:`Exercise` says what to find, the kind of answer (a number or one of a few
 options) and a ``check(answer, values)`` returning ``(solved, note)``; a wrong answer's
@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from explorer.ui import caches
 
 __all__ = ["Exercise", "EXERCISES", "exercise"]
 
@@ -45,16 +44,16 @@ class Exercise:
 
 def _synthetic(values, **changes):
     """The step's synthetic run (domains and fits, cached) with ``changes`` applied."""
-    from explorer.ui.lesson_views import _synthetic_result
+    from explorer.ui.lesson_views import synthetic_result
 
-    data_key, pair, result, error = _synthetic_result({**values, **changes})
+    data_key, pair, result, error = synthetic_result({**values, **changes})
     if error:
         raise ValueError(error)
     return pair, result
 
 
 def _largest_value(answer, values):
-    """Step 1: the largest value of feature 1 in the target with θ₁ = 0.8 is 1/(1 − 0.8)."""
+    """domain-shift-as-dropout: the largest value of feature 1 in the target with θ₁ = 0.8 is 1/(1 − 0.8)."""
     pair, _ = _synthetic(values, **{"syn.theta": "0.8, 0"})
     largest = float(np.max(pair.X_target[:, 0]))
     if abs(float(answer) - largest) <= 0.005:
@@ -63,7 +62,7 @@ def _largest_value(answer, values):
 
 
 def _samples_for_theta(answer, values):
-    """Step 2: the fewest target samples (of the step's choices) that put θ̂ within 0.05."""
+    """estimating-theta: the fewest target samples (of the step's choices) that put θ̂ within 0.05."""
     fewest = None
     for n in sorted(EXERCISES["estimating-theta"].options):
         _, result = _synthetic(values, **{"syn.n_target": n, "syn.theta": "0.5, 0"})
@@ -76,7 +75,7 @@ def _samples_for_theta(answer, values):
 
 
 def _seed_for_s_ls(answer, values):
-    """Step 3: a seed of the step's choices at which S-LS's target error reads 0.400."""
+    """naive-against-flda: a seed of the step's choices at which S-LS's target error reads 0.400."""
     seed = int(answer)
     _, result = _synthetic(values, **{"shared.seed": seed, "syn.loss": "quadratic"})
     error = result.classifiers["S-LS"].target_error
@@ -86,23 +85,14 @@ def _seed_for_s_ls(answer, values):
 
 
 def _best_shift(answer, values):
-    """Step 5: the shift of θ̂₁ at which FLDA-Q's target error is lowest (the sweep the
+    """a-wrong-theta: the shift of θ̂₁ at which FLDA-Q's target error is lowest (the sweep the
     step's figure draws, at the student's ℓ2)."""
-    from explorer.experiments.perturbation import run_perturbation
     from explorer.teaching.captions import perturbation_minimum
-    from explorer.ui.lesson_views import TIE, lesson_domain_key
+    from explorer.ui.lesson_views import TIE, perturbation_result
 
-    data_key, problems = lesson_domain_key(values, "tp")
-    if problems:
-        raise ValueError(" ".join(problems))
-    result = run_perturbation(
-        caches.cached_domains(*data_key),
-        0,
-        values["tp.perturbations"],
-        tuple(values["tp.curve_range"]),
-        float(values["tp.l2"]),
-        fit=caches.linear_fitter(data_key),
-    )
+    _, result, error = perturbation_result(values)
+    if error:
+        raise ValueError(error)
     at, lowest = perturbation_minimum(result.sweep, "quadratic")
     fits = {round(f.perturbation, 2): f.target_error for f in result.sweep if f.loss == "quadratic"}
     mine = fits.get(round(float(answer), 2))
@@ -112,7 +102,7 @@ def _best_shift(answer, values):
 
 
 def _adaptation_n(answer, values):
-    """Step 6: from which n FLDA-Q stays within 0.01 of T-LS (Figure 3's curves)."""
+    """how-many-samples: from which n FLDA-Q stays within 0.01 of T-LS (Figure 3's curves)."""
     from explorer.experiments.learning_curves import adaptation_sample_size
     from explorer.ui.lesson_views import learning_curves
 
@@ -141,7 +131,7 @@ EXERCISES = {
         check=_samples_for_theta,
         options=(100, 1_000, 10_000),
     ),
-    "flda-q-on-the-oracle": Exercise(
+    "naive-against-flda": Exercise(
         task="Which seed gives S-LS a target error of 0.400 (the paper's Figure 1)?",
         label="seed",
         kind="option",

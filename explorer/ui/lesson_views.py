@@ -104,7 +104,7 @@ def lesson_domain_key(values, prefix):
     with ``<prefix>.theta`` read as the preset's shift (the rate factor per feature)."""
     from explorer.data.domain_config import parse_domain_config
     from explorer.data.numbers import parse_per_feature
-    from flda_core.synthetic import SHIFT_PRESETS
+    from explorer.data.domain_config import SHIFT_PRESETS
 
     shift = values.get(f"{prefix}.shift", "dropout")
     if shift in SHIFT_PRESETS:
@@ -134,7 +134,9 @@ def lesson_domain_key(values, prefix):
     )
 
 
-def _synthetic_result(values):
+def synthetic_result(values):
+    """A synthetic step's run, as its full page computes it: ``(data_key, pair, result,
+    error)`` (``error`` a problem with the settings, then the rest is None)."""
     from explorer.experiments.synthetic import fit_classifiers
 
     data_key, problems = lesson_domain_key(values, "syn")
@@ -189,7 +191,7 @@ def _dropout_view(lesson_step, values):
     from explorer.experiments.synthetic import PAPER_FIGURE1
     from explorer.teaching.equations import equation_link
 
-    data_key, pair, result, error = _synthetic_result(values)
+    data_key, pair, result, error = synthetic_result(values)
     if error:
         return View(error=error)
     theta1 = float(data_key[4][0])
@@ -242,7 +244,7 @@ def _assumption_view(lesson_step, values):
     from explorer.figures.lesson import Series, estimates_figure
     from explorer.names import classifier_name
 
-    data_key, pair, result, error = _synthetic_result(values)
+    data_key, pair, result, error = synthetic_result(values)
     if error:
         return View(error=error)
     names = [classifier_name(f, "quadratic") for f in ("source", "flda")]
@@ -300,7 +302,7 @@ def _theta_view(lesson_step, values):
     from explorer.figures.synthetic import theta_figure
     from explorer.teaching.captions import theta_recovery_sentence
 
-    data_key, pair, result, error = _synthetic_result(values)
+    data_key, pair, result, error = synthetic_result(values)
     if error:
         return View(error=error)
     gap = np.abs(np.asarray(result.theta_hat) - np.asarray(result.theta_true))
@@ -336,7 +338,7 @@ def _errors_view(lesson_step, values, paper_columns, what):
     from explorer.names import LOSS_TITLES, classifier_name
     from explorer.teaching.captions import synthetic_figure_caption
 
-    data_key, pair, result, error = _synthetic_result(values)
+    data_key, pair, result, error = synthetic_result(values)
     if error:
         return View(error=error)
     loss = _losses(values)[0]
@@ -457,26 +459,37 @@ def pair_size(values):
     return f"{int(values['syn.n_source']):,}"
 
 
-def _transfer_view(lesson_step, values):
-    """Step 5: the Transfer page's run (same perturbations, curve range, l2 and fit)."""
-    from explorer.experiments.perturbation import PAPER_TABLE1, paper_table1_frame, run_perturbation
-    from explorer.figures.synthetic import perturbation_error_figure
-    from explorer.names import classifier_name
-    from explorer.teaching.captions import perturbation_curve_caption, perturbation_minimum
+def perturbation_result(values):
+    """The Transfer step's run, as the Transfer page computes it (same perturbations,
+    curve range, ℓ2 and fit): ``(data_key, result, error)``."""
+    from explorer.experiments.perturbation import run_perturbation
 
     data_key, problems = lesson_domain_key(values, "tp")
     if problems:
-        return View(error=" ".join(problems))
-    delta = float(values["tp.delta_1"])
-    l2 = float(values["tp.l2"])
+        return None, None, " ".join(problems)
     result = run_perturbation(
         caches.cached_domains(*data_key),
         0,
         values["tp.perturbations"],
         tuple(values["tp.curve_range"]),
-        l2,
+        float(values["tp.l2"]),
         fit=caches.linear_fitter(data_key),
     )
+    return data_key, result, ""
+
+
+def _transfer_view(lesson_step, values):
+    """Step 5: the Transfer page's run (same perturbations, curve range, l2 and fit)."""
+    from explorer.experiments.perturbation import PAPER_TABLE1, paper_table1_frame
+    from explorer.figures.synthetic import perturbation_error_figure
+    from explorer.names import classifier_name
+    from explorer.teaching.captions import perturbation_curve_caption, perturbation_minimum
+
+    data_key, result, error = perturbation_result(values)
+    if error:
+        return View(error=error)
+    delta = float(values["tp.delta_1"])
+    l2 = float(values["tp.l2"])
     if not result.curve:
         return View(error="θ̂₁ plus every shift leaves [0, 1].")
     pair = caches.cached_domains(*data_key)

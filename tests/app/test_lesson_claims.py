@@ -123,7 +123,7 @@ def _check_assumption(lesson_step, values, view):
 
     data_key, _ = lesson_views.lesson_domain_key(values, "syn")
     pair = caches.cached_domains(*data_key)
-    result = lesson_views._synthetic_result(values)[2]
+    result = lesson_views.synthetic_result(values)[2]
     fits = [result.classifiers[n] for n in ("S-LS", "FLDA-Q")]
     risks = transfer_risk(fits, pair.X_source, pair.y_source, pair.X_target, pair.y_target, result.theta_hat)
     rng = np.random.default_rng(0)
