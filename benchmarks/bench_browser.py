@@ -283,7 +283,7 @@ def transfer_presets(page):
 
 
 def lesson_steps(page):
-    """Reveal and Next through the lesson's nine steps, then Back to the first, and
+    """Reveal and Next through the lesson's steps, then Back to the first, and
     again: the first pass computes each step's figure (the digits' fits come from the disk
     store the server filled at start, as on a class's server), the second reads the
     caches.  Next reveals a step's answer first (issue 25): a step already revealed
@@ -342,7 +342,7 @@ CHANGES = (
         CHANGE_GOAL_P95_S,
     ),
     (
-        "Lesson: Reveal / Next / Back through the 9 steps",
+        "Lesson: Reveal / Next / Back through the steps",
         "lesson",
         lesson_steps,
         CHANGE_GOAL_MEDIAN_S,

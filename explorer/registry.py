@@ -68,10 +68,11 @@ PAGES = (
         "Lesson",
         ":material/school:",
         "lesson",
-        "Start here: the paper in nine steps, each with its live figure, the one or two "
-        "controls that matter, a prediction for the class (the answer computed and revealed "
-        "after), slides for a projector (?present=1, clicker keys), a handout and a link "
-        "to the full page with the same settings.",
+        "Start here: the paper step by step, from the assumption to a recap, each step with "
+        "its live figure, the one or two controls that matter, a prediction for the class "
+        "(the answer computed and revealed after), slides for a projector (?present=1, a "
+        "presenter's keys), a class session for votes on phones, handouts for students and "
+        "lecturer and a link to the full page with the same settings.",
     ),
     Page(
         "pages/classroom.py",

@@ -229,7 +229,7 @@ def shift_caption(shift, errors):
 
 def figure_caption(data_key, result):
     """What to look at in the scatter plot (Figures 1-2), every claim computed from this run."""
-    distribution, params, _, _, theta, _ = data_key
+    distribution, params, _, n_target, theta, _ = data_key
     if distribution in SHIFT_PRESETS:
         return (
             f"Target domain of the *{SHIFT_BUTTONS[distribution][0]}* preset: marker "
@@ -238,7 +238,7 @@ def figure_caption(data_key, result):
             f"green solid = FLDA with the {result.transfer} transfer model). Look for "
             "the green line moving from the orange one towards the purple one."
         )
-    return synthetic_figure_caption(distribution, params, theta, result)
+    return synthetic_figure_caption(distribution, params, theta, result, n_target)
 
 
 def error_caption(paper, data_key, result):
@@ -427,7 +427,7 @@ def main():
     state.write_to_url(SETTINGS)
     if guard.show_problems(problems):
         return
-    distribution, params, _, _, theta, _ = data_key
+    distribution, params, _, n_target, theta, _ = data_key
     paper = matching_paper_setting(distribution, params, theta)
     # One slot whether or not a paper setting matches: the elements below keep their
     # places, so leaving a paper preset does not rebuild the charts and tables below.

@@ -206,13 +206,20 @@ def boundary_angle(fit_a, fit_b):
     return float(np.degrees(np.arccos(np.clip(abs(a @ b) / norm, 0.0, 1.0))))
 
 
-def flda_oracle_sentence(result, tol_error=0.005, tol_angle=2.0):
-    """Per loss: does FLDA's boundary lie on the oracle's (Figures 1-2)?
+def flda_oracle_sentence(result, n_target, tol_error=0.005, tol_angle=2.0):
+    """Per loss: does FLDA's boundary lie on the oracle's (Figures 1-2), and does FLDA
+    beat the source classifier beyond the noise?
 
-    ``result`` is an :class:`~explorer.experiments.synthetic.ExperimentResult`.
-    FLDA "lies on" the oracle when their target errors differ by at most
-    ``tol_error`` and their boundaries by at most ``tol_angle`` degrees.
+    ``result`` is an :class:`~explorer.experiments.synthetic.ExperimentResult` whose
+    errors were measured on ``n_target`` target samples.  FLDA "lies on" the oracle when
+    their target errors differ by at most ``tol_error`` and their boundaries by at most
+    ``tol_angle`` degrees.  FLDA "beats" the source classifier only where its error is
+    lower by more than ``SE_MULTIPLE`` standard errors of the difference (two binomial
+    errors on ``n_target`` samples, taken as independent: a conservative bound of the
+    paired one); otherwise the two are "too close to call".
     """
+    from explorer.teaching.lesson import SE_MULTIPLE
+
     parts = []
     for loss in LOSSES:
         names = [classifier_name(f, loss) for f in ("source", "target", "flda")]
@@ -231,8 +238,15 @@ def flda_oracle_sentence(result, tol_error=0.005, tol_angle=2.0):
             text = f"{flda.name}'s boundary lies on {oracle.name}'s ({angle:.1f}° apart, {errors})"
         else:
             text = f"{flda.name} does not match {oracle.name} here ({angle:.1f}° apart, {errors})"
-        better = flda.target_error < naive.target_error - tol_error
-        text += f" and {'beats' if better else 'does not beat'} {naive.name} ({naive.target_error:.3f})"
+        p, q = flda.target_error, naive.target_error
+        se = float(np.sqrt((p * (1 - p) + q * (1 - q)) / max(int(n_target), 1)))
+        if q - p > SE_MULTIPLE * se:
+            verdict = "beats"
+        elif p - q > SE_MULTIPLE * se:
+            verdict = "does worse than"
+        else:
+            verdict = "is too close to call against"
+        text += f" and {verdict} {naive.name} ({q:.3f}; standard error of the difference {se:.3f})"
         parts.append(text)
     return ("; ".join(parts) + ".") if parts else ""
 
@@ -524,7 +538,7 @@ def paper_table4_sentence(naive_name="S-LR", flda_names=("FLDA-L", "FLDA-Q")):
 # ----------------------------------------------------------------------------- whole captions
 
 
-def synthetic_figure_caption(distribution, params, theta, result):
+def synthetic_figure_caption(distribution, params, theta, result, n_target):
     """Caption of the Synthetic-domains scatter plot (the paper's Figure 1 or 2), all computed.
 
     Parameters
@@ -533,6 +547,7 @@ def synthetic_figure_caption(distribution, params, theta, result):
     params : class-conditional parameters, shape (2, n_features)
     theta : the true dropout per feature
     result : ExperimentResult of this run
+    n_target : the number of target samples its errors were measured on
     """
     figure = "Figure 1" if distribution == "bernoulli" else "Figure 2"
     text = (
@@ -542,7 +557,7 @@ def synthetic_figure_caption(distribution, params, theta, result):
         "orange dashed = trained on the source (S-LS/S-LR), purple dotted = trained on "
         "labelled target data (T-LS/T-LR, the oracle), green solid = FLDA "
         f"({equation_link('closed_form')}, {equation_link('taylor_term')}). "
-        + flda_oracle_sentence(result)
+        + flda_oracle_sentence(result, n_target)
         + " "
         + dropout_sentence(theta, distribution)
     )

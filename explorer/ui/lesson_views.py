@@ -360,7 +360,7 @@ def _errors_view(lesson_step, values, paper_columns, what):
             fig=_boundaries(data_key, result, (loss,), False, what),
             fig_before=_points(data_key, "target", f"Target domain ({LOSS_TITLES[loss].lower()})"),
             what=f"lesson {what} decision boundaries seed {data_key[5]}",
-            caption=synthetic_figure_caption(data_key[0], data_key[1], data_key[4], result),
+            caption=synthetic_figure_caption(data_key[0], data_key[1], data_key[4], result, data_key[3]),
             numbers=numbers,
             table=table,
         ),

@@ -426,7 +426,7 @@ def _run_warm_up(env, module, function):
 
 
 def warm_up_lesson():
-    """Compute the lesson's nine steps at their starting values
+    """Compute the lesson's steps at their starting values
     (:func:`explorer.ui.lesson_views.warm_up`) unless :data:`LESSON_WARM_UP` is "0";
     returns the seconds it took (None when switched off or failed).
 

@@ -219,11 +219,18 @@ def test_flda_oracle_sentence_follows_angle_and_errors():
         "FLDA-Q": _line("FLDA-Q", "flda", "quadratic", [1, 2.01], 0.301),
     }
     result = ExperimentResult(np.zeros(2), np.zeros(2), fits)
-    text = cap.flda_oracle_sentence(result)
-    assert text.startswith("FLDA-Q's boundary lies on T-LS's") and "beats S-LS (0.400)" in text
+    text = cap.flda_oracle_sentence(result, 10_000)
+    se = np.sqrt((0.301 * 0.699 + 0.4 * 0.6) / 10_000)  # 0.0067: the gap 0.099 is far beyond
+    assert text.startswith("FLDA-Q's boundary lies on T-LS's") and " beats S-LS (0.400;" in text
+    assert f"{se:.3f})" in text
+    # the same gap on 100 target samples (standard error 0.067): too close to call
+    assert "too close to call against S-LS" in cap.flda_oracle_sentence(result, 100)
     fits["FLDA-Q"] = _line("FLDA-Q", "flda", "quadratic", [1, 1.05], 0.398)
-    text = cap.flda_oracle_sentence(ExperimentResult(np.zeros(2), np.zeros(2), fits))
-    assert text.startswith("FLDA-Q does not match T-LS") and "does not beat S-LS" in text
+    text = cap.flda_oracle_sentence(ExperimentResult(np.zeros(2), np.zeros(2), fits), 10_000)
+    assert text.startswith("FLDA-Q does not match T-LS") and "too close to call against S-LS" in text
+    fits["FLDA-Q"] = _line("FLDA-Q", "flda", "quadratic", [1, 1.05], 0.45)
+    text = cap.flda_oracle_sentence(ExperimentResult(np.zeros(2), np.zeros(2), fits), 10_000)
+    assert "does worse than S-LS" in text
     assert cap.boundary_angle(fits["S-LS"], _line("x", "flda", "quadratic", [-1, -1], 0)) == pytest.approx(
         0.0, abs=1e-3
     )
@@ -260,11 +267,13 @@ def test_synthetic_caption_follows_the_settings():
 
     pair = make_domains("bernoulli", PAPER_FIGURE1.params, 3_000, 3_000, PAPER_FIGURE1.theta, random_state=0)
     result = fit_classifiers(pair)
-    text = cap.synthetic_figure_caption("bernoulli", PAPER_FIGURE1.params, (0.5, 0.0), result)
+    text = cap.synthetic_figure_caption("bernoulli", PAPER_FIGURE1.params, (0.5, 0.0), result, 3_000)
     assert "Figure 1" in text and "θ₁ = 0.5" in text and "Why S-LS jumps" in text
     assert f"{result.classifiers['FLDA-Q'].target_error:.3f}" in text
     pair = make_domains("bernoulli", PAPER_FIGURE1.params, 3_000, 3_000, (0.3, 0.1), random_state=0)
-    text = cap.synthetic_figure_caption("bernoulli", PAPER_FIGURE1.params, (0.3, 0.1), fit_classifiers(pair))
+    text = cap.synthetic_figure_caption(
+        "bernoulli", PAPER_FIGURE1.params, (0.3, 0.1), fit_classifiers(pair), 3_000
+    )
     assert "θ₁ = 0.3" in text and "θ₂ = 0.1" in text
     assert "θ₁ = 0.5" not in text and "Why S-LS jumps" not in text
     assert "z_model" not in text and "`" not in text

@@ -886,6 +886,13 @@ def step_number(page, tracker, label):
 # ---------------------------------------------------------------------- pages
 
 
+def _lesson_steps():
+    """How many steps the lesson has (its page's title counts them)."""
+    from explorer.teaching.lesson import LESSON_STEPS
+
+    return len(LESSON_STEPS)
+
+
 @dataclass(frozen=True)
 class PageSpec:
     """What the tests expect of one page of ``st.navigation``.
@@ -970,7 +977,7 @@ PAGES = (
     PageSpec(
         "lesson",
         "Lesson",
-        "Lesson: feature-level domain adaptation in 9 steps",
+        f"Lesson: feature-level domain adaptation in {_lesson_steps()} steps",
         "lesson",
         _lesson_control,
         needs_table=False,
