@@ -262,6 +262,10 @@ def test_a_killed_process_is_restarted_while_the_other_serves(served):
     assert seen["p2"] and all(s[1:] == (200, ("p2",)) for s in seen["p2"]), seen["p2"]
     assert [s for s in seen["p1"] if s[1] != 200] == [], seen["p1"]
     assert ("p2",) in {s[2] for s in seen["p1"]}
-    assert _backend(served.url, "p1") == "p1"  # and it is back behind nginx
+    # and it is back behind nginx once nginx's failure window (fail_timeout, 10 s) ends
+    deadline = time.monotonic() + 30
+    while _backend(served.url, "p1") != "p1" and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _backend(served.url, "p1") == "p1"
     assert [pid for pid in survivors if not _running(pid)] == []
     assert not _running(pids[0])
