@@ -511,7 +511,7 @@ _JOIN_NOTES = {
 
 def join_form(note=None):
     """The code box (an unknown, expired or rate-limited code gets its note)."""
-    st.header("Join a class", anchor=False)
+    st.title("Join a class", anchor=False)
     if note:
         st.warning(_JOIN_NOTES.get(note, note), icon=":material/info:")
     with st.form("class_join", border=False):

@@ -961,7 +961,21 @@ def _lesson_control(page, tracker):
     """Next reveals the answer, then moves to step 2, whose slug the URL then carries."""
     for label in ("Reveal", "Next"):
         act(page, tracker, page.locator('[data-testid="stButton"] button').filter(has_text=label).first.click)
-    return "step", "estimating-theta"
+    from explorer.teaching.lesson import LESSON_STEPS
+
+    return "step", LESSON_STEPS[1].slug
+
+
+def _class_control(page, tracker):
+    """A code nobody started: the page says so in a note (no error) and keeps the join box."""
+    page.get_by_label("Join code", exact=True).and_(page.locator("input")).fill("zzzzzz")
+    act(
+        page,
+        tracker,
+        page.locator('[data-testid="stFormSubmitButton"] button').filter(has_text="Join").first.click,
+    )
+    assert page.locator('[data-testid="stAlertContentWarning"]').count() >= 1
+    return None
 
 
 PAGES = (
@@ -981,6 +995,9 @@ PAGES = (
         "lesson",
         _lesson_control,
         needs_table=False,
+    ),
+    PageSpec(
+        "classroom", "Class", "Join a class", "classroom", _class_control, needs_plot=False, needs_table=False
     ),
     PageSpec("synthetic", "Synthetic domains", "Synthetic domains", "synthetic", _synthetic_control),
     PageSpec("transfer", "Transfer parameters", "Transfer parameters", "transfer", _transfer_control),
