@@ -36,18 +36,12 @@ def _distinctive(text, length=40):
 
 @pytest.fixture(scope="module")
 def steps_and_views():
-    """Every lesson step with speaker notes and its view at its starting values (the
-    notes are set here: on a branch without them the handout must still print them)."""
-    from explorer.teaching.lesson import LESSON_STEPS, SpeakerNotes
+    """Every lesson step (each has speaker notes) and its view at its starting values."""
+    from explorer.teaching.lesson import LESSON_STEPS
     from explorer.ui.lesson_views import step_view
 
-    steps = [
-        dataclasses.replace(
-            s,
-            notes=s.notes or SpeakerNotes(f"Say-marker-{i}: the setting.", f"Ask-marker-{i}: predict?", 9.5),
-        )
-        for i, s in enumerate(LESSON_STEPS, start=1)
-    ]
+    steps = list(LESSON_STEPS)
+    assert all(s.notes is not None for s in steps)
     return [(s, s.start_values(), step_view(s, s.start_values(), slide=True)) for s in steps]
 
 
@@ -161,6 +155,7 @@ def test_the_students_handout_holds_no_answer_and_one_page_a_step(chromium, step
                     assert phrase not in squashed, (name, lesson_step.slug, phrase)
     assert lecturer_pages >= n  # answers, numbers and notes for every step
     assert not re.search(r"\bnan\b", lecturer_text, re.I)
-    assert f"{9.5 * n:g} minutes in all" in lecturer_text
+    total = sum(s.notes.minutes for s, _, _ in steps_and_views)
+    assert f"{total:g} minutes in all" in lecturer_text
     # absolute links carrying the settings
     assert "http://class.example:8501/lesson?step=" in lecturer_text
