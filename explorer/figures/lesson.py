@@ -106,8 +106,8 @@ def estimates_figure(categories, series, y_title, y_range=None, height=420):
         yaxis=dict(
             title=dict(text=y_title), rangemode="tozero", **({"range": list(y_range)} if y_range else {})
         ),
-        margin=dict(l=70, r=20, t=30, b=40),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, font=dict(size=13)),
+        margin=dict(l=70, r=20, t=50, b=100),
+        legend=dict(orientation="h", yanchor="top", y=-0.2, x=0, font=dict(size=13)),
         showlegend=True,
         hoverlabel=dict(namelength=-1),
     )

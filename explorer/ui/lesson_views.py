@@ -258,13 +258,13 @@ def _assumption_view(lesson_step, values):
     )
     off = [r for r in risks if beyond_noise(r.measured - r.expected, r.gap_se)]
     predicted = Series(
-        "Equation (3): source labels + transfer model",
+        "Equation (3)",
         tuple(r.expected for r in risks),
         tuple(r.expected_se for r in risks),
         "diamond",
     )
     measured = Series(
-        "measured on the labelled target",
+        "measured on the target",
         tuple(r.measured for r in risks),
         tuple(r.measured_se for r in risks),
         "circle",

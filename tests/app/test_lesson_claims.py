@@ -136,7 +136,8 @@ def _check_assumption(lesson_step, values, view):
         assert risk.measured == pytest.approx(_wrong(fit, pair.X_target, pair.y_target).mean(), abs=1e-12)
     off = any(_beyond(r.measured - r.expected, np.hypot(r.expected_se, r.measured_se)) for r in risks)
     assert view.correct == {1 if off else 0}
-    assert "measured on the labelled target" not in _names(view.fig_before)
+    assert "measured on the target" in _names(view.fig)
+    assert "measured on the target" not in _names(view.fig_before)
 
 
 def _check_theta(lesson_step, values, view):
