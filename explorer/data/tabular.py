@@ -341,95 +341,51 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         )
     exclude = tuple(c for c in exclude if c in source.columns and c != label)
     notes = list(source.warnings) + list(target.warnings)
-
-    if match == "position" and _same_names_reordered(source, target, label):
-        match = "name"
-        notes.append(
-            f"{source.name} and {target.name} have the same column names in a different "
-            "order, so their columns were matched by name (matching by position would have "
-            "paired columns of different meaning, e.g. a feature with the label)."
-        )
-    if match == "name":
-        features, target_features, target_label, only_source, only_target, renamed = _match_by_name(
-            source, target, label, exclude
-        )
-    else:
-        features, target_features, target_label, only_source, only_target, renamed = _match_by_position(
-            source, target, label, exclude
-        )
-    if only_source or only_target:
-        notes.append(_only_in_one_note(source.name, only_source, target.name, only_target))
-
+    match, (features, target_features, target_label, only_source, only_target, renamed) = _match(
+        source, target, label, match, exclude, notes
+    )
     X_source = _feature_matrix(source, features, features)
     X_target = _feature_matrix(target, target_features, features)
-    y_source = _source_labels(source, label)
-    y_target, labelled = _target_labels(target, target_label)
-
-    nan_source, nan_target = np.isnan(X_source), np.isnan(X_target)
-    incomplete_source, incomplete_target = nan_source.any(axis=1), nan_target.any(axis=1)
-    counts = dict(
-        missing_cells_source=int(nan_source.sum()),
-        missing_cells_target=int(nan_target.sum()),
-        incomplete_rows_source=int(incomplete_source.sum()),
-        incomplete_rows_target=int(incomplete_target.sum()),
-    )
-    counts.update(rows_source=int(X_source.shape[0]), rows_target=int(X_target.shape[0]))
+    y_source = _labels(source, label, source=True)
+    y_target, labelled = _labels(target, target_label, source=False)
     target_rows = target.file_rows() if isinstance(target, CsvTable) else np.arange(1, X_target.shape[0] + 1)
-    dropped_source = dropped_target = 0
+    counts = {}
+    for domain, X in (("source", X_source), ("target", X_target)):
+        nan = np.isnan(X)
+        incomplete = int(nan.any(axis=1).sum())
+        counts[f"missing_cells_{domain}"], counts[f"rows_{domain}"] = int(nan.sum()), X.shape[0]
+        counts[f"incomplete_rows_{domain}"] = incomplete
+        counts[f"dropped_rows_{domain}"] = incomplete if missing == "drop" else 0
     if missing == "zero":
-        X_source = np.where(nan_source, 0.0, X_source)
-        X_target = np.where(nan_target, 0.0, X_target)
+        X_source, X_target = np.nan_to_num(X_source, nan=0.0), np.nan_to_num(X_target, nan=0.0)
     else:
-        dropped_source, dropped_target = counts["incomplete_rows_source"], counts["incomplete_rows_target"]
-        X_source, y_source = X_source[~incomplete_source], y_source[~incomplete_source]
-        X_target, labelled = X_target[~incomplete_target], labelled[~incomplete_target]
-        target_rows = target_rows[~incomplete_target]
-        if y_target is not None:
-            y_target = y_target[~incomplete_target]
-        if X_target.shape[0] == 0:
-            raise DataValidationError(
-                f"Every row of {target.name} has a missing feature value, so dropping "
-                "incomplete rows leaves no target data.",
-                "Choose 'treat as zeros' for missing values (the paper's choice, section 4.2.2).",
-            )
-        if X_source.shape[0] == 0:
-            raise DataValidationError(
-                f"Every row of {source.name} has a missing feature value, so dropping "
-                "incomplete rows leaves no source data.",
-                "Choose 'treat as zeros' for missing values.",
-            )
-
-    classes = _check_classes(y_source, source.name, label, dropped=dropped_source > 0)
+        kept_source, kept = ~np.isnan(X_source).any(axis=1), ~np.isnan(X_target).any(axis=1)
+        for rows, table, domain, why in (
+            (kept, target, "target", " (the paper's choice, section 4.2.2)"),
+            (kept_source, source, "source", ""),
+        ):
+            if not rows.any():
+                raise DataValidationError(
+                    f"Every row of {table.name} has a missing feature value, so dropping "
+                    f"incomplete rows leaves no {domain} data.",
+                    f"Choose 'treat as zeros' for missing values{why}.",
+                )
+        X_source, y_source = X_source[kept_source], y_source[kept_source]
+        X_target, labelled, target_rows = X_target[kept], labelled[kept], target_rows[kept]
+        y_target = None if y_target is None else y_target[kept]
+    _check_classes(y_source, source.name, label, dropped=counts["dropped_rows_source"] > 0)
     y_source, y_target = _labels_as_categories(y_source, y_target, labelled, label, notes)
-    y_source, y_target = _harmonise_labels(y_source, y_target, labelled)
     y_source = native_labels(y_source)
     classes = np.unique(y_source)
-    if y_target is not None and labelled.any():
-        unseen = sorted({str(v) for v in y_target[labelled]} - {str(c) for c in classes})
-        if unseen:
-            notes.append(
-                f"{target.name} has labels that never occur in {source.name} "
-                f"({_name_list(unseen)}); no classifier can predict them, so those rows "
-                "count as errors."
-            )
-        if labelled.sum() < len(labelled):
-            notes.append(
-                f"{len(labelled) - int(labelled.sum()):,} target rows have no label; errors "
-                f"are measured on the {int(labelled.sum()):,} labelled rows, predictions "
-                "are made for all."
-            )
+    notes.extend(_label_notes(y_target, labelled, classes, source.name, target.name))
     notes.extend(_value_notes(X_source, X_target, features, source.name, target.name))
     notes.extend(size_notes(X_target.shape[0], int(labelled.sum()), target.name))
-
-    scale_factor = np.ones(len(features))
+    scale_factor = root_mean_square(X_source) if scale else np.ones(len(features))
     if scale:
-        scale_factor = root_mean_square(X_source)
-        X_source = X_source / scale_factor
-        X_target = X_target / scale_factor
+        X_source, X_target = X_source / scale_factor, X_target / scale_factor
     else:
         _check_magnitude(X_source, X_target, features, source.name, target.name)
     check_fit_cost(X_source.shape[0], X_source.shape[1], len(classes), source.name)
-
     report = PreparationReport(
         match=match,
         missing=missing,
@@ -437,25 +393,61 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         only_in_target=tuple(only_target),
         renamed=tuple(renamed),
         excluded=exclude,
-        dropped_rows_source=dropped_source,
-        dropped_rows_target=dropped_target,
         target_labels=int(labelled.sum()),
         warnings=tuple(notes),
         **counts,
     )
     return PreparedDomains(
-        X_source=X_source,
-        y_source=y_source,
-        X_target=X_target,
-        y_target=y_target,
-        target_labelled=labelled,
-        target_rows=target_rows,
-        feature_names=tuple(features),
-        label=label,
-        classes=classes,
-        scale=scale_factor,
-        report=report,
+        X_source,
+        y_source,
+        X_target,
+        y_target,
+        labelled,
+        target_rows,
+        tuple(features),
+        label,
+        classes,
+        scale_factor,
+        report,
     )
+
+
+def _match(source, target, label, match, exclude, notes):
+    """``(match used, (features, target features, target label, only in source, only in
+    target, renamed))``: by name, or by position unless the target has the source's
+    names in another order (then by name, with a note)."""
+    if match == "position" and _same_names_reordered(source, target, label):
+        match = "name"
+        notes.append(
+            f"{source.name} and {target.name} have the same column names in a different "
+            "order, so their columns were matched by name (matching by position would have "
+            "paired columns of different meaning, e.g. a feature with the label)."
+        )
+    matched = (_match_by_name if match == "name" else _match_by_position)(source, target, label, exclude)
+    if matched[3] or matched[4]:
+        notes.append(_only_in_one_note(source.name, matched[3], target.name, matched[4]))
+    return match, matched
+
+
+def _label_notes(y_target, labelled, classes, source_name, target_name):
+    """Target labels the source never has, and target rows without a label."""
+    if y_target is None or not labelled.any():
+        return []
+    notes = []
+    unseen = sorted({str(v) for v in y_target[labelled]} - {str(c) for c in classes})
+    if unseen:
+        notes.append(
+            f"{target_name} has labels that never occur in {source_name} "
+            f"({_name_list(unseen)}); no classifier can predict them, so those rows "
+            "count as errors."
+        )
+    if labelled.sum() < len(labelled):
+        notes.append(
+            f"{len(labelled) - int(labelled.sum()):,} target rows have no label; errors "
+            f"are measured on the {int(labelled.sum()):,} labelled rows, predictions "
+            "are made for all."
+        )
+    return notes
 
 
 def root_mean_square(X):
@@ -637,54 +629,41 @@ def _feature_matrix(table, columns, feature_names):
     return X
 
 
-def _label_series_values(series):
-    """Labels as an object array (ints for integer-valued numbers), None for missing."""
+def _labels(table, column, source):
+    """The labels of ``column`` as an object array (ints for integer-valued numbers, else
+    floats or stripped text; ``None`` where missing).  Source: every row needs one.
+    Target: ``(labels or None, which rows are labelled)``."""
+    if column is None:
+        return None, np.zeros(table.n_rows, dtype=bool)
+    series = table.frame[column]
     missing = series.isna().to_numpy()
+    values = series.tolist()
     if _is_numeric(series):
         numbers = series.to_numpy(dtype=np.float64, na_value=np.nan)
         present = numbers[~missing]
         if np.isinf(present).any():
-            return None, missing
-        if np.all(present == np.round(present)) and np.all(np.abs(present) < 2**53):
-            values = [None if m else int(v) for v, m in zip(numbers, missing, strict=False)]
-        else:
-            values = [None if m else float(v) for v, m in zip(numbers, missing, strict=False)]
+            where = f"{column!r} of {table.name}"
+            raise DataValidationError(
+                f"The label column {where} holds infinite values.",
+                "Labels must be class names or whole numbers"
+                + ("." if source else "; leave unknown labels empty."),
+            )
+        number = int if np.all(present == np.round(present)) and np.all(np.abs(present) < 2**53) else float
+        values = [None if m else number(v) for v, m in zip(numbers, missing, strict=True)]
     else:
-        values = [None if m else str(v).strip() for v, m in zip(series.tolist(), missing, strict=False)]
-    return np.array(values, dtype=object), missing
-
-
-def _source_labels(source, label):
-    values, missing = _label_series_values(source.frame[label])
-    if values is None:
-        raise DataValidationError(
-            f"The label column {label!r} of {source.name} holds infinite values.",
-            "Labels must be class names or whole numbers.",
-        )
+        values = [str(v).strip() for v in values]
+    labels = np.array([None if m else v for v, m in zip(values, missing, strict=True)], dtype=object)
+    if not source:
+        return (None, ~missing) if missing.all() else (labels, ~missing)
     if missing.any():
         rows = np.flatnonzero(missing)
         raise DataValidationError(
-            f"The label column {label!r} of {source.name} has {len(rows):,} missing "
+            f"The label column {column!r} of {table.name} has {len(rows):,} missing "
             f"label(s) (data rows {_row_list(rows)}).",
             "Every source row needs a label: fill them in or delete those rows "
             "(or choose another label column).",
         )
-    return values
-
-
-def _target_labels(target, target_label):
-    n = target.n_rows
-    if target_label is None:
-        return None, np.zeros(n, dtype=bool)
-    values, missing = _label_series_values(target.frame[target_label])
-    if values is None:
-        raise DataValidationError(
-            f"The label column {target_label!r} of {target.name} holds infinite values.",
-            "Labels must be class names or whole numbers; leave unknown labels empty.",
-        )
-    if missing.all():
-        return None, np.zeros(n, dtype=bool)
-    return values, ~missing
+    return labels
 
 
 def _label_text(value):
@@ -719,23 +698,6 @@ def _labels_as_categories(y_source, y_target, labelled, label, notes):
     return y_source, y_target
 
 
-def _harmonise_labels(y_source, y_target, labelled):
-    """Make source and target labels comparable (strings if their kinds differ)."""
-    kinds = {type(v) for v in y_source}
-    if y_target is not None:
-        kinds |= {type(v) for v in y_target[labelled]}
-    if len(kinds) <= 1 or kinds <= {int, float}:
-        if kinds == {int, float}:
-            y_source = np.array([float(v) for v in y_source], dtype=object)
-            if y_target is not None:
-                y_target = np.array([None if v is None else float(v) for v in y_target], dtype=object)
-        return y_source, y_target
-    y_source = np.array([str(v) for v in y_source], dtype=object)
-    if y_target is not None:
-        y_target = np.array([None if v is None else str(v) for v in y_target], dtype=object)
-    return y_source, y_target
-
-
 def _check_classes(y_source, source_name, label, dropped):
     after = " after dropping incomplete rows" if dropped else ""
     fix_drop = " or treat missing values as zeros" if dropped else ""
@@ -760,7 +722,6 @@ def _check_classes(y_source, source_name, label, dropped):
             f"{source_name} has too few of {listed}.",
             f"Add samples of those classes, merge or remove them{fix_drop}.",
         )
-    return classes
 
 
 #: Fewer rows than this make a column's "unique per row / monotone" look meaningless.

@@ -16,19 +16,14 @@ from explorer.safe_text import escape_markdown as esc
 from explorer.teaching.captions import asymmetry_sentence, l2_sentence, paper_table4_sentence
 
 
-def domains_of(direction):
-    """``("A", "B")`` for ``"A → B"``, ``("B", "A")`` for ``"B → A"``."""
-    return ("A", "B") if direction == "A → B" else ("B", "A")
-
-
 def weights_caption(data, direction, digit, naive, adapted, cross_validated):
     """What Figure 6 shows here (the naive and FLDA weights of ``digit``, and θ)."""
     source_name, flda_name = naive.method, adapted.method
-    src, tgt = domains_of(direction)
+    source, target = (esc(name) for name in data.names_of(direction))
     paper_row = data.paper_rows.get(direction)
     digit = esc(digit)  # labels of uploaded files are user text
     return (
-        f"Training on {esc(data.name(src))} (source) for {esc(data.name(tgt))} (target). "
+        f"Training on {source} (source) for {target} (target). "
         "Top left: "
         f"weights of the naive {source_name} predictor of digit {digit}; top right: the "
         f"{flda_name} weights; below: the estimated "
@@ -73,11 +68,10 @@ def asymmetry_text(data, results):
     # The paper's asymmetry is about U → M first (FLDA helps there, not for M → U).
     order = tuple(sorted(DIRECTIONS, key=lambda d: data.paper_rows.get(d) != "U → M"))
     for direction in DIRECTIONS:
-        src, tgt = domains_of(direction)
         s_lr, flda = results[(direction, "S-LR")], results[(direction, "FLDA-L")]
         errors[direction] = (s_lr.error, flda.error, float(flda.theta.mean()), "S-LR", "FLDA-L")
         parts.append(
-            f"{direction} ({esc(data.name(src))} → {esc(data.name(tgt))}): mean θ = "
+            f"{direction} ({' → '.join(esc(n) for n in data.names_of(direction))}): mean θ = "
             f"{flda.theta.mean():.2f}, S-LR {s_lr.error:.3f} → FLDA-L {flda.error:.3f}"
         )
     return (
