@@ -309,13 +309,10 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         is unchanged) while making one ``l2`` penalty fair to all features;
         centring would destroy the zeros the transfer model relies on.
 
-    Labels are classes, never measurements: when they are not all whole
-    numbers (``1`` and ``1.5``, or integer source labels against a target
-    label ``0.5``) or mix text and numbers, every label becomes its text
-    ("1", "1.5"; ``1.0`` is written "1") and a note says so; a target label
-    the source never has is reported as unseen.  A continuous column is
-    refused by the :data:`MAX_CLASSES` limit.  Uploads whose fit would cost
-    more than :data:`~explorer.data.cost.MAX_FIT_COST` are refused.
+    Labels are classes, never measurements (:func:`_labels_as_categories`): a
+    target label the source never has is reported as unseen, and a continuous
+    column is refused by the :data:`MAX_CLASSES` limit.  Uploads whose fit would
+    cost more than :data:`~explorer.data.cost.MAX_FIT_COST` are refused.
 
     Returns
     -------
@@ -330,25 +327,53 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         left after dropping incomplete rows, or incompatible column counts
         when matching by position.
     """
-    if match not in MATCH_OPTIONS:
-        raise ValueError(f"match must be one of {MATCH_OPTIONS}, got {match!r}.")
-    if missing not in MISSING_OPTIONS:
-        raise ValueError(f"missing must be one of {MISSING_OPTIONS}, got {missing!r}.")
+    for name, value, options in (("match", match, MATCH_OPTIONS), ("missing", missing, MISSING_OPTIONS)):
+        if value not in options:
+            raise ValueError(f"{name} must be one of {options}, got {value!r}.")
     if label not in source.columns:
-        raise DataValidationError(
-            f"The label column {label!r} is not in {source.name}.",
-            f"Choose one of its columns: {_name_list(source.columns)}.",
-        )
+        choose = f"Choose one of its columns: {_name_list(source.columns)}."
+        raise DataValidationError(f"The label column {label!r} is not in {source.name}.", choose)
     exclude = tuple(c for c in exclude if c in source.columns and c != label)
     notes = list(source.warnings) + list(target.warnings)
-    match, (features, target_features, target_label, only_source, only_target, renamed) = _match(
-        source, target, label, match, exclude, notes
+    match, matched = _match(source, target, label, match, exclude, notes)
+    features, names = matched[0], (source.name, target.name)
+    counts, arrays = _missing_values(missing, _arrays(source, target, label, matched), *names)
+    X_source, y_source, X_target, y_target, labelled, target_rows = arrays
+    _check_classes(y_source, source.name, label, dropped=counts["dropped_rows_source"] > 0)
+    y_source, y_target = _labels_as_categories(y_source, y_target, labelled, label, notes)
+    classes = np.unique(y_source := native_labels(y_source))
+    notes += _label_notes(y_target, labelled, classes, *names) + _value_notes(
+        X_source, X_target, features, *names
     )
+    notes += size_notes(X_target.shape[0], int(labelled.sum()), target.name)
+    scale_factor = root_mean_square(X_source) if scale else np.ones(len(features))
+    if not scale:
+        _check_magnitude(X_source, X_target, features, *names)
+    X_source, X_target = X_source / scale_factor, X_target / scale_factor
+    check_fit_cost(X_source.shape[0], X_source.shape[1], len(classes), source.name)
+    labelled_rows = dict(target_labels=int(labelled.sum()), warnings=tuple(notes))
+    report = PreparationReport(match, missing, *map(tuple, matched[3:]), exclude, **counts, **labelled_rows)
+    arrays = (X_source, y_source, X_target, y_target, labelled, target_rows)
+    return PreparedDomains(*arrays, tuple(features), label, classes, scale_factor, report)
+
+
+def _arrays(source, target, label, matched):
+    """``(X_source, y_source, X_target, y_target, labelled, target_rows)`` of the matched
+    features (``matched``: what :func:`_match` found), missing values as ``NaN``."""
+    features, target_features, target_label = matched[:3]
     X_source = _feature_matrix(source, features, features)
     X_target = _feature_matrix(target, target_features, features)
     y_source = _labels(source, label, source=True)
     y_target, labelled = _labels(target, target_label, source=False)
     target_rows = target.file_rows() if isinstance(target, CsvTable) else np.arange(1, X_target.shape[0] + 1)
+    return X_source, y_source, X_target, y_target, labelled, target_rows
+
+
+def _missing_values(missing, arrays, source_name, target_name):
+    """The counts of missing feature values (:class:`PreparationReport`), and the arrays
+    ``(X_source, y_source, X_target, y_target, labelled, target_rows)`` with them set to
+    0 (``missing="zero"``) or their rows dropped (``"drop"``)."""
+    X_source, y_source, X_target, y_target, labelled, target_rows = arrays
     counts = {}
     for domain, X in (("source", X_source), ("target", X_target)):
         nan = np.isnan(X)
@@ -357,58 +382,31 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         counts[f"incomplete_rows_{domain}"] = incomplete
         counts[f"dropped_rows_{domain}"] = incomplete if missing == "drop" else 0
     if missing == "zero":
-        X_source, X_target = np.nan_to_num(X_source, nan=0.0), np.nan_to_num(X_target, nan=0.0)
-    else:
-        kept_source, kept = ~np.isnan(X_source).any(axis=1), ~np.isnan(X_target).any(axis=1)
-        for rows, table, domain, why in (
-            (kept, target, "target", " (the paper's choice, section 4.2.2)"),
-            (kept_source, source, "source", ""),
-        ):
-            if not rows.any():
-                raise DataValidationError(
-                    f"Every row of {table.name} has a missing feature value, so dropping "
-                    f"incomplete rows leaves no {domain} data.",
-                    f"Choose 'treat as zeros' for missing values{why}.",
-                )
-        X_source, y_source = X_source[kept_source], y_source[kept_source]
-        X_target, labelled, target_rows = X_target[kept], labelled[kept], target_rows[kept]
-        y_target = None if y_target is None else y_target[kept]
-    _check_classes(y_source, source.name, label, dropped=counts["dropped_rows_source"] > 0)
-    y_source, y_target = _labels_as_categories(y_source, y_target, labelled, label, notes)
-    y_source = native_labels(y_source)
-    classes = np.unique(y_source)
-    notes.extend(_label_notes(y_target, labelled, classes, source.name, target.name))
-    notes.extend(_value_notes(X_source, X_target, features, source.name, target.name))
-    notes.extend(size_notes(X_target.shape[0], int(labelled.sum()), target.name))
-    scale_factor = root_mean_square(X_source) if scale else np.ones(len(features))
-    if scale:
-        X_source, X_target = X_source / scale_factor, X_target / scale_factor
-    else:
-        _check_magnitude(X_source, X_target, features, source.name, target.name)
-    check_fit_cost(X_source.shape[0], X_source.shape[1], len(classes), source.name)
-    report = PreparationReport(
-        match=match,
-        missing=missing,
-        only_in_source=tuple(only_source),
-        only_in_target=tuple(only_target),
-        renamed=tuple(renamed),
-        excluded=exclude,
-        target_labels=int(labelled.sum()),
-        warnings=tuple(notes),
-        **counts,
-    )
-    return PreparedDomains(
-        X_source,
-        y_source,
-        X_target,
+        return counts, (
+            np.nan_to_num(X_source, nan=0.0),
+            y_source,
+            np.nan_to_num(X_target, nan=0.0),
+            *arrays[3:],
+        )
+    kept_source, kept = ~np.isnan(X_source).any(axis=1), ~np.isnan(X_target).any(axis=1)
+    for rows, name, domain, why in (
+        (kept, target_name, "target", " (the paper's choice, section 4.2.2)"),
+        (kept_source, source_name, "source", ""),
+    ):
+        if not rows.any():
+            raise DataValidationError(
+                f"Every row of {name} has a missing feature value, so dropping "
+                f"incomplete rows leaves no {domain} data.",
+                f"Choose 'treat as zeros' for missing values{why}.",
+            )
+    y_target = None if y_target is None else y_target[kept]
+    return counts, (
+        X_source[kept_source],
+        y_source[kept_source],
+        X_target[kept],
         y_target,
-        labelled,
-        target_rows,
-        tuple(features),
-        label,
-        classes,
-        scale_factor,
-        report,
+        labelled[kept],
+        target_rows[kept],
     )
 
 

@@ -212,42 +212,48 @@ def draw_options(source_table):
         "removes every row with an empty cell.",
     )
     with right:
-        st.select_slider(
-            "Regularisation l2",
-            L2_OPTIONS,
-            **files.kept("data.l2"),
-            format_func=lambda v: f"{v:g}",
-            help="Ridge penalty l2·‖w‖² added to the mean (expected) loss of "
-            "every classifier (S-LS, S-LR, FLDA-Q, FLDA-L, T-LR). Larger "
-            "values give smaller weights. 1e-3 suits a few hundred rows.",
-        )
-        widgets.transfer_control(
-            "data",
-            note=(
-                "Imputation needs gaps kept as gaps: this page fills missing cells with zeros "
-                "(or drops their rows), so with it FLDA equals the source classifier; the Real "
-                "data page keeps gaps for the imputation model."
-            ),
-        )
-        st.checkbox(
-            "Add the domain-adaptation baselines",
-            **files.kept("data.baselines"),
-            help="Add KMM, SA, TCA, CORAL and optimal transport (skada library, as "
-            "on the Real data page) to the error table; their classifiers' C "
-            "(and SVM bandwidth) by cross-validation on the source. Slower.",
-        )
-        st.checkbox(
-            "Scale features (divide by source RMS)",
-            **files.kept("data.scale"),
-            help="Divides every feature by its root mean square in the source so one "
-            "l2 penalty treats features of different units alike. Zeros stay "
-            "zeros, so the dropout estimate θ̂ does not change (centring "
-            "would destroy the zeros FLDA counts).",
-        )
-        st.slider(
-            "Features shown in the charts",
-            5,
-            60,
-            **files.kept("data.top_n"),
-            help="How many features the per-feature charts show (the most dropped or the most changed ones).",
-        )
+        draw_fit_options()
+
+
+def draw_fit_options():
+    """Step 2's last column: l2, FLDA's transfer model, the baselines, scaling and how many
+    features the charts show."""
+    st.select_slider(
+        "Regularisation l2",
+        L2_OPTIONS,
+        **files.kept("data.l2"),
+        format_func=lambda v: f"{v:g}",
+        help="Ridge penalty l2·‖w‖² added to the mean (expected) loss of "
+        "every classifier (S-LS, S-LR, FLDA-Q, FLDA-L, T-LR). Larger "
+        "values give smaller weights. 1e-3 suits a few hundred rows.",
+    )
+    widgets.transfer_control(
+        "data",
+        note=(
+            "Imputation needs gaps kept as gaps: this page fills missing cells with zeros "
+            "(or drops their rows), so with it FLDA equals the source classifier; the Real "
+            "data page keeps gaps for the imputation model."
+        ),
+    )
+    st.checkbox(
+        "Add the domain-adaptation baselines",
+        **files.kept("data.baselines"),
+        help="Add KMM, SA, TCA, CORAL and optimal transport (skada library, as "
+        "on the Real data page) to the error table; their classifiers' C "
+        "(and SVM bandwidth) by cross-validation on the source. Slower.",
+    )
+    st.checkbox(
+        "Scale features (divide by source RMS)",
+        **files.kept("data.scale"),
+        help="Divides every feature by its root mean square in the source so one "
+        "l2 penalty treats features of different units alike. Zeros stay "
+        "zeros, so the dropout estimate θ̂ does not change (centring "
+        "would destroy the zeros FLDA counts).",
+    )
+    st.slider(
+        "Features shown in the charts",
+        5,
+        60,
+        **files.kept("data.top_n"),
+        help="How many features the per-feature charts show (the most dropped or the most changed ones).",
+    )
