@@ -187,9 +187,8 @@ def shipped_file(origin, slot):
     (a pair of :data:`explorer.data.tabular.SAMPLE_SETS`) or ``("uci", key)``."""
     kind, key = origin
     if kind == "sample":
-        sample = tab.SAMPLE_SETS[key]
-        name = sample.source_file if slot == "source" else sample.target_file
-        return name, (registry.SAMPLE_DIR / name).read_bytes()
+        source_name, source_raw, target_name, target_raw = tab.read_sample(key, registry.SAMPLE_DIR)
+        return (source_name, source_raw) if slot == "source" else (target_name, target_raw)
     name = uci.UCI_SETS[key].file
     return name, (uci.UCI_DIR / name).read_bytes()
 
