@@ -22,11 +22,12 @@ from explorer.figures.style import (
     axis_suffix,
     classifier_color,
     default_template,
+    rgba,
     subplot_layout,
     unvalidated_figure,
 )
 
-__all__ = ["DOMAIN_DASH", "DOMAIN_TITLES", "hex_to_rgba", "log_ticks", "learning_curve_figure", "gap_figure"]
+__all__ = ["DOMAIN_DASH", "DOMAIN_TITLES", "log_ticks", "learning_curve_figure", "gap_figure"]
 
 #: Line style per validation domain (Figure 3's caption: dotted source, solid target).
 DOMAIN_DASH = {"source": "dot", "target": "solid"}
@@ -39,13 +40,6 @@ DOMAIN_TITLES = {
 #: Column order of the panels.
 _LOSS_ORDER = ("quadratic", "logistic")
 _DOMAIN_ORDER = ("source", "target")
-
-
-def hex_to_rgba(color, alpha):
-    """``"#RRGGBB"`` -> ``"rgba(r, g, b, alpha)"`` for translucent bands."""
-    color = color.lstrip("#")
-    r, g, b = (int(color[i : i + 2], 16) for i in (0, 2, 4))
-    return f"rgba({r}, {g}, {b}, {alpha})"
 
 
 def log_ticks(n_min, n_max, mantissas=(1, 2, 5)):
@@ -289,7 +283,7 @@ def _sem_band(n, mean, sem, color, group, name=None, **axes):
         y=np.concatenate([mean + sem, (mean - sem)[::-1]]),
         mode="lines",
         fill="toself",
-        fillcolor=hex_to_rgba(color, 0.2),
+        fillcolor=rgba(color, 0.2),
         line={"width": 0},
         hoverinfo="skip",
         showlegend=False,
