@@ -345,7 +345,7 @@ def prefix_sums(X, t, orders, sizes):
     }
 
 
-def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
+def quadratic_fits(sums, sizes, ridge=0.0, theta=None):
     """Closed-form least-squares fits for every (repeat, size) cell at once.
 
     Solves, per cell, the system of :func:`flda_core.solvers.solve_quadratic`
@@ -373,8 +373,6 @@ def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
     ridge : float, default=0.0
     theta : ndarray of shape (R, G, m) or None
         Dropout estimates per cell (FLDA-Q); None for plain least squares.
-    nonzero_source : ndarray of shape (R, G, m) or None
-        Non-zero counts of the training data (default ``sums["nonzero"]``).
 
     Returns
     -------
@@ -384,7 +382,7 @@ def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
     xx = sums["xx"]
     n = np.asarray(sizes, dtype=np.float64)  # (G,)
     square_sums = np.diagonal(xx, axis1=-2, axis2=-1)
-    active = (sums["nonzero"] if nonzero_source is None else nonzero_source) > 0
+    active = sums["nonzero"] > 0
     variance = np.zeros_like(square_sums)
     if theta is not None:
         active = active & (theta < 1.0)

@@ -103,9 +103,10 @@ def marker_sizes(counts, max_count, max_size=MAX_MARKER_SIZE, min_size=MIN_MARKE
     return np.maximum(min_size, max_size * np.sqrt(counts / max_count))
 
 
-def plot_ranges(*frames, pad_fraction=0.06, min_pad=0.35):
+def plot_ranges(*frames, min_pad=0.35):
     """Axis ranges ``((x_lo, x_hi), (y_lo, y_hi))`` covering every point of ``frames``
-    (outputs of :func:`explorer.experiments.synthetic.lattice_counts`) with a margin, so no marker is cut."""
+    (outputs of :func:`explorer.experiments.synthetic.lattice_counts`) with a margin of 6 %
+    of the span, at least ``min_pad``, so no marker is cut."""
     frames = [f for f in frames if f is not None and len(f)]
     if not frames:
         return (-0.5, 1.5), (-0.5, 1.5)
@@ -114,7 +115,7 @@ def plot_ranges(*frames, pad_fraction=0.06, min_pad=0.35):
     ranges = []
     for values in (x, y):
         lo, hi = float(values.min()), float(values.max())
-        pad = max(min_pad, pad_fraction * (hi - lo))
+        pad = max(min_pad, 0.06 * (hi - lo))
         ranges.append((lo - pad, hi + pad))
     return tuple(ranges)
 
@@ -350,7 +351,6 @@ def decision_boundary_figure(
     target_counts,
     panels,
     source_counts=None,
-    axis_titles=("feature 1 (x₁)", "feature 2 (x₂)"),
     height=560,
     points_domain="target",
 ):
@@ -365,7 +365,6 @@ def decision_boundary_figure(
         lines_q), ("Logistic loss", lines_l)]`` as in the paper.
     source_counts : DataFrame, optional
         ``experiments.synthetic.lattice_counts`` of the source domain, drawn as open diamonds.
-    axis_titles : pair of str
     height : int
     points_domain : {"target", "source"}
         The domain ``target_counts`` come from: ``"source"`` draws them as the
@@ -405,12 +404,12 @@ def decision_boundary_figure(
             if annotation is not None:
                 annotations.append(annotation)
         layout[f"xaxis{_axis_suffix(col)}"].update(
-            range=list(x_range), title=dict(text=axis_titles[0]), zeroline=False, **_lattice_ticks(x_range)
+            range=list(x_range), title=dict(text="feature 1 (x₁)"), zeroline=False, **_lattice_ticks(x_range)
         )
         layout[f"yaxis{_axis_suffix(col)}"].update(
             range=list(y_range), zeroline=False, **_lattice_ticks(y_range)
         )
-    layout["yaxis"]["title"] = dict(text=axis_titles[1])
+    layout["yaxis"]["title"] = dict(text="feature 2 (x₂)")
     layout.update(
         height=height,
         margin=dict(l=60, r=20, t=50, b=20),

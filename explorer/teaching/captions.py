@@ -34,6 +34,46 @@ from explorer.experiments.perturbation import PAPER_TABLE1
 from explorer.experiments.synthetic import PAPER_FIGURE2, paired_se
 from explorer.experiments.digits import PAPER_TABLE4
 
+__all__ = [
+    "SHIFT_LABELS",
+    "beyond_noise",
+    "independent_se",
+    "dropout_sentence",
+    "sls_population_boundary",
+    "sls_lattice_sentence",
+    "figure2_reference_sentence",
+    "boundary_angle",
+    "flda_oracle_sentence",
+    "theta_recovery_sentence",
+    "theta_table_caption",
+    "shift_preset_text",
+    "paper_preset_help",
+    "synthetic_error_caption",
+    "transfer_parameters_caption",
+    "shift_comparison_caption",
+    "boundary_tilt_sentence",
+    "synthetic_figure_caption",
+    "perturbation_minimum",
+    "perturbation_curve_sentences",
+    "dropout_factor_sentence",
+    "table1_errors",
+    "table1_agreement_sentence",
+    "perturbation_curve_caption",
+    "table1_run_caption",
+    "paper_table1_caption",
+    "transfer_comparison_texts",
+    "figure4_caption",
+    "learning_curve_sentences",
+    "learning_curve_caption",
+    "learning_curve_table_caption",
+    "gap_caption",
+    "learning_curve_method",
+    "l2_sentence",
+    "asymmetry_sentence",
+    "directions_phrase",
+    "paper_table4_sentence",
+]
+
 #: At most this many features are described one by one.
 MAX_LISTED = 3
 #: The Synthetic page's shift presets (issue 15): what they are called and what their data are.
@@ -386,6 +426,40 @@ def boundary_tilt_sentence(sweep, feature=0):
     )
 
 
+def synthetic_figure_caption(distribution, params, theta, result, n_target):
+    """Caption of the Synthetic-domains scatter plot (the paper's Figure 1 or 2), all computed.
+
+    ``distribution`` "bernoulli", "poisson" or a shift preset; ``params`` the class
+    parameters, shape (2, n_features); ``theta`` the true dropout per feature; ``result``
+    the run's ExperimentResult, its errors measured on ``n_target`` target samples.
+    """
+    if distribution in SHIFT_PRESETS:
+        return (
+            f"Target domain of the *{SHIFT_LABELS[distribution]}* preset: marker area ∝ number "
+            "of samples, one colour per class; lines are the decision boundaries (orange dashed "
+            "= source classifier, purple dotted = oracle, green solid = FLDA with the "
+            f"{result.transfer} transfer model). Look for the green line moving from the orange "
+            "one towards the purple one."
+        )
+    figure = "Figure 1" if distribution == "bernoulli" else "Figure 2"
+    text = (
+        f"**Mirrors the paper's {figure}** (section 4.1.1). Each marker is one point of the "
+        "target domain's lattice, one colour per class; its area is proportional to the "
+        "number of samples there (hover for the count). Lines are decision boundaries: "
+        "orange dashed = trained on the source (S-LS/S-LR), purple dotted = trained on "
+        "labelled target data (T-LS/T-LR, the oracle), green solid = FLDA "
+        f"({equation_link('closed_form')}, {equation_link('taylor_term')}). "
+        + flda_oracle_sentence(result, n_target)
+        + " "
+        + dropout_sentence(theta, distribution)
+    )
+    if distribution == "bernoulli" and "S-LS" in result.classifiers:
+        jump = sls_lattice_sentence(params, theta, result.classifiers["S-LS"].target_error)
+        if jump:
+            text += "\n\n" + jump
+    return text
+
+
 # ----------------------------------------------------------------------------- Transfer parameters
 
 
@@ -490,6 +564,25 @@ def table1_agreement_sentence(our_errors, feature=0, paper_errors=None):
             else ""
         )
     )
+
+
+def perturbation_curve_caption(sweep, naive, feature, theta_hat_value, perturbations):
+    """Caption of the Transfer-parameters error curve (Table 1 as a curve), all computed.
+
+    ``naive`` maps paper names to the S-* and T-* fits; ``perturbations`` are
+    the ones drawn as boundaries (for the variance factors quoted).
+    """
+    return (
+        f"**Table 1 as a curve** (section 4.1.3). Green: FLDA's target error when the "
+        f"estimated dropout θ̂{subscript(feature + 1)} is shifted by the amount on the x-axis; "
+        "orange dashed: the naive source classifier; purple dotted: the oracle trained on "
+        "labelled target data; open circles: the paper's Table 1 (for its setting). "
+        + perturbation_curve_sentences(sweep, naive, feature)
+        + " "
+        + dropout_factor_sentence(theta_hat_value, perturbations, feature)
+        + " "
+        + boundary_tilt_sentence(sweep, feature)
+    ).strip()
 
 
 def table1_run_caption(data_key, result):
@@ -790,56 +883,3 @@ def paper_table4_sentence(naive_name="S-LR", flda_names=("FLDA-L", "FLDA-Q")):
         where = directions_phrase(helped, tuple(PAPER_TABLE4))
         parts.append(f"{flda_name} improves on {naive_name} {where} ({'; '.join(steps)})")
     return "In the paper's Table 4 (MNIST/USPS), " + "; ".join(parts) + "."
-
-
-def synthetic_figure_caption(distribution, params, theta, result, n_target):
-    """Caption of the Synthetic-domains scatter plot (the paper's Figure 1 or 2), all computed.
-
-    ``distribution`` "bernoulli", "poisson" or a shift preset; ``params`` the class
-    parameters, shape (2, n_features); ``theta`` the true dropout per feature; ``result``
-    the run's ExperimentResult, its errors measured on ``n_target`` target samples.
-    """
-    if distribution in SHIFT_PRESETS:
-        return (
-            f"Target domain of the *{SHIFT_LABELS[distribution]}* preset: marker area ∝ number "
-            "of samples, one colour per class; lines are the decision boundaries (orange dashed "
-            "= source classifier, purple dotted = oracle, green solid = FLDA with the "
-            f"{result.transfer} transfer model). Look for the green line moving from the orange "
-            "one towards the purple one."
-        )
-    figure = "Figure 1" if distribution == "bernoulli" else "Figure 2"
-    text = (
-        f"**Mirrors the paper's {figure}** (section 4.1.1). Each marker is one point of the "
-        "target domain's lattice, one colour per class; its area is proportional to the "
-        "number of samples there (hover for the count). Lines are decision boundaries: "
-        "orange dashed = trained on the source (S-LS/S-LR), purple dotted = trained on "
-        "labelled target data (T-LS/T-LR, the oracle), green solid = FLDA "
-        f"({equation_link('closed_form')}, {equation_link('taylor_term')}). "
-        + flda_oracle_sentence(result, n_target)
-        + " "
-        + dropout_sentence(theta, distribution)
-    )
-    if distribution == "bernoulli" and "S-LS" in result.classifiers:
-        jump = sls_lattice_sentence(params, theta, result.classifiers["S-LS"].target_error)
-        if jump:
-            text += "\n\n" + jump
-    return text
-
-
-def perturbation_curve_caption(sweep, naive, feature, theta_hat_value, perturbations):
-    """Caption of the Transfer-parameters error curve (Table 1 as a curve), all computed.
-
-    ``naive`` maps paper names to the S-* and T-* fits; ``perturbations`` are
-    the ones drawn as boundaries (for the variance factors quoted).
-    """
-    return (
-        f"**Table 1 as a curve** (section 4.1.3). Green: FLDA's target error when the "
-        f"estimated dropout θ̂{subscript(feature + 1)} is shifted by the amount on the x-axis; "
-        "orange dashed: the naive source classifier; purple dotted: the oracle trained on "
-        "labelled target data; open circles: the paper's Table 1 (for its setting). "
-        + perturbation_curve_sentences(sweep, naive, feature)
-        + " "
-        + dropout_factor_sentence(theta_hat_value, perturbations, feature)
-        + " "
-        + boundary_tilt_sentence(sweep, feature)
-    ).strip()

@@ -1,5 +1,6 @@
 """Caption sentences follow the numbers they describe."""
 
+import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
@@ -81,19 +82,8 @@ def _scored(name, family, loss, wrong, perturbation=None):
     """A fit that got the target samples in ``wrong`` (indices of 1,000) wrong."""
     mistakes = np.zeros(N_SCORED, bool)
     mistakes[list(wrong)] = True
-    return FittedLinear(
-        name=name,
-        family=family,
-        loss=loss,
-        coef=np.zeros(2),
-        intercept=0.0,
-        theta=np.zeros(2),
-        target_error=mistakes.mean(),
-        source_error=0.0,
-        perturbation=perturbation,
-        n_target=N_SCORED,
-        target_wrong=np.packbits(mistakes),
-    )
+    fit = _fit(name, family, loss, mistakes.mean(), perturbation)
+    return dataclasses.replace(fit, n_target=N_SCORED, target_wrong=np.packbits(mistakes))
 
 
 def _paired_se(a, b):
