@@ -323,7 +323,7 @@ def run_perturbation(
     PerturbationResult
     """
     fit = functools.partial(fit_linear, pair) if fit is None else fit
-    theta_hat = fit("flda", LOSSES[0], l2).theta
+    theta_hat = estimate_dropout(pair.X_source, pair.X_target)  # what FLDA's fit estimates, without a fit
     requested = sorted(float(d) for d in perturbations)
     chosen = feasible_perturbations(theta_hat[feature], requested)
     curve = feasible_perturbations(
