@@ -30,6 +30,11 @@ PREFIX = {
 }
 #: The UI modules whose helpers take a page's key prefix (``f"{prefix}.theta"``).
 PREFIX_TAKERS = ("domain_controls.py", "widgets.py")
+#: The UI modules that hold a page's own controls (their keys count as the page's).
+PAGE_CONTROLS = {
+    "pages/learning_curves.py": "learning_curve_controls.py",
+    "pages/transfer.py": "perturbation_controls.py",
+}
 
 
 def _key_patterns(page):
@@ -43,6 +48,8 @@ def _key_patterns(page):
     """
     prefix = PREFIX[page]
     source = (ROOT / page).read_text(encoding="utf-8")
+    if page in PAGE_CONTROLS:
+        source += (ROOT / "explorer" / "ui" / PAGE_CONTROLS[page]).read_text(encoding="utf-8")
     shared = "".join((ROOT / "explorer" / "ui" / name).read_text(encoding="utf-8") for name in PREFIX_TAKERS)
     literals = re.findall(r'f?"([^"\n]*)"', source)
     literals += [f"{{P}}{name}" for name in re.findall(r'P \+ "([a-z0-9_]+)"', source)]
