@@ -13,127 +13,25 @@ Widget keys start with ``"real."`` and are mirrored in the URL.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
-from explorer.ui import caches, charts, guard, state, tables, widgets
-from explorer.data import benchmarks as bm
+from explorer.ui import caches, charts, guard, navigation, state, tables, widgets
 from explorer.data import uci
 from explorer.experiments import baselines as bl
 from explorer.experiments import missing_data as md
 from explorer.figures.real_data import error_comparison_figure, theta_figure
 from flda_core.transfer_models import TRANSFER_MODELS
-from explorer.safe_text import escape_markdown as esc
+from explorer.teaching.real_data import IMPUTE_LABELS, provenance_caption, table3_caption, theta_caption
 
 KEYS = tuple(uci.UCI_SETS)
-IMPUTE_LABELS = {"zero": "zeros (the paper's choice)", "mean": "the source mean (mean imputation)"}
 SETTINGS = [
     state.Setting("real.impute", "zero", options=uci.IMPUTE_OPTIONS),
     state.Setting("real.baselines", True),
     state.Setting("real.sets", list(KEYS), options=KEYS),
     state.Setting("real.theta_set", "heart", options=KEYS),
     state.Setting("real.top_n", 25, lo=5, hi=80),
-    state.Setting("real.bench", "office31_decaf", options=tuple(bm.BENCHMARKS)),
     widgets.transfer_setting("real"),
 ]
-BENCH_RESULT_KEY = "real_bench_result"  # {"key", "pair", "errors"} or {"error": message}
-
-
-@st.cache_resource(show_spinner=False, max_entries=4)
-def bench_data(key, pair):
-    return bm.load_pair(key, pair)
-
-
-@st.cache_data(show_spinner=False, max_entries=128)
-def bench_cell(key, pair, classifier, seed):
-    """Target error of one classifier on one downloaded domain pair."""
-    X_s, y_s, X_t, y_t = bench_data(key, pair)
-    predicted, params = md.fit_arrays(classifier, X_s, y_s, X_t, y_t, seed)
-    return float(np.mean(predicted != y_t)), params
-
-
-def run_benchmark(key, pair, classifiers, seed):
-    """Button callback: download (once) and fit; the outcome goes to the session."""
-    try:
-        bench_data(key, pair)
-    except bm.BenchmarkUnavailable as error:
-        st.session_state[BENCH_RESULT_KEY] = {"error": str(error)}
-        return
-    errors = {}
-    with (
-        guard.error_boundary("running the benchmark") as outcome,
-        widgets.progress_bar("Fitting…") as progress,
-    ):
-        for i, name in enumerate(classifiers):
-            progress(i / len(classifiers), f"Fitting {name} on {pair} ({i + 1} of {len(classifiers)})…")
-            errors[name] = bench_cell(key, pair, name, seed)[0]
-    if not outcome.failed:
-        st.session_state[BENCH_RESULT_KEY] = {"key": key, "pair": pair, "errors": errors}
-
-
-def draw_benchmarks(classifiers, seed):
-    """The paper's image and text benchmarks (Tables 5, 6, 9), downloaded on request."""
-    st.subheader("The paper's image and text benchmarks (download)")
-    left, middle = st.columns(2)
-    with left:
-        key = st.selectbox(
-            "Benchmark",
-            tuple(bm.BENCHMARKS),
-            key="real.bench",
-            format_func=lambda k: f"{bm.BENCHMARKS[k].title} ({bm.BENCHMARKS[k].table})",
-            help="Downloaded once by skada's fetchers into the server's "
-            "data cache (FLDA_CACHE_DIR chooses its folder); later "
-            "runs need no network. MNIST/USPS (Table 4) are on the "
-            "Handwritten digits page.",
-        )
-    with middle:
-        pair = st.selectbox(
-            "Source → target",
-            bm.pairs(key),
-            key="real_bench_pair",
-            help="Train on the first domain (labelled), adapt to and test on the second.",
-        )
-    benchmark = bm.BENCHMARKS[key]
-    names = [c for c in classifiers if c not in bl.NOT_AVAILABLE and c != "S-SVM"]
-    st.button(
-        "Download (if needed) and run",
-        key="real_bench_run",
-        type="primary",
-        help=f"Fits {', '.join(names)} on the chosen pair; hyper-parameters by "
-        "cross-validation on the source as above. FLDA uses dropout here "
-        "(the paper's model), whatever the transfer model chosen above.",
-        on_click=run_benchmark,
-        args=(key, pair, tuple(names), seed),
-    )
-    outcome = st.session_state.get(BENCH_RESULT_KEY)
-    paper = bm.paper_rows(key)
-    if outcome and "error" in outcome:
-        st.warning(
-            f"**The benchmark is not available right now.** {esc(outcome['error'])} "
-            "The paper's numbers are below; the UCI table above needs no network.",
-            icon=":material/cloud_off:",
-        )
-    elif outcome and outcome["key"] == key and outcome["pair"] in paper.index:
-        here = pd.DataFrame(
-            {"here": outcome["errors"], f"paper ({benchmark.table})": paper.loc[outcome["pair"]]}
-        ).T
-        st.markdown(f"**{benchmark.title}, {outcome['pair']}**")
-        st.dataframe(formatted(here), width="stretch")
-        better = [
-            f
-            for f in ("FLDA-Q", "FLDA-L")
-            if f in outcome["errors"] and outcome["errors"][f] < outcome["errors"].get("S-LR", np.inf)
-        ]
-        st.caption(
-            f"Target error on {outcome['pair']} here and in the paper's "
-            f"{benchmark.table}. Here {' and '.join(better) or 'neither FLDA variant'} "
-            f"{'has' if len(better) == 1 else 'have' if better else 'has'} a lower "
-            f"error than S-LR. {benchmark.note}"
-        )
-    st.markdown(f"**The paper's {benchmark.table}** ({benchmark.title})")
-    st.dataframe(formatted(paper), width="stretch")
-    st.caption(f"Typed from the paper's {benchmark.table}. {benchmark.note}")
 
 
 @caches.cache_data(show_spinner=False, max_entries=512)
@@ -238,75 +136,6 @@ def here_table(errors):
     number here) are left out and the caption says so (:func:`table3_caption`)."""
     here = formatted(errors)
     return key_columns_first(here[[c for c in here.columns if c not in bl.NOT_AVAILABLE]])
-
-
-def provenance_caption(result):
-    """Whether Table 3's numbers were read from the disk cache or computed, and when."""
-    cells = [c for c in result.cells.values() if c.computed_at]
-    if not cells:
-        return ""
-    stored = [c for c in cells if c.from_disk]
-    fresh = [c for c in cells if not c.from_disk]
-    when = sorted({c.computed_at for c in cells})
-    span = when[0] if len(when) == 1 else f"{when[0]} to {when[-1]}"
-    if not fresh:
-        return (
-            f"All {len(cells)} cells read from this server's disk cache: computed {span} "
-            "with this code, these data and these library versions."
-        )
-    if not stored:
-        kept = (
-            "saved to this server's disk cache: a server restart reads them back"
-            if all(c.saved for c in cells)
-            else "not all could be saved to this server's disk cache: a server restart computes those again"
-        )
-        return f"All {len(cells)} cells computed {span} with this code and {kept}."
-    return (
-        f"{len(stored)} of {len(cells)} cells read from this server's disk cache, "
-        f"{len(fresh)} computed by this server; all computed {span} with this code, "
-        "these data and these library versions."
-    )
-
-
-def table3_caption(result):
-    errors, paper = result.errors, result.paper
-    parts = []
-    for flda in ("FLDA-Q", "FLDA-L"):
-        if {"S-LR", flda} <= set(errors.columns):
-            here = int((errors[flda] < errors["S-LR"]).sum())
-            there = int((paper[flda] < paper["S-LR"]).sum())
-            parts.append(
-                f"{flda} has a lower error than S-LR on {here} of {len(errors)} data "
-                f"sets here and on {there} of them in the paper"
-            )
-    best = errors.drop(columns=["T-LR"], errors="ignore").dropna(axis=1, how="all")
-    winners = [
-        f"{name.split(' (')[0]}: {', '.join(best.columns[best.loc[name] == best.loc[name].min()])}"
-        for name in best.index
-    ]
-    text = "; ".join(parts) + ". " if parts else ""
-    return (
-        f"Target error (rows with gaps) of every classifier trained on the complete rows, "
-        f"gaps filled with {IMPUTE_LABELS[result.impute]}; the paper's Table 3 beside it "
-        f"(typed from the paper; CORAL and OT are not in it, SCL and GFK are not "
-        f"available here). {text}Lowest error here without the oracle T-LR — " + "; ".join(winners) + "."
-    )
-
-
-def theta_caption(thetas, title):
-    top = thetas.sort_values(["missing in target", "theta"], ascending=False).iloc[0]
-    gapped = thetas[thetas["missing in target"] > 0]
-    gap = (gapped["theta"] - gapped["missing in target"]).abs().mean() if len(gapped) else 0.0
-    return (
-        f"{title}: FLDA's θ̂ per feature (green bars, section 3.3.1) beside the share of "
-        f"target rows in which the feature's column is empty (diamonds). "
-        f"{len(gapped)} of {len(thetas)} encoded features have gaps in the target; the "
-        f"most often missing is '{top['feature']}' ({top['missing in target']:.1%} of the "
-        f"target rows, θ̂ = {top['theta']:.3f}). Over the features with gaps, θ̂ differs "
-        f"from the missing share by {gap:.3f} on average: θ̂ also counts entries that are "
-        f"0 without being missing, and a feature non-zero more often in the target than "
-        f"in the source gets θ̂ = 0."
-    )
 
 
 def show_transfer_notes(result):
@@ -519,10 +348,12 @@ def main():
 
     draw_theta_section(keys, impute, st.session_state["real.transfer"], present)
     result = draw_table3(keys, classifiers, impute, seed, st.session_state["real.transfer"], present)
-    if result is None:
-        return
-    if not present:
-        draw_benchmarks(classifiers, seed)
+    if result is not None and not present:
+        navigation.page_link(
+            "pages/benchmarks.py",
+            label="The paper's image and text benchmarks (Tables 5-9)",
+            icon=":material/leaderboard:",
+        )
 
 
 guard.run_page(main)
