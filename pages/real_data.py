@@ -1,14 +1,11 @@
 """Real data: missing data at test time on six UCI data sets (section 4.2.2, Tables 2-3).
 
-Thin page over :mod:`explorer.experiments.missing_data` (fits, tables),
-:mod:`explorer.data.uci` (data) and :mod:`explorer.figures.real_data`
-(figures).  The page follows FLDA's two stages: the data (Table 2), θ̂ from the
-data alone (no classifier fitted, so the first chart comes at once), then the
-fits of Table 3, whose rows appear data set by data set.  Every (data set,
-classifier) cell is cached with ``st.cache_data`` and on disk
-(:func:`explorer.experiments.missing_data.stored_fit_one`), so a cell is
-computed once per setting, code version and data, also across server restarts.
-Widget keys start with ``"real."`` and are mirrored in the URL.
+Thin page over :mod:`explorer.experiments.missing_data` (fits, tables, every cell kept
+on disk by ``stored_fit_one``), :mod:`explorer.data.uci` (data),
+:mod:`explorer.figures.real_data` (figures) and :mod:`explorer.teaching.real_data`
+(captions).  FLDA's two stages in order: the data (Table 2), θ̂ from the data alone (the
+first chart comes at once), then Table 3, data set by data set.  Widget keys start with
+``"real."`` and are mirrored in the URL.
 """
 
 from __future__ import annotations
@@ -20,7 +17,8 @@ from explorer.data import uci
 from explorer.experiments import baselines as bl
 from explorer.experiments import missing_data as md
 from explorer.figures.real_data import error_comparison_figure, theta_figure
-from flda_core.transfer_models import TRANSFER_MODELS
+from explorer.figures.export import settings_line
+from explorer.teaching import real_data as captions
 from explorer.teaching.real_data import IMPUTE_LABELS, provenance_caption, table3_caption, theta_caption
 
 KEYS = tuple(uci.UCI_SETS)
@@ -59,15 +57,7 @@ def draw_controls():
             "gap holds the source mean; FLDA's dropout then replaces a feature by "
             "its mean, the alternative the paper names.",
         )
-        widgets.transfer_control(
-            "real",
-            note=(
-                "Imputation keeps the target's gaps as gaps (NaN) for FLDA and fills them in "
-                "expectation with the source mean; the other classifiers still see the gaps "
-                "filled as chosen above. Rate needs non-negative features: where a data set "
-                "has negative values its FLDA cells stay empty and say why."
-            ),
-        )
+        widgets.transfer_control("real", note=captions.TRANSFER_NOTE)
         st.checkbox(
             "Domain-adaptation baselines (skada)",
             key="real.baselines",
@@ -85,8 +75,7 @@ def draw_controls():
 
 
 def run_table(keys, classifiers, impute, seed, transfer="dropout"):
-    """Table 3, the rows appearing as each data set is done; returns the result and
-    the slot the table is drawn in (the complete table replaces the partial one)."""
+    """Table 3, rows appearing as each data set is done; returns it and its slot."""
     with widgets.progress_bar("Fitting classifiers…") as progress:
         slot = st.empty()
 
@@ -95,7 +84,7 @@ def run_table(keys, classifiers, impute, seed, transfer="dropout"):
             if done == len(keys):
                 return  # the complete table is drawn by draw_table3
             with slot.container():
-                st.dataframe(here_table(partial.errors), width="stretch")
+                st.dataframe(key_columns_first(partial.errors, bl.NOT_AVAILABLE), width="stretch")
                 st.caption(
                     f"**Not complete: {done} of {len(keys)} data sets done** "
                     f"({', '.join(partial.errors.index)}); the remaining rows, the "
@@ -120,83 +109,47 @@ def formatted(frame, digits=3):
     return frame.map(lambda v: "—" if v != v else f"{v:.{digits}f}")
 
 
-#: Table 3's columns shown first (the paper's method, its naive baseline and the oracle),
-#: so that half a 1920 px screen shows them without scrolling sideways (issue 25).
+#: Table 3's columns shown first, so that half a 1920 px screen shows them (issue 25).
 FIRST_COLUMNS = ("S-LR", "FLDA-Q", "FLDA-L", "T-LR")
 
 
-def key_columns_first(frame):
-    """``frame`` with :data:`FIRST_COLUMNS` first, the other columns in their order."""
+def key_columns_first(frame, drop=()):
+    """``frame`` formatted, :data:`FIRST_COLUMNS` first, without the columns ``drop``."""
     first = [c for c in FIRST_COLUMNS if c in frame.columns]
-    return frame[first + [c for c in frame.columns if c not in first]]
-
-
-def here_table(errors):
-    """Table 3 here, formatted, FLDA's columns first; SCL and GFK (not in skada, no
-    number here) are left out and the caption says so (:func:`table3_caption`)."""
-    here = formatted(errors)
-    return key_columns_first(here[[c for c in here.columns if c not in bl.NOT_AVAILABLE]])
+    return formatted(frame[first + [c for c in frame.columns if c not in first and c not in drop]])
 
 
 def show_transfer_notes(result):
     """Which transfer model FLDA used, and the cells where it does not apply."""
-    if result.transfer == "dropout":
-        return
-    kept = (
-        " FLDA sees the target's gaps as gaps (NaN) and fills them in expectation with "
-        "the source mean; the other classifiers see the filled gaps."
-        if result.transfer == "imputation"
-        else ""
-    )
-    st.info(
-        f"FLDA-Q and FLDA-L use the **{result.transfer}** transfer model: "
-        f"{TRANSFER_MODELS[result.transfer]}{kept}",
-        icon=":material/info:",
-    )
-    for (key, name), cell in result.cells.items():
-        if cell.note and name.startswith("FLDA"):
-            st.warning(
-                f"{uci.UCI_SETS[key].title}, {name}: {cell.note} The cell is left "
-                "empty; choose another transfer model to fill it.",
-                icon=":material/warning:",
-            )
+    info, warnings = captions.transfer_notes(result)
+    if info:
+        st.info(info, icon=":material/info:")
+    for text in warnings:
+        st.warning(text, icon=":material/warning:")
 
 
 def show_transfer_parameters(parameters, title):
-    """The estimated parameters of a transfer model other than dropout, for one data set
-    (:class:`~explorer.experiments.missing_data.DataParameters`: no classifier fitted)."""
-    transfer, key = parameters.transfer, parameters.key
-    if transfer == "dropout":
+    """Another transfer model's estimated parameters for one data set (no fit needed)."""
+    if parameters.transfer == "dropout":
         return
-    frame = parameters.transfer_params
-    st.markdown(f"**{title}: estimated {transfer} parameters**")
+    frame, note = parameters.transfer_params, captions.parameters_note(parameters, title)
+    st.markdown(f"**{title}: estimated {parameters.transfer} parameters**")
     if frame is None:
-        st.info(
-            f"The {transfer} transfer model does not apply to {title}, so it has no "
-            "parameters here and its FLDA cells in Table 3 below stay empty.",
-            icon=":material/info:",
-        )
+        st.info(note, icon=":material/info:")
         return
     st.dataframe(frame, hide_index=True, width="stretch", column_config=tables.number_columns(frame))
-    st.caption(
-        "Per encoded feature, the parameters FLDA-Q and FLDA-L used (estimated from "
-        "all source and target rows), beside the share of target rows missing the "
-        "feature's column."
-    )
+    st.caption(note)
     tables.download_csv(
         "Download the parameters (CSV)",
         frame,
-        file_name=f"flda_{transfer}_{key}.csv",
+        file_name=f"flda_{parameters.transfer}_{parameters.key}.csv",
         key="real_download_transfer",
         help="The table above as CSV.",
     )
 
 
 def figure_settings(data, impute, transfer, seed=None):
-    """The settings line of this page's figures (:func:`explorer.figures.export.settings_line`):
-    the data, how gaps were filled, the seed of the fits and FLDA's transfer model."""
-    from explorer.figures.export import settings_line
-
+    """The settings line of this page's figures: data, gaps, seed and transfer model."""
     return settings_line(data=data, seed=seed, extra=(f"gaps filled: {impute}",), transfer=transfer)
 
 
@@ -258,10 +211,10 @@ def draw_table3(keys, classifiers, impute, seed, transfer, present):
         left, right = st.columns(2)
         with left:
             st.markdown("**Here**")
-            st.dataframe(here_table(result.errors), width="stretch")
+            st.dataframe(key_columns_first(result.errors, bl.NOT_AVAILABLE), width="stretch")
         with right:
             st.markdown("**The paper's Table 3**")
-            st.dataframe(key_columns_first(formatted(md.paper_table(keys))), width="stretch")
+            st.dataframe(key_columns_first(md.paper_table(keys)), width="stretch")
         st.caption(table3_caption(result))
         provenance = provenance_caption(result)
         if provenance:
@@ -291,19 +244,7 @@ def draw_table3(keys, classifiers, impute, seed, transfer, present):
     )
     if not present:
         with st.expander("How the numbers are computed"):
-            st.markdown(
-                "* Hyper-parameters by 3-fold cross-validation on the **source only**, as "
-                "the paper does (section 4.2.1): l2 of S-LR, FLDA-Q and FLDA-L from "
-                f"{', '.join(f'{v:g}' for v in md.FLDA_L2_GRID)} (θ̂ held fixed); C "
-                f"({', '.join(f'{v:g}' for v in bl.C_GRID)}) of every logistic regression "
-                "and C and the RBF bandwidth of every SVM, for a baseline on the source "
-                "after its adaptation step.\n"
-                "* T-LR (the oracle) is trained on the target labels; its error is a 3-fold "
-                "cross-validated error on the target (each row predicted by a model that did not "
-                "see it), l2 chosen by cross-validation on the target.\n"
-                + "".join(f"* {name}: {note}.\n" for name, note in bl.BASELINE_NOTES.items())
-                + "".join(f"* {name}: not available — {why}.\n" for name, why in bl.NOT_AVAILABLE.items())
-            )
+            st.markdown("".join(f"* {line}\n" for line in md.PROTOCOL))
             st.dataframe(result.params, width="stretch")
     return result
 

@@ -70,6 +70,7 @@ __all__ = [
     "AVAILABLE",
     "FLDA_L2_GRID",
     "PAPER_TABLE3",
+    "PROTOCOL",
     "CellResult",
     "MissingDataResult",
     "problem",
@@ -112,6 +113,18 @@ PAPER_TABLE3 = typed_table(
     pair_rows=False,
 )
 _N_FOLDS = 3
+#: How the numbers are computed, in a reader's words (the Real data page's list).
+PROTOCOL = (
+    f"Hyper-parameters by {_N_FOLDS}-fold cross-validation on the **source only**, as the paper does "
+    f"(section 4.2.1): l2 of S-LR, FLDA-Q and FLDA-L from {', '.join(f'{v:g}' for v in FLDA_L2_GRID)} "
+    f"(θ̂ held fixed); C ({', '.join(f'{v:g}' for v in bl.C_GRID)}) of every logistic regression and C "
+    "and the RBF bandwidth of every SVM, for a baseline on the source after its adaptation step.",
+    f"T-LR (the oracle) is trained on the target labels; its error is a {_N_FOLDS}-fold cross-validated "
+    "error on the target (each row predicted by a model that did not see it), l2 chosen by "
+    "cross-validation on the target.",
+    *(f"{name}: {note}." for name, note in bl.BASELINE_NOTES.items()),
+    *(f"{name}: not available — {why}." for name, why in bl.NOT_AVAILABLE.items()),
+)
 
 
 @dataclass(frozen=True)

@@ -1,24 +1,13 @@
 """The paper's benchmark tables (Tables 5-9, sections 4.2.4-4.2.7), pair by pair.
 
-The protocol (the paper's section 4.2.1, with the grid and folds of the authors' scripts):
-
-* the data as :mod:`explorer.data.benchmarks` gives them (the authors' counts, no
-  rescaling; IMDB and spam sparse throughout);
-* S-LR, FLDA-Q and FLDA-L: :class:`flda_core.FLDAClassifierCV`, θ̂ from all source and
-  target rows and fixed, ``l2`` by 2-fold stratified cross-validation on the source from
-  the authors' grid λ = 1, 10, ..., 1e5 on the summed loss, that is ``l2 = λ / n_source``
-  on the library's mean loss (:func:`l2_grid`);
-* T-LR, the oracle: ``l2`` by the same cross-validation on the *target* labels, and its
-  error that cross-validated error (never on rows it was trained on);
-* KMM: skada's kernel-mean-matching weights, then S-LR weighted; SA and TCA: skada's
-  adapters then an RBF SVM (:mod:`explorer.experiments.baselines`).  Each is fitted on at
-  most :data:`BASELINE_MAX_ROWS` rows of each domain (a stratified sample of the source,
-  a random one of the target), made dense, one fit at a time per process
-  (:data:`BASELINE_SLOTS`), and predicts every target row.  SCL and GFK are not in skada;
-  S-SVM is left out (its cross-validated RBF kernel costs minutes on the text sets).
-
-Every cell is kept on disk (:func:`stored_cell`: JSON under ``$FLDA_CACHE_DIR/paper_tables``,
-keyed by a fingerprint of the code, the authors' files and the library versions).
+The protocol is the paper's (section 4.2.1: hyper-parameters by cross-validation on the
+source) with the grid and folds of the authors' scripts, in a reader's words in
+:data:`PROTOCOL`.  S-LR, FLDA-Q and FLDA-L are :class:`flda_core.FLDAClassifierCV` on the
+data as :mod:`explorer.data.benchmarks` gives them (IMDB and spam sparse throughout); the
+skada baselines (:mod:`explorer.experiments.baselines`) are fitted on bounded dense samples,
+one at a time per process (:data:`BASELINE_SLOTS`).  Every cell is kept on disk
+(:func:`stored_cell`: JSON under ``$FLDA_CACHE_DIR/paper_tables``, keyed by a fingerprint
+of the code, the authors' files and the library versions).
 
 References
 ----------
@@ -53,24 +42,14 @@ __all__ = [
     "FAST",
     "BASELINES",
     "OFFLINE",
-    "LAMBDAS",
-    "N_FOLDS",
-    "BASELINE_MAX_ROWS",
-    "PAGE",
     "PROTOCOL",
-    "l2_grid",
     "fit_cell",
     "stored_cell",
-    "cell_store",
-    "PairResult",
-    "TableResult",
     "run_pair",
     "run_table",
     "precompute",
     "pair_summary",
-    "difference_se",
     "verdict",
-    "page_settings",
     "page_url",
 ]
 
@@ -88,6 +67,8 @@ N_FOLDS = 2
 TOL, MAX_ITER = 1e-4, 500
 #: Largest number of rows per domain a skada baseline is fitted on (dense).
 BASELINE_MAX_ROWS = 1000
+#: KMM's weights are raised to this (mean 1): FLDA needs a positive weight in every class.
+KMM_MIN_WEIGHT = 1e-3
 #: One skada baseline fit at a time per process (each holds up to two dense samples).
 BASELINE_SLOTS = threading.BoundedSemaphore(1)
 #: The page that shows these tables, and its settings' keys.
@@ -98,10 +79,11 @@ PROTOCOL = (
     f"S-LR, FLDA-Q, FLDA-L: FLDAClassifierCV, θ̂ from all source and target rows, the penalty by "
     f"{N_FOLDS}-fold stratified cross-validation on the source from the authors' grid λ = "
     f"{', '.join(f'{v:g}' for v in reversed(LAMBDAS))} on the summed loss (l2 = λ / source rows).",
-    "T-LR (oracle): the same cross-validation on the target labels; its error is that cross-validated error.",
-    f"KMM: skada's weights, then S-LR weighted; SA, TCA: skada, then an RBF SVM (C and bandwidth by "
-    f"cross-validation). Each fitted on at most {BASELINE_MAX_ROWS} rows per domain, predicting "
-    "every target row.",
+    "T-LR (oracle): the same cross-validation on the target labels; its error is that "
+    "cross-validated error (each row predicted by a fit that did not see it).",
+    f"KMM: skada's weights (raised to at least {KMM_MIN_WEIGHT:g}), then S-LR weighted; SA, TCA: "
+    "skada, then an RBF SVM (C and bandwidth by cross-validation). Each fitted on at most "
+    f"{BASELINE_MAX_ROWS} rows per domain (stratified sample), predicting every target row.",
     "Not here: SCL and GFK (not in skada), S-SVM (minutes per pair on the text sets).",
 )
 
@@ -157,7 +139,7 @@ def _baseline(name, Xs, ys, Xt, yt, seed):
         Xt_fit, _ = _sample(Xt, None, seed)
         sizes = f"fitted on {len(keep)} of {len(ys)} source and {len(Xt_fit)} of {len(yt)} target rows"
         if name == "KMM":
-            weights = bl.kmm_weights(Xs_fit, Xt_fit)
+            weights = np.maximum(bl.kmm_weights(Xs_fit, Xt_fit), KMM_MIN_WEIGHT)  # every class weighs
             model = _model("logistic", len(keep), seed, False).fit(Xs_fit, ys[keep], sample_weight=weights)
             return int(np.sum(model.predict(Xt) != yt)), f"{_chosen(model.l2_, len(keep))}, {sizes}"
         predicted, pipeline = bl.fit_baseline(name, Xs_fit, ys[keep], Xt_fit, random_state=seed, X_predict=Xt)
@@ -244,15 +226,15 @@ def difference_se(p, q, n):
     return float(np.sqrt((p * (1 - p) + q * (1 - q)) / max(int(n), 1)))
 
 
-def verdict(errors, n, multiple, names=None):
-    """The lowest error of ``names`` (default: all but the oracle T-LR) and whether it is
-    lower than the runner-up by more than ``multiple`` standard errors of the difference.
+def verdict(errors, n, multiple):
+    """The lowest error (the oracle T-LR aside) and whether it is lower than the runner-up
+    by more than ``multiple`` standard errors of the difference.
 
     Returns
     -------
     dict with ``best``, ``runner_up``, ``gap``, ``se`` and ``beyond`` (bool).
     """
-    names = [c for c in (names or errors.index) if c != "T-LR" and np.isfinite(errors.get(c, np.nan))]
+    names = [c for c in errors.index if c != "T-LR" and np.isfinite(errors[c])]
     ranked = sorted(names, key=lambda c: errors[c])
     best, runner = ranked[0], ranked[1]
     gap, se = errors[runner] - errors[best], difference_se(errors[best], errors[runner], n)
@@ -407,16 +389,11 @@ def pair_summary(key, pair):
     return pd.Series(rows, name=pair, dtype=float)
 
 
-def page_settings(key, pair):
-    """The URL settings of :data:`PAGE` that open ``key``'s table on ``pair``."""
-    bm.pair_letters(key, pair)
-    return {"bench.table": key, "bench.pair": pair}
-
-
 def page_url(key, pair, present=False):
-    """URL (relative to the app) of the benchmarks page with ``key``'s table and ``pair``
-    chosen, e.g. ``page_url("imdb", "A → F")`` (the Lesson's natural-data step links it)."""
-    query = {k.split(".", 1)[1]: encode_url_value(v) for k, v in page_settings(key, pair).items()}
+    """URL (relative to the app) of :data:`PAGE` with ``key``'s table and ``pair`` chosen
+    (its settings ``bench.table`` and ``bench.pair``), e.g. ``page_url("imdb", "A → F")``."""
+    bm.pair_letters(key, pair)
+    query = {"table": encode_url_value(key), "pair": encode_url_value(pair)}
     if present:
         query["present"] = "1"
     return f"{url_path(PAGE)}?{urlencode(query, quote_via=quote)}"

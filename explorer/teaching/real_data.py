@@ -11,19 +11,65 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer.data import uci
 from explorer.experiments import paper_tables as pt
 from explorer.teaching.lesson import SE_MULTIPLE
+from flda_core.transfer_models import TRANSFER_MODELS
 
 __all__ = [
     "IMPUTE_LABELS",
+    "TRANSFER_NOTE",
     "provenance_caption",
     "table3_caption",
     "theta_caption",
+    "transfer_notes",
+    "parameters_note",
     "verdict_text",
     "oracle_note",
 ]
 
 IMPUTE_LABELS = {"zero": "zeros (the paper's choice)", "mean": "the source mean (mean imputation)"}
+#: The Real data page's note under its transfer-model choice.
+TRANSFER_NOTE = (
+    "Imputation keeps the target's gaps as gaps (NaN) for FLDA and fills them in expectation with "
+    "the source mean; the other classifiers still see the gaps filled as chosen above. Rate needs "
+    "non-negative features: where a data set has negative values its FLDA cells stay empty and say why."
+)
+
+
+def transfer_notes(result):
+    """Table 3 with a transfer model other than dropout: which one FLDA used (None for
+    dropout), and one note per FLDA cell where it does not apply."""
+    if result.transfer == "dropout":
+        return None, []
+    kept = (
+        " FLDA sees the target's gaps as gaps (NaN) and fills them in expectation with "
+        "the source mean; the other classifiers see the filled gaps."
+        if result.transfer == "imputation"
+        else ""
+    )
+    model = TRANSFER_MODELS[result.transfer]
+    info = f"FLDA-Q and FLDA-L use the **{result.transfer}** transfer model: {model}{kept}"
+    warnings = [
+        f"{uci.UCI_SETS[key].title}, {name}: {cell.note} The cell is left empty; choose another "
+        "transfer model to fill it."
+        for (key, name), cell in result.cells.items()
+        if cell.note and name.startswith("FLDA")
+    ]
+    return info, warnings
+
+
+def parameters_note(parameters, title):
+    """The caption of a transfer model's parameter table, or why there is none."""
+    if parameters.transfer_params is None:
+        return (
+            f"The {parameters.transfer} transfer model does not apply to {title}, so it has no "
+            "parameters here and its FLDA cells in Table 3 below stay empty."
+        )
+    return (
+        "Per encoded feature, the parameters FLDA-Q and FLDA-L used (estimated from all source "
+        "and target rows), beside the share of target rows missing the feature's column."
+    )
 
 
 def provenance_caption(result):
