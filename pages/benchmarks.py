@@ -34,7 +34,9 @@ def pair_problem(pair):
 
 SETTINGS = [
     state.Setting("bench.table", "office_caltech", options=KEYS),
-    state.Setting("bench.pair", "A → D", check=pair_problem),
+    state.Setting(
+        "bench.pair", "A → D", options=tuple(dict.fromkeys(sum(map(bm.pairs, KEYS), []))), check=pair_problem
+    ),
     state.Setting("bench.baselines", False),
 ]
 

@@ -74,3 +74,9 @@ def test_a_link_to_an_unknown_pair_opens_the_tables_first_pair():
     at = open_page(PAGE, {"table": "imdb", "pair": "S → M", "baselines": "false"})
     assert any("not a pair" in shown(i.value) for i in at.info)
     assert at.session_state["bench.pair"] == "A → F"
+
+
+def test_presentation_mode_keeps_the_table_and_the_pair_in_one_row():
+    at = open_page(PAGE, {**SPAM, "present": "1"})
+    assert {s.key for s in at.selectbox} == {"present_ctl_bench_table", "present_ctl_bench_pair"}
+    assert not at.checkbox and "bench_pair" in chart_specs(at)

@@ -13,6 +13,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_pre
 from explorer.data import benchmarks as bm
 from explorer.experiments import paper_tables as pt
 from explorer.experiments.missing_data import CellResult
+from text_numbers import numbers
 from flda_core import FLDAClassifier, estimate_dropout
 
 PAIR = ("spam", "S → M")  # sparse, binary and fast
@@ -104,6 +105,20 @@ def test_a_winner_only_beyond_the_noise():
     assert close["best"] == "FLDA-Q" and close["runner_up"] == "FLDA-L" and not close["beyond"]
     assert close["se"] == pytest.approx(np.sqrt((0.25 * 0.75 + 0.27 * 0.73) / 400))
     assert pt.verdict(errors, 40_000, 2.0)["beyond"]  # the same gap on 100 times the rows
+
+
+def test_the_note_on_an_oracle_that_learned_nothing_is_computed():
+    from explorer.teaching.real_data import oracle_note
+
+    errors = {"M → S": dict.fromkeys(pt.FAST, 0.3), "S → M": dict.fromkeys(pt.FAST, 0.3)}
+    for pair, said in (("M → S", True), ("S → M", False)):
+        result = pt.run_pair("spam", pair, pt.FAST, fit=fake_cells(errors))
+        summary = pt.pair_summary("spam", pair)
+        note = oracle_note(result, summary)
+        assert bool(note) == said  # the paper's T-LR: 0.133 on SMS (majority 0.137), 0.073 on mail
+        if said:
+            majority = summary["error of always predicting the target's most frequent class"]
+            assert numbers(note)[:3] == [0.133, 0.01, round(majority, 3)]
 
 
 def test_pair_summary_counts_what_theta_says():
