@@ -164,7 +164,9 @@ def show_whole_table(key, names, seed):
     )
     st.dataframe(formatted(reproduction.reset_index()), hide_index=True, width="stretch")
     st.dataframe(formatted(result.errors), width="stretch")
-    st.caption(f"Target error here, every pair of {benchmark.table}; the paper's are the grey marks above.")
+    st.caption(
+        f"Target error here, every pair of {benchmark.table}; the figure sets each against the paper's."
+    )
     tables.download_csv(
         f"Download {benchmark.table} (CSV)",
         result.long_table,

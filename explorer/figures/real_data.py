@@ -85,7 +85,10 @@ def error_comparison_figure(errors, paper=None, columns=3, se=None, table="Table
         suffix = axis_suffix(i // columns + 1, i % columns + 1, columns)
         axes = dict(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
         values = errors.loc[name]
-        bars = {} if se is None else {"error_y": dict(type="data", array=se.loc[name].to_numpy(dtype=float))}
+        bars = {}
+        if se is not None:  # thin and short: the paper's wide mark stays readable beside it
+            spread = se.loc[name].to_numpy(dtype=float)
+            bars = {"error_y": dict(type="data", array=spread, color="#555555", thickness=1.2, width=3)}
         data.append(
             dict(
                 type="bar",
@@ -185,8 +188,8 @@ def reproduction_figure(errors, paper, table):
             )
         )
     layout = dict(
-        xaxis=dict(range=[0, 1], title=dict(text=f"target error in the paper's {table}")),
-        yaxis=dict(range=[0, 1], title=dict(text="target error here"), scaleanchor="x"),
+        xaxis=dict(range=[0, 1], title=dict(text=f"target error in the paper's {table}"), constrain="domain"),
+        yaxis=dict(range=[0, 1], title=dict(text="target error here"), scaleanchor="x", constrain="domain"),
         height=520,
         font=_FONT,
         margin=dict(l=60, r=10, t=30, b=50),
