@@ -17,24 +17,10 @@ code, data and library versions (:func:`code_fingerprint`), so that a server
 restart does not refit; :func:`precompute` fills it for the dashboard's
 default table.
 
-Classifiers (:data:`CLASSIFIERS`, in the column order of Table 3):
-
-* S-SVM -- RBF support vector machine on the source (``C`` and the kernel
-  bandwidth by cross-validation on the source);
-* S-LR -- l2-regularised logistic regression on the source (FLDA-L's code
-  with θ = 0);
-* KMM, SA, TCA, CORAL, OT -- skada baselines
-  (:mod:`explorer.experiments.baselines`); SCL and GFK are not available;
-* FLDA-Q, FLDA-L -- :class:`~flda_core.classifier.FLDAClassifier` with θ̂
-  estimated from all source and target rows (section 3.3.1);
-* T-LR -- the oracle: logistic regression trained on the *target* labels;
-  its error is a 3-fold cross-validated error on the target (never measured
-  on rows it was trained on).
-
-Hyper-parameters are chosen by 3-fold cross-validation on the source only,
-as the paper does (section 4.2.1): ``l2`` of S-LR / FLDA-Q / FLDA-L with θ̂
-held fixed, ``C`` (and ``gamma``) of the classifiers inside the baselines.
-T-LR chooses its ``l2`` by cross-validation on the labelled target rows.
+Classifiers (:data:`CLASSIFIERS`, in the column order of Table 3): S-SVM, S-LR (FLDA-L's
+code with θ = 0), the skada baselines (:mod:`explorer.experiments.baselines`; SCL and GFK
+are not available), FLDA-Q and FLDA-L (θ̂ from all source and target rows, section 3.3.1)
+and the T-LR oracle; how each is fitted and scored, in a reader's words: :data:`PROTOCOL`.
 
 References
 ----------
