@@ -105,25 +105,7 @@ def error_comparison_figure(errors, paper=None, columns=3, se=None, table="Table
         )
         if paper is not None and name in paper.index:
             marks = paper.loc[name].reindex(classifiers).to_numpy(dtype=float)
-            data.append(
-                dict(
-                    type="scatter",
-                    x=classifiers,
-                    y=marks,
-                    mode="markers",
-                    name=f"paper, {table}",
-                    legendgroup="paper",
-                    showlegend=i == 0,
-                    marker=dict(
-                        symbol="line-ew",
-                        size=18,
-                        color=PAPER_MARK_COLOR,
-                        line=dict(width=4, color=PAPER_MARK_OUTLINE),
-                    ),
-                    hovertemplate=f"%{{x}}: error %{{y:.3f}} (paper, {table})<extra>{name}</extra>",
-                    **axes,
-                )
-            )
+            data.append(_paper_marks(classifiers, marks, name, table, i == 0, axes))
         yaxis = layout[f"yaxis{suffix}"]
         yaxis.update(range=[0, 1], tickformat=".1f")
         if i % columns == 0:
@@ -139,6 +121,24 @@ def error_comparison_figure(errors, paper=None, columns=3, se=None, table="Table
         legend=dict(orientation="h", yanchor="bottom", y=1.06, x=0),
     )
     return unvalidated_figure(data, layout)
+
+
+def _paper_marks(classifiers, marks, name, table, legend, axes):
+    """The paper's values of one panel: wide grey dashes over the bars."""
+    return dict(
+        type="scatter",
+        x=classifiers,
+        y=marks,
+        mode="markers",
+        name=f"paper, {table}",
+        legendgroup="paper",
+        showlegend=legend,
+        marker=dict(
+            symbol="line-ew", size=18, color=PAPER_MARK_COLOR, line=dict(width=4, color=PAPER_MARK_OUTLINE)
+        ),
+        hovertemplate=f"%{{x}}: error %{{y:.3f}} (paper, {table})<extra>{name}</extra>",
+        **axes,
+    )
 
 
 #: Marker shapes of :func:`reproduction_figure`, one per classifier (greyscale-readable).
