@@ -23,6 +23,7 @@ import resource
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -30,7 +31,16 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 
 import pytest
-from e2e_harness import NGINX, ROOT, SKIP_NO_NGINX, DeployedServer, answers_health, die_with_parent
+from e2e_harness import (
+    NGINX,
+    QUIET_WARM_UPS,
+    ROOT,
+    SKIP_NO_NGINX,
+    DeployedServer,
+    answers_health,
+    die_with_parent,
+    free_port,
+)
 from test_bench_class import bench_class
 
 SUPERVISORD = "/usr/bin/supervisord"
@@ -592,26 +602,44 @@ def test_the_run_outlives_a_hang_up_and_the_death_of_nginx_or_supervisord(tmp_pa
 
 
 @needs_serve
-def test_a_crashed_run_does_not_block_the_next_one(tmp_path):
-    """serve.sh and its supervisord killed at once (SIGKILL): the Streamlit processes
-    and nginx they leave hold the port; the next serve.sh on that port stops them and
-    serves."""
-    first = DeployedServer(processes=2, log_path=tmp_path / "first.log")
-    left = [*first.pids, *_children(first.pids[-1])]
-    os.kill(first.supervisor_pid, signal.SIGKILL)
-    os.kill(first.process.pid, signal.SIGKILL)
-    first.stop()
-    second = None
+def test_background_runs_start_stop_and_clean_up_after_a_crash():
+    """``serve.sh start`` serves in the background (in a session of its own: a terminal's
+    hang-up never reaches it) and ``status`` lists its programs.  serve.sh and its
+    supervisord killed at once (SIGKILL) leave processes holding the port; the next
+    ``start`` on that port stops them, and ``stop`` stops everything."""
+    env = {**os.environ, "PORT": str(free_port()), "PROCESSES": "2", "PYTHON": sys.executable}
+    env.update({name: os.environ.get(name, "0") for name in QUIET_WARM_UPS})
+    url = f"http://127.0.0.1:{env['PORT']}"
+
+    def serve(command):
+        done = subprocess.run(
+            ["bash", ROOT / "deploy" / "serve.sh", command], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+        pids = [int(p) for p in re.findall(r"\(pid (\d+)\)", done.stderr)]
+        return done, pids + [w for p in pids[-1:] for w in _children(p)]
+
+    first, left = serve("start")
     try:
-        second = DeployedServer(processes=2, port=first.port, log_path=tmp_path / "second.log")
-        assert [p for p in left if _running(p)] == []
-        assert _get(second.url)[0] == 200
+        assert first.returncode == 0 and _get(url)[0] == 200, first.stderr[-3000:]
+        supervisor = int(re.findall(r"\(supervisor pid (\d+)\)", first.stderr)[-1])
+        runner = int(re.findall(r"in the background \(pid (\d+)\)", first.stderr)[-1])
+        assert os.getsid(runner) != os.getsid(0) and os.getsid(supervisor) != os.getsid(runner)
+        os.kill(supervisor, signal.SIGKILL)
+        os.kill(runner, signal.SIGKILL)
+        time.sleep(1)
+        assert any(_running(p) for p in left)  # the crash left processes behind
+        second, started = serve("start")
+        left += started
+        assert second.returncode == 0 and _get(url)[0] == 200, second.stderr[-3000:]
+        assert [p for p in left if _running(p) and p not in started] == []
+        status = serve("status")[0].stdout
+        assert {int(p) for p in re.findall(r"pid (\d+)", status)} == set(started[:3]), status
     finally:
-        if second is not None:
-            assert second.stop() == 0, second.log_tail()
-        for pid in left:  # if the test failed: nothing left on the shared machine
-            if _running(pid):
-                os.kill(pid, signal.SIGKILL)
+        assert serve("stop")[0].returncode == 0
+        running = [p for p in left if _running(p)]
+        for pid in running:  # if the test failed: nothing left on the shared machine
+            os.kill(pid, signal.SIGKILL)
+    assert running == []
 
 
 def test_a_visitor_sees_no_exception_details(monkeypatch):
