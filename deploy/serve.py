@@ -24,6 +24,7 @@ import http.client
 import os
 import resource
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -64,24 +65,16 @@ class Settings:
     """What the environment asks for (serve.sh's variables)."""
 
     def __init__(self, env=os.environ):
-        self.port = int(env.get("PORT", "8600"))
-        processes = env.get("PROCESSES", str(os.cpu_count() or 1))
-        if not processes.isdigit() or int(processes) < 1:
-            sys.exit("serve.sh: PROCESSES must be a whole number from 1")
-        self.processes = int(processes)
+        port, processes = env.get("PORT", "8600"), env.get("PROCESSES", str(os.cpu_count() or 1))
+        if not (port.isdigit() and 0 < int(port) < 65536 and processes.isdigit() and int(processes) > 0):
+            sys.exit("serve.sh: PORT must be a port number and PROCESSES a whole number from 1")
+        self.port, self.processes = int(port), int(processes)
         self.address = env.get("ADDRESS", "127.0.0.1")
         self.nginx = env.get("NGINX", "/usr/sbin/nginx")
-        self.supervisord = env.get("SUPERVISORD") or _which("supervisord") or "/usr/bin/supervisord"
+        self.supervisord = env.get("SUPERVISORD") or shutil.which("supervisord") or "/usr/bin/supervisord"
         self.streamlit_args = env.get("STREAMLIT_ARGS", "")
         tmp = env.get("TMPDIR", "/tmp")
         self.run_dir = Path(env.get("RUN_DIR") or f"{tmp}/flda-serve-{os.getuid()}-{self.port}")
-
-
-def _which(name):
-    for folder in os.environ.get("PATH", "").split(os.pathsep):
-        if os.access(Path(folder, name), os.X_OK):
-            return str(Path(folder, name))
-    return None
 
 
 def log(*parts):
