@@ -195,3 +195,36 @@ def test_blas_threads_context(data, monkeypatch):
         with pytest.raises(ValueError):
             with blas_threads(bad):
                 pass
+
+
+def test_fits_in_several_threads_at_once_give_blas_back():
+    """Overlapping FLDA-L fits share one process-wide BLAS limit; the last to end
+    restores BLAS (each restoring on its own left the process on one thread)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import threading
+
+    rng = np.random.default_rng(0)
+    X = rng.poisson(1.0, size=(3000, 40)).astype(float)
+    y = (X[:, :5].sum(axis=1) > 5).astype(int)
+    X_target = X * (rng.random(X.shape) > 0.3)
+
+    def blas():
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+
+    before = blas()
+    try:
+        for _ in range(5):
+            start = threading.Barrier(3)
+
+            def fit(start=start):
+                start.wait()
+                FLDAClassifier(l2=1e-4).fit(X, y, X_target=X_target)
+
+            threads = [threading.Thread(target=fit) for _ in range(3)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert blas() == before
+    finally:  # a failure must not leave the rest of the session on one thread
+        threadpoolctl.threadpool_limits(limits=max(before), user_api="blas")
