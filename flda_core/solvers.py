@@ -671,15 +671,32 @@ def _controller():
     return _BLAS[0]
 
 
+def _release_blas_control():
+    """Let the current thread change OpenBLAS's thread count (lock held).
+
+    threadpoolctl >= 3.8 lets only the first Python thread that set OpenBLAS's
+    process-wide pool change it until that thread lets go; any other thread's change
+    is silently dropped.  Here the limit is set by the first fit to start and restored
+    by the last to end, often another thread, and ``_LIMITS_LOCK`` already serialises
+    every change, so control is released before and after each one.
+    """
+    for lib in _controller().lib_controllers:
+        clear = getattr(type(lib), "clear_controlling_thread", None)
+        if clear is not None:
+            clear(force=True)
+
+
 def _apply_smallest_limit():
     """BLAS at the smallest active limit, or as it was before the first (lock held)."""
     wanted = min(_ACTIVE_LIMITS) if _ACTIVE_LIMITS else None
     if wanted == _LIMITER["limit"]:
         return
+    _release_blas_control()
     if _LIMITER["limiter"] is not None:
         _LIMITER["limiter"].restore_original_limits()
     _LIMITER["limiter"] = None if wanted is None else _controller().limit(limits=wanted, user_api="blas")
     _LIMITER["limit"] = wanted
+    _release_blas_control()
 
 
 @contextlib.contextmanager
