@@ -300,13 +300,10 @@ def solve_quadratic(
     """
     n_rows, m = X.shape
     sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    n = n_rows if sw is None else float(np.sum(sw))
-    sum_x = np.asarray(X.sum(axis=0) if sw is None else X.T @ sw).ravel()
-    sum_t = T.sum(axis=0) if sw is None else sw @ T
+    n, sum_x, sum_t, xt_t = _weighted_sums(X, T, sw)
     squares = _column_sum_squares(X, sw) if variance_sums is None or solver == "cg" else None
     variance = c * squares if variance_sums is None else np.asarray(variance_sums, dtype=np.float64)
     penalty = variance + n * l2
-    xt_t = np.asarray(X.T @ (T if sw is None else T * sw[:, None]))
     if solver == "auto":
         solver = choose_quadratic_solver(n_rows, m, penalty)
         if solver == "cg" and squares is None:
@@ -316,25 +313,44 @@ def solve_quadratic(
         G = G.toarray() if sp.issparse(G) else np.asarray(G)
         W, b = solve_quadratic_moments(G, sum_x, xt_t, sum_t, n, variance, l2)
         return W, b, solver, 1
+    if solver not in ("woodbury", "cg"):
+        raise ValueError(f"solver must be one of {QUADRATIC_SOLVERS}, got {solver!r}.")
     mu, t_mean, rhs = _centre(sum_x, xt_t, sum_t, n)
     if solver == "woodbury":
-        if not np.all(penalty > 0):
-            raise ValueError(
-                "The 'woodbury' solver needs l2 > 0 or theta > 0 for every feature; use 'cholesky' or 'cg'."
-            )
-        W, n_iter = _woodbury(X, T - t_mean, mu, 1.0 / penalty, sw), 1
-    elif solver == "cg":
-
-        def product(v, mu_v):
-            u = X @ v - mu_v  # Xc v
-            if sw is not None:
-                u = u * sw  # diag(w) Xc v
-            return X.T @ u, u.sum()
-
-        W, n_iter = centred_cg(product, mu, squares, n, penalty, rhs, tol, max_iter, init)
+        W, n_iter = _woodbury(X, T - t_mean, mu, _woodbury_inverse_penalty(penalty), sw), 1
     else:
-        raise ValueError(f"solver must be one of {QUADRATIC_SOLVERS}, got {solver!r}.")
+        W, n_iter = _centred_cg_in_memory(X, sw, mu, squares, n, penalty, rhs, tol, max_iter, init)
     return W, t_mean - mu @ W, solver, n_iter
+
+
+def _weighted_sums(X, T, sw=None):
+    """``n`` (the weight sum), ``Σ w x``, ``Σ w t`` and ``Xᵀ diag(w) T`` (``w = 1`` without weights)."""
+    n = X.shape[0] if sw is None else float(np.sum(sw))
+    sum_x = np.asarray(X.sum(axis=0) if sw is None else X.T @ sw).ravel()
+    sum_t = T.sum(axis=0) if sw is None else sw @ T
+    xt_t = np.asarray(X.T @ (T if sw is None else T * sw[:, None]))
+    return n, sum_x, sum_t, xt_t
+
+
+def _woodbury_inverse_penalty(penalty):
+    """``1 / penalty`` for the dual form, which needs every feature penalised."""
+    if not np.all(penalty > 0):
+        raise ValueError(
+            "The 'woodbury' solver needs l2 > 0 or theta > 0 for every feature; use 'cholesky' or 'cg'."
+        )
+    return 1.0 / penalty
+
+
+def _centred_cg_in_memory(X, sw, mu, squares, n, penalty, rhs, tol, max_iter, init):
+    """:func:`centred_cg` with products by the in-memory ``X`` (weighted rows with ``sw``)."""
+
+    def product(v, mu_v):
+        u = X @ v - mu_v  # Xc v
+        if sw is not None:
+            u = u * sw  # diag(w) Xc v
+        return X.T @ u, u.sum()
+
+    return centred_cg(product, mu, squares, n, penalty, rhs, tol, max_iter, init)
 
 
 def _woodbury(X, Tc, mu, d_inv, sample_weight=None):
