@@ -65,8 +65,10 @@ def test_quadratic_solvers_agree(n_classes, sparse):
 
 def test_auto_solver_avoids_dense_feature_by_feature_matrices_when_wide():
     X, y, rng = _data(n=300, m=2_500, density=0.01)
+    clf = FLDAClassifier(loss="quadratic", l2=1e-3).fit(X, y)
+    assert clf.solver_ == "woodbury"  # dense and few rows: the n x n dual form
     clf = FLDAClassifier(loss="quadratic", l2=1e-3).fit(sp.csr_matrix(X), y)
-    assert clf.solver_ == "woodbury"
+    assert clf.solver_ == "cg"  # sparse: products with X only, never an n x n matrix
     X, y, rng = _data(n=2_500, m=2_500, density=0.01)
     clf = FLDAClassifier(loss="quadratic", l2=1e-3, tol=1e-8).fit(sp.csr_matrix(X), y)
     assert clf.solver_ == "cg"
