@@ -20,7 +20,12 @@ the ratios FLDA-Q/LR and FLDA-L/LR (goal: at most 1.0), the target errors beside
 paper's, whether the data stayed sparse, and the load average before and after.
 
 ``--profile T8:S→M`` (any pair) prints where a single FLDA-L and FLDA-Q fit spend
-their time (cProfile, top 12 by own time) instead.
+their time (cProfile, top 12 by own time) instead; ``--calibration`` prints the target
+calibration error of FLDA-L, S-LR and LogisticRegression on Table 5's A→W at several
+penalties (the numbers of ``FLDAClassifier.predict_proba``'s docstring); ``--scorers``
+which penalty skada's prediction-entropy and importance-weighted scorers and source
+cross-validation choose on five Office-Caltech pairs (the numbers of the library's
+README, section on skada).
 
 Run: ``python3 benchmarks/bench_paper_tables.py`` (``--tables "Table 8"`` for one).
 
@@ -184,18 +189,109 @@ def profile(spec, tol):
         pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
 
 
+def expected_calibration_error(proba, y, classes, bins=10):
+    """Top-label expected calibration error: sum over 10 confidence bins of the bin's
+    share times |accuracy - mean confidence|."""
+    confidence, correct = proba.max(axis=1), classes[proba.argmax(axis=1)] == y
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    error = 0.0
+    for low, high in zip(edges[:-1], edges[1:]):
+        inside = (confidence > low) & (confidence <= high)
+        if inside.any():
+            error += inside.mean() * abs(correct[inside].mean() - confidence[inside].mean())
+    return error, confidence.mean(), correct.mean()
+
+
+def calibration():
+    """FLDA-L's and S-LR's target calibration on Table 5's A→W at several penalties,
+    under the protocol's scaling and under each feature divided by its largest value."""
+    from flda_core.transfer import estimate_dropout
+
+    for scaling in ("file's largest count", "each feature's largest"):
+        domains = load_paper_domains(DATA / PAPER_FILES["Table 5"], scale=scaling.startswith("file"))
+        (X, y), (X_target, y_target) = domains["A"], domains["W"]
+        if not scaling.startswith("file"):
+            largest = np.maximum(np.vstack([d[0] for d in domains.values()]).max(axis=0), 1.0)
+            X, X_target = X / largest, X_target / largest
+        theta = estimate_dropout(X, X_target)
+        for l2 in (1e-8, 1e-6, 1e-5, 1e-4):
+            for name, model in (
+                ("S-LR (theta=0)", FLDAClassifier(l2=l2, theta=0.0, max_iter=5000)),
+                ("FLDA-L", FLDAClassifier(l2=l2, theta=theta, max_iter=5000)),
+                ("LogisticRegression", LogisticRegression(C=1 / (2 * l2 * X.shape[0]), max_iter=5000)),
+            ):
+                model.fit(X, y)
+                ece, confidence, accuracy = expected_calibration_error(
+                    model.predict_proba(X_target), y_target, model.classes_
+                )
+                print(
+                    f"A→W, {scaling}, l2={l2:g}: {name:18s} target calibration error {ece:.3f} "
+                    f"(mean top probability {confidence:.3f}, accuracy {accuracy:.3f})"
+                )
+
+
+def scorers():
+    """Which l2 skada's unsupervised scorers choose on five Office-Caltech pairs (a grid
+    reaching weaker penalties than the protocol's), against source cross-validation
+    (FLDAClassifierCV) and the grid's best target error.  Needs skada."""
+    from skada import make_da_pipeline
+    from skada.metrics import ImportanceWeightedScorer, PredictionEntropyScorer
+    from skada.model_selection import SourceTargetShuffleSplit
+
+    domains = load_paper_domains(DATA / PAPER_FILES["Table 5"])
+    for pair in ("A→W", "D→W", "C→A", "W→A", "A→D"):
+        (Xs, ys), (Xt, yt) = domains[pair[0]], domains[pair[-1]]
+        grid = list(paper_l2s(Xs.shape[0], np.logspace(-5, 3, 9)))
+        errors = {
+            l2: np.mean(FLDAClassifier(l2=l2, tol=1e-4).fit(Xs, ys, X_target=Xt).predict(Xt) != yt)
+            for l2 in grid
+        }
+        best = min(errors.values())
+        X, domain = np.vstack([Xs, Xt]), np.r_[np.ones(len(ys), int), -np.ones(len(yt), int)]
+        y = np.r_[ys.astype(int), -np.ones(len(yt), int)]
+        chosen = {}
+        for name, scorer in (
+            ("entropy", PredictionEntropyScorer()),
+            ("importance-weighted", ImportanceWeightedScorer()),
+        ):
+            search = GridSearchCV(
+                make_da_pipeline(FLDAClassifier(tol=1e-4)),
+                {"fldaclassifier__l2": grid},
+                scoring=scorer,
+                cv=SourceTargetShuffleSplit(n_splits=3, random_state=0),
+                refit=False,
+            )
+            chosen[name] = search.fit(X, y, sample_domain=domain).best_params_["fldaclassifier__l2"]
+        chosen["source CV"] = (
+            FLDAClassifierCV(l2s=grid, cv=_folds(), tol=1e-4, refit=False).fit(Xs, ys, X_target=Xt).l2_
+        )
+        print(
+            f"{pair}: best {best:.3f}; "
+            + "; ".join(
+                f"{name}: l2 {l2:.2g}{' (the weakest)' if l2 == grid[0] else ''}, +{errors[l2] - best:.3f}"
+                for name, l2 in chosen.items()
+            )
+        )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", default="Table 5,Table 7,Table 8")
     parser.add_argument("--tol", type=float, default=1e-4, help="FLDA-L's and LogisticRegression's tolerance")
     parser.add_argument("--repeats", type=int, default=2, help="best of this many runs per search")
     parser.add_argument("--profile", help='one pair, e.g. "T8:S→M"')
+    parser.add_argument("--calibration", action="store_true", help="FLDA-L's target calibration on A→W")
+    parser.add_argument("--scorers", action="store_true", help="skada's scorers choosing l2 (needs skada)")
     args = parser.parse_args(argv)
     before = os.getloadavg()
     with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.filterwarnings("ignore", "FLDAClassifierCV chose", UserWarning)
-        if args.profile:
+        if args.scorers:
+            scorers()
+        elif args.calibration:
+            calibration()
+        elif args.profile:
             profile(args.profile, args.tol)
         else:
             summarise(run_tables([t.strip() for t in args.tables.split(",")], args.tol, args.repeats))

@@ -628,10 +628,18 @@ class FLDAClassifier(DomainRequests, ClassifierMixin, BaseEstimator):
     def decision_function(self, X, sample_domain=None):
         """Linear scores ``X @ coef_.T + intercept_``.
 
-        Returns shape (n_samples,) for two classes (positive means
-        ``classes_[1]``) and (n_samples, n_classes) otherwise.
-        ``sample_domain`` (skada's convention) is accepted and ignored: the
-        adapted classifier scores every domain alike.
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+        sample_domain : array-like, optional
+            skada's convention, accepted and ignored: the adapted classifier scores
+            every domain alike.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            One column for two classes (positive means ``classes_[1]``); lazy for a
+            dask array.
         """
         check_is_fitted(self)
         if dask_support.is_dask_collection(X):
@@ -650,9 +658,18 @@ class FLDAClassifier(DomainRequests, ClassifierMixin, BaseEstimator):
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X, sample_domain=None):
-        """Predicted class labels for ``X`` (lazy for a dask array).
+        """Predicted class labels for ``X``.
 
-        ``sample_domain`` (skada's convention) is accepted and ignored.
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+        sample_domain : array-like, optional
+            skada's convention, accepted and ignored.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels of ``classes_``; lazy for a dask array.
         """
         if dask_support.is_dask_collection(X):
             return dask_support.predict_lazy(self, X, "predict")
@@ -662,9 +679,28 @@ class FLDAClassifier(DomainRequests, ClassifierMixin, BaseEstimator):
 
     @available_if(_is_logistic)
     def predict_proba(self, X, sample_domain=None):
-        """Class probabilities of the logistic model (FLDA-L only; lazy for a dask array).
+        """Class probabilities of the logistic model (FLDA-L only).
 
-        ``sample_domain`` (skada's convention) is accepted and ignored.
+        Calibration: these are the probabilities of the fitted linear model, trained on
+        source data under the transfer model, not calibrated on the target.  With a
+        nearly unpenalised fit they are overconfident on the target, as the source
+        classifier's are: on Table 5's A→W (counts divided by the file's largest) at
+        ``l2 = 1e-8`` the expected calibration error on the target (10 bins) is 0.37
+        for FLDA-L and 0.37 for S-LR (this estimator with ``theta=0``), the mean top
+        probability 0.71 against an accuracy of 0.35; at ``l2 = 1e-5`` both are 0.03-0.04.
+        Choose ``l2`` by cross-validation (:class:`flda_core.FLDAClassifierCV`) before
+        reading the probabilities; the source folds cannot calibrate them for the target.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+        sample_domain : array-like, optional
+            skada's convention, accepted and ignored.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Rows sum to 1, columns in the order of ``classes_``; lazy for a dask array.
         """
         if dask_support.is_dask_collection(X):
             return dask_support.predict_lazy(self, X, "predict_proba")
@@ -676,15 +712,38 @@ class FLDAClassifier(DomainRequests, ClassifierMixin, BaseEstimator):
 
     @available_if(_is_logistic)
     def predict_log_proba(self, X, sample_domain=None):
-        """Logarithm of :meth:`predict_proba` (``sample_domain`` accepted and ignored)."""
+        """Logarithm of :meth:`predict_proba` (FLDA-L only).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        sample_domain : array-like, optional
+            Accepted and ignored.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
         return np.log(self.predict_proba(X))
 
     def score(self, X, y, sample_weight=None, sample_domain=None):
         """Accuracy on ``(X, y)``, as scikit-learn's ``ClassifierMixin.score``.
 
-        With ``sample_domain`` (skada's convention), rows of a target domain
-        (negative label) whose ``y`` is skada's mask (``-1``, or ``NaN``) are
-        left out: their labels are unknown.
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Weights of the rows in the accuracy.
+        sample_domain : array-like of shape (n_samples,), optional
+            skada's convention: rows of a target domain (negative label) whose ``y``
+            is skada's mask (``-1``, or ``NaN``) are left out, their labels being
+            unknown.
+
+        Returns
+        -------
+        float
+            The (weighted) share of rows predicted right.
         """
         keep = _score_rows(y, sample_domain)
         if keep is not None and not keep.all():

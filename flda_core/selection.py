@@ -332,25 +332,82 @@ class FLDAClassifierCV(DomainRequests, ClassifierMixin, BaseEstimator):
         return self.best_estimator_
 
     def decision_function(self, X, sample_domain=None):
-        """:meth:`FLDAClassifier.decision_function` of the refitted model."""
+        """:meth:`FLDAClassifier.decision_function` of the refitted model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        sample_domain : array-like, optional
+            skada's convention, accepted and ignored.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
         return self._fitted().decision_function(X)
 
     def predict(self, X, sample_domain=None):
-        """:meth:`FLDAClassifier.predict` of the refitted model."""
+        """:meth:`FLDAClassifier.predict` of the refitted model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        sample_domain : array-like, optional
+            skada's convention, accepted and ignored.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
         return self._fitted().predict(X)
 
     @available_if(_is_logistic)
     def predict_proba(self, X, sample_domain=None):
-        """:meth:`FLDAClassifier.predict_proba` of the refitted model (logistic loss)."""
+        """:meth:`FLDAClassifier.predict_proba` of the refitted model (logistic loss; see
+        its note on calibration).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        sample_domain : array-like, optional
+            skada's convention, accepted and ignored.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
         return self._fitted().predict_proba(X)
 
     @available_if(_is_logistic)
     def predict_log_proba(self, X, sample_domain=None):
-        """:meth:`FLDAClassifier.predict_log_proba` of the refitted model (logistic loss)."""
+        """:meth:`FLDAClassifier.predict_log_proba` of the refitted model (logistic loss).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        sample_domain : array-like, optional
+            skada's convention, accepted and ignored.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
         return self._fitted().predict_log_proba(X)
 
     def score(self, X, y, sample_weight=None, sample_domain=None):
-        """:meth:`FLDAClassifier.score` of the refitted model (masked target rows left out)."""
+        """:meth:`FLDAClassifier.score` of the refitted model (masked target rows left out).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+        sample_domain : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        float
+        """
         return self._fitted().score(X, y, sample_weight=sample_weight, sample_domain=sample_domain)
 
     def __sklearn_tags__(self):
