@@ -17,7 +17,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 from importlib import import_module
 
 #: The package version, read by the build (pyproject.toml) as the wheel's version.
-__version__ = "1.0.0"
+__version__ = "1.1.0"
 
 #: Public name -> submodule that defines it.  Imported on first use (PEP 562), so
 #: importing the package (or one light submodule) does not pull in
