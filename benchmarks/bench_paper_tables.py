@@ -49,7 +49,8 @@ LogisticRegression's on every pair but two sub-second ones (W→D 0.68 s against
 S→M 0.18 s against 0.17 s; 0.57x and 0.59x in a quieter run at load 1.1). FLDA-L's
 is 0.6-2.6x: per objective evaluation it needs LogisticRegression's products plus the
 variance term's (sparse binary data: four sparse matrix-vector products instead of
-two, 1.1 ms against about 0.5 ms on IMDB A→F; dense ten-class data: five more
+two, 1.1 ms per evaluation on IMDB A→F, of which LogisticRegression's two take 0.5 ms;
+dense ten-class data: five more
 n x m x K products, 4.1 ms against 1.3 ms without the variance term on C→A), with
 about as many L-BFGS iterations (C→A at the weakest penalty: 278 against
 LogisticRegression's 254; with theta = 0 FLDA-L takes 0.64 s there against
