@@ -307,7 +307,10 @@ class FLDAClassifier(DomainRequests, ClassifierMixin, BaseEstimator):
             parameter into the training fold only when it has as many rows as
             ``X``: a target of another size reaches every fold whole, one of the
             same size is cut to the fold's rows (see the Examples).  skada's
-            ``sample_domain`` keeps the target rows in ``X`` instead.
+            ``sample_domain`` keeps the target rows in ``X`` instead.  As the last
+            step of a scikit-learn ``Pipeline`` with transformers, ``X_target`` must
+            pass through them (``transform_input=["X_target"]``, metadata routing
+            on); an ``X_target`` the pipeline did not transform is refused.
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative weights of the labelled source samples (scikit-learn
             semantics; at least one positive, and a positive total in every
@@ -340,7 +343,8 @@ class FLDAClassifier(DomainRequests, ClassifierMixin, BaseEstimator):
             Besides invalid arguments: a feature column whose values all lie
             below ``MIN_ABS_FEATURE`` (their squares underflow) or any above
             ``MAX_ABS_FEATURE``; transfer parameters that make ``E[z | x]``
-            overflow; a solution with non-finite weights.
+            overflow; a solution with non-finite weights; an ``X_target`` that
+            skipped the transformers of the ``Pipeline`` fitting this estimator.
 
         Returns
         -------
