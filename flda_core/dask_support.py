@@ -373,7 +373,33 @@ def fit(estimator, X, y, X_target=None):
             f"data; got only one class: '{classes[0]}'."
         )
     y_blocks = _label_blocks(y_index, X)
-    quadratic = estimator.loss == "quadratic"
+    source, theta = _first_pass(estimator, X_blocks, y_blocks, n_classes, n_features, X_target)
+    active = (theta < 1.0) & (source["nnz"] > 0)
+    c = dropout_variance_factor(theta[active])
+    if estimator.loss == "quadratic":
+        W, b, estimator.solver_, n_iter = _fit_quadratic(
+            estimator, X_blocks, y_blocks, n_classes, source, active, c
+        )
+    else:
+        W, b, n_iter = _fit_logistic(
+            X_blocks,
+            y_blocks,
+            source["n"],
+            n_classes,
+            active,
+            c,
+            source["class_counts"] / source["n"],
+            estimator,
+        )
+        estimator.solver_ = "lbfgs"
+    if hasattr(estimator, "feature_names_in_"):
+        del estimator.feature_names_in_  # from an earlier in-memory fit on a DataFrame
+    return _store(estimator, classes, theta, active, W, b, n_iter)
+
+
+def _first_pass(estimator, X_blocks, y_blocks, n_classes, n_features, X_target):
+    """Pass 1: the source counts and first FLDA-Q moments, the target counts, and θ̂
+    (or the given ``theta``, or 0 without a target)."""
     needs_target = estimator.theta is None and X_target is not None
     source_lazy = _map_reduce(
         _moment_block, X_blocks, y_blocks, args=(n_classes, estimator.zero_tol, None, False)
@@ -385,66 +411,56 @@ def fit(estimator, X, y, X_target=None):
     )
     source, target = _compute(source_lazy, target_lazy)
     if estimator.theta is not None:
-        theta = check_theta(estimator.theta, n_features)
-    elif target is None:
-        theta = np.zeros(n_features)
-    else:
-        if target["nnz"].shape[0] != n_features:
-            raise ValueError(
-                f"X_target has {target['nnz'].shape[0]} features but X has {n_features}; "
-                "source and target must share one feature space."
-            )
-        theta = _theta_from_counts(source["n"], source["nnz_tol"], target["n"], target["nnz_tol"])
-
-    active = (theta < 1.0) & (source["nnz"] > 0)
-    columns = None if np.all(active) else np.flatnonzero(active)
-    c = dropout_variance_factor(theta[active])
-    n = source["n"]
-    sum_x, sum_x2 = source["sum_x"][active], source["sum_x2"][active]
-    if quadratic:
-        xt_t, sum_t = source["xt_t"][active], source["sum_t"]
-        penalty = c * sum_x2 + n * estimator.l2
-        solver = estimator.solver
-        if solver == "auto":
-            solver = choose_quadratic_solver(n, len(c), penalty)
-        if solver == "cholesky":
-            ((G,),) = _compute(_map_reduce(_gram_block, X_blocks, args=(columns,)))
-            W, b = solve_quadratic_moments(G, sum_x, xt_t, sum_t, n, c * sum_x2, estimator.l2)
-            n_iter = 1
-        elif solver == "cg":
-            mu, t_mean, rhs = _centre(sum_x, xt_t, sum_t, n)
-            v_full = np.zeros(n_features)
-
-            def product(v, mu_v):
-                v_full[active] = v
-                ((Xtu, sum_u),) = _compute(
-                    _map_reduce(_centred_product_block, X_blocks, args=(v_full, float(mu_v)))
-                )
-                return Xtu[active], sum_u
-
-            W, n_iter = centred_cg(product, mu, sum_x2, n, penalty, rhs, estimator.tol, estimator.max_iter)
-            b = t_mean - mu @ W
-        else:  # woodbury: an n x n system, so the (few) rows fit in memory
-            if n > MAX_DUAL_SAMPLES:
-                raise ValueError(
-                    f"solver='woodbury' forms an n x n matrix; with {n} rows use "
-                    "'cholesky', 'cg' or 'auto' on dask arrays."
-                )
-            blocks = [_as_block(block) for block in _compute(*X_blocks)]
-            X_active = _select(
-                sp.vstack(blocks, format="csr") if sp.issparse(blocks[0]) else np.vstack(blocks), columns
-            )
-            T = quadratic_targets(np.concatenate(_compute(*y_blocks)), n_classes)
-            W, b, solver, n_iter = solve_quadratic(X_active, T, c, estimator.l2, "woodbury")
-        estimator.solver_ = solver
-    else:
-        W, b, n_iter = _fit_logistic(
-            X_blocks, y_blocks, n, n_classes, active, c, source["class_counts"] / n, estimator
+        return source, check_theta(estimator.theta, n_features)
+    if target is None:
+        return source, np.zeros(n_features)
+    if target["nnz"].shape[0] != n_features:
+        raise ValueError(
+            f"X_target has {target['nnz'].shape[0]} features but X has {n_features}; "
+            "source and target must share one feature space."
         )
-        estimator.solver_ = "lbfgs"
-    if hasattr(estimator, "feature_names_in_"):
-        del estimator.feature_names_in_  # from an earlier in-memory fit on a DataFrame
-    return _store(estimator, classes, theta, active, W, b, n_iter)
+    return source, _theta_from_counts(source["n"], source["nnz_tol"], target["n"], target["nnz_tol"])
+
+
+def _fit_quadratic(estimator, X_blocks, y_blocks, n_classes, source, active, c):
+    """FLDA-Q from the block sums: the Gram matrix (pass 2), conjugate gradients with
+    one map-reduce per product, or (few rows) the in-memory dual form."""
+    n = source["n"]
+    columns = None if np.all(active) else np.flatnonzero(active)
+    sum_x, sum_x2 = source["sum_x"][active], source["sum_x2"][active]
+    xt_t, sum_t = source["xt_t"][active], source["sum_t"]
+    penalty = c * sum_x2 + n * estimator.l2
+    solver = estimator.solver
+    if solver == "auto":
+        solver = choose_quadratic_solver(n, len(c), penalty)
+    if solver == "cholesky":
+        ((G,),) = _compute(_map_reduce(_gram_block, X_blocks, args=(columns,)))
+        W, b = solve_quadratic_moments(G, sum_x, xt_t, sum_t, n, c * sum_x2, estimator.l2)
+        return W, b, solver, 1
+    if solver == "cg":
+        mu, t_mean, rhs = _centre(sum_x, xt_t, sum_t, n)
+        v_full = np.zeros(len(active))
+
+        def product(v, mu_v):
+            v_full[active] = v
+            ((Xtu, sum_u),) = _compute(
+                _map_reduce(_centred_product_block, X_blocks, args=(v_full, float(mu_v)))
+            )
+            return Xtu[active], sum_u
+
+        W, n_iter = centred_cg(product, mu, sum_x2, n, penalty, rhs, estimator.tol, estimator.max_iter)
+        return W, t_mean - mu @ W, solver, n_iter
+    if n > MAX_DUAL_SAMPLES:  # woodbury: an n x n system, so the (few) rows fit in memory
+        raise ValueError(
+            f"solver='woodbury' forms an n x n matrix; with {n} rows use "
+            "'cholesky', 'cg' or 'auto' on dask arrays."
+        )
+    blocks = [_as_block(block) for block in _compute(*X_blocks)]
+    X_active = _select(
+        sp.vstack(blocks, format="csr") if sp.issparse(blocks[0]) else np.vstack(blocks), columns
+    )
+    T = quadratic_targets(np.concatenate(_compute(*y_blocks)), n_classes)
+    return solve_quadratic(X_active, T, c, estimator.l2, "woodbury")
 
 
 def _store(estimator, classes, theta, active, W, b, n_iter):
@@ -510,68 +526,12 @@ def partial_fit_quadratic(estimator, X, y, classes=None, X_target=None):
     number of blocks, and their ratio is exact).
     """
     _check_dropout_only(estimator, "partial_fit")
-    state = getattr(estimator, _PARTIAL, None)
-    # A new sequence starts on the first call and after a full fit().
-    first = state is None or state["coef"] is not getattr(estimator, "coef_", None)
-    if first:
-        if classes is None and hasattr(estimator, "classes_"):
-            # After fit() (which keeps no statistics) a new stream starts with
-            # the classes of that fit, as scikit-learn's partial_fit conventions expect.
-            classes = estimator.classes_
-        if classes is None:
-            raise ValueError(
-                "classes must be passed on the first call to partial_fit "
-                "(all labels the stream will contain)."
-            )
-        classes = np.unique(np.asarray(classes))
-        if len(classes) < 2:
-            raise ValueError(f"FLDAClassifier needs at least 2 classes; got only one class: '{classes[0]}'.")
-        state = {"classes": classes, "source": None, "target": None}
-    elif classes is not None and not np.array_equal(np.unique(classes), state["classes"]):
-        raise ValueError(
-            f"classes={np.unique(classes).tolist()} differs from the classes "
-            f"of the first call, {state['classes'].tolist()}."
-        )
-    classes = state["classes"]
+    state, first = _stream_state(estimator, classes)
     if X is not None:
-        if y is None:
-            raise ValueError("y is required with X in partial_fit.")
-        if is_dask_collection(X):
-            n_features = X.shape[1]
-            if not first and n_features != estimator.n_features_in_:
-                raise ValueError(
-                    f"X has {n_features} features, but FLDAClassifier is "
-                    f"expecting {estimator.n_features_in_} features as input."
-                )
-            estimator.n_features_in_ = n_features
-            y_values = y
-        else:
-            X, y_values = validate_data(
-                estimator, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, reset=first
-            )
-        batch_classes, y_index = _class_indices(y_values, X.shape[0])
-        unknown = np.setdiff1d(batch_classes, classes)
-        if unknown.size:
-            raise ValueError(
-                f"y contains labels {unknown.tolist()} not in classes="
-                f"{classes.tolist()} given on the first call."
-            )
-        # Re-index into the declared classes.
-        remap = np.searchsorted(classes, batch_classes)
-        y_index = (
-            y_index.map_blocks(_take_block, remap, dtype=np.intp)
-            if is_dask_collection(y_index)
-            else remap[y_index]
-        )
-        batch = _map_reduce(
-            _moment_block,
-            _row_blocks(X, "X"),
-            _label_blocks(y_index, X),
-            args=(len(classes), estimator.zero_tol, None, True),
-        )
+        batch = _batch_moments(estimator, X, y, state["classes"], first)
+    elif first:
+        raise ValueError("The first call to partial_fit needs source data X and y.")
     else:
-        if first:
-            raise ValueError("The first call to partial_fit needs source data X and y.")
         batch = None
     target = None
     if X_target is not None:
@@ -583,26 +543,96 @@ def partial_fit_quadratic(estimator, X, y, classes=None, X_target=None):
             f"X_target has {target['nnz'].shape[0]} features but X has "
             f"{n_features}; source and target must share one feature space."
         )
-    state["source"] = (
-        batch
-        if state["source"] is None
-        else (state["source"] if batch is None else _add(state["source"], batch))
+    state["source"] = _accumulate(state["source"], batch)
+    state["target"] = _accumulate(state["target"], target)
+    _solve_stream(estimator, state, n_features)
+    state["coef"] = estimator.coef_
+    setattr(estimator, _PARTIAL, state)
+    return estimator
+
+
+def _stream_state(estimator, classes):
+    """The statistics of the current stream and whether this call starts one (the first
+    call, and the first after a full ``fit``, which keeps no statistics)."""
+    state = getattr(estimator, _PARTIAL, None)
+    first = state is None or state["coef"] is not getattr(estimator, "coef_", None)
+    if first:
+        if classes is None and hasattr(estimator, "classes_"):
+            # After fit() a new stream starts with the classes of that fit, as
+            # scikit-learn's partial_fit conventions expect.
+            classes = estimator.classes_
+        if classes is None:
+            raise ValueError(
+                "classes must be passed on the first call to partial_fit "
+                "(all labels the stream will contain)."
+            )
+        classes = np.unique(np.asarray(classes))
+        if len(classes) < 2:
+            raise ValueError(f"FLDAClassifier needs at least 2 classes; got only one class: '{classes[0]}'.")
+        return {"classes": classes, "source": None, "target": None}, True
+    if classes is not None and not np.array_equal(np.unique(classes), state["classes"]):
+        raise ValueError(
+            f"classes={np.unique(classes).tolist()} differs from the classes "
+            f"of the first call, {state['classes'].tolist()}."
+        )
+    return state, False
+
+
+def _batch_moments(estimator, X, y, classes, first):
+    """One source batch's counts and moments (lazy for dask), its labels indexed into
+    ``classes``; the first batch sets ``n_features_in_``."""
+    if y is None:
+        raise ValueError("y is required with X in partial_fit.")
+    if is_dask_collection(X):
+        n_features = X.shape[1]
+        if not first and n_features != estimator.n_features_in_:
+            raise ValueError(
+                f"X has {n_features} features, but FLDAClassifier is expecting "
+                f"{estimator.n_features_in_} features as input."
+            )
+        estimator.n_features_in_ = n_features
+        y_values = y
+    else:
+        X, y_values = validate_data(
+            estimator, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, reset=first
+        )
+    batch_classes, y_index = _class_indices(y_values, X.shape[0])
+    unknown = np.setdiff1d(batch_classes, classes)
+    if unknown.size:
+        raise ValueError(
+            f"y contains labels {unknown.tolist()} not in classes={classes.tolist()} given on the first call."
+        )
+    remap = np.searchsorted(classes, batch_classes)  # re-index into the declared classes
+    y_index = (
+        y_index.map_blocks(_take_block, remap, dtype=np.intp)
+        if is_dask_collection(y_index)
+        else remap[y_index]
     )
-    state["target"] = (
-        target
-        if state["target"] is None
-        else (state["target"] if target is None else _add(state["target"], target))
+    return _map_reduce(
+        _moment_block,
+        _row_blocks(X, "X"),
+        _label_blocks(y_index, X),
+        args=(len(classes), estimator.zero_tol, None, True),
     )
 
+
+def _accumulate(total, part):
+    """``total + part`` of two statistics dicts, either of which may be ``None``."""
+    if total is None:
+        return part
+    return total if part is None else _add(total, part)
+
+
+def _solve_stream(estimator, state, n_features):
+    """θ̂ from all target rows seen, then Eq. (11) on all source statistics."""
     source = state["source"]
     if estimator.theta is not None:
         theta = check_theta(estimator.theta, n_features)
     elif state["target"] is None:
         theta = np.zeros(n_features)
     else:
-        theta = _theta_from_counts(
-            source["n"], source["nnz_tol"], state["target"]["n"], state["target"]["nnz_tol"]
-        )
+        target = state["target"]
+        theta = _theta_from_counts(source["n"], source["nnz_tol"], target["n"], target["nnz_tol"])
     active = (theta < 1.0) & (source["nnz"] > 0)
     c = dropout_variance_factor(theta[active])
     W, b = solve_quadratic_moments(
@@ -615,10 +645,7 @@ def partial_fit_quadratic(estimator, X, y, classes=None, X_target=None):
         estimator.l2,
     )
     estimator.solver_ = "cholesky"
-    _store(estimator, classes, theta, active, W, b, 1)
-    state["coef"] = estimator.coef_
-    setattr(estimator, _PARTIAL, state)
-    return estimator
+    _store(estimator, state["classes"], theta, active, W, b, 1)
 
 
 # --------------------------------------------------------------------------

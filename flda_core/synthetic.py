@@ -55,6 +55,11 @@ PAPER_THETA = (0.5, 0.0)
 class DomainPair:
     """A labelled source domain and a target domain made by dropout transfer.
 
+    Parameters
+    ----------
+    X_source, y_source, X_target, y_target, theta_true, distribution, params
+        The attributes below, in this order (what :func:`make_domains` fills in).
+
     Attributes
     ----------
     X_source, y_source : ndarray
@@ -122,6 +127,24 @@ def make_domains(
     Source and target are independent draws from the class-conditionals with
     balanced classes; the target is then transformed by dropout with ``theta``.
     The same ``random_state`` always gives the same pair.
+
+    Parameters
+    ----------
+    distribution : {"bernoulli", "poisson"}
+        The class-conditional distribution of every feature.
+    params : array-like of shape (n_classes, n_features)
+        Success probabilities (Bernoulli, in [0, 1]) or rates (Poisson, >= 0) per
+        class and feature.
+    n_source, n_target : int, default=100_000
+        Samples per domain (at least the number of classes).
+    theta : float or array-like of shape (n_features,), default=PAPER_THETA
+        Dropout probabilities of the target, in [0, 1].
+    random_state : int, numpy Generator or None, default=None
+
+    Returns
+    -------
+    DomainPair
+        Labels ``0 .. n_classes - 1``; ``theta_true`` is ``theta``.
     """
     distribution = str(distribution).lower()
     if distribution not in ("bernoulli", "poisson"):

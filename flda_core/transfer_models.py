@@ -556,6 +556,12 @@ def make_transfer_model(name, params=None):
     params : dict, optional
         Parameter arrays (e.g. ``{"theta": ..., "mu": ...}`` for imputation);
         every parameter of the model must be given.
+
+    Returns
+    -------
+    TransferModel
+        Its ``fit(X_source, X_target)`` estimates the parameters when ``params`` is
+        None; ``mean`` and ``variance`` give E[z | x] and Var[z | x].
     """
     if name not in _MODELS:
         raise ValueError(f"Unknown transfer model {name!r}; choose from {sorted(_MODELS)}.")

@@ -132,13 +132,15 @@ def test_flda_in_meta_estimators_with_routing_on_and_off(routing):
         thetas = cross_val_score(FLDAClassifier(), X, y, params={"X_target": Xt}, cv=3, scoring=theta_0)
         assert np.all(thetas > 0.3)  # X_target reached every fold's fit
         np.testing.assert_array_equal(cross_val_score(FLDAClassifier(), X, y, cv=3, scoring=theta_0), 0.0)
-        # without routing, parameters are addressed by step; with it, by name
-        pipe = make_pipeline(MaxAbsScaler(), FLDAClassifier())
+        # a pipeline must pass X_target through its transformers: scikit-learn's
+        # transform_input (routing on); without it FLDA refuses the untransformed target
         if routing:
+            pipe = make_pipeline(MaxAbsScaler(), FLDAClassifier(), transform_input=["X_target"])
             pipe.fit(X, y, X_target=Xt)
+            np.testing.assert_allclose(pipe[-1].theta_, expected)
         else:
-            pipe.fit(X, y, fldaclassifier__X_target=Xt)
-        np.testing.assert_allclose(pipe[-1].theta_, expected)
+            with pytest.raises(ValueError, match="transform_input"):
+                make_pipeline(MaxAbsScaler(), FLDAClassifier()).fit(X, y, fldaclassifier__X_target=Xt)
 
 
 def test_flda_requests_x_target_by_default():

@@ -65,8 +65,10 @@ def test_quadratic_solvers_agree(n_classes, sparse):
 
 def test_auto_solver_avoids_dense_feature_by_feature_matrices_when_wide():
     X, y, rng = _data(n=300, m=2_500, density=0.01)
+    clf = FLDAClassifier(loss="quadratic", l2=1e-3).fit(X, y)
+    assert clf.solver_ == "woodbury"  # dense and few rows: the n x n dual form
     clf = FLDAClassifier(loss="quadratic", l2=1e-3).fit(sp.csr_matrix(X), y)
-    assert clf.solver_ == "woodbury"
+    assert clf.solver_ == "cg"  # sparse: products with X only, never an n x n matrix
     X, y, rng = _data(n=2_500, m=2_500, density=0.01)
     clf = FLDAClassifier(loss="quadratic", l2=1e-3, tol=1e-8).fit(sp.csr_matrix(X), y)
     assert clf.solver_ == "cg"
@@ -240,3 +242,26 @@ def test_target_with_other_feature_count_raises_a_clear_error():
 def test_predict_proba_is_only_offered_for_the_logistic_loss():
     assert not hasattr(FLDAClassifier(loss="quadratic"), "predict_proba")
     assert hasattr(FLDAClassifier(loss="logistic"), "predict_proba")
+
+
+@pytest.mark.parametrize(
+    "params, name",
+    [
+        ({"loss": "hinge"}, "loss"),
+        ({"l2": -1.0}, "l2"),
+        ({"l2": "big"}, "l2"),
+        ({"theta": 1.5}, "theta"),
+        ({"zero_tol": -0.1}, "zero_tol"),
+        ({"solver": "lsqr"}, "solver"),
+        ({"tol": 0.0}, "tol"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"max_iter": 2.5}, "max_iter"),
+        ({"transfer": "shift"}, "transfer"),
+        ({"transfer_params": [1.0]}, "transfer_params"),
+        ({"warm_start": "yes"}, "warm_start"),
+    ],
+)
+def test_bad_parameters_are_clear_errors(params, name):
+    X, y, _ = _data()
+    with pytest.raises(ValueError, match=rf"The '{name}' parameter of FLDAClassifier must be"):
+        FLDAClassifier(**params).fit(X, y)

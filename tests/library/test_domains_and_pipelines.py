@@ -11,11 +11,11 @@ import warnings
 import numpy as np
 import pytest
 import sklearn
-from sklearn.model_selection import KFold, cross_validate
+from sklearn.model_selection import GridSearchCV, KFold, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 
-from flda_core import FLDAClassifier, blas_threads, make_poisson_domains
+from flda_core import FLDAClassifier, FLDAClassifierCV, blas_threads, make_poisson_domains
 from flda_core.transfer import estimate_dropout
 from flda_core.transfer_models import TRANSFER_MODELS, make_transfer_model
 
@@ -125,25 +125,46 @@ def test_centred_data_warn_that_dropout_is_invisible(data):
     np.testing.assert_allclose(kept.theta_, estimate_dropout(data.X_source, data.X_target))
 
 
-def test_x_target_in_a_plain_pipeline_bypasses_the_transformers(data):
-    """What the docs warn about: make_pipeline hands X_target to FLDA untransformed."""
+@pytest.mark.parametrize(
+    "estimator", [FLDAClassifier(transfer="rate"), FLDAClassifierCV(transfer="rate", l2s=(1e-2,))]
+)
+def test_x_target_that_skips_a_pipelines_transformers_is_refused(data, estimator):
+    """make_pipeline hands X_target to FLDA untransformed: refused, naming the fixes."""
     scale = np.array([10.0, 0.1])
-    # with metadata routing on (skada turns it on when imported) the same call reads
-    # pipe.fit(X, y, X_target=...); scikit-learn's step__param form needs it off
+    pipe = make_pipeline(MaxAbsScaler(), estimator)
+    step = pipe.steps[-1][0]
     with sklearn.config_context(enable_metadata_routing=False):
-        pipe = make_pipeline(MaxAbsScaler(), FLDAClassifier(loss="quadratic"))
-        pipe.fit(data.X_source * scale, data.y_source, fldaclassifier__X_target=data.X_target)
-        rate = make_pipeline(MaxAbsScaler(), FLDAClassifier(transfer="rate"))
-        rate.fit(data.X_source * scale, data.y_source, fldaclassifier__X_target=data.X_target * scale)
-    # theta from the scaled source against the unscaled target: zero counts are
-    # scale-free, so dropout's estimate survives (the documented reason to use
-    # zero-preserving scaling) ...
-    np.testing.assert_allclose(pipe[-1].theta_, estimate_dropout(data.X_source, data.X_target))
-    # ... but a model using values (rate) sees the scale difference as a shift
-    scaled_source = MaxAbsScaler().fit_transform(data.X_source * scale)
-    expected = make_transfer_model("rate").fit(scaled_source, data.X_target * scale).params()["rate"]
-    np.testing.assert_allclose(rate[-1].rate_, expected)
-    assert not np.allclose(rate[-1].rate_, 1.0, atol=0.2)
+        with pytest.raises(
+            ValueError, match=r'MaxAbsScaler.*transform_input=\["X_target"\].*make_da_pipeline'
+        ):
+            pipe.fit(data.X_source * scale, data.y_source, **{f"{step}__X_target": data.X_target * scale})
+        with pytest.raises(ValueError, match="transform_input"):  # also inside a grid search
+            GridSearchCV(pipe, {f"{step}__zero_tol": [0.0]}, cv=2).fit(
+                data.X_source * scale, data.y_source, **{f"{step}__X_target": data.X_target * scale}
+            )
+        # no transformer before FLDA, or theta given (X_target unused): nothing to refuse
+        make_pipeline("passthrough", FLDAClassifier()).fit(
+            data.X_source, data.y_source, fldaclassifier__X_target=data.X_target
+        )
+        make_pipeline(MaxAbsScaler(), FLDAClassifier(theta=0.5)).fit(
+            data.X_source, data.y_source, fldaclassifier__X_target=data.X_target
+        )
+    with sklearn.config_context(enable_metadata_routing=True):
+        with pytest.raises(ValueError, match="transform_input"):
+            pipe.fit(data.X_source * scale, data.y_source, X_target=data.X_target * scale)
+
+
+def test_transform_input_passes_x_target_through_the_transformers(data):
+    """scikit-learn's route: the target is transformed by the transformers fitted on X."""
+    scale = np.array([10.0, 0.1])
+    Xs, Xt = data.X_source * scale, data.X_target * scale
+    with sklearn.config_context(enable_metadata_routing=True):
+        pipe = make_pipeline(MaxAbsScaler(), FLDAClassifier(transfer="rate"), transform_input=["X_target"])
+        pipe.fit(Xs, data.y_source, X_target=Xt)
+    scaler = MaxAbsScaler().fit(Xs)
+    expected = make_transfer_model("rate").fit(scaler.transform(Xs), scaler.transform(Xt)).params()["rate"]
+    np.testing.assert_allclose(pipe[-1].rate_, expected)
+    np.testing.assert_allclose(pipe[-1].rate_, make_transfer_model("rate").fit(Xs, Xt).params()["rate"])
 
 
 def test_cross_validation_slices_x_target_only_at_the_length_of_x(data):
@@ -195,3 +216,36 @@ def test_blas_threads_context(data, monkeypatch):
         with pytest.raises(ValueError):
             with blas_threads(bad):
                 pass
+
+
+def test_fits_in_several_threads_at_once_give_blas_back():
+    """Overlapping FLDA-L fits share one process-wide BLAS limit; the last to end
+    restores BLAS (each restoring on its own left the process on one thread)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import threading
+
+    rng = np.random.default_rng(0)
+    X = rng.poisson(1.0, size=(3000, 40)).astype(float)
+    y = (X[:, :5].sum(axis=1) > 5).astype(int)
+    X_target = X * (rng.random(X.shape) > 0.3)
+
+    def blas():
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+
+    before = blas()
+    try:
+        for _ in range(5):
+            start = threading.Barrier(3)
+
+            def fit(start=start):
+                start.wait()
+                FLDAClassifier(l2=1e-4).fit(X, y, X_target=X_target)
+
+            threads = [threading.Thread(target=fit) for _ in range(3)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert blas() == before
+    finally:  # a failure must not leave the rest of the session on one thread
+        threadpoolctl.threadpool_limits(limits=max(before), user_api="blas")

@@ -53,3 +53,18 @@ def test_licence_file_and_metadata_agree():
     assert "AS IS" in text
     # Vendored files keep their own notices.
     assert (ROOT / "assets" / "LICENSE-plotly.js.txt").is_file()
+
+
+def test_citation_file_cites_this_version_and_the_paper():
+    """CITATION.cff (the checkout's; skipped outside it, like the pyproject checks)."""
+    path = ROOT / "CITATION.cff"
+    if not path.is_file():
+        pytest.skip("not run from the checkout")
+    text = path.read_text(encoding="utf-8")
+    assert re.search(r"^cff-version: 1\.2\.0$", text, flags=re.MULTILINE)
+    assert re.search(r"^version: (\S+)$", text, flags=re.MULTILINE).group(1) == flda_core.__version__
+    assert re.search(r"^license: BSD-3-Clause$", text, flags=re.MULTILINE)
+    assert '- name: "The FLDA explorer developers"' in text
+    for field in ('title: "Feature-Level Domain Adaptation"', "volume: 17", "issue: 171", "year: 2016"):
+        assert field in text
+    assert [name for name in ("Kouw", "van der Maaten", "Krijthe", "Loog") if name not in text] == []

@@ -8,6 +8,7 @@ import pytest
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
 from flda_core import FLDAClassifier, FLDAClassifierCV, make_poisson_domains
+from flda_core.selection import DEFAULT_L2S
 from flda_core.transfer import estimate_dropout
 from flda_core.transfer_models import make_transfer_model
 
@@ -75,15 +76,91 @@ def test_sample_domain_equals_x_target(data):
     np.testing.assert_array_equal(stacked.coef_, split.coef_)
 
 
-def test_warm_start_reaches_the_same_choice(data):
+def test_warm_start_is_deprecated_and_changes_nothing(data):
     cold = FLDAClassifierCV(l2s=L2S).fit(data.X_source, data.y_source, X_target=data.X_target)
-    warm = FLDAClassifierCV(l2s=L2S, warm_start=True).fit(
+    with pytest.warns(FutureWarning, match="warm_start"):
+        warm = FLDAClassifierCV(l2s=L2S, warm_start=True).fit(
+            data.X_source, data.y_source, X_target=data.X_target
+        )
+    assert warm.l2_ == cold.l2_
+    np.testing.assert_array_equal(warm.cv_results_["mean_test_score"], cold.cv_results_["mean_test_score"])
+    np.testing.assert_array_equal(warm.coef_, cold.coef_)
+
+
+@pytest.mark.parametrize("loss", ["logistic", "quadratic"])
+def test_parallel_search_gives_the_same_scores(data, loss):
+    cv = StratifiedKFold(3, shuffle=True, random_state=2)
+    fit = lambda n_jobs: FLDAClassifierCV(loss=loss, l2s=L2S, cv=cv, n_jobs=n_jobs).fit(
         data.X_source, data.y_source, X_target=data.X_target
     )
-    assert warm.l2_ == cold.l2_
-    np.testing.assert_allclose(
-        warm.cv_results_["mean_test_score"], cold.cv_results_["mean_test_score"], atol=0.01
+    serial, parallel = fit(None), fit(2)
+    np.testing.assert_array_equal(
+        serial.cv_results_["mean_test_score"], parallel.cv_results_["mean_test_score"]
     )
+    assert serial.l2_ == parallel.l2_
+
+
+def _scores(values):
+    """A scorer whose mean validation score is ``values[k]`` for the k-th l2 of L2S."""
+    return lambda est, X, y: values[L2S.index(est.l2)]
+
+
+@pytest.mark.parametrize(
+    "values, edge",
+    [((0.1, 0.2, 0.3, 0.4), "largest"), ((0.4, 0.3, 0.2, 0.1), "smallest"), ((0.1, 0.4, 0.2, 0.1), None)],
+)
+def test_a_choice_at_the_edge_of_the_grid_warns(data, values, edge):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = FLDAClassifierCV(l2s=L2S, scoring=_scores(values), refit=False)
+        clf.fit(data.X_source, data.y_source)
+    messages = [str(w.message) for w in caught if "FLDAClassifierCV chose" in str(w.message)]
+    assert clf.l2_ == L2S[int(np.argmax(values))]
+    if edge is None:
+        assert messages == []
+    else:
+        (message,) = messages
+        assert f"the {edge} value of l2s" in message and "Extend l2s" in message
+
+
+def test_a_flat_edge_does_not_warn(data):
+    """Equal scores at the edge (ties go to the larger penalty) are no sign of a better
+    penalty beyond the grid."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        FLDAClassifierCV(l2s=L2S, scoring=_scores((0.1, 0.2, 0.4, 0.4)), refit=False).fit(
+            data.X_source, data.y_source
+        )
+
+
+@pytest.mark.parametrize("loss", ["logistic", "quadratic"])
+def test_the_default_grid_follows_the_scale_of_the_data(data, loss):
+    """l2s="scaled": DEFAULT_L2S times the mean square feature, so rescaling X by c
+    rescales the grid by c**2 and the model (w -> w / c) gives the same predictions."""
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    fits = {}
+    for c in (1.0, 1e-3):
+        X, Xt = data.X_source * c, data.X_target * c
+        clf = FLDAClassifierCV(loss=loss, cv=cv, tol=1e-10).fit(X, data.y_source, X_target=Xt)
+        scale = np.mean(X**2)
+        np.testing.assert_allclose(clf.cv_results_["l2"], np.array(DEFAULT_L2S) * scale, rtol=1e-12)
+        fits[c] = clf, clf.predict(Xt)
+    (a, pa), (b, pb) = fits[1.0], fits[1e-3]
+    np.testing.assert_allclose(b.l2_ / a.l2_, 1e-6, rtol=1e-9)
+    np.testing.assert_allclose(b.cv_results_["mean_test_score"], a.cv_results_["mean_test_score"], atol=1e-12)
+    np.testing.assert_array_equal(pa, pb)
+
+
+def test_bad_parameters_are_clear_errors(data):
+    for params, name in (
+        ({"n_jobs": 1.5}, "n_jobs"),
+        ({"refit": "yes"}, "refit"),
+        ({"loss": "hinge"}, "loss"),
+        ({"tol": 0.0}, "tol"),
+        ({"l2s": "auto"}, "l2s"),
+    ):
+        with pytest.raises(ValueError, match=name):
+            FLDAClassifierCV(**params).fit(data.X_source, data.y_source)
 
 
 def test_refit_false_learns_only_the_choice(data):
