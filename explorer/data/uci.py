@@ -44,6 +44,7 @@ California, Irvine, School of Information and Computer Sciences.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,6 +65,7 @@ __all__ = [
     "split_by_missing",
     "encode_features",
     "make_missing_problem",
+    "problem",
     "table2",
 ]
 
@@ -425,6 +427,17 @@ def make_missing_problem(key, impute="zero", directory=None, keep_gaps=False):
         notes=tuple(notes),
         paper=dict(spec.paper),
     )
+
+
+def problem(key, impute="zero", keep_gaps=False):
+    """:func:`make_missing_problem` of a shipped data set, built once per process (shared:
+    never modify its arrays)."""
+    return _problem(key, impute, bool(keep_gaps))
+
+
+_problem = functools.lru_cache(maxsize=32)(
+    lambda key, impute, keep_gaps: make_missing_problem(key, impute, keep_gaps=keep_gaps)
+)
 
 
 def table2(problems):

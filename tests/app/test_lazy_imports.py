@@ -170,7 +170,7 @@ def test_store_warm_ups_run_in_order_skip_the_switched_off_and_survive_failures(
     # the server's own table: the pages' stores, each with its switch
     assert [(env, module) for env, module, _ in serving.STORE_WARM_UPS] == [
         ("FLDA_DIGITS_WARM_UP", "explorer.experiments.digits"),
-        ("FLDA_REAL_DATA_WARM_UP", "explorer.experiments.missing_data"),
+        ("FLDA_REAL_DATA_WARM_UP", "explorer.experiments.paper_tables"),
     ]
 
 
