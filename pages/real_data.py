@@ -1,14 +1,14 @@
 """Real data: the paper's Tables 3 and 5-9 (section 4.2), pair by pair and whole.
 
 Thin page over :mod:`explorer.experiments.paper_tables` (every table's cells, kept on
-disk, and its protocol), :mod:`explorer.experiments.missing_data` (Table 3's θ̂ from the
-data alone), :mod:`explorer.data.benchmarks` and :mod:`explorer.data.uci` (data),
-:mod:`explorer.figures.real_data` (figures) and :mod:`explorer.teaching.real_data`
-(captions).  One set of controls for every table: the table, a pair (for Table 3 a UCI
-data set: complete rows the source, rows with gaps the target) and the skada baselines;
-Table 3's gaps and transfer model in the sidebar.  Widget keys start with ``"real."`` and
-are mirrored in the URL (:func:`explorer.experiments.paper_tables.page_url` builds a
-link); an older link's ``theta_set`` (a Table 3 data set) is read as ``pair``.
+disk, and its protocol), :mod:`explorer.data.benchmarks` (data),
+:mod:`explorer.ui.real_data_views` (Table 3's data: Table 2 and θ̂ from the data alone),
+:mod:`explorer.figures` and :mod:`explorer.teaching.real_data` (captions).  One set of
+controls for every table: the table, a pair (for Table 3 a UCI data set: complete rows the
+source, rows with gaps the target) and the skada baselines; Table 3's gaps and transfer
+model in the sidebar.  Widget keys start with ``"real."`` and are mirrored in the URL
+(:func:`explorer.experiments.paper_tables.page_url` builds a link); an older link's
+``theta_set`` (a Table 3 data set) is read as ``pair``.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ import streamlit as st
 
 from explorer.data import benchmarks as bm
 from explorer.data import uci
-from explorer.experiments import missing_data as md
 from explorer.experiments import paper_tables as pt
-from explorer.figures.export import settings_line
 from explorer.figures.lesson import Series, estimates_figure
-from explorer.figures.real_data import reproduction_figure, theta_figure
+from explorer.figures.real_data import reproduction_figure
 from explorer.safe_text import escape_markdown as esc
 from explorer.teaching import real_data as captions
 from explorer.ui import caches, charts, guard, state, tables, widgets
+from explorer.ui import real_data_views as views
+from explorer.ui.real_data_views import figure_settings
 
 KEYS, TABLE3 = tuple(bm.BENCHMARKS), bm.TABLE3
 ONLINE_KEY = "real_online"  # (key, pair) of the pair downloaded
@@ -32,10 +32,12 @@ WHOLE_KEY = "real_whole"  # the table whose every pair the user asked for
 
 
 def pair_problem(pair):
-    key = st.session_state.get("real.table")
-    if key in bm.BENCHMARKS and pair not in bm.pairs(key):
-        return f"{pair!r} is not a pair of the paper's {bm.BENCHMARKS[key].table}."
-    return None
+    key = st.session_state["real.table"]  # restored before the pair
+    return (
+        None
+        if pair in bm.pairs(key)
+        else f"{pair!r} is not a pair of the paper's {bm.BENCHMARKS[key].table}."
+    )
 
 
 SETTINGS = [
@@ -46,7 +48,7 @@ SETTINGS = [
     state.Setting("real.baselines", False),
     state.Setting("real.impute", "zero", options=uci.IMPUTE_OPTIONS),
     widgets.transfer_setting("real"),
-    state.Setting("real.top_n", 25, lo=5, hi=80),
+    views.TOP_N,
 ]
 
 
@@ -72,8 +74,8 @@ def draw_controls(key):
         key="real.table",
         on_change=first_pair,
         format_func=lambda k: f"{bm.BENCHMARKS[k].table}: {bm.BENCHMARKS[k].title}",
-        help="Table 3 (UCI data with missing values) and Tables 5, 7 and 8 are read from files "
-        "shipped with this app (no network); Tables 6 and 9 are downloaded by skada on request.",
+        help="Tables 3, 5, 7 and 8 are read from files shipped with this app (no network); "
+        "Tables 6 and 9 are downloaded by skada on request.",
     )
     middle.selectbox(
         "Data set" if key == TABLE3 else "Source → target",
@@ -87,9 +89,8 @@ def draw_controls(key):
     right.checkbox(
         "skada's baselines",
         key="real.baselines",
-        help="The paper's baselines that skada provides (Table 3: KMM, SA, TCA, CORAL and optimal "
-        "transport on every row; Tables 5-9: KMM, SA and TCA on bounded samples). Seconds to a "
-        "minute per pair the first time, then read from this server's disk. SCL and GFK are not in skada.",
+        help="The paper's baselines in skada (Table 3: KMM, SA, TCA, CORAL, OT; Tables 5-9: KMM, SA, "
+        "TCA on samples): up to a minute per pair the first time, then read from disk. No SCL, GFK.",
     )
 
 
@@ -113,61 +114,6 @@ def draw_sidebar(key):
     widgets.transfer_control("real", note=captions.TRANSFER_NOTE, container=st.sidebar)
 
 
-def show_table2(impute):
-    """Table 2: the six data sets counted here beside the paper's counts."""
-    problems = [uci.problem(k, impute) for k in uci.UCI_SETS]
-    side_by_side, joined = tables.paired_columns(uci.table2(problems))
-    st.markdown(tables.markdown_table(side_by_side, right=joined))
-    notes = " ".join(n for problem in problems for n in problem.notes)
-    st.caption(f"Counts here beside the paper's Table 2. {bm.BENCHMARKS[TABLE3].note} {notes}")
-
-
-@st.fragment
-def draw_theta_section(pair, impute, transfer, present):
-    """FLDA's first stage on a Table 3 data set: θ̂ (and another transfer model's
-    parameters) from the data alone, drawn before any classifier is fitted.  A fragment:
-    another number of features reruns only this section."""
-    if not present:
-        st.slider(
-            "Features shown",
-            5,
-            80,
-            key="real.top_n",
-            help="The features with the largest θ̂ or missing share.",
-        )
-    state.write_to_url(SETTINGS)
-    thetas, params = md.data_parameters(pair, impute, transfer)
-    title = uci.UCI_SETS[pair].title
-    charts.show_chart(
-        theta_figure(thetas, int(st.session_state["real.top_n"])),
-        "real_theta",
-        f"estimated dropout per feature {title}",
-        captions.theta_caption(thetas, title),
-        settings=figure_settings(title, {"impute": impute, "transfer": transfer}),
-    )
-    tables.download_csv(
-        "Download θ̂ per feature (CSV)",
-        thetas,
-        file_name=f"flda_theta_{pair}_{impute}.csv",
-        key="real_download_theta",
-        help="Per encoded feature: its file column, θ̂ and the share of target rows missing the column.",
-    )
-    if transfer == "dropout":
-        return
-    st.markdown(f"**{title}: estimated {transfer} parameters**")
-    note, file = captions.parameters_note(params, transfer, title), f"flda_{transfer}_{pair}.csv"
-    if params is None:
-        st.info(note, icon=":material/info:")
-    else:
-        tables.show_table(params, note, "Download the parameters (CSV)", file, "real_download_tp", "As CSV.")
-
-
-def figure_settings(data, options, seed=None):
-    """The settings line of this page's figures: data, seed and (Table 3) gaps and transfer model."""
-    extra = (f"gaps filled: {options['impute']}",) if options else ()
-    return settings_line(data=data, seed=seed, extra=extra, transfer=options.get("transfer", "dropout"))
-
-
 def show_pair(key, pair, names, seed, options):
     """The chosen pair: the figure, this run beside the paper's row, its data's summary."""
     table, title = bm.BENCHMARKS[key].table, bm.pair_title(key, pair)
@@ -189,10 +135,7 @@ def show_pair(key, pair, names, seed, options):
         settings=figure_settings(f"{table}, {title}", options, seed),
     )
     st.dataframe(formatted(result.frame()), width="stretch")
-    st.caption(
-        f"This run beside the paper's {table} (typed from the paper) and the difference; the "
-        f"penalty chosen per classifier is in the CSV. {captions.provenance_caption(result.cells.values())}"
-    )
+    st.caption(f"The paper's row as typed from it. {captions.provenance_caption(result.cells.values())}")
     info, warnings = captions.transfer_notes(result, options.get("transfer", "dropout"))
     if info:
         st.info(info, icon=":material/info:")
@@ -236,14 +179,12 @@ def show_whole_table(key, names, seed, options):
             help="Fits the chosen classifiers on every pair (cells computed before are read back).",
         )
         return
-    slot = st.empty()
+    slot, total = st.empty(), len(bm.pairs(key))
 
-    def show_partial(partial):
-        done = len(partial.pairs)
-        if done < len(bm.pairs(key)):
-            with slot.container():
-                st.dataframe(formatted(partial.errors), width="stretch")
-                st.caption(f"**Not complete: {done} of {len(bm.pairs(key))} done**; the comparison follows.")
+    def show_partial(done):
+        with slot.container():
+            st.dataframe(formatted(done.errors), width="stretch")
+            st.caption(f"**Not complete: {len(done.pairs)} of {total} done**; the comparison follows.")
 
     with guard.error_boundary(f"fitting every pair of {benchmark.table}") as outcome:
         with widgets.progress_bar(f"Fitting every pair of {benchmark.table}…") as progress:
@@ -317,8 +258,8 @@ def main():
         return
     if key == TABLE3:
         st.subheader("The data sets (Table 2) and which features go missing (θ̂)")
-        show_table2(options["impute"])
-        draw_theta_section(pair, options["impute"], options["transfer"], present)
+        views.show_table2(options["impute"])
+        views.draw_theta_section(pair, options["impute"], options["transfer"], present)
     st.subheader(f"{bm.BENCHMARKS[key].table}: {bm.pair_title(key, pair)}")
     show_pair(key, pair, names, seed, options)
     show_whole_table(key, names, seed, options)

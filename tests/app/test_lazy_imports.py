@@ -201,4 +201,4 @@ def test_the_warm_up_covers_every_project_module_the_pages_import():
             elif isinstance(node, ast.Import):
                 expected.update(a.name for a in node.names if a.name.startswith(("flda_core", "explorer")))
     assert expected <= set(serving.project_modules())
-    assert {"explorer.experiments.missing_data", "explorer.data.digits"} <= expected
+    assert {"explorer.experiments.paper_tables", "explorer.data.digits"} <= expected
