@@ -109,8 +109,8 @@ def pair_caption(result):
     """The caption of one pair's figure: what the bars and marks are, and the verdict."""
     table = bm.BENCHMARKS[result.key].table
     return (
-        f"Bars: target error on {bm.pair_title(result.key, result.pair)} here (± one binomial standard "
-        f"error, {result.n_target} target rows{_gaps(result.options)}); grey marks: the paper's {table} "
+        f"Circles: target error on {bm.pair_title(result.key, result.pair)} here (± one binomial standard "
+        f"error, {result.n_target} target rows{_gaps(result.options)}); crosses: the paper's {table} "
         "row. " + verdict_text(result)
     )
 
@@ -119,20 +119,21 @@ def table_caption(result):
     """A whole table: how often FLDA beats S-LR here (and beyond the noise) and in the paper."""
     errors, paper, benchmark = result.errors, result.paper, bm.BENCHMARKS[result.key]
     n = pd.Series({bm.pair_title(result.key, p): r.n_target for p, r in result.pairs.items()})
+    rows = "data sets" if result.key == bm.TABLE3 else "pairs"
     parts = []
     for flda in ("FLDA-Q", "FLDA-L"):
         if {"S-LR", flda} <= set(errors.columns):
             gap = errors["S-LR"] - errors[flda]
             beyond = int((gap > SE_MULTIPLE * pt.difference_se(errors["S-LR"], errors[flda], n)).sum())
             parts.append(
-                f"{flda} has a lower error than S-LR on {int((gap > 0).sum())} of {len(errors)} "
-                f"{benchmark.pair_word}s here ({beyond} beyond {SE_MULTIPLE:g} standard errors) and on "
+                f"{flda} has a lower error than S-LR on {int((gap > 0).sum())} of {len(errors)} {rows} "
+                f"here ({beyond} beyond {SE_MULTIPLE:g} standard errors) and on "
                 f"{int((paper[flda] < paper['S-LR']).sum())} of them in the paper"
             )
     options = next(iter(result.pairs.values())).options
     return (
-        f"Target error here{_gaps(options)}, beside the paper's {benchmark.table} (typed from the "
-        f"paper; NaN where it has no column). " + "; ".join(parts) + "."
+        f"Each cell: target error here{_gaps(options)} / in the paper's {benchmark.table} (typed "
+        "from the paper; — where it has none). " + "; ".join(parts) + "."
     )
 
 
