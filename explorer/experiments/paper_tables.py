@@ -53,7 +53,6 @@ __all__ = [
     "CLASSIFIERS",
     "FAST",
     "BASELINES",
-    "OFFLINE",
     "PROTOCOL",
     "CellResult",
     "classifiers",
@@ -73,8 +72,6 @@ CLASSIFIERS = ("S-LR", "KMM", "SA", "TCA", "FLDA-Q", "FLDA-L", "T-LR")
 #: The classifiers of the library (seconds per pair), shown first on every table.
 FAST = ("S-LR", "FLDA-Q", "FLDA-L", "T-LR")
 BASELINES = ("KMM", "SA", "TCA")
-#: The tables read from the shipped files (no network).
-OFFLINE = tuple(k for k, b in bm.BENCHMARKS.items() if b.offline)
 #: The authors' ridge penalties, on the summed loss, largest first.
 LAMBDAS = (1e5, 1e4, 1e3, 1e2, 1e1, 1.0)
 N_FOLDS = 2
