@@ -1,300 +1,268 @@
-"""Real data: missing data at test time on six UCI data sets (section 4.2.2, Tables 2-3).
+"""Real data: the paper's Tables 3 and 5-9 (section 4.2), pair by pair and whole.
 
-Thin page over :mod:`explorer.experiments.missing_data` (fits, tables, every cell kept
-on disk by ``stored_fit_one``), :mod:`explorer.data.uci` (data),
-:mod:`explorer.figures.real_data` (figures) and :mod:`explorer.teaching.real_data`
-(captions).  FLDA's two stages in order: the data (Table 2), θ̂ from the data alone (the
-first chart comes at once), then Table 3, data set by data set.  Widget keys start with
-``"real."`` and are mirrored in the URL.
+Thin page over :mod:`explorer.experiments.paper_tables` (every table's cells, kept on
+disk, and its protocol), :mod:`explorer.data.benchmarks` (data),
+:mod:`explorer.ui.real_data_views` (Table 3's data: Table 2 and θ̂ from the data alone),
+:mod:`explorer.figures` and :mod:`explorer.teaching.real_data` (captions).  One set of
+controls for every table: the table, a pair (for Table 3 a UCI data set: complete rows the
+source, rows with gaps the target) and the skada baselines; Table 3's gaps and transfer
+model in the sidebar.  Widget keys start with ``"real."`` and are mirrored in the URL
+(:func:`explorer.experiments.paper_tables.page_url` builds a link); an older link's
+``theta_set`` (a Table 3 data set) is read as ``pair``.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from explorer.ui import caches, charts, guard, navigation, state, tables, widgets
+from explorer.data import benchmarks as bm
 from explorer.data import uci
-from explorer.experiments import baselines as bl
-from explorer.experiments import missing_data as md
-from explorer.figures.real_data import error_comparison_figure, theta_figure
-from explorer.figures.export import settings_line
+from explorer.experiments import paper_tables as pt
+from explorer.figures.lesson import Series, estimates_figure
+from explorer.figures.real_data import reproduction_figure
+from explorer.safe_text import escape_markdown as esc
 from explorer.teaching import real_data as captions
-from explorer.teaching.real_data import IMPUTE_LABELS, provenance_caption, table3_caption, theta_caption
+from explorer.ui import caches, charts, guard, state, tables, widgets
+from explorer.ui import real_data_views as views
+from explorer.ui.real_data_views import figure_settings
 
-KEYS = tuple(uci.UCI_SETS)
+KEYS, TABLE3 = tuple(bm.BENCHMARKS), bm.TABLE3
+ONLINE_KEY = "real_online"  # (key, pair) of the pair downloaded
+WHOLE_KEY = "real_whole"  # the table whose every pair the user asked for
+
+
+def pair_problem(pair):
+    key = st.session_state["real.table"]  # restored before the pair
+    return (
+        None
+        if pair in bm.pairs(key)
+        else f"{pair!r} is not a pair of the paper's {bm.BENCHMARKS[key].table}."
+    )
+
+
 SETTINGS = [
+    state.Setting("real.table", TABLE3, options=KEYS),
+    state.Setting(
+        "real.pair", "heart", options=tuple(dict.fromkeys(sum(map(bm.pairs, KEYS), []))), check=pair_problem
+    ),
+    state.Setting("real.baselines", False),
     state.Setting("real.impute", "zero", options=uci.IMPUTE_OPTIONS),
-    state.Setting("real.baselines", True),
-    state.Setting("real.sets", list(KEYS), options=KEYS),
-    state.Setting("real.theta_set", "heart", options=KEYS),
-    state.Setting("real.top_n", 25, lo=5, hi=80),
     widgets.transfer_setting("real"),
+    views.TOP_N,
 ]
 
 
-@caches.cache_data(show_spinner=False, max_entries=512)
-def fit_cached(key, classifier, impute, seed, transfer="dropout"):
-    """One (data set, classifier) cell of Table 3 (read from the disk store when
-    this code computed it before, e.g. before a server restart)."""
-    return md.stored_fit_one(key, classifier, impute, seed, transfer)
+@caches.cache_data(show_spinner=False, max_entries=1024)
+def cell(key, pair, classifier, random_state, impute="zero", transfer="dropout"):
+    """One cell (read from the disk store when this code computed it before)."""
+    return pt.stored_cell(key, pair, classifier, random_state, impute, transfer)
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
-def table2_cached(impute):
-    return uci.table2(md.problem(k, impute) for k in KEYS), {k: md.problem(k, impute).notes for k in KEYS}
+def formatted(frame):
+    return frame.map(lambda v: "—" if v != v else f"{v:.3f}" if isinstance(v, float) else v)
 
 
-def draw_controls():
-    with st.sidebar:
-        st.subheader("Real data")
-        st.radio(
-            "Fill the gaps of the target rows with",
-            uci.IMPUTE_OPTIONS,
-            key="real.impute",
-            format_func=IMPUTE_LABELS.get,
-            help="Zeros: a missing value is a dropped-out feature, as in the paper "
-            "(section 4.2.2). Mean: features are centred on the source mean, so a "
-            "gap holds the source mean; FLDA's dropout then replaces a feature by "
-            "its mean, the alternative the paper names.",
+def first_pair():
+    st.session_state["real.pair"] = bm.pairs(st.session_state["real.table"])[0]
+
+
+def draw_controls(key):
+    left, middle, right = st.columns([3, 2, 2], vertical_alignment="bottom")
+    left.selectbox(
+        "The paper's table",
+        KEYS,
+        key="real.table",
+        on_change=first_pair,
+        format_func=lambda k: f"{bm.BENCHMARKS[k].table}: {bm.BENCHMARKS[k].title}",
+        help="Tables 3, 5, 7 and 8 are read from files shipped with this app (no network); "
+        "Tables 6 and 9 are downloaded by skada on request.",
+    )
+    middle.selectbox(
+        "Data set" if key == TABLE3 else "Source → target",
+        bm.pairs(key),
+        key="real.pair",
+        format_func=lambda p: bm.pair_title(key, p),
+        help="Trained on the source's labelled rows (FLDA and the baselines also see the target's "
+        "rows, unlabelled), scored on the target's labels. Table 3: a data set's complete rows "
+        "are the source, its rows with a gap the target (section 4.2.2).",
+    )
+    right.checkbox(
+        "skada's baselines",
+        key="real.baselines",
+        help="The paper's baselines in skada (Table 3: KMM, SA, TCA, CORAL, OT; Tables 5-9: KMM, SA, "
+        "TCA on samples): up to a minute per pair the first time, then read from disk. No SCL, GFK.",
+    )
+
+
+def draw_sidebar(key):
+    st.sidebar.subheader("Table 3's gaps")
+    if key != TABLE3:
+        st.sidebar.caption(
+            "Filling the gaps and FLDA's transfer model apply to Table 3 only: the files of "
+            "Tables 5-9 have no gaps, and FLDA uses dropout there, as in the paper."
         )
-        widgets.transfer_control("real", note=captions.TRANSFER_NOTE)
-        st.checkbox(
-            "Domain-adaptation baselines (skada)",
-            key="real.baselines",
-            help="Add KMM, SA, TCA, CORAL and optimal transport from the skada "
-            "library (about half of the computing time). SCL and GFK are not "
-            "in skada and stay empty.",
-        )
-        st.multiselect(
-            "Data sets",
-            KEYS,
-            key="real.sets",
-            format_func=lambda k: uci.UCI_SETS[k].title,
-            help="Rows of the table. All six are the paper's Table 3.",
-        )
+        return
+    st.sidebar.radio(
+        "Fill the gaps of the target rows with",
+        uci.IMPUTE_OPTIONS,
+        key="real.impute",
+        format_func=captions.IMPUTE_LABELS.get,
+        help="Zeros: a missing value is a dropped-out feature, as in the paper (section 4.2.2). "
+        "Mean: features are centred on the source mean, so a gap holds the source mean; FLDA's "
+        "dropout then replaces a feature by its mean, the alternative the paper names.",
+    )
+    widgets.transfer_control("real", note=captions.TRANSFER_NOTE, container=st.sidebar)
 
 
-def run_table(keys, classifiers, impute, seed, transfer="dropout"):
-    """Table 3, rows appearing as each data set is done; returns it and its slot."""
-    with widgets.progress_bar("Fitting classifiers…") as progress:
-        slot = st.empty()
-
-        def show_partial(partial):
-            done = len(partial.errors)
-            if done == len(keys):
-                return  # the complete table is drawn by draw_table3
-            with slot.container():
-                st.dataframe(key_columns_first(partial.errors, bl.NOT_AVAILABLE), width="stretch")
-                st.caption(
-                    f"**Not complete: {done} of {len(keys)} data sets done** "
-                    f"({', '.join(partial.errors.index)}); the remaining rows, the "
-                    "paper's Table 3 beside them and the comparison follow when "
-                    "every data set is done."
-                )
-
-        result = md.run_missing_data(
-            keys,
-            classifiers,
-            impute,
-            seed,
-            fit=fit_cached,
-            progress=lambda f, text: progress(f, f"Fitting {text}…"),
-            transfer=transfer,
-            on_data_set=show_partial,
-        )
-    return result, slot
-
-
-def formatted(frame, digits=3):
-    return frame.map(lambda v: "—" if v != v else f"{v:.{digits}f}")
-
-
-#: Table 3's columns shown first, so that half a 1920 px screen shows them (issue 25).
-FIRST_COLUMNS = ("S-LR", "FLDA-Q", "FLDA-L", "T-LR")
-
-
-def key_columns_first(frame, drop=()):
-    """``frame`` formatted, :data:`FIRST_COLUMNS` first, without the columns ``drop``."""
-    first = [c for c in FIRST_COLUMNS if c in frame.columns]
-    return formatted(frame[first + [c for c in frame.columns if c not in first and c not in drop]])
-
-
-def show_transfer_notes(result):
-    """Which transfer model FLDA used, and the cells where it does not apply."""
-    info, warnings = captions.transfer_notes(result)
+def show_pair(key, pair, names, seed, options):
+    """The chosen pair: the figure, this run beside the paper's row, its data's summary."""
+    table, title = bm.BENCHMARKS[key].table, bm.pair_title(key, pair)
+    with guard.error_boundary(f"fitting the classifiers on {title}") as outcome:
+        with widgets.progress_bar(f"Fitting on {title}…") as progress:
+            result = pt.run_pair(key, pair, names, seed, fit=cell, progress=progress, **options)
+    if outcome.failed:
+        return
+    summary = pt.pair_summary(key, pair, options.get("impute", "zero"))
+    paper = Series(f"the paper's {table}", tuple(result.paper), None, "x")
+    here = Series(
+        "this server (±1 SE)", tuple(result.errors), tuple(pt.binomial_se(result.errors, result.n_target))
+    )
+    charts.show_chart(
+        estimates_figure(result.errors.index, [paper, here], "target error", (0, 1)),
+        "real_errors",
+        f"{table} {title} target errors",
+        captions.pair_caption(result) + captions.oracle_note(result, summary),
+        settings=figure_settings(f"{table}, {title}", options, seed),
+    )
+    st.dataframe(formatted(result.frame()), width="stretch")
+    st.caption(f"The paper's row as typed from it. {captions.provenance_caption(result.cells.values())}")
+    info, warnings = captions.transfer_notes(result, options.get("transfer", "dropout"))
     if info:
         st.info(info, icon=":material/info:")
     for text in warnings:
         st.warning(text, icon=":material/warning:")
-
-
-def show_transfer_parameters(parameters, title):
-    """Another transfer model's estimated parameters for one data set (no fit needed)."""
-    if parameters.transfer == "dropout":
-        return
-    frame, note = parameters.transfer_params, captions.parameters_note(parameters, title)
-    st.markdown(f"**{title}: estimated {parameters.transfer} parameters**")
-    if frame is None:
-        st.info(note, icon=":material/info:")
-        return
-    st.dataframe(frame, hide_index=True, width="stretch", column_config=tables.number_columns(frame))
-    st.caption(note)
+    with st.expander(f"The data of {title} and its θ̂ (no classifier fitted); how the numbers are computed"):
+        shown = summary.map(lambda v: f"{v:,.0f}" if float(v).is_integer() else f"{v:.3f}")
+        st.dataframe(shown.to_frame(), width="stretch")
+        st.markdown("".join(f"* {line}\n" for line in pt.protocol(key)))
     tables.download_csv(
-        "Download the parameters (CSV)",
-        frame,
-        file_name=f"flda_{parameters.transfer}_{parameters.key}.csv",
-        key="real_download_transfer",
-        help="The table above as CSV.",
+        "Download this pair (CSV)",
+        pt.TableResult(key, {pair: result}).long_table(),
+        file_name=f"flda_{key}_{pair.replace(' → ', '_to_')}.csv",
+        key="real_download_pair",
+        help="One row per classifier: error, its SE, the paper's value, wrong / target rows, what "
+        "cross-validation chose and the fit time.",
     )
 
 
-def figure_settings(data, impute, transfer, seed=None):
-    """The settings line of this page's figures: data, gaps, seed and transfer model."""
-    return settings_line(data=data, seed=seed, extra=(f"gaps filled: {impute}",), transfer=transfer)
+def show_paper_table(key):
+    st.dataframe(formatted(bm.paper_rows(key)), width="stretch")
+    st.caption(f"The paper's {bm.BENCHMARKS[key].table} as typed from the paper. {bm.BENCHMARKS[key].note}")
 
 
-@st.fragment
-def draw_theta_section(keys, impute, transfer, present):
-    """FLDA's first stage: θ̂ (and another transfer model's parameters) from the data
-    alone, drawn before any classifier is fitted.  A fragment: choosing another data set
-    or number of features reruns only this section, not Table 3 below it."""
-    st.subheader("Which features go missing (θ̂)")
-    if st.session_state["real.theta_set"] not in keys:
-        st.session_state["real.theta_set"] = keys[0]
-    if not present:
-        st.selectbox(
-            "Data set",
-            keys,
-            key="real.theta_set",
-            format_func=lambda k: uci.UCI_SETS[k].title,
-            help="The data set whose features are shown.",
+def run_whole(key):
+    st.session_state[WHOLE_KEY] = key
+
+
+def show_whole_table(key, names, seed, options):
+    """Every pair of the table (on request), rows appearing as each pair is done, then how
+    closely this run reproduces the paper."""
+    benchmark = bm.BENCHMARKS[key]
+    st.subheader(f"The whole {benchmark.table}")
+    if st.session_state.get(WHOLE_KEY) != key:
+        show_paper_table(key)
+        st.button(
+            f"Run every {benchmark.pair_word} of {benchmark.table}",
+            key="real_whole_run",
+            on_click=run_whole,
+            args=(key,),
+            help="Fits the chosen classifiers on every pair (cells computed before are read back).",
         )
-        st.slider(
-            "Features shown",
-            5,
-            80,
-            key="real.top_n",
-            help="The features with the largest θ̂ or missing share.",
-        )
-    state.write_to_url(SETTINGS)
-    key = st.session_state["real.theta_set"]
-    parameters = md.data_parameters(key, impute, transfer)
-    thetas = parameters.thetas
-    title = uci.UCI_SETS[key].title
-    charts.show_chart(
-        theta_figure(thetas, int(st.session_state["real.top_n"])),
-        "real_theta",
-        f"estimated dropout per feature {title}",
-        theta_caption(thetas, title),
-        settings=figure_settings(title, impute, transfer),
-    )
-    tables.download_csv(
-        "Download θ̂ per feature (CSV)",
-        thetas,
-        file_name=f"flda_theta_{key}_{impute}.csv",
-        key="real_download_theta",
-        help="Per encoded feature: its file column, θ̂ and the share of "
-        "target rows in which the column is empty.",
-    )
-    show_transfer_parameters(parameters, title)
+        return
+    slot, total = st.empty(), len(bm.pairs(key))
 
+    def show_partial(done):
+        with slot.container():
+            st.dataframe(formatted(done.errors), width="stretch")
+            st.caption(f"**Not complete: {len(done.pairs)} of {total} done**; the comparison follows.")
 
-def draw_table3(keys, classifiers, impute, seed, transfer, present):
-    """FLDA's second stage: every classifier fitted (Table 3), the rows appearing as
-    each data set is done; None when the fits failed (the error is shown)."""
-    st.subheader("Errors on the rows with gaps (Table 3)")
-    with guard.error_boundary("fitting the classifiers of Table 3") as outcome:
-        result, slot = run_table(keys, classifiers, impute, seed, transfer)
+    with guard.error_boundary(f"fitting every pair of {benchmark.table}") as outcome:
+        with widgets.progress_bar(f"Fitting every pair of {benchmark.table}…") as progress:
+            result = pt.run_table(key, names, seed, cell, progress, show_partial, **options)
     if outcome.failed:
-        return None
+        return
     with slot.container():
-        left, right = st.columns(2)
-        with left:
-            st.markdown("**Here**")
-            st.dataframe(key_columns_first(result.errors, bl.NOT_AVAILABLE), width="stretch")
-        with right:
-            st.markdown("**The paper's Table 3**")
-            st.dataframe(key_columns_first(md.paper_table(keys)), width="stretch")
-        st.caption(table3_caption(result))
-        provenance = provenance_caption(result)
-        if provenance:
-            st.caption(provenance)
-    show_transfer_notes(result)
+        st.dataframe(formatted(result.errors) + " / " + formatted(result.paper), width="stretch")
+        st.caption(captions.table_caption(result) + " " + captions.provenance_caption(result.cells))
     charts.show_chart(
-        error_comparison_figure(result.errors, result.paper),
-        "real_errors",
-        "table 3 target errors on uci data with gaps",
-        "Bars: target error here (orange naive source classifiers, blue skada "
-        "baselines, green FLDA, purple the T-LR oracle trained on the target "
-        "labels); grey marks: the paper's Table 3.",
-        settings=figure_settings(", ".join(keys), impute, transfer, seed),
+        reproduction_figure(result.errors, result.paper, benchmark.table),
+        "real_table",
+        f"{benchmark.table} this run against the paper",
+        captions.reproduction_caption(result),
+        settings=figure_settings(benchmark.table, options, seed),
     )
-    if {"S-LR", "FLDA-Q", "FLDA-L"} <= set(result.errors.columns):
-        st.markdown(
-            "**Gain of FLDA over S-LR** (S-LR's error minus FLDA's; positive = FLDA makes fewer errors)"
-        )
-        st.dataframe(formatted(result.gain), width="stretch")
+    st.dataframe(formatted(result.reproduction().reset_index()), hide_index=True, width="stretch")
     tables.download_csv(
-        "Download the table (CSV)",
+        f"Download {benchmark.table} (CSV)",
         result.long_table,
-        file_name=f"flda_missing_data_{impute}.csv",
-        key="real_download",
-        help="One row per data set and classifier: error here, the paper's value, wrong / "
-        "target rows, the hyper-parameters chosen and the fit time.",
+        file_name=f"flda_{key}_table.csv",
+        key="real_download_table",
+        help="One row per pair and classifier, as the pair's download.",
     )
-    if not present:
-        with st.expander("How the numbers are computed"):
-            st.markdown("".join(f"* {line}\n" for line in md.PROTOCOL))
-            st.dataframe(result.params, width="stretch")
-    return result
+
+
+def online_ready(key, pair):
+    """Tables 6 and 9: downloaded on request (a button); True once this pair is there."""
+    if st.session_state.get(ONLINE_KEY) == (key, pair):
+        return True
+    title = bm.BENCHMARKS[key].title
+    if st.button("Download and run", key="real_fetch", type="primary", help=f"skada downloads {title} once."):
+        try:
+            bm.pair_data(key, pair)
+        except bm.BenchmarkUnavailable as error:
+            message = f"**Not available right now.** {esc(str(error))} Tables 3, 5, 7 and 8 need no network."
+            st.warning(message, icon=":material/cloud_off:")
+            return False
+        st.session_state[ONLINE_KEY] = (key, pair)
+        return True
+    return False
 
 
 def main():
+    if "theta_set" in st.query_params and "pair" not in st.query_params:  # an older page's link
+        st.query_params["pair"] = st.query_params.pop("theta_set")
     state.restore_from_url(SETTINGS)
-    present = state.presentation_mode()
-    seed = state.get_seed()
-    st.title("Real data: missing data at test time")
-    if not present:
+    if st.session_state["real.pair"] not in bm.pairs(st.session_state["real.table"]):
+        first_pair()
+    present, seed = state.presentation_mode(), state.get_seed()
+    key, pair = st.session_state["real.table"], st.session_state["real.pair"]
+    st.title("Real data: the paper's Tables 3 and 5-9")
+    if present:
+        widgets.presentation_row(pt.PAGE, SETTINGS)
+    else:
         st.markdown(
-            "Six UCI data sets with missing values, split the paper's way (section 4.2.2): "
-            "the **complete rows** are the labelled source, the **rows with a gap** are the "
-            "target, and a gap is a dropped-out feature. Every classifier is trained on the "
-            "source (FLDA and the domain-adaptation baselines also see the unlabelled target "
-            "rows) and scored on the target."
+            "The paper's real-data experiments (section 4.2): FLDA-Q and FLDA-L beside the naive "
+            "S-LR, skada's versions of the paper's baselines and the T-LR oracle, with the paper's "
+            "protocol (penalties by cross-validation on the source), next to the paper's numbers. "
+            "Table 3 is missing data at test time: a gap is a dropped-out feature."
         )
-        charts.sidebar_controls(draw_controls)
+        draw_controls(key)
+        charts.sidebar_controls(draw_sidebar, key)
     state.write_to_url(SETTINGS)
-    impute = st.session_state["real.impute"]
-    keys = [k for k in KEYS if k in st.session_state["real.sets"]]
-    if not keys:
-        st.info("Choose at least one data set in the sidebar.", icon=":material/info:")
+    options = {}
+    if key == TABLE3:
+        options = {"impute": st.session_state["real.impute"], "transfer": st.session_state["real.transfer"]}
+    names = pt.classifiers(key, st.session_state["real.baselines"])
+    if not bm.BENCHMARKS[key].offline and not online_ready(key, pair):
+        show_paper_table(key)
         return
-    # SCL and GFK stay in the table as "n/a" (not in skada): the paper's columns, in order
-    classifiers = tuple(
-        c
-        for c in md.CLASSIFIERS
-        if st.session_state["real.baselines"] or c not in (*bl.BASELINES, *bl.NOT_AVAILABLE)
-    )
-
-    st.subheader("The data sets (Table 2)")
-    summary, notes = table2_cached(impute)
-    summary = summary[summary["data set"].isin([uci.UCI_SETS[k].title for k in keys])]
-    side_by_side, joined = tables.paired_columns(summary)
-    st.markdown(tables.markdown_table(side_by_side, right=joined))
-    st.caption(
-        "Counts here beside the paper's Table 2. Files: sample_data/uci/ (UCI Machine "
-        "Learning Repository, CC BY 4.0; see PROVENANCE.md there). "
-        + " ".join(n for k in keys for n in notes[k])
-    )
-
-    draw_theta_section(keys, impute, st.session_state["real.transfer"], present)
-    result = draw_table3(keys, classifiers, impute, seed, st.session_state["real.transfer"], present)
-    if result is not None and not present:
-        navigation.page_link(
-            "pages/benchmarks.py",
-            label="The paper's image and text benchmarks (Tables 5-9)",
-            icon=":material/leaderboard:",
-        )
+    if key == TABLE3:
+        st.subheader("The data sets (Table 2) and which features go missing (θ̂)")
+        views.show_table2(options["impute"])
+        views.draw_theta_section(pair, options["impute"], options["transfer"], present)
+    st.subheader(f"{bm.BENCHMARKS[key].table}: {bm.pair_title(key, pair)}")
+    show_pair(key, pair, names, seed, options)
+    show_whole_table(key, names, seed, options)
 
 
 guard.run_page(main)

@@ -44,6 +44,7 @@ California, Irvine, School of Information and Computer Sciences.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,6 +65,7 @@ __all__ = [
     "split_by_missing",
     "encode_features",
     "make_missing_problem",
+    "problem",
     "table2",
 ]
 
@@ -362,22 +364,6 @@ class MissingDataProblem:
     notes: tuple
     paper: dict
 
-    @property
-    def classes(self):
-        return np.unique(np.concatenate([self.y_source, self.y_target]))
-
-    def summary(self):
-        """One row of Table 2 as counted here."""
-        n_columns = len(set(self.feature_origin))
-        return {
-            "features": n_columns,
-            "encoded features": len(self.feature_names),
-            "samples": len(self.y_source) + len(self.y_target),
-            "classes": len(self.classes),
-            "missing": len(self.y_target),
-            "source classes": len(np.unique(self.y_source)),
-        }
-
 
 def make_missing_problem(key, impute="zero", directory=None, keep_gaps=False):
     """Load a shipped data set and build the paper's source/target problem.
@@ -427,6 +413,17 @@ def make_missing_problem(key, impute="zero", directory=None, keep_gaps=False):
     )
 
 
+def problem(key, impute="zero", keep_gaps=False):
+    """:func:`make_missing_problem` of a shipped data set, built once per process (shared:
+    never modify its arrays)."""
+    return _problem(key, impute, bool(keep_gaps))
+
+
+_problem = functools.lru_cache(maxsize=32)(
+    lambda key, impute, keep_gaps: make_missing_problem(key, impute, keep_gaps=keep_gaps)
+)
+
+
 def table2(problems):
     """The paper's Table 2 beside the counts here, one row per data set.
 
@@ -436,13 +433,17 @@ def table2(problems):
     """
     rows = []
     for problem in problems:
-        here = problem.summary()
+        here = {
+            "features": len(set(problem.feature_origin)),
+            "samples": len(problem.y_source) + len(problem.y_target),
+            "classes": len(np.unique(np.concatenate([problem.y_source, problem.y_target]))),
+            "missing": len(problem.y_target),
+        }
         row = {"data set": problem.title}
-        for what in ("features", "samples", "classes", "missing"):
-            row[f"{what} (here)"] = here[what]
-            row[f"{what} (paper)"] = problem.paper[what]
-        row["encoded features"] = here["encoded features"]
+        for what, value in here.items():
+            row[f"{what} (here)"], row[f"{what} (paper)"] = value, problem.paper[what]
+        row["encoded features"] = len(problem.feature_names)
         row["source rows"] = len(problem.y_source)
-        row["source classes"] = here["source classes"]
+        row["source classes"] = len(np.unique(problem.y_source))
         rows.append(row)
     return pd.DataFrame(rows)

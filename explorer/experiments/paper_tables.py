@@ -1,13 +1,23 @@
-"""The paper's benchmark tables (Tables 5-9, sections 4.2.4-4.2.7), pair by pair.
+"""The paper's real-data tables pair by pair: Table 3 (section 4.2.2) and Tables 5-9
+(sections 4.2.4-4.2.7), one framework for all.
 
-The protocol is the paper's (section 4.2.1: hyper-parameters by cross-validation on the
-source) with the grid and folds of the authors' scripts, in a reader's words in
-:data:`PROTOCOL`.  S-LR, FLDA-Q and FLDA-L are :class:`flda_core.FLDAClassifierCV` on the
-data as :mod:`explorer.data.benchmarks` gives them (IMDB and spam sparse throughout); the
-skada baselines (:mod:`explorer.experiments.baselines`) are fitted on bounded dense samples,
-one at a time per process (:data:`BASELINE_SLOTS`).  Every cell is kept on disk
-(:func:`stored_cell`: JSON under ``$FLDA_CACHE_DIR/paper_tables``, keyed by a fingerprint
-of the code, the authors' files and the library versions).
+A table is a list of pairs (:mod:`explorer.data.benchmarks`; for Table 3 a UCI data set:
+complete rows the source, rows with gaps the target).  A *cell* is one classifier fitted
+on a pair's source (FLDA and the baselines also see the target rows, unlabelled) and
+scored on its target (:func:`fit_cell`); every cell is kept on disk (:func:`stored_cell`:
+JSON under ``$FLDA_CACHE_DIR/paper_tables``, keyed by the cell and a fingerprint of the
+code, the data files and the library versions), so a server restart does not refit.
+:func:`run_pair` and :func:`run_table` put cells together; :func:`precompute` fills the
+store at server start.
+
+Each table keeps its protocol.  Table 3's is :mod:`explorer.experiments.missing_data`
+(gaps filled with 0 or the source mean, a transfer model to choose).  Tables 5-9 follow
+the paper (section 4.2.1: hyper-parameters by cross-validation on the source) with the
+grid and folds of the authors' scripts, in a reader's words in :data:`PROTOCOL`: S-LR,
+FLDA-Q and FLDA-L are :class:`flda_core.FLDAClassifierCV` on the data as
+:mod:`explorer.data.benchmarks` gives them (IMDB and spam sparse throughout); the skada
+baselines (:mod:`explorer.experiments.baselines`) are fitted on bounded dense samples,
+one at a time per process (:data:`BASELINE_SLOTS`).
 
 References
 ----------
@@ -18,6 +28,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research 17(171), 1
 from __future__ import annotations
 
 import functools
+import math
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -26,23 +37,26 @@ from urllib.parse import quote, urlencode
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.model_selection import StratifiedKFold, cross_val_predict, train_test_split
+from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from explorer.data import benchmarks as bm
+from explorer.data import uci
 from explorer.data.digits import default_cache_dir
 from explorer.experiments import baselines as bl
+from explorer.experiments import missing_data as md
 from explorer.experiments import result_store
-from explorer.experiments.missing_data import CellResult, cell_from_json, cell_to_json
 from explorer.registry import url_path
 from explorer.url_state import encode_url_value
-from flda_core import FLDAClassifier, FLDAClassifierCV, estimate_dropout
+from flda_core import FLDAClassifierCV, estimate_dropout
 
 __all__ = [
     "CLASSIFIERS",
     "FAST",
     "BASELINES",
-    "OFFLINE",
     "PROTOCOL",
+    "CellResult",
+    "classifiers",
+    "protocol",
     "fit_cell",
     "stored_cell",
     "run_pair",
@@ -53,27 +67,24 @@ __all__ = [
     "page_url",
 ]
 
-#: The columns run here, in the paper's order (FLDA's first on screen: the page decides).
+#: The columns of Tables 5-9 run here, in the paper's order.
 CLASSIFIERS = ("S-LR", "KMM", "SA", "TCA", "FLDA-Q", "FLDA-L", "T-LR")
-#: The classifiers of the library (seconds per pair); the skada baselines take longer.
+#: The classifiers of the library (seconds per pair), shown first on every table.
 FAST = ("S-LR", "FLDA-Q", "FLDA-L", "T-LR")
 BASELINES = ("KMM", "SA", "TCA")
-#: The tables read from the shipped files (no network).
-OFFLINE = tuple(k for k, b in bm.BENCHMARKS.items() if b.offline)
 #: The authors' ridge penalties, on the summed loss, largest first.
 LAMBDAS = (1e5, 1e4, 1e3, 1e2, 1e1, 1.0)
 N_FOLDS = 2
-#: L-BFGS / conjugate-gradient stopping of every fit here (Table 3's, too).
-TOL, MAX_ITER = 1e-4, 500
+TOL, MAX_ITER = md.TOL, md.MAX_ITER
 #: Largest number of rows per domain a skada baseline is fitted on (dense).
 BASELINE_MAX_ROWS = 1000
 #: KMM's weights are raised to this (mean 1): FLDA needs a positive weight in every class.
 KMM_MIN_WEIGHT = 1e-3
 #: One skada baseline fit at a time per process (each holds up to two dense samples).
 BASELINE_SLOTS = threading.BoundedSemaphore(1)
-#: The page that shows these tables, and its settings' keys.
-PAGE = "pages/benchmarks.py"
-#: The protocol in a reader's words (the page's "how" list).
+#: The page that shows these tables.
+PAGE = "pages/real_data.py"
+#: Tables 5-9's protocol in a reader's words (the page's "how" list).
 PROTOCOL = (
     "Data: the authors' files as they are (counts, no rescaling); IMDB and spam stay sparse.",
     f"S-LR, FLDA-Q, FLDA-L: FLDAClassifierCV, θ̂ from all source and target rows, the penalty by "
@@ -88,6 +99,57 @@ PROTOCOL = (
 )
 
 
+def classifiers(key, baselines=True):
+    """The columns run for ``key``'s table, the library's first (:data:`FAST`), then the rest
+    in the paper's order (Table 3: S-SVM and five skada baselines; Tables 5-9: three);
+    ``baselines=False`` leaves the skada baselines out."""
+    names = md.AVAILABLE if key == bm.TABLE3 else CLASSIFIERS
+    return FAST + tuple(c for c in names if c not in FAST and (baselines or c not in bl.BASELINES))
+
+
+def protocol(key):
+    """How the cells of ``key``'s table are computed, in a reader's words."""
+    return md.PROTOCOL if key == bm.TABLE3 else PROTOCOL
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """One classifier on one pair.
+
+    Attributes
+    ----------
+    key : str
+        ``"<table> <pair>"``.
+    classifier : str
+    error : float
+        Fraction of target rows classified wrongly (NaN where a transfer model does not apply).
+    n_wrong, n_target : int
+    params : str
+        The hyper-parameters chosen by cross-validation.
+    seconds : float
+        Wall-clock time of the fit, cross-validation included.
+    note : str
+        Why the cell is empty.
+    computed_at : str
+        When the fit finished (``"YYYY-MM-DD HH:MM UTC"``) if it went through
+        :func:`stored_cell`, else ``""``.
+    from_disk, saved : bool
+        :func:`stored_cell` read the cell from the disk store; the cell is in the store.
+    """
+
+    key: str
+    classifier: str
+    error: float
+    n_wrong: int
+    n_target: int
+    params: str
+    seconds: float
+    note: str = ""
+    computed_at: str = field(default="", compare=False)
+    from_disk: bool = field(default=False, compare=False)
+    saved: bool = field(default=False, compare=False)
+
+
 def l2_grid(n_source):
     """The authors' λ on the summed loss as the library's ``l2`` on the mean loss."""
     return tuple(lam / n_source for lam in LAMBDAS)
@@ -97,7 +159,7 @@ def _chosen(l2, n):
     return f"λ={l2 * n:g} (l2={l2:.3g})"
 
 
-def _model(loss, n, seed, sparse):
+def _search(loss, n, seed, sparse):
     return FLDAClassifierCV(
         loss=loss,
         l2s=l2_grid(n),
@@ -106,21 +168,6 @@ def _model(loss, n, seed, sparse):
         max_iter=MAX_ITER,
         solver="cg" if sparse else "auto",  # no dense m x m or n x n matrix of a bag of words
     )
-
-
-def _flda(name, Xs, ys, Xt, yt, seed):
-    model = _model("quadratic" if name == "FLDA-Q" else "logistic", len(ys), seed, sp.issparse(Xs))
-    model.fit(Xs, ys, X_target=None if name == "S-LR" else Xt)
-    return int(np.sum(model.predict(Xt) != yt)), _chosen(model.l2_, len(ys))
-
-
-def _oracle(name, Xs, ys, Xt, yt, seed):
-    """T-LR: ``l2`` by cross-validation on the target, and the error of the same folds'
-    predictions (each target row predicted by a fit that did not see it)."""
-    model = _model("logistic", len(yt), seed, sp.issparse(Xt)).set_params(refit=False).fit(Xt, yt)
-    fold_fit = FLDAClassifier(loss="logistic", l2=model.l2_, tol=TOL, max_iter=MAX_ITER)
-    predicted = cross_val_predict(fold_fit, Xt, yt, cv=model.cv)
-    return int(np.sum(predicted != yt)), _chosen(model.l2_, len(yt)) + " (CV on the target)"
 
 
 def _sample(X, y, seed):
@@ -133,65 +180,83 @@ def _sample(X, y, seed):
     return (rows.toarray() if sp.issparse(rows) else np.asarray(rows)), keep
 
 
-def _baseline(name, Xs, ys, Xt, yt, seed):
+def _baseline(name, Xs, ys, Xt, seed):
     with BASELINE_SLOTS:
         Xs_fit, keep = _sample(Xs, ys, seed)
         Xt_fit, _ = _sample(Xt, None, seed)
-        sizes = f"fitted on {len(keep)} of {len(ys)} source and {len(Xt_fit)} of {len(yt)} target rows"
+        sizes = f"fitted on {len(keep)} of {len(ys)} source and {len(Xt_fit)} of {Xt.shape[0]} target rows"
         if name == "KMM":
             weights = np.maximum(bl.kmm_weights(Xs_fit, Xt_fit), KMM_MIN_WEIGHT)  # every class weighs
-            model = _model("logistic", len(keep), seed, False).fit(Xs_fit, ys[keep], sample_weight=weights)
-            return int(np.sum(model.predict(Xt) != yt)), f"{_chosen(model.l2_, len(keep))}, {sizes}"
+            model = _search("logistic", len(keep), seed, False).fit(Xs_fit, ys[keep], sample_weight=weights)
+            return model.predict(Xt), f"{_chosen(model.l2_, len(keep))}, {sizes}"
         predicted, pipeline = bl.fit_baseline(name, Xs_fit, ys[keep], Xt_fit, random_state=seed, X_predict=Xt)
         chosen = ", ".join(f"{k}={v:.3g}" for k, v in pipeline[-1].base_estimator_.best_params_.items())
-        return int(np.sum(predicted != yt)), f"{chosen}, {sizes}"
+        return predicted, f"{chosen}, {sizes}"
 
 
-_FITS = {
-    "S-LR": _flda,
-    "FLDA-Q": _flda,
-    "FLDA-L": _flda,
-    "T-LR": _oracle,
-    **dict.fromkeys(BASELINES, _baseline),
-}
+def _fit_arrays(name, Xs, ys, Xt, yt, seed, transfer="dropout"):
+    """Tables 5-9's protocol: one classifier fitted, the target predicted (dropout only)."""
+    if name in BASELINES:
+        return _baseline(name, Xs, ys, Xt, seed)
+    if name == "T-LR":
+        predicted, l2 = md.oracle_predictions(_search("logistic", len(yt), seed, sp.issparse(Xt)), Xt, yt)
+        return predicted, _chosen(l2, len(yt)) + " (CV on the target)"
+    model = _search("quadratic" if name == "FLDA-Q" else "logistic", len(ys), seed, sp.issparse(Xs))
+    model.fit(Xs, ys, X_target=None if name == "S-LR" else Xt)
+    return model.predict(Xt), _chosen(model.l2_, len(ys))
 
 
-def fit_cell(key, pair, classifier, random_state=0, data=None):
-    """Fit one classifier on one pair of a benchmark and score it on the target.
+def fit_cell(key, pair, classifier, random_state=0, impute="zero", transfer="dropout"):
+    """Fit one classifier on one pair of a table and score it on the target.
 
     Parameters
     ----------
     key : str
-        A benchmark of :data:`explorer.data.benchmarks.BENCHMARKS`.
+        A table of :data:`explorer.data.benchmarks.BENCHMARKS`.
     pair : str
-        ``"A → D"`` etc.
+        ``"A → D"`` etc.; for Table 3 a data set (``"heart"``).
     classifier : str
-        One of :data:`CLASSIFIERS`.
+        One of :func:`classifiers` ``(key)``.
     random_state : int
         Seed of the folds and of the baselines' samples.
-    data : tuple, optional
-        ``(X_source, y_source, X_target, y_target)`` (default: :func:`~explorer.data.benchmarks.pair_data`).
+    impute, transfer : str
+        Table 3 only: how the gaps are filled (``"zero"``, ``"mean"``) and FLDA's transfer
+        model (``"imputation"``: FLDA sees the gaps as ``NaN``; a model that does not apply
+        gives an empty cell whose note says why).
 
     Returns
     -------
     CellResult
-        ``key`` is ``"<benchmark> <pair>"``; ``params`` the choice cross-validation made.
     """
-    if classifier not in _FITS:
-        raise ValueError(f"Unknown classifier {classifier!r}; choose from {CLASSIFIERS}.")
-    Xs, ys, Xt, yt = bm.pair_data(key, pair) if data is None else data
-    start = time.perf_counter()
-    wrong, params = _FITS[classifier](classifier, Xs, ys, Xt, yt, random_state)
-    seconds = time.perf_counter() - start
-    return CellResult(f"{key} {pair}", classifier, wrong / len(yt), wrong, len(yt), params, seconds)
+    if classifier not in classifiers(key):
+        raise ValueError(f"Unknown classifier {classifier!r}; choose from {classifiers(key)}.")
+    gaps = transfer == "imputation" and classifier.startswith("FLDA")
+    Xs, ys, Xt, yt = bm.pair_data(key, pair, impute=impute, keep_gaps=gaps)
+    fit = md.fit_arrays if key == bm.TABLE3 else _fit_arrays
+    name, start = f"{key} {pair}", time.perf_counter()
+    try:
+        predicted, params = fit(classifier, Xs, ys, Xt, yt, random_state, transfer)
+    except ValueError as error:
+        if transfer == "dropout" or not classifier.startswith("FLDA"):
+            raise
+        # the model does not apply to these data (e.g. "rate" needs counts >= 0)
+        note = f"{transfer} transfer model not applicable: {error}"
+        return CellResult(name, classifier, float("nan"), 0, len(yt), "", 0.0, note)
+    wrong = int(np.sum(predicted != yt))
+    return CellResult(name, classifier, wrong / len(yt), wrong, len(yt), params, time.perf_counter() - start)
+
+
+def fingerprint_files():
+    """The files whose contents enter :func:`code_fingerprint`: the code
+    (:func:`~explorer.experiments.result_store.core_files`) and every table's data."""
+    return result_store.core_files() + sorted(uci.UCI_DIR.glob("*.csv")) + sorted(bm.PAPER_DIR.glob("*.mat"))
 
 
 @functools.lru_cache(maxsize=1)
 def code_fingerprint():
-    """Digest of the code (:func:`~explorer.experiments.result_store.core_files`), the
-    authors' files and the library versions: a change of any gives other store files."""
-    files = result_store.core_files() + sorted(bm.PAPER_DIR.glob("*.mat"))
-    return result_store.fingerprint(files, result_store.PACKAGES)
+    """Digest of the code, the data files and the library versions (and of Python): a
+    change of any gives other store files.  Computed once per process."""
+    return result_store.fingerprint(fingerprint_files(), result_store.PACKAGES)
 
 
 def cell_store(directory=None):
@@ -200,30 +265,55 @@ def cell_store(directory=None):
     return result_store.ResultStore(directory, code_fingerprint())
 
 
-def stored_cell(key, pair, classifier, random_state=0, store=None):
-    """:func:`fit_cell`, kept on disk: read when this code computed it before, else fitted
-    and written (one process at a time per cell); ``computed_at``/``from_disk`` set."""
+#: The stored fields of a cell besides its error and seconds, and their types.
+_FIELDS = {"key": str, "classifier": str, "n_wrong": int, "n_target": int, "params": str, "note": str}
+
+
+def cell_to_json(cell):
+    """A :class:`CellResult` as the store keeps it (JSON, NaN as null)."""
+    error = None if math.isnan(cell.error) else float(cell.error)
+    return {
+        **{f: kind(getattr(cell, f)) for f, kind in _FIELDS.items()},
+        "error": error,
+        "seconds": float(cell.seconds),
+    }
+
+
+def cell_from_json(value, key, classifier):
+    """The stored cell, or None when a field is missing, of the wrong type or not this cell's."""
+    error, seconds = value.get("error"), value.get("seconds")
+    valid = (
+        all(type(value.get(f)) is kind for f, kind in _FIELDS.items())
+        and (value["key"], value["classifier"]) == (key, classifier)
+        and min(value["n_wrong"], value["n_target"]) >= 0
+        and (error is None or (type(error) in (int, float) and 0.0 <= error <= 1.0))
+        and type(seconds) in (int, float)
+    )
+    if not valid:
+        return None
+    error = float("nan") if error is None else float(error)
+    return CellResult(**{f: value[f] for f in _FIELDS}, error=error, seconds=float(seconds))
+
+
+def stored_cell(key, pair, classifier, random_state=0, impute="zero", transfer="dropout", store=None):
+    """:func:`fit_cell`, kept on disk: read from ``store`` (default :func:`cell_store`)
+    when this code computed it before, else fitted and written (one process at a time per
+    cell); ``computed_at``, ``from_disk`` and ``saved`` set."""
     store = cell_store() if store is None else store
-    name = f"{key} {pair}"
+    cell = {"table": key, "pair": pair, "classifier": classifier, "seed": int(random_state)}
     found = store.load_or_compute(
-        {
-            "experiment": "paper tables",
-            "table": key,
-            "pair": pair,
-            "classifier": classifier,
-            "seed": int(random_state),
-        },
-        lambda: fit_cell(key, pair, classifier, random_state),
+        {"experiment": "paper tables", **cell, "impute": impute, "transfer": transfer},
+        lambda: fit_cell(key, pair, classifier, random_state, impute, transfer),
         cell_to_json,
-        lambda value: cell_from_json(value, name, classifier),
+        lambda value: cell_from_json(value, f"{key} {pair}", classifier),
     )
     return replace(found.value, computed_at=found.computed_at, from_disk=found.from_disk, saved=found.saved)
 
 
 def difference_se(p, q, n):
     """Standard error of the difference of two error rates on ``n`` target rows, taken as
-    independent binomials (a conservative bound of the paired one)."""
-    return float(np.sqrt((p * (1 - p) + q * (1 - q)) / max(int(n), 1)))
+    independent binomials (a conservative bound of the paired one); numbers or arrays."""
+    return np.sqrt((p * (1 - p) + q * (1 - q)) / np.maximum(n, 1))
 
 
 def verdict(errors, n, multiple):
@@ -241,13 +331,20 @@ def verdict(errors, n, multiple):
     return {"best": best, "runner_up": runner, "gap": gap, "se": se, "beyond": gap > multiple * se}
 
 
+def binomial_se(errors, n):
+    """The binomial standard error of error rates on ``n`` target rows."""
+    return np.sqrt(errors * (1 - errors) / n)
+
+
 @dataclass(frozen=True)
 class PairResult:
-    """One pair of a benchmark: ``cells`` ``{classifier: CellResult}`` in run order."""
+    """One pair of a table: ``cells`` ``{classifier: CellResult}`` in run order;
+    ``options`` the settings that made them (Table 3's gaps and transfer model)."""
 
     key: str
     pair: str
     cells: dict = field(repr=False)
+    options: dict = field(default_factory=dict)
 
     @property
     def errors(self):
@@ -255,7 +352,7 @@ class PairResult:
 
     @property
     def paper(self):
-        return pd.Series(bm.PAPER_TABLES[self.key][self.pair]).reindex(self.errors.index)
+        return pd.Series(bm.PAPER_TABLES[self.key][self.pair], dtype=float).reindex(self.errors.index)
 
     @property
     def n_target(self):
@@ -263,26 +360,36 @@ class PairResult:
 
     def frame(self):
         """Rows: this run, its binomial SE, the paper, this run minus the paper."""
-        errors = self.errors
-        se = errors.map(lambda p: np.sqrt(p * (1 - p) / self.n_target))
-        rows = {"here": errors, "SE (binomial)": se, f"paper, {bm.BENCHMARKS[self.key].table}": self.paper}
+        errors, table = self.errors, bm.BENCHMARKS[self.key].table
+        rows = {
+            "here": errors,
+            "SE (binomial)": binomial_se(errors, self.n_target),
+            f"paper, {table}": self.paper,
+        }
         return pd.DataFrame({**rows, "here − paper": errors - self.paper}).T
 
 
 @dataclass(frozen=True)
 class TableResult:
-    """A whole benchmark table: ``pairs`` ``{pair: PairResult}`` in the paper's order."""
+    """Pairs of a table: ``pairs`` ``{pair: PairResult}`` in the paper's order."""
 
     key: str
     pairs: dict = field(repr=False)
 
     @property
     def errors(self):
-        return pd.DataFrame({p: r.errors for p, r in self.pairs.items()}).T.rename_axis("source → target")
+        """Pairs (by title) x classifiers: the error here."""
+        frame = pd.DataFrame({bm.pair_title(self.key, p): r.errors for p, r in self.pairs.items()}).T
+        return frame.rename_axis(bm.BENCHMARKS[self.key].pair_word)
 
     @property
     def paper(self):
-        return bm.paper_rows(self.key).loc[list(self.pairs), list(self.errors.columns)]
+        """The paper's rows of the same pairs and classifiers (NaN where it has none)."""
+        return bm.paper_rows(self.key).reindex(index=self.errors.index, columns=self.errors.columns)
+
+    @property
+    def cells(self):
+        return [cell for result in self.pairs.values() for cell in result.cells.values()]
 
     def reproduction(self):
         """Per classifier: mean |here − paper| over the pairs, and the worst pair."""
@@ -298,48 +405,60 @@ class TableResult:
 
     def long_table(self):
         """One row per (pair, classifier): the CSV download."""
-        table = bm.BENCHMARKS[self.key].table
+        benchmark = bm.BENCHMARKS[self.key]
         rows = []
         for pair, result in self.pairs.items():
             for name, cell in result.cells.items():
                 paper = result.paper.get(name, np.nan)
                 rows.append(
                     {
-                        "table": table,
-                        "source → target": pair,
+                        "table": benchmark.table,
+                        benchmark.pair_word: bm.pair_title(self.key, pair),
                         "classifier": name,
                         "error": cell.error,
-                        "SE (binomial)": np.sqrt(cell.error * (1 - cell.error) / cell.n_target),
-                        f"paper ({table})": paper,
+                        "SE (binomial)": binomial_se(cell.error, cell.n_target),
+                        f"paper ({benchmark.table})": paper,
                         "here − paper": cell.error - paper,
                         "wrong": cell.n_wrong,
                         "target rows": cell.n_target,
                         "chosen by cross-validation": cell.params,
                         "seconds": round(cell.seconds, 2),
+                        "note": cell.note,
+                        **result.options,
                     }
                 )
         return pd.DataFrame(rows)
 
 
-def run_pair(key, pair, classifiers=CLASSIFIERS, random_state=0, fit=stored_cell, progress=None):
-    """Every classifier of ``classifiers`` on one pair (``fit(key, pair, classifier,
-    random_state) -> CellResult``; ``progress(fraction, text)`` before each)."""
-    cells = {}
-    for i, name in enumerate(classifiers):
+def run_pair(
+    key, pair, names, random_state=0, fit=stored_cell, progress=None, impute="zero", transfer="dropout"
+):
+    """Every classifier of ``names`` on one pair: ``fit(key, pair, classifier, random_state,
+    **options) -> CellResult``, the options being Table 3's ``impute`` (and ``transfer``
+    for FLDA's cells when not dropout); ``progress(fraction, text)`` before each."""
+    cells, title = {}, bm.pair_title(key, pair)
+    for i, name in enumerate(names):
         if progress is not None:
-            progress(i / len(classifiers), f"{name} on {pair} ({i + 1} of {len(classifiers)})")
-        cells[name] = fit(key, pair, name, random_state)
+            progress(i / len(names), f"{name} on {title} ({i + 1} of {len(names)})")
+        options = {"impute": impute} if key == bm.TABLE3 else {}
+        if key == bm.TABLE3 and transfer != "dropout" and name.startswith("FLDA"):
+            options["transfer"] = transfer
+        cells[name] = fit(key, pair, name, random_state, **options)
     if progress is not None:
         progress(1.0, "Done")
-    return PairResult(key, pair, cells)
+    shown = {"gaps filled with": impute, "transfer model": transfer} if key == bm.TABLE3 else {}
+    return PairResult(key, pair, cells, shown)
 
 
-def run_table(key, classifiers=CLASSIFIERS, random_state=0, fit=stored_cell, progress=None):
-    """Every pair of a benchmark table, one progress bar over all its cells."""
+def run_table(key, names, random_state=0, fit=stored_cell, progress=None, on_pair=None, **options):
+    """Every pair of a table, one progress bar over all its cells; ``on_pair(TableResult)``
+    after each pair with the pairs done so far (a page shows the table filling in)."""
     pairs, results = bm.pairs(key), {}
     for i, pair in enumerate(pairs):
         sub = None if progress is None else _within(progress, i, len(pairs))
-        results[pair] = run_pair(key, pair, classifiers, random_state, fit, sub)
+        results[pair] = run_pair(key, pair, names, random_state, fit, sub, **options)
+        if on_pair is not None:
+            on_pair(TableResult(key, dict(results)))
     if progress is not None:
         progress(1.0, "Done")
     return TableResult(key, results)
@@ -355,22 +474,31 @@ def _within(progress, i, n):
     return report
 
 
-def precompute(keys=OFFLINE, classifiers=CLASSIFIERS, random_state=0, progress=None, store=None):
-    """Fill the disk store with whole tables (default: Tables 5, 7 and 8, every classifier)."""
+#: The tables :func:`precompute` fills, the quickest first (Table 5's ten classes last).
+WARM_UP = (bm.TABLE3, "spam", "imdb", "office_caltech")
 
-    def fit(*args):
-        return stored_cell(*args, store=store)
 
-    return {key: run_table(key, classifiers, random_state, fit, progress) for key in keys}
+def precompute(keys=WARM_UP, random_state=0, progress=None, store=None):
+    """Fill the disk store with the page's tables at their defaults (seed 0): every pair of
+    Table 3 with every classifier (zeros in the gaps, dropout; seconds) and of Tables 5, 7
+    and 8 with the library's classifiers (:data:`FAST`; the skada baselines there take
+    minutes).  Meant for a background thread at server start; cells already stored are
+    read, not refitted."""
+
+    def fit(*args, **options):
+        return stored_cell(*args, **options, store=store)
+
+    tables = {key: classifiers(key, baselines=key == bm.TABLE3) for key in keys}
+    return {key: run_table(key, names, random_state, fit, progress) for key, names in tables.items()}
 
 
 @functools.lru_cache(maxsize=32)
-def pair_summary(key, pair):
+def pair_summary(key, pair, impute="zero"):
     """A pair from the data alone: its sizes, the error of predicting the target's most
     frequent class for every row, and what θ̂ (section 3.3.1) says: how many features are
     never seen in the source, dropped whole (θ̂ = 1: never in the target), kept (θ̂ = 0)
     or partly dropped, and the mean and median θ̂ of those seen in the source."""
-    Xs, ys, Xt, yt = bm.pair_data(key, pair)
+    Xs, ys, Xt, yt = bm.pair_data(key, pair, impute=impute)
     theta = estimate_dropout(Xs, Xt)
     seen = np.asarray((Xs != 0).sum(axis=0)).ravel() > 0
     rows = {
@@ -391,8 +519,9 @@ def pair_summary(key, pair):
 
 def page_url(key, pair, present=False):
     """URL (relative to the app) of :data:`PAGE` with ``key``'s table and ``pair`` chosen
-    (its settings ``bench.table`` and ``bench.pair``), e.g. ``page_url("imdb", "A → F")``."""
-    bm.pair_letters(key, pair)
+    (its settings ``real.table`` and ``real.pair``), e.g. ``page_url("imdb", "A → F")``
+    or ``page_url("uci", "heart")``."""
+    bm.check_pair(key, pair)
     query = {"table": encode_url_value(key), "pair": encode_url_value(pair)}
     if present:
         query["present"] = "1"

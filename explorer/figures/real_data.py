@@ -1,37 +1,24 @@
-"""Plotly figures of the "Real data" (Tables 2-3) and "Paper benchmarks" (Tables 5-9) pages.
+"""Plotly figures of the Real data page (the paper's Tables 3 and 5-9).
 
-* :func:`error_comparison_figure` -- one panel per data set or domain pair, one bar per
-  classifier (target error here, optionally with its standard error) with the paper's
-  value as a mark;
 * :func:`reproduction_figure` -- every cell of a table, this run against the paper;
 * :func:`theta_figure` -- FLDA's θ̂ per feature of one data set beside the
   fraction of target rows in which the feature is actually missing.
 
-Both are built as plain plotly JSON (:func:`~explorer.figures.style.unvalidated_figure`):
-plotly's ``make_subplots`` and validation took 85-90 ms of each run that drew the six
+All are built as plain plotly JSON (:func:`~explorer.figures.style.unvalidated_figure`):
+plotly's ``make_subplots`` and validation took 85-90 ms of each run that drew six such
 panels, 20-50 ms for the θ̂ chart; the tests run them through that validation once.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from explorer.figures.digits import PAPER_MARK_COLOR, PAPER_MARK_OUTLINE
-from explorer.figures.style import (
-    FAMILY_COLORS,
-    axis_suffix,
-    classifier_color,
-    subplot_layout,
-    unvalidated_figure,
-)
+from explorer.figures.style import FAMILY_COLORS, classifier_color, unvalidated_figure
 
 __all__ = [
     "BASELINE_COLOR",
     "MISSING_COLOR",
     "color_of",
-    "error_comparison_figure",
     "reproduction_figure",
     "theta_figure",
 ]
@@ -54,91 +41,6 @@ def color_of(name):
         return classifier_color(name)
     except KeyError:
         return BASELINE_COLOR
-
-
-def error_comparison_figure(errors, paper=None, columns=3, se=None, table="Table 3"):
-    """Target error per classifier, one panel per data set, the paper's values marked.
-
-    Parameters
-    ----------
-    errors : DataFrame
-        Data sets (index) x classifiers (columns), errors in [0, 1]; NaN cells
-        (classifiers not run) get no bar.
-    paper : DataFrame, optional
-        The paper's table in the same layout; drawn as grey marks.
-    columns : int
-        Panels per row.
-    se : DataFrame, optional
-        Standard errors in the layout of ``errors``: error bars of ± one SE.
-    table : str
-        The paper's table, named in the legend and the hover text.
-    """
-    names = list(errors.index)
-    rows = max(1, math.ceil(len(names) / columns))
-    layout = subplot_layout(
-        rows, columns, names, shared_yaxes=False, vertical_spacing=0.24, horizontal_spacing=0.05
-    )
-    classifiers = list(errors.columns)
-    colors = [color_of(c) for c in classifiers]
-    data = []
-    for i, name in enumerate(names):
-        suffix = axis_suffix(i // columns + 1, i % columns + 1, columns)
-        axes = dict(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
-        values = errors.loc[name]
-        bars = {}
-        if se is not None:  # thin and short: the paper's wide mark stays readable beside it
-            spread = se.loc[name].to_numpy(dtype=float)
-            bars = {"error_y": dict(type="data", array=spread, color="#555555", thickness=1.2, width=3)}
-        data.append(
-            dict(
-                type="bar",
-                x=classifiers,
-                y=values.to_numpy(dtype=float),
-                **bars,
-                marker=dict(color=colors),
-                name="here",
-                legendgroup="here",
-                showlegend=i == 0,
-                hovertemplate="%{x}: error %{y:.3f} (here)<extra>" + name + "</extra>",
-                **axes,
-            )
-        )
-        if paper is not None and name in paper.index:
-            marks = paper.loc[name].reindex(classifiers).to_numpy(dtype=float)
-            data.append(_paper_marks(classifiers, marks, name, table, i == 0, axes))
-        yaxis = layout[f"yaxis{suffix}"]
-        yaxis.update(range=[0, 1], tickformat=".1f")
-        if i % columns == 0:
-            yaxis["title"] = dict(text="target error")
-        # upright names: 13 classifiers in a third of the page, slanted (-60°) they ran into
-        # each other and into the next row's panel titles
-        layout[f"xaxis{suffix}"]["tickangle"] = -90
-    layout.update(
-        height=380 * rows + 60,
-        margin=dict(l=50, r=10, t=60, b=10),
-        font=_FONT,
-        bargap=0.25,
-        legend=dict(orientation="h", yanchor="bottom", y=1.06, x=0),
-    )
-    return unvalidated_figure(data, layout)
-
-
-def _paper_marks(classifiers, marks, name, table, legend, axes):
-    """The paper's values of one panel: wide grey dashes over the bars."""
-    return dict(
-        type="scatter",
-        x=classifiers,
-        y=marks,
-        mode="markers",
-        name=f"paper, {table}",
-        legendgroup="paper",
-        showlegend=legend,
-        marker=dict(
-            symbol="line-ew", size=18, color=PAPER_MARK_COLOR, line=dict(width=4, color=PAPER_MARK_OUTLINE)
-        ),
-        hovertemplate=f"%{{x}}: error %{{y:.3f}} (paper, {table})<extra>{name}</extra>",
-        **axes,
-    )
 
 
 #: Marker shapes of :func:`reproduction_figure`, one per classifier (greyscale-readable).

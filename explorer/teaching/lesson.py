@@ -509,7 +509,7 @@ LESSON_STEPS = (
         page="pages/real_data.py",
         figure="Table 3",
         chart_key="real_errors",
-        controls=(Control("real.theta_set", "data set", NATURAL_SETS),),
+        controls=(Control("real.pair", "data set", NATURAL_SETS),),
         question="Which has the lower target error on this data set: FLDA-Q or the naive S-LR?",
         choices=("FLDA-Q", "S-LR", TOO_CLOSE),
         answer=(
@@ -521,7 +521,8 @@ LESSON_STEPS = (
         settings={
             "real.impute": "zero",
             "real.baselines": False,
-            "real.theta_set": "heart",
+            "real.table": "uci",
+            "real.pair": "heart",
             "shared.seed": 0,
         },
         equations=("theta_hat",),

@@ -1,5 +1,5 @@
-"""Caption sentences of the Real data (Tables 2-3) and Paper benchmarks (Tables 5-9) pages,
-computed from the numbers they show (the rule of :mod:`explorer.teaching.captions`).
+"""Caption sentences of the Real data page (the paper's Tables 3 and 5-9), computed from the
+numbers it shows (the rule of :mod:`explorer.teaching.captions`).
 
 References
 ----------
@@ -10,8 +10,9 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research 17(171), 1
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
-from explorer.data import uci
+from explorer.data import benchmarks as bm
 from explorer.experiments import paper_tables as pt
 from explorer.teaching.lesson import SE_MULTIPLE
 from flda_core.transfer_models import TRANSFER_MODELS
@@ -20,7 +21,9 @@ __all__ = [
     "IMPUTE_LABELS",
     "TRANSFER_NOTE",
     "provenance_caption",
-    "table3_caption",
+    "pair_caption",
+    "table_caption",
+    "reproduction_caption",
     "theta_caption",
     "transfer_notes",
     "parameters_note",
@@ -29,7 +32,7 @@ __all__ = [
 ]
 
 IMPUTE_LABELS = {"zero": "zeros (the paper's choice)", "mean": "the source mean (mean imputation)"}
-#: The Real data page's note under its transfer-model choice.
+#: The note under the transfer-model choice (Table 3).
 TRANSFER_NOTE = (
     "Imputation keeps the target's gaps as gaps (NaN) for FLDA and fills them in expectation with "
     "the source mean; the other classifiers still see the gaps filled as chosen above. Rate needs "
@@ -37,34 +40,33 @@ TRANSFER_NOTE = (
 )
 
 
-def transfer_notes(result):
-    """Table 3 with a transfer model other than dropout: which one FLDA used (None for
-    dropout), and one note per FLDA cell where it does not apply."""
-    if result.transfer == "dropout":
+def transfer_notes(result, transfer):
+    """One pair of Table 3 with a transfer model other than dropout: which one FLDA used
+    (None for dropout), and one note per FLDA cell where it does not apply."""
+    if transfer == "dropout":
         return None, []
     kept = (
         " FLDA sees the target's gaps as gaps (NaN) and fills them in expectation with "
         "the source mean; the other classifiers see the filled gaps."
-        if result.transfer == "imputation"
+        if transfer == "imputation"
         else ""
     )
-    model = TRANSFER_MODELS[result.transfer]
-    info = f"FLDA-Q and FLDA-L use the **{result.transfer}** transfer model: {model}{kept}"
+    info = f"FLDA-Q and FLDA-L use the **{transfer}** transfer model: {TRANSFER_MODELS[transfer]}{kept}"
     warnings = [
-        f"{uci.UCI_SETS[key].title}, {name}: {cell.note} The cell is left empty; choose another "
-        "transfer model to fill it."
-        for (key, name), cell in result.cells.items()
+        f"{bm.pair_title(result.key, result.pair)}, {name}: {cell.note} The cell is left empty; choose "
+        "another transfer model to fill it."
+        for name, cell in result.cells.items()
         if cell.note and name.startswith("FLDA")
     ]
     return info, warnings
 
 
-def parameters_note(parameters, title):
+def parameters_note(transfer_params, transfer, title):
     """The caption of a transfer model's parameter table, or why there is none."""
-    if parameters.transfer_params is None:
+    if transfer_params is None:
         return (
-            f"The {parameters.transfer} transfer model does not apply to {title}, so it has no "
-            "parameters here and its FLDA cells in Table 3 below stay empty."
+            f"The {transfer} transfer model does not apply to {title}, so it has no "
+            "parameters here and its FLDA cells stay empty."
         )
     return (
         "Per encoded feature, the parameters FLDA-Q and FLDA-L used (estimated from all source "
@@ -72,9 +74,9 @@ def parameters_note(parameters, title):
     )
 
 
-def provenance_caption(result):
-    """Whether Table 3's cells were read from the disk cache or computed, and when."""
-    cells = [c for c in result.cells.values() if c.computed_at]
+def provenance_caption(cells):
+    """Whether the cells were read from the disk cache or computed, and when."""
+    cells = [c for c in cells if c.computed_at]
     if not cells:
         return ""
     stored = [c for c in cells if c.from_disk]
@@ -97,29 +99,57 @@ def provenance_caption(result):
     )
 
 
-def table3_caption(result):
-    """How often FLDA beats S-LR here and in the paper's Table 3, and the lowest per row."""
-    errors, paper = result.errors, result.paper
+def _gaps(options):
+    """Table 3's ", gaps filled with ..." (empty for the other tables)."""
+    impute = options.get("gaps filled with")
+    return f", gaps filled with {IMPUTE_LABELS[impute]}" if impute else ""
+
+
+def pair_caption(result):
+    """The caption of one pair's figure: what the bars and marks are, and the verdict."""
+    table = bm.BENCHMARKS[result.key].table
+    return (
+        f"Circles: target error on {bm.pair_title(result.key, result.pair)} here (± one binomial standard "
+        f"error, {result.n_target} target rows{_gaps(result.options)}); crosses: the paper's {table} "
+        "row. " + verdict_text(result)
+    )
+
+
+def table_caption(result):
+    """A whole table: how often FLDA beats S-LR here (and beyond the noise) and in the paper."""
+    errors, paper, benchmark = result.errors, result.paper, bm.BENCHMARKS[result.key]
+    n = pd.Series({bm.pair_title(result.key, p): r.n_target for p, r in result.pairs.items()})
+    rows = "data sets" if result.key == bm.TABLE3 else "pairs"
     parts = []
     for flda in ("FLDA-Q", "FLDA-L"):
         if {"S-LR", flda} <= set(errors.columns):
-            here = int((errors[flda] < errors["S-LR"]).sum())
-            there = int((paper[flda] < paper["S-LR"]).sum())
+            gap = errors["S-LR"] - errors[flda]
+            beyond = int((gap > SE_MULTIPLE * pt.difference_se(errors["S-LR"], errors[flda], n)).sum())
             parts.append(
-                f"{flda} has a lower error than S-LR on {here} of {len(errors)} data "
-                f"sets here and on {there} of them in the paper"
+                f"{flda} has a lower error than S-LR on {int((gap > 0).sum())} of {len(errors)} {rows} "
+                f"here ({beyond} beyond {SE_MULTIPLE:g} standard errors) and on "
+                f"{int((paper[flda] < paper['S-LR']).sum())} of them in the paper"
             )
-    best = errors.drop(columns=["T-LR"], errors="ignore").dropna(axis=1, how="all")
-    winners = [
-        f"{name.split(' (')[0]}: {', '.join(best.columns[best.loc[name] == best.loc[name].min()])}"
-        for name in best.index
-    ]
-    text = "; ".join(parts) + ". " if parts else ""
+    options = next(iter(result.pairs.values())).options
     return (
-        f"Target error (rows with gaps) of every classifier trained on the complete rows, "
-        f"gaps filled with {IMPUTE_LABELS[result.impute]}; the paper's Table 3 beside it "
-        f"(typed from the paper; CORAL and OT are not in it, SCL and GFK are not "
-        f"available here). {text}Lowest error here without the oracle T-LR — " + "; ".join(winners) + "."
+        f"Each cell: target error here{_gaps(options)} / in the paper's {benchmark.table} (typed "
+        "from the paper; — where it has none). " + "; ".join(parts) + "."
+    )
+
+
+def reproduction_caption(result):
+    """How closely this run reproduces the table: mean and worst |here − paper| of FLDA."""
+    table, reproduction = bm.BENCHMARKS[result.key].table, result.reproduction()
+    return (
+        f"Each mark one {bm.BENCHMARKS[result.key].pair_word} and classifier of {table}: on the diagonal "
+        "this run equals the paper; dotted lines ± 0.03. "
+        + " ".join(
+            f"{c}: mean |here − paper| {row['mean |here − paper|']:.3f}, worst {row['worst pair']} "
+            f"({row['here − paper there']:+.3f})."
+            for c, row in reproduction.loc[
+                [c for c in ("FLDA-Q", "FLDA-L") if c in reproduction.index]
+            ].iterrows()
+        )
     )
 
 

@@ -785,12 +785,14 @@ NATURAL_CLASSIFIERS = ("S-LR", "FLDA-Q", "FLDA-L", "T-LR")
 @st.cache_data(max_entries=16, show_spinner=False)
 def natural_cells(key, seed=0):
     """One data set's row of Table 3 as the Real data page computes it (its disk store,
-    ``missing_data.stored_fit_one``, zeros in the gaps), and the per-row mistakes of
+    ``paper_tables.stored_cell``, zeros in the gaps), and the per-row mistakes of
     S-LR and FLDA-Q on the target (the same fits, for the paired standard error)."""
+    from explorer.data import uci
     from explorer.experiments import missing_data as md
+    from explorer.experiments import paper_tables as pt
 
-    cells = {name: md.stored_fit_one(key, name, "zero", seed) for name in NATURAL_CLASSIFIERS}
-    data = md.problem(key, "zero")
+    cells = {name: pt.stored_cell("uci", key, name, seed) for name in NATURAL_CLASSIFIERS}
+    data = uci.problem(key, "zero")
     wrong = {}
     for name in ("S-LR", "FLDA-Q"):
         predicted, _ = md.fit_arrays(name, data.X_source, data.y_source, data.X_target, data.y_target, seed)
@@ -800,16 +802,16 @@ def natural_cells(key, seed=0):
 
 def _natural_view(lesson_step, values):
     from explorer.data import uci
-    from explorer.experiments import missing_data as md
+    from explorer.data.benchmarks import PAPER_TABLES
     from explorer.experiments.assumption import binomial_se
     from explorer.figures.lesson import Series, estimates_figure
 
-    key = str(values["real.theta_set"])
+    key = str(values["real.pair"])
     if key not in uci.UCI_SETS:
         return View(error=f"Unknown data set {key!r}; choose one of {', '.join(uci.UCI_SETS)}.")
     cells, wrong = natural_cells(key, int(values.get("shared.seed", 0)))
     title = uci.UCI_SETS[key].title
-    paper = md.PAPER_TABLE3[key]
+    paper = PAPER_TABLES["uci"][key]
     n_target = cells["S-LR"].n_target
     errors = {n: cells[n].error for n in NATURAL_CLASSIFIERS}
     ses = {n: binomial_se(errors[n], n_target) for n in NATURAL_CLASSIFIERS}
@@ -987,8 +989,8 @@ def settings_text(values):
     n_source, n_target = get("n_source"), get("n_target")
     rates = get("shift") == "rate"  # the rate-change step: "theta" holds the rate factors
     data = "offline stand-in digits" if get("source") == "offline" else None
-    if get("theta_set") is not None:
-        data = f"UCI {get('theta_set')}, gaps filled with 0"
+    if values.get("real.pair") is not None:
+        data = f"UCI {values['real.pair']}, gaps filled with 0"
     return settings_line(
         data=data if not rates else f"Poisson counts, target rate × {get('theta')}",
         theta=None if rates else get("theta"),

@@ -96,7 +96,7 @@ def project_modules(packages=PROJECT_PACKAGES):
     with :func:`pkgutil.walk_packages` (which imports the packages, not their modules).
 
     The warm-up imports all of them: whatever a page imports, directly or inside a
-    function (Real data's ``explorer.experiments.missing_data``), is loaded before the
+    function (Real data's ``explorer.experiments.paper_tables``), is loaded before the
     first visitor asks for it (a fresh server's first Digits or Real data visit imported
     for 0.2 s).  Optional heavy dependencies (skada, dask) are imported inside functions
     and stay unloaded.
@@ -397,7 +397,7 @@ async def server_lifespan(app):
 #: that store (the tests do).
 STORE_WARM_UPS = (
     ("FLDA_DIGITS_WARM_UP", "explorer.experiments.digits", "precompute"),
-    ("FLDA_REAL_DATA_WARM_UP", "explorer.experiments.missing_data", "precompute"),
+    ("FLDA_REAL_DATA_WARM_UP", "explorer.experiments.paper_tables", "precompute"),
 )
 #: Set to "0" to keep a server from computing the lesson's steps before it opens
 #: (:func:`warm_up_lesson`; the tests do).

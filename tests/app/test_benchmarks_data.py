@@ -75,9 +75,26 @@ def test_pairs_and_the_papers_tables():
     assert bm.paper_rows("imdb").loc["W → F", "FLDA-L"] == 0.159
     assert bm.paper_rows("spam").loc["M → S", "T-LR"] == 0.133
     assert bm.paper_rows("amazon").loc["K → E", "FLDA-L"] == 0.119
-    assert [b.offline for b in bm.BENCHMARKS.values()] == [True, False, True, True, False]
+    assert [b.offline for b in bm.BENCHMARKS.values()] == [True, True, False, True, True, False]
     with pytest.raises(ValueError, match="Unknown pair"):
         bm.pair_data("amazon", "B → C", fetch=FakeSkada(), reachable=lambda: True)
+
+
+def test_table3_is_a_table_whose_pairs_are_the_uci_data_sets():
+    assert bm.pairs(bm.TABLE3) == list(bm.uci.UCI_SETS)
+    assert bm.paper_rows(bm.TABLE3).index.name == "data set" == bm.BENCHMARKS[bm.TABLE3].pair_word
+    assert (
+        bm.pair_title(bm.TABLE3, "heart") == "Heart disease (heart)"
+        and bm.pair_title("imdb", "A → F") == "A → F"
+    )
+    X_s, y_s, X_t, y_t = bm.pair_data(bm.TABLE3, "heart", impute="mean")
+    problem = bm.uci.problem("heart", "mean")
+    assert X_s is problem.X_source and y_t is problem.y_target and len(y_t) == 621
+    assert np.isnan(bm.pair_data(bm.TABLE3, "heart", keep_gaps=True)[2]).any()
+    with pytest.raises(ValueError, match="Unknown pair"):
+        bm.pair_data(bm.TABLE3, "A → D")
+    with pytest.raises(ValueError, match="not in the authors' files"):
+        bm.load_set(bm.TABLE3)
 
 
 # ---------------------------------------------------------------- the authors' files, offline

@@ -133,7 +133,7 @@ PAGES = [
     ("pages/digits.py", {"seed": "1", "l2_mode": "hand", "l2": "0.01"}, ["A = ", "seed 1"]),
     (
         "pages/real_data.py",
-        {"sets": '["hepatitis", "heart"]', "impute": "mean"},
+        {"pair": "hepatitis", "impute": "mean"},
         ["gaps filled: mean", "transfer model: dropout"],
     ),
 ]

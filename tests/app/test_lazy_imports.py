@@ -170,7 +170,7 @@ def test_store_warm_ups_run_in_order_skip_the_switched_off_and_survive_failures(
     # the server's own table: the pages' stores, each with its switch
     assert [(env, module) for env, module, _ in serving.STORE_WARM_UPS] == [
         ("FLDA_DIGITS_WARM_UP", "explorer.experiments.digits"),
-        ("FLDA_REAL_DATA_WARM_UP", "explorer.experiments.missing_data"),
+        ("FLDA_REAL_DATA_WARM_UP", "explorer.experiments.paper_tables"),
     ]
 
 
@@ -201,4 +201,4 @@ def test_the_warm_up_covers_every_project_module_the_pages_import():
             elif isinstance(node, ast.Import):
                 expected.update(a.name for a in node.names if a.name.startswith(("flda_core", "explorer")))
     assert expected <= set(serving.project_modules())
-    assert {"explorer.experiments.missing_data", "explorer.data.digits"} <= expected
+    assert {"explorer.experiments.paper_tables", "explorer.data.digits"} <= expected

@@ -27,7 +27,6 @@ PREFIX = {
     "pages/digits.py": "dig",
     "pages/your_data.py": "data",
     "pages/real_data.py": "real",
-    "pages/benchmarks.py": "bench",
 }
 #: The UI modules whose helpers take a page's key prefix (``f"{prefix}.theta"``).
 PREFIX_TAKERS = ("domain_controls.py", "widgets.py")

@@ -205,20 +205,21 @@ def _check_transfer(lesson_step, values, view):
 
 
 def _check_natural(lesson_step, values, view):
+    from explorer.data import uci
     from explorer.experiments import missing_data as md
+    from explorer.experiments import paper_tables as pt
     from explorer.teaching.lesson import NATURAL_SETS
 
-    key = values["real.theta_set"]
+    key = values["real.pair"]
     assert key in NATURAL_SETS
-    page = md.run_missing_data((key,), lesson_views.NATURAL_CLASSIFIERS, "zero", 0)  # the page's entry point
-    row = page.errors.iloc[0]
+    row = pt.run_pair("uci", key, lesson_views.NATURAL_CLASSIFIERS).errors  # the page's entry point
     numbers = dict(view.numbers)
     for name in ("S-LR", "FLDA-Q"):
         label = next(k for k in numbers if k.startswith(f"{name} ("))
         assert float(numbers[label]) == pytest.approx(row[name], abs=5e-4)
     table = view.table.set_index("classifier")["here"]
     assert table.to_dict() == pytest.approx(row[list(lesson_views.NATURAL_CLASSIFIERS)].to_dict())
-    data = md.problem(key, "zero")
+    data = uci.problem(key, "zero")
     wrong = {
         n: md.fit_arrays(n, data.X_source, data.y_source, data.X_target, data.y_target, 0)[0] != data.y_target
         for n in ("S-LR", "FLDA-Q")

@@ -1,84 +1,150 @@
-"""AppTest runs of the "Real data" page (section 4.2.2, Tables 2-3)."""
+"""AppTest runs of the Real data page: the paper's Tables 3 (with Table 2) and 5-9, pair by
+pair and whole, with one set of controls."""
 
-import json
-
+import pandas as pd
 import pytest
 import sklearn
 from apptest_support import chart_specs, charts, open_page, shown
 from text_numbers import numbers, sentence
 
-from explorer.experiments import missing_data as md
+from explorer.data import benchmarks as bm
+from explorer.experiments import paper_tables as pt
+from explorer.teaching.lesson import SE_MULTIPLE
 
 PAGE = "pages/real_data.py"
-TWO_SETS = {"sets": json.dumps(["hepatitis", "heart"])}
+HEPATITIS = {"table": "uci", "pair": "hepatitis"}
+SPAM = {"table": "spam", "pair": "S → M"}
 
 
 @pytest.fixture(scope="module")
-def page_run():
-    return open_page(PAGE, TWO_SETS)
+def heart_run():
+    return open_page(PAGE, {"pair": "heart"})
 
 
-def test_page_shows_both_tables_gain_figures_and_downloads(page_run):
-    at = page_run
+def test_table3_shows_table2_theta_and_the_pair_beside_the_paper(heart_run):
+    at = heart_run
     assert not at.error
-    here, paper, gain, params = [d.value for d in at.dataframe][:4]
-    # Table 2, a markdown table (no data grid before the page's first chart): one row
-    # per chosen data set, this page's counts beside the paper's
+    assert at.session_state["real.table"] == "uci"  # Table 3 is the page's default table
+    # Table 2, a markdown table (no data grid before the page's first chart): the six data
+    # sets, this page's counts beside the paper's
     (table2,) = [shown(m.value) for m in at.markdown if m.value.startswith("| data set")]
     rows = table2.splitlines()[2:]
-    assert [r.split(" | ")[0] for r in rows] == ["| Hepatitis (hepat.)", "| Heart disease (heart)"]
-    # heart's counts, "here / paper" in one cell (no line break inside), then its own
-    cells = [cell.strip() for cell in rows[1].strip("| ").split(" | ")]
-    assert cells[0] == "Heart disease (heart)"
-    counts = [[13, 13], [920, 704], [2, 2], [621, 615], [13], [299], [2]]
-    assert [numbers(cell) for cell in cells[1:]] == counts
-    assert all("\u00a0/\u00a0" in cell for cell in cells[1:5])
-    # FLDA's columns first, no empty SCL/GFK columns (issue 25: at 1920 px they pushed
-    # FLDA-L and T-LR out of view); the paper's table keeps them, after FLDA's.
-    first = ["S-LR", "FLDA-Q", "FLDA-L", "T-LR"]
-    assert list(here.columns) == first + [
-        c for c in md.CLASSIFIERS if c not in first and c not in ("SCL", "GFK")
+    assert len(rows) == 6 and rows[2].startswith("| Heart disease (heart) |")
+    cells = [cell.strip() for cell in rows[2].strip("| ").split(" | ")]
+    assert [numbers(cell) for cell in cells[1:]] == [
+        [13, 13],
+        [920, 704],
+        [2, 2],
+        [621, 615],
+        [13],
+        [299],
+        [2],
     ]
-    assert list(paper.columns)[:4] == first and "SCL" in paper.columns
-    assert paper.loc["Heart disease (heart)", "FLDA-Q"] == "0.203"
-    # the page's numbers are the experiment's numbers
-    for name in ("S-LR", "FLDA-L", "KMM"):
-        cell = md.fit_one("heart", name)
-        assert here.loc["Heart disease (heart)", name] == f"{cell.error:.3f}"
-    assert "S-LR − FLDA-L (here)" in gain.columns
+    assert all("\u00a0/\u00a0" in cell for cell in cells[1:5])
+    # the pair: this run's error, its SE, the paper's and the difference, FLDA's columns first
+    frame = at.dataframe[0].value
+    assert list(frame.columns) == ["S-LR", "FLDA-Q", "FLDA-L", "T-LR", "S-SVM"]
+    for name in frame.columns:
+        cell = pt.fit_cell("uci", "heart", name)
+        assert frame.loc["here", name] == f"{cell.error:.3f}"
+        assert frame.loc["paper, Table 3", name] == f"{bm.PAPER_TABLES['uci']['heart'][name]:.3f}"
     assert {"real_errors", "real_theta"} <= set(chart_specs(at))
     downloads = {b.label for b in at.get("download_button")}
-    assert {"Download the table (CSV)", "Download θ̂ per feature (CSV)"} <= downloads
-    for widget in [*at.selectbox, *at.radio, *at.multiselect, *at.checkbox, *at.slider]:
+    assert {"Download θ̂ per feature (CSV)", "Download this pair (CSV)"} <= downloads
+    for widget in [*at.selectbox, *at.radio, *at.checkbox, *at.slider, *at.button]:
         assert widget.help, widget.label
 
 
-def test_captions_state_the_computed_comparison(page_run):
-    at = page_run
-    captions = " ".join(c.value for c in at.caption)
-    errors = {n: md.fit_one("heart", n).error for n in ("S-LR", "FLDA-Q", "FLDA-L")}
-    hep = {n: md.fit_one("hepatitis", n).error for n in ("S-LR", "FLDA-L")}
-    better = int(errors["FLDA-L"] < errors["S-LR"]) + int(hep["FLDA-L"] < hep["S-LR"])
-    flda_l = captions.split("FLDA-L has a lower error than S-LR")[1]
-    # here: better of 2 data sets; the paper: heart and hepatitis in Table 3
-    assert numbers(flda_l)[:3] == [better, 2, 2] and "in the paper" in flda_l
-    assert "'ca'" in captions  # heart's most often missing column
+def test_captions_state_the_computed_comparison(heart_run):
+    captions = " ".join(shown(c.value) for c in heart_run.caption)
+    errors = pd.Series({n: pt.fit_cell("uci", "heart", n).error for n in pt.classifiers("uci", False)})
+    verdict = pt.verdict(errors, 621, SE_MULTIPLE)
+    lowest = sentence(captions, "lowest error here")
+    assert verdict["best"] in lowest and numbers(lowest)[0] == round(errors[verdict["best"]], 3)
+    assert ("no winner beyond the noise" in lowest) == (not verdict["beyond"])
+    flda_q = sentence(captions, "FLDA-Q is", "S-LR (gap")
+    assert numbers(flda_q)[0] == pytest.approx(errors["S-LR"] - errors["FLDA-Q"], abs=6e-4)
+    assert "621 target rows" in captions and "gaps filled with zeros" in captions
+    assert "'ca'" in captions  # heart's most often missing column (the θ̂ chart)
     assert "PROVENANCE.md" in captions and "CC BY 4.0" in captions
 
 
-def test_mean_imputation_and_no_baselines():
-    at = open_page(PAGE, {**TWO_SETS, "impute": "mean", "baselines": "false"})
+def test_mean_imputation_and_the_baselines():
+    at = open_page(PAGE, {**HEPATITIS, "impute": "mean", "baselines": "true"})
     assert not at.error
-    here = at.dataframe[0].value
-    assert list(here.columns) == ["S-LR", "FLDA-Q", "FLDA-L", "T-LR", "S-SVM"]  # FLDA first
-    assert here.loc["Heart disease (heart)", "FLDA-L"] == f"{md.fit_one('heart', 'FLDA-L', 'mean').error:.3f}"
+    frame = at.dataframe[0].value
+    assert list(frame.columns) == list(pt.classifiers("uci"))  # FLDA first, then S-SVM and skada's five
+    cell = pt.fit_cell("uci", "hepatitis", "FLDA-L", impute="mean")
+    assert frame.loc["here", "FLDA-L"] == f"{cell.error:.3f}"
     assert "source mean" in " ".join(c.value for c in at.caption)
 
 
-def test_presentation_mode_hides_the_controls():
-    at = open_page(PAGE, {**TWO_SETS, "present": "1", "baselines": "false"})
-    assert not at.error and not at.radio and not at.multiselect
-    assert {"real_errors", "real_theta"} <= set(chart_specs(at))
+def test_the_table3_options_say_where_they_do_not_apply():
+    at = open_page(PAGE, SPAM)
+    assert not at.radio and not [s for s in at.selectbox if s.key == "real.transfer"]
+    assert any("Table 3 only" in c.value for c in at.sidebar.caption)
+
+
+@pytest.fixture(scope="module")
+def spam_run():
+    return open_page(PAGE, SPAM)
+
+
+def test_a_pair_of_table8_shows_this_run_beside_the_papers_row(spam_run):
+    at = spam_run
+    assert not at.error
+    frame = at.dataframe[0].value
+    assert list(frame.columns) == list(pt.FAST)
+    for name in pt.FAST:
+        assert frame.loc["here", name] == f"{pt.stored_cell('spam', 'S → M', name).error:.3f}"
+        assert frame.loc["paper, Table 8", name] == f"{bm.PAPER_TABLES['spam']['S → M'][name]:.3f}"
+    assert "real_errors" in chart_specs(at) and "real_theta" not in chart_specs(at)
+    assert "4205 target rows" in " ".join(c.value for c in at.caption)
+    assert at.query_params["table"] == "spam" and at.query_params["pair"] == "S → M"
+
+
+def test_the_whole_table_on_request_reports_how_close_this_run_is(spam_run):
+    at = spam_run
+    at.button(key="real_whole_run").click().run()
+    assert not at.exception and "real_table" in chart_specs(at)
+    result = pt.run_table("spam", pt.FAST)
+    summary = result.reproduction()
+    shown_summary = next(d.value for d in at.dataframe if "mean |here − paper|" in d.value.columns)
+    row = shown_summary.set_index("classifier").loc["FLDA-L"]
+    assert row["mean |here − paper|"] == f"{summary.loc['FLDA-L', 'mean |here − paper|']:.3f}"
+    assert row["worst pair"] == summary.loc["FLDA-L", "worst pair"]
+    both = next(d.value for d in at.dataframe if "M → S" in d.value.index)
+    here, paper = result.errors.loc["M → S", "FLDA-Q"], bm.PAPER_TABLES["spam"]["M → S"]["FLDA-Q"]
+    assert both.loc["M → S", "FLDA-Q"] == f"{here:.3f} / {paper:.3f}"  # this run beside the paper
+    assert "Download Table 8 (CSV)" in {b.label for b in at.get("download_button")}
+
+
+def test_an_online_table_offline_says_so_and_shows_the_papers_table(monkeypatch, tmp_path):
+    monkeypatch.setenv("FLDA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(bm, "openml_reachable", lambda host: False)
+    at = open_page(PAGE, {"table": "amazon", "pair": "B → K"})
+    assert not chart_specs(at)  # nothing downloaded, nothing fitted
+    at.button(key="real_fetch").click().run()
+    assert not at.exception
+    (warning,) = at.warning
+    assert "Not available right now" in warning.value and "figshare.com" in shown(warning.value)
+    assert at.dataframe[-1].value.loc["K → E", "FLDA-L"] == "0.119"
+
+
+def test_links_to_an_unknown_pair_and_the_older_pages_links():
+    at = open_page(PAGE, {"table": "imdb", "pair": "S → M", "baselines": "false"})
+    assert any("not a pair" in shown(i.value) for i in at.info)
+    assert at.session_state["real.pair"] == "A → F"
+    old = open_page(PAGE, {"sets": '["hepatitis", "ozone"]', "theta_set": "ozone", "impute": "mean"})
+    assert not old.error and old.session_state["real.table"] == "uci"
+    assert old.session_state["real.pair"] == "ozone" and old.query_params["pair"] == "ozone"
+    assert "theta_set" not in old.query_params
+
+
+def test_presentation_mode_keeps_the_table_and_the_pair_in_one_row():
+    at = open_page(PAGE, {**SPAM, "present": "1"})
+    assert {s.key for s in at.selectbox} == {"present_ctl_real_table", "present_ctl_real_pair"}
+    assert not at.checkbox and not at.radio and "real_errors" in chart_specs(at)
 
 
 @pytest.mark.parametrize("routing", [True, False])
@@ -88,7 +154,7 @@ def test_pages_work_whatever_routing_state_skada_left(monkeypatch, routing, targ
     # every thread the pages run in, and the opposite
     monkeypatch.setitem(sklearn._config._global_config, "enable_metadata_routing", routing)
     if target == "real":
-        at = open_page(PAGE, {"sets": json.dumps(["mammographic"])})
+        at = open_page(PAGE, {"pair": "mammographic", "baselines": "true"})
     elif target == "digits":
         at = open_page("pages/digits.py", {"l2_mode": "hand"})
     else:
@@ -97,9 +163,7 @@ def test_pages_work_whatever_routing_state_skada_left(monkeypatch, routing, targ
     assert charts(at)
 
 
-# --- FLDA's two stages in order, Table 3 progressive and kept on disk -------------------
-
-ONE_SET = {"sets": json.dumps(["hepatitis"]), "baselines": "false"}
+# --- FLDA's two stages in order, cells kept on disk, a table filling in -------------------
 
 
 def elements(at):
@@ -127,50 +191,47 @@ def disk_cache(monkeypatch, tmp_path):
 
     monkeypatch.setenv("FLDA_CACHE_DIR", str(tmp_path))
     st.cache_data.clear()
-    yield tmp_path / "missing_data"
+    yield tmp_path / "paper_tables"
     st.cache_data.clear()
 
 
-def test_theta_chart_comes_before_table3(disk_cache):
-    at = open_page(PAGE, ONE_SET)
-    items = elements(at)
-    theta = position(items, lambda n: getattr(n, "key", None) == "real_theta")
+def test_theta_chart_comes_before_the_fits(disk_cache):
+    items = elements(open_page(PAGE, HEPATITIS))
     table2 = position(items, lambda n: n.type == "subheader" and "Table 2" in n.value)
-    table3 = position(items, lambda n: n.type == "subheader" and "Table 3" in n.value)
+    theta = position(items, lambda n: getattr(n, "key", None) == "real_theta")
     errors = position(items, lambda n: getattr(n, "key", None) == "real_errors")
-    assert table2 < theta < table3 < errors
+    assert table2 < theta < errors
 
 
 def test_theta_section_needs_no_fit(disk_cache, monkeypatch):
     """With every fit failing, θ̂ and its download are still there (drawn before the fits),
-    and Table 3 shows the error instead of numbers."""
+    and the pair shows the error instead of numbers."""
 
     def broken(*args, **kwargs):
         raise RuntimeError("fits are broken in this test")
 
-    monkeypatch.setattr(md, "fit_one", broken)
-    at = open_page(PAGE, {**ONE_SET, "transfer": "two-sided"})
+    monkeypatch.setattr(pt, "fit_cell", broken)
+    at = open_page(PAGE, {**HEPATITIS, "transfer": "two-sided"})
     assert "real_theta" in chart_specs(at) and "real_errors" not in chart_specs(at)
-    assert "Download θ̂ per feature (CSV)" in {b.label for b in at.get("download_button")}
-    assert "Download the parameters (CSV)" in {b.label for b in at.get("download_button")}
-    assert len(at.error) == 1 and "Table 3" in shown(at.error[0].value)
+    downloads = {b.label for b in at.get("download_button")}
+    assert {"Download θ̂ per feature (CSV)", "Download the parameters (CSV)"} <= downloads
+    assert len(at.error) == 1 and "Hepatitis" in shown(at.error[0].value)
 
 
-def test_warm_disk_cache_serves_table3_after_a_restart_without_fitting(disk_cache, monkeypatch):
+def test_warm_disk_cache_serves_the_pair_after_a_restart_without_fitting(disk_cache, monkeypatch):
     import streamlit as st
 
-    first = open_page(PAGE, ONE_SET)
+    first = open_page(PAGE, HEPATITIS)
     captions = " ".join(c.value for c in first.caption)
     assert "All 5 cells computed" in captions and "with this code" in captions
     assert "read from this server's disk cache" not in captions
-    here = first.dataframe[0].value
+    frame = first.dataframe[0].value
     assert len(list(disk_cache.glob("*.json"))) == 5
 
     st.cache_data.clear()  # a restarted server: st.cache_data is gone, the files are not
     calls = []
-    monkeypatch.setattr(md, "fit_one", lambda *a, **k: calls.append(a))
-    monkeypatch.setattr(md, "fit_arrays", lambda *a, **k: calls.append(a))
-    second = open_page(PAGE, ONE_SET)
+    monkeypatch.setattr(pt, "fit_cell", lambda *a, **k: calls.append(a))
+    second = open_page(PAGE, HEPATITIS)
     assert calls == []
     captions = " ".join(c.value for c in second.caption)
     read = sentence(captions, "cells read from this server's disk cache")
@@ -178,45 +239,52 @@ def test_warm_disk_cache_serves_table3_after_a_restart_without_fitting(disk_cach
     assert "with this code" in captions and "computed" in captions and "UTC" in captions
     every_text = captions + " ".join(str(w.help) for w in second.get("selectbox"))
     assert str(disk_cache.parent) not in every_text  # never the server's folder
-    assert second.dataframe[0].value.equals(here)
+    assert second.dataframe[0].value.equals(frame)
 
 
 def test_a_half_table_is_never_presented_as_final(disk_cache, monkeypatch):
-    """Fits stopping after the first data set (here: an error) leave the rows done so
-    far, captioned as not complete, and no comparison with the paper."""
-    original = md.fit_one
+    """Fits stopping after the first pair (here: an error) leave the rows done so far,
+    captioned as not complete, and no comparison with the paper."""
+    original = pt.fit_cell
 
-    def fails_on_heart(key, *args, **kwargs):
-        if key == "heart":
-            raise RuntimeError("stopped on heart")
-        return original(key, *args, **kwargs)
+    def fails_on_m_to_s(key, pair, *args, **kwargs):
+        if pair == "M → S":
+            raise RuntimeError("stopped on M → S")
+        return original(key, pair, *args, **kwargs)
 
-    monkeypatch.setattr(md, "fit_one", fails_on_heart)
-    at = open_page(PAGE, {**TWO_SETS, "baselines": "false"})
+    monkeypatch.setattr(pt, "fit_cell", fails_on_m_to_s)
+    at = open_page(PAGE, SPAM)
+    at.button(key="real_whole_run").click().run()
     captions = " ".join(c.value for c in at.caption)
-    assert numbers(sentence(captions, "Not complete:", "data sets done"))[:2] == [1, 2]
+    assert numbers(sentence(captions, "Not complete:", "done"))[:2] == [1, 2]
     assert "lower error than S-LR" not in captions  # the final caption is not shown
-    partial = at.dataframe[0].value
-    assert list(partial.index) == ["Hepatitis (hepat.)"]
-    assert "real_errors" not in chart_specs(at)
-    assert at.error
+    assert list(at.dataframe[-1].value.index) == ["S → M"]
+    assert "real_table" not in chart_specs(at) and at.error
 
 
-def test_caption_does_not_claim_a_save_that_failed(disk_cache, monkeypatch):
+def test_caption_does_not_claim_a_save_that_failed(disk_cache):
     disk_cache.parent.rmdir()
     disk_cache.parent.write_text("a file where the cache folder should be")
-    at = open_page(PAGE, ONE_SET)
+    at = open_page(PAGE, HEPATITIS)
     captions = " ".join(c.value for c in at.caption)
     assert "All 5 cells computed" in captions and "not all could be saved" in captions
     assert "real_errors" in chart_specs(at)
 
 
 def test_caption_counts_cells_from_disk_and_computed(disk_cache):
-    import streamlit as st
-
-    md.stored_fit_one("hepatitis", "S-LR", store=md.cell_store(disk_cache))  # a warm-up
-    at = open_page(PAGE, ONE_SET)
+    pt.stored_cell("uci", "hepatitis", "S-LR", store=pt.cell_store(disk_cache))  # a warm-up
+    at = open_page(PAGE, HEPATITIS)
     captions = " ".join(c.value for c in at.caption)
     counts = sentence(captions, "cells read from this server's disk cache", "computed by this server")
     assert numbers(counts)[:3] == [1, 5, 4]  # 1 of 5 read, 4 computed
-    st.cache_data.clear()
+
+
+def test_the_whole_table3_counts_flda_against_s_lr_here_and_in_the_paper(disk_cache):
+    at = open_page(PAGE, HEPATITIS)
+    at.button(key="real_whole_run").click().run()
+    assert not at.exception and "real_table" in chart_specs(at)
+    result = pt.run_table("uci", pt.classifiers("uci", False))
+    flda_l = " ".join(c.value for c in at.caption).split("FLDA-L has a lower error than S-LR")[1]
+    here = int((result.errors["FLDA-L"] < result.errors["S-LR"]).sum())
+    there = sum(row["FLDA-L"] < row["S-LR"] for row in bm.PAPER_TABLES["uci"].values())
+    assert numbers(flda_l)[:5:4] == [here, there] and numbers(flda_l)[1] == 6 and "in the paper" in flda_l

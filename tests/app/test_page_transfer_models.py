@@ -112,14 +112,12 @@ def test_your_data_rate_model_shows_its_parameters_and_imputation_explains():
 
 
 def test_real_data_imputation_keeps_gaps_and_rate_explains_empty_cells():
-    at = open_page(
-        "pages/real_data.py", {"transfer": "imputation", "baselines": "false", "sets": '["hepatitis"]'}
-    )
+    at = open_page("pages/real_data.py", {"transfer": "imputation", "pair": "hepatitis"})
     assert _transfer_box(at, "real.transfer").value == "imputation"
     assert any("gaps as gaps (NaN)" in i.value for i in at.info)
     assert "estimated mu" in _frame_with(at, "estimated mu").columns
     at.selectbox(key="real.transfer").set_value("rate").run()
     assert not at.exception
-    at.multiselect(key="real.sets").set_value(["heart"]).run()
+    at.selectbox(key="real.pair").set_value("heart").run()
     assert not at.exception
     assert any("not applicable" in w.value for w in at.warning)

@@ -4,7 +4,7 @@ import numpy as np
 from apptest_support import charts, open_page
 
 from explorer.experiments import baselines as bl
-from explorer.experiments import missing_data as md
+from explorer.experiments import paper_tables as pt
 
 PAGE = "pages/your_data.py"
 
@@ -37,7 +37,7 @@ def test_baselines_option_adds_the_skada_rows():
     rows = errors[errors["family"] == "baseline"].set_index("classifier")
     assert list(rows.index) == list(bl.BASELINES)
     # same data, same split, same scaling: the Real data page's numbers
-    assert rows.loc["SA", "error"] == md.fit_one("heart", "SA").error
+    assert rows.loc["SA", "error"] == pt.fit_cell("uci", "heart", "SA").error
     chart = charts(at)[0]
     assert "KMM" in chart.spec
 

@@ -1,7 +1,11 @@
-"""The paper's Tables 5-9 pair by pair (explorer.experiments.paper_tables): the protocol
-checked against scikit-learn's own search, the store, the verdict rule, and (slow) the
-reproduction of Tables 5, 7 and 8 on the authors' files."""
+"""The paper's real-data tables pair by pair (explorer.experiments.paper_tables): Tables
+5-9's protocol checked against scikit-learn's own search, the one disk store of every
+table's cells, the verdict rule, and (slow) the reproduction of Tables 5, 7 and 8 on the
+authors' files."""
 
+import json
+import threading
+import time
 from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
@@ -12,7 +16,8 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_pre
 
 from explorer.data import benchmarks as bm
 from explorer.experiments import paper_tables as pt
-from explorer.experiments.missing_data import CellResult
+from explorer.data import uci
+from explorer.experiments.paper_tables import CellResult
 from text_numbers import numbers
 from flda_core import FLDAClassifier, estimate_dropout
 
@@ -74,7 +79,7 @@ def test_kmm_cell_runs_on_the_bounded_sample_and_predicts_every_target_row():
 
 
 def fake_cells(errors, n=400):
-    def fit(key, pair, name, seed):
+    def fit(key, pair, name, seed, **options):
         error = errors[pair][name]
         return CellResult(f"{key} {pair}", name, error, round(error * n), n, "λ=1", 0.1)
 
@@ -85,8 +90,15 @@ def test_a_table_reports_its_reproduction_of_the_paper():
     paper = bm.paper_rows("spam")
     shift = {"S → M": 0.02, "M → S": -0.05}
     errors = {p: {c: paper.loc[p, c] + shift[p] for c in pt.FAST} for p in paper.index}
-    seen = []
-    result = pt.run_table("spam", pt.FAST, fit=fake_cells(errors), progress=lambda f, t: seen.append(f))
+    seen, partial = [], []
+    result = pt.run_table(
+        "spam",
+        pt.FAST,
+        fit=fake_cells(errors),
+        progress=lambda f, t: seen.append(f),
+        on_pair=lambda done: partial.append(list(done.errors.index)),
+    )
+    assert partial == [["S → M"], ["S → M", "M → S"]]  # the table filling in
     summary = result.reproduction()
     assert summary.loc["FLDA-Q", "mean |here − paper|"] == pytest.approx(0.035)
     assert summary.loc["FLDA-L", "worst pair"] == "M → S"
@@ -134,21 +146,184 @@ def test_pair_summary_counts_what_theta_says():
     )
 
 
-def test_stored_cells_are_read_back_not_refitted(tmp_path, monkeypatch):
-    store = pt.cell_store(tmp_path)
-    first = pt.stored_cell(*PAIR, "FLDA-Q", store=store)
-    monkeypatch.setattr(pt, "fit_cell", lambda *a: pytest.fail("refitted"))
-    again = pt.stored_cell(*PAIR, "FLDA-Q", store=store)
-    assert again == first and again.from_disk and not first.from_disk
-
-
 def test_the_page_url_opens_a_table_on_a_pair():
     url = pt.page_url("imdb", "A → F", present=True)
     path = urlsplit(url)
-    assert path.path == "benchmarks"
+    assert path.path == "real_data"
     assert dict(parse_qsl(path.query)) == {"table": "imdb", "pair": "A → F", "present": "1"}
-    with pytest.raises(ValueError, match="Unknown pair"):
-        pt.page_url("imdb", "A → C")
+    assert dict(parse_qsl(urlsplit(pt.page_url("uci", "heart")).query)) == {"table": "uci", "pair": "heart"}
+    for key, pair in (("imdb", "A → C"), ("uci", "A → F"), ("spam", "heart")):
+        with pytest.raises(ValueError, match="Unknown pair"):
+            pt.page_url(key, pair)
+
+
+def test_table3_options_reach_flda_cells_only_and_the_download():
+    seen = []
+
+    def fit(key, pair, name, seed, impute="zero", transfer="dropout"):
+        seen.append((name, impute, transfer))
+        return CellResult(f"{key} {pair}", name, 0.0, 0, 1, "", 0.0)
+
+    result = pt.run_pair(
+        "uci", "heart", ("S-LR", "FLDA-Q", "T-LR"), fit=fit, impute="mean", transfer="two-sided"
+    )
+    assert seen == [("S-LR", "mean", "dropout"), ("FLDA-Q", "mean", "two-sided"), ("T-LR", "mean", "dropout")]
+    assert result.options == {"gaps filled with": "mean", "transfer model": "two-sided"}
+    seen.clear()
+    assert pt.run_pair("spam", "S → M", ("S-LR",), fit=fake_cells({"S → M": {"S-LR": 0.5}})).options == {}
+
+
+# --- the one disk store of every table's cells ------------------------------------------
+
+
+def counting(monkeypatch):
+    calls = []
+    original = pt.fit_cell
+
+    def fit_cell(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(pt, "fit_cell", fit_cell)
+    return calls
+
+
+def test_stored_cells_round_trip_exactly_and_are_not_refitted(tmp_path, monkeypatch):
+    calls = counting(monkeypatch)
+    first = pt.stored_cell(*PAIR, "FLDA-Q", store=pt.cell_store(tmp_path))
+    fresh = [
+        pt.stored_cell("uci", "hepatitis", name, store=pt.cell_store(tmp_path)) for name in ("S-LR", "FLDA-L")
+    ]
+    assert len(calls) == 3 and not any(c.from_disk for c in [first, *fresh])
+    assert all(c.computed_at.endswith("UTC") for c in fresh)
+    # a restarted server: a new store object on the same folder
+    again = [
+        pt.stored_cell("uci", "hepatitis", name, store=pt.cell_store(tmp_path)) for name in ("S-LR", "FLDA-L")
+    ]
+    assert len(calls) == 3 and all(c.from_disk for c in again)
+    assert again == fresh and [c.seconds for c in again] == [c.seconds for c in fresh]  # exact
+    assert [c.computed_at for c in again] == [c.computed_at for c in fresh]
+    assert pt.stored_cell(*PAIR, "FLDA-Q", store=pt.cell_store(tmp_path)).from_disk
+    # every input of the cell is in its key
+    store = pt.cell_store(tmp_path)
+    pt.stored_cell("uci", "hepatitis", "S-LR", impute="mean", store=store)
+    pt.stored_cell("uci", "hepatitis", "S-LR", random_state=1, store=store)
+    pt.stored_cell("uci", "hepatitis", "FLDA-L", transfer="two-sided", store=store)
+    assert len(calls) == 6
+
+
+def test_an_empty_cell_round_trips_with_its_note(tmp_path):
+    first = pt.stored_cell("uci", "heart", "FLDA-L", transfer="rate", store=pt.cell_store(tmp_path))
+    again = pt.stored_cell("uci", "heart", "FLDA-L", transfer="rate", store=pt.cell_store(tmp_path))
+    assert (
+        np.isnan(again.error)
+        and again.from_disk
+        and again.note == first.note
+        and "not applicable" in first.note
+    )
+
+
+def test_a_code_or_data_change_refits(tmp_path, monkeypatch):
+    calls = counting(monkeypatch)
+    pt.stored_cell("uci", "hepatitis", "S-LR", store=pt.cell_store(tmp_path))
+    monkeypatch.setattr(pt, "code_fingerprint", lambda: "another version of the code")
+    cell = pt.stored_cell("uci", "hepatitis", "S-LR", store=pt.cell_store(tmp_path))
+    assert len(calls) == 2 and not cell.from_disk
+
+
+def test_the_fingerprint_covers_the_code_the_data_and_the_libraries(monkeypatch):
+    files = set(pt.fingerprint_files())
+    library, app = pt.result_store.SOURCE_ROOTS
+    for path in (
+        app / "experiments" / "paper_tables.py",
+        app / "experiments" / "missing_data.py",
+        app / "experiments" / "baselines.py",
+        app / "data" / "uci.py",
+        app / "data" / "benchmarks.py",
+        library / "classifier.py",
+        library / "selection.py",
+        library / "transfer_models.py",
+        *(uci.UCI_DIR / uci.UCI_SETS[k].file for k in uci.UCI_SETS),
+        *bm.PAPER_DIR.glob("*.mat"),
+    ):
+        assert path.resolve() in files, path
+    assert {"numpy", "scikit-learn", "skada"} <= set(pt.result_store.PACKAGES)
+    digest = pt.code_fingerprint()
+    monkeypatch.setattr(pt.result_store.metadata, "version", lambda name: "0.0-upgraded")
+    pt.code_fingerprint.cache_clear()
+    try:
+        assert pt.code_fingerprint() != digest
+    finally:
+        pt.code_fingerprint.cache_clear()
+
+
+def test_a_corrupt_cell_file_is_recomputed(tmp_path, monkeypatch):
+    calls = counting(monkeypatch)
+    store = pt.cell_store(tmp_path)
+    first = pt.stored_cell("uci", "hepatitis", "S-LR", store=store)
+    (path,) = tmp_path.glob("*.json")
+    record = json.loads(path.read_text())
+    for broken in (
+        "{truncated",
+        json.dumps({**record, "value": {**record["value"], "error": "0.2"}}),
+        json.dumps({**record, "value": {**record["value"], "n_wrong": -1}}),
+        json.dumps({**record, "value": {**record["value"], "seconds": True}}),
+        json.dumps({**record, "value": {**record["value"], "classifier": "FLDA-Q"}}),
+    ):
+        path.write_text(broken)
+        cell = pt.stored_cell("uci", "hepatitis", "S-LR", store=store)
+        assert not cell.from_disk
+        assert (cell.error, cell.params, cell.n_wrong) == (first.error, first.params, first.n_wrong)
+    assert len(calls) == 6
+    assert pt.stored_cell("uci", "hepatitis", "S-LR", store=store).from_disk  # rewritten
+
+
+def test_precompute_fills_the_store_for_the_page(tmp_path, monkeypatch):
+    reports = []
+    store = pt.cell_store(tmp_path)
+    monkeypatch.setattr(bm, "pairs", lambda key: ["hepatitis"] if key == "uci" else ["S → M"])
+    result = pt.precompute(("uci", "spam"), progress=lambda f, t: reports.append(f), store=store)
+    assert reports[-1] == 1.0
+    assert list(result["uci"].errors.columns) == list(pt.classifiers("uci"))  # Table 3 with its baselines
+    assert list(result["spam"].errors.columns) == list(pt.FAST)  # minutes with them: not at start
+    calls = counting(monkeypatch)
+    again = pt.run_pair(
+        "uci", "hepatitis", pt.classifiers("uci"), fit=lambda *a, **k: pt.stored_cell(*a, **k, store=store)
+    )
+    assert calls == [] and all(c.from_disk for c in again.cells.values())
+    pd.testing.assert_series_equal(again.errors, result["uci"].pairs["hepatitis"].errors)
+
+
+def test_a_background_warm_up_and_a_page_never_fit_the_same_cell_twice(tmp_path, monkeypatch):
+    calls = counting(monkeypatch)
+    counted = pt.fit_cell
+
+    def slow_fit_cell(*args, **kwargs):
+        time.sleep(0.3)  # both threads are surely inside a fit at the same time
+        return counted(*args, **kwargs)
+
+    monkeypatch.setattr(pt, "fit_cell", slow_fit_cell)
+    monkeypatch.setattr(bm, "pairs", lambda key: ["hepatitis"])
+    store = pt.cell_store(tmp_path)
+    names = ("S-LR", "FLDA-Q", "FLDA-L")
+    monkeypatch.setattr(pt, "classifiers", lambda key, baselines=True: names)
+    warm_up = threading.Thread(target=pt.precompute, args=(("uci",),), kwargs={"store": store})
+    warm_up.start()
+    page = [pt.stored_cell("uci", "hepatitis", name, store=store) for name in names]
+    warm_up.join()
+    assert sorted(args[2] for args in calls) == sorted(names)  # each fitted once
+    assert len(list(tmp_path.glob("*.json"))) == 3
+    assert all(0 <= cell.error <= 1 for cell in page)
+
+
+def test_an_unwritable_store_still_gives_the_cell_and_says_it_was_not_saved(tmp_path):
+    blocker = tmp_path / "not a folder"
+    blocker.write_text("")
+    cell = pt.stored_cell("uci", "hepatitis", "S-LR", store=pt.cell_store(blocker / "store"))
+    fresh = pt.fit_cell("uci", "hepatitis", "S-LR")
+    assert (cell.error, cell.params) == (fresh.error, fresh.params)
+    assert not cell.saved and not cell.from_disk
+    assert pt.stored_cell("uci", "hepatitis", "S-LR", store=pt.cell_store(tmp_path)).saved
 
 
 #: Tables whose FLDA columns this run reproduces within 0.03 on average (the acceptance of

@@ -24,7 +24,6 @@ from flda_core.synthetic import (
     make_rate_domains,
 )
 from explorer.experiments import digits as ed
-from explorer.experiments import missing_data as md
 from explorer.experiments import your_data as yd
 from explorer.experiments.perturbation import run_perturbation
 from explorer.experiments.synthetic import fit_classifiers, fit_linear, transfer_errors
@@ -216,38 +215,3 @@ def test_your_data_fit_models_passes_transfer_and_keeps_dropout():
     np.testing.assert_array_equal(rate["S-LR"].coef_, default["S-LR"].coef_)
     again = yd.fit_models(prepared, names=("FLDA-L",), transfer="dropout")
     np.testing.assert_array_equal(again["FLDA-L"].coef_, default["FLDA-L"].coef_)
-
-
-def test_missing_data_imputation_sees_gaps_and_inapplicable_models_leave_a_note():
-    assert np.isnan(md.problem("heart", "zero", True).X_target).any()
-    assert not np.isnan(md.problem("heart", "zero").X_target).any()
-    base = md.run_missing_data(keys=("hepatitis",), classifiers=("S-LR", "FLDA-L"))
-    imputed = md.run_missing_data(keys=("hepatitis",), classifiers=("S-LR", "FLDA-L"), transfer="imputation")
-    assert imputed.errors["S-LR"].iloc[0] == base.errors["S-LR"].iloc[0]
-    table = imputed.transfer_params["hepatitis"]
-    assert {"estimated theta", "estimated mu", "missing in target"} <= set(table.columns)
-    # θ̂ of the imputation model is the rate of gaps (source rows have none)
-    np.testing.assert_allclose(table["estimated theta"], table["missing in target"], atol=1e-12)
-    assert imputed.long_table()["transfer model"].eq("imputation").all()
-    # heart has negative (scaled) values: "rate" does not apply, the cell says so
-    rate = md.run_missing_data(keys=("heart",), classifiers=("S-LR", "FLDA-L"), transfer="rate")
-    cell = rate.cells[("heart", "FLDA-L")]
-    assert np.isnan(cell.error) and "not applicable" in cell.note
-    assert rate.transfer_params["heart"] is None
-    assert (
-        rate.errors["S-LR"].iloc[0]
-        == md.run_missing_data(keys=("heart",), classifiers=("S-LR",)).errors["S-LR"].iloc[0]
-    )
-
-
-def test_run_missing_data_passes_transfer_to_flda_cells_only():
-    seen = []
-
-    def fit(key, name, impute, random_state, transfer="dropout"):
-        seen.append((name, transfer))
-        return md.CellResult(key, name, 0.0, 0, 1, "", 0.0)
-
-    md.run_missing_data(
-        keys=("heart",), classifiers=("S-LR", "FLDA-Q", "T-LR"), fit=fit, transfer="two-sided"
-    )
-    assert seen == [("S-LR", "dropout"), ("FLDA-Q", "two-sided"), ("T-LR", "dropout")]

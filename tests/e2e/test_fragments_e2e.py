@@ -133,9 +133,9 @@ def _bars(page, key):
 
 
 def test_real_data_theta_section_reruns_alone_and_keeps_table_3(streamlit_server, browser_page):
-    """Real data's "Features shown" and "Data set" re-run only the θ̂ section (they redrew
-    Table 3 and its 72 cells before: 0.9 s per slider step); the URL follows, and Table 3's
-    chart below stays as it was."""
+    """Real data's "Features shown" re-runs only the θ̂ section (it redrew Table 3 and its
+    72 cells before: 0.9 s per slider step); the URL follows, and the data set's chart of
+    Table 3 below stays as it was."""
     page, tracker = browser_page
     h.open_page(page, tracker, f"{streamlit_server.url}/real_data?top_n=10")
     assert _bars(page, "real_theta") == 10
