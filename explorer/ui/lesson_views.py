@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from explorer.ui import caches
@@ -83,6 +84,20 @@ def beyond_noise(gap, se):
     from explorer.teaching.lesson import SE_MULTIPLE
 
     return abs(float(gap)) > SE_MULTIPLE * float(se)
+
+
+def lower(gap, se):
+    """Which of two errors is lower beyond the noise: ``gap`` = first − second and its
+    standard error; 0 (the first), 1 (the second) or 2 (too close to call): the choices'
+    order of every step that asks for a winner."""
+    return (0 if gap < 0 else 1) if beyond_noise(gap, se) else 2
+
+
+def verdict(which, first, second):
+    """The words of :func:`lower`'s answer."""
+    return (f"{first} is lower beyond the noise", f"{second} is lower beyond the noise", "too close to call")[
+        which
+    ]
 
 
 def paired_se(wrong_a, wrong_b):
@@ -357,8 +372,6 @@ def _theta_view(lesson_step, values):
 def _errors_view(lesson_step, values, paper_columns, what):
     """Steps on Figures 1-2: the boundaries of the chosen loss and its three errors (with
     binomial standard errors) beside the paper's; before Reveal the target points only."""
-    import pandas as pd
-
     from explorer.experiments.assumption import binomial_se
     from explorer.names import LOSS_TITLES, classifier_name
     from explorer.teaching.captions import synthetic_figure_caption
@@ -408,12 +421,7 @@ def _oracle_view(lesson_step, values):
         _wrong(result.classifiers[flda], pair.X_target, pair.y_target),
         _wrong(result.classifiers[naive], pair.X_target, pair.y_target),
     )
-    correct = (1 if gap < 0 else 0) if beyond_noise(gap, se) else 2
-    verdict = {
-        0: f"{naive} is lower beyond the noise",
-        1: f"{flda} is lower beyond the noise",
-        2: "too close to call at this n",
-    }[correct]
+    correct = lower(-gap, se)
     paper_naive, paper_flda = PAPER_FIGURE1.errors[naive], PAPER_FIGURE1.errors[flda]
     paper_lower = naive if paper_naive < paper_flda else flda
     same = (correct == 0 and paper_lower == naive) or (correct == 1 and paper_lower == flda)
@@ -421,7 +429,8 @@ def _oracle_view(lesson_step, values):
     view.reveal = (
         f"With seed {int(values['shared.seed'])}: {naive} {ours[naive]:.3f}, "
         f"{flda} {ours[flda]:.3f}, difference {gap:+.3f} with paired standard error "
-        f"{se:.3f}: {verdict}. The paper's Figure 1 reports {naive} {paper_naive:.3f} and "
+        f"{se:.3f}: {verdict(correct, naive, flda)} at this n. The paper's Figure 1 reports "
+        f"{naive} {paper_naive:.3f} and "
         f"{flda} {paper_flda:.3f} ({paper_lower} lower); this run "
         + ("agrees." if same else "does not show that order beyond the noise.")
     )
@@ -554,8 +563,6 @@ def _transfer_view(lesson_step, values):
     paper = paper_table1_frame()
     table.index = [f"this run, {i}" for i in table.index]
     paper.index = [f"paper, {i}" for i in paper.index]
-    import pandas as pd
-
     naive = list(result.naive.classifiers.values())
     return View(
         fig=perturbation_error_figure(result.sweep, naive, 0, paper=PAPER_TABLE1.errors, mark=delta),
@@ -613,18 +620,13 @@ def _learning_view(lesson_step, values, slide=False):
     mean, sem = at["mean_error"], at["sem"]
     gap = float(mean["FLDA-Q"] - mean["S-LS"])
     se = float(np.hypot(sem["FLDA-Q"], sem["S-LS"]))
-    correct = (0 if gap < 0 else 1) if beyond_noise(gap, se) else 2
+    correct = lower(gap, se)
     n_adapt = lc.adaptation_sample_size(table, "FLDA-Q", "T-LS", "target", 0.01)
     numbers = [(f"{n} at n = {asked} (±SE {sem[n]:.3f})", _fmt(mean[n])) for n in ("S-LS", "FLDA-Q")]
     numbers.append(
         (f"FLDA-Q ≈ T-LS from n (paper ≈ {PAPER_ADAPTATION_N})", f"{n_adapt:,}" if n_adapt else "never")
     )
     regime = f"ℓ2 with λ = {ridge:g} for every classifier" if ridge else "no ℓ2"
-    verdict = {
-        0: "FLDA-Q is lower beyond the noise",
-        1: "S-LS is lower beyond the noise",
-        2: "too close to call",
-    }
     return View(
         fig=learning_curve_figure(table, slide=slide),
         fig_before=learning_curve_figure(table[table["n"] > asked], slide=slide),
@@ -645,7 +647,7 @@ def _learning_view(lesson_step, values, slide=False):
         correct=frozenset({correct}),
         reveal=(
             f"{regime.capitalize()}, n = {asked}: FLDA-Q − S-LS = {gap:+.3f} ± {se:.3f} (SE over "
-            f"50 repeats): {verdict[correct]}; T-LS {mean['T-LS']:.3f} ± {sem['T-LS']:.3f}."
+            f"50 repeats): {verdict(correct, 'FLDA-Q', 'S-LS')}; T-LS {mean['T-LS']:.3f} ± {sem['T-LS']:.3f}."
         ),
     )
 
@@ -662,8 +664,6 @@ def digit_results(seed):
 
 
 def _digits_view(lesson_step, values, slide=False):
-    import pandas as pd
-
     from explorer.experiments.digits import FIGURE6_PAIRS, PAPER_TABLE4
     from explorer.figures.digits import digit_weights_figure
     from explorer.teaching.captions import asymmetry_sentence, directions_phrase, paper_table4_sentence
@@ -776,8 +776,6 @@ def paper_notes(seed=0):
 
 
 def _notes_view(lesson_step, values):
-    import pandas as pd
-
     bayes, figure2 = paper_notes(0)
     below = bayes.values["below"]
     table = pd.DataFrame(
@@ -843,7 +841,7 @@ def _natural_view(lesson_step, values):
     ses = {n: binomial_se(errors[n], n_target) for n in NATURAL_CLASSIFIERS}
     gap = errors["FLDA-Q"] - errors["S-LR"]
     se = paired_se(wrong["FLDA-Q"], wrong["S-LR"])
-    correct = (0 if gap < 0 else 1) if beyond_noise(gap, se) else 2
+    correct = lower(gap, se)
     paper_series = Series(
         "the paper's Table 3", tuple(paper.get(n, np.nan) for n in NATURAL_CLASSIFIERS), None, "x"
     )
@@ -853,13 +851,6 @@ def _natural_view(lesson_step, values):
         tuple(ses[n] for n in NATURAL_CLASSIFIERS),
         "circle",
     )
-    verdict = {
-        0: "FLDA-Q is lower beyond the noise",
-        1: "S-LR is lower beyond the noise",
-        2: "too close to call",
-    }
-    import pandas as pd
-
     table = pd.DataFrame(
         {
             "classifier": list(NATURAL_CLASSIFIERS),
@@ -886,7 +877,7 @@ def _natural_view(lesson_step, values):
         correct=frozenset({correct}),
         reveal=(
             f"{title}, {n_target} target rows: FLDA-Q − S-LR = {gap:+.3f} ± {se:.3f} (paired "
-            f"SE): {verdict[correct]}. The paper's Table 3 gives no standard errors."
+            f"SE): {verdict(correct, 'FLDA-Q', 'S-LR')}. The paper's Table 3 gives no standard errors."
         ),
         facts=_natural_facts(title, n_target, gap, se, paper["FLDA-Q"] - paper["S-LR"]),
     )
@@ -912,8 +903,6 @@ def _natural_facts(title, n_target, gap, se, paper_gap):
 def _rate_view(lesson_step, values):
     """θ̂ of a feature whose count rate falls against one whose counts grow (no big numbers:
     the Synthetic page's preset has other factors; the θ̂ are in the reveal and table)."""
-    import pandas as pd
-
     from explorer.figures.lesson import Series, estimates_figure
     from flda_core import estimate_dropout
 
@@ -969,8 +958,6 @@ def _rate_view(lesson_step, values):
 def _recap_view(lesson_step, values, slide=False):
     """Every other step's revealed answer at its starting settings, computed (on a slide
     in the numbers overlay, not on the slide itself: eleven rows do not fit it)."""
-    import pandas as pd
-
     from explorer.teaching.lesson import LESSON_STEPS
 
     rows = []

@@ -96,8 +96,15 @@ KEY_MAP = {
     **dict.fromkeys(["a", "A"], "numbers"),
     **dict.fromkeys(["r", "R"], "reset"),
     **dict.fromkeys(["h", "H"], "contrast"),
+    **dict.fromkeys(["j", "J"], "join"),
+    **dict.fromkeys(["v", "V"], "bars"),
     "?": "help",
 }
+#: Keys of a class only (the join overlay, the class's vote bars).
+CLASS_ACTIONS = ("join", "bars")
+#: In a class these layers are the class's (shown on the projector, steered from the
+#: presenter too): the keys element sends them to the server.
+CLASS_LAYERS = ("black", "join", "why", "numbers")
 #: The keys that move between steps outside presentation mode (no letters: a page to read).
 PAGE_KEYS = ("ArrowRight", "ArrowLeft", "PageDown", "PageUp", " ", "Spacebar")
 #: Actions the page carries out (a rerun); the rest are the browser's alone.
@@ -115,20 +122,25 @@ ACTION_TEXT = {
     "numbers": "“All numbers” of this step, the paper's and the links",
     "reset": "reset the step: controls to their start values, answer hidden",
     "contrast": "high contrast on or off",
+    "join": "in a class: the join code as a large QR code",
+    "bars": "in a class: show or hide the class's votes",
     "help": "this list",
 }
 _KEY_NAMES = {" ": "Space", "ArrowRight": "→", "ArrowLeft": "←", "Escape": "Esc", "PageDown": "Page Down"}
 _KEY_NAMES |= {"PageUp": "Page Up"}
 
 
-def key_list():
-    """``[(keys, what), ...]`` in :data:`ACTION_TEXT`'s order: the ``?`` overlay's rows.
+def key_list(in_class=False):
+    """``[(keys, what), ...]`` in :data:`ACTION_TEXT`'s order: the ``?`` overlay's rows
+    (the class's keys only ``in_class``).
 
     >>> key_list()[0]
     ('→ / Space / Page Down / N', 'reveal, then the next step')
     """
     rows = []
     for action, text in ACTION_TEXT.items():
+        if action in CLASS_ACTIONS and not in_class:
+            continue
         if action == "jump":
             rows.append(("N then Enter", text))
             continue
@@ -141,7 +153,7 @@ def key_list():
     return rows
 
 
-def parse_action(value, n_steps):
+def parse_action(value, n_steps, in_class=False):
     """The keyboard element's trigger value as ``(action, step index or None)``, or None.
 
     ``"jump:N"`` names step N counted from 1 (the counter's number); the index returned
@@ -153,7 +165,7 @@ def parse_action(value, n_steps):
     if not isinstance(value, str):
         return None
     action, _, number = value.partition(":")
-    if action not in SERVER_ACTIONS:
+    if action not in SERVER_ACTIONS and not (in_class and action in CLASS_ACTIONS + CLASS_LAYERS):
         return None
     if action != "jump":
         return None if number else (action, None)
@@ -341,21 +353,27 @@ def _ignore():
     pass
 
 
-def lesson_keys(titles, present):
+def lesson_keys(titles, present, in_class=False, layer=""):
     """Draw the keyboard element; returns this run's ``(action, index)``
     (:func:`parse_action`) or None, and the viewport height the browser reported (None
     until it has).
 
     ``titles`` are the steps' titles (the overview's grid).  Outside presentation mode
     only ← / → / Page Up / Page Down / Space move between steps, and a focused control
-    keeps its own keys.
+    keeps its own keys.  ``in_class``: the class's keys too (J, V), the class's layers
+    (:data:`CLASS_LAYERS`) go to the server, and ``layer`` is the one the class shows.
     """
+    keys = KEY_MAP if present else {k: v for k, v in KEY_MAP.items() if k in PAGE_KEYS}
+    if not in_class:
+        keys = {k: v for k, v in keys.items() if v not in CLASS_ACTIONS}
     data = {
         "present": bool(present),
         "titles": list(titles),
-        "keys": KEY_MAP if present else {k: v for k, v in KEY_MAP.items() if k in PAGE_KEYS},
+        "keys": keys,
         "serverActions": list(SERVER_ACTIONS),
-        "help": key_list(),
+        "serverLayers": list(CLASS_LAYERS) if in_class else [],
+        "layer": layer if in_class else "",
+        "help": key_list(in_class),
     }
     result = _component()(
         key=KEYS_KEY,
@@ -366,4 +384,4 @@ def lesson_keys(titles, present):
     )
     viewport = getattr(result, "viewport", None)
     viewport = int(viewport) if isinstance(viewport, (int, float)) and 200 <= viewport <= 10_000 else None
-    return parse_action(getattr(result, "nav", None), len(titles)), viewport
+    return parse_action(getattr(result, "nav", None), len(titles), in_class), viewport
