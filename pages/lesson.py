@@ -5,15 +5,18 @@ The steps are data (``explorer.teaching.lesson.LESSON_STEPS``); one renderer
 its text, a prediction the class makes, the one or two controls that matter, the figure
 and numbers computed by the experiments' entry points with the step's own settings, the
 paper's numbers, Back/Next, a link to the step and to its full page, and the handouts.
-With ``?present=1`` each step is a slide (:mod:`explorer.ui.slides`).
+With ``?present=1`` each step is a slide (:mod:`explorer.ui.slides`); a class's projector
+and presenter are views of this page (:mod:`explorer.ui.class_lecture`,
+:mod:`explorer.ui.presenter`).
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
+from explorer.classroom.codes import normalize_code
 from explorer.teaching.lesson import LESSON_STEPS
-from explorer.ui import charts, classroom, guard, lesson_slide, slides, state, tables, widgets
+from explorer.ui import charts, class_lecture, guard, lesson_slide, slides, state, tables, widgets
 from explorer.ui.lecture import SoloLecture
 from explorer.ui.lesson_views import handout_bytes
 
@@ -74,7 +77,18 @@ def draw_handout(lecture):
 
 
 def main():
-    """Draw the page."""
+    """Draw the page: a class's projector or presenter (``?class=CODE&view=…``), a
+    rehearsal (``?view=presenter``), or the lesson (on slides with ``?present=1``)."""
+    view = st.query_params.get(class_lecture.VIEW_PARAM, "")
+    code = normalize_code(st.query_params.get(class_lecture.CLASS_PARAM, ""))
+    if code and view in ("projector", "presenter"):
+        class_lecture.show_class(code, view)
+        return
+    if view == "presenter":
+        from explorer.ui.presenter import draw_presenter
+
+        draw_presenter(SoloLecture())
+        return
     present = state.presentation_mode()
     lecture = SoloLecture(present)
     action, viewport = slides.lesson_keys([s.title for s in LESSON_STEPS], present)
@@ -95,7 +109,7 @@ def main():
         lesson_slide.draw_navigation(lecture)
     lesson_slide.draw_links(lesson_step, values, present)
     draw_handout(lecture)
-    classroom.start_class_entry()
+    class_lecture.start_class_entry()
     equations = lesson_slide.linked_equations(lesson_step, view) if view is not None else ()
     if equations:
         charts.show_equations(equations, title="Equations of this step")

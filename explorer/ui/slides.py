@@ -235,7 +235,6 @@ _BASE_CSS = f"""
 header[data-testid="stHeader"] {{ display: none; }}
 .st-key-{TITLE_KEY} {{ position: absolute !important; width: 1px; height: 1px; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; }}
-.st-key-{KEYS_KEY} {{ position: absolute !important; width: 0; height: 0; }}
 [data-testid="stMainBlockContainer"] {{ padding: 1vh 1.6vw 0 1.6vw; max-width: none; }}
 [data-testid="stMain"] {{ overflow: hidden; }}
 {_S}, {_S} [data-testid="stVerticalBlock"] {{ gap: 0.6vh; }}
@@ -282,6 +281,11 @@ html[data-flda-slide="numbers"] .st-key-{NUMBERS_KEY} {{ column-count: 2; column
 {_in_overlays("h3")} {{ padding: 0 0 1vh 0 !important; margin: 0 !important; }}
 {_OVERLAY_BLOCKS} {{ margin: 0 0 1vh 0 !important; break-inside: avoid; }}
 html[data-flda-slide="why"] .st-key-{WHY_KEY} p {{ font-size: {_vh("body")} !important; }}
+"""
+#: The browser-drawn layers (black-out, overview, list of keys, the jump note) and the
+#: keys element out of sight: on slides and on the presenter's console.
+_LAYER_CSS = f"""
+.st-key-{KEYS_KEY} {{ position: absolute !important; width: 0; height: 0; }}
 .flda-slide-layer {{ display: none; position: fixed; inset: 0; z-index: 999995;
   background: var(--flda-slide-bg); color: var(--flda-slide-text); padding: 4vh 4vw; overflow: hidden;
   font-family: var(--st-font, sans-serif); }}
@@ -301,6 +305,37 @@ html[data-flda-slide="help"] .flda-slide-help {{ display: block; }}
   font-size: {_vh("body")}; padding: 1vh 1.5vw; border: 0.3vh solid currentColor; border-radius: 1vh;
   background: var(--flda-slide-bg); color: var(--flda-slide-text); }}
 html[data-flda-jump] .flda-slide-jump {{ display: block; }}
+"""
+#: A class's layer: the join code in a corner, the vote bars over the slide's right side
+#: (shown or hidden as the class says), "reconnecting…", the join overlay (J); on the
+#: presenter the same bars with counts, share correct and the peer-instruction hint.
+CLASS_CSS = f"""
+.flda-class-projector .flda-class-corner {{ position: fixed; right: 1.2vw; bottom: 1vh; z-index: 999980;
+  font-size: {_vh("settings")}; padding: 0.3vh 0.8vw; border-radius: 0.6vh; opacity: 0.85;
+  background: var(--flda-slide-bg); color: var(--flda-slide-text); border: 0.15vh solid currentColor; }}
+.flda-class-projector .flda-class-bars {{ position: fixed; right: 1.6vw; top: 12vh; width: 34vw;
+  z-index: 999970; padding: 1.5vh 1.2vw; border-radius: 1vh; border: 0.3vh solid currentColor;
+  background: var(--flda-slide-bg); color: var(--flda-slide-text); font-size: {_vh("body")}; }}
+.flda-class-projector .flda-class-bars[hidden], .flda-class-status[hidden] {{ display: none; }}
+.flda-class-status {{ position: fixed; left: 1.2vw; bottom: 1vh; z-index: 999990; padding: 0.3vh 0.8vw;
+  background: #8a5300; color: #ffffff; border-radius: 0.6vh; font-weight: 700; }}
+.flda-class-bar {{ display: grid; grid-template-columns: 3.5em 1fr 2.5em; gap: 0.6em; align-items: center;
+  margin: 0.3em 0; font-variant-numeric: tabular-nums; }}
+.flda-class-track {{ height: 1.1em; border: 1px solid currentColor; border-radius: 0.2em; overflow: hidden; }}
+.flda-class-fill {{ display: block; height: 100%; background: #1E7BD6; }}
+.flda-class-fill.flda-class-r1 {{ background: #7a7a7a; }}
+.flda-class-round-head {{ font-weight: 700; margin-top: 0.4em; }}
+.flda-class-hint {{ font-style: italic; margin-top: 0.2em; }}
+.flda-class-stats {{ font-variant-numeric: tabular-nums; font-weight: 600; }}
+.flda-class-projector .flda-class-stats {{ display: none; }}
+.st-key-lesson_join {{ display: none !important; }}
+html[data-flda-slide="join"] .st-key-lesson_join {{ display: flex !important; flex-direction: column;
+  align-items: center; justify-content: center; position: fixed; inset: 0; z-index: 999992;
+  background: var(--flda-slide-bg); color: var(--flda-slide-text); }}
+html[data-flda-slide="join"] .st-key-lesson_join p, html[data-flda-slide="join"] .st-key-lesson_join h3 {{
+  font-size: {_vh("title")} !important; text-align: center; }}
+html[data-flda-slide="join"] .st-key-lesson_join img {{ width: 55vh !important; height: 55vh !important;
+  background: #ffffff; padding: 1vh; }}
 """
 #: The theme's colours for the browser-drawn layers.
 _THEME_VARS = """
@@ -337,9 +372,17 @@ HIGH_CONTRAST_CSS = """
 
 
 @functools.cache
-def slide_css(contrast=False):
-    """The ``<style>`` of presentation mode (``contrast``: :data:`HIGH_CONTRAST_CSS` too)."""
-    return f"<style>{_THEME_VARS}{_BASE_CSS}{HIGH_CONTRAST_CSS if contrast else ''}</style>"
+def slide_css(contrast=False, in_class=False):
+    """The ``<style>`` of presentation mode (``contrast``: :data:`HIGH_CONTRAST_CSS` too;
+    ``in_class``: :data:`CLASS_CSS`)."""
+    extra = (HIGH_CONTRAST_CSS if contrast else "") + (CLASS_CSS if in_class else "")
+    return f"<style>{_THEME_VARS}{_BASE_CSS}{_LAYER_CSS}{extra}</style>"
+
+
+@functools.cache
+def layer_css():
+    """The ``<style>`` of the presenter's console: the keys' layers and the class's bars."""
+    return f"<style>{_THEME_VARS}{_LAYER_CSS}{CLASS_CSS}</style>"
 
 
 @functools.cache
