@@ -6,7 +6,7 @@ FLDA-Q, errors on both validation sets -- in under 5 s on a 2-core machine.
 
 Prints, measured in the same run:
 
-* the batched closed form (:func:`explorer.experiments.learning_curves.learning_curves`),
+* the batched closed form (:func:`explorer.experiments.learning_curves.quadratic_learning_errors`),
   median of 5 runs, with and without drawing the data;
 * the baseline it replaces: one ``FLDAClassifier(loss="quadratic")`` fit and
   two validation scorings per (classifier, size, repeat), timed on a few
@@ -34,9 +34,9 @@ from flda_core.classifier import FLDAClassifier
 from explorer.experiments.scoring import TIE_RTOL
 from explorer.experiments.learning_curves import (
     DOMAINS,
-    learning_curves,
     logistic_learning_errors,
     make_learning_curve_data,
+    quadratic_learning_errors,
     sample_size_grid,
     training_orders,
 )
@@ -53,7 +53,7 @@ def timed(func, *args, **kwargs):
 
 def batched_run(seed=0):
     data = make_learning_curve_data(seed=seed)
-    return learning_curves(data, sample_size_grid(), N_REPEATS, seed=seed)
+    return quadratic_learning_errors(data, sample_size_grid(), range(N_REPEATS), seed=seed)
 
 
 def baseline_errors(data, sizes, repeats, seed=0):
@@ -91,7 +91,9 @@ def main(argv=None):
     batched_run()  # warm-up (imports, caches)
     total = [timed(batched_run)[0] for _ in range(5)]
     data = make_learning_curve_data(seed=0)
-    curves_only = [timed(learning_curves, data, sizes, N_REPEATS, seed=0)[0] for _ in range(5)]
+    curves_only = [
+        timed(quadratic_learning_errors, data, sizes, range(N_REPEATS), seed=0)[0] for _ in range(5)
+    ]
     median_total, median_curves = statistics.median(total), statistics.median(curves_only)
     print(
         f"batched closed form, data + curves: median of 5 = {median_total:.3f} s "
@@ -102,7 +104,7 @@ def main(argv=None):
 
     n_base = N_REPEATS if args.full_baseline else 3
     t_base, base = timed(baseline_errors, data, sizes, range(n_base))
-    batched = learning_curves(data, sizes, n_base, seed=0).errors
+    batched = quadratic_learning_errors(data, sizes, range(n_base), seed=0)
     agree = np.mean(base == batched)
     t_base_50 = t_base * N_REPEATS / n_base
     label = "measured" if args.full_baseline else f"{t_base:.2f} s for {n_base} repeats, scaled"

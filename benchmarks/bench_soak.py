@@ -16,8 +16,9 @@ nginx sends it to a live process.  Reported, as one JSON line at the end:
 * ``other_p50`` / ``other_p95``: change times (seconds from a control change to the
   end of its run) of the students of the process that was not killed, over the whole
   run and (``other_p95_after_kill``) from the kill to the end;
-* ``restart_s``: seconds from the kill until the killed process answers its health
-  check again (supervisord restarted it); ``students_on_killed``: students whose tab
+* ``respawn_s``: seconds from the kill until supervisord started a new process;
+  ``restart_s``: until that process answers its health check (its start-up, the
+  warm-ups before it opens included); ``students_on_killed``: students whose tab
   was on it then, ``killed_students_back_s``: until the last of them had a run
   served again (by the live process, through nginx), ``killed_students_not_back``;
 * ``errors_before_kill``, ``errors_during_restart`` (lost connections of the killed
@@ -63,6 +64,7 @@ class Clock:
     def __init__(self):
         self.start = time.monotonic()
         self.kill = None
+        self.respawn = None
         self.restart = None
 
     def now(self):
@@ -173,8 +175,10 @@ async def kill_and_watch(server, record, at_s, limit_s=120):
     clock.kill = clock.now()
     record.on_killed = {i for i, s in record.current.items() if s.cookies.get("flda_backend") == "p1"}
     while clock.now() - clock.kill < limit_s:
-        await asyncio.sleep(0.2)
-        if await asyncio.to_thread(answers_health, port):
+        await asyncio.sleep(0.05)
+        if clock.respawn is None and server.streamlit_pids().get(port, pid) != pid:
+            clock.respawn = clock.now()
+        if clock.respawn is not None and await asyncio.to_thread(answers_health, port):
             clock.restart = clock.now()
             return
 
@@ -223,6 +227,7 @@ def summary(record, clock, peak, loads, args):
     other = [s for _, s in record.changes["p2"]]
     after = [s for t, s in record.changes["p2"] if clock.kill is not None and t >= clock.kill]
     restart = None if clock.restart is None else clock.restart - clock.kill
+    respawn = None if clock.respawn is None else clock.respawn - clock.kill
     killed_back = [t - clock.kill for k, t in record.back.items() if k in record.on_killed]
 
     def when(t):
@@ -243,6 +248,7 @@ def summary(record, clock, peak, loads, args):
         "changes": len(other) + len(record.changes["p1"]),
         "uploads": record.uploads,
         "kill_at_s": r(clock.kill),
+        "respawn_s": r(respawn),
         "restart_s": r(restart),
         "students_on_killed": len(record.on_killed),
         "killed_students_back_s": r(max(killed_back, default=None)),

@@ -77,7 +77,7 @@ from explorer.experiments import learning_curves as lc
 from explorer.experiments import digits as ed
 from explorer.experiments import perturbation as pe
 from explorer.experiments import synthetic as ex
-from explorer.experiments.transfer_models import cv_l2, missing_data_split
+from bench_transfer_models import cv_l2, missing_data_split  # benchmarks/ is on the path
 from flda_core.objectives import dropout_variances, logistic_binary_objective, logistic_multinomial_objective
 from flda_core.transfer import dropout_variance_factor, estimate_dropout, nonzero_rate
 

@@ -26,6 +26,7 @@ __all__ = [
     "classifier_name",
     "classifier_family",
     "classifier_loss",
+    "subscript",
 ]
 
 #: The two losses of the paper, in the order the paper reports them.
@@ -64,3 +65,11 @@ def classifier_family(name):
 def classifier_loss(name):
     """Loss of a paper name: ``"quadratic"`` (S-LS, T-LS, FLDA-Q) or ``"logistic"``."""
     return _FAMILY_LOSS[name][1]
+
+
+def subscript(number):
+    """``number`` in subscript digits, e.g. ``subscript(12) == "₁₂"`` (θ̂₁, feature 1)."""
+    return str(number).translate(_SUBSCRIPTS)
+
+
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")

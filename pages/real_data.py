@@ -1,139 +1,35 @@
 """Real data: missing data at test time on six UCI data sets (section 4.2.2, Tables 2-3).
 
-Thin page over :mod:`explorer.experiments.missing_data` (fits, tables),
-:mod:`explorer.data.uci` (data) and :mod:`explorer.figures.real_data`
-(figures).  The page follows FLDA's two stages: the data (Table 2), θ̂ from the
-data alone (no classifier fitted, so the first chart comes at once), then the
-fits of Table 3, whose rows appear data set by data set.  Every (data set,
-classifier) cell is cached with ``st.cache_data`` and on disk
-(:func:`explorer.experiments.missing_data.stored_fit_one`), so a cell is
-computed once per setting, code version and data, also across server restarts.
-Widget keys start with ``"real."`` and are mirrored in the URL.
+Thin page over :mod:`explorer.experiments.missing_data` (fits, tables, every cell kept
+on disk by ``stored_fit_one``), :mod:`explorer.data.uci` (data),
+:mod:`explorer.figures.real_data` (figures) and :mod:`explorer.teaching.real_data`
+(captions).  FLDA's two stages in order: the data (Table 2), θ̂ from the data alone (the
+first chart comes at once), then Table 3, data set by data set.  Widget keys start with
+``"real."`` and are mirrored in the URL.
 """
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
-from explorer.ui import caches, charts, guard, state, tables, widgets
-from explorer.data import benchmarks as bm
+from explorer.ui import caches, charts, guard, navigation, state, tables, widgets
 from explorer.data import uci
 from explorer.experiments import baselines as bl
 from explorer.experiments import missing_data as md
 from explorer.figures.real_data import error_comparison_figure, theta_figure
-from flda_core.transfer_models import TRANSFER_MODELS
-from explorer.safe_text import escape_markdown as esc
+from explorer.figures.export import settings_line
+from explorer.teaching import real_data as captions
+from explorer.teaching.real_data import IMPUTE_LABELS, provenance_caption, table3_caption, theta_caption
 
 KEYS = tuple(uci.UCI_SETS)
-IMPUTE_LABELS = {"zero": "zeros (the paper's choice)", "mean": "the source mean (mean imputation)"}
 SETTINGS = [
     state.Setting("real.impute", "zero", options=uci.IMPUTE_OPTIONS),
     state.Setting("real.baselines", True),
     state.Setting("real.sets", list(KEYS), options=KEYS),
     state.Setting("real.theta_set", "heart", options=KEYS),
     state.Setting("real.top_n", 25, lo=5, hi=80),
-    state.Setting("real.bench", "office31_decaf", options=tuple(bm.BENCHMARKS)),
     widgets.transfer_setting("real"),
 ]
-BENCH_RESULT_KEY = "real_bench_result"  # {"key", "pair", "errors"} or {"error": message}
-
-
-@st.cache_resource(show_spinner=False, max_entries=4)
-def bench_data(key, pair):
-    return bm.load_pair(key, pair)
-
-
-@st.cache_data(show_spinner=False, max_entries=128)
-def bench_cell(key, pair, classifier, seed):
-    """Target error of one classifier on one downloaded domain pair."""
-    X_s, y_s, X_t, y_t = bench_data(key, pair)
-    predicted, params = md.fit_arrays(classifier, X_s, y_s, X_t, y_t, seed)
-    return float(np.mean(predicted != y_t)), params
-
-
-def run_benchmark(key, pair, classifiers, seed):
-    """Button callback: download (once) and fit; the outcome goes to the session."""
-    try:
-        bench_data(key, pair)
-    except bm.BenchmarkUnavailable as error:
-        st.session_state[BENCH_RESULT_KEY] = {"error": str(error)}
-        return
-    errors = {}
-    with (
-        guard.error_boundary("running the benchmark") as outcome,
-        widgets.progress_bar("Fitting…") as progress,
-    ):
-        for i, name in enumerate(classifiers):
-            progress(i / len(classifiers), f"Fitting {name} on {pair} ({i + 1} of {len(classifiers)})…")
-            errors[name] = bench_cell(key, pair, name, seed)[0]
-    if not outcome.failed:
-        st.session_state[BENCH_RESULT_KEY] = {"key": key, "pair": pair, "errors": errors}
-
-
-def draw_benchmarks(classifiers, seed):
-    """The paper's image and text benchmarks (Tables 5, 6, 9), downloaded on request."""
-    st.subheader("The paper's image and text benchmarks (download)")
-    left, middle = st.columns(2)
-    with left:
-        key = st.selectbox(
-            "Benchmark",
-            tuple(bm.BENCHMARKS),
-            key="real.bench",
-            format_func=lambda k: f"{bm.BENCHMARKS[k].title} ({bm.BENCHMARKS[k].table})",
-            help="Downloaded once by skada's fetchers into the server's "
-            "data cache (FLDA_CACHE_DIR chooses its folder); later "
-            "runs need no network. MNIST/USPS (Table 4) are on the "
-            "Handwritten digits page.",
-        )
-    with middle:
-        pair = st.selectbox(
-            "Source → target",
-            bm.pairs(key),
-            key="real_bench_pair",
-            help="Train on the first domain (labelled), adapt to and test on the second.",
-        )
-    benchmark = bm.BENCHMARKS[key]
-    names = [c for c in classifiers if c not in bl.NOT_AVAILABLE and c != "S-SVM"]
-    st.button(
-        "Download (if needed) and run",
-        key="real_bench_run",
-        type="primary",
-        help=f"Fits {', '.join(names)} on the chosen pair; hyper-parameters by "
-        "cross-validation on the source as above. FLDA uses dropout here "
-        "(the paper's model), whatever the transfer model chosen above.",
-        on_click=run_benchmark,
-        args=(key, pair, tuple(names), seed),
-    )
-    outcome = st.session_state.get(BENCH_RESULT_KEY)
-    paper = bm.paper_rows(key)
-    if outcome and "error" in outcome:
-        st.warning(
-            f"**The benchmark is not available right now.** {esc(outcome['error'])} "
-            "The paper's numbers are below; the UCI table above needs no network.",
-            icon=":material/cloud_off:",
-        )
-    elif outcome and outcome["key"] == key and outcome["pair"] in paper.index:
-        here = pd.DataFrame(
-            {"here": outcome["errors"], f"paper ({benchmark.table})": paper.loc[outcome["pair"]]}
-        ).T
-        st.markdown(f"**{benchmark.title}, {outcome['pair']}**")
-        st.dataframe(formatted(here), width="stretch")
-        better = [
-            f
-            for f in ("FLDA-Q", "FLDA-L")
-            if f in outcome["errors"] and outcome["errors"][f] < outcome["errors"].get("S-LR", np.inf)
-        ]
-        st.caption(
-            f"Target error on {outcome['pair']} here and in the paper's "
-            f"{benchmark.table}. Here {' and '.join(better) or 'neither FLDA variant'} "
-            f"{'has' if len(better) == 1 else 'have' if better else 'has'} a lower "
-            f"error than S-LR. {benchmark.note}"
-        )
-    st.markdown(f"**The paper's {benchmark.table}** ({benchmark.title})")
-    st.dataframe(formatted(paper), width="stretch")
-    st.caption(f"Typed from the paper's {benchmark.table}. {benchmark.note}")
 
 
 @caches.cache_data(show_spinner=False, max_entries=512)
@@ -161,15 +57,7 @@ def draw_controls():
             "gap holds the source mean; FLDA's dropout then replaces a feature by "
             "its mean, the alternative the paper names.",
         )
-        widgets.transfer_control(
-            "real",
-            note=(
-                "Imputation keeps the target's gaps as gaps (NaN) for FLDA and fills them in "
-                "expectation with the source mean; the other classifiers still see the gaps "
-                "filled as chosen above. Rate needs non-negative features: where a data set "
-                "has negative values its FLDA cells stay empty and say why."
-            ),
-        )
+        widgets.transfer_control("real", note=captions.TRANSFER_NOTE)
         st.checkbox(
             "Domain-adaptation baselines (skada)",
             key="real.baselines",
@@ -187,8 +75,7 @@ def draw_controls():
 
 
 def run_table(keys, classifiers, impute, seed, transfer="dropout"):
-    """Table 3, the rows appearing as each data set is done; returns the result and
-    the slot the table is drawn in (the complete table replaces the partial one)."""
+    """Table 3, rows appearing as each data set is done; returns it and its slot."""
     with widgets.progress_bar("Fitting classifiers…") as progress:
         slot = st.empty()
 
@@ -197,7 +84,7 @@ def run_table(keys, classifiers, impute, seed, transfer="dropout"):
             if done == len(keys):
                 return  # the complete table is drawn by draw_table3
             with slot.container():
-                st.dataframe(here_table(partial.errors), width="stretch")
+                st.dataframe(key_columns_first(partial.errors, bl.NOT_AVAILABLE), width="stretch")
                 st.caption(
                     f"**Not complete: {done} of {len(keys)} data sets done** "
                     f"({', '.join(partial.errors.index)}); the remaining rows, the "
@@ -222,152 +109,47 @@ def formatted(frame, digits=3):
     return frame.map(lambda v: "—" if v != v else f"{v:.{digits}f}")
 
 
-#: Table 3's columns shown first (the paper's method, its naive baseline and the oracle),
-#: so that half a 1920 px screen shows them without scrolling sideways (issue 25).
+#: Table 3's columns shown first, so that half a 1920 px screen shows them (issue 25).
 FIRST_COLUMNS = ("S-LR", "FLDA-Q", "FLDA-L", "T-LR")
 
 
-def key_columns_first(frame):
-    """``frame`` with :data:`FIRST_COLUMNS` first, the other columns in their order."""
+def key_columns_first(frame, drop=()):
+    """``frame`` formatted, :data:`FIRST_COLUMNS` first, without the columns ``drop``."""
     first = [c for c in FIRST_COLUMNS if c in frame.columns]
-    return frame[first + [c for c in frame.columns if c not in first]]
-
-
-def here_table(errors):
-    """Table 3 here, formatted, FLDA's columns first; SCL and GFK (not in skada, no
-    number here) are left out and the caption says so (:func:`table3_caption`)."""
-    here = formatted(errors)
-    return key_columns_first(here[[c for c in here.columns if c not in bl.NOT_AVAILABLE]])
-
-
-def provenance_caption(result):
-    """Whether Table 3's numbers were read from the disk cache or computed, and when."""
-    cells = [c for c in result.cells.values() if c.computed_at]
-    if not cells:
-        return ""
-    stored = [c for c in cells if c.from_disk]
-    fresh = [c for c in cells if not c.from_disk]
-    when = sorted({c.computed_at for c in cells})
-    span = when[0] if len(when) == 1 else f"{when[0]} to {when[-1]}"
-    if not fresh:
-        return (
-            f"All {len(cells)} cells read from this server's disk cache: computed {span} "
-            "with this code, these data and these library versions."
-        )
-    if not stored:
-        kept = (
-            "saved to this server's disk cache: a server restart reads them back"
-            if all(c.saved for c in cells)
-            else "not all could be saved to this server's disk cache: a server restart computes those again"
-        )
-        return f"All {len(cells)} cells computed {span} with this code and {kept}."
-    return (
-        f"{len(stored)} of {len(cells)} cells read from this server's disk cache, "
-        f"{len(fresh)} computed by this server; all computed {span} with this code, "
-        "these data and these library versions."
-    )
-
-
-def table3_caption(result):
-    errors, paper = result.errors, result.paper
-    parts = []
-    for flda in ("FLDA-Q", "FLDA-L"):
-        if {"S-LR", flda} <= set(errors.columns):
-            here = int((errors[flda] < errors["S-LR"]).sum())
-            there = int((paper[flda] < paper["S-LR"]).sum())
-            parts.append(
-                f"{flda} has a lower error than S-LR on {here} of {len(errors)} data "
-                f"sets here and on {there} of them in the paper"
-            )
-    best = errors.drop(columns=["T-LR"], errors="ignore").dropna(axis=1, how="all")
-    winners = [
-        f"{name.split(' (')[0]}: {', '.join(best.columns[best.loc[name] == best.loc[name].min()])}"
-        for name in best.index
-    ]
-    text = "; ".join(parts) + ". " if parts else ""
-    return (
-        f"Target error (rows with gaps) of every classifier trained on the complete rows, "
-        f"gaps filled with {IMPUTE_LABELS[result.impute]}; the paper's Table 3 beside it "
-        f"(typed from the paper; CORAL and OT are not in it, SCL and GFK are not "
-        f"available here). {text}Lowest error here without the oracle T-LR — " + "; ".join(winners) + "."
-    )
-
-
-def theta_caption(thetas, title):
-    top = thetas.sort_values(["missing in target", "theta"], ascending=False).iloc[0]
-    gapped = thetas[thetas["missing in target"] > 0]
-    gap = (gapped["theta"] - gapped["missing in target"]).abs().mean() if len(gapped) else 0.0
-    return (
-        f"{title}: FLDA's θ̂ per feature (green bars, section 3.3.1) beside the share of "
-        f"target rows in which the feature's column is empty (diamonds). "
-        f"{len(gapped)} of {len(thetas)} encoded features have gaps in the target; the "
-        f"most often missing is '{top['feature']}' ({top['missing in target']:.1%} of the "
-        f"target rows, θ̂ = {top['theta']:.3f}). Over the features with gaps, θ̂ differs "
-        f"from the missing share by {gap:.3f} on average: θ̂ also counts entries that are "
-        f"0 without being missing, and a feature non-zero more often in the target than "
-        f"in the source gets θ̂ = 0."
-    )
+    return formatted(frame[first + [c for c in frame.columns if c not in first and c not in drop]])
 
 
 def show_transfer_notes(result):
     """Which transfer model FLDA used, and the cells where it does not apply."""
-    if result.transfer == "dropout":
-        return
-    kept = (
-        " FLDA sees the target's gaps as gaps (NaN) and fills them in expectation with "
-        "the source mean; the other classifiers see the filled gaps."
-        if result.transfer == "imputation"
-        else ""
-    )
-    st.info(
-        f"FLDA-Q and FLDA-L use the **{result.transfer}** transfer model: "
-        f"{TRANSFER_MODELS[result.transfer]}{kept}",
-        icon=":material/info:",
-    )
-    for (key, name), cell in result.cells.items():
-        if cell.note and name.startswith("FLDA"):
-            st.warning(
-                f"{uci.UCI_SETS[key].title}, {name}: {cell.note} The cell is left "
-                "empty; choose another transfer model to fill it.",
-                icon=":material/warning:",
-            )
+    info, warnings = captions.transfer_notes(result)
+    if info:
+        st.info(info, icon=":material/info:")
+    for text in warnings:
+        st.warning(text, icon=":material/warning:")
 
 
 def show_transfer_parameters(parameters, title):
-    """The estimated parameters of a transfer model other than dropout, for one data set
-    (:class:`~explorer.experiments.missing_data.DataParameters`: no classifier fitted)."""
-    transfer, key = parameters.transfer, parameters.key
-    if transfer == "dropout":
+    """Another transfer model's estimated parameters for one data set (no fit needed)."""
+    if parameters.transfer == "dropout":
         return
-    frame = parameters.transfer_params
-    st.markdown(f"**{title}: estimated {transfer} parameters**")
+    frame, note = parameters.transfer_params, captions.parameters_note(parameters, title)
+    st.markdown(f"**{title}: estimated {parameters.transfer} parameters**")
     if frame is None:
-        st.info(
-            f"The {transfer} transfer model does not apply to {title}, so it has no "
-            "parameters here and its FLDA cells in Table 3 below stay empty.",
-            icon=":material/info:",
-        )
+        st.info(note, icon=":material/info:")
         return
     st.dataframe(frame, hide_index=True, width="stretch", column_config=tables.number_columns(frame))
-    st.caption(
-        "Per encoded feature, the parameters FLDA-Q and FLDA-L used (estimated from "
-        "all source and target rows), beside the share of target rows missing the "
-        "feature's column."
-    )
+    st.caption(note)
     tables.download_csv(
         "Download the parameters (CSV)",
         frame,
-        file_name=f"flda_{transfer}_{key}.csv",
+        file_name=f"flda_{parameters.transfer}_{parameters.key}.csv",
         key="real_download_transfer",
         help="The table above as CSV.",
     )
 
 
 def figure_settings(data, impute, transfer, seed=None):
-    """The settings line of this page's figures (:func:`explorer.figures.export.settings_line`):
-    the data, how gaps were filled, the seed of the fits and FLDA's transfer model."""
-    from explorer.figures.export import settings_line
-
+    """The settings line of this page's figures: data, gaps, seed and transfer model."""
     return settings_line(data=data, seed=seed, extra=(f"gaps filled: {impute}",), transfer=transfer)
 
 
@@ -429,10 +211,10 @@ def draw_table3(keys, classifiers, impute, seed, transfer, present):
         left, right = st.columns(2)
         with left:
             st.markdown("**Here**")
-            st.dataframe(here_table(result.errors), width="stretch")
+            st.dataframe(key_columns_first(result.errors, bl.NOT_AVAILABLE), width="stretch")
         with right:
             st.markdown("**The paper's Table 3**")
-            st.dataframe(key_columns_first(formatted(md.paper_table(keys))), width="stretch")
+            st.dataframe(key_columns_first(md.paper_table(keys)), width="stretch")
         st.caption(table3_caption(result))
         provenance = provenance_caption(result)
         if provenance:
@@ -462,19 +244,7 @@ def draw_table3(keys, classifiers, impute, seed, transfer, present):
     )
     if not present:
         with st.expander("How the numbers are computed"):
-            st.markdown(
-                "* Hyper-parameters by 3-fold cross-validation on the **source only**, as "
-                "the paper does (section 4.2.1): l2 of S-LR, FLDA-Q and FLDA-L from "
-                f"{', '.join(f'{v:g}' for v in md.FLDA_L2_GRID)} (θ̂ held fixed); C "
-                f"({', '.join(f'{v:g}' for v in bl.C_GRID)}) of every logistic regression "
-                "and C and the RBF bandwidth of every SVM, for a baseline on the source "
-                "after its adaptation step.\n"
-                "* T-LR (the oracle) is trained on the target labels; its error is a 3-fold "
-                "cross-validated error on the target (each row predicted by a model that did not "
-                "see it), l2 chosen by cross-validation on the target.\n"
-                + "".join(f"* {name}: {note}.\n" for name, note in bl.BASELINE_NOTES.items())
-                + "".join(f"* {name}: not available — {why}.\n" for name, why in bl.NOT_AVAILABLE.items())
-            )
+            st.markdown("".join(f"* {line}\n" for line in md.PROTOCOL))
             st.dataframe(result.params, width="stretch")
     return result
 
@@ -519,10 +289,12 @@ def main():
 
     draw_theta_section(keys, impute, st.session_state["real.transfer"], present)
     result = draw_table3(keys, classifiers, impute, seed, st.session_state["real.transfer"], present)
-    if result is None:
-        return
-    if not present:
-        draw_benchmarks(classifiers, seed)
+    if result is not None and not present:
+        navigation.page_link(
+            "pages/benchmarks.py",
+            label="The paper's image and text benchmarks (Tables 5-9)",
+            icon=":material/leaderboard:",
+        )
 
 
 guard.run_page(main)

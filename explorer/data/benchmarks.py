@@ -1,25 +1,17 @@
-"""The paper's image and text benchmarks that skada can download (section 4.2).
+"""The paper's real-data benchmarks (section 4.2): its tables as typed, and their data.
 
-Offered when the network is there, never needed offline:
+* Tables 5, 7 and 8 -- the authors' own files, shipped in ``sample_data/paper``
+  (``PROVENANCE.md`` there: MIT licence, checksums), read offline once per process
+  (:func:`load_set`): Office-Caltech with SURF features (dense, 2533 x 800), IMDB
+  reviews by genre and SMS/e-mail spam (bag of words, kept ``scipy.sparse``).
+* Tables 6 (Office, DeCAF8) and 9 (Amazon reviews) -- not in those files: downloaded on
+  request with skada's fetchers into ``<cache>/skada`` of
+  :func:`explorer.data.digits.default_cache_dir` (``$FLDA_CACHE_DIR``); without network
+  and cache :func:`pair_data` fails within seconds with :class:`BenchmarkUnavailable`.
+  skada's Amazon features are its own 400-dimensional ones, not the paper's.
 
-* Office with DeCAF8 features (Table 6): Amazon, DSLR and Webcam, 31 classes
-  -- ``skada.datasets.fetch_office31_decaf``;
-* Office-Caltech with SURF features (Table 5): the 10 Office-Caltech classes
-  of Amazon, DSLR and Webcam -- ``skada.datasets.fetch_office31_surf``
-  (skada has no Caltech domain, so the paper's pairs with C are left out);
-* Amazon reviews (Table 9): Books, DVD, Electronics, Kitchen --
-  ``skada.datasets.fetch_amazon_review`` (skada's pre-computed 400-dimensional
-  features, not the paper's bag of words).
-
-MNIST and USPS (Table 4) are on the "Handwritten digits" page
-(:func:`explorer.data.digits.load_mnist_usps`).
-
-Downloads go through skada's own fetchers (no HTTP code here) into
-``<cache>/skada`` of :func:`explorer.data.digits.default_cache_dir`
-(``$FLDA_CACHE_DIR`` or ``~/.cache/flda``); later loads read the cache and
-need no network.  Without network and cache, :func:`load_pair` fails within
-seconds with :class:`BenchmarkUnavailable`, and the paper's numbers
-(:data:`PAPER_TABLES`) are still there to show.
+MNIST and USPS (Table 4) are on the "Handwritten digits" page; Table 3 is
+:mod:`explorer.experiments.missing_data`.
 
 References
 ----------
@@ -29,47 +21,59 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research 17(171), 1
 
 from __future__ import annotations
 
+import functools
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 import sklearn
 
 from explorer.data.digits import default_cache_dir, openml_reachable
 from explorer.data.files import without_paths
+from explorer.registry import SAMPLE_DIR
 
 __all__ = [
     "HOST",
+    "PAPER_DIR",
+    "COLUMNS",
     "Benchmark",
     "BENCHMARKS",
     "PAPER_TABLES",
     "BenchmarkUnavailable",
+    "DomainSet",
+    "typed_table",
     "cache_dir",
-    "load_pair",
-    "paper_rows",
+    "load_set",
+    "pair_data",
     "pairs",
+    "pair_letters",
+    "paper_rows",
 ]
 
 #: Where skada's fetchers download from (checked before a download).
 HOST = "figshare.com"
-_COLUMNS = ("S-SVM", "S-LR", "KMM", "SCL", "SA", "GFK", "TCA", "FLDA-Q", "FLDA-L", "T-LR")
+#: The authors' files of Tables 5, 7 and 8.
+PAPER_DIR = SAMPLE_DIR / "paper"
+#: The columns of the paper's Tables 3 and 5-9, in its order.
+COLUMNS = ("S-SVM", "S-LR", "KMM", "SCL", "SA", "GFK", "TCA", "FLDA-Q", "FLDA-L", "T-LR")
 
 
-def _rows(text):
-    """``"A→D .599 .618 ..."`` lines -> ``{"A → D": {classifier: error}}``."""
+def typed_table(text, pair_rows=True):
+    """Rows typed as in the paper (``"A→D .599 .618 ..."``, one value per :data:`COLUMNS`)
+    -> ``{row: {classifier: error}}``; with ``pair_rows`` the row ``"A→D"`` is ``"A → D"``."""
     rows = {}
     for line in text.strip().splitlines():
-        pair, *values = line.split()
-        source, target = pair.split("→")
-        rows[f"{source} → {target}"] = dict(zip(_COLUMNS, map(float, values)))
+        name, *values = line.split()
+        rows[" → ".join(name.split("→")) if pair_rows else name] = dict(zip(COLUMNS, map(float, values)))
     return rows
 
 
-#: The paper's Tables 5, 6 and 9 (target error), typed from the paper.
+#: The paper's Tables 5-9 (target error), typed from the paper.
 PAPER_TABLES = {
-    "office_caltech_surf": _rows("""
+    "office_caltech": typed_table("""
         A→D .599 .618 .616 .621 .627 .624 .624 .599 .624 .303
         A→W .688 .675 .668 .686 .606 .631 .712 .648 .678 .181
         A→C .557 .553 .563 .555 .594 .614 .579 .565 .550 .427
@@ -82,14 +86,24 @@ PAPER_TABLES = {
         W→D .198 .191 .178 .198 .214 .121 .166 .191 .185 .303
         C→D .612 .616 .631 .583 .575 .599 .612 .510 .599 .303
         C→W .712 .725 .729 .724 .600 .603 .695 .654 .702 .181"""),
-    "office31_decaf": _rows("""
+    "office31_decaf": typed_table("""
         A→D .406 .388 .402 .422 .460 .424 .351 .428 .388 .104
         A→W .434 .468 .455 .474 .499 .477 .426 .491 .468 .064
         D→W .086 .079 .083 .074 .103 .073 .087 .088 .079 .064
         D→A .516 .496 .502 .497 .520 .569 .489 .589 .487 .216
         W→A .520 .496 .514 .506 .541 .584 .510 .645 .501 .216
         W→D .034 .030 .032 .034 .062 .052 .042 .024 .044 .104"""),
-    "amazon": _rows("""
+    "imdb": typed_table("""
+        A→F .145 .136 .133 .133 .184 .276 .230 .135 .136 .196
+        A→W .158 .155 .155 .165 .163 .249 .266 .158 .154 .163
+        F→W .256 .206 .208 .206 .182 .289 .355 .205 .202 .163
+        F→A .201 .195 .193 .198 .193 .296 .363 .194 .194 .169
+        W→A .168 .160 .159 .159 .167 .238 .222 .155 .157 .169
+        W→F .340 .167 .163 .163 .232 .292 .203 .172 .159 .196"""),
+    "spam": typed_table("""
+        S→M .460 .522 .521 .524 .445 .491 .508 .511 .521 .073
+        M→S .830 .804 .799 .804 .408 .696 .863 .636 .727 .133"""),
+    "amazon": typed_table("""
         B→D .180 .168 .166 .167 .414 .392 .413 .303 .166 .153
         B→E .217 .221 .222 .220 .372 .429 .369 .343 .210 .116
         B→K .188 .188 .189 .184 .371 .443 .338 .384 .185 .095
@@ -107,75 +121,211 @@ PAPER_TABLES = {
 
 @dataclass(frozen=True)
 class Benchmark:
-    """One downloadable benchmark.
+    """One of the paper's benchmark tables.
 
     Attributes
     ----------
     key, title : str
     table : str
-        The paper's table, e.g. ``"Table 6"``.
-    fetcher : str
-        Name of the function in ``skada.datasets``.
+        The paper's table, e.g. ``"Table 5"``.
     domains : dict
-        The paper's letter -> skada's domain name.
+        The paper's letter -> the domain's name (in the file, or skada's name).
+    file : str
+        The authors' file in :data:`PAPER_DIR` (offline), or ``""`` (downloaded).
+    fetcher : str
+        The function of ``skada.datasets`` that downloads it (when ``file`` is ``""``).
     kwargs : tuple of (str, str)
-        Extra fetcher arguments (``categories`` preset by name).
+        Extra fetcher arguments.
     note : str
-        How the data differ from the paper's.
+        How the data are read or differ from the paper's.
     """
 
     key: str
     title: str
     table: str
-    fetcher: str
     domains: dict
+    file: str = ""
+    fetcher: str = ""
     kwargs: tuple = ()
     note: str = ""
 
+    @property
+    def offline(self):
+        """True for the tables read from the shipped files."""
+        return bool(self.file)
+
 
 BENCHMARKS = {
+    "office_caltech": Benchmark(
+        "office_caltech",
+        "Office-Caltech, SURF features (10 classes)",
+        "Table 5",
+        {"A": "amazon", "D": "dslr", "W": "webcam", "C": "caltech"},
+        file="da_office_caltech.mat",
+        note="The authors' file (sample_data/paper): 800 bag-of-visual-words counts, dense.",
+    ),
     "office31_decaf": Benchmark(
         "office31_decaf",
         "Office, DeCAF8 features (31 classes)",
         "Table 6",
-        "fetch_office31_decaf",
         {"A": "amazon", "D": "dslr", "W": "webcam"},
-        note="skada's copy of the DeCAF8 features the paper uses.",
+        fetcher="fetch_office31_decaf",
+        note="Downloaded by skada (its copy of the DeCAF8 features the paper uses).",
     ),
-    "office_caltech_surf": Benchmark(
-        "office_caltech_surf",
-        "Office-Caltech, SURF features (10 classes)",
-        "Table 5",
-        "fetch_office31_surf",
-        {"A": "amazon", "D": "dslr", "W": "webcam"},
-        kwargs=(("categories", "CALTECH256"),),
-        note="skada has no Caltech (C) domain: the paper's pairs with C are not offered.",
+    "imdb": Benchmark(
+        "imdb",
+        "IMDB reviews by genre",
+        "Table 7",
+        {"A": "Action", "F": "Family", "W": "War"},
+        file="da_imdb.mat",
+        note="The authors' file (sample_data/paper): 4180 word counts, kept sparse.",
+    ),
+    "spam": Benchmark(
+        "spam",
+        "Spam, SMS and e-mail",
+        "Table 8",
+        {"S": "sms", "M": "mail"},
+        file="da_sm_spam.mat",
+        note="The authors' file (sample_data/paper): 4272 word counts, kept sparse.",
     ),
     "amazon": Benchmark(
         "amazon",
         "Amazon reviews",
         "Table 9",
-        "fetch_amazon_review",
         {"B": "books", "D": "dvd", "E": "elec", "K": "kitchen"},
-        note="skada's pre-computed 400-dimensional review features, not the paper's "
-        "bag of words: expect other numbers.",
+        fetcher="fetch_amazon_review",
+        note="Downloaded by skada: its 400-dimensional review features, not the paper's "
+        "bag of words, so expect other numbers.",
     ),
 }
 
 
 class BenchmarkUnavailable(RuntimeError):
-    """A benchmark could not be loaded (no network, server down, broken download, an
-    unreadable cached file).  Its message names the data set and the fix, never the
-    server's cache path."""
+    """A downloaded benchmark could not be loaded (no network, server down, broken
+    download, an unreadable cached file).  Its message names the data set and the fix,
+    never the server's cache path."""
 
 
-#: How to get rid of a cached copy that cannot be read (the cache's place without the
-#: server's own path: the administrator knows where FLDA_CACHE_DIR points).
+@dataclass(frozen=True)
+class DomainSet:
+    """One of the authors' files, read once: every row, its label and its domain.
+
+    Attributes
+    ----------
+    X : ndarray or scipy.sparse.csr_matrix of shape (n_rows, n_features), float64, read-only
+    y : ndarray of int, read-only
+    offsets : dict ``{letter: (first row, end row)}``
+    """
+
+    X: object
+    y: np.ndarray
+    offsets: dict
+
+
+def _read_only(X):
+    for array in (X.data, X.indices, X.indptr) if sp.issparse(X) else (X,):
+        array.flags.writeable = False
+    return X
+
+
+@functools.lru_cache(maxsize=len(BENCHMARKS))
+def load_set(key, folder=None):
+    """The authors' file of an offline benchmark, read once per process and read-only.
+
+    ``D`` is oriented rows x features (the IMDB file stores it transposed); the bag of
+    words (IMDB, spam) becomes a CSR matrix, Office-Caltech a dense array.
+    """
+    from scipy.io import loadmat
+
+    benchmark = BENCHMARKS[key]
+    if not benchmark.offline:
+        raise ValueError(f"{benchmark.title} is not in the shipped files; use pair_data.")
+    content = loadmat(Path(folder or PAPER_DIR) / benchmark.file)
+    D = content["D"].T if key == "imdb" else content["D"]
+    X = np.asarray(D, dtype=np.float64) if key == "office_caltech" else sp.csr_matrix(D, dtype=np.float64)
+    bounds = content["domains"].ravel().astype(int)
+    names = [str(np.ravel(n)[0]) for n in content["domain_names"].ravel()]
+    offsets = {
+        letter: (bounds[names.index(name)], bounds[names.index(name) + 1])
+        for letter, name in benchmark.domains.items()
+    }
+    return DomainSet(_read_only(X), _read_only(content["y"].ravel().astype(np.int64)), offsets)
+
+
+def pairs(key):
+    """The domain pairs of a benchmark in its table's order, e.g. ``["A → D", ...]``."""
+    return list(PAPER_TABLES[key])
+
+
+def paper_rows(key):
+    """The paper's table of a benchmark as a DataFrame (rows: pairs, columns: classifiers)."""
+    frame = pd.DataFrame.from_dict(PAPER_TABLES[key], orient="index")
+    frame.index.name = "source → target"
+    return frame
+
+
+def pair_letters(key, pair):
+    """The source and target letters of ``pair`` (``"A → D"``), else ``ValueError``."""
+    benchmark = BENCHMARKS[key]
+    source, target = (p.strip() for p in str(pair).split("→")) if "→" in str(pair) else ("", "")
+    if source not in benchmark.domains or target not in benchmark.domains or source == target:
+        raise ValueError(f"Unknown pair {pair!r} for {benchmark.title}; choose from {pairs(key)}.")
+    return source, target
+
+
+def pair_data(key, pair, root=None, fetch=None, reachable=None):
+    """Source and target rows of one domain pair: ``X_source, y_source, X_target, y_target``.
+
+    Offline benchmarks are row ranges of :func:`load_set` (views of the dense
+    Office-Caltech array, CSR copies of the sparse rows); the others are downloaded once
+    with skada and cached (``root``: the cache root; ``fetch``: ``(benchmark, domain,
+    data_home, download_if_missing) -> (X, y)``, raising ``OSError`` when not cached and
+    not to download; ``reachable``: a fast network check; tests pass fakes).
+
+    Raises
+    ------
+    BenchmarkUnavailable
+        A downloaded benchmark that cannot be loaded now (the message says why).
+    """
+    benchmark = BENCHMARKS[key]
+    letters = pair_letters(key, pair)
+    if benchmark.offline:
+        data = load_set(key)
+        out = []
+        for letter in letters:
+            first, end = data.offsets[letter]
+            out += [data.X[first:end], data.y[first:end]]
+        return tuple(out)
+    fetch = _skada_fetch if fetch is None else fetch
+    reachable = (lambda: openml_reachable(HOST)) if reachable is None else reachable
+    home, out = cache_dir(root), []
+    for letter in letters:
+        out += _load_domain(benchmark, benchmark.domains[letter], home, fetch, reachable)
+    return tuple(out)
+
+
+#: How to get rid of a cached copy that cannot be read (without the server's own path).
 CACHE_FIX = (
     "Whoever runs this server should delete the benchmark's folder under 'skada' "
     "in the data cache (the folder FLDA_CACHE_DIR names, by default "
-    "~/.cache/flda/skada); then 'Download (if needed) and run' downloads it again."
+    "~/.cache/flda/skada); then 'Download and run' downloads it again."
 )
+
+
+def cache_dir(root=None):
+    """Folder of skada's downloads: ``<default_cache_dir()>/skada``."""
+    return Path(default_cache_dir() if root is None else root) / "skada"
+
+
+def _skada_fetch(benchmark, domain, data_home, download_if_missing):
+    with sklearn.config_context():  # restores the routing flag skada's import switches on
+        from skada import datasets as sd
+
+    kwargs = {name: getattr(sd.Office31CategoriesPreset, value) for name, value in benchmark.kwargs}
+    fetch = getattr(sd, benchmark.fetcher)
+    return fetch(
+        domain, data_home=str(data_home), download_if_missing=download_if_missing, return_X_y=True, **kwargs
+    )
 
 
 def _unreadable(benchmark, domain, error):
@@ -185,43 +335,11 @@ def _unreadable(benchmark, domain, error):
     )
 
 
-def cache_dir(root=None):
-    """Folder of skada's downloads: ``<default_cache_dir()>/skada``."""
-    return Path(default_cache_dir() if root is None else root) / "skada"
-
-
-def pairs(key):
-    """Domain pairs offered for a benchmark, e.g. ``["A → D", "A → W", ...]``."""
-    letters = list(BENCHMARKS[key].domains)
-    return [f"{s} → {t}" for s in letters for t in letters if s != t]
-
-
-def paper_rows(key):
-    """The paper's table for a benchmark as a DataFrame (rows: pairs, columns: classifiers)."""
-    frame = pd.DataFrame.from_dict(PAPER_TABLES[key], orient="index")
-    frame.index.name = "source → target"
-    return frame
-
-
-def _skada_fetch(benchmark, domain, data_home, download_if_missing):
-    with sklearn.config_context():  # restores the routing flag skada's import switches on
-        from skada import datasets as sd
-
-    kwargs = {}
-    for name, value in benchmark.kwargs:
-        kwargs[name] = getattr(sd.Office31CategoriesPreset, value)
-    fetch = getattr(sd, benchmark.fetcher)
-    return fetch(
-        domain, data_home=str(data_home), download_if_missing=download_if_missing, return_X_y=True, **kwargs
-    )
-
-
 def _load_domain(benchmark, domain, home, fetch, reachable):
-    """One domain's ``(X, y)``: from the cache, else downloaded.  Any failure to read a
-    cached copy (``scipy.io.loadmat``'s "Unknown mat file type", a wrong shape, ...)
-    is :class:`BenchmarkUnavailable` naming the fix."""
+    """One domain's ``[X, y]``: from the cache, else downloaded; any failure to read a
+    cached copy is :class:`BenchmarkUnavailable` naming the fix."""
     try:
-        return _checked(benchmark, domain, *fetch(benchmark, domain, home, False))
+        return _checked(*fetch(benchmark, domain, home, False))
     except OSError:
         pass  # not in the cache yet
     except Exception as error:  # in the cache but not readable: never a traceback
@@ -244,53 +362,14 @@ def _load_domain(benchmark, domain, home, fetch, reachable):
             f"{CACHE_FIX[0].lower()}{CACHE_FIX[1:]}"
         ) from error
     try:
-        return _checked(benchmark, domain, X, y)
+        return _checked(X, y)
     except Exception as error:
         raise _unreadable(benchmark, domain, error) from error
 
 
-def _checked(benchmark, domain, X, y):
-    """``(X, y)`` as a 2-D float array with one label per row, else ``ValueError``."""
+def _checked(X, y):
+    """``[X, y]`` as a 2-D float array with one label per row, else ``ValueError``."""
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
     if X.ndim != 2 or y.ndim != 1 or len(X) != len(y) or len(X) == 0:
         raise ValueError(f"unexpected shape {X.shape} for {y.shape} labels")
-    return X, y
-
-
-def load_pair(key, pair, root=None, fetch=None, reachable=None):
-    """Source and target data of one domain pair, downloaded once and cached.
-
-    Parameters
-    ----------
-    key : str
-        One of :data:`BENCHMARKS`.
-    pair : str
-        ``"A → D"`` etc. (see :func:`pairs`).
-    root : path-like, optional
-        Cache root (default :func:`~explorer.data.digits.default_cache_dir`).
-    fetch : callable ``(benchmark, domain, data_home, download_if_missing) -> (X, y)``
-        Loader (default: skada's fetcher); must raise ``OSError`` when the
-        data are not cached and ``download_if_missing`` is False.  Tests pass a fake.
-    reachable : callable ``() -> bool``
-        Fast network check before a download (default: a 3-second TCP connect
-        to :data:`HOST`).
-
-    Returns
-    -------
-    X_source, y_source, X_target, y_target : ndarray
-
-    Raises
-    ------
-    BenchmarkUnavailable
-    """
-    benchmark = BENCHMARKS[key]
-    source, target = (p.strip() for p in pair.split("→"))
-    if source not in benchmark.domains or target not in benchmark.domains or source == target:
-        raise ValueError(f"Unknown pair {pair!r} for {benchmark.title}; choose from {pairs(key)}.")
-    fetch = _skada_fetch if fetch is None else fetch
-    reachable = (lambda: openml_reachable(HOST)) if reachable is None else reachable
-    home = cache_dir(root)
-    out = []
-    for letter in (source, target):
-        out += _load_domain(benchmark, benchmark.domains[letter], home, fetch, reachable)
-    return tuple(out)
+    return [X, y]

@@ -318,43 +318,74 @@ def parse_csv(raw, name="file.csv"):
         quoting.  Non-numeric or infinite feature values are checked later, in
         :func:`prepare_domains`, once the label column is known.
     """
-    if isinstance(raw, str):
-        raw = raw.encode("utf-8")
-    raw = bytes(raw)
+    raw = raw.encode("utf-8") if isinstance(raw, str) else bytes(raw)
     if len(raw) > MAX_FILE_BYTES:
         raise DataValidationError(
             f"{name} is {len(raw) / 2**20:.1f} MB; the limit is {MAX_FILE_BYTES / 2**20:.0f} MB.",
             "Upload a random subsample of the rows (or fewer columns).",
         )
     if not raw or raw.isspace():  # (raw.strip() would copy up to 50 MB)
-        raise DataValidationError(
-            f"{name} is empty.", "Upload a CSV file with a header row and at least one data row."
-        )
+        raise DataValidationError(f"{name} is empty.", _NEED_ROWS)
     _check_raw_shape(raw, name)
     text, encoding = decode_text(raw, name)
-    file_warnings = []
+    notes = []
     if encoding == "Latin-1":
-        file_warnings.append(
+        notes.append(
             f"{name} is not valid UTF-8; it was read as Latin-1 (Western European). "
             "If column names look garbled, save the file as UTF-8."
         )
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text, forced_delimiter = _excel_separator_line(text, name, file_warnings)
+    text, delimiter = _excel_separator_line(text.replace("\r\n", "\n").replace("\r", "\n"), name, notes)
     lines = [line for line in text.split("\n") if line.strip()]
     if not lines:
-        raise DataValidationError(
-            f"{name} is empty (only blank lines).",
-            "Upload a CSV file with a header row and at least one data row.",
-        )
+        raise DataValidationError(f"{name} is empty (only blank lines).", _NEED_ROWS)
     if len(lines) - 1 > MAX_ROWS:
         raise DataValidationError(
             f"{name} has {len(lines) - 1:,} data rows; the limit is {MAX_ROWS:,}.",
             "Upload a random subsample of the rows.",
         )
-    _check_line_widths(lines[:_SNIFF_LINES], forced_delimiter or "".join(DELIMITER_NAMES), name)
-    delimiter = forced_delimiter or detect_delimiter(lines)
+    _check_line_widths(lines[:_SNIFF_LINES], delimiter or "".join(DELIMITER_NAMES), name)
+    delimiter = delimiter or detect_delimiter(lines)
     _check_line_widths(lines, delimiter, name)
     _check_header_line_breaks(text, lines[0], delimiter, name)
+    header = _header(lines, delimiter, name, notes)
+    header_end = text.find(lines[0]) + len(lines[0])
+    frame = _read_body(text[header_end:], delimiter, header, name, text[:header_end].count("\n"))
+    columns, decimal_comma = {}, []
+    for index, column_name in enumerate(header):
+        converted, used_comma = _convert_column(frame[index], delimiter)
+        if column_name == "":
+            if not converted.isna().all():
+                raise DataValidationError(
+                    f"Column {index + 1} of {name} has values but no name.",
+                    "Give every column a name in the header row.",
+                )
+            notes.append(
+                f"{name}: ignored column {index + 1}, which has no name and no values "
+                "(a delimiter at the end of each line)."
+            )
+            continue
+        columns[column_name] = converted.reset_index(drop=True)
+        if used_comma:
+            decimal_comma.append(column_name)
+    if not columns:
+        raise DataValidationError(f"{name} has no named columns with values.", _NEED_ROWS)
+    if decimal_comma:
+        notes.append(f"{name}: read decimal commas as decimal points in {_name_list(decimal_comma)}.")
+    return CsvTable(name, pd.DataFrame(columns), encoding, delimiter, tuple(notes))
+
+
+_NEED_ROWS = "Upload a CSV file with a header row and at least one data row."
+
+
+def _no_data_rows(name):
+    return DataValidationError(
+        f"{name} has a header row but no data rows.", "Add at least one row of values below the column names."
+    )
+
+
+def _header(lines, delimiter, name, notes):
+    """The column names of the first line, checked (count, cells, the first row's width,
+    distinct names); a note when every name is a number."""
     raw_header = [h.strip() for h in _split_fields(lines[0], delimiter)]
     # Names in Unicode's composed form (NFC): "café" typed on one system and written
     # decomposed (NFD, as macOS tools often do) on another is one name.  Bidirectional
@@ -366,10 +397,7 @@ def parse_csv(raw, name="file.csv"):
             "Keep the most frequent features (e.g. the most common words) and upload again.",
         )
     if len(lines) == 1:
-        raise DataValidationError(
-            f"{name} has a header row but no data rows.",
-            "Add at least one row of values below the column names.",
-        )
+        raise _no_data_rows(name)
     n_cells = (len(lines) - 1) * len(header)
     if n_cells > MAX_CELLS:
         raise DataValidationError(
@@ -387,13 +415,15 @@ def parse_csv(raw, name="file.csv"):
     _check_normalised_names(raw_header, header, name)
     _check_column_names(header, name)
     if all(_looks_numeric(h) for h in header):
-        file_warnings.append(
+        notes.append(
             f"Every column name in {name} is a number, so the first row may be data rather "
             "than a header. The first row is always read as column names."
         )
+    return header
 
-    header_end = text.find(lines[0]) + len(lines[0])
-    body = text[header_end:]
+
+def _read_body(body, delimiter, header, name, lines_before_body):
+    """The rows below the header as a frame of text cells (columns ``0..n-1``)."""
     try:
         with _warnings.catch_warnings():
             _warnings.simplefilter("ignore")
@@ -413,52 +443,16 @@ def parse_csv(raw, name="file.csv"):
             )
     except pd.errors.ParserError as error:
         raise DataValidationError(
-            *_parser_message(str(error), name, len(header), text[:header_end].count("\n"))
+            *_parser_message(str(error), name, len(header), lines_before_body)
         ) from None
     except (ValueError, UnicodeError, OverflowError, MemoryError, csv.Error) as error:
         raise DataValidationError(
             f"{name} could not be read as a CSV table ({error}).",
             "Check that it is a plain CSV file with one header row.",
         ) from None
-    if frame.shape[0] == 0:
-        raise DataValidationError(
-            f"{name} has a header row but no data rows.",
-            "Add at least one row of values below the column names.",
-        )
-    if frame.shape[0] > MAX_ROWS:
-        raise DataValidationError(
-            f"{name} has {frame.shape[0]:,} data rows; the limit is {MAX_ROWS:,}.",
-            "Upload a random subsample of the rows.",
-        )
-
-    columns, decimal_comma = {}, []
-    for index, column_name in enumerate(header):
-        converted, used_comma = _convert_column(frame[index], delimiter)
-        if column_name == "":
-            if converted.isna().all():
-                file_warnings.append(
-                    f"{name}: ignored column {index + 1}, which has no name and no values "
-                    "(a delimiter at the end of each line)."
-                )
-                continue
-            raise DataValidationError(
-                f"Column {index + 1} of {name} has values but no name.",
-                "Give every column a name in the header row.",
-            )
-        columns[column_name] = converted.reset_index(drop=True)
-        if used_comma:
-            decimal_comma.append(column_name)
-    if not columns:
-        raise DataValidationError(
-            f"{name} has no named columns with values.",
-            "Upload a CSV file with a header row and at least one data row.",
-        )
-    if decimal_comma:
-        file_warnings.append(f"{name}: read decimal commas as decimal points in {_name_list(decimal_comma)}.")
-    table = pd.DataFrame(columns)
-    return CsvTable(
-        name=name, frame=table, encoding=encoding, delimiter=delimiter, warnings=tuple(file_warnings)
-    )
+    if frame.shape[0] == 0:  # (more rows than lines cannot be: MAX_ROWS holds)
+        raise _no_data_rows(name)
+    return frame
 
 
 def _check_raw_shape(raw, name):

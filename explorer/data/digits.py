@@ -48,7 +48,7 @@ from explorer.errors import DataValidationError, DigitDataUnavailable
 from explorer.data.cost import check_fit_cost
 from explorer.data.csv import parse_csv
 from explorer.data.files import is_regular_file, read_regular_file, without_paths
-from explorer.data.npz import ArraySpec, looks_like_npy, looks_like_zip, read_npz
+from explorer.data.npz import ArraySpec, looks_like_npy, looks_like_zip, pick, read_npz
 
 __all__ = [
     "SIDE",
@@ -68,7 +68,6 @@ __all__ = [
     "rescale_to_unit",
     "stratified_halves",
     "balanced_subsample",
-    "augment_shifts",
     "fingerprint",
     "make_offline_domains",
     "default_cache_dir",
@@ -153,6 +152,10 @@ class DigitDomains:
     def name(self, domain):
         """Name of domain ``"A"`` or ``"B"``."""
         return self.name_a if domain == "A" else self.name_b
+
+    def names_of(self, direction):
+        """``(source name, target name)`` of ``"A → B"`` or ``"B → A"``."""
+        return (self.name_a, self.name_b) if direction == "A → B" else (self.name_b, self.name_a)
 
 
 # --------------------------------------------------------------------------
@@ -327,36 +330,6 @@ def balanced_subsample(y, n, random_state=0):
         if q > 0
     ]
     return np.sort(np.concatenate(chosen))
-
-
-def augment_shifts(X, y, n, side, random_state=0, max_shift=1):
-    """Draw ``n`` images by resampling with replacement and shifting by up to ``max_shift`` pixels.
-
-    Used by the benchmark to reach the paper's sample sizes (14,000) from the
-    1,797 offline digits.  Shifted-in pixels are zero; the shift is drawn
-    independently per image and axis.
-
-    Returns
-    -------
-    X_new : ndarray of shape (n, side**2)
-    y_new : ndarray of shape (n,)
-    """
-    rng = np.random.default_rng(random_state)
-    pick = rng.integers(0, len(y), size=n)
-    images = np.asarray(X, dtype=np.float64)[pick].reshape(n, side, side)
-    shifts = rng.integers(-max_shift, max_shift + 1, size=(n, 2))
-    out = np.zeros_like(images)
-    for dy, dx in {tuple(s) for s in shifts.tolist()}:
-        rows = np.flatnonzero((shifts[:, 0] == dy) & (shifts[:, 1] == dx))
-        src = images[rows]
-        dst = np.zeros_like(src)
-        ys = slice(max(0, dy), side + min(0, dy))
-        yd = slice(max(0, -dy), side + min(0, -dy))
-        xs = slice(max(0, dx), side + min(0, dx))
-        xd = slice(max(0, -dx), side + min(0, -dx))
-        dst[:, ys, xs] = src[:, yd, xd]
-        out[rows] = dst
-    return out.reshape(n, side * side), np.asarray(y)[pick]
 
 
 def fingerprint(*arrays):
@@ -680,14 +653,6 @@ def load_mnist_usps(
 # --------------------------------------------------------------------------
 
 
-def _find_name(names, wanted):
-    lookup = {str(n).strip().lower(): n for n in names}
-    for w in wanted:
-        if w.lower() in lookup:
-            return lookup[w.lower()]
-    return None
-
-
 def _side_of(n_pixels, name):
     side = int(round(np.sqrt(n_pixels)))
     if side * side != n_pixels:
@@ -751,7 +716,7 @@ def _read_npz(raw, name):
 def _read_csv(raw, name):
     table = parse_csv(raw, name)
     frame = table.frame
-    label_col = _find_name(frame.columns, LABEL_NAMES)
+    label_col = pick(frame.columns, LABEL_NAMES)
     if label_col is None:
         raise DataValidationError(
             f"{name} has no label column (looked for {', '.join(LABEL_NAMES)}).",

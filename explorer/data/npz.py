@@ -38,6 +38,7 @@ __all__ = [
     "ArraySpec",
     "looks_like_npy",
     "looks_like_zip",
+    "pick",
     "read_npz",
 ]
 
@@ -113,12 +114,11 @@ def _members(archive):
     return members
 
 
-def _pick(members, names):
-    lookup = {key.strip().lower(): key for key in members}
-    for wanted in names:
-        if wanted.lower() in lookup:
-            return lookup[wanted.lower()]
-    return None
+def pick(names, wanted):
+    """The first of ``wanted`` among ``names``, compared case-insensitively without
+    surrounding spaces (as named in ``names``), or ``None``."""
+    lookup = {str(name).strip().lower(): name for name in names}
+    return next((lookup[w.lower()] for w in wanted if w.lower() in lookup), None)
 
 
 def _read_header(archive, info, where):
@@ -263,7 +263,7 @@ def read_npz(raw, name, specs, max_bytes):
 
 def _read_members(archive, name, specs, max_bytes):
     members = _members(archive)
-    keys = [_pick(members, spec.names) for spec in specs]
+    keys = [pick(members, spec.names) for spec in specs]
     if any(key is None for key in keys):
         wanted = " and ".join(
             f"{'an' if s.role[:1] in 'aeiou' else 'a'} {s.role} array ({', '.join(s.names)})" for s in specs

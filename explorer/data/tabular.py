@@ -309,13 +309,10 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         is unchanged) while making one ``l2`` penalty fair to all features;
         centring would destroy the zeros the transfer model relies on.
 
-    Labels are classes, never measurements: when they are not all whole
-    numbers (``1`` and ``1.5``, or integer source labels against a target
-    label ``0.5``) or mix text and numbers, every label becomes its text
-    ("1", "1.5"; ``1.0`` is written "1") and a note says so; a target label
-    the source never has is reported as unseen.  A continuous column is
-    refused by the :data:`MAX_CLASSES` limit.  Uploads whose fit would cost
-    more than :data:`~explorer.data.cost.MAX_FIT_COST` are refused.
+    Labels are classes, never measurements (:func:`_labels_as_categories`): a
+    target label the source never has is reported as unseen, and a continuous
+    column is refused by the :data:`MAX_CLASSES` limit.  Uploads whose fit would
+    cost more than :data:`~explorer.data.cost.MAX_FIT_COST` are refused.
 
     Returns
     -------
@@ -330,18 +327,93 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         left after dropping incomplete rows, or incompatible column counts
         when matching by position.
     """
-    if match not in MATCH_OPTIONS:
-        raise ValueError(f"match must be one of {MATCH_OPTIONS}, got {match!r}.")
-    if missing not in MISSING_OPTIONS:
-        raise ValueError(f"missing must be one of {MISSING_OPTIONS}, got {missing!r}.")
+    for name, value, options in (("match", match, MATCH_OPTIONS), ("missing", missing, MISSING_OPTIONS)):
+        if value not in options:
+            raise ValueError(f"{name} must be one of {options}, got {value!r}.")
     if label not in source.columns:
-        raise DataValidationError(
-            f"The label column {label!r} is not in {source.name}.",
-            f"Choose one of its columns: {_name_list(source.columns)}.",
-        )
+        choose = f"Choose one of its columns: {_name_list(source.columns)}."
+        raise DataValidationError(f"The label column {label!r} is not in {source.name}.", choose)
     exclude = tuple(c for c in exclude if c in source.columns and c != label)
     notes = list(source.warnings) + list(target.warnings)
+    match, matched = _match(source, target, label, match, exclude, notes)
+    features, names = matched[0], (source.name, target.name)
+    counts, arrays = _missing_values(missing, _arrays(source, target, label, matched), *names)
+    X_source, y_source, X_target, y_target, labelled, target_rows = arrays
+    _check_classes(y_source, source.name, label, dropped=counts["dropped_rows_source"] > 0)
+    y_source, y_target = _labels_as_categories(y_source, y_target, labelled, label, notes)
+    classes = np.unique(y_source := native_labels(y_source))
+    notes += _label_notes(y_target, labelled, classes, *names) + _value_notes(
+        X_source, X_target, features, *names
+    )
+    notes += size_notes(X_target.shape[0], int(labelled.sum()), target.name)
+    scale_factor = root_mean_square(X_source) if scale else np.ones(len(features))
+    if not scale:
+        _check_magnitude(X_source, X_target, features, *names)
+    X_source, X_target = X_source / scale_factor, X_target / scale_factor
+    check_fit_cost(X_source.shape[0], X_source.shape[1], len(classes), source.name)
+    labelled_rows = dict(target_labels=int(labelled.sum()), warnings=tuple(notes))
+    report = PreparationReport(match, missing, *map(tuple, matched[3:]), exclude, **counts, **labelled_rows)
+    arrays = (X_source, y_source, X_target, y_target, labelled, target_rows)
+    return PreparedDomains(*arrays, tuple(features), label, classes, scale_factor, report)
 
+
+def _arrays(source, target, label, matched):
+    """``(X_source, y_source, X_target, y_target, labelled, target_rows)`` of the matched
+    features (``matched``: what :func:`_match` found), missing values as ``NaN``."""
+    features, target_features, target_label = matched[:3]
+    X_source = _feature_matrix(source, features, features)
+    X_target = _feature_matrix(target, target_features, features)
+    y_source = _labels(source, label, source=True)
+    y_target, labelled = _labels(target, target_label, source=False)
+    target_rows = target.file_rows() if isinstance(target, CsvTable) else np.arange(1, X_target.shape[0] + 1)
+    return X_source, y_source, X_target, y_target, labelled, target_rows
+
+
+def _missing_values(missing, arrays, source_name, target_name):
+    """The counts of missing feature values (:class:`PreparationReport`), and the arrays
+    ``(X_source, y_source, X_target, y_target, labelled, target_rows)`` with them set to
+    0 (``missing="zero"``) or their rows dropped (``"drop"``)."""
+    X_source, y_source, X_target, y_target, labelled, target_rows = arrays
+    counts = {}
+    for domain, X in (("source", X_source), ("target", X_target)):
+        nan = np.isnan(X)
+        incomplete = int(nan.any(axis=1).sum())
+        counts[f"missing_cells_{domain}"], counts[f"rows_{domain}"] = int(nan.sum()), X.shape[0]
+        counts[f"incomplete_rows_{domain}"] = incomplete
+        counts[f"dropped_rows_{domain}"] = incomplete if missing == "drop" else 0
+    if missing == "zero":
+        return counts, (
+            np.nan_to_num(X_source, nan=0.0),
+            y_source,
+            np.nan_to_num(X_target, nan=0.0),
+            *arrays[3:],
+        )
+    kept_source, kept = ~np.isnan(X_source).any(axis=1), ~np.isnan(X_target).any(axis=1)
+    for rows, name, domain, why in (
+        (kept, target_name, "target", " (the paper's choice, section 4.2.2)"),
+        (kept_source, source_name, "source", ""),
+    ):
+        if not rows.any():
+            raise DataValidationError(
+                f"Every row of {name} has a missing feature value, so dropping "
+                f"incomplete rows leaves no {domain} data.",
+                f"Choose 'treat as zeros' for missing values{why}.",
+            )
+    y_target = None if y_target is None else y_target[kept]
+    return counts, (
+        X_source[kept_source],
+        y_source[kept_source],
+        X_target[kept],
+        y_target,
+        labelled[kept],
+        target_rows[kept],
+    )
+
+
+def _match(source, target, label, match, exclude, notes):
+    """``(match used, (features, target features, target label, only in source, only in
+    target, renamed))``: by name, or by position unless the target has the source's
+    names in another order (then by name, with a note)."""
     if match == "position" and _same_names_reordered(source, target, label):
         match = "name"
         notes.append(
@@ -349,113 +421,31 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
             "order, so their columns were matched by name (matching by position would have "
             "paired columns of different meaning, e.g. a feature with the label)."
         )
-    if match == "name":
-        features, target_features, target_label, only_source, only_target, renamed = _match_by_name(
-            source, target, label, exclude
+    matched = (_match_by_name if match == "name" else _match_by_position)(source, target, label, exclude)
+    if matched[3] or matched[4]:
+        notes.append(_only_in_one_note(source.name, matched[3], target.name, matched[4]))
+    return match, matched
+
+
+def _label_notes(y_target, labelled, classes, source_name, target_name):
+    """Target labels the source never has, and target rows without a label."""
+    if y_target is None or not labelled.any():
+        return []
+    notes = []
+    unseen = sorted({str(v) for v in y_target[labelled]} - {str(c) for c in classes})
+    if unseen:
+        notes.append(
+            f"{target_name} has labels that never occur in {source_name} "
+            f"({_name_list(unseen)}); no classifier can predict them, so those rows "
+            "count as errors."
         )
-    else:
-        features, target_features, target_label, only_source, only_target, renamed = _match_by_position(
-            source, target, label, exclude
+    if labelled.sum() < len(labelled):
+        notes.append(
+            f"{len(labelled) - int(labelled.sum()):,} target rows have no label; errors "
+            f"are measured on the {int(labelled.sum()):,} labelled rows, predictions "
+            "are made for all."
         )
-    if only_source or only_target:
-        notes.append(_only_in_one_note(source.name, only_source, target.name, only_target))
-
-    X_source = _feature_matrix(source, features, features)
-    X_target = _feature_matrix(target, target_features, features)
-    y_source = _source_labels(source, label)
-    y_target, labelled = _target_labels(target, target_label)
-
-    nan_source, nan_target = np.isnan(X_source), np.isnan(X_target)
-    incomplete_source, incomplete_target = nan_source.any(axis=1), nan_target.any(axis=1)
-    counts = dict(
-        missing_cells_source=int(nan_source.sum()),
-        missing_cells_target=int(nan_target.sum()),
-        incomplete_rows_source=int(incomplete_source.sum()),
-        incomplete_rows_target=int(incomplete_target.sum()),
-    )
-    counts.update(rows_source=int(X_source.shape[0]), rows_target=int(X_target.shape[0]))
-    target_rows = target.file_rows() if isinstance(target, CsvTable) else np.arange(1, X_target.shape[0] + 1)
-    dropped_source = dropped_target = 0
-    if missing == "zero":
-        X_source = np.where(nan_source, 0.0, X_source)
-        X_target = np.where(nan_target, 0.0, X_target)
-    else:
-        dropped_source, dropped_target = counts["incomplete_rows_source"], counts["incomplete_rows_target"]
-        X_source, y_source = X_source[~incomplete_source], y_source[~incomplete_source]
-        X_target, labelled = X_target[~incomplete_target], labelled[~incomplete_target]
-        target_rows = target_rows[~incomplete_target]
-        if y_target is not None:
-            y_target = y_target[~incomplete_target]
-        if X_target.shape[0] == 0:
-            raise DataValidationError(
-                f"Every row of {target.name} has a missing feature value, so dropping "
-                "incomplete rows leaves no target data.",
-                "Choose 'treat as zeros' for missing values (the paper's choice, section 4.2.2).",
-            )
-        if X_source.shape[0] == 0:
-            raise DataValidationError(
-                f"Every row of {source.name} has a missing feature value, so dropping "
-                "incomplete rows leaves no source data.",
-                "Choose 'treat as zeros' for missing values.",
-            )
-
-    classes = _check_classes(y_source, source.name, label, dropped=dropped_source > 0)
-    y_source, y_target = _labels_as_categories(y_source, y_target, labelled, label, notes)
-    y_source, y_target = _harmonise_labels(y_source, y_target, labelled)
-    y_source = native_labels(y_source)
-    classes = np.unique(y_source)
-    if y_target is not None and labelled.any():
-        unseen = sorted({str(v) for v in y_target[labelled]} - {str(c) for c in classes})
-        if unseen:
-            notes.append(
-                f"{target.name} has labels that never occur in {source.name} "
-                f"({_name_list(unseen)}); no classifier can predict them, so those rows "
-                "count as errors."
-            )
-        if labelled.sum() < len(labelled):
-            notes.append(
-                f"{len(labelled) - int(labelled.sum()):,} target rows have no label; errors "
-                f"are measured on the {int(labelled.sum()):,} labelled rows, predictions "
-                "are made for all."
-            )
-    notes.extend(_value_notes(X_source, X_target, features, source.name, target.name))
-    notes.extend(size_notes(X_target.shape[0], int(labelled.sum()), target.name))
-
-    scale_factor = np.ones(len(features))
-    if scale:
-        scale_factor = root_mean_square(X_source)
-        X_source = X_source / scale_factor
-        X_target = X_target / scale_factor
-    else:
-        _check_magnitude(X_source, X_target, features, source.name, target.name)
-    check_fit_cost(X_source.shape[0], X_source.shape[1], len(classes), source.name)
-
-    report = PreparationReport(
-        match=match,
-        missing=missing,
-        only_in_source=tuple(only_source),
-        only_in_target=tuple(only_target),
-        renamed=tuple(renamed),
-        excluded=exclude,
-        dropped_rows_source=dropped_source,
-        dropped_rows_target=dropped_target,
-        target_labels=int(labelled.sum()),
-        warnings=tuple(notes),
-        **counts,
-    )
-    return PreparedDomains(
-        X_source=X_source,
-        y_source=y_source,
-        X_target=X_target,
-        y_target=y_target,
-        target_labelled=labelled,
-        target_rows=target_rows,
-        feature_names=tuple(features),
-        label=label,
-        classes=classes,
-        scale=scale_factor,
-        report=report,
-    )
+    return notes
 
 
 def root_mean_square(X):
@@ -637,54 +627,41 @@ def _feature_matrix(table, columns, feature_names):
     return X
 
 
-def _label_series_values(series):
-    """Labels as an object array (ints for integer-valued numbers), None for missing."""
+def _labels(table, column, source):
+    """The labels of ``column`` as an object array (ints for integer-valued numbers, else
+    floats or stripped text; ``None`` where missing).  Source: every row needs one.
+    Target: ``(labels or None, which rows are labelled)``."""
+    if column is None:
+        return None, np.zeros(table.n_rows, dtype=bool)
+    series = table.frame[column]
     missing = series.isna().to_numpy()
+    values = series.tolist()
     if _is_numeric(series):
         numbers = series.to_numpy(dtype=np.float64, na_value=np.nan)
         present = numbers[~missing]
         if np.isinf(present).any():
-            return None, missing
-        if np.all(present == np.round(present)) and np.all(np.abs(present) < 2**53):
-            values = [None if m else int(v) for v, m in zip(numbers, missing, strict=False)]
-        else:
-            values = [None if m else float(v) for v, m in zip(numbers, missing, strict=False)]
+            where = f"{column!r} of {table.name}"
+            raise DataValidationError(
+                f"The label column {where} holds infinite values.",
+                "Labels must be class names or whole numbers"
+                + ("." if source else "; leave unknown labels empty."),
+            )
+        number = int if np.all(present == np.round(present)) and np.all(np.abs(present) < 2**53) else float
+        values = [None if m else number(v) for v, m in zip(numbers, missing, strict=True)]
     else:
-        values = [None if m else str(v).strip() for v, m in zip(series.tolist(), missing, strict=False)]
-    return np.array(values, dtype=object), missing
-
-
-def _source_labels(source, label):
-    values, missing = _label_series_values(source.frame[label])
-    if values is None:
-        raise DataValidationError(
-            f"The label column {label!r} of {source.name} holds infinite values.",
-            "Labels must be class names or whole numbers.",
-        )
+        values = [str(v).strip() for v in values]
+    labels = np.array([None if m else v for v, m in zip(values, missing, strict=True)], dtype=object)
+    if not source:
+        return (None, ~missing) if missing.all() else (labels, ~missing)
     if missing.any():
         rows = np.flatnonzero(missing)
         raise DataValidationError(
-            f"The label column {label!r} of {source.name} has {len(rows):,} missing "
+            f"The label column {column!r} of {table.name} has {len(rows):,} missing "
             f"label(s) (data rows {_row_list(rows)}).",
             "Every source row needs a label: fill them in or delete those rows "
             "(or choose another label column).",
         )
-    return values
-
-
-def _target_labels(target, target_label):
-    n = target.n_rows
-    if target_label is None:
-        return None, np.zeros(n, dtype=bool)
-    values, missing = _label_series_values(target.frame[target_label])
-    if values is None:
-        raise DataValidationError(
-            f"The label column {target_label!r} of {target.name} holds infinite values.",
-            "Labels must be class names or whole numbers; leave unknown labels empty.",
-        )
-    if missing.all():
-        return None, np.zeros(n, dtype=bool)
-    return values, ~missing
+    return labels
 
 
 def _label_text(value):
@@ -719,23 +696,6 @@ def _labels_as_categories(y_source, y_target, labelled, label, notes):
     return y_source, y_target
 
 
-def _harmonise_labels(y_source, y_target, labelled):
-    """Make source and target labels comparable (strings if their kinds differ)."""
-    kinds = {type(v) for v in y_source}
-    if y_target is not None:
-        kinds |= {type(v) for v in y_target[labelled]}
-    if len(kinds) <= 1 or kinds <= {int, float}:
-        if kinds == {int, float}:
-            y_source = np.array([float(v) for v in y_source], dtype=object)
-            if y_target is not None:
-                y_target = np.array([None if v is None else float(v) for v in y_target], dtype=object)
-        return y_source, y_target
-    y_source = np.array([str(v) for v in y_source], dtype=object)
-    if y_target is not None:
-        y_target = np.array([None if v is None else str(v) for v in y_target], dtype=object)
-    return y_source, y_target
-
-
 def _check_classes(y_source, source_name, label, dropped):
     after = " after dropping incomplete rows" if dropped else ""
     fix_drop = " or treat missing values as zeros" if dropped else ""
@@ -760,7 +720,6 @@ def _check_classes(y_source, source_name, label, dropped):
             f"{source_name} has too few of {listed}.",
             f"Add samples of those classes, merge or remove them{fix_drop}.",
         )
-    return classes
 
 
 #: Fewer rows than this make a column's "unique per row / monotone" look meaningless.

@@ -64,6 +64,7 @@ __all__ = [
     "logistic_cv",
     "svm_cv",
     "make_baseline",
+    "kmm_weights",
     "domain_arrays",
     "fit_baseline",
     "error_row",
@@ -81,7 +82,7 @@ BASELINE_NOTES = {
     "KMM": "kernel mean matching weights (RBF kernel, gamma = 1 / n_features, "
     "skada's Frank-Wolfe solver), then importance-weighted logistic regression",
     "SA": "subspace alignment with as many principal components as the smaller "
-    "domain allows, then an RBF SVM",
+    "domain allows (at most 100), then an RBF SVM",
     "TCA": "transfer component analysis (RBF kernel, mu = 0.1, 20 components, "
     "fitted on at most 600 source and 600 target rows), then an RBF SVM",
     "CORAL": "correlation alignment (skada's automatic shrinkage), then logistic regression",
@@ -96,6 +97,10 @@ GAMMA_FACTORS = (0.1, 1.0, 10.0)
 #: Largest number of rows per domain TCA is fitted on (its cost grows with the
 #: cube of the number of rows).
 TCA_MAX_ROWS = 600
+#: Most principal components SA aligns (its cost grows with their number).
+SA_MAX_COMPONENTS = 100
+#: Target rows predicted at once (a sparse target is made dense this many rows at a time).
+PREDICT_CHUNK = 1000
 _SOURCE, _TARGET = 1, -2
 
 
@@ -213,7 +218,7 @@ def make_baseline(name, n_components=None, n_folds=3, random_state=0):
 
     Imports skada (which switches metadata routing on process-wide); fit it
     through :func:`fit_baseline`.  ``n_components`` is the subspace dimension
-    of SA (default: all) and caps TCA's 20 components.
+    of SA (default: all, at most :data:`SA_MAX_COMPONENTS`) and caps TCA's 20 components.
     """
     if name in NOT_AVAILABLE:
         raise ValueError(f"{name} is not available: {NOT_AVAILABLE[name]}.")
@@ -228,7 +233,10 @@ def make_baseline(name, n_components=None, n_folds=3, random_state=0):
             steps = [skada.KMMReweightAdapter(gamma=None), lr]
         elif name == "SA":
             steps = [
-                skada.SubspaceAlignmentAdapter(n_components=n_components, random_state=random_state),
+                skada.SubspaceAlignmentAdapter(
+                    n_components=min(n_components or SA_MAX_COMPONENTS, SA_MAX_COMPONENTS),
+                    random_state=random_state,
+                ),
                 svm,
             ]
         elif name == "TCA":
@@ -251,13 +259,26 @@ def domain_arrays(X_source, y_source, X_target):
     and ``sample_domain`` 1 for source rows and -2 for target rows; ``y_source``
     must already be class indices ``0..K-1``.
     """
-    X = np.vstack([X_source, X_target]).astype(np.float64)
-    y = np.concatenate([np.asarray(y_source, dtype=np.int64), -np.ones(len(X_target), dtype=np.int64)])
-    domain = np.concatenate([np.full(len(X_source), _SOURCE), np.full(len(X_target), _TARGET)])
+    X = np.vstack([_dense(X_source), _dense(X_target)])
+    n_source, n_target = X_source.shape[0], X_target.shape[0]
+    y = np.concatenate([np.asarray(y_source, dtype=np.int64), -np.ones(n_target, dtype=np.int64)])
+    domain = np.concatenate([np.full(n_source, _SOURCE), np.full(n_target, _TARGET)])
     return X, y, domain
 
 
-def fit_baseline(name, X_source, y_source, X_target, n_folds=3, random_state=0):
+def kmm_weights(X_source, X_target):
+    """KMM's importance weights of the source rows (skada's ``KMMReweightAdapter``, RBF
+    kernel, ``gamma = 1 / n_features``): for a weighted classifier of one's own."""
+    X, _, domain = domain_arrays(X_source, np.zeros(X_source.shape[0], dtype=np.int64), X_target)
+    with sklearn.config_context(enable_metadata_routing=True), warnings.catch_warnings():
+        import skada
+
+        warnings.simplefilter("ignore")
+        adapter = skada.KMMReweightAdapter(gamma=None).fit(X, sample_domain=domain)
+        return adapter.compute_weights(X, sample_domain=domain)[: X_source.shape[0]]
+
+
+def fit_baseline(name, X_source, y_source, X_target, n_folds=3, random_state=0, X_predict=None):
     """Fit a baseline on labelled source and unlabelled target rows; predict the target.
 
     Parameters
@@ -268,6 +289,9 @@ def fit_baseline(name, X_source, y_source, X_target, n_folds=3, random_state=0):
         Labelled source rows; any hashable labels.
     X_target : array-like
         Unlabelled target rows (the same features).
+    X_predict : array-like or sparse matrix, optional
+        Target rows to predict instead of ``X_target`` (e.g. all of them, when the
+        baseline was fitted on a sample); predicted :data:`PREDICT_CHUNK` rows at a time.
 
     Returns
     -------
@@ -275,17 +299,27 @@ def fit_baseline(name, X_source, y_source, X_target, n_folds=3, random_state=0):
         Predicted labels of the target rows, in the label values of ``y_source``.
     pipeline : the fitted skada pipeline
     """
+    X_source, X_target = (
+        X if hasattr(X, "toarray") else np.asarray(X, np.float64) for X in (X_source, X_target)
+    )
     classes, y_index = np.unique(np.asarray(y_source), return_inverse=True)
     X, y, domain = domain_arrays(X_source, y_index, X_target)
     # SA fits one PCA per domain: no more components than the smaller domain has rows
-    n_components = int(min(len(X_source), len(X_target), X.shape[1]))
+    n_components = int(min(X_source.shape[0], X_target.shape[0], X.shape[1]))
     pipeline = make_baseline(name, n_components=n_components, n_folds=n_folds, random_state=random_state)
     with sklearn.config_context(enable_metadata_routing=True), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pipeline.fit(X, y, sample_domain=domain)
-        target = np.full(len(X_target), _TARGET)
-        predicted = pipeline.predict(np.asarray(X_target, dtype=np.float64), sample_domain=target)
-    return classes[np.asarray(predicted, dtype=np.int64)], pipeline
+        rows = X_target if X_predict is None else X_predict
+        predicted = []
+        for start in range(0, rows.shape[0], PREDICT_CHUNK):
+            chunk = _dense(rows[start : start + PREDICT_CHUNK])
+            predicted.append(pipeline.predict(chunk, sample_domain=np.full(len(chunk), _TARGET)))
+    return classes[np.concatenate(predicted).astype(np.int64)], pipeline
+
+
+def _dense(X):
+    return X.toarray() if hasattr(X, "toarray") else np.asarray(X, dtype=np.float64)
 
 
 def error_row(name, X_source, y_source, X_target, y_target, labelled=None, random_state=0):

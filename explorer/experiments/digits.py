@@ -165,18 +165,10 @@ def make_classifier(
     """
     if method not in TABLE_CLASSIFIERS and method != "T-LS":
         raise ValueError(f"Unknown method {method!r}; choose from {TABLE_CLASSIFIERS}.")
-    loss = classifier_loss(method)
+    common = dict(loss=classifier_loss(method), l2=float(l2), tol=tol, max_iter=max_iter)
     if method.startswith("FLDA") and transfer != "dropout":
-        return FLDAClassifier(
-            loss=loss,
-            l2=float(l2),
-            transfer=transfer,
-            transfer_params=transfer_params,
-            tol=tol,
-            max_iter=max_iter,
-        )
-    use_theta = theta if method.startswith("FLDA") else None
-    return FLDAClassifier(loss=loss, l2=float(l2), theta=use_theta, tol=tol, max_iter=max_iter)
+        return FLDAClassifier(**common, transfer=transfer, transfer_params=transfer_params)
+    return FLDAClassifier(**common, theta=theta if method.startswith("FLDA") else None)
 
 
 def _folds(y, n_folds, random_state):
@@ -298,40 +290,23 @@ def fit_method(
     -------
     MethodResult
     """
-    X_source = np.asarray(X_source, dtype=np.float64)
-    X_target = np.asarray(X_target, dtype=np.float64)
+    X_source, X_target = np.asarray(X_source, dtype=np.float64), np.asarray(X_target, dtype=np.float64)
     y_source, y_target = np.asarray(y_source), np.asarray(y_target)
-    n_features = X_source.shape[1]
-    params = None
-    if method.startswith("FLDA") and transfer != "dropout":
-        params = make_transfer_model(transfer).fit(X_source, X_target, zero_tol=zero_tol).params()
-        theta = np.asarray(params.get("theta", np.zeros(n_features)), dtype=np.float64)
-    else:
-        theta = (
-            estimate_dropout(X_source, X_target, zero_tol=zero_tol)
-            if method.startswith("FLDA")
-            else np.zeros(n_features)
-        )
-        transfer = "dropout"
-    chosen = {"transfer": transfer, "transfer_params": params}
-    if method == "T-LR":
-        train_X, train_y = X_target, y_target
-    else:
-        train_X, train_y = X_source, y_source
+    theta, chosen = _transfer_of(method, X_source, X_target, zero_tol, transfer)
+    oracle = method == "T-LR"
+    train_X, train_y = (X_target, y_target) if oracle else (X_source, y_source)
     l2, cv_errors, model, stops = _train(train_X, train_y, method, l2, theta, random_state, tol, chosen)
     with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        if method == "T-LR":
+        if oracle:
             search = _validate(X_target, y_target, method, theta, (l2,), n_folds, random_state, tol)
             error = float(-search.cv_results_["mean_test_score"][0])
         else:
             error = error_rate(model, X_target, y_target)
-    coef = np.array(model.coef_)  # a copy: a remembered model is shared (see _train)
+    # Copies: a remembered model is shared (see _train).
+    coef, intercept = np.array(model.coef_), np.array(model.intercept_)
     if coef.shape[0] == 1:  # two classes: show the positive class's predictor for both
-        coef = np.vstack([-coef[0], coef[0]])
-        intercept = np.array([-model.intercept_[0], model.intercept_[0]])
-    else:
-        intercept = np.array(model.intercept_)
+        coef, intercept = np.vstack([-coef[0], coef[0]]), np.array([-intercept[0], intercept[0]])
     return MethodResult(
         method=method,
         error=float(error),
@@ -345,6 +320,20 @@ def fit_method(
         warnings=stops,
         **chosen,
     )
+
+
+def _transfer_of(method, X_source, X_target, zero_tol, transfer):
+    """θ of ``method`` (FLDA's estimate, 0 for the others) and the transfer model's name
+    and parameters (``None`` but for FLDA with a model other than dropout)."""
+    if method.startswith("FLDA") and transfer != "dropout":
+        params = make_transfer_model(transfer).fit(X_source, X_target, zero_tol=zero_tol).params()
+        theta = params.get("theta", np.zeros(X_source.shape[1]))
+        return np.asarray(theta, dtype=np.float64), {"transfer": transfer, "transfer_params": params}
+    if method.startswith("FLDA"):
+        theta = estimate_dropout(X_source, X_target, zero_tol=zero_tol)
+    else:
+        theta = np.zeros(X_source.shape[1])
+    return theta, {"transfer": "dropout", "transfer_params": None}
 
 
 #: How many trainings of the classifiers without θ :func:`_train` remembers.
@@ -442,24 +431,22 @@ def _fit_key(domains, direction, method, l2, zero_tol, seed, transfer):
     }
 
 
+_ARRAYS = ("coef", "intercept", "classes", "theta")
+
+
 def result_to_json(result):
     """The stored form of a :class:`MethodResult` (arrays exact, as base64 bytes)."""
-    encode = result_store.encode_array
-    params = result.transfer_params
-    return {
-        "method": result.method,
+    encode, params = result_store.encode_array, result.transfer_params
+    value = {name: getattr(result, name) for name in MethodResult.__dataclass_fields__}
+    value.update({name: encode(value[name]) for name in _ARRAYS})
+    return value | {
         "error": float(result.error),
         "l2": float(result.l2),
         "cv_errors": [[float(k), float(v)] for k, v in result.cv_errors.items()],
-        "coef": encode(result.coef),
-        "intercept": encode(result.intercept),
-        "classes": encode(result.classes),
-        "theta": encode(result.theta),
         "n_iter": int(result.n_iter),
-        "transfer": result.transfer,
         "transfer_params": None
         if params is None
-        else {str(name): encode(values) for name, values in params.items()},
+        else {str(k): result_store.encode_array(v) for k, v in params.items()},
         "warnings": list(result.warnings),
     }
 
@@ -467,38 +454,29 @@ def result_to_json(result):
 def result_from_json(value, method, n_features):
     """The :class:`MethodResult` of :func:`result_to_json`, or None when a field is
     missing, of the wrong type or shape, or of another ``method``."""
-    decode = result_store.decode_array
 
     def number(v):
         return isinstance(v, (int, float)) and not isinstance(v, bool)
 
-    cv = value.get("cv_errors")
-    params = value.get("transfer_params")
-    if not (
-        value.get("method") == method
-        and number(value.get("error"))
-        and 0.0 <= value["error"] <= 1.0
-        and number(value.get("l2"))
-        and value["l2"] >= 0.0
-        and type(value.get("n_iter")) is int
-        and value["n_iter"] >= 0
-        and isinstance(value.get("transfer"), str)
-        and isinstance(cv, list)
-        and all(isinstance(p, list) and len(p) == 2 and all(map(number, p)) for p in cv)
-        and isinstance(value.get("warnings"), list)
-        and all(isinstance(w, str) for w in value["warnings"])
-        and (params is None or isinstance(params, dict))
-    ):
+    cv, params = value.get("cv_errors"), value.get("transfer_params")
+    checks = (
+        value.get("method") == method,
+        number(value.get("error")) and 0.0 <= value["error"] <= 1.0,
+        number(value.get("l2")) and value["l2"] >= 0.0,
+        type(value.get("n_iter")) is int and value["n_iter"] >= 0,
+        isinstance(value.get("transfer"), str),
+        isinstance(cv, list) and all(isinstance(p, list) and len(p) == 2 and all(map(number, p)) for p in cv),
+        isinstance(value.get("warnings"), list) and all(isinstance(w, str) for w in value["warnings"]),
+        params is None or isinstance(params, dict),
+        all(name in value for name in _ARRAYS),
+    )
+    if not all(checks):
         return None
-    coef, intercept = decode(value["coef"]), decode(value["intercept"])
-    classes, theta = decode(value["classes"]), decode(value["theta"])
+    decode = result_store.decode_array
+    coef, intercept, classes, theta = (decode(value[name]) for name in _ARRAYS)
     n_classes = len(classes)
-    if (
-        classes.ndim != 1
-        or coef.shape != (n_classes, n_features)
-        or intercept.shape != (n_classes,)
-        or theta.shape != (n_features,)
-    ):
+    shapes = (classes.ndim, coef.shape, intercept.shape, theta.shape)
+    if shapes != (1, (n_classes, n_features), (n_classes,), (n_features,)):
         return None
     return MethodResult(
         method=method,
@@ -511,7 +489,9 @@ def result_from_json(value, method, n_features):
         theta=theta,
         n_iter=value["n_iter"],
         transfer=value["transfer"],
-        transfer_params=None if params is None else {name: decode(values) for name, values in params.items()},
+        transfer_params=None
+        if params is None
+        else {k: result_store.decode_array(v) for k, v in params.items()},
         warnings=tuple(value["warnings"]),
     )
 
@@ -581,6 +561,11 @@ def convergence_notes(results):
     return [f"{', '.join(fits)}: {message}" for message, fits in notes.items()]
 
 
+def row_label(domains, direction):
+    """A table's row of ``direction``, e.g. ``"A → B: USPS → MNIST"``."""
+    return f"{direction}: {' → '.join(domains.names_of(direction))}"
+
+
 def table4_frame(results, domains):
     """Target error rates, one row per direction, one column per method.
 
@@ -597,11 +582,9 @@ def table4_frame(results, domains):
     """
     rows = {}
     for direction in DIRECTIONS:
-        src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
-        label = f"{direction}: {domains.name(src)} → {domains.name(tgt)}"
         row = {m: results[(direction, m)].error for m in TABLE_CLASSIFIERS if (direction, m) in results}
         if row:
-            rows[label] = row
+            rows[row_label(domains, direction)] = row
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "direction (source → target)"
     return frame.reindex(columns=[m for m in TABLE_CLASSIFIERS if m in frame.columns])
@@ -695,12 +678,11 @@ def run_digits(
     jobs += [(d, m) for d in DIRECTIONS for m in methods if (d, m) not in jobs]
     results = {}
     for i, (direction, method) in enumerate(jobs):
-        src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
         report(
             progress,
             i,
             len(jobs),
-            f"Fitting {method} for {direction} ({domains.name(src)} → {domains.name(tgt)})"
+            f"Fitting {method} for {direction} ({' → '.join(domains.names_of(direction))})"
             + (", choosing l2 by 3-fold cross-validation" if l2 is None else "")
             + f" — {i + 1} of {len(jobs)}",
         )
@@ -781,26 +763,12 @@ def run_transfer_comparison(
     out = {}
     for k, transfer in enumerate(transfers):
         methods = (source, flda, "T-LR") if k == 0 else (flda,)
-        part = (
-            None
-            if progress is None
-            else (
-                lambda f, text, k=k, transfer=transfer: progress(
-                    (k + f) / len(transfers), f"{transfer}: {text}"
-                )
-            )
-        )
+
+        def part(f, text, k=k, transfer=transfer):
+            report(progress, k + f, len(transfers), f"{transfer}: {text}")
+
         out[transfer] = run_digits(
-            domains,
-            DIRECTIONS[0],
-            loss,
-            l2,
-            zero_tol,
-            seed,
-            fit=fit,
-            progress=part,
-            transfer=transfer,
-            methods=methods,
+            domains, DIRECTIONS[0], loss, l2, zero_tol, seed, fit, part, transfer, methods
         )
     finish(progress)
     return out
@@ -815,11 +783,10 @@ def transfer_comparison_frame(comparison, domains, loss="logistic"):
     first = next(iter(comparison.values()))
     rows = {}
     for direction in DIRECTIONS:
-        src, tgt = ("A", "B") if direction == "A → B" else ("B", "A")
         row = {source: first[(direction, source)].error}
         row.update({f"{flda} {t}": r[(direction, flda)].error for t, r in comparison.items()})
         row["T-LR"] = first[(direction, "T-LR")].error
-        rows[f"{direction}: {domains.name(src)} → {domains.name(tgt)}"] = row
+        rows[row_label(domains, direction)] = row
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "direction (source → target)"
     return frame

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -60,8 +60,7 @@ from explorer.data.numbers import parse_numbers
 from explorer.names import FAMILIES, LOSSES, classifier_name
 from explorer.experiments.progress import finish, report
 from flda_core.synthetic import PAPER_POISSON_PARAMS, PAPER_THETA, make_domains
-from flda_core.solvers import MIN_NORM_RTOL as SINGULAR_RTOL  # noqa: F401 (re-exported)
-from flda_core.solvers import solve_psd_min_norm, solve_quadratic_moments
+from flda_core.solvers import solve_quadratic_moments
 from flda_core.transfer import dropout_from_rates, dropout_variance_factor
 from explorer.experiments.scoring import error_rate, lattice_error_rates
 
@@ -76,15 +75,12 @@ __all__ = [
     "training_orders",
     "stratified_order",
     "prefix_sums",
-    "estimate_dropout_prefixes",
-    "solve_psd_min_norm",
     "quadratic_fits",
     "quadratic_learning_errors",
     "logistic_learning_errors",
     "summarize_errors",
     "mean_sem_table",
     "oracle_gaps",
-    "learning_curves",
     "adaptation_sample_size",
     "LearningCurveConfig",
     "learning_curve_config",
@@ -108,23 +104,10 @@ TABLE_COLUMNS = ["classifier", "family", "loss", "domain", "n", "mean_error", "s
 
 @dataclass(frozen=True)
 class LearningCurveData:
-    """The four data sets of section 4.1.2.
-
-    Attributes
-    ----------
-    X_source_train, y_source_train : ndarray
-        Labelled source training pool (subsets of it train S-LS and FLDA).
-    X_source_val, y_source_val : ndarray
-        Source validation set (Figure 3, top panel).
-    X_target_train, y_target_train : ndarray
-        Target training pool: labelled for T-LS, unlabelled for FLDA.
-    X_target_val, y_target_val : ndarray
-        Target validation set (Figure 3, bottom panel).
-    theta_true : ndarray of shape (n_features,)
-        Dropout probabilities that made the target domain.
-    distribution : {"poisson", "bernoulli"}
-    params : ndarray of shape (2, n_features)
-    """
+    """The four data sets of section 4.1.2: the labelled source training pool (subsets
+    of it train S-LS and FLDA), the source validation set (Figure 3, top panel), the
+    target training pool (labelled for T-LS, unlabelled for FLDA) and the target
+    validation set (Figure 3, bottom panel)."""
 
     X_source_train: np.ndarray
     y_source_train: np.ndarray
@@ -134,9 +117,6 @@ class LearningCurveData:
     y_target_train: np.ndarray
     X_target_val: np.ndarray
     y_target_val: np.ndarray
-    theta_true: np.ndarray
-    distribution: str
-    params: np.ndarray = field(repr=False)
 
     @property
     def n_train(self):
@@ -145,11 +125,13 @@ class LearningCurveData:
 
     def validation(self, domain):
         """``(X, y)`` of the ``"source"`` or ``"target"`` validation set."""
-        if domain == "source":
-            return self.X_source_val, self.y_source_val
-        if domain == "target":
-            return self.X_target_val, self.y_target_val
-        raise ValueError(f"domain must be 'source' or 'target', got {domain!r}.")
+        if domain not in DOMAINS:
+            raise ValueError(f"domain must be 'source' or 'target', got {domain!r}.")
+        return (
+            (self.X_source_val, self.y_source_val)
+            if domain == "source"
+            else (self.X_target_val, self.y_target_val)
+        )
 
 
 def _seed_sequence(seed, *key):
@@ -192,34 +174,15 @@ def make_learning_curve_data(
     params = np.atleast_2d(np.asarray(params, dtype=np.float64))
     if params.shape[0] != 2:
         raise ValueError(f"Learning curves need exactly 2 classes (rows of params); got {params.shape[0]}.")
-    train = make_domains(
-        distribution,
-        params,
-        n_train,
-        n_train,
-        theta,
-        np.random.default_rng(_seed_sequence(seed, _DATA_KEY, 0)),
+    train, val = (
+        make_domains(
+            distribution, params, n, n, theta, np.random.default_rng(_seed_sequence(seed, _DATA_KEY, k))
+        )
+        for k, n in enumerate((n_train, n_validation))
     )
-    val = make_domains(
-        distribution,
-        params,
-        n_validation,
-        n_validation,
-        theta,
-        np.random.default_rng(_seed_sequence(seed, _DATA_KEY, 1)),
-    )
+    # in the dataclass's order: source train, source validation, target train, target validation
     return LearningCurveData(
-        train.X_source,
-        train.y_source,
-        val.X_source,
-        val.y_source,
-        train.X_target,
-        train.y_target,
-        val.X_target,
-        val.y_target,
-        train.theta_true,
-        train.distribution,
-        train.params,
+        *(getattr(pair, f"{a}_{domain}") for domain in DOMAINS for pair in (train, val) for a in ("X", "y"))
     )
 
 
@@ -382,19 +345,7 @@ def prefix_sums(X, t, orders, sizes):
     }
 
 
-def estimate_dropout_prefixes(nonzero_source, nonzero_target):
-    """``estimate_dropout`` on every (repeat, size) cell from non-zero counts.
-
-    Both prefixes have the same size ``n``, so ``zeta / eta`` is the ratio of
-    the counts and :func:`flda_core.transfer.dropout_from_rates` (vectorised
-    over the leading axes) takes the counts as they are: ``theta = max(0, 1 -
-    count_target / count_source)``, 0 where the feature never occurs in the
-    source prefix (section 3.3.1, Algorithm 1).
-    """
-    return dropout_from_rates(nonzero_source, nonzero_target)
-
-
-def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
+def quadratic_fits(sums, sizes, ridge=0.0, theta=None):
     """Closed-form least-squares fits for every (repeat, size) cell at once.
 
     Solves, per cell, the system of :func:`flda_core.solvers.solve_quadratic`
@@ -410,7 +361,7 @@ def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
     feature with ``theta = 1`` or without any non-zero value in the subset
     gets weight exactly 0.  Singular systems -- e.g. ``n = 2`` samples and
     ``m = 2`` features without ridge or dropout, where the centred data have
-    rank 1 -- get the minimum-norm solution (:func:`solve_psd_min_norm`).
+    rank 1 -- get the minimum-norm solution (:func:`flda_core.solvers.solve_psd_min_norm`).
     The solve is the library's, :func:`flda_core.solvers.solve_quadratic_moments`,
     batched over the (repeat, size) cells.
 
@@ -422,8 +373,6 @@ def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
     ridge : float, default=0.0
     theta : ndarray of shape (R, G, m) or None
         Dropout estimates per cell (FLDA-Q); None for plain least squares.
-    nonzero_source : ndarray of shape (R, G, m) or None
-        Non-zero counts of the training data (default ``sums["nonzero"]``).
 
     Returns
     -------
@@ -433,7 +382,7 @@ def quadratic_fits(sums, sizes, ridge=0.0, theta=None, nonzero_source=None):
     xx = sums["xx"]
     n = np.asarray(sizes, dtype=np.float64)  # (G,)
     square_sums = np.diagonal(xx, axis1=-2, axis2=-1)
-    active = (sums["nonzero"] if nonzero_source is None else nonzero_source) > 0
+    active = sums["nonzero"] > 0
     variance = np.zeros_like(square_sums)
     if theta is not None:
         active = active & (theta < 1.0)
@@ -489,7 +438,9 @@ def quadratic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0):
     t_target = np.where(data.y_target_train == 1, 1.0, -1.0)
     src = prefix_sums(data.X_source_train, t_source, source_orders, sizes)
     tgt = prefix_sums(data.X_target_train, t_target, target_orders, sizes)
-    theta = estimate_dropout_prefixes(src["nonzero"], tgt["nonzero"])
+    # estimate_dropout on every (repeat, size) cell: both prefixes have n samples, so the
+    # ratio of the non-zero rates is the ratio of the counts (section 3.3.1)
+    theta = dropout_from_rates(src["nonzero"], tgt["nonzero"])
     fits = (
         quadratic_fits(src, sizes, ridge),
         quadratic_fits(tgt, sizes, ridge),
@@ -715,44 +666,6 @@ class LearningCurveResult:
     def gaps(self):
         """Target-domain gaps to the oracle (:func:`oracle_gaps`)."""
         return oracle_gaps(self.errors, self.sizes, self.loss)
-
-
-def learning_curves(data, sizes, n_repeats=50, loss="quadratic", ridge=0.0, seed=0, progress=None):
-    """Learning curves of Figure 3 (section 4.1.2) for one loss.
-
-    Parameters
-    ----------
-    data : LearningCurveData
-    sizes : array-like of int
-        Training-set sizes, strictly increasing, in ``2 .. data.n_train``.
-    n_repeats : int, default=50
-    loss : {"quadratic", "logistic"}
-        ``"quadratic"``: S-LS, T-LS, FLDA-Q (batched closed form, fast).
-        ``"logistic"``: S-LR, T-LR, FLDA-L (one L-BFGS fit each, slow).
-    ridge : float, default=0.0
-        Fixed l2 penalty on the summed loss (``FLDAClassifier(l2=ridge / n)``).
-    seed : int
-        Seeds the repeat orders (the data have their own seed).
-    progress : callable(fraction, text), optional
-        Logistic only: called before each (repeat, size) cell and at the end.
-
-    Returns
-    -------
-    LearningCurveResult
-    """
-    if int(n_repeats) != n_repeats or n_repeats < 1:
-        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}.")
-    if ridge < 0 or not np.isfinite(ridge):
-        raise ValueError(f"ridge must be a finite number >= 0, got {ridge!r}.")
-    repeats = range(int(n_repeats))
-    if loss == "quadratic":
-        errors = quadratic_learning_errors(data, sizes, repeats, ridge, seed)
-        unconverged = 0
-    elif loss == "logistic":
-        errors, unconverged = logistic_learning_errors(data, sizes, repeats, ridge, seed, progress=progress)
-    else:
-        raise ValueError(f"loss must be 'quadratic' or 'logistic', got {loss!r}.")
-    return LearningCurveResult(errors, np.asarray(sizes, dtype=int), loss, unconverged)
 
 
 def adaptation_sample_size(table, classifier, reference, domain="target", tolerance=0.01):
@@ -1010,6 +923,12 @@ def headline(table, tolerance):
 
 
 def small_sample_gaps(gaps, n_max):
-    """Mean gap to the oracle of each FLDA curve over the sizes ``n <= n_max``."""
+    """Per FLDA curve of :func:`oracle_gaps`: its mean gap to the oracle over the sizes
+    ``n <= n_max`` and a bound of that mean's standard error (the mean of the sizes'
+    standard errors: the sizes share nested subsets, and the standard error of a mean of
+    correlated estimates is at most the mean of theirs)."""
     small = gaps[(gaps["n"] <= n_max) & (gaps["classifier"].str.startswith("FLDA"))]
-    return {name: float(group["mean_gap"].mean()) for name, group in small.groupby("classifier")}
+    return {
+        name: (float(group["mean_gap"].mean()), float(group["sem"].mean()))
+        for name, group in small.groupby("classifier")
+    }

@@ -18,6 +18,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,7 +26,7 @@ import pandas as pd
 
 from flda_core.classifier import FLDAClassifier
 from explorer.data.numbers import format_values
-from explorer.names import FAMILIES, LOSS_TITLES, LOSSES, classifier_name
+from explorer.names import FAMILIES, LOSS_TITLES, LOSSES, classifier_name, subscript
 from flda_core.transfer import estimate_dropout
 from explorer.experiments.progress import finish, report, scaled
 from explorer.experiments.synthetic import ExperimentResult, PaperSetting, fit_classifiers, fit_linear
@@ -138,13 +139,10 @@ def perturbation_sweep(
     if fit is None:
         # One warm-started estimator per loss: each refit starts from the
         # previous perturbation's solution (FLDA-L needs fewer L-BFGS steps).
-        warm_estimators = {}
+        warm = {loss: FLDAClassifier(warm_start=True) for loss in losses}
 
         def fit(family, loss, l2, theta=None, perturbation=None):
-            warm = warm_estimators.setdefault(loss, FLDAClassifier(warm_start=True))
-            return fit_linear(
-                pair, family, loss, l2=l2, theta=theta, perturbation=perturbation, estimator=warm
-            )
+            return fit_linear(pair, family, loss, l2, theta, perturbation, estimator=warm[loss])
 
     jobs = [(loss, d) for loss in losses for d in perturbations]
     fits = []
@@ -181,11 +179,7 @@ def sweep_frame(fits, feature=0):
 
 
 def _perturbation_column(delta, feature):
-    return f"θ̂{_subscript(feature + 1)}{delta:+g}".replace("+-", "-")
-
-
-def _subscript(number):
-    return str(number).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+    return f"θ̂{subscript(feature + 1)}{delta:+g}"
 
 
 def table1_frame(result, fits, feature=0):
@@ -302,85 +296,55 @@ def run_perturbation(
 ):
     """Table 1 and Figure 4 (section 4.1.3) on ``pair``: the experiment's entry point.
 
-    θ̂ is the estimate FLDA-Q uses; the perturbations of ``feature`` that keep
-    ``θ̂ + d`` in [0, 1] are fitted (``perturbations`` for the table and the
-    boundaries, a grid over ``curve_range`` for the error curve), with the
-    naive S-* and T-* classifiers for reference.
+    θ̂ is the estimate FLDA-Q uses; the perturbations of ``feature`` (zero-based: the
+    paper's feature 1 is 0) that keep ``θ̂ + d`` in [0, 1] are fitted: ``perturbations``
+    for the table and the boundaries, a grid of spacing ``step`` over ``curve_range``
+    for the error curve (:func:`curve_grid`), with the naive S-* and T-* classifiers
+    for reference.
 
     Parameters
     ----------
-    pair : DomainPair
-    feature : int
-        Zero-based index of the perturbed feature (the paper's feature 1 is 0).
-    perturbations : sequence of float
-    curve_range : (float, float)
-    l2 : float
-    step : float
-        Spacing of the error curve's grid (:func:`curve_grid`).
     fit : callable(family, loss, l2, theta=None, perturbation=None), optional
         Fits one classifier on ``pair``; defaults to :func:`fit_linear`.  A page
         passes its cached version.
     progress : callable(fraction, text), optional
     transfer : str, default="dropout"
-        The sweep always perturbs the dropout θ̂ (section 4.1.3); another
-        transfer model is fitted unperturbed for comparison
-        (``PerturbationResult.transfer_fits``; passed to ``fit`` as
-        ``transfer=``).
+        The sweep always perturbs the dropout θ̂ (section 4.1.3); another transfer model
+        is fitted unperturbed for comparison (``PerturbationResult.transfer_fits``; passed
+        to ``fit`` as ``transfer=``).
     chosen_only : bool, default=False
-        Fit FLDA only at the chosen perturbations (Figure 4's boundaries need no
-        more): a page's first chart comes sooner, and the rest of the curve is
-        fitted by the next call (with a cached ``fit`` the chosen fits are not
-        repeated).  ``curve`` still lists every feasible point of the grid.
+        Fit FLDA only at the chosen perturbations (Figure 4's boundaries need no more): a
+        page's first chart comes sooner, and the next call fits the rest of the curve
+        (with a cached ``fit`` the chosen fits are not repeated).  ``curve`` still lists
+        every feasible point of the grid.
 
     Returns
     -------
     PerturbationResult
     """
-    if fit is None:
-
-        def fit(family, loss, l2, theta=None, perturbation=None, transfer="dropout"):
-            return fit_linear(
-                pair, family, loss, l2=l2, theta=theta, perturbation=perturbation, transfer=transfer
-            )
-
-    theta_hat = fit("flda", LOSSES[0], l2).theta
+    fit = functools.partial(fit_linear, pair) if fit is None else fit
+    theta_hat = estimate_dropout(pair.X_source, pair.X_target)  # what FLDA's fit estimates, without a fit
     requested = sorted(float(d) for d in perturbations)
     chosen = feasible_perturbations(theta_hat[feature], requested)
     curve = feasible_perturbations(
         theta_hat[feature], sorted(set(curve_grid(*curve_range, step)) | set(chosen))
     )
     skipped = sorted(set(requested) - set(chosen))
-    naive_families = tuple(f for f in FAMILIES if f != "flda")
     if not curve:
-        return PerturbationResult(
-            feature,
-            ExperimentResult(np.asarray(pair.theta_true, dtype=float), theta_hat, {}),
-            [],
-            chosen,
-            skipped,
-            [],
-        )
+        naive = ExperimentResult(np.asarray(pair.theta_true, dtype=float), theta_hat, {})
+        return PerturbationResult(feature, naive, [], chosen, skipped, [])
     fitted = chosen if chosen_only else curve
-    share = len(naive_families) / (len(naive_families) + len(fitted))
+    share = 2 / (2 + len(fitted))  # two naive families, then the sweep
     naive = fit_classifiers(
-        pair, LOSSES, l2, progress=scaled(progress, 0.0, share), fit=fit, families=naive_families
+        pair, LOSSES, l2, scaled(progress, 0.0, share), fit, families=("source", "target")
     )
     naive = ExperimentResult(naive.theta_true, theta_hat, naive.classifiers)
     sweep = perturbation_sweep(
-        pair,
-        fitted,
-        feature,
-        LOSSES,
-        l2,
-        theta_base=theta_hat,
-        progress=scaled(progress, share, 1.0),
-        fit=fit,
+        pair, fitted, feature, LOSSES, l2, theta_hat, scaled(progress, share, 1.0), fit
     )
-    others = (
-        {}
-        if transfer == "dropout" or chosen_only
-        else {loss: fit("flda", loss, l2, transfer=transfer) for loss in LOSSES}
-    )
+    others = {}
+    if transfer != "dropout" and not chosen_only:
+        others = {loss: fit("flda", loss, l2, transfer=transfer) for loss in LOSSES}
     finish(progress)
     return PerturbationResult(feature, naive, sweep, chosen, skipped, curve, others)
 
@@ -392,11 +356,7 @@ def own_theta_fits(theta_own, theta_hat, l2=0.0, fit=None, pair=None):
     """
     if np.allclose(theta_own, theta_hat):
         return {}
-    if fit is None:
-
-        def fit(family, loss, l2, theta=None, perturbation=None):
-            return fit_linear(pair, family, loss, l2=l2, theta=theta, perturbation=perturbation)
-
+    fit = functools.partial(fit_linear, pair) if fit is None else fit
     return {loss: fit("flda", loss, l2, theta=np.asarray(theta_own, dtype=float)) for loss in LOSSES}
 
 

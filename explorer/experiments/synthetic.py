@@ -26,6 +26,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from collections.abc import Mapping
@@ -34,10 +35,10 @@ import numpy as np
 import pandas as pd
 
 from flda_core.classifier import FLDAClassifier
-from flda_core.synthetic import exact_target_error
 from explorer.names import FAMILIES, LOSSES, classifier_name
-from explorer.experiments.progress import finish, report
+from explorer.experiments.progress import finish, report, scaled
 from explorer.experiments.rows import distinct_rows
+from explorer.experiments.assumption import wrong_per_sample
 from explorer.experiments.scoring import binary_error
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "PAPER_FIGURE1",
     "PAPER_FIGURE2",
     "fit_linear",
+    "paired_se",
     "distinct_rows",
     "lattice_counts",
     "MAX_DISTINCT_SHARE",
@@ -54,9 +56,7 @@ __all__ = [
     "classifier_errors",
     "theta_table",
     "matching_paper_setting",
-    "lattice_tie_errors",
     "transfer_errors",
-    "closest_to_oracle",
 ]
 
 _TRAINED_ON = {
@@ -90,6 +90,11 @@ class FittedLinear:
         The transfer model of an FLDA fit (:data:`flda_core.transfer_models.TRANSFER_MODELS`).
     transfer_params : dict or None
         Its fitted parameters (``FLDAClassifier.transfer_params_``; None for S-* and T-*).
+    n_target : int
+        Number of target samples ``target_error`` was measured on.
+    target_wrong : ndarray of uint8 or None
+        Which of them it got wrong, packed bits (``np.packbits``): for the paired
+        standard error of two fits' difference (:func:`paired_se`).
     """
 
     name: str
@@ -103,6 +108,18 @@ class FittedLinear:
     perturbation: float | None = None
     transfer: str = "dropout"
     transfer_params: Mapping[str, np.ndarray] | None = field(default=None, repr=False)
+    n_target: int = 0
+    target_wrong: np.ndarray | None = field(default=None, repr=False)
+
+
+def paired_se(fit_a, fit_b):
+    """Standard error of ``fit_a.target_error - fit_b.target_error``, paired over the target
+    samples both were scored on (infinite when either fit lacks its mistakes)."""
+    n = fit_a.n_target
+    if fit_a.target_wrong is None or fit_b.target_wrong is None or n < 2 or fit_b.n_target != n:
+        return float("inf")
+    wrong = [np.unpackbits(f.target_wrong, count=n).astype(np.float64) for f in (fit_a, fit_b)]
+    return float(np.std(wrong[0] - wrong[1], ddof=1) / np.sqrt(n))
 
 
 @dataclass(frozen=True)
@@ -264,41 +281,36 @@ def fit_linear(
 
     Parameters
     ----------
-    pair : DomainPair
-        Binary (two-class) domains.
+    pair : DomainPair of two classes
     family : {"source", "target", "flda"}
-        ``"source"``: trained on labelled source data (S-LS / S-LR);
-        ``"target"``: trained on labelled target data, the oracle (T-LS / T-LR);
-        ``"flda"``: trained on source data with the dropout transfer model
-        estimated from the unlabelled target data (FLDA-Q / FLDA-L,
-        Algorithms 1 and 2), or with ``theta`` if given.
+        ``"source"``: trained on labelled source data (S-LS / S-LR); ``"target"``: on
+        labelled target data, the oracle (T-LS / T-LR); ``"flda"``: on source data under
+        the transfer model estimated from the unlabelled target (FLDA-Q / FLDA-L,
+        Algorithms 1 and 2), or with the dropout ``theta`` if given (section 4.1.3).
     loss : {"quadratic", "logistic"}
     l2 : float, default=0.0
         Ridge penalty (see :class:`~flda_core.classifier.FLDAClassifier`).
     theta : array-like of shape (n_features,), optional
-        Fixed dropout probabilities for ``family="flda"`` (section 4.1.3).
     perturbation : float, optional
-        Recorded in the result (see :func:`perturbation_sweep`).
+        Recorded in the result (:func:`~explorer.experiments.perturbation.perturbation_sweep`).
     transfer : str, default="dropout"
-        FLDA's transfer model (:data:`flda_core.transfer_models.TRANSFER_MODELS`),
-        estimated from the unlabelled target; ignored for S-* and T-*.
+        FLDA's transfer model (:data:`flda_core.transfer_models.TRANSFER_MODELS`); ignored
+        for S-* and T-*.
     estimator : FLDAClassifier, optional
-        Refit this estimator (its ``loss``, ``l2``, ``theta`` and ``transfer``
-        are set here) instead of a new one; one with ``warm_start=True`` reused
-        over calls starts each fit from the previous solution.
+        Refit this estimator (its ``loss``, ``l2``, ``theta`` and ``transfer`` are set
+        here); one with ``warm_start=True`` starts each fit from the previous solution.
     compress : bool or None, default=None
-        Fit on the distinct rows of the training data, weighted by their
-        counts (:func:`distinct_rows`): the same objective, so the same
-        classifier up to the solver tolerance, many times faster on lattice
-        data.  ``None`` compresses when the distinct rows are at most
-        ``MAX_DISTINCT_SHARE[loss]`` of all rows; ``True`` always; ``False``
-        never.  FLDA's transfer model always sees the full unlabelled target.
+        Fit on the distinct rows of the training data weighted by their counts
+        (:func:`distinct_rows`): the same objective, many times faster on lattice data.
+        ``None`` compresses when the distinct rows are at most ``MAX_DISTINCT_SHARE[loss]``
+        of all rows; ``True`` always; ``False`` never.  FLDA's transfer model always sees
+        the full unlabelled target.
 
     Returns
     -------
     FittedLinear
-        Errors are measured on the whole target and source domains (the
-        paper's protocol: the oracle's target error is its training error).
+        Errors are measured on the whole target and source domains (the paper's
+        protocol: the oracle's target error is its training error).
     """
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}.")
@@ -316,10 +328,9 @@ def fit_linear(
         if rows is not None:
             X, y, extra["sample_weight"] = rows
     clf.fit(X, y, **extra)
-    # Labels of a DomainPair are 0..K-1, so classes_ == [0, 1] and a positive
-    # score means class 1.
-    coef = clf.coef_[0].copy()
-    intercept = float(clf.intercept_[0])
+    # Labels of a DomainPair are 0..K-1, so a positive score means class 1.
+    coef, intercept = clf.coef_[0].copy(), float(clf.intercept_[0])
+    wrong = wrong_per_sample(coef, intercept, pair.X_target, pair.y_target)
     return FittedLinear(
         name=classifier_name(family, loss),
         family=family,
@@ -327,11 +338,13 @@ def fit_linear(
         coef=coef,
         intercept=intercept,
         theta=getattr(clf, "theta_", np.zeros(pair.n_features)).copy(),  # "rate" has no theta
-        target_error=binary_error(coef, intercept, pair.X_target, pair.y_target),
+        target_error=float(np.mean(wrong)),
         source_error=binary_error(coef, intercept, pair.X_source, pair.y_source),
         perturbation=perturbation,
         transfer=transfer,
         transfer_params=dict(clf.transfer_params_) if family == "flda" else None,
+        n_target=len(wrong),
+        target_wrong=np.packbits(wrong.astype(bool)),
     )
 
 
@@ -366,13 +379,7 @@ def fit_classifiers(
     for loss in losses:
         if loss not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}.")
-    if fit is None:
-
-        def fit(family, loss, l2, theta=None, perturbation=None, transfer="dropout"):
-            return fit_linear(
-                pair, family, loss, l2=l2, theta=theta, perturbation=perturbation, transfer=transfer
-            )
-
+    fit = functools.partial(fit_linear, pair) if fit is None else fit
     extra = {} if transfer == "dropout" else {"transfer": transfer}
     fits = {}
     jobs = [(loss, family) for loss in losses for family in families]
@@ -414,42 +421,24 @@ def transfer_errors(pair, transfers, losses=LOSSES, l2=0.0, fit=None, progress=N
     transfers = tuple(transfers)
     steps = len(transfers) + 1
 
-    def part(k):
-        return None if progress is None else (lambda fraction, text: progress((k + fraction) / steps, text))
-
-    plain = fit_classifiers(pair, losses, l2, part(0), fit, families=("source", "target"))
-    flda = [
-        fit_classifiers(pair, losses, l2, part(k + 1), fit, families=("flda",), transfer=transfer)
+    plain = fit_classifiers(
+        pair, losses, l2, scaled(progress, 0, 1 / steps), fit, families=("source", "target")
+    )
+    flda = {
+        transfer: fit_classifiers(
+            pair, losses, l2, scaled(progress, (k + 1) / steps, (k + 2) / steps), fit, ("flda",), transfer
+        ).classifiers
         for k, transfer in enumerate(transfers)
-    ]
+    }
     finish(progress)
     rows = []
     for loss in losses:
         source, target = (plain.classifiers[classifier_name(f, loss)] for f in ("source", "target"))
+        name = classifier_name("flda", loss)
         rows.append((source.name, source.target_error, "", loss))
-        for transfer, result in zip(transfers, flda):
-            rows.append(
-                (
-                    classifier_name("flda", loss),
-                    result.classifiers[classifier_name("flda", loss)].target_error,
-                    transfer,
-                    loss,
-                )
-            )
+        rows += [(name, fits[name].target_error, transfer, loss) for transfer, fits in flda.items()]
         rows.append((target.name, target.target_error, "", loss))
     return pd.DataFrame(rows, columns=["classifier", "target error", "transfer", "loss"])
-
-
-def closest_to_oracle(errors, loss):
-    """From :func:`transfer_errors`: ``(transfer, error, oracle error)`` of the FLDA
-    variant of ``loss`` whose target error is closest to the oracle's (first listed
-    wins a tie)."""
-    rows = errors[errors["loss"] == loss]
-    oracle = float(rows[rows["classifier"] == classifier_name("target", loss)]["target error"].iloc[0])
-    flda = rows[rows["transfer"] != ""]
-    gaps = (flda["target error"] - oracle).abs().round(12).to_numpy()
-    best = flda.iloc[int(np.argmin(gaps))]
-    return str(best["transfer"]), float(best["target error"]), oracle
 
 
 def classifier_errors(result, references=None):
@@ -496,37 +485,3 @@ def theta_table(theta_true, theta_hat, params=None, distribution=None):
     data["estimated theta"] = theta_hat
     data["estimate - true"] = theta_hat - theta_true
     return pd.DataFrame(data)
-
-
-def lattice_tie_errors(setting=PAPER_FIGURE1):
-    """Exact target errors of S-LS's expected boundary when it runs through lattice points.
-
-    For two-feature Bernoulli domains whose classes differ symmetrically (as in
-    Figure 1, section 4.1.1) the population least-squares boundary of the
-    source is ``x1 + x2 = c`` with ``c`` the mean over classes of the summed
-    success probabilities; on the target lattice it passes *exactly* through
-    points such as (0, 1).  A finite sample tilts it a hair to either side, so
-    those points - and every sample on them - go to one class or the other.
-
-    Returns
-    -------
-    (float, float)
-        The exact target errors (:func:`~flda_core.synthetic.exact_target_error`)
-        with the points on the boundary given to the first and to the second
-        class, smaller first; equal when no lattice point lies on it.
-    """
-    params = np.asarray(setting.params, dtype=float)
-    c = params.sum(axis=1).mean()
-    low_class = int(np.argmin(params.sum(axis=1)))  # fewer ones: small sums
-
-    def predictor(on_boundary):
-        def predict(points):
-            sums = points.sum(axis=1)
-            tie = np.isclose(sums, c)
-            low = (sums < c) & ~tie if on_boundary != low_class else (sums < c) | tie
-            return np.where(low, low_class, 1 - low_class)
-
-        return predict
-
-    errors = [exact_target_error(predictor(k), params, setting.theta) for k in (0, 1)]
-    return tuple(sorted(errors))

@@ -90,28 +90,15 @@ def _colorscale(name):
 
 def _square_axes_layout(n_axes, side):
     """Layout of square pixels, row 0 at the top, no tick clutter, for every subplot."""
+    bare = dict(
+        showticklabels=False, showgrid=False, zeroline=False, ticks="", showline=False, constrain="domain"
+    )
     layout = {}
     for k in range(1, n_axes + 1):
         suffix = "" if k == 1 else str(k)
-        layout[f"xaxis{suffix}"] = dict(
-            showticklabels=False,
-            showgrid=False,
-            zeroline=False,
-            ticks="",
-            showline=False,
-            constrain="domain",
-            range=[-0.5, side - 0.5],
-        )
+        layout[f"xaxis{suffix}"] = dict(bare, range=[-0.5, side - 0.5])
         layout[f"yaxis{suffix}"] = dict(
-            showticklabels=False,
-            showgrid=False,
-            zeroline=False,
-            ticks="",
-            showline=False,
-            scaleanchor=f"x{suffix}",
-            scaleratio=1,
-            constrain="domain",
-            range=[side - 0.5, -0.5],
+            bare, scaleanchor=f"x{suffix}", scaleratio=1, range=[side - 0.5, -0.5]
         )
     return layout
 
@@ -198,33 +185,27 @@ def _weight_maps(w_source, w_flda, shared_range, source_name, digit):
 
 def _weights_colorbars(m, weight_bar, theta_bar):
     """The two colour axes of Figure 6: weights (diverging, centred on 0) and theta."""
+
+    def bar(title, place):
+        return dict(
+            title=dict(text=title, side="top"),
+            orientation="h",
+            xanchor="center",
+            yanchor="top",
+            thickness=12,
+            **place,
+        )
+
     return dict(
         coloraxis=dict(
             colorscale=_colorscale(WEIGHT_SCALE),
             cmin=-m,
             cmax=m,
             cmid=0.0,
-            colorbar=dict(
-                title=dict(text="weight", side="top"),
-                orientation="h",
-                xanchor="center",
-                yanchor="top",
-                thickness=12,
-                **weight_bar,
-            ),
+            colorbar=bar("weight", weight_bar),
         ),
         coloraxis2=dict(
-            colorscale=_colorscale(PROBABILITY_SCALE),
-            cmin=0.0,
-            cmax=1.0,
-            colorbar=dict(
-                title=dict(text="θ", side="top"),
-                orientation="h",
-                xanchor="center",
-                yanchor="top",
-                thickness=12,
-                **theta_bar,
-            ),
+            colorscale=_colorscale(PROBABILITY_SCALE), cmin=0.0, cmax=1.0, colorbar=bar("θ", theta_bar)
         ),
     )
 
@@ -286,41 +267,37 @@ def digit_weights_figure(
         dict(_heatmap(theta_img, "coloraxis2", "θ", "θ", ".2f"), xaxis="x3", yaxis="y3"),
         dict(_heatmap(right, "coloraxis", flda_name, "weight"), xaxis="x2", yaxis="y2"),
     ]
+    return unvalidated_figure(data, _weights_layout(titles, side, m, slide))
+
+
+def _weights_layout(titles, side, m, slide):
+    """Figure 6's layout: a slide's one row of three maps with both colour bars below, or
+    the page's weight maps side by side above the θ map (see ``_WEIGHT_ROW``)."""
     if slide:
         layout = subplot_layout(1, 3, titles, horizontal_spacing=_SLIDE_SPACING)
-        _merge_axes(layout, _square_axes_layout(3, side))
         third = (1 - 2 * _SLIDE_SPACING) / 3
-        layout.update(
-            **_weights_colorbars(
-                m,
-                dict(x=third + _SLIDE_SPACING / 2, y=-0.03, len=2 * third),
-                dict(x=1 - third / 2, y=-0.03, len=third),
-            ),
-            height=SLIDE_WEIGHTS_HEIGHT,
-            margin=_SLIDE_MARGIN,
-            font=_FONT,
+        bars = (
+            dict(x=third + _SLIDE_SPACING / 2, y=-0.03, len=2 * third),
+            dict(x=1 - third / 2, y=-0.03, len=third),
         )
-        return unvalidated_figure(data, layout)
-    weight_row, theta_row, gap = _WEIGHT_ROW, _THETA_ROW, _ROW_GAP
-    plot_height = weight_row + gap + theta_row
-    layout = subplot_layout(
-        2,
-        2,
-        titles,
-        specs=[[{}, {}], [{"colspan": 2}, None]],
-        row_heights=[weight_row, theta_row],
-        vertical_spacing=gap / plot_height,
-        horizontal_spacing=0.04,
-    )
+        height, margin = SLIDE_WEIGHTS_HEIGHT, _SLIDE_MARGIN
+    else:
+        plot_height = _WEIGHT_ROW + _ROW_GAP + _THETA_ROW
+        layout = subplot_layout(
+            2,
+            2,
+            titles,
+            specs=[[{}, {}], [{"colspan": 2}, None]],
+            row_heights=[_WEIGHT_ROW, _THETA_ROW],
+            vertical_spacing=_ROW_GAP / plot_height,
+            horizontal_spacing=0.04,
+        )
+        below_weights = (_THETA_ROW + _ROW_GAP - 8) / plot_height
+        bars = (dict(x=0.5, y=below_weights, len=0.5), dict(x=0.5, y=-0.02, len=0.3))
+        height, margin = round(plot_height + _WEIGHTS_MARGIN["t"] + _WEIGHTS_MARGIN["b"]), _WEIGHTS_MARGIN
     _merge_axes(layout, _square_axes_layout(3, side))
-    below_weights = (theta_row + gap - 8) / plot_height
-    layout.update(
-        **_weights_colorbars(m, dict(x=0.5, y=below_weights, len=0.5), dict(x=0.5, y=-0.02, len=0.3)),
-        height=round(plot_height + _WEIGHTS_MARGIN["t"] + _WEIGHTS_MARGIN["b"]),
-        margin=_WEIGHTS_MARGIN,
-        font=_FONT,
-    )
-    return unvalidated_figure(data, layout)
+    layout.update(**_weights_colorbars(m, *bars), height=height, margin=margin, font=_FONT)
+    return layout
 
 
 def sample_images_figure(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=10):
@@ -432,48 +409,28 @@ def _add_paper_markers(fig, table, paper, directions):
     entry, no hover) under the grey one, so that the dash stands out on a
     white page, on a dark page and on top of a bar alike.
     """
-    n = len(table.columns)
-    width = 0.8 / n
+    width = 0.8 / len(table.columns)
     x_marks, y_marks, texts = [], [], []
-    for d, (_direction, (_, row)) in enumerate(zip(directions, paper.iterrows())):
+    for d, (_, row) in enumerate(paper.iterrows()):
         for k, method in enumerate(table.columns):
             value = row.get(method, np.nan)
-            if not np.isfinite(value):
-                continue
-            x_marks.append(d - 0.4 + width * (k + 0.5))
-            y_marks.append(value)
-            texts.append(f"{row.name}: {method} {value:.3f}")
+            if np.isfinite(value):
+                x_marks.append(d - 0.4 + width * (k + 0.5))
+                y_marks.append(value)
+                texts.append(f"{row.name}: {method} {value:.3f}")
+    marks = dict(x=x_marks, y=y_marks, mode="markers", xaxis="x2", legendgroup="paper")
+    outline, fill = (
+        dict(symbol="line-ew", size=size, color=c, line=dict(color=c, width=w))
+        for size, c, w in ((30, PAPER_MARK_OUTLINE, 6), (26, PAPER_MARK_COLOR, 3))
+    )
     fig.add_trace(
         go.Scatter(
-            x=x_marks,
-            y=y_marks,
-            mode="markers",
-            name="paper, Table 4 (outline)",
-            xaxis="x2",
-            legendgroup="paper",
-            showlegend=False,
-            hoverinfo="skip",
-            marker=dict(
-                symbol="line-ew",
-                size=30,
-                color=PAPER_MARK_OUTLINE,
-                line=dict(color=PAPER_MARK_OUTLINE, width=6),
-            ),
+            **marks, name="paper, Table 4 (outline)", showlegend=False, hoverinfo="skip", marker=outline
         )
     )
     fig.add_trace(
         go.Scatter(
-            x=x_marks,
-            y=y_marks,
-            mode="markers",
-            name="paper, Table 4",
-            xaxis="x2",
-            legendgroup="paper",
-            marker=dict(
-                symbol="line-ew", size=26, color=PAPER_MARK_COLOR, line=dict(color=PAPER_MARK_COLOR, width=3)
-            ),
-            text=texts,
-            hovertemplate="%{text}<extra></extra>",
+            **marks, name="paper, Table 4", marker=fill, text=texts, hovertemplate="%{text}<extra></extra>"
         )
     )
     fig.update_layout(xaxis2=dict(overlaying="x", range=[-0.5, len(directions) - 0.5], visible=False))

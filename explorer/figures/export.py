@@ -328,20 +328,9 @@ HIGH_CONTRAST_BACKGROUND = "#000000"
 HIGH_CONTRAST_GRID = "#6b6b6b"
 
 
-def presentation_style(fig, font=PRESENTATION_FONT, title_font=PRESENTATION_TITLE_FONT, high_contrast=False):
-    """A copy of ``fig`` styled for a projector.
-
-    Every text (ticks, axis and subplot titles, legend, annotations) is at least
-    ``font`` px (axis titles ``title_font``; default :data:`PRESENTATION_FONT` and
-    :data:`PRESENTATION_TITLE_FONT`, a slide passes sizes from the window's height), line
-    traces at least :data:`PRESENTATION_LINE_WIDTH` px wide, and the legend lists each
-    classifier family once (e.g. "S-LS / S-LR (naive source)"; clicking it
-    toggles the whole family) and every other entry once.  Colours are left to
-    the theme, so the figure stays readable in light and dark mode; with
-    ``high_contrast`` every text is white on a black background (21:1).
-    """
-    font, title_font = int(font), int(title_font)
-    fig = go.Figure(copy.deepcopy(fig.to_dict()))
+def _one_legend_entry_per_family(fig):
+    """``fig``'s legend with each classifier family once ("S-LS / S-LR (naive source)",
+    toggling the whole family), the paper's markers once and every other entry once."""
     present = {m.group(1) for m in (_NAME_PATTERN.match(t.name or "") for t in fig.data) if m}
     paper_names = [
         t.name for t in fig.data if t.name and t.showlegend is not False and legend_key(t.name) == "paper"
@@ -361,6 +350,23 @@ def presentation_style(fig, font=PRESENTATION_FONT, title_font=PRESENTATION_TITL
                 trace.name = _family_label(key, present)
             elif key == "paper":  # one entry for every paper marker: name them all
                 trace.name = _paper_label(paper_names)
+
+
+def presentation_style(fig, font=PRESENTATION_FONT, title_font=PRESENTATION_TITLE_FONT, high_contrast=False):
+    """A copy of ``fig`` styled for a projector.
+
+    Every text (ticks, axis and subplot titles, legend, annotations) is at least
+    ``font`` px (axis titles ``title_font``; default :data:`PRESENTATION_FONT` and
+    :data:`PRESENTATION_TITLE_FONT`, a slide passes sizes from the window's height), line
+    traces at least :data:`PRESENTATION_LINE_WIDTH` px wide, and the legend lists each
+    classifier family once (e.g. "S-LS / S-LR (naive source)"; clicking it
+    toggles the whole family) and every other entry once.  Colours are left to
+    the theme, so the figure stays readable in light and dark mode; with
+    ``high_contrast`` every text is white on a black background (21:1).
+    """
+    font, title_font = int(font), int(title_font)
+    fig = go.Figure(copy.deepcopy(fig.to_dict()))
+    _one_legend_entry_per_family(fig)
     for trace in fig.data:
         line = getattr(trace, "line", None) if "line" in trace else None
         mode = getattr(trace, "mode", None) or ""

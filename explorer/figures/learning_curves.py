@@ -22,11 +22,12 @@ from explorer.figures.style import (
     axis_suffix,
     classifier_color,
     default_template,
+    rgba,
     subplot_layout,
     unvalidated_figure,
 )
 
-__all__ = ["DOMAIN_DASH", "DOMAIN_TITLES", "hex_to_rgba", "log_ticks", "learning_curve_figure", "gap_figure"]
+__all__ = ["DOMAIN_DASH", "DOMAIN_TITLES", "log_ticks", "learning_curve_figure", "gap_figure"]
 
 #: Line style per validation domain (Figure 3's caption: dotted source, solid target).
 DOMAIN_DASH = {"source": "dot", "target": "solid"}
@@ -39,13 +40,6 @@ DOMAIN_TITLES = {
 #: Column order of the panels.
 _LOSS_ORDER = ("quadratic", "logistic")
 _DOMAIN_ORDER = ("source", "target")
-
-
-def hex_to_rgba(color, alpha):
-    """``"#RRGGBB"`` -> ``"rgba(r, g, b, alpha)"`` for translucent bands."""
-    color = color.lstrip("#")
-    r, g, b = (int(color[i : i + 2], 16) for i in (0, 2, 4))
-    return f"rgba({r}, {g}, {b}, {alpha})"
 
 
 def log_ticks(n_min, n_max, mantissas=(1, 2, 5)):
@@ -126,59 +120,21 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None, slide=
     layout = subplot_layout(
         2, cols, titles, shared_xaxes=True, vertical_spacing=0.12, horizontal_spacing=0.08
     )
-    data = []
-    legend_seen = set()
-    curves = _curves(table)
+    data, legend_seen, curves = [], set(), _curves(table)
     for col, loss in enumerate(losses, start=1):
         for row, domain in enumerate(_DOMAIN_ORDER, start=1):
-            axes = _axes(row, col, cols)
             for name, curve in curves.get((loss, domain), []):
-                n = curve["n"].to_numpy()
-                mean = curve["mean_error"].to_numpy()
-                sem = np.nan_to_num(curve["sem"].to_numpy())
-                color = classifier_color(name)
-                if show_sem:
-                    data.append(_sem_band(n, mean, sem, color, name, name=f"{name} +/- SEM", **axes))
-                data.append(
-                    dict(
-                        type="scatter",
-                        x=n,
-                        y=mean,
-                        mode="lines+markers",
-                        name=name,
-                        legendgroup=name,
-                        showlegend=name not in legend_seen,
-                        line={"color": color, "dash": DOMAIN_DASH[domain], "width": 2.5},
-                        marker={"symbol": LOSS_SYMBOL[loss], "size": 6, "color": color},
-                        customdata=np.column_stack([sem, curve["repeats"].to_numpy()]),
-                        hovertemplate=(
-                            f"<b>{name}</b> on the {domain} validation set<br>"
-                            "n = %{x}<br>error = %{y:.4f} "
-                            "+/- %{customdata[0]:.4f} (SEM, "
-                            "%{customdata[1]} repeats)<extra></extra>"
-                        ),
-                        **axes,
-                    )
+                data += _curve_traces(
+                    name, curve, loss, domain, show_sem, name not in legend_seen, _axes(row, col, cols)
                 )
                 legend_seen.add(name)
-    tickvals, ticktext = log_ticks(
-        int(table["n"].min()), int(table["n"].max()), (1, 2, 5) if cols == 1 else (1,)
+    _style_axes(
+        layout,
+        cols,
+        log_ticks(int(table["n"].min()), int(table["n"].max()), (1, 2, 5) if cols == 1 else (1,)),
+        log_y,
+        slide,
     )
-    for row in (1, 2):
-        for col in range(1, cols + 1):
-            suffix = axis_suffix(row, col, cols)
-            layout[f"xaxis{suffix}"].update(type="log", tickvals=tickvals, ticktext=ticktext)
-            if row == 2:
-                layout[f"xaxis{suffix}"]["title"] = {"text": "number of training samples n (log scale)"}
-            layout[f"yaxis{suffix}"].update(
-                # short: two rows of a small slide leave ~100 px per panel, and the panel
-                # titles already say which error ("classification error" ran into the
-                # other row's title)
-                title={"text": "error"},
-                type="log" if log_y else "linear",
-                rangemode="tozero" if not log_y else "normal",
-                **({"nticks": 3} if slide else {}),
-            )
     for annotation in layout.get("annotations", []):
         annotation.setdefault("font", {})["size"] = 15
     layout.update(
@@ -276,6 +232,53 @@ def gap_figure(gaps, height=420):
     return unvalidated_figure(data, layout)
 
 
+def _style_axes(layout, cols, ticks, log_y, slide):
+    """Log n-axes with ``ticks`` (values, labels) on both rows; error axes titled "error"
+    (the panel titles say which), log or from zero; at most three ticks on a slide."""
+    for row in (1, 2):
+        for col in range(1, cols + 1):
+            suffix = axis_suffix(row, col, cols)
+            layout[f"xaxis{suffix}"].update(type="log", tickvals=ticks[0], ticktext=ticks[1])
+            if row == 2:
+                layout[f"xaxis{suffix}"]["title"] = {"text": "number of training samples n (log scale)"}
+            layout[f"yaxis{suffix}"].update(
+                # short: two rows of a small slide leave ~100 px per panel ("classification
+                # error" ran into the other row's title)
+                title={"text": "error"},
+                type="log" if log_y else "linear",
+                rangemode="tozero" if not log_y else "normal",
+                **({"nticks": 3} if slide else {}),
+            )
+
+
+def _curve_traces(name, curve, loss, domain, show_sem, in_legend, axes):
+    """One learning curve (rows of one classifier and domain, sorted by n): its SEM band
+    (if ``show_sem``) and its line."""
+    n, mean = curve["n"].to_numpy(), curve["mean_error"].to_numpy()
+    sem = np.nan_to_num(curve["sem"].to_numpy())
+    color = classifier_color(name)
+    band = [_sem_band(n, mean, sem, color, name, name=f"{name} +/- SEM", **axes)] if show_sem else []
+    return band + [
+        dict(
+            type="scatter",
+            x=n,
+            y=mean,
+            mode="lines+markers",
+            name=name,
+            legendgroup=name,
+            showlegend=in_legend,
+            line={"color": color, "dash": DOMAIN_DASH[domain], "width": 2.5},
+            marker={"symbol": LOSS_SYMBOL[loss], "size": 6, "color": color},
+            customdata=np.column_stack([sem, curve["repeats"].to_numpy()]),
+            hovertemplate=(
+                f"<b>{name}</b> on the {domain} validation set<br>n = %{{x}}<br>error = %{{y:.4f}} "
+                "+/- %{customdata[0]:.4f} (SEM, %{customdata[1]} repeats)<extra></extra>"
+            ),
+            **axes,
+        )
+    ]
+
+
 def _axes(row, col, cols):
     suffix = axis_suffix(row, col, cols)
     return {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
@@ -289,7 +292,7 @@ def _sem_band(n, mean, sem, color, group, name=None, **axes):
         y=np.concatenate([mean + sem, (mean - sem)[::-1]]),
         mode="lines",
         fill="toself",
-        fillcolor=hex_to_rgba(color, 0.2),
+        fillcolor=rgba(color, 0.2),
         line={"width": 0},
         hoverinfo="skip",
         showlegend=False,

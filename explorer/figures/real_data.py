@@ -1,7 +1,9 @@
-"""Plotly figures of the "Real data" page (section 4.2.2, Tables 2-3).
+"""Plotly figures of the "Real data" (Tables 2-3) and "Paper benchmarks" (Tables 5-9) pages.
 
-* :func:`error_comparison_figure` -- one panel per data set, one bar per
-  classifier (target error here) with the paper's Table 3 value as a mark;
+* :func:`error_comparison_figure` -- one panel per data set or domain pair, one bar per
+  classifier (target error here, optionally with its standard error) with the paper's
+  value as a mark;
+* :func:`reproduction_figure` -- every cell of a table, this run against the paper;
 * :func:`theta_figure` -- FLDA's θ̂ per feature of one data set beside the
   fraction of target rows in which the feature is actually missing.
 
@@ -25,7 +27,14 @@ from explorer.figures.style import (
     unvalidated_figure,
 )
 
-__all__ = ["BASELINE_COLOR", "MISSING_COLOR", "color_of", "error_comparison_figure", "theta_figure"]
+__all__ = [
+    "BASELINE_COLOR",
+    "MISSING_COLOR",
+    "color_of",
+    "error_comparison_figure",
+    "reproduction_figure",
+    "theta_figure",
+]
 
 #: Colour of the domain-adaptation baselines (Okabe-Ito blue).
 BASELINE_COLOR = "#0072B2"
@@ -47,7 +56,7 @@ def color_of(name):
         return BASELINE_COLOR
 
 
-def error_comparison_figure(errors, paper=None, columns=3):
+def error_comparison_figure(errors, paper=None, columns=3, se=None, table="Table 3"):
     """Target error per classifier, one panel per data set, the paper's values marked.
 
     Parameters
@@ -56,9 +65,13 @@ def error_comparison_figure(errors, paper=None, columns=3):
         Data sets (index) x classifiers (columns), errors in [0, 1]; NaN cells
         (classifiers not run) get no bar.
     paper : DataFrame, optional
-        The paper's Table 3 in the same layout; drawn as grey marks.
+        The paper's table in the same layout; drawn as grey marks.
     columns : int
         Panels per row.
+    se : DataFrame, optional
+        Standard errors in the layout of ``errors``: error bars of ± one SE.
+    table : str
+        The paper's table, named in the legend and the hover text.
     """
     names = list(errors.index)
     rows = max(1, math.ceil(len(names) / columns))
@@ -72,11 +85,16 @@ def error_comparison_figure(errors, paper=None, columns=3):
         suffix = axis_suffix(i // columns + 1, i % columns + 1, columns)
         axes = dict(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
         values = errors.loc[name]
+        bars = {}
+        if se is not None:  # thin and short: the paper's wide mark stays readable beside it
+            spread = se.loc[name].to_numpy(dtype=float)
+            bars = {"error_y": dict(type="data", array=spread, color="#555555", thickness=1.2, width=3)}
         data.append(
             dict(
                 type="bar",
                 x=classifiers,
                 y=values.to_numpy(dtype=float),
+                **bars,
                 marker=dict(color=colors),
                 name="here",
                 legendgroup="here",
@@ -87,25 +105,7 @@ def error_comparison_figure(errors, paper=None, columns=3):
         )
         if paper is not None and name in paper.index:
             marks = paper.loc[name].reindex(classifiers).to_numpy(dtype=float)
-            data.append(
-                dict(
-                    type="scatter",
-                    x=classifiers,
-                    y=marks,
-                    mode="markers",
-                    name="paper, Table 3",
-                    legendgroup="paper",
-                    showlegend=i == 0,
-                    marker=dict(
-                        symbol="line-ew",
-                        size=18,
-                        color=PAPER_MARK_COLOR,
-                        line=dict(width=4, color=PAPER_MARK_OUTLINE),
-                    ),
-                    hovertemplate="%{x}: error %{y:.3f} (paper, Table 3)<extra>" + name + "</extra>",
-                    **axes,
-                )
-            )
+            data.append(_paper_marks(classifiers, marks, name, table, i == 0, axes))
         yaxis = layout[f"yaxis{suffix}"]
         yaxis.update(range=[0, 1], tickformat=".1f")
         if i % columns == 0:
@@ -119,6 +119,81 @@ def error_comparison_figure(errors, paper=None, columns=3):
         font=_FONT,
         bargap=0.25,
         legend=dict(orientation="h", yanchor="bottom", y=1.06, x=0),
+    )
+    return unvalidated_figure(data, layout)
+
+
+def _paper_marks(classifiers, marks, name, table, legend, axes):
+    """The paper's values of one panel: wide grey dashes over the bars."""
+    return dict(
+        type="scatter",
+        x=classifiers,
+        y=marks,
+        mode="markers",
+        name=f"paper, {table}",
+        legendgroup="paper",
+        showlegend=legend,
+        marker=dict(
+            symbol="line-ew", size=18, color=PAPER_MARK_COLOR, line=dict(width=4, color=PAPER_MARK_OUTLINE)
+        ),
+        hovertemplate=f"%{{x}}: error %{{y:.3f}} (paper, {table})<extra>{name}</extra>",
+        **axes,
+    )
+
+
+#: Marker shapes of :func:`reproduction_figure`, one per classifier (greyscale-readable).
+_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "star", "triangle-down")
+
+
+def reproduction_figure(errors, paper, table):
+    """This run's error (y) against the paper's (x), one marker per (pair, classifier).
+
+    On the diagonal this run reproduces the paper; the dotted lines are ± 0.03 from it.
+
+    Parameters
+    ----------
+    errors, paper : DataFrame
+        Pairs (index) x classifiers (columns); classifiers the paper lacks are left out.
+    table : str
+        The paper's table (axis title).
+    """
+    data = [
+        dict(
+            type="scatter",
+            x=[0, 1],
+            y=[0 + d, 1 + d],
+            mode="lines",
+            showlegend=False,
+            hoverinfo="skip",
+            line=dict(color="#888888", width=1, dash="solid" if d == 0 else "dot"),
+        )
+        for d in (0.0, -0.03, 0.03)
+    ]
+    for k, name in enumerate(c for c in errors.columns if c in paper.columns):
+        data.append(
+            dict(
+                type="scatter",
+                x=paper[name].to_numpy(dtype=float),
+                y=errors[name].to_numpy(dtype=float),
+                text=list(errors.index),
+                mode="markers",
+                name=name,
+                marker=dict(
+                    color=color_of(name),
+                    symbol=_SYMBOLS[k % len(_SYMBOLS)],
+                    size=10,
+                    line=dict(width=1, color="#333333"),
+                ),
+                hovertemplate=name + ", %{text}: here %{y:.3f}, paper %{x:.3f}<extra></extra>",
+            )
+        )
+    layout = dict(
+        xaxis=dict(range=[0, 1], title=dict(text=f"target error in the paper's {table}"), constrain="domain"),
+        yaxis=dict(range=[0, 1], title=dict(text="target error here"), scaleanchor="x", constrain="domain"),
+        height=520,
+        font=_FONT,
+        margin=dict(l=60, r=10, t=30, b=50),
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
     )
     return unvalidated_figure(data, layout)
 

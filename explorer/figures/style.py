@@ -33,6 +33,7 @@ __all__ = [
     "classifier_family",
     "classifier_color",
     "classifier_dash",
+    "rgba",
     "contrast_ratio",
     "label_color",
     "text_halo",
@@ -117,6 +118,12 @@ def greyscale_lightness(color):
     """CIELAB lightness L* (0 black to 100 white) of ``#rrggbb``: its grey when printed
     in greyscale."""
     return srgb_to_lab(color)[0]
+
+
+def rgba(color, alpha):
+    """``"#RRGGBB"`` -> ``"rgba(r, g, b, alpha)"``: a translucent fill of ``color``."""
+    r, g, b = (int(color.lstrip("#")[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r}, {g}, {b}, {alpha})"
 
 
 def classifier_color(name):

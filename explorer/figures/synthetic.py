@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.names import LOSS_TITLES
+from explorer.names import LOSS_TITLES, subscript
 from explorer.figures.style import (
     CLASS_COLORS,
     class_symbol,
@@ -38,6 +38,7 @@ from explorer.figures.style import (
     classifier_color,
     classifier_dash,
     label_color,
+    rgba,
     subplot_layout,
     text_halo,
     unvalidated_figure,
@@ -50,6 +51,7 @@ __all__ = [
     "boundary_segment",
     "boundary_lines",
     "perturbed_boundary_lines",
+    "own_theta_line",
     "decision_boundary_figure",
     "perturbation_error_figure",
     "theta_figure",
@@ -101,9 +103,10 @@ def marker_sizes(counts, max_count, max_size=MAX_MARKER_SIZE, min_size=MIN_MARKE
     return np.maximum(min_size, max_size * np.sqrt(counts / max_count))
 
 
-def plot_ranges(*frames, pad_fraction=0.06, min_pad=0.35):
+def plot_ranges(*frames, min_pad=0.35):
     """Axis ranges ``((x_lo, x_hi), (y_lo, y_hi))`` covering every point of ``frames``
-    (outputs of :func:`explorer.experiments.synthetic.lattice_counts`) with a margin, so no marker is cut."""
+    (outputs of :func:`explorer.experiments.synthetic.lattice_counts`) with a margin of 6 %
+    of the span, at least ``min_pad``, so no marker is cut."""
     frames = [f for f in frames if f is not None and len(f)]
     if not frames:
         return (-0.5, 1.5), (-0.5, 1.5)
@@ -112,7 +115,7 @@ def plot_ranges(*frames, pad_fraction=0.06, min_pad=0.35):
     ranges = []
     for values in (x, y):
         lo, hi = float(values.min()), float(values.max())
-        pad = max(min_pad, pad_fraction * (hi - lo))
+        pad = max(min_pad, 0.06 * (hi - lo))
         ranges.append((lo - pad, hi + pad))
     return tuple(ranges)
 
@@ -200,11 +203,6 @@ def boundary_lines(fits, features=(0, 1)):
     ]
 
 
-def _perturbation_label(name, delta, feature):
-    sub = str(feature + 1).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
-    return f"{name}, θ̂{sub}{delta:+g}".replace("+-", "-")
-
-
 def perturbed_boundary_lines(naive_fits, sweep_fits, feature=0):
     """Boundary lines of Figure 4: the naive S-*/T-* classifiers and FLDA at each
     perturbation of theta (from :func:`~explorer.experiments.synthetic.perturbation_sweep`).
@@ -218,7 +216,7 @@ def perturbed_boundary_lines(naive_fits, sweep_fits, feature=0):
     for rank, f in enumerate(ordered):
         lines.append(
             BoundaryLine(
-                label=_perturbation_label(f.name, f.perturbation, feature),
+                label=f"{f.name}, θ̂{subscript(feature + 1)}{f.perturbation:+g}",
                 coef=(float(f.coef[0]), float(f.coef[1])),
                 intercept=f.intercept,
                 color=FAMILY_COLORS["flda"],
@@ -232,14 +230,21 @@ def perturbed_boundary_lines(naive_fits, sweep_fits, feature=0):
     return lines
 
 
+def own_theta_line(fit, theta):
+    """Boundary of FLDA fitted with a θ the user chose (dash-dot, FLDA colour; Figure 4)."""
+    return BoundaryLine(
+        label=f"{fit.name}, your θ = ({', '.join(f'{t:.2f}' for t in theta)})",
+        coef=(float(fit.coef[0]), float(fit.coef[1])),
+        intercept=fit.intercept,
+        color=FAMILY_COLORS["flda"],
+        dash="dashdot",
+        width=3.5,
+        hover=f"target error {fit.target_error:.3f}",
+    )
+
+
 def _class_label(k):
     return f"class {k + 1}"
-
-
-def _rgba(color, alpha):
-    color = color.lstrip("#")
-    r, g, b = (int(color[i : i + 2], 16) for i in (0, 2, 4))
-    return f"rgba({r},{g},{b},{alpha})"
 
 
 def _axis_suffix(col):
@@ -271,7 +276,7 @@ def _scatter_traces(counts, max_count, domain, col, show_legend, label_counts):
             showlegend=show_legend,
             marker=dict(
                 size=marker_sizes(part["count"], max_count),
-                color=_rgba(color, TARGET_FILL_ALPHA) if target else color,
+                color=rgba(color, TARGET_FILL_ALPHA) if target else color,
                 # the class by shape as well as colour (greyscale prints); the source open
                 symbol=class_symbol(k, open_marker=not target),
                 line=dict(color=color, width=2.0),
@@ -346,7 +351,6 @@ def decision_boundary_figure(
     target_counts,
     panels,
     source_counts=None,
-    axis_titles=("feature 1 (x₁)", "feature 2 (x₂)"),
     height=560,
     points_domain="target",
 ):
@@ -361,7 +365,6 @@ def decision_boundary_figure(
         lines_q), ("Logistic loss", lines_l)]`` as in the paper.
     source_counts : DataFrame, optional
         ``experiments.synthetic.lattice_counts`` of the source domain, drawn as open diamonds.
-    axis_titles : pair of str
     height : int
     points_domain : {"target", "source"}
         The domain ``target_counts`` come from: ``"source"`` draws them as the
@@ -401,12 +404,12 @@ def decision_boundary_figure(
             if annotation is not None:
                 annotations.append(annotation)
         layout[f"xaxis{_axis_suffix(col)}"].update(
-            range=list(x_range), title=dict(text=axis_titles[0]), zeroline=False, **_lattice_ticks(x_range)
+            range=list(x_range), title=dict(text="feature 1 (x₁)"), zeroline=False, **_lattice_ticks(x_range)
         )
         layout[f"yaxis{_axis_suffix(col)}"].update(
             range=list(y_range), zeroline=False, **_lattice_ticks(y_range)
         )
-    layout["yaxis"]["title"] = dict(text=axis_titles[1])
+    layout["yaxis"]["title"] = dict(text="feature 2 (x₂)")
     layout.update(
         height=height,
         margin=dict(l=60, r=20, t=50, b=20),
@@ -414,6 +417,90 @@ def decision_boundary_figure(
         hoverlabel=dict(namelength=-1),
     )
     return unvalidated_figure(data, layout)
+
+
+def _sweep_curve(fits, feature, axes):
+    """FLDA's target error against the perturbation of θ̂ (one loss)."""
+    name, sub = fits[0].name, subscript(feature + 1)
+    return dict(
+        type="scatter",
+        x=[f.perturbation for f in fits],
+        y=[f.target_error for f in fits],
+        mode="lines+markers",
+        name=name,
+        legendgroup=name,
+        line=dict(color=classifier_color(name), width=3),
+        customdata=[float(f.theta[feature]) for f in fits],
+        hovertemplate=(
+            f"{name}<br>θ̂{sub} %{{x:+.2f}} (θ{sub} = %{{customdata:.3f}})"
+            "<br>target error %{y:.4f}<extra></extra>"
+        ),
+        **axes,
+    )
+
+
+def _reference_line(naive, x_span, axes):
+    """A naive classifier's target error as a horizontal line across the curve."""
+    return dict(
+        type="scatter",
+        x=list(x_span),
+        y=[naive.target_error] * 2,
+        mode="lines",
+        name=naive.name,
+        legendgroup=naive.name,
+        line=dict(color=classifier_color(naive.name), dash=classifier_dash(naive.name), width=2.5),
+        hovertemplate=f"{naive.name} (no adaptation)<br>target error {naive.target_error:.4f}<extra></extra>",
+        **axes,
+    )
+
+
+def _paper_markers(paper, name, axes):
+    """The paper's Table 1 values of ``name`` (keys such as ``"FLDA-Q+0.1"``), or None."""
+    points = [(float(k.rsplit("+", 1)[1]), v) for k, v in paper.items() if k.startswith(name + "+")]
+    if not points:
+        return None
+    return dict(
+        type="scatter",
+        x=[p[0] for p in points],
+        y=[p[1] for p in points],
+        mode="markers",
+        name=f"{name}, paper Table 1",
+        legendgroup=f"paper-{name}",
+        marker=dict(symbol="circle-open", size=13, color=classifier_color(name), line=dict(width=2.5)),
+        hovertemplate="paper: θ̂₁%{x:+.1f}, target error %{y:.3f}<extra></extra>",
+        **axes,
+    )
+
+
+def _mark_shift(layout, mark, n_panels):
+    """A vertical line at the shift ``mark`` in every panel, labelled in the first."""
+    layout["shapes"] = [
+        dict(
+            type="line",
+            xref=f"x{_axis_suffix(col)}",
+            yref=f"y{_axis_suffix(col)} domain",
+            x0=float(mark),
+            x1=float(mark),
+            y0=0,
+            y1=1,
+            line=dict(color="#888888", dash="dashdot", width=2),
+        )
+        for col in range(1, n_panels + 1)
+    ]
+    layout["annotations"] = list(layout.get("annotations", [])) + [
+        dict(
+            x=float(mark),
+            y=0.5,
+            xref="x",
+            yref="y domain",
+            text=f"chosen shift {float(mark):+.2f}",
+            showarrow=False,
+            xanchor="left",
+            yanchor="middle",
+            xshift=4,
+            font=dict(size=13),
+        )
+    ]
 
 
 def perturbation_error_figure(
@@ -424,7 +511,7 @@ def perturbation_error_figure(
     Parameters
     ----------
     sweep_fits : sequence of FittedLinear
-        Output of :func:`~explorer.experiments.synthetic.perturbation_sweep`.
+        Output of :func:`~explorer.experiments.perturbation.perturbation_sweep`.
     naive_fits : sequence of FittedLinear
         S-* and T-* classifiers, drawn as horizontal reference lines.
     feature : int
@@ -449,107 +536,25 @@ def perturbation_error_figure(
     layout = subplot_layout(
         1, len(losses), [LOSS_TITLES[loss] for loss in losses], shared_yaxes=True, horizontal_spacing=0.06
     )
-    sub = str(feature + 1).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
     deltas = [f.perturbation for f in sweep_fits]
     x_span = [min(deltas), max(deltas)]
     data = []
     for col, loss in enumerate(losses, start=1):
         axes = dict(xaxis=f"x{_axis_suffix(col)}", yaxis=f"y{_axis_suffix(col)}")
         fits = sorted((f for f in sweep_fits if f.loss == loss), key=lambda f: f.perturbation)
-        name = fits[0].name
-        curve = (
-            dict(
-                type="scatter",
-                x=[f.perturbation for f in fits],
-                y=[f.target_error for f in fits],
-                mode="lines+markers",
-                name=name,
-                legendgroup=name,
-                line=dict(color=classifier_color(name), width=3),
-                customdata=[float(f.theta[feature]) for f in fits],
-                hovertemplate=(
-                    f"{name}<br>θ̂{sub} %{{x:+.2f}} (θ{sub} = %{{customdata:.3f}})"
-                    "<br>target error %{y:.4f}<extra></extra>"
-                ),
-                **axes,
-            )
-            if answer
-            else None
-        )
-        if curve is not None:
-            data.append(curve)
-        for naive in (f for f in naive_fits if f.loss == loss):
-            data.append(
-                dict(
-                    type="scatter",
-                    x=list(x_span),
-                    y=[naive.target_error] * 2,
-                    mode="lines",
-                    name=naive.name,
-                    legendgroup=naive.name,
-                    line=dict(
-                        color=classifier_color(naive.name), dash=classifier_dash(naive.name), width=2.5
-                    ),
-                    hovertemplate=(
-                        f"{naive.name} (no adaptation)<br>target error "
-                        f"{naive.target_error:.4f}<extra></extra>"
-                    ),
-                    **axes,
-                )
-            )
-        if paper and answer:
-            points = [(float(k.rsplit("+", 1)[1]), v) for k, v in paper.items() if k.startswith(name + "+")]
-            if points:
-                data.append(
-                    dict(
-                        type="scatter",
-                        x=[p[0] for p in points],
-                        y=[p[1] for p in points],
-                        mode="markers",
-                        name=f"{name}, paper Table 1",
-                        legendgroup=f"paper-{name}",
-                        marker=dict(
-                            symbol="circle-open", size=13, color=classifier_color(name), line=dict(width=2.5)
-                        ),
-                        hovertemplate="paper: θ̂₁%{x:+.1f}, target error %{y:.3f}<extra></extra>",
-                        **axes,
-                    )
-                )
+        data += [_sweep_curve(fits, feature, axes)] if answer else []
+        data += [_reference_line(naive, x_span, axes) for naive in naive_fits if naive.loss == loss]
+        markers = _paper_markers(paper, fits[0].name, axes) if paper and answer else None
+        data += [markers] if markers else []
         pad = 0.03 * (x_span[1] - x_span[0] or 1.0)
         layout[f"xaxis{_axis_suffix(col)}"].update(
-            title=dict(text=f"perturbation added to θ̂{sub}"),
+            title=dict(text=f"perturbation added to θ̂{subscript(feature + 1)}"),
             zeroline=True,
             **({} if answer else {"range": [x_span[0] - pad, x_span[1] + pad]}),  # no curve to span it
         )
     layout["yaxis"]["title"] = dict(text="target error")
     if mark is not None:
-        layout["shapes"] = [
-            dict(
-                type="line",
-                xref=f"x{_axis_suffix(col)}",
-                yref=f"y{_axis_suffix(col)} domain",
-                x0=float(mark),
-                x1=float(mark),
-                y0=0,
-                y1=1,
-                line=dict(color="#888888", dash="dashdot", width=2),
-            )
-            for col in range(1, len(losses) + 1)
-        ]
-        layout["annotations"] = list(layout.get("annotations", [])) + [
-            dict(
-                x=float(mark),
-                y=0.5,
-                xref="x",
-                yref="y domain",
-                text=f"chosen shift {float(mark):+.2f}",
-                showarrow=False,
-                xanchor="left",
-                yanchor="middle",
-                xshift=4,
-                font=dict(size=13),
-            )
-        ]
+        _mark_shift(layout, mark, len(losses))
     layout.update(
         height=height,
         margin=dict(l=60, r=20, t=50, b=20),

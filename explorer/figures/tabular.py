@@ -96,6 +96,13 @@ def _short_labels(names, width=28):
     return labels
 
 
+def _most_dropped(thetas, top_n):
+    """The ``top_n`` features with the largest θ̂, the largest last (on top of a horizontal
+    bar chart), and their labels."""
+    shown = thetas.sort_values("theta", ascending=False, kind="stable").head(max(1, int(top_n))).iloc[::-1]
+    return shown, _short_labels(shown["feature"])
+
+
 def feature_theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
     """Sorted horizontal bars of the estimated dropout probability per feature.
 
@@ -112,10 +119,7 @@ def feature_theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
         theta-hat = max(0, 1 - zeta/eta) (section 3.3.1); the features FLDA
         expects to be missing most often in the target are on top.
     """
-    top_n = max(1, int(top_n))
-    shown = thetas.sort_values("theta", ascending=False, kind="stable").head(top_n)
-    shown = shown.iloc[::-1]
-    labels = _short_labels(shown["feature"])
+    shown, labels = _most_dropped(thetas, top_n)
     bar = dict(
         type="bar",
         x=shown["theta"].to_numpy(),
@@ -295,9 +299,7 @@ def feature_weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-L
     missing = [c for c in columns if c not in thetas.columns]
     if missing:
         raise ValueError(f"thetas has no column(s) {missing}; weights exist for binary tasks only.")
-    shown = thetas.sort_values("theta", ascending=False, kind="stable").head(max(1, int(top_n)))
-    shown = shown.iloc[::-1]
-    labels = _short_labels(shown["feature"])
+    shown, labels = _most_dropped(thetas, top_n)
     data = [
         dict(
             type="bar",

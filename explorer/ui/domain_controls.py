@@ -1,15 +1,21 @@
 """The synthetic domains' data settings (section 4.1), shared by the "Synthetic domains"
 and "Transfer parameters" pages: same data model, different key prefix.  The settings
 (:func:`domain_settings`, :func:`domain_values`), the sidebar block
-(:func:`draw_domain_controls`) and the validated configuration
-(:func:`read_domain_config`, a :func:`explorer.ui.caches.cached_domains` key)."""
+(:func:`draw_domain_controls`), the validated configuration (:func:`read_domain_config`,
+a :func:`explorer.ui.caches.cached_domains` key) and the note naming a paper setting
+(:func:`show_paper_setting`).
+
+On a shift preset (``"<prefix>.shift"`` a key of
+:data:`explorer.data.domain_config.SHIFT_PRESETS`) the θ setting holds that preset's
+shift parameter instead of a dropout probability (:data:`SHIFT_PARAMETERS`): the rate
+factor per feature of ``"rate"``, the appearance rate of ``"appearance"``."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from explorer.data.numbers import format_values, truncate_per_feature
-from explorer.ui.state import Setting, get_seed
+from explorer.ui.state import Setting, apply_values, get_seed, restore_from_url
 
 __all__ = [
     "DISTRIBUTION_LABELS",
@@ -17,6 +23,11 @@ __all__ = [
     "domain_values",
     "draw_domain_controls",
     "read_domain_config",
+    "show_paper_setting",
+    "restore_settings",
+    "shift_values",
+    "draw_shift_controls",
+    "SHIFT_PARAMETERS",
 ]
 
 DISTRIBUTION_LABELS = {"bernoulli": "Bernoulli (binary features)", "poisson": "Poisson (count features)"}
@@ -24,6 +35,9 @@ _LIST_HELP = (
     "One value per feature, separated by commas. Fewer values than features: "
     "the last one is repeated (so a single value applies to every feature)."
 )
+
+#: What the θ setting holds on a shift preset: (name, lowest, highest value).
+SHIFT_PARAMETERS = {"appearance": ("Appearance rate φ", 0.0, 1.0), "rate": ("Rate factor", 0.0, 100.0)}
 
 
 def domain_settings(prefix, paper, max_features, n_samples, max_samples):
@@ -39,22 +53,32 @@ def domain_settings(prefix, paper, max_features, n_samples, max_samples):
     ]
 
 
+def _parse_per_feature(prefix, k, text):
+    """The per-feature values of class ``k``'s parameters (``k`` None: θ, or a shift
+    preset's parameter) as typed, checked against the distribution, the number of
+    features and the shift already set; raises ValueError naming the problem."""
+    from explorer.data.domain_config import PARAM_BOUNDS, PARAM_WORD, SHIFT_PRESETS
+    from explorer.data.numbers import parse_per_feature
+
+    state = st.session_state
+    distribution = state.get(f"{prefix}.distribution", "bernoulli")
+    n = int(state.get(f"{prefix}.n_features", 2))
+    shift = state.get(f"{prefix}.shift", "dropout")
+    if k is None and shift in SHIFT_PRESETS:
+        name, lo, hi = SHIFT_PARAMETERS[shift]
+        return parse_per_feature(text, len(SHIFT_PRESETS[shift][1][0]), name, lo, hi)
+    if k is None:
+        return parse_per_feature(text, n, "True dropout θ", 0.0, 1.0)
+    return parse_per_feature(text, n, f"Class {k} {PARAM_WORD[distribution]}", *PARAM_BOUNDS[distribution])
+
+
 def _per_feature_check(prefix, k):
-    """A link's per-feature text for class ``k`` (None: theta), checked against the
-    distribution and number of features already restored: why it is unusable, or None."""
+    """A link's per-feature text checked (:func:`_parse_per_feature`): why it is
+    unusable, or None."""
 
     def check(text):
-        from explorer.data.numbers import parse_per_feature
-        from explorer.data.domain_config import PARAM_BOUNDS, PARAM_WORD
-
-        distribution = st.session_state.get(f"{prefix}.distribution", "bernoulli")
-        n = int(st.session_state.get(f"{prefix}.n_features", 2))
-        if k is None:
-            name, bounds = "True dropout θ", (0.0, 1.0)
-        else:
-            name, bounds = f"Class {k} {PARAM_WORD[distribution]}", PARAM_BOUNDS[distribution]
         try:
-            parse_per_feature(text, n, name, *bounds)
+            _parse_per_feature(prefix, k, text)
         except ValueError as error:
             return str(error)
         return None
@@ -168,31 +192,86 @@ def read_domain_config(prefix):
     (:func:`explorer.data.domain_config.parse_domain_config`).
 
     When ``"<prefix>.shift"`` names a preset of
-    :data:`explorer.data.domain_config.SHIFT_PRESETS`, the key is that preset's
-    fixed data model with the page's sample sizes and seed.
+    :data:`explorer.data.domain_config.SHIFT_PRESETS`, the key is that preset's class
+    parameters with the θ setting as its shift parameter (:data:`SHIFT_PARAMETERS`) and
+    the page's sample sizes and seed.
     """
-    from explorer.data.domain_config import parse_domain_config
-    from explorer.data.domain_config import SHIFT_PRESETS
+    from explorer.data.domain_config import SHIFT_PRESETS, parse_domain_config
 
     state = st.session_state
     shift = state.get(f"{prefix}.shift", "dropout")
-    if shift in SHIFT_PRESETS:  # a fixed data model other than dropout (issue 15)
-        _, params, true = SHIFT_PRESETS[shift]
-        return (
-            shift,
-            tuple(tuple(float(v) for v in row) for row in params),
-            int(state[f"{prefix}.n_source"]),
-            int(state[f"{prefix}.n_target"]),
-            tuple(float(v) for v in true),
-            get_seed(),
-        ), []
+    if shift in SHIFT_PRESETS:  # a data model other than dropout (issue 15)
+        try:
+            values = _parse_per_feature(prefix, None, state[f"{prefix}.theta"])
+        except ValueError as error:
+            return None, [str(error)]
+        params = tuple(tuple(float(v) for v in row) for row in SHIFT_PRESETS[shift][1])
+        sizes = int(state[f"{prefix}.n_source"]), int(state[f"{prefix}.n_target"])
+        return (shift, params, *sizes, tuple(float(v) for v in values), get_seed()), []
     return parse_domain_config(
-        state[f"{prefix}.distribution"],
-        state[f"{prefix}.n_features"],
-        state[f"{prefix}.class1"],
-        state[f"{prefix}.class2"],
-        state[f"{prefix}.theta"],
+        *(state[f"{prefix}.{name}"] for name in ("distribution", "n_features", "class1", "class2", "theta")),
         state[f"{prefix}.n_source"],
         state[f"{prefix}.n_target"],
         get_seed(),
     )
+
+
+def shift_values(prefix, shift, n_samples):
+    """Session values of a shift preset: its data model with its own shift parameter and
+    ``n_samples`` per domain."""
+    from explorer.data.domain_config import SHIFT_PRESETS
+
+    values = {"shift": shift, "theta": format_values(SHIFT_PRESETS[shift][2])}
+    return {f"{prefix}.{k}": v for k, v in {**values, "n_source": n_samples, "n_target": n_samples}.items()}
+
+
+def restore_settings(prefix, settings):
+    """:func:`explorer.ui.state.restore_from_url` of a page's ``settings``; a shift preset
+    linked without its parameter gets the preset's own (θ holds it there)."""
+    from explorer.data.domain_config import SHIFT_PRESETS
+
+    fresh = f"{prefix}.theta" not in st.session_state
+    restore_from_url(settings)
+    shift = st.session_state.get(f"{prefix}.shift", "dropout")
+    if fresh and shift in SHIFT_PRESETS and "theta" not in st.query_params:
+        st.session_state[f"{prefix}.theta"] = format_values(SHIFT_PRESETS[shift][2])
+
+
+def draw_shift_controls(prefix, shift, label, describe, back_values):
+    """The "Data" block of a shift preset (``label``; ``describe(values)`` says what its
+    data are with the shift parameter per feature ``values``): that parameter and a
+    button back to dropout data (``back_values``)."""
+    from explorer.data.domain_config import SHIFT_PRESETS
+
+    try:
+        values = _parse_per_feature(prefix, None, st.session_state[f"{prefix}.theta"])
+    except ValueError:  # read_domain_config says why
+        values = SHIFT_PRESETS[shift][2]
+    st.subheader("Data")
+    st.info(f"**{label}.** {describe(values)}", icon=":material/info:")
+    name, lo, hi = SHIFT_PARAMETERS[shift]
+    st.text_input(
+        f"{name} per feature",
+        key=f"{prefix}.theta",
+        help=f"The preset's shift parameter of each feature, between {lo:g} and {hi:g}. " + _LIST_HELP,
+    )
+    st.button(
+        "Back to dropout data (Figure 1)",
+        width="stretch",
+        on_click=apply_values,
+        key=f"{prefix}_back_to_dropout",
+        args=(back_values,),
+        help="Leave the preset and edit the data model again.",
+    )
+
+
+def show_paper_setting(paper):
+    """The note naming the paper's setting the data model matches (``paper`` a
+    :class:`~explorer.experiments.synthetic.PaperSetting`, or None: no note).  One slot
+    either way, so the elements below keep their places and leaving a paper preset does
+    not rebuild the charts and tables below (:func:`explorer.ui.widgets.stable_slot`)."""
+    from explorer.ui.widgets import stable_slot
+
+    with stable_slot():
+        if paper is not None:
+            st.info(f"**Paper setting: {paper.label}.** {paper.summary}", icon=":material/menu_book:")

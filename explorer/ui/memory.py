@@ -21,11 +21,14 @@ digit collections) live in one process-wide :class:`DataStore`:
   as an error box with its fix);
 * **a total per server process** (:data:`TOTAL_ENV`; default a quarter of the
   machine's memory shared among ``FLDA_SERVER_PROCESSES``): the distinct entries
-  held plus the bytes on Streamlit's upload endpoint
-  (:func:`explorer.ui.uploads.server_room`) stay under it.  When a new entry does
-  not fit, entries of sessions idle (no run) for :data:`PRESSURE_IDLE_SECONDS` go
-  first, least recently used first; entries of sessions that are working are never
-  taken, and if that is not enough the new entry is refused;
+  held plus the bytes on Streamlit's upload endpoint (:mod:`explorer.ui.uploads`) stay
+  under it, **shared fairly among browsers** (all tabs of a browser are one client,
+  :func:`explorer.ui.uploads.client_key`).  When a new entry does not fit, entries of
+  sessions idle (no run) for :data:`PRESSURE_IDLE_SECONDS` go first, then those of
+  browsers holding more than their share (the total over the browsers holding data),
+  least recently seen first, even while they work (their page says the file was
+  released); a browser over its share takes nothing from working tabs, and if that is
+  not enough the new entry is refused;
 * **released**: a session holds at most one entry per *role* (Your data's source
   file, its target file, the prepared arrays, the results; Digits' pair), so a
   new file releases the old one; a page releases a role when its uploader drops
@@ -34,16 +37,14 @@ digit collections) live in one process-wide :class:`DataStore`:
   (a :func:`weakref.finalize` on a token kept in its session state: public APIs
   only); and a session idle for :data:`IDLE_ENV` minutes (default
   :data:`DEFAULT_IDLE_MINUTES`, like JupyterHub's idle culler) loses its entries
-  and its files on the upload endpoint.  An entry no session holds is dropped at
-  once.
-
-The per-tab rule serves a class behind one NAT address (every tab is its own
-session); one student's many tabs cannot starve the class because idle tabs lose
-their data first under pressure, and every tab is bounded by the session budget.
+  and the files its uploaders showed.  An entry no session holds is dropped at once.
 
 Every page's run notes its tab as active (:func:`note_run`, from
-``explorer.ui.guard.run_page``), and culls the idle ones.  This module imports
-streamlit, numpy and pandas only inside the functions that need them.
+``explorer.ui.guard.run_page``), with the files its uploaders show, and culls the idle
+ones.  An uploader emptied by its ✕ is reset (its key deleted from session state, before
+the page draws it): Streamlit keeps a widget's previous value until the tab's next run,
+so the file's bytes stayed, 35 MB per tab after ✕ on Your data.  This
+module imports streamlit, numpy and pandas only inside the functions that need them.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ __all__ = [
     "DataStore",
     "OverBudget",
     "current_session",
+    "make_store",
     "note_run",
     "nbytes_of",
     "store",
@@ -86,18 +88,7 @@ DEFAULT_SESSION_MB = 400
 DEFAULT_IDLE_MINUTES = 20
 #: Seconds without a run after which a session's data may be taken for another's.
 PRESSURE_IDLE_SECONDS = 60.0
-#: Share of the machine's memory all sessions may hold when ``FLDA_MEMORY_TOTAL_MB``
-#: is not set.
-MEMORY_SHARE = 0.25
 _SESSION_KEY = "_flda.memory_session"
-
-
-def _positive(environ, name, default):
-    try:
-        value = float(str(environ.get(name, "")).strip())
-    except ValueError:
-        return default
-    return value if value > 0 else default
 
 
 def nbytes_of(value, _seen=None):
@@ -150,9 +141,9 @@ TRIM_BYTES = 4 * 2**20
 
 def release_free_memory():
     """Collect garbage and give the C allocator's free memory back to the system
-    (glibc's ``malloc_trim``; nothing elsewhere).  Parsing a CSV makes many mid-sized blocks that glibc keeps
-    in its heap after they are freed, so without this a released table's memory
-    stays in the process's RSS (for reuse by the next table)."""
+    (glibc's ``malloc_trim``; nothing elsewhere).  Parsing a CSV makes many mid-sized
+    blocks that glibc keeps in its heap after they are freed, so without this a released
+    table's memory stays in the process's RSS (for reuse by the next table)."""
     import gc
 
     gc.collect()  # a table in a reference cycle is freed only by the collector
@@ -184,8 +175,7 @@ class _Entry:
 class _Session:
     last_seen: float
     roles: dict = field(default_factory=dict)  # role -> entry key
-    streamlit_id: str = ""
-    culled: bool = False
+    client: str = ""  # the browser (explorer.ui.uploads.client_key), or "" (the tab alone)
 
 
 class DataStore:
@@ -216,7 +206,7 @@ class DataStore:
         self._lock = threading.RLock()
         self._entries = {}  # key -> _Entry
         self._sessions = {}  # session id -> _Session
-        self.on_cull = None  # called with a culled session's Streamlit id (upload files)
+        self.on_release = None  # called with a session culled or ended (its upload files)
 
     # ------------------------------------------------------------ reading
     def held_bytes(self):
@@ -224,48 +214,43 @@ class DataStore:
         with self._lock:
             return sum(e.nbytes for e in self._entries.values())
 
+    def _bytes_of(self, sessions):
+        keys = {k for s in sessions if s in self._sessions for k in self._sessions[s].roles.values()}
+        return sum(self._entries[k].nbytes for k in keys if k in self._entries)
+
     def session_bytes_held(self, session):
         """Bytes a session holds (each entry in full)."""
         with self._lock:
-            record = self._sessions.get(session)
-            if record is None:
-                return 0
-            return sum(self._entries[k].nbytes for k in set(record.roles.values()) if k in self._entries)
+            return self._bytes_of([session])
 
     def sessions(self):
         """Ids of the sessions known."""
         with self._lock:
             return list(self._sessions)
 
+    def client_of(self, session):
+        """The browser ``session`` runs in (:meth:`touch`), or the session itself."""
+        record = self._sessions.get(session)
+        return (record.client if record else "") or session
+
     def get(self, session, role):
         """The value ``session`` holds as ``role``, or ``None`` (never held, released,
-        or taken while the session was idle)."""
+        or taken for another browser)."""
         with self._lock:
             record = self._sessions.get(session)
-            key = record.roles.get(role) if record else None
-            entry = self._entries.get(key) if key is not None else None
+            entry = self._entries.get(record.roles.get(role)) if record else None
             if entry is None:
                 return None
             entry.last_used = self._clock()
             return entry.value
 
-    def was_culled(self, session):
-        """True once, after :meth:`cull` released an idle ``session``'s data."""
-        with self._lock:
-            record = self._sessions.get(session)
-            if record is None or not record.culled:
-                return False
-            record.culled = False
-            return True
-
     # ------------------------------------------------------------ holding
-    def touch(self, session, streamlit_id=""):
-        """Note a run of ``session`` (it is not idle)."""
+    def touch(self, session, client=""):
+        """Note a run of ``session`` (it is not idle), in the browser ``client``."""
         with self._lock:
             record = self._sessions.setdefault(session, _Session(self._clock()))
             record.last_seen = self._clock()
-            if streamlit_id:
-                record.streamlit_id = streamlit_id
+            record.client = client or record.client
 
     def hold(self, session, role, key, make, what="these data"):
         """The value of ``key``, made by ``make()`` unless some session holds it
@@ -276,7 +261,8 @@ class DataStore:
         ------
         OverBudget
             The value would take the session over its budget, or the process over
-            its total even after taking the data of idle sessions.
+            its total even after taking the data of idle sessions and of browsers
+            over their share.
         """
         self.touch(session)
         with self._lock:
@@ -303,10 +289,7 @@ class DataStore:
                 )
             freed = self._freed_by_replacing(session, role)
             needed = self.held_bytes() - freed + int(self._other_bytes()) + size - self.total_bytes
-            if needed > 0:
-                self._take_from_idle(needed, exclude=session)
-                needed = self.held_bytes() - freed + int(self._other_bytes()) + size - self.total_bytes
-            if needed > 0:
+            if needed > 0 and self._make_room(needed, session, size - freed) < needed:
                 raise OverBudget(
                     f"The server holds as much data as it may for everyone at once "
                     f"({_mb(self.total_bytes)}), so {what} ({_mb(size)}) cannot be held now.",
@@ -341,14 +324,10 @@ class DataStore:
             return
         entry.holders.discard(session)
         if not entry.holders:
-            self._delete(key)
-
-    def _delete(self, key):
-        entry = self._entries.pop(key)
-        large = entry.nbytes >= TRIM_BYTES
-        del entry
-        if large:
-            release_free_memory()
+            entry = self._entries.pop(key)
+            if entry.nbytes >= TRIM_BYTES:
+                del entry
+                release_free_memory()
 
     def release(self, session, role):
         """``session`` no longer holds ``role`` (its uploader dropped the file)."""
@@ -358,71 +337,63 @@ class DataStore:
             if key is not None:
                 self._drop_holder(session, key)
 
-    def end_session(self, session):
-        """Release everything ``session`` holds and forget it (its state was dropped)."""
-        with self._lock:
-            record = self._sessions.pop(session, None)
-            for key in set(record.roles.values()) if record else ():
-                entry = self._entries.get(key)
-                if entry is not None:
-                    entry.holders.discard(session)
-                    if not entry.holders:
-                        self._delete(key)
-
     def _release_all(self, session):
         record = self._sessions[session]
         keys, record.roles = set(record.roles.values()), {}
         for key in keys:
             self._drop_holder(session, key)
 
-    def _take_from_idle(self, needed, exclude):
-        """Release the data of sessions idle for :data:`PRESSURE_IDLE_SECONDS`, least
-        recently seen first, until ``needed`` bytes are free."""
-        now = self._clock()
-        idle = sorted(
-            (r.last_seen, s)
+    def end_session(self, session):
+        """Release everything ``session`` holds and forget it (its state was dropped)."""
+        with self._lock:
+            if session in self._sessions:
+                self._release_all(session)
+                del self._sessions[session]
+        if self.on_release is not None:
+            self.on_release(session)
+
+    def _make_room(self, needed, session, growth):
+        """Release the data of other sessions until ``needed`` bytes are free; returns
+        the bytes freed.  Sessions idle for :data:`PRESSURE_IDLE_SECONDS` go first, then
+        those of browsers over their fair share, least recently seen first; the browser
+        of ``session`` (growing by ``growth`` bytes) takes from working tabs only while
+        it stays within its share."""
+        now, client = self._clock(), self.client_of(session)
+        clients = {self.client_of(s) for s, r in self._sessions.items() if r.roles} | {client}
+        share = self.total_bytes / len(clients)
+
+        def over_share(other):
+            mine = [s for s in self._sessions if self.client_of(s) == other]
+            return self._bytes_of(mine) + (growth if other == client else 0) > share
+
+        candidates = sorted(
+            (now - r.last_seen < PRESSURE_IDLE_SECONDS, r.last_seen, s)
             for s, r in self._sessions.items()
-            if s != exclude and r.roles and now - r.last_seen >= PRESSURE_IDLE_SECONDS
+            if s != session and r.roles
         )
-        for _, session in idle:
-            if needed <= 0:
+        freed = 0
+        for working, _, other in candidates:
+            if freed >= needed:
                 break
+            owner = self.client_of(other)
+            if working and (owner == client or over_share(client) or not over_share(owner)):
+                continue
             before = self.held_bytes()
-            self._release_all(session)
-            self._sessions[session].culled = True
-            needed -= before - self.held_bytes()
+            self._release_all(other)
+            freed += before - self.held_bytes()
+        return freed
 
     def cull(self):
         """Release the data of every session idle for ``idle_seconds``; returns the
-        Streamlit ids of the sessions culled (for their files on the upload endpoint)."""
-        now, culled = self._clock(), []
+        sessions culled (their uploaders' files go too: ``on_release``)."""
+        now = self._clock()
         with self._lock:
-            for session, record in list(self._sessions.items()):
-                if now - record.last_seen < self.idle_seconds:
-                    continue
-                if record.roles:
-                    self._release_all(session)
-                    record.culled = True
-                if record.streamlit_id:
-                    culled.append(record.streamlit_id)
-                    record.streamlit_id = ""
-        if self.on_cull is not None:
-            for streamlit_id in culled:
-                self.on_cull(streamlit_id)
+            culled = [s for s, r in self._sessions.items() if now - r.last_seen >= self.idle_seconds]
+            for session in culled:
+                self._release_all(session)
+        for session in culled if self.on_release is not None else ():
+            self.on_release(session)
         return culled
-
-
-def _total_bytes(environ, session_bytes):
-    from explorer.ui.uploads import PROCESSES_ENV, _machine_memory_bytes, _positive_int
-
-    total_mb = _positive(environ, TOTAL_ENV, None)
-    if total_mb is not None:
-        total = int(total_mb * 2**20)
-    else:
-        memory = _machine_memory_bytes()
-        total = int(MEMORY_SHARE * memory) if memory else 4 * 2**30
-    processes = _positive_int(environ.get(PROCESSES_ENV, "")) or 1
-    return max(total // processes, int(session_bytes))
 
 
 def make_store(environ=None):
@@ -430,15 +401,21 @@ def make_store(environ=None):
     from explorer.ui import uploads
 
     environ = os.environ if environ is None else environ
-    session_bytes = int(_positive(environ, SESSION_ENV, DEFAULT_SESSION_MB) * 2**20)
-    idle_seconds = 60.0 * _positive(environ, IDLE_ENV, DEFAULT_IDLE_MINUTES)
+    session_bytes = int((uploads.positive_number(environ.get(SESSION_ENV, "")) or DEFAULT_SESSION_MB) * 2**20)
+    idle_seconds = 60.0 * (uploads.positive_number(environ.get(IDLE_ENV, "")) or DEFAULT_IDLE_MINUTES)
+    total_bytes = uploads.server_total_bytes(session_bytes, environ, variable=TOTAL_ENV)
 
     def upload_bytes():
-        room = uploads.server_room()
-        return room[0] if room else 0
+        bounded = uploads.manager()
+        return bounded.held_bytes() if bounded else 0
 
-    data = DataStore(session_bytes, _total_bytes(environ, session_bytes), idle_seconds, upload_bytes)
-    data.on_cull = uploads.drop_session_uploads
+    def forget_tab(session):
+        bounded = uploads.manager()
+        if bounded:
+            bounded.forget_tab(session)
+
+    data = DataStore(session_bytes, total_bytes, idle_seconds, upload_bytes)
+    data.on_release = forget_tab
     return data
 
 
@@ -456,49 +433,51 @@ def store():
 
 
 class _Token:
-    """Kept in a session's state; when Streamlit drops the state, the session's data go."""
+    """Kept in a session's state; when Streamlit drops the state, the session's data go.
+    ``files``: what its uploaders showed on its last run (:func:`note_run`)."""
 
     def __init__(self, data):
         self.id = uuid.uuid4().hex
+        self.files = {}
         weakref.finalize(self, data.end_session, self.id)
 
 
+def _token():
+    import streamlit as st
+
+    token = st.session_state.get(_SESSION_KEY)
+    if not isinstance(token, _Token):
+        token = st.session_state[_SESSION_KEY] = _Token(store())
+    return token
+
+
 def current_session():
-    """The id of the running session in :func:`store` (a token in its session state),
-    noted as not idle; also culls the sessions idle for too long."""
+    """The id of the running session in :func:`store` (a token in its session state)."""
+    return _token().id
+
+
+def note_run():
+    """Every page's run (``guard.run_page``): the tab is not idle, in its browser; the
+    files its uploaders show are noted (:mod:`explorer.ui.uploads`) and the idle tabs'
+    data and uploads released; an uploader emptied by its ✕ is reset (see the module
+    docstring); never fails a page."""
     import streamlit as st
 
     from explorer.ui import uploads
 
-    data = store()
-    token = st.session_state.get(_SESSION_KEY)
-    if not isinstance(token, _Token):
-        token = st.session_state[_SESSION_KEY] = _Token(data)
-    data.touch(token.id, _streamlit_session_id())
-    data.cull()
-    uploads.expire_unused_uploads()
-    return token.id
-
-
-def note_run():
-    """:func:`current_session` for every page's run (``guard.run_page``): the tab is
-    not idle, and the idle tabs' data and uploads are released; never fails a page."""
     try:
-        current_session()
+        data, token = store(), _token()
+        data.touch(token.id, uploads.client_key(st.context.cookies))
+        data.cull()
+        files = uploads.widget_files()
+        for key in [k for k in token.files if k not in files and k in st.session_state]:
+            del st.session_state[key]  # its ✕: Streamlit kept the file's previous value
+        token.files = files
+        bounded = uploads.manager()
+        if bounded:
+            bounded.note_shown(token.id, set().union(*files.values()), data.client_of(token.id))
+            bounded.expire_unused()
     except Exception:  # the budget's bookkeeping must not break a page
         import logging
 
         logging.getLogger("flda").exception("memory budget: noting a run failed")
-
-
-def _streamlit_session_id():
-    """Streamlit's id of the running session (to drop its uploads when it is culled),
-    or ``""``.  ``get_script_run_ctx`` is Streamlit's internal run context: pinned by
-    ``tests/app/test_memory_budget.py``."""
-    try:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-        ctx = get_script_run_ctx()
-        return ctx.session_id if ctx is not None else ""
-    except Exception:
-        return ""

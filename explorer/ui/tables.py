@@ -8,7 +8,15 @@ import streamlit as st
 
 from explorer.safe_text import escape_markdown, safe_csv
 
-__all__ = ["csv_bytes", "download_csv", "download_file", "markdown_table", "number_columns", "paired_columns"]
+__all__ = [
+    "csv_bytes",
+    "download_csv",
+    "download_file",
+    "markdown_table",
+    "number_columns",
+    "paired_columns",
+    "show_table",
+]
 
 
 def csv_bytes(frame, index=False):
@@ -32,6 +40,17 @@ def download_csv(label, frame, file_name, key, help, index=False, container=None
     return (container or st).download_button(
         label, data=data, file_name=file_name, mime="text/csv", key=key, help=help, on_click="ignore"
     )
+
+
+def show_table(frame, caption, download, file_name, key, help, **options):
+    """A result table as the pages show one: ``frame`` (float columns formatted by
+    :func:`number_columns`), its ``caption`` and a CSV download labelled ``download``
+    (:func:`download_csv`; ``file_name``, ``key`` and ``help`` are the button's).
+    ``options`` go to ``st.dataframe`` (default: no index, the page's full width)."""
+    options = {"hide_index": True, "width": "stretch", "column_config": number_columns(frame), **options}
+    st.dataframe(frame, **options)
+    st.caption(caption)
+    download_csv(download, frame, file_name, key, help, index=not options["hide_index"])
 
 
 def download_file(label, data, file_name, mime, key, help, container=None):

@@ -1,37 +1,40 @@
-"""What one session may hold on Streamlit's upload endpoint (issue 26).
+"""What the browsers may hold on Streamlit's upload endpoint (issues 26, 36 and 42).
 
 Streamlit keeps every file ``PUT`` to ``/_stcore/upload_file/<session>/<file id>`` in
-memory (``MemoryUploadedFileManager``) until the browser deletes it or the session ends
-(``server.disconnectedSessionTTL`` after the tab left, 120 s), and accepts any number of
-files under made-up file ids: 16 files of 45 MB held 720 MB.  The app's pages use at
-most two uploaders at a time (Your data's source and target, Digits' domains A and B),
-and a browser deletes a single-file uploader's old file before it uploads the new one,
-so :func:`bound_uploads` gives each session a budget (:func:`session_budget`): the two
-files a page shows plus a small slack.  A file that would go over it first makes room
-by dropping the session's files no widget refers to any more (those of a page left
-behind: Streamlit does not delete them when the uploader disappears), oldest first;
-files a widget refers to, and files uploaded in the last :data:`FRESH_SECONDS` that no
-run has read yet (an upload whose rerun is on its way), are never dropped.  Files no
-widget refers to that a run has read, or that no run read within
-:data:`FRESH_SECONDS`, are dropped from every session before an upload is checked
-against the server's total, and on every run (:func:`expire_unused_uploads`; issue 36:
-three tabs that sent two 40 MB files each and never used them locked every other
-student out).  If that is not enough the request gets a clean ``413`` with a message (no traceback), and the
-refused file's bytes are released at once.
+memory until the browser deletes it or the session ends, and accepts any number of files
+under made-up file ids (16 files of 45 MB held 720 MB).  :func:`bound_uploads` bounds it:
 
-A class shares one server: sixty sessions at their budget would hold 6.6 GB.  So the
-server's process also has a total (:func:`server_total_bytes`): a quarter of the
-machine's memory, shared out among the processes ``deploy/serve.sh`` starts
-(``FLDA_UPLOADS_TOTAL_MB`` sets the machine's total instead).  An upload that would
-take the process over it is refused with a ``413`` that says so.  The browser's uploader
-shows only "Request failed with status code 413", so the uploaders' help says what that
-means (:data:`REFUSED_HELP`) and the pages warn above them while the server's total has
-no room for one more file (:func:`warn_when_server_is_full`).
+* **a budget per browser** (:func:`session_budget`: the two files a page shows plus a
+  small slack), shared by all its tabs: a browser is the token of its XSRF cookie
+  (:func:`client_key`), learned from the runs that show its files (until then a tab
+  counts alone).  A file that would go over it first makes room by dropping the
+  browser's files no uploader shows, oldest first; files an uploader shows, and files
+  uploaded in the last :data:`FRESH_SECONDS` that no run has read yet, are kept;
+* **a total per process** (:func:`server_total_bytes`), shared fairly: when a file does
+  not fit, the unread files of browsers holding more than their share (the total over
+  the browsers holding files) go first, whatever their age, so re-sent unread files
+  count against their sender; a browser over its share takes nothing from others;
+* **expiry**: files no uploader shows that a run has read, or that no run read within
+  :data:`FRESH_SECONDS`, are dropped on every run and before every upload.
+
+Which files the uploaders show comes from the runs themselves (:func:`widget_files`,
+noted by :func:`explorer.ui.memory.note_run`): public API only.  A refused file gets a
+clean ``413`` with a message; the browser's uploader shows only "status code 413", so
+the uploaders' help says what it means (:data:`REFUSED_HELP`) and the pages warn above
+them while the total has no room (:func:`warn_when_server_is_full`).
+
+The one private interface: the running server's ``MemoryUploadedFileManager`` gets its
+class swapped for :class:`BoundedUploadedFileManager` (the upload routes hold that very
+object).  Streamlit's public API bounds one file (``server.maxUploadSize``) but neither
+how many files a session may hold nor their total, and has no hook on the upload
+endpoint: without the swap one client filled the server (issues 26, 36).  Pinned by
+``tests/app/test_upload_budget.py::test_streamlit_still_has_what_the_budget_relies_on``.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass
 
@@ -48,19 +51,21 @@ __all__ = [
     "BoundedUploadedFileManager",
     "Held",
     "bound_uploads",
-    "drop_session_uploads",
-    "expire_unused_uploads",
+    "client_key",
     "files_to_drop",
+    "manager",
+    "positive_number",
     "room_note",
-    "server_room",
     "server_total_bytes",
     "session_budget",
+    "unread_over_share",
     "warn_when_server_is_full",
+    "widget_files",
 ]
 
 #: Files the app's widgets refer to at once: one page's two uploaders.
 WIDGET_FILES = 2
-#: Files one session may hold: the widgets' files plus two being replaced or uploaded.
+#: Files one browser may hold: the widgets' files plus two being replaced or uploaded.
 SESSION_FILES = 4
 #: Bytes allowed over the widgets' files at their largest (``WIDGET_FILES`` times
 #: ``server.maxUploadSize``): a small third file while a big one is being replaced.
@@ -71,20 +76,19 @@ FRESH_SECONDS = 30.0
 TOTAL_ENV = "FLDA_UPLOADS_TOTAL_MB"
 #: Environment variable: how many app processes share the machine (``deploy/serve.sh``).
 PROCESSES_ENV = "FLDA_SERVER_PROCESSES"
-#: Share of the machine's memory that uploads may hold when ``FLDA_UPLOADS_TOTAL_MB``
-#: is not set.
+#: Share of the machine's memory a total may take when its variable is not set.
 MEMORY_SHARE = 0.25
 #: The end of every uploader's help: what the uploader's "status code 413" means.
 REFUSED_HELP = (
     "If the uploader says “status code 413”, the server refused the file: this "
-    "tab, or the whole class together, holds as many uploads as the server "
+    "browser, or the whole class together, holds as many uploads as the server "
     "allows. Remove files you no longer need (their ✕), or try again in a few "
     "minutes."
 )
 
 
 def session_budget(max_upload_mb):
-    """The most one session may hold: ``(files, bytes)``.
+    """The most one browser may hold: ``(files, bytes)``.
 
     Parameters
     ----------
@@ -105,30 +109,25 @@ def session_budget(max_upload_mb):
     return SESSION_FILES, WIDGET_FILES * int(max_upload_mb) * 2**20 + SLACK_BYTES
 
 
-def _machine_memory_bytes():
-    """The machine's physical memory (bytes), or ``None`` where it cannot be read."""
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, OSError, ValueError):
-        return None
+def positive_number(text):
+    """``text`` as a positive number, or ``None``.
 
-
-def _positive_int(text):
+    >>> positive_number(" 12 "), positive_number("0"), positive_number("lots")
+    (12.0, None, None)
+    """
     try:
-        value = int(str(text).strip())
+        value = float(str(text).strip())
     except ValueError:
         return None
     return value if value > 0 else None
 
 
-def server_total_bytes(session_bytes, environ=None, memory_bytes=None):
-    """What this process's sessions may hold on the upload endpoint in all (bytes).
-
-    The machine's total is ``FLDA_UPLOADS_TOTAL_MB`` (MB) if set, else
-    :data:`MEMORY_SHARE` of its physical memory; a process gets its share of it among
-    the ``FLDA_SERVER_PROCESSES`` that ``deploy/serve.sh`` starts (default 1), and never
-    less than one session's budget (``session_bytes``), so one student can always
-    upload.  A setting that is not a positive whole number is ignored.
+def server_total_bytes(floor_bytes, environ=None, memory_bytes=None, variable=TOTAL_ENV):
+    """What this process may hold in all (bytes): ``variable`` (MB) if set, else
+    :data:`MEMORY_SHARE` of the machine's memory, shared among the
+    ``FLDA_SERVER_PROCESSES`` that ``deploy/serve.sh`` starts (default 1), and never less
+    than ``floor_bytes`` (one browser's budget: one student can always upload).  A
+    setting that is not a positive number (processes: a whole number) is ignored.
 
     Examples
     --------
@@ -138,39 +137,62 @@ def server_total_bytes(session_bytes, environ=None, memory_bytes=None):
     True
     """
     environ = os.environ if environ is None else environ
-    total_mb = _positive_int(environ.get(TOTAL_ENV, ""))
+    total_mb = positive_number(environ.get(variable, ""))
     if total_mb is not None:
         total = total_mb * 2**20
     else:
-        memory = _machine_memory_bytes() if memory_bytes is None else memory_bytes
-        total = int(MEMORY_SHARE * memory) if memory else 4 * 2**30
-    processes = _positive_int(environ.get(PROCESSES_ENV, "")) or 1
-    return max(total // processes, int(session_bytes))
+        if memory_bytes is None:
+            try:
+                memory_bytes = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+            except (AttributeError, OSError, ValueError):
+                memory_bytes = None
+        total = MEMORY_SHARE * memory_bytes if memory_bytes else 4 * 2**30
+    processes = str(environ.get(PROCESSES_ENV, "")).strip()
+    processes = int(processes) if processes.isdigit() and int(processes) > 0 else 1
+    return max(int(total) // processes, int(floor_bytes))
+
+
+def client_key(cookies):
+    """The browser a run comes from: the token of its XSRF cookie, one per browser and
+    shared by its tabs, or ``""`` without one.  Streamlit masks the token anew on every
+    page load (``2|mask|masked token|time``), so the token is unmasked here.
+
+    >>> client_key({"_streamlit_xsrf": "2|01020304|0b0a0f0e|1700000000"})
+    'browser:0a080c0a'
+    """
+    value = str(cookies.get("_streamlit_xsrf", "")).strip("\"'")
+    parts = value.split("|")
+    if len(parts) == 4 and parts[0] == "2":
+        try:
+            mask, masked = bytes.fromhex(parts[1]), bytes.fromhex(parts[2])
+            value = bytes(b ^ mask[i % len(mask)] for i, b in enumerate(masked)).hex()
+        except (ValueError, ZeroDivisionError):
+            pass
+    return f"browser:{value}" if value else ""
 
 
 @dataclass(frozen=True)
 class Held:
-    """One held file as the budget sees it: its id, size, upload time and whether a
-    run has read it."""
+    """One held file as the budget sees it: its id, size, upload time, whether a run has
+    read it, and the session that holds it."""
 
     file_id: str
     size: int
     added: float
     read: bool = False
+    session: str = ""
 
 
 def files_to_drop(held, referenced, new_size, budget, now):
-    """Which held files to drop so that a new file of ``new_size`` bytes fits.
+    """Which of a browser's held files to drop so that a new file of ``new_size`` bytes fits.
 
     Parameters
     ----------
     held : sequence of Held
-        The session's files (not the one being replaced under the same id).
+        The browser's files (not the one being replaced under the same id).
     referenced : set of str or None
-        File ids the session's widgets refer to; ``None`` when unknown (then no
-        file is dropped).
+        File ids an uploader shows; ``None`` when unknown (then no file is dropped).
     new_size : int
-        Bytes of the new file.
     budget : tuple of int
         ``(files, bytes)`` from :func:`session_budget`.
     now : float
@@ -179,10 +201,9 @@ def files_to_drop(held, referenced, new_size, budget, now):
     Returns
     -------
     list of str or None
-        File ids to drop, oldest first (empty when it fits), or ``None`` when it
-        cannot fit without dropping a file in use: refuse the new file.  A file is
-        in use while a widget refers to it, and while it is younger than
-        :data:`FRESH_SECONDS` and no run has read it.
+        File ids to drop, oldest first (empty when it fits), or ``None`` when it cannot
+        fit without dropping a file in use (shown, or younger than :data:`FRESH_SECONDS`
+        and unread): refuse the new file.
 
     Examples
     --------
@@ -201,122 +222,143 @@ def files_to_drop(held, referenced, new_size, budget, now):
         if count <= max_files and total <= max_bytes:
             break
         if referenced is None or file.file_id in referenced:
-            continue  # a widget shows it (or it cannot be told): in use
+            continue  # an uploader shows it (or it cannot be told): in use
         if not file.read and now - file.added < FRESH_SECONDS:
             continue  # just uploaded: the rerun that reads it is on its way
         dropped.append(file.file_id)
         count, total = count - 1, total - file.size
-    if count > max_files or total > max_bytes:
-        return None
-    return dropped
+    return None if count > max_files or total > max_bytes else dropped
 
 
-def _referenced_file_ids(runtime, session_id):
-    """File ids in the session's file-uploader widget values, or ``None`` if unknown."""
-    try:
-        info = runtime._session_mgr.get_session_info(session_id)
-        states = info.session.session_state.get_widget_states()
-    except Exception:  # a run changing the states meanwhile, or another Streamlit
+def unread_over_share(held, client_of, requester, new_size, total_bytes, needed):
+    """Unread files of browsers over their fair share to drop for ``needed`` bytes.
+
+    The share is ``total_bytes`` over the browsers holding files and the requester; a
+    requester over its share with the new file gets nothing (``None``), as when the
+    unread files above the others' shares are not enough.
+
+    Examples
+    --------
+    >>> hog = [Held(f"h{i}", 40, added=float(i), session="h") for i in range(3)]
+    >>> [f.file_id for f in unread_over_share(hog, str, "me", 1, 120, 1)]
+    ['h0']
+    >>> unread_over_share(hog, str, "h", 1, 120, 1) is None
+    True
+    """
+    usage = {}
+    for file in held:
+        usage[client_of(file.session)] = usage.get(client_of(file.session), 0) + file.size
+    share = total_bytes / len(set(usage) | {requester})
+    if usage.get(requester, 0) + new_size > share:
         return None
-    return {
-        item.file_id
-        for state in states
-        if state.WhichOneof("value") == "file_uploader_state_value"
-        for item in state.file_uploader_state_value.uploaded_file_info
-    }
+    taken = []
+    for file in sorted((f for f in held if not f.read), key=lambda f: f.added):
+        owner = client_of(file.session)
+        if needed > 0 and owner != requester and usage[owner] > share:
+            taken.append(file)
+            usage[owner] -= file.size
+            needed -= file.size
+    return taken if needed <= 0 else None
 
 
 class BoundedUploadedFileManager(MemoryUploadedFileManager):
-    """Streamlit's in-memory upload store with a per-session budget.
+    """Streamlit's in-memory upload store with a budget per browser and a fair total.
 
-    Installed on the running server's own manager by :func:`bound_uploads` (its
-    routes hold that object), so ``add_file`` is called by the upload endpoint for
-    every ``PUT``.  ``_held`` (what the budget sees) is guarded by ``_budget_lock``,
-    Streamlit's storage by its own ``_lock``.
+    Installed on the running server's own manager by :func:`bound_uploads`, so
+    ``add_file`` is called by the upload endpoint for every ``PUT``.  What the budget
+    sees (``_held``, ``_shown``, ``_clients``) is guarded by ``_budget_lock``.
     """
 
-    def _bounded_init(self, runtime, budget, total_bytes):
-        import threading
-
-        self._runtime = runtime
-        self.budget = budget
-        self.total_bytes = total_bytes
+    def _bounded_init(self, budget, total_bytes):
+        self.budget, self.total_bytes = budget, total_bytes
         self._budget_lock = threading.RLock()
         self._held = {}  # session id -> {file id: Held}
-        with self._lock:
-            stored = {s: dict(files) for s, files in self.file_storage.items()}
-        for session_id, files in stored.items():  # already uploaded: count as read
-            self._held[session_id] = {
-                i: Held(i, len(f.data), time.monotonic(), True) for i, f in files.items()
-            }
+        self._shown = {}  # tab (explorer.ui.memory's token) -> file ids its uploaders show
+        self._clients = {}  # session id -> browser (client_key), from the runs' notes
+
+    def _files(self):
+        return [h for files in self._held.values() for h in files.values()]
+
+    def _client_of(self, session_id):
+        return self._clients.get(session_id) or session_id
+
+    def _referenced(self):
+        return set().union(*self._shown.values())
 
     def add_file(self, session_id, file):
-        """Store ``file`` if the session's budget allows it, after dropping files no
-        widget uses (:func:`files_to_drop`); otherwise refuse the request with 413."""
-        from starlette.exceptions import HTTPException
-
-        referenced = _referenced_file_ids(self._runtime, session_id)
+        """Store ``file`` if its browser's budget and the fair total allow it, after
+        dropping what they allow (:func:`files_to_drop`, :func:`unread_over_share`);
+        otherwise refuse the request with 413."""
         self.expire_unused()
+        now, size = time.monotonic(), len(file.data)
         with self._budget_lock:
-            others = [h for i, h in self._held.get(session_id, {}).items() if i != file.file_id]
-            drop = files_to_drop(others, referenced, len(file.data), self.budget, time.monotonic())
+            client = self._client_of(session_id)
+            others = [h for h in self._files() if (h.session, h.file_id) != (session_id, file.file_id)]
+            mine = [h for h in others if self._client_of(h.session) == client]
+            drop = files_to_drop(mine, self._referenced(), size, self.budget, now)
             if drop is None:
                 max_files, max_bytes = self.budget
-                raise HTTPException(
-                    status_code=413,
-                    detail=(
-                        f"This session already holds the most uploads it may ({max_files} "
-                        f"files, {max_bytes // 2**20} MB in all). Remove a file from an "
-                        "uploader, or reload the page, then upload again."
-                    ),
+                raise _refused(
+                    f"This browser already holds the most uploads it may ({max_files} files, "
+                    f"{max_bytes // 2**20} MB in all, over all its tabs). Remove a file from an "
+                    "uploader, or close a tab that holds one, then upload again."
                 )
-            replaced = self._held.get(session_id, {}).get(file.file_id)
-            freed = sum(h.size for h in others if h.file_id in drop) + (replaced.size if replaced else 0)
-            if self.held_bytes() - freed + len(file.data) > self.total_bytes:
-                raise HTTPException(
-                    status_code=413,
-                    detail=(
+            dropped = [h for h in mine if h.file_id in drop]
+            kept = [h for h in others if h not in dropped]
+            needed = sum(h.size for h in kept) + size - self.total_bytes
+            if needed > 0:
+                taken = unread_over_share(kept, self._client_of, client, size, self.total_bytes, needed)
+                if taken is None:
+                    raise _refused(
                         f"The server holds as many uploads as it may for everyone at once "
                         f"({self.total_bytes // 2**20} MB). Try again in a few minutes, when "
-                        f"other sessions have ended, or use a smaller file; whoever runs the "
+                        "other sessions have ended, or use a smaller file; whoever runs the "
                         f"server can raise {TOTAL_ENV}."
-                    ),
-                )
-            for file_id in drop:
-                self.remove_file(session_id, file_id)
+                    )
+                dropped += taken
+            for held in dropped:
+                self.remove_file(held.session, held.file_id)
             super().add_file(session_id, file)
-            self._held.setdefault(session_id, {})[file.file_id] = Held(
-                file.file_id, len(file.data), time.monotonic()
-            )
+            held = Held(file.file_id, size, now, session=session_id)
+            self._held.setdefault(session_id, {})[file.file_id] = held
 
     def expire_unused(self, now=None):
-        """Drop every session's files that no widget refers to and that a run has read
-        (left behind: a page left, a ✕ whose ``DELETE`` never came) or that no run read
-        within :data:`FRESH_SECONDS` of their upload (a tab that sent files and never
-        ran with them); returns how many were dropped."""
+        """Drop every file no uploader shows that a run has read (left behind: a page
+        left, a ✕ whose ``DELETE`` never came) or that no run read within
+        :data:`FRESH_SECONDS` of its upload; returns how many were dropped."""
         now = time.monotonic() if now is None else now
         with self._budget_lock:
-            stale = {
-                session_id: [h.file_id for h in held.values() if h.read or now - h.added >= FRESH_SECONDS]
-                for session_id, held in self._held.items()
-            }
-        dropped = 0
-        for session_id, file_ids in stale.items():
-            if not file_ids:
-                continue
-            referenced = _referenced_file_ids(self._runtime, session_id)
-            if referenced is None:
-                continue  # cannot be told (a run changing the states): keep them
-            for file_id in file_ids:
-                if file_id not in referenced:
-                    self.remove_file(session_id, file_id)
-                    dropped += 1
-        return dropped
+            shown = self._referenced()
+            stale = [
+                h
+                for h in self._files()
+                if h.file_id not in shown and (h.read or now - h.added >= FRESH_SECONDS)
+            ]
+            for held in stale:
+                self.remove_file(held.session, held.file_id)
+        return len(stale)
+
+    def note_shown(self, tab, file_ids, client):
+        """A run of ``tab`` (in the browser ``client``) shows ``file_ids`` in its uploaders:
+        they are in use, read, and their sessions belong to ``client``."""
+        with self._budget_lock:
+            self._shown[tab] = set(file_ids)
+            for held in self._files():
+                if held.file_id in self._shown[tab]:  # shown: read by that run
+                    self._held[held.session][held.file_id] = Held(**{**vars(held), "read": True})
+                    self._clients[held.session] = client or self._client_of(held.session)
+
+    def forget_tab(self, tab):
+        """``tab`` is idle or gone: the files it showed go with it."""
+        with self._budget_lock:
+            gone = self._shown.pop(tab, set())
+            for held in [h for h in self._files() if h.file_id in gone]:
+                self.remove_file(held.session, held.file_id)
 
     def held_bytes(self):
         """Bytes all sessions of this process hold on the upload endpoint."""
         with self._budget_lock:
-            return sum(h.size for files in self._held.values() for h in files.values())
+            return sum(h.size for h in self._files())
 
     def get_files(self, session_id, file_ids):
         """Streamlit's ``get_files``; the files returned count as read by a run."""
@@ -324,46 +366,39 @@ class BoundedUploadedFileManager(MemoryUploadedFileManager):
         with self._budget_lock:
             held = self._held.get(session_id, {})
             for rec in found:
-                entry = held.get(rec.file_id)
-                if entry is not None and not entry.read:
-                    held[rec.file_id] = Held(entry.file_id, entry.size, entry.added, True)
+                if rec.file_id in held:
+                    held[rec.file_id] = Held(**{**vars(held[rec.file_id]), "read": True})
         return found
 
     def remove_file(self, session_id, file_id):
         """Streamlit's ``remove_file`` (the browser's ``DELETE``), and out of the budget."""
         with self._budget_lock:
             super().remove_file(session_id, file_id)
-            held = self._held.get(session_id)
-            if held is not None:
-                held.pop(file_id, None)
-                if not held:
-                    self._held.pop(session_id, None)
+            self._held.get(session_id, {}).pop(file_id, None)
+            if not self._held.get(session_id, True):
+                del self._held[session_id]
 
     def remove_session_files(self, session_id):
         """Streamlit's ``remove_session_files`` (the session ended), and the budget's."""
         with self._budget_lock:
             super().remove_session_files(session_id)
             self._held.pop(session_id, None)
+            self._clients.pop(session_id, None)
+
+
+def _refused(detail):
+    from starlette.exceptions import HTTPException
+
+    return HTTPException(status_code=413, detail=detail)
 
 
 def bound_uploads(runtime=None, budget=None, total_bytes=None):
-    """Give the running server's upload store a per-session budget and a total
-    (server start).
+    """Give the running server's upload store a budget per browser and a total (server
+    start); returns the bounded manager, or ``None`` when there is no runtime or its
+    store is not Streamlit's in-memory one (then nothing is changed).
 
-    Parameters
-    ----------
-    runtime : streamlit.runtime.Runtime, optional
-        The server's runtime (default: ``Runtime.instance()``).
-    budget : tuple of int, optional
-        ``(files, bytes)``; default :func:`session_budget` of ``server.maxUploadSize``.
-    total_bytes : int, optional
-        What all sessions may hold; default :func:`server_total_bytes`.
-
-    Returns
-    -------
-    BoundedUploadedFileManager or None
-        The bounded manager, or ``None`` when there is no runtime or its store is
-        not Streamlit's in-memory one (then nothing is changed).
+    ``budget`` defaults to :func:`session_budget` of ``server.maxUploadSize``,
+    ``total_bytes`` to :func:`server_total_bytes`.
     """
     from streamlit import config
     from streamlit.runtime import Runtime
@@ -375,39 +410,39 @@ def bound_uploads(runtime=None, budget=None, total_bytes=None):
     manager = runtime.uploaded_file_mgr
     if type(manager) not in (MemoryUploadedFileManager, BoundedUploadedFileManager):
         return None
-    if budget is None:
-        budget = session_budget(config.get_option("server.maxUploadSize"))
-    if total_bytes is None:
-        total_bytes = server_total_bytes(budget[1])
+    budget = budget or session_budget(config.get_option("server.maxUploadSize"))
+    total_bytes = total_bytes or server_total_bytes(budget[1])
     if type(manager) is MemoryUploadedFileManager:
         # The upload routes hold this very object: change its class in place.
         manager.__class__ = BoundedUploadedFileManager
-        manager._bounded_init(runtime, budget, total_bytes)
-    else:
-        manager.budget, manager.total_bytes = budget, total_bytes
+        manager._bounded_init(budget, total_bytes)
+    manager.budget, manager.total_bytes = budget, total_bytes
     return manager
 
 
-def drop_session_uploads(session_id):
-    """Drop every file a session holds on the upload endpoint (an idle session culled by
-    :mod:`explorer.ui.memory`); nothing without a bounded store."""
+def manager():
+    """The running server's :class:`BoundedUploadedFileManager`, or ``None`` (no server,
+    as in ``AppTest``)."""
     from streamlit.runtime import Runtime
 
-    if not Runtime.exists():
-        return
-    manager = Runtime.instance().uploaded_file_mgr
-    if isinstance(manager, BoundedUploadedFileManager):
-        manager.remove_session_files(session_id)
+    found = Runtime.instance().uploaded_file_mgr if Runtime.exists() else None
+    return found if isinstance(found, BoundedUploadedFileManager) else None
 
 
-def expire_unused_uploads():
-    """:meth:`BoundedUploadedFileManager.expire_unused` on the running server's store."""
-    from streamlit.runtime import Runtime
+def widget_files():
+    """``{key: file ids}`` of this run's file uploaders that hold files (their values are
+    ``UploadedFile`` objects, whose ``file_id`` is public)."""
+    import streamlit as st
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-    if not Runtime.exists():
-        return 0
-    manager = Runtime.instance().uploaded_file_mgr
-    return manager.expire_unused() if isinstance(manager, BoundedUploadedFileManager) else 0
+    found = {}
+    for key in list(st.session_state.keys()):
+        value = st.session_state.get(key)
+        values = value if isinstance(value, list) else [value]
+        ids = {v.file_id for v in values if isinstance(v, UploadedFile)}
+        if ids:
+            found[key] = ids
+    return found
 
 
 def room_note(held, total, largest):
@@ -434,19 +469,6 @@ def _size(n_bytes):
     return f"{n_bytes / 2**20:,.0f} MB" if n_bytes >= 2**20 else f"{n_bytes / 2**10:,.0f} KB"
 
 
-def server_room():
-    """``(held, total)`` bytes of this server process's bounded upload store, or ``None``
-    without one (no server running, as in ``AppTest``)."""
-    from streamlit.runtime import Runtime
-
-    if not Runtime.exists():
-        return None
-    manager = Runtime.instance().uploaded_file_mgr
-    if not isinstance(manager, BoundedUploadedFileManager):
-        return None
-    return manager.held_bytes(), manager.total_bytes
-
-
 def warn_when_server_is_full(largest):
     """An ``st.warning`` above a page's uploaders while the server's total (all sessions'
     uploads) has no room for a file of ``largest`` bytes, the page's largest (or
@@ -454,8 +476,8 @@ def warn_when_server_is_full(largest):
     import streamlit as st
     from streamlit import config
 
-    room = server_room()
+    bounded = manager()
     largest = min(int(largest), int(config.get_option("server.maxUploadSize")) * 2**20)
-    note = room_note(*room, largest) if room else None
+    note = room_note(bounded.held_bytes(), bounded.total_bytes, largest) if bounded else None
     if note:
         st.warning(note, icon=":material/hourglass_top:")

@@ -1,7 +1,11 @@
-"""The paper's downloadable benchmarks (Tables 5, 6, 9): fetchers tested with a fake download."""
+"""The paper's benchmarks: the authors' files of Tables 5, 7 and 8 (offline), and skada's
+downloads of Tables 6 and 9 tested with a fake download."""
+
+import hashlib
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from explorer.data import benchmarks as bm
 
@@ -30,7 +34,7 @@ class FakeSkada:
 
 def test_first_load_downloads_into_the_cache_and_the_second_needs_no_network(tmp_path):
     fake = FakeSkada()
-    X_s, y_s, X_t, y_t = bm.load_pair("amazon", "B → K", root=tmp_path, fetch=fake, reachable=lambda: True)
+    X_s, y_s, X_t, y_t = bm.pair_data("amazon", "B → K", root=tmp_path, fetch=fake, reachable=lambda: True)
     assert X_s.shape == (30, 8) and X_t.shape == (30, 8) and len(y_s) == len(y_t) == 30
     assert (tmp_path / "skada" / "amazon_books.npz").exists()
     assert fake.calls == [
@@ -43,36 +47,76 @@ def test_first_load_downloads_into_the_cache_and_the_second_needs_no_network(tmp
     def offline():
         raise AssertionError("no network check when cached")
 
-    again = bm.load_pair("amazon", "B → K", root=tmp_path, fetch=fake, reachable=offline)
+    again = bm.pair_data("amazon", "B → K", root=tmp_path, fetch=fake, reachable=offline)
     np.testing.assert_array_equal(again[0], X_s)
     assert fake.calls[-2:] == [("amazon", "books", False), ("amazon", "kitchen", False)]
 
 
 def test_offline_without_cache_raises_a_clear_message(tmp_path):
     with pytest.raises(bm.BenchmarkUnavailable, match="cannot be reached.*not in the cache"):
-        bm.load_pair("office31_decaf", "A → W", root=tmp_path, fetch=FakeSkada(), reachable=lambda: False)
+        bm.pair_data("office31_decaf", "A → W", root=tmp_path, fetch=FakeSkada(), reachable=lambda: False)
 
 
 def test_failed_download_leaves_no_half_finished_files(tmp_path):
     with pytest.raises(bm.BenchmarkUnavailable, match="ConnectionError"):
-        bm.load_pair(
-            "office_caltech_surf", "D → W", root=tmp_path, fetch=FakeSkada(fail=True), reachable=lambda: True
+        bm.pair_data(
+            "office31_decaf", "D → W", root=tmp_path, fetch=FakeSkada(fail=True), reachable=lambda: True
         )
     assert list((tmp_path / "skada").iterdir()) == []
 
 
 def test_pairs_and_the_papers_tables():
-    assert bm.pairs("office31_decaf") == ["A → D", "A → W", "D → A", "D → W", "W → A", "W → D"]
-    assert set(bm.pairs("office31_decaf")) == set(bm.PAPER_TABLES["office31_decaf"])
-    assert set(bm.pairs("amazon")) == set(bm.PAPER_TABLES["amazon"])
-    # skada has no Caltech: the offered SURF pairs are the paper's rows without C
-    surf = bm.paper_rows("office_caltech_surf")
-    assert set(bm.pairs("office_caltech_surf")) == {p for p in surf.index if "C" not in p}
-    assert surf.loc["C → D", "FLDA-Q"] == 0.510
+    assert bm.pairs("office31_decaf") == ["A → D", "A → W", "D → W", "D → A", "W → A", "W → D"]
+    assert len(bm.pairs("office_caltech")) == 12 and len(bm.pairs("amazon")) == 12
+    assert bm.pairs("imdb") == ["A → F", "A → W", "F → W", "F → A", "W → A", "W → F"]
+    assert bm.pairs("spam") == ["S → M", "M → S"]
+    assert bm.paper_rows("office_caltech").loc["C → D", "FLDA-Q"] == 0.510
     assert bm.paper_rows("office31_decaf").loc["W → D", "FLDA-Q"] == 0.024
+    assert bm.paper_rows("imdb").loc["W → F", "FLDA-L"] == 0.159
+    assert bm.paper_rows("spam").loc["M → S", "T-LR"] == 0.133
     assert bm.paper_rows("amazon").loc["K → E", "FLDA-L"] == 0.119
+    assert [b.offline for b in bm.BENCHMARKS.values()] == [True, False, True, True, False]
     with pytest.raises(ValueError, match="Unknown pair"):
-        bm.load_pair("amazon", "B → C", fetch=FakeSkada(), reachable=lambda: True)
+        bm.pair_data("amazon", "B → C", fetch=FakeSkada(), reachable=lambda: True)
+
+
+# ---------------------------------------------------------------- the authors' files, offline
+
+#: Rows per domain and features, as the paper's sections 4.2.4-4.2.6 state them.
+SIZES = {
+    "office_caltech": ({"A": 958, "D": 157, "W": 295, "C": 1123}, 800, 10),
+    "imdb": ({"A": 3402, "F": 1249, "W": 3697}, 4180, 2),
+    "spam": ({"S": 5338, "M": 4205}, 4272, 2),
+}
+
+
+@pytest.mark.parametrize("key", list(SIZES))
+def test_the_authors_files_are_read_once_read_only_and_sparse_where_sparse(key):
+    data = bm.load_set(key)
+    assert bm.load_set(key) is data  # once per process
+    rows, features, classes = SIZES[key]
+    assert {k: end - first for k, (first, end) in data.offsets.items()} == rows
+    assert data.X.shape == (sum(rows.values()), features) and len(data.y) == data.X.shape[0]
+    assert len(np.unique(data.y)) == classes
+    assert sp.issparse(data.X) == (key != "office_caltech")
+    with pytest.raises(ValueError, match="read-only"):
+        (data.X.data if sp.issparse(data.X) else data.X)[0] = 1.0
+    X_s, y_s, X_t, y_t = bm.pair_data(key, bm.pairs(key)[0])
+    assert X_s.shape[0] == len(y_s) == rows[bm.pairs(key)[0][0]] and X_t.shape[0] == len(y_t)
+    assert sp.issparse(X_s) == sp.issparse(data.X)
+
+
+def test_the_dense_pairs_are_views_and_need_no_network(monkeypatch):
+    monkeypatch.setattr(bm, "openml_reachable", lambda *a: pytest.fail("no network for the files"))
+    X_s, _, X_t, _ = bm.pair_data("office_caltech", "C → A")
+    assert np.shares_memory(X_s, bm.load_set("office_caltech").X) and X_t.shape == (958, 800)
+
+
+def test_the_shipped_files_are_the_ones_provenance_names():
+    text = (bm.PAPER_DIR / "PROVENANCE.md").read_text()
+    for path in sorted(bm.PAPER_DIR.glob("*.mat")):
+        assert f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {path.name}" in text
+    assert "MIT" in (bm.PAPER_DIR / "LICENSE-data.txt").read_text()
 
 
 def test_default_cache_follows_flda_cache_dir(monkeypatch, tmp_path):
@@ -80,7 +124,7 @@ def test_default_cache_follows_flda_cache_dir(monkeypatch, tmp_path):
     assert bm.cache_dir() == tmp_path / "skada"
 
 
-@pytest.mark.parametrize("key", list(bm.BENCHMARKS))
+@pytest.mark.parametrize("key", [k for k, b in bm.BENCHMARKS.items() if not b.offline])
 def test_skada_fetchers_are_called_with_the_cache_and_never_download_when_asked_not_to(key, tmp_path):
     benchmark = bm.BENCHMARKS[key]
     domain = next(iter(benchmark.domains.values()))
@@ -115,7 +159,7 @@ def _no_network():
 )
 def test_an_unreadable_cached_file_is_unavailable_with_the_fix_and_no_path(tmp_path, content):
     with pytest.raises(bm.BenchmarkUnavailable) as info:
-        bm.load_pair(
+        bm.pair_data(
             "office31_decaf", "A → W", root=tmp_path, fetch=_mat_reader(content), reachable=_no_network
         )
     message = str(info.value)
@@ -136,12 +180,12 @@ def test_an_unreadable_cached_file_is_unavailable_with_the_fix_and_no_path(tmp_p
 )
 def test_a_cached_copy_of_the_wrong_shape_is_unavailable(tmp_path, X, y):
     with pytest.raises(bm.BenchmarkUnavailable, match="cannot be read.*delete"):
-        bm.load_pair("amazon", "B → K", root=tmp_path, fetch=lambda *a: (X, y), reachable=_no_network)
+        bm.pair_data("amazon", "B → K", root=tmp_path, fetch=lambda *a: (X, y), reachable=_no_network)
 
 
 def test_messages_never_show_the_server_cache_path(tmp_path):
     with pytest.raises(bm.BenchmarkUnavailable) as offline:
-        bm.load_pair("office31_decaf", "A → W", root=tmp_path, fetch=FakeSkada(), reachable=lambda: False)
+        bm.pair_data("office31_decaf", "A → W", root=tmp_path, fetch=FakeSkada(), reachable=lambda: False)
 
     def leaky(benchmark, domain, data_home, download_if_missing):
         if not download_if_missing:
@@ -149,7 +193,7 @@ def test_messages_never_show_the_server_cache_path(tmp_path):
         raise PermissionError(13, "Permission denied", str(data_home / "office31" / "a.tar"))
 
     with pytest.raises(bm.BenchmarkUnavailable) as failed:
-        bm.load_pair("office31_decaf", "A → W", root=tmp_path, fetch=leaky, reachable=lambda: True)
+        bm.pair_data("office31_decaf", "A → W", root=tmp_path, fetch=leaky, reachable=lambda: True)
     assert "'a.tar'" in str(failed.value)
     for error in (offline, failed):
         assert str(tmp_path) not in str(error.value)

@@ -1,12 +1,13 @@
 """Caption sentences follow the numbers they describe."""
 
+import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
 
 from flda_core.synthetic import make_domains
 from explorer.teaching import captions as cap
-from explorer.experiments.learning_curves import learning_curves, make_learning_curve_data, sample_size_grid
+from explorer.experiments.learning_curves import learning_curve_config, run_learning_curves
 from explorer.experiments.perturbation import PAPER_TABLE1, perturbation_sweep, table1_unperturbed_errors
 from explorer.experiments.synthetic import PAPER_FIGURE1, FittedLinear, fit_linear
 from explorer.names import LOSSES
@@ -74,21 +75,54 @@ def test_figure2_reference_sentence_follows_the_run():
 # ----------------------------------------------------------------------------- transfer
 
 
-def test_curve_sentence_says_when_a_shift_beats_the_estimate():
+N_SCORED = 1000
+
+
+def _scored(name, family, loss, wrong, perturbation=None):
+    """A fit that got the target samples in ``wrong`` (indices of 1,000) wrong."""
+    mistakes = np.zeros(N_SCORED, bool)
+    mistakes[list(wrong)] = True
+    fit = _fit(name, family, loss, mistakes.mean(), perturbation)
+    return dataclasses.replace(fit, n_target=N_SCORED, target_wrong=np.packbits(mistakes))
+
+
+def _paired_se(a, b):
+    """The paired standard error, computed here from the mistakes themselves."""
+    d = np.unpackbits(a.target_wrong, count=N_SCORED).astype(float) - np.unpackbits(
+        b.target_wrong, count=N_SCORED
+    )
+    return d.std(ddof=1) / np.sqrt(N_SCORED)
+
+
+def test_curve_sentence_names_a_lower_shift_only_beyond_the_noise():
     naive = {
-        "T-LS": _fit("T-LS", "target", "quadratic", 0.137),
-        "T-LR": _fit("T-LR", "target", "logistic", 0.138),
+        "T-LS": _scored("T-LS", "target", "quadratic", range(137)),
+        "T-LR": _scored("T-LR", "target", "logistic", range(138)),
     }
-    sweep = [_fit("FLDA-Q", "flda", "quadratic", e, d) for d, e in ((-0.1, 0.15), (0.0, 0.136), (0.1, 0.14))]
-    sweep += [_fit("FLDA-L", "flda", "logistic", e, d) for d, e in ((-0.1, 0.15), (0.0, 0.138), (0.1, 0.130))]
+    sweep = [
+        _scored("FLDA-Q", "flda", "quadratic", range(k), d) for d, k in ((-0.1, 150), (0.0, 136), (0.1, 140))
+    ]
+    # FLDA-L +0.1 gets 8 fewer samples wrong than at +0 and no new ones: paired SE 0.0028
+    sweep += [
+        _scored("FLDA-L", "flda", "logistic", range(k), d) for d, k in ((-0.1, 150), (0.0, 138), (0.1, 130))
+    ]
     text = cap.perturbation_curve_sentences(sweep, naive)
     flda_q = sentence(text, "FLDA-Q is lowest")
     assert numbers(flda_q) == [0.0, 0.136, 0.137] and "at the estimate itself" in flda_q
-    assert "below the oracle T-LS" in flda_q
+    assert "below the oracle" not in flda_q  # 0.001 below T-LS, paired SE 0.001: within the noise
     flda_l = sentence(text, "FLDA-L is lowest")
-    assert numbers(flda_l) == [0.1, 0.13, 0.0, 0.138, 0.138]  # +0.10 (0.130), estimate +0 (0.138), T-LR
+    se = _paired_se(sweep[4], sweep[5])
+    assert 2 * se < 0.008  # beyond the noise
+    assert numbers(flda_l)[:4] == [0.1, 0.13, 0.0, 0.138] and numbers(flda_l)[4] == pytest.approx(
+        se, abs=5e-5
+    )
     assert "**below its value at the estimate" in flda_l and "below the oracle T-LR" in flda_l
     assert cap.perturbation_minimum(sweep, "logistic") == (0.1, 0.130)
+    # the same errors, but +0.1 is wrong on 30 samples +0 gets right: paired SE 0.008
+    sweep[5] = _scored("FLDA-L", "flda", "logistic", [*range(100), *range(500, 530)], 0.1)
+    flda_l = sentence(cap.perturbation_curve_sentences(sweep, naive), "FLDA-L is lowest")
+    assert 2 * _paired_se(sweep[4], sweep[5]) > 0.008
+    assert "level with its +0 value" in flda_l and "within the noise" in flda_l and "**" not in flda_l
 
 
 def test_curve_sentence_on_real_fits_matches_the_minimum():
@@ -134,7 +168,7 @@ def test_table1_errors_uses_the_papers_keys():
 # ----------------------------------------------------------------------------- learning curves
 
 
-def _lc_table(flda_target, naive_source_best=True, sizes=(2, 10, 100)):
+def _lc_table(flda_target, naive_source_best=True, sizes=(2, 10, 100), sem=0.001):
     rows = []
     curves = {
         "S-LS": ([0.30, 0.28, 0.27], [0.10, 0.09, 0.08] if naive_source_best else [0.5, 0.5, 0.5]),
@@ -144,7 +178,14 @@ def _lc_table(flda_target, naive_source_best=True, sizes=(2, 10, 100)):
     for name, (target, source) in curves.items():
         for domain, errors in (("target", target), ("source", source)):
             rows += [
-                {"classifier": name, "loss": "quadratic", "domain": domain, "n": n, "mean_error": e}
+                {
+                    "classifier": name,
+                    "loss": "quadratic",
+                    "domain": domain,
+                    "n": n,
+                    "mean_error": e,
+                    "sem": sem,
+                }
                 for n, e in zip(sizes, errors)
             ]
     return pd.DataFrame(rows)
@@ -154,20 +195,25 @@ def test_learning_curve_sentences_follow_the_table():
     text = cap.learning_curve_sentences(_lc_table([0.25, 0.20, 0.15]), 0.01, 100)
     assert numbers(sentence(text, "within", "from n =")) == [0.01, 10]
     smallest = sentence(text, "At the smallest n")
-    assert numbers(smallest) == [2, 0.25, 0.3, 0.34]  # FLDA-Q, then S-LS and T-LS
+    assert numbers(smallest) == [2, 0.25, 0.3, 0.34, 2]  # FLDA-Q, S-LS and T-LS; 2 standard errors
     assert "is below both S-LS" in smallest
-    assert numbers(sentence(text, "On the source set", "is the best at")) == [3, 3]
+    assert numbers(sentence(text, "On the source set", "lower than both others")) == [3, 3]
+    # the same means with standard errors of 0.05 (0.071 for each difference): too close to call
+    noisy = cap.learning_curve_sentences(_lc_table([0.25, 0.20, 0.15], sem=0.05), 0.01, 100)
+    smallest = sentence(noisy, "At the smallest n")
+    assert "is not below both" in smallest and numbers(smallest)[-2:] == [0.071, 0.071]
+    assert numbers(sentence(noisy, "On the source set", "lower than both others")) == [0, 3]
     assert numbers(sentence(text, "SEM is 0")) == [100, 0]
     text = cap.learning_curve_sentences(_lc_table([0.35, 0.30, 0.20], False), 0.01, 1000)
     assert numbers(sentence(text, "is still more than")) == [0.01, 100]  # tolerance, largest n
     assert "is not below both" in text
-    assert numbers(sentence(text, "On the source set", "is the best at")) == [0, 3]
+    assert numbers(sentence(text, "On the source set", "lower than both others")) == [0, 3]
     assert numbers(sentence(text, "SEM there is not 0")) == [100, 1000, 0]
 
 
 def test_learning_curve_sentences_on_a_real_run():
-    data = make_learning_curve_data(n_train=500, n_validation=500, seed=0)
-    result = learning_curves(data, sample_size_grid(2, 500, 6), 10, seed=0)
+    config, _ = learning_curve_config("poisson", [[2, 2], [6, 6]], [0.5, 0], 500, 0, ("log", 2, 500, 6))
+    result = run_learning_curves(config, 10)
     text = cap.learning_curve_sentences(result.table, 0.01, 500)
     assert "FLDA-Q" in text and "SEM is 0 there" in text
 

@@ -102,7 +102,14 @@ def test_balanced_subsample_is_balanced_and_fills_up_small_classes():
 def test_augment_shifts_moves_ink_by_at_most_one_pixel():
     image = np.zeros((1, 16 * 16))
     image[0, 8 * 16 + 8] = 1.0
-    X, y = dg.augment_shifts(image, np.array([5]), 200, 16, random_state=0)
+    import importlib.util  # the benchmark's data (benchmarks/bench_digits.py)
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_digits.py"
+    spec = importlib.util.spec_from_file_location("bench_digits", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    X, y = bench.augment_shifts(image, np.array([5]), 200, 16, random_state=0)
     assert X.shape == (200, 256) and np.all(y == 5)
     positions = {divmod(int(np.argmax(row)), 16) for row in X}
     assert positions <= {(r, c) for r in (7, 8, 9) for c in (7, 8, 9)}

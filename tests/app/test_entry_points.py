@@ -9,8 +9,8 @@ from flda_core.synthetic import make_domains
 from explorer.experiments import digits as ed
 from explorer.experiments.learning_curves import (
     learning_curve_config,
-    learning_curves,
     logistic_learning_errors,
+    quadratic_learning_errors,
     per_repeat_frame,
     run_learning_curves,
     headline,
@@ -68,7 +68,7 @@ def test_run_perturbation_is_the_sweep_plus_the_naive_classifiers(pair):
     assert result.chosen == [0.0, 0.3] and result.skipped == [0.9]  # 0.5 + 0.9 > 1
     assert result.curve == [-0.1, -0.05, 0.0, 0.05, 0.1, 0.3]
     assert list(result.naive.classifiers) == ["S-LS", "T-LS", "S-LR", "T-LR"]
-    assert ("flda", "logistic") in fitted and len(fitted) == 1 + 4 + 2 * 6
+    assert ("flda", "logistic") in fitted and len(fitted) == 4 + 2 * 6  # θ̂ needs no fit of its own
     sweep = perturbation_sweep(pair, result.curve, 0, theta_base=theta_hat)
     assert [f.target_error for f in result.sweep] == [f.target_error for f in sweep]
     assert list(result.table1().columns) == ["SL", "TL", "θ̂₁+0", "θ̂₁+0.3"]
@@ -141,8 +141,8 @@ def test_run_learning_curves_equals_learning_curves_and_caches_per_repeat():
         "bernoulli", [[0.7, 0.7], [0.3, 0.3]], [0.5, 0], 300, 4, ("custom", "3, 20, 300")
     )
     quadratic = run_learning_curves(config, 3)
-    direct = learning_curves(config.data(), config.sizes, 3, seed=4)
-    assert np.array_equal(quadratic.errors, direct.errors)
+    direct = quadratic_learning_errors(config.data(), config.sizes, range(3), seed=4)
+    assert np.array_equal(quadratic.errors, direct)
     asked, calls = [], []
 
     def fit(config, loss, repeats):

@@ -1,16 +1,18 @@
-"""Comparison tables of transfer models (issue 15): protocol and numbers as stated."""
+"""Comparison tables of transfer models (issue 15): protocol and numbers as stated
+(``benchmarks/bench_transfer_models.py`` computes them for docs/transfer-models.md)."""
+
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from flda_core.classifier import FLDAClassifier
 from flda_core.synthetic import make_appearance_domains
-from explorer.experiments.transfer_models import (
-    transfer_parameter_table,
-    compare_missing_data,
-    compare_transfer_models,
-    missing_data_split,
-)
+from explorer.experiments.transfer_models import transfer_parameter_table
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from bench_transfer_models import compare_missing_data, compare_transfer_models, missing_data_split
 
 
 def _table_with_gaps(n=160, seed=0):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from figure_samples import boundary_and_curve_figures
-from explorer.experiments.learning_curves import learning_curves, make_learning_curve_data, sample_size_grid
+from explorer.experiments.learning_curves import learning_curve_config, run_learning_curves
 from explorer.figures import digits as fig_digits
 from explorer.figures.export import (
     EXPORT_SCALE,
@@ -25,8 +25,8 @@ from explorer.figures.synthetic import theta_figure
 @pytest.fixture(scope="module")
 def figures():
     boundaries, curve = boundary_and_curve_figures()
-    data = make_learning_curve_data(n_train=300, n_validation=300, seed=0)
-    lc = learning_curves(data, sample_size_grid(2, 300, 5), 5, seed=0)
+    config, _ = learning_curve_config("poisson", [[2, 2], [6, 6]], [0.5, 0], 300, 0, ("log", 2, 300, 5))
+    lc = run_learning_curves(config, 5)
     rng = np.random.default_rng(0)
     return {
         "boundaries": boundaries,

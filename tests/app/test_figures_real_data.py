@@ -78,3 +78,24 @@ def test_theta_figure_passes_plotly_validation_unchanged(title):
     fig = fr.theta_figure(thetas, top_n=4, title=title)
     assert_passes_plotly_validation(fig)
     assert fig.layout.title.text == title
+
+
+def test_error_bars_and_the_tables_name():
+    errors = pd.DataFrame({"S-LR": [0.4], "FLDA-Q": [0.3]}, index=["A → D"])
+    fig = fr.error_comparison_figure(errors, errors * 0.9, 1, errors * 0.1, "Table 5")
+    bar, marks = fig.data
+    np.testing.assert_allclose(bar.error_y.array, [0.04, 0.03])
+    assert marks.name == "paper, Table 5"
+    assert_passes_plotly_validation(fig)
+
+
+def test_reproduction_figure_puts_this_run_against_the_paper():
+    errors = pd.DataFrame({"FLDA-Q": [0.4, 0.2], "KMM": [0.5, 0.1]}, index=["S → M", "M → S"])
+    paper = pd.DataFrame({"FLDA-Q": [0.41, 0.25], "KMM": [0.5, 0.2]}, index=errors.index)
+    fig = fr.reproduction_figure(errors, paper, "Table 8")
+    lines, marks = fig.data[:3], fig.data[3:]
+    assert [list(t.y) for t in lines] == [[0, 1], [-0.03, 0.97], [0.03, 1.03]]
+    assert [m.name for m in marks] == ["FLDA-Q", "KMM"]
+    assert list(marks[0].x) == [0.41, 0.25] and list(marks[0].y) == [0.4, 0.2]
+    assert len({m.marker.symbol for m in marks}) == 2  # readable in greyscale
+    assert_passes_plotly_validation(fig)

@@ -16,9 +16,9 @@ from explorer.experiments.learning_curves import (
     DOMAINS,
     FAMILIES,
     TABLE_COLUMNS,
+    LearningCurveResult,
     adaptation_sample_size,
-    estimate_dropout_prefixes,
-    learning_curves,
+    learning_curve_config,
     logistic_learning_errors,
     make_learning_curve_data,
     mean_sem_table,
@@ -27,13 +27,14 @@ from explorer.experiments.learning_curves import (
     prefix_sums,
     quadratic_fits,
     quadratic_learning_errors,
+    run_learning_curves,
     sample_size_grid,
-    solve_psd_min_norm,
     stratified_order,
     summarize_errors,
     training_orders,
 )
-from flda_core.transfer import estimate_dropout
+from flda_core.solvers import solve_psd_min_norm
+from flda_core.transfer import dropout_from_rates, estimate_dropout
 from explorer.experiments.scoring import lattice_error_rates
 from text_numbers import numbers
 
@@ -193,7 +194,7 @@ def test_prefix_dropout_estimate_matches_estimate_dropout(small_bernoulli):
     so, to = training_orders(d, [0, 1, 2], seed=2)
     sizes = np.array([2, 4, 9, 40, 400])
     ones = np.ones(d.n_train)
-    theta = estimate_dropout_prefixes(
+    theta = dropout_from_rates(  # the prefixes share n: rates are counts
         prefix_sums(d.X_source_train, ones, so, sizes)["nonzero"],
         prefix_sums(d.X_target_train, ones, to, sizes)["nonzero"],
     )
@@ -241,7 +242,7 @@ def test_batched_fits_equal_flda_classifier(which, ridge, paper_data, small_bern
         prefix_sums(data.X_source_train, ts, so, sizes),
         prefix_sums(data.X_target_train, tt, to, sizes),
     )
-    theta = estimate_dropout_prefixes(src["nonzero"], tgt["nonzero"])
+    theta = dropout_from_rates(src["nonzero"], tgt["nonzero"])
     fits = {
         "source": quadratic_fits(src, sizes, ridge),
         "target": quadratic_fits(tgt, sizes, ridge),
@@ -420,7 +421,9 @@ def test_adaptation_sample_size():
 def test_paper_setting_flda_joins_the_oracle_and_beats_the_source_classifier(paper_data):
     """Figure 3: on the target, FLDA-Q and T-LS converge; S-LS stays clearly worse."""
     sizes = sample_size_grid()
-    result = learning_curves(paper_data, sizes, n_repeats=50, seed=0)
+    result = LearningCurveResult(
+        quadratic_learning_errors(paper_data, sizes, range(50), seed=0), sizes, "quadratic"
+    )
     assert result.errors.shape == (3, 2, 50, len(sizes))
     table = result.table
     target = table[table["domain"] == "target"].pivot(index="n", columns="classifier", values="mean_error")
@@ -433,13 +436,12 @@ def test_paper_setting_flda_joins_the_oracle_and_beats_the_source_classifier(pap
     assert n_adapt is not None and n_adapt <= 100  # paper: "roughly 20"
 
 
-def test_learning_curves_validates_arguments(small_bernoulli):
+def test_run_learning_curves_validates_arguments():
+    config, _ = learning_curve_config("poisson", [[2, 2], [6, 6]], [0.5, 0], 100, 0, ("custom", "2, 5"))
     with pytest.raises(ValueError, match="loss"):
-        learning_curves(small_bernoulli, [2, 5], 2, loss="hinge")
+        run_learning_curves(config, 2, loss="hinge")
     with pytest.raises(ValueError, match="n_repeats"):
-        learning_curves(small_bernoulli, [2, 5], 0)
-    with pytest.raises(ValueError, match="ridge"):
-        learning_curves(small_bernoulli, [2, 5], 2, ridge=-1.0)
+        run_learning_curves(config, 0)
 
 
 def test_logistic_errors_match_direct_fits_and_report_progress(small_bernoulli):
@@ -457,8 +459,7 @@ def test_logistic_errors_match_direct_fits_and_report_progress(small_bernoulli):
     clf = FLDAClassifier(loss="logistic", l2=2.0 / 40).fit(X, y, X_target=Xu)
     expected = np.mean(clf.predict(d.X_target_val) != d.y_target_val)
     assert errors[2, 1, 1, 1] == pytest.approx(expected)
-    result = learning_curves(d, [3, 40], 2, loss="logistic", ridge=2.0, seed=5)
-    assert set(result.table["classifier"]) == {"S-LR", "T-LR", "FLDA-L"}
+    assert set(summarize_errors(errors, [3, 40], "logistic")["classifier"]) == {"S-LR", "T-LR", "FLDA-L"}
 
 
 # ------------------------------------------------------------------ figures

@@ -97,41 +97,6 @@ def test_pages_work_whatever_routing_state_skada_left(monkeypatch, routing, targ
     assert charts(at)
 
 
-def test_benchmark_offline_shows_a_message_and_the_papers_table(monkeypatch, tmp_path):
-    from explorer.data import benchmarks as bm
-
-    monkeypatch.setenv("FLDA_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(bm, "openml_reachable", lambda host: False)
-    at = open_page(PAGE, {"sets": json.dumps(["hepatitis"]), "baselines": "false"})
-    at.button(key="real_bench_run").click().run()
-    assert not at.exception
-    assert any("not available right now" in w.value and "figshare.com" in shown(w.value) for w in at.warning)
-    paper = at.dataframe[-1].value
-    assert paper.loc["W → D", "FLDA-Q"] == "0.024"  # Table 6 (DeCAF8) is the default
-
-
-def test_benchmark_with_a_fake_download_runs_the_classifiers(monkeypatch, tmp_path):
-    from test_benchmarks_data import FakeSkada
-
-    from explorer.data import benchmarks as bm
-
-    fake = FakeSkada()
-    monkeypatch.setenv("FLDA_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(bm, "openml_reachable", lambda host: True)
-    monkeypatch.setattr(bm, "_skada_fetch", fake)
-    at = open_page(PAGE, {"sets": json.dumps(["hepatitis"]), "baselines": "false", "bench": "amazon"})
-    at.selectbox(key="real_bench_pair").set_value("E → K").run()
-    at.button(key="real_bench_run").click().run()
-    assert not at.exception and not at.warning
-    assert ("amazon", "elec", True) in fake.calls and ("amazon", "kitchen", True) in fake.calls
-    here = at.dataframe[-2].value
-    assert list(here.index) == ["here", "paper (Table 9)"]
-    assert here.loc["paper (Table 9)", "FLDA-L"] == "0.104"
-    X_s, y_s, X_t, y_t = bm.load_pair("amazon", "E → K", root=tmp_path, fetch=fake, reachable=lambda: True)
-    predicted, _ = md.fit_arrays("FLDA-L", X_s, y_s, X_t, y_t)
-    assert here.loc["here", "FLDA-L"] == f"{(predicted != y_t).mean():.3f}"
-
-
 # --- FLDA's two stages in order, Table 3 progressive and kept on disk -------------------
 
 ONE_SET = {"sets": json.dumps(["hepatitis"]), "baselines": "false"}

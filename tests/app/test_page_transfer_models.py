@@ -4,6 +4,7 @@ and the estimated parameters (or why a model does not apply) are shown."""
 
 import re
 
+import numpy as np
 import pytest
 from apptest_support import open_page
 from text_numbers import numbers
@@ -40,8 +41,15 @@ def test_synthetic_appearance_preset_compares_models_with_a_computed_caption():
     logistic = comparison[comparison["loss"] == "logistic"].set_index("transfer")
     assert logistic.loc["two-sided", "target error"] == pytest.approx(flda)
     caption = next(c.value for c in at.caption if "closest to the oracle" in c.value)
-    gaps = (logistic.loc[["dropout", "two-sided", "rate"], "target error"] - oracle).abs()
-    assert f"closest to the oracle: **{gaps.idxmin()}**" in caption
+    gaps = (logistic.loc[["dropout", "two-sided", "rate"], "target error"] - oracle).abs().sort_values()
+    (best, first), (second, runner_up) = list(gaps.items())[:2]
+    p, q = (logistic.loc[t, "target error"] for t in (best, second))
+    se = np.sqrt((p * (1 - p) + q * (1 - q)) / 10_000)  # 10,000 target samples, taken as independent
+    logistic_part = caption.split("logistic loss")[1]
+    if runner_up - first > 2 * se:
+        assert f"closest to the oracle: **{best}**" in logistic_part
+    else:  # two-sided and rate are 0.005 apart here, within the noise
+        assert "too close to call between" in logistic_part and best in logistic_part.split("between")[1]
     assert numbers(caption.split("oracle T-LR")[1])[0] == round(oracle, 3)
     assert _query(at, "shift") == "appearance" and _query(at, "transfer") == "two-sided"
 

@@ -91,21 +91,30 @@ def test_figure3_note_on_the_papers_setting_computes_n():
     assert "roughly 20" in note.paper_claim
 
 
-def test_l2_verdict_follows_the_advantages():
-    assert pn.l2_remark_note(0.03, {10.0: 0.002}).consistent
-    note = pn.l2_remark_note(0.03, {1.0: 0.04, 10.0: 0.05})
+def test_l2_verdict_follows_the_advantages_and_their_noise():
+    assert pn.l2_remark_note((0.03, 0.001), {10.0: (0.002, 0.001)}).consistent
+    note = pn.l2_remark_note((0.03, 0.001), {1.0: (0.04, 0.001), 10.0: (0.05, 0.001)})
     assert not note.consistent and "does not reproduce" in note.verdict
-    note = pn.l2_remark_note(0.03, {10.0: -0.05})
+    note = pn.l2_remark_note((0.03, 0.001), {10.0: (-0.05, 0.001)})
     assert "reverses" in note.verdict and "λ = 10" in note.verdict
-    note = pn.l2_remark_note(0.001, {10.0: 0.0})
+    note = pn.l2_remark_note((0.001, 0.001), {10.0: (0.0, 0.001)})
     assert "no advantage to disappear" in note.verdict
+    # an advantage of 0.03 with a standard error of 0.02 is within the noise: no advantage
+    assert "no advantage to disappear" in pn.l2_remark_note((0.03, 0.02), {10.0: (0.0, 0.001)}).verdict
+    # a remaining 0.04 with a standard error of 0.025 is within the noise: it disappeared
+    assert pn.l2_remark_note((0.03, 0.001), {10.0: (0.04, 0.025)}).consistent
 
 
 def test_small_sample_advantage_averages_the_flda_gap_over_small_n():
     gaps = pd.DataFrame(
-        {"classifier": ["FLDA-Q"] * 3 + ["S-LS"], "n": [2, 12, 100, 2], "mean_gap": [-0.04, -0.02, 0.5, 0.3]}
+        {
+            "classifier": ["FLDA-Q"] * 3 + ["S-LS"],
+            "n": [2, 12, 100, 2],
+            "mean_gap": [-0.04, -0.02, 0.5, 0.3],
+            "sem": [0.02, 0.01, 0.0, 0.0],
+        }
     )
-    assert pn.small_sample_advantage(gaps, 12) == pytest.approx(0.03)
+    assert pn.small_sample_advantage(gaps, 12) == pytest.approx((0.03, 0.015))
     with pytest.raises(ValueError):
         pn.small_sample_advantage(gaps, 1)
 
@@ -122,9 +131,10 @@ def test_notes_render_as_markdown_with_every_part():
 def test_l2_note_on_the_papers_setting_reports_what_it_computed():
     note = pn.l2_remark_note()
     assert set(note.values["with"]) == {1.0, 10.0, 100.0}
-    assert f"{note.values['without']:+.3f} without l2" in note.computed
-    for ridge, advantage in note.values["with"].items():
-        assert f"{advantage:+.3f} with λ = {ridge:g}" in note.computed
+    advantage, se = note.values["without"]
+    assert f"{advantage:+.3f} ± {se:.3f} without l2" in note.computed
+    for ridge, (advantage, se) in note.values["with"].items():
+        assert f"{advantage:+.3f} ± {se:.3f} with λ = {ridge:g}" in note.computed
     # The verdict is the one the numbers call for.
     again = pn.l2_remark_note(note.values["without"], note.values["with"])
     assert again.verdict == note.verdict

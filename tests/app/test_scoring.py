@@ -73,9 +73,6 @@ def test_learning_curves_and_your_data_use_the_same_rule():
         pair.y_source,
         pair.X_target,
         pair.y_target,
-        np.zeros(2),
-        "bernoulli",
-        pair.params,
     )
     n = len(pair.y_source)
     errors = quadratic_learning_errors(data, [n], [0])  # the whole pool: S-LS of the pair

@@ -9,6 +9,7 @@ the server's memory stays bounded, and the page's own uploads keep working.
 
 import asyncio
 import concurrent.futures
+import contextlib
 import random
 import time
 import urllib.error
@@ -16,8 +17,6 @@ import uuid
 
 import pytest
 from e2e_harness import StreamlitServer, proc_rss
-from streamlit.proto.Common_pb2 import UploadedFileInfo
-from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 from test_bench_class import bench_class
@@ -71,74 +70,59 @@ def test_a_fresh_upload_no_run_has_read_yet_is_kept_until_it_is_stale():
 # ------------------------------------------------------- Streamlit's store, bounded
 
 
-class _Session:
-    """What ``_referenced_file_ids`` reads of a session: its widget values."""
-
-    def __init__(self):
-        self.file_ids = []
-        self.session = self
-        self.session_state = self
-
-    def get_widget_states(self):
-        state = WidgetState(id="uploader")
-        for file_id in self.file_ids:
-            state.file_uploader_state_value.uploaded_file_info.append(
-                UploadedFileInfo(file_id=file_id, name="x.csv", size=1)
-            )
-        return [state, WidgetState(id="slider", double_value=1.0)]
-
-
 class _Runtime:
+    """What ``bound_uploads`` reads of a runtime: its upload manager."""
+
     def __init__(self, manager):
         self.uploaded_file_mgr = manager
-        self.sessions = {"s": _Session()}
-        self._session_mgr = self
-
-    def get_session_info(self, session_id):
-        return self.sessions[session_id]
 
 
 def _rec(file_id, size):
     return UploadedFileRec(file_id=file_id, name=f"{file_id}.csv", type="text/csv", data=b"x" * size)
 
 
+def _store(budget=(4, 100), total_bytes=None):
+    manager = MemoryUploadedFileManager("/_stcore/upload_file")
+    assert uploads.bound_uploads(_Runtime(manager), budget=budget, total_bytes=total_bytes) is manager
+    return manager
+
+
+def _ids(manager, session, file_ids):
+    return [f.file_id for f in manager.get_files(session, file_ids)]
+
+
 def test_streamlits_store_refuses_with_413_and_drops_files_left_behind():
     from starlette.exceptions import HTTPException
 
-    manager = MemoryUploadedFileManager("/_stcore/upload_file")
-    runtime = _Runtime(manager)
-    manager.add_file("s", _rec("before", 5))  # uploaded before the bound was installed
-    assert uploads.bound_uploads(runtime, budget=(4, 100)) is manager
+    manager = _store()
     assert isinstance(manager, MemoryUploadedFileManager)
-    widgets = runtime.sessions["s"]
-    widgets.file_ids = ["before"]
+    manager.add_file("s", _rec("before", 5))
     manager.add_file("s", _rec("a", 40))
+    manager.note_shown("tab", {"before", "a"}, "")  # a run shows both
     with pytest.raises(HTTPException) as refused:  # 5 + 40 + 60 > 100, all in use
         manager.add_file("s", _rec("b", 60))
-    assert refused.value.status_code == 413 and "reload the page" in refused.value.detail
-    assert [f.file_id for f in manager.get_files("s", ["before", "a", "b"])] == ["before", "a"]
+    assert refused.value.status_code == 413 and "4 files, 0 MB" in refused.value.detail
+    assert _ids(manager, "s", ["before", "a", "b"]) == ["before", "a"]
     # "a" read by a run, then its page left behind: it goes to make room
-    widgets.file_ids = ["before"]
+    manager.note_shown("tab", {"before"}, "")
     manager.add_file("s", _rec("b", 60))
-    assert [f.file_id for f in manager.get_files("s", ["before", "a", "b"])] == ["before", "b"]
-    assert manager._total_bytes == 65 and manager._file_count == 2
+    assert _ids(manager, "s", ["before", "a", "b"]) == ["before", "b"]
+    assert manager.held_bytes() == 65
     # the browser's DELETE and the session's end free the budget too
     manager.remove_file("s", "b")
     manager.add_file("s", _rec("c", 90))
     manager.remove_session_files("s")
-    assert manager._held == {} and manager._total_bytes == 0
+    assert manager._held == {} and manager.held_bytes() == 0
     # installing twice changes only the budget
-    assert uploads.bound_uploads(runtime, budget=(2, 10)) is manager
+    assert uploads.bound_uploads(_Runtime(manager), budget=(2, 10)) is manager
     assert manager.budget == (2, 10)
 
 
 def test_replacing_a_file_under_its_own_id_counts_it_once():
-    manager = MemoryUploadedFileManager("/_stcore/upload_file")
-    runtime = _Runtime(manager)
-    uploads.bound_uploads(runtime, budget=(1, 100))
+    manager = _store(budget=(1, 100))
     manager.add_file("s", _rec("a", 60))
     manager.add_file("s", _rec("a", 70))
-    assert manager._total_bytes == 70
+    assert manager.held_bytes() == 70
 
 
 def test_the_servers_total_is_a_share_of_memory_per_process_and_never_below_a_session():
@@ -146,36 +130,35 @@ def test_the_servers_total_is_a_share_of_memory_per_process_and_never_below_a_se
     assert total(100, {}, memory_bytes=8 * 2**30) == 2 * 2**30  # a quarter
     assert total(100, {"FLDA_SERVER_PROCESSES": "4"}, memory_bytes=8 * 2**30) == 2**29
     assert total(100, {"FLDA_UPLOADS_TOTAL_MB": "300", "FLDA_SERVER_PROCESSES": "3"}) == 100 * MB
-    # never less than what one session may hold, so one student can always upload
+    # never less than what one browser may hold, so one student can always upload
     assert total(500 * MB, {"FLDA_UPLOADS_TOTAL_MB": "300"}) == 500 * MB
-    # a setting that is not a positive whole number is ignored
-    for bad in ("0", "-5", "lots", "1.5", ""):
+    # a setting that is not a positive number (processes: whole) is ignored
+    for bad in ("0", "-5", "lots", ""):
         assert (
             total(100, {"FLDA_UPLOADS_TOTAL_MB": bad, "FLDA_SERVER_PROCESSES": bad}, memory_bytes=4 * 2**30)
             == 2**30
         )
+    assert total(100, {"FLDA_SERVER_PROCESSES": "1.5"}, memory_bytes=4 * 2**30) == 2**30
 
 
 def test_uploads_of_all_sessions_together_stay_within_the_servers_total():
     from starlette.exceptions import HTTPException
 
-    manager = MemoryUploadedFileManager("/_stcore/upload_file")
-    runtime = _Runtime(manager)
-    runtime.sessions["t"] = _Session()
-    uploads.bound_uploads(runtime, budget=(4, 100), total_bytes=150)
+    manager = _store(total_bytes=150)
     manager.add_file("s", _rec("a", 90))
     manager.add_file("t", _rec("b", 50))
+    manager.note_shown("tab-s", {"a"}, "browser:s")  # both shown by their pages
+    manager.note_shown("tab-t", {"b"}, "browser:t")
     with pytest.raises(HTTPException) as refused:  # 90 + 50 + 20 > 150
         manager.add_file("t", _rec("c", 20))
     assert refused.value.status_code == 413
     assert "for everyone at once (0 MB)" in refused.value.detail
     assert "FLDA_UPLOADS_TOTAL_MB" in refused.value.detail
-    assert [f.file_id for f in manager.get_files("t", ["b", "c"])] == ["b"]
+    assert _ids(manager, "t", ["b", "c"]) == ["b"]
     assert manager.held_bytes() == 140
     manager.add_file("t", _rec("b", 60))  # replacing a file counts it once: 150
-    # a file the session's own budget drops (no widget shows it) makes room too
-    runtime.sessions["s"].file_ids = []
-    manager.get_files("s", ["a"])  # read by a run, then left behind
+    # a file its own browser's budget drops (no uploader shows it) makes room too
+    manager.note_shown("tab-s", set(), "browser:s")
     manager.add_file("s", _rec("d", 80))
     assert manager.held_bytes() == 140
     # a session's end frees its share for the others
@@ -184,25 +167,93 @@ def test_uploads_of_all_sessions_together_stay_within_the_servers_total():
     manager.remove_session_files("s")
     manager.add_file("t", _rec("c", 40))
     assert manager.held_bytes() == 100
-    assert uploads.bound_uploads(runtime, budget=(4, 100), total_bytes=10).total_bytes == 10
+    assert uploads.bound_uploads(_Runtime(manager), budget=(4, 100), total_bytes=10).total_bytes == 10
+
+
+def test_two_tabs_of_one_browser_share_one_budget_so_a_classmate_still_fits():
+    """Issue 42: two active tabs of one client filled the total (each tab had a budget of
+    its own), so a classmate's 40 kB pair was refused."""
+    from starlette.exceptions import HTTPException
+
+    manager = _store(budget=(4, 100 * MB), total_bytes=200 * MB)
+    manager.add_file("tab1", _rec("a", 45 * MB))
+    manager.add_file("tab1", _rec("b", 45 * MB))
+    manager.note_shown("token1", {"a", "b"}, "browser:x")
+    manager.add_file("tab2", _rec("c", 45 * MB))  # a new tab: alone until a run shows its file
+    manager.note_shown("token2", {"c"}, "browser:x")
+    with pytest.raises(HTTPException) as refused:  # the browser holds 135 MB, over its 100
+        manager.add_file("tab2", _rec("d", 45 * MB))
+    assert "This browser" in refused.value.detail and "all its tabs" in refused.value.detail
+    for file_id in ("pair-source", "pair-target"):
+        manager.add_file("classmate", _rec(file_id, 40_000))
+    assert _ids(manager, "classmate", ["pair-source", "pair-target"]) == ["pair-source", "pair-target"]
+
+
+def test_resending_unread_files_as_they_expire_does_not_keep_the_class_out(monkeypatch):
+    """Issue 42: a client re-sending files no run reads, each as the last expires, kept the
+    total full: 7 of 15 small uploads got in.  Its unread files count against it: over
+    its share they go first, whatever their age."""
+    clock = [100.0]
+    monkeypatch.setattr(uploads.time, "monotonic", lambda: clock[0])
+    manager = _store(budget=(4, 100 * MB), total_bytes=200 * MB)
+    accepted = 0
+    for attempt in range(15):
+        for k in range(4):  # the hog tops itself up to the total with fresh, unread files
+            with contextlib.suppress(Exception):
+                manager.add_file(f"hog{k % 2}", _rec(f"hog-{attempt}-{k}", 50 * MB))
+        try:
+            manager.add_file(f"student{attempt}", _rec(f"small-{attempt}", 1200))
+            accepted += 1
+        except Exception:
+            pass
+        manager.get_files(f"student{attempt}", [f"small-{attempt}"])  # read by its run
+        clock[0] += uploads.FRESH_SECONDS / 3
+    assert accepted == 15
+
+
+def test_a_fresh_tabs_small_upload_fits_while_other_tabs_hold_unread_uploads(monkeypatch):
+    """Issue 42 (left from issue 36): three tabs sent two 40 MB files each and never used
+    them; another student's 1.2 kB CSV got 413 at once, and only FRESH_SECONDS later got in."""
+    monkeypatch.setattr(uploads.time, "monotonic", lambda: 100.0)
+    manager = _store(budget=(4, 100 * MB), total_bytes=240 * MB)
+    for tab in ("t1", "t2", "t3"):
+        manager.add_file(tab, _rec(f"{tab}-a", 40 * MB))
+        manager.add_file(tab, _rec(f"{tab}-b", 40 * MB))
+    manager.add_file("student", _rec("small", 1200))  # at once
+    assert _ids(manager, "student", ["small"]) == ["small"]
+    assert manager.held_bytes() == 200 * MB + 1200
+
+
+def test_the_browser_is_the_token_of_its_xsrf_cookie_whatever_its_mask():
+    """Streamlit masks the XSRF token anew on every page load: two tabs of one browser
+    carry different cookie texts for one token (format pinned against Streamlit's own)."""
+    from streamlit.web.server.starlette.starlette_app_utils import generate_xsrf_token_string
+
+    token = bytes(range(16))
+    first, second = generate_xsrf_token_string(token, 1700000000), generate_xsrf_token_string(token)
+    assert first != second
+    key = uploads.client_key({"_streamlit_xsrf": first})
+    assert key == uploads.client_key({"_streamlit_xsrf": second}) == "browser:" + token.hex()
+    assert uploads.client_key({"_streamlit_xsrf": generate_xsrf_token_string()}) != key
+    assert uploads.client_key({}) == ""
 
 
 def test_streamlit_still_has_what_the_budget_relies_on():
     """An upgrade that moves these fails here rather than silently unbounding uploads."""
     import inspect
 
-    from streamlit.runtime.app_session import AppSession
     from streamlit.runtime.runtime import Runtime
-    from streamlit.runtime.session_manager import SessionManager
-    from streamlit.runtime.state.session_state import SessionState
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
     from streamlit.web.server.starlette import starlette_routes
 
     routes = inspect.getsource(starlette_routes.create_upload_routes)
     assert "upload_mgr.add_file(" in routes and "HTTPException" in routes
-    assert "self._session_mgr" in inspect.getsource(Runtime.__init__)
-    assert hasattr(SessionManager, "get_session_info")
-    assert isinstance(AppSession.session_state, property)
-    assert hasattr(SessionState, "get_widget_states")
+    assert isinstance(Runtime.__dict__["uploaded_file_mgr"], property)
+    for method in ("add_file", "get_files", "remove_file", "remove_session_files"):
+        assert method in vars(MemoryUploadedFileManager), method
+    assert "file_id" in inspect.signature(UploadedFile.__init__).parameters or hasattr(
+        UploadedFile(UploadedFileRec("f", "n", "t", b""), None), "file_id"
+    )
 
 
 # ----------------------------------------------------------------- a real server
@@ -269,7 +320,7 @@ def test_a_session_cannot_hold_more_than_its_budget_on_a_real_server(tmp_path):
         server.stop()
     statuses = [status for status, _ in answers]
     assert statuses == [204, 204] + [413] * 12, answers
-    assert all("reload the page" in text for _, text in answers[2:])
+    assert all("all its tabs" in text for _, text in answers[2:])
     assert fifth[0] == 413 and "4 files" in fifth[1]
     assert "Traceback" not in log, log[-3000:]
     # Held: two files of 45 MB; without the budget 14 of them (630 MB) stayed.
@@ -280,20 +331,16 @@ def test_a_session_cannot_hold_more_than_its_budget_on_a_real_server(tmp_path):
 
 def test_uploads_no_run_ever_read_expire_so_other_tabs_are_not_locked_out(monkeypatch):
     """Issue 36: three tabs sent two 40 MB files each and never used them; another
-    student's 1.2 kB CSV got 413.  Files no run read within FRESH_SECONDS and no widget
+    student's 1.2 kB CSV got 413.  Files no run read within FRESH_SECONDS and no uploader
     shows are dropped before the server's total is checked."""
     clock = [100.0]
     monkeypatch.setattr(uploads.time, "monotonic", lambda: clock[0])
-    manager = MemoryUploadedFileManager("/_stcore/upload_file")
-    runtime = _Runtime(manager)
-    for tab in ("t1", "t2", "t3", "student"):
-        runtime.sessions[tab] = _Session()
-    uploads.bound_uploads(runtime, budget=(4, 100 * MB), total_bytes=240 * MB)
+    manager = _store(budget=(4, 100 * MB), total_bytes=240 * MB)
     for tab in ("t1", "t2", "t3"):
         manager.add_file(tab, _rec(f"{tab}-a", 40 * MB))
         manager.add_file(tab, _rec(f"{tab}-b", 40 * MB))
-    runtime.sessions["t3"].file_ids = ["t3-a"]  # a widget shows this one: it stays
+    manager.note_shown("t3-token", {"t3-a"}, "")  # an uploader shows this one: it stays
     clock[0] += uploads.FRESH_SECONDS
     manager.add_file("student", _rec("small", 1200))
     assert manager.held_bytes() == 40 * MB + 1200
-    assert [f.file_id for f in manager.get_files("t3", ["t3-a", "t3-b"])] == ["t3-a"]
+    assert _ids(manager, "t3", ["t3-a", "t3-b"]) == ["t3-a"]

@@ -942,6 +942,14 @@ def _real_data_control(page, tracker):
     return "top_n", str(int(float(value)))
 
 
+def _benchmarks_control(page, tracker):
+    box = widget(page, "stSelectbox", "Source → target")
+    ensure_visible(page, box)
+    box.click()
+    act(page, tracker, page.get_by_role("option", name="A → W").click)
+    return "pair", "A → W"
+
+
 def _your_data_prepare(page, tracker):
     """The page starts empty: load the first sample pair, as a visitor would."""
     button = (
@@ -990,6 +998,9 @@ PAGES = (
     PageSpec("digits", "Handwritten digits", "Handwritten digits", "digits", _digits_control),
     PageSpec(
         "real_data", "Real data", "Real data: missing data at test time", "real_data", _real_data_control
+    ),
+    PageSpec(
+        "benchmarks", "Paper benchmarks", "Paper benchmarks: Tables 5-9", "benchmarks", _benchmarks_control
     ),
     PageSpec(
         "your_data", "Your data", "Your data", "your_data", _your_data_control, prepare=_your_data_prepare

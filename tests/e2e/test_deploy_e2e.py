@@ -2,7 +2,7 @@
 
 A chart draws, an upload works (the file goes to ``/_stcore/upload_file`` of the
 process that holds the tab's websocket: the sticky-session cookie) and a page switch
-works.  Skipped without Debian's nginx.
+works; a tab whose process dies or hangs carries on.  Skipped without Debian's nginx.
 """
 
 import os
@@ -56,8 +56,10 @@ def test_charts_uploads_and_page_switches_through_nginx(browser_ready, chromium,
         assert server.stop() == 0, server.log_tail()
 
 
-def test_a_tab_whose_process_is_killed_carries_on_from_its_url(browser_ready, chromium, e2e_tmp):
-    """The tab's process is killed (SIGKILL, as the out-of-memory killer does): the
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGSTOP"])
+def test_a_tab_whose_process_dies_or_hangs_carries_on_from_its_url(browser_ready, chromium, e2e_tmp, how):
+    """The tab's process is killed (SIGKILL, as the out-of-memory killer does) or hangs
+    (SIGSTOP: serve.sh's watchdog kills it once its health check stops answering): the
     browser reconnects its websocket through nginx to the live process (Streamlit keeps
     the page on screen and runs nothing until the next action); the next action runs
     the page in a new session there, with the link's one-feature configuration."""
@@ -77,7 +79,7 @@ def test_a_tab_whose_process_is_killed_carries_on_from_its_url(browser_ready, ch
         theta = h.widget(page, "stTextInput", "True dropout θ").locator("input")
         assert theta.input_value() == "0.3" and not h.error_texts(page)
         opened = len(sockets)
-        os.kill(server.pids[0], signal.SIGKILL)
+        os.kill(server.pids[0], getattr(signal, how))
         deadline = time.monotonic() + 90
         cookie = "p1"
         while time.monotonic() < deadline and (cookie != "p2" or len(sockets) == opened):
