@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer.experiments.synthetic import paired_se as fits_paired_se
+from explorer.teaching.captions import beyond_noise
 from explorer.ui import caches
 
 __all__ = [
@@ -78,14 +80,6 @@ def _shown(value):
     return round(float(_fmt(value)), 3)
 
 
-def beyond_noise(gap, se):
-    """True when ``gap`` exceeds ``SE_MULTIPLE`` standard errors (the lesson's rule for
-    naming a winner; :data:`explorer.teaching.lesson.SE_MULTIPLE`)."""
-    from explorer.teaching.lesson import SE_MULTIPLE
-
-    return abs(float(gap)) > SE_MULTIPLE * float(se)
-
-
 def lower(gap, se):
     """Which of two errors is lower beyond the noise: ``gap`` = first − second and its
     standard error; 0 (the first), 1 (the second) or 2 (too close to call): the choices'
@@ -107,13 +101,6 @@ def paired_se(wrong_a, wrong_b):
     d = np.asarray(wrong_a, dtype=np.float64) - np.asarray(wrong_b, dtype=np.float64)
     n = len(d)
     return float(np.std(d, ddof=1) / np.sqrt(n)) if n > 1 else float("inf")
-
-
-def _wrong(fit, X, y):
-    """0/1 per sample of a fitted linear classifier, scored as every page scores."""
-    from explorer.experiments.assumption import wrong_per_sample
-
-    return wrong_per_sample(fit.coef, fit.intercept, X, y)
 
 
 def lesson_domain_key(values, prefix):
@@ -417,10 +404,7 @@ def _oracle_view(lesson_step, values):
         return view
     view, (naive, _, flda), ours, pair, result = view
     gap = ours[flda] - ours[naive]
-    se = paired_se(
-        _wrong(result.classifiers[flda], pair.X_target, pair.y_target),
-        _wrong(result.classifiers[naive], pair.X_target, pair.y_target),
-    )
+    se = fits_paired_se(result.classifiers[flda], result.classifiers[naive])
     correct = lower(-gap, se)
     paper_naive, paper_flda = PAPER_FIGURE1.errors[naive], PAPER_FIGURE1.errors[flda]
     paper_lower = naive if paper_naive < paper_flda else flda
@@ -528,15 +512,11 @@ def _transfer_view(lesson_step, values):
     l2 = float(values["tp.l2"])
     if not result.curve:
         return View(error="θ̂₁ plus every shift leaves [0, 1].")
-    pair = caches.cached_domains(*data_key)
     at, lowest = perturbation_minimum(result.sweep, "quadratic")
     quadratic = {round(f.perturbation, 10): f for f in result.sweep if f.loss == "quadratic"}
     at_zero_fit = quadratic[0.0]
     at_zero = at_zero_fit.target_error
-    se = paired_se(
-        _wrong(at_zero_fit, pair.X_target, pair.y_target),
-        _wrong(quadratic[round(at, 10)], pair.X_target, pair.y_target),
-    )
+    se = fits_paired_se(at_zero_fit, quadratic[round(at, 10)])
     if abs(at) < 1e-12:
         correct = {0}
     elif not beyond_noise(at_zero - lowest, se):
