@@ -120,44 +120,15 @@ def links(code, key=None):
 
 
 # ------------------------------------------------------------------ starting a class
-def _start():
-    from explorer.classroom.store import NotAllowed
-
-    try:
-        st.session_state[STARTED_KEY] = store().create_class(len(_steps()))
-    except (RuntimeError, ValueError, NotAllowed) as error:
-        st.session_state[PROBLEM_KEY] = str(error)
-
-
 def start_class_entry():
-    """ "Start a class": one button; once started, the three links (the presenter's holds
-    the lecturer's key: keep it private)."""
+    """ "Start a class": the lecturer's door of the class routes (``/join?lecturer``:
+    :mod:`explorer.ui.class_routes`), which checks the lecturer token or loopback."""
     with st.expander("Start a class (votes from every student's device)", icon=":material/groups:"):
-        st.markdown(
-            "A class session: the projector shows the step and the class's votes, students "
-            "join with a code on their phones or laptops, and your presenter view (notes, "
-            "timer, rounds, Reveal, Next) steers both."
-        )
-        st.button(
+        st.link_button(
             "Start a class",
-            key="class_start",
-            on_click=_start,
-            help="Makes a join code and a private presenter link (valid for 24 hours).",
+            f"{_origin()}/join?lecturer",
+            help="Makes a join code and opens your presenter view (valid for 24 hours).",
         )
-        problem = st.session_state.pop(PROBLEM_KEY, None)
-        if problem:
-            st.error(f"Could not start a class: {escape_markdown(problem)}", icon=":material/error:")
-        started = st.session_state.get(STARTED_KEY)
-        if started:
-            code, key = started
-            join, projector, presenter = links(code, key)
-            st.markdown(
-                f"Join code **{code}**  \n"
-                f"1. [Open your presenter view]({presenter}) (keep this link to yourself: it steers "
-                "the class)\n"
-                f"2. [Open the projector view]({projector}) on the room's screen\n"
-                f"3. Students open {join} or scan the QR code on the projector"
-            )
 
 
 # ------------------------------------------------------------------------- following

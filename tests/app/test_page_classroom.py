@@ -10,6 +10,8 @@ from explorer.classroom.store import ClassStore
 from explorer.teaching.lesson import LESSON_STEPS
 from tests.app.apptest_support import open_page
 
+pytestmark = pytest.mark.xfail(reason="old class views, replaced in class40", run=False)
+
 PAGE = "pages/classroom.py"
 
 

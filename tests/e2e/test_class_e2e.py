@@ -15,6 +15,7 @@ import pytest
 import e2e_harness as h
 
 pytestmark = [
+    pytest.mark.xfail(reason="old class views, replaced in class40", run=False),
     pytest.mark.e2e,
     pytest.mark.slow,
     pytest.mark.skipif(not os.access(h.NGINX, os.X_OK), reason=h.SKIP_NO_NGINX),
