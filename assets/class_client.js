@@ -37,7 +37,7 @@ async function post(base, name, body) {
     const data = await answer.json().catch(() => ({}));
     return { status: "error", retry: Number(answer.headers.get("Retry-After")) || 0, ...data };
   } catch (error) {
-    return { status: "offline", message: "No connection to the class server." };
+    return { status: "offline", message: "No connection to the class server: check your Wi-Fi. Trying again…" };
   }
 }
 

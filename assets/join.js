@@ -6,17 +6,6 @@ import { follow, join, myClasses, start, text, vote } from "./class_client.js";
 const base = document.querySelector('meta[name="flda-base"]').content;
 const $ = (id) => document.getElementById(id);
 const LETTERS = "ABCDEFGHJKLM";
-const JOIN_NOTES = {
-  unknown: "There is no class with this code: check the code on the projector and type it again.",
-  ended: "This class has ended. Ask your lecturer for the new code.",
-  full: "This class is full. Ask your lecturer.",
-  "rate-limited": "Too many wrong codes from this device: wait a minute, then type the code on the projector.",
-  offline: "No connection to the class server: check your Wi-Fi. Trying again…",
-};
-const VOTE_NOTES = {
-  closed: "Voting is closed for this round.",
-  "not-joined": "Join the class again with the code on the projector.",
-};
 const STATUS = {
   reconnecting: "Reconnecting…",
   "not-joined": "You are not in this class (any more): join again.",
@@ -48,7 +37,7 @@ async function enter(typed) {
     return;
   }
   $("code").value = text(typed).slice(0, 12);
-  $("join-note").textContent = JOIN_NOTES[answer.status] || text(answer.message) || "Could not join: try again.";
+  $("join-note").textContent = text(answer.message) || "Could not join: try again.";
   show("join");
   if (["busy", "offline", "unavailable", "error"].includes(answer.status)) {
     setTimeout(() => enter(typed), 1000 * Math.min(10, answer.retry || 3));
@@ -70,11 +59,12 @@ function choiceButton(s, content, counts, i) {
   const button = document.createElement("button");
   button.type = "button";
   button.className = "choice";
+  const right = s.revealed && (content.correct || []).includes(i);
   button.disabled = !(s.round_open && s.live);
   button.classList.toggle("mine", i === last.mine);
-  button.classList.toggle("correct", s.revealed && (content.correct || []).includes(i));
+  button.classList.toggle("correct", right);
   button.setAttribute("aria-pressed", String(i === last.mine));
-  const parts = [LETTERS[i], text(content.choices[i]), ""];
+  const parts = [LETTERS[i] + (right ? " ✓" : ""), text(content.choices[i]), ""];
   if (counts) {
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     parts[2] = String(counts[i] || 0);
@@ -89,7 +79,7 @@ function choiceButton(s, content, counts, i) {
     span.textContent = part;
     button.append(span);
   }
-  if (s.revealed && (content.correct || []).includes(i)) button.setAttribute("aria-label", `${parts[1]} (correct)`);
+  if (right) button.setAttribute("aria-label", `${LETTERS[i]}: ${parts[1]} (correct)`);
   button.addEventListener("click", () => cast(i));
   return button;
 }
@@ -101,6 +91,7 @@ function draw(body) {
   if (!s) return onStatus("ended");
   $("step").textContent = `Step ${s.step + 1} of ${s.n_steps}`;
   $("title").textContent = text(content.title);
+  $("text").textContent = text(content.text);
   $("question").textContent = s.n_choices ? text(content.question) : "";
   $("round").textContent = roundText(s, body.mine);
   const rounds = body.counts ? Object.keys(body.counts).sort() : [];
@@ -119,7 +110,7 @@ async function cast(i) {
   if (answer.status === "counted" || answer.status === "changed") {
     draw({ ...last, mine: answer.mine });
   } else {
-    $("vote-note").textContent = VOTE_NOTES[answer.status] || text(answer.message) || "Not counted: try again.";
+    $("vote-note").textContent = text(answer.message) || "Not counted: try again.";
     if (follower) follower.poke();
   }
 }
