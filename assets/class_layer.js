@@ -10,7 +10,7 @@
 //        planStart}, hints: [[below, text], ...]}
 // Everything shown is set with textContent (no markup from the server).
 
-const ROUND_NAMES = { 1: "round 1", 2: "round 2 (after discussion)" };
+const ROUND_NAMES = { 1: "round 1", 2: "round 2" };
 
 function el(doc, tag, className, text) {
   const node = doc.createElement(tag);
@@ -46,10 +46,11 @@ function drawBars(doc, box, rounds, data, revealed) {
     const head = `${ROUND_NAMES[round] || `round ${round}`}: ${total} vote${total === 1 ? "" : "s"}`;
     const share = total ? right / total : 0;
     block.append(el(doc, "div", "flda-class-round-head",
-      revealed && data.correct.length && total ? `${head} · ${Math.round(100 * share)} % correct` : head));
+      (revealed || data.role === "presenter") && data.correct.length && total
+        ? `${head} · ${Math.round(100 * share)} % correct` : head));
     votes.forEach((n, i) => {
       const row = el(doc, "div", "flda-class-bar");
-      const mark = revealed && data.correct.includes(i) ? " ✓" : "";
+      const mark = (revealed || data.role === "presenter") && data.correct.includes(i) ? " ✓" : "";
       row.append(el(doc, "span", "flda-class-letter", data.letters[i] + mark));
       const track = el(doc, "span", "flda-class-track");
       const fill = el(doc, "span", `flda-class-fill flda-class-r${round}`);
@@ -73,6 +74,8 @@ export default function (component) {
   const status = el(doc, "div", "flda-class-status");
   const bars = el(doc, "div", "flda-class-bars");
   const stats = el(doc, "div", "flda-class-stats");
+  status.hidden = true;
+  bars.hidden = true;
   root.append(status, stats, bars);
   if (data.role === "projector" && data.join) {
     root.append(el(doc, "div", "flda-class-corner", `Join: ${data.join.url} · code ${data.join.code}`));
@@ -109,11 +112,16 @@ export default function (component) {
       stats.textContent = parts.join(" · ");
     }
   };
+  // One follower per page and role: a rerun calls this function again (the previous
+  // follower stops here; the cleanup below is not called on every rerun).
+  const registry = (win.__fldaClassLayer = win.__fldaClassLayer || {});
+  const previous = registry[data.role];
+  if (previous) previous.stop();
   let client = null;
   let stopped = false;
   let ticker = 0;
   (async () => {
-    const module = await import(`${data.base}/_flda/class_client.js`);
+    const module = await import(new URL(`${data.base}/_flda/class_client.js`, doc.defaultView.location.href).href);
     if (stopped) return;
     client = module.follow({
       base: data.base,
@@ -131,9 +139,16 @@ export default function (component) {
     });
   })();
   if (data.role === "presenter") ticker = win.setInterval(draw, 1000);
+  const mine = {
+    stop() {
+      stopped = true;
+      win.clearInterval(ticker);
+      if (client) client.stop();
+    },
+  };
+  registry[data.role] = mine;
   return () => {
-    stopped = true;
-    win.clearInterval(ticker);
-    if (client) client.stop();
+    mine.stop();
+    if (registry[data.role] === mine) delete registry[data.role];
   };
 }

@@ -29,7 +29,7 @@ export default function (component) {
 
   const link = (text, href) => el(doc, "a", { textContent: text, href, target: "_blank", rel: "noopener" });
   (async () => {
-    const client = await import(`${data.base}/_flda/class_client.js`);
+    const client = await import(new URL(`${data.base}/_flda/class_client.js`, doc.defaultView.location.href).href);
     const refresh = async () => {
       const mine = await client.myClasses(data.base).catch(() => ({ classes: [] }));
       if (stopped) return;

@@ -77,6 +77,9 @@ GRACE_S = 24 * 3600  # an ended or expired class's results are kept this much lo
 RATE_WINDOW_S = 60.0
 SEAT_ACTIVE_S = 90.0
 MAX_STEPS, MAX_CHOICES, MAX_VALUES_BYTES = 64, 12, 2048
+#: What the projector may show over the slide (the lecturer's keys B, J, W, A): nothing,
+#: a black-out, the join overlay (also the class's opening slide), "Why", "All numbers".
+LAYERS = ("", "black", "join", "why", "numbers")
 LIMITS = {
     "MAX_CLASSES": 200,
     "PER_STARTER": 3,
@@ -105,6 +108,7 @@ classes = Table(
     *(Column(name, Boolean, nullable=False) for name in ("early_round1", "bars")),
     Column("values_json", Text, nullable=False),
     Column("correct", String(64), nullable=False),
+    Column("layer", String(16), nullable=False),
     *(Column(name, Float, nullable=False) for name in ("step_started", "created", "expires", "expires_mono")),
     Column("boot", String(40), nullable=False),
 )
@@ -194,6 +198,7 @@ class ClassState:
     version: int
     tally: int
     live: bool
+    layer: str = ""
 
     def page_key(self):
         """What the projector's page is drawn from: every field but the tally and clocks."""
@@ -205,6 +210,7 @@ class ClassState:
             values,
             self.correct,
             self.n_choices,
+            self.layer,
         )
 
 
@@ -387,7 +393,7 @@ class ClassStore:
         n = [int(c) for c in row["choices"].split(",")]
         names = ("code", "step", "round", "round_open", "revealed", "ended", "rounds", "live_counts")
         return ClassState(
-            **{name: row[name] for name in names + ("early_round1", "bars", "version", "tally")},
+            **{name: row[name] for name in names + ("early_round1", "bars", "version", "tally", "layer")},
             n_steps=len(n),
             values=json.loads(row["values_json"]),
             correct=tuple(json.loads(row["correct"])),
@@ -419,7 +425,7 @@ class ClassStore:
                 _log.exception("class change listener")
 
     # ------------------------------------------------------------------ classes
-    def create_class(self, choices, starter):
+    def create_class(self, choices, starter, layer=""):
         """A new class at step 0; ``choices``: the number of choices of each step (0: no
         question).  Returns ``(code, key)`` (only the key's hash is stored).
         ``NotAllowed`` past the server's or the starter's limits."""
@@ -457,6 +463,7 @@ class ClassStore:
                     bars=False,
                     values_json="{}",
                     correct="[]",
+                    layer=layer if layer in LAYERS else "",
                     step_started=now,
                     created=now,
                     expires=now + LIFETIME_S,
@@ -517,7 +524,9 @@ class ClassStore:
         """One lecturer action (see the design in :mod:`explorer.classroom.stages`):
         ``"advance"``, ``"undo"``, ``"goto"`` (step), ``"bars"``, ``"live_counts"``,
         ``"early_round1"`` (bools), ``"rounds"`` (1 or 2), ``"values"`` (a dict of at most
-        2 KB as JSON), ``"correct"`` (choice indices of the current step) or ``"end"``.
+        2 KB as JSON), ``"correct"`` (choice indices of the current step), ``"layer"`` (what
+        the projector shows over the slide, :data:`LAYERS`; a class opens on its join
+        slide, and advance or undo first clears a layer) or ``"end"``.
         Returns the new :class:`ClassState`; ``NotAllowed`` without the key or after End,
         ``ValueError`` for a value out of range."""
         now = self.clock()
@@ -545,7 +554,15 @@ class ClassStore:
         choices = [int(c) for c in row["choices"].split(",")]
         asks = [n > 0 for n in choices]
         if action in ("advance", "undo"):
+            if row["layer"]:  # a key first wakes the screen (the join slide, a black-out)
+                return {"layer": ""}
+            if action == "undo" and row["step"] == 0 and not row["round"] and not row["revealed"]:
+                return {"layer": "join"}  # back to the opening join slide
             return getattr(stages, action)({**row, "n_steps": len(choices)}, asks)
+        if action == "layer":
+            if value not in LAYERS:
+                raise ValueError(f"the projector's layer is one of {', '.join(map(repr, LAYERS))}")
+            return {"layer": value}
         if action == "goto":
             to = int(value)
             if not 0 <= to < len(choices):

@@ -131,7 +131,7 @@ class ClassLecture:
         elif action == "bars":
             self.steer("bars", not self.state.bars)
         elif action in slides.CLASS_LAYERS:
-            self.steer("screen", "" if self.state.screen == action else action)
+            self.steer("layer", "" if self.state.layer == action else action)
 
     def forward_label(self):
         now, mine = self.stage(), self.stages()
@@ -253,7 +253,7 @@ def draw_projector(lecture):
     contrast = slides.high_contrast()
     st.html(slides.slide_css(contrast, in_class=True))
     action, viewport = slides.lesson_keys(
-        [s.title for s in LESSON_STEPS], True, in_class=True, layer=lecture.state.screen
+        [s.title for s in LESSON_STEPS], True, in_class=True, layer=lecture.state.layer
     )
     if action is not None:
         lecture.act(*action)

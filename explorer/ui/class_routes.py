@@ -64,7 +64,12 @@ __all__ = [
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 PAGE_FILES = {"join.js": "text/javascript", "class_client.js": "text/javascript", "join.css": "text/css"}
 DEVICE_COOKIE = "flda_device"
-HOLD_S, CHECK_S, IDLE_S = 20.0, 0.2, 10.0  # poll hold, row reads, a watch without waiters ends
+HOLD_S, CHECK_S, IDLE_S, DISCONNECT_CHECK_S = (
+    20.0,
+    0.2,
+    10.0,
+    1.0,
+)  # poll hold, row reads, a watch without waiters ends
 COUNTS_EVERY_S, TOUCH_EVERY_S, STORE_TIMEOUT_S = 1.0, 30.0, 5.0
 WINDOW_S, POLLS_PER_WINDOW, WAITS_PER_CLIENT, MAX_WATCHES = 10.0, 40, 4, 400
 COOKIE_AGE_S = 2 * 24 * 3600
@@ -112,9 +117,11 @@ def client_address(request):
 
 def _loopback(address):
     try:
-        return ipaddress.ip_address(address).is_loopback
+        ip = ipaddress.ip_address(address)
     except ValueError:
         return False
+    # a dual-stack socket shows IPv4 peers as ::ffff:a.b.c.d (not loopback before Python 3.13)
+    return ip.is_loopback or bool(getattr(ip, "ipv4_mapped", None) and ip.ipv4_mapped.is_loopback)
 
 
 def _store():
@@ -286,7 +293,7 @@ async def _start(request):
     if device is None:
         return _too_many(10, "busy", "Many devices are joining from your network: you join in a few seconds.")
     choices = [len(s.choices) for s in LESSON_STEPS]
-    code, key = await _call(_store().create_class, choices, device)
+    code, key = await _call(_store().create_class, choices, device, "join")  # opens on its join slide
     links = _links(code)
     links["lecturer_link"] = f"{_base()}/_flda/class/lecturer?code={code}&key={key}"
     links["projector"] += f"&screen={codes.screen_token(key)}"
@@ -314,7 +321,7 @@ async def _mine(request):
 def _state_json(state):
     fields = ("code", "n_steps", "step", "round", "round_open", "revealed", "ended", "live", "rounds")
     fields += ("live_counts", "early_round1", "bars", "values", "correct", "n_choices")
-    fields += ("step_started", "started", "expires", "version", "tally")
+    fields += ("step_started", "started", "expires", "version", "tally", "layer")
     return {name: getattr(state, name) for name in fields}
 
 
@@ -451,7 +458,10 @@ def _answer(watch, kind, device):
     state = watch.state
     mine = watch.ballots.get(device, {}).get(state.round) if state and device else None
     counts = watch.counts if state and (kind != "student" or state.bars) else None
-    head = json.dumps({"token": _token(watch, kind, device), "mine": mine, "counts": counts})
+    joined = len(watch.seated) if kind != "student" else None
+    head = json.dumps(
+        {"token": _token(watch, kind, device), "mine": mine, "counts": counts, "joined": joined}
+    )
     body = head[:-1] + "," + watch.shared[1:]
     return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
 
@@ -462,11 +472,13 @@ async def _state(request):
     seen = request.query_params.get("seen", "")[:64]
     if not code:
         return _json({"status": "bad-request", "message": "No class code."}, 400)
-    if _limited(client) or _WAITS[client] >= WAITS_PER_CLIENT:
+    if _limited(client):
         return _too_many()
     viewer = await _viewer(request, code)
     if viewer is None:
         return _json({"status": "not-joined", "message": "Join the class first."}, 403)
+    if viewer[0] == "student" and _WAITS[client] >= WAITS_PER_CLIENT:  # screens: one browser, several
+        return _too_many()
     watch = await _watching(code)
     if sum(w.waiters for w in _WATCHES.values()) >= int(os.environ.get("FLDA_CLASS_MAX_WAITERS", 3000)):
         return _json({"status": "busy", "message": "The server is full: try again."}, 503)
@@ -479,10 +491,11 @@ async def _state(request):
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            try:
-                await asyncio.wait_for(watch.changed.wait(), left)
+            try:  # a poll its client gave up (a reload, a rerun) frees its place within a second
+                await asyncio.wait_for(watch.changed.wait(), min(left, DISCONNECT_CHECK_S))
             except TimeoutError:
-                break
+                if await request.is_disconnected():
+                    break
     finally:
         watch.waiters, watch.last_wait, _WAITS[client] = (
             watch.waiters - 1,

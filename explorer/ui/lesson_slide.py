@@ -105,8 +105,8 @@ def draw_prediction(lecture, lesson_step, view, revealed):
         horizontal=short,
         key=prediction_key(lesson_step),
         disabled=not lecture.predicts,
-        on_change=lecture.set_revealed,
-        args=(lesson_step, True),
+        on_change=lecture.set_revealed if lecture.predicts else None,
+        args=(lesson_step, True) if lecture.predicts else None,
         help="Decide as a class first; the answer computed from this step's "
         "figure appears once a choice is made (or Next is pressed).",
     )

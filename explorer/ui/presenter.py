@@ -150,12 +150,14 @@ def _setting(lecture, action, key):
 
 
 def _settings(lecture):
+    """The class's settings; each widget shows the class's value (another presenter tab
+    may have changed it) and writes it back on change."""
     state = lecture.state
     with st.expander("Rounds and counts"):
+        st.session_state["class_rounds"] = state.rounds
         st.radio(
             "Rounds per question",
             (1, 2),
-            index=state.rounds - 1,
             key="class_rounds",
             horizontal=True,
             on_change=_setting,
@@ -171,12 +173,12 @@ def _settings(lecture):
                 "Off: round 1 stays hidden until round 2 closes.",
             ),
         ):
+            st.session_state[f"class_{action}"] = bool(getattr(state, action))
             st.toggle(
                 label,
-                value=getattr(state, action),
-                key=f"class_{action}_{state.version}",
+                key=f"class_{action}",
                 on_change=_setting,
-                args=(lecture, action, f"class_{action}_{state.version}"),
+                args=(lecture, action, f"class_{action}"),
                 help=text,
             )
 

@@ -245,6 +245,7 @@ header[data-testid="stHeader"] {{ display: none; }}
   font-size: {_vh("body")} !important; line-height: 1.25; color: inherit; opacity: 1;
 }}
 {_S} [data-testid="stCaptionContainer"] {{ color: inherit !important; opacity: 1 !important; }}
+{_S} [data-testid="stRadioGroup"] *:not(input) {{ color: var(--flda-slide-text) !important; }}
 {_S} [data-testid="stMetricValue"], {_S} [data-testid="stMetricValue"] * {{
   font-size: {_vh("number")} !important; line-height: 1.15; font-weight: 600;
 }}
@@ -313,9 +314,9 @@ CLASS_CSS = f"""
 .flda-class-projector .flda-class-corner {{ position: fixed; right: 1.2vw; bottom: 1vh; z-index: 999980;
   font-size: {_vh("settings")}; padding: 0.3vh 0.8vw; border-radius: 0.6vh; opacity: 0.85;
   background: var(--flda-slide-bg); color: var(--flda-slide-text); border: 0.15vh solid currentColor; }}
-.flda-class-projector .flda-class-bars {{ position: fixed; right: 1.6vw; top: 12vh; width: 34vw;
-  z-index: 999970; padding: 1.5vh 1.2vw; border-radius: 1vh; border: 0.3vh solid currentColor;
-  background: var(--flda-slide-bg); color: var(--flda-slide-text); font-size: {_vh("body")}; }}
+.flda-class-projector .flda-class-bars {{ position: fixed; right: 1vw; top: 10vh; width: 27vw;
+  z-index: 999970; padding: 1vh 1vw; border-radius: 1vh; border: 0.3vh solid currentColor;
+  background: var(--flda-slide-bg); color: var(--flda-slide-text); font-size: {_vh("overlay")}; }}
 .flda-class-projector .flda-class-bars[hidden], .flda-class-status[hidden] {{ display: none; }}
 .flda-class-status {{ position: fixed; left: 1.2vw; bottom: 1vh; z-index: 999990; padding: 0.3vh 0.8vw;
   background: #8a5300; color: #ffffff; border-radius: 0.6vh; font-weight: 700; }}
