@@ -262,8 +262,9 @@ def draw_projector(lecture):
         st.title(f"Class {lecture.code}: the lesson in {len(LESSON_STEPS)} steps")
     with st.container(key=slides.SLIDE_KEY):
         lesson_slide.draw_step(lecture, True, slides.chart_style(viewport, contrast))
-    draw_join_overlay(lecture.code)
-    class_layer(lecture, "projector")
+    with st.container(key=slides.CLASS_LAYER_KEY):  # out of the slide's flow: overlays only
+        draw_join_overlay(lecture.code)
+        class_layer(lecture, "projector")
 
 
 def show_class(code, view):

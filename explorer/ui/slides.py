@@ -60,6 +60,8 @@ WHY_KEY = "lesson_why"
 NUMBERS_KEY = "lesson_numbers"
 #: Key of a slide's top row (title, counter, Back, Next).
 HEADER_KEY = "lesson_header"
+#: Key of the container of a class's overlays on the projector (out of the slide's flow).
+CLASS_LAYER_KEY = "lesson_class"
 #: Key of the step counter ("3 / 12").
 COUNTER_KEY = "lesson_counter"
 #: The step name of the slide after the last step.
@@ -329,6 +331,8 @@ CLASS_CSS = f"""
 .flda-class-hint {{ font-style: italic; margin-top: 0.2em; }}
 .flda-class-stats {{ font-variant-numeric: tabular-nums; font-weight: 600; }}
 .flda-class-projector .flda-class-stats {{ display: none; }}
+.st-key-{CLASS_LAYER_KEY}, [data-testid="stLayoutWrapper"]:has(> .st-key-{CLASS_LAYER_KEY}) {{
+  position: absolute !important; width: 0; height: 0; }}
 .st-key-lesson_join {{ display: none !important; }}
 html[data-flda-slide="join"] .st-key-lesson_join {{ display: flex !important; flex-direction: column;
   align-items: center; justify-content: center; position: fixed; inset: 0; z-index: 999992;
