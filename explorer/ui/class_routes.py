@@ -64,14 +64,10 @@ __all__ = [
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 PAGE_FILES = {"join.js": "text/javascript", "class_client.js": "text/javascript", "join.css": "text/css"}
 DEVICE_COOKIE = "flda_device"
-HOLD_S, CHECK_S, IDLE_S, DISCONNECT_CHECK_S = (
-    20.0,
-    0.2,
-    10.0,
-    1.0,
-)  # poll hold, row reads, a watch without waiters ends
+HOLD_S, CHECK_S, IDLE_S = 20.0, 0.2, 10.0  # poll hold, row reads, a watch without waiters ends
+DISCONNECT_CHECK_S = 1.0  # how often a held poll looks whether its client left
 COUNTS_EVERY_S, TOUCH_EVERY_S, STORE_TIMEOUT_S = 1.0, 30.0, 5.0
-WINDOW_S, POLLS_PER_WINDOW, WAITS_PER_CLIENT, MAX_WATCHES = 10.0, 40, 4, 400
+WINDOW_S, POLLS_PER_WINDOW, WAITS_PER_CLIENT, MAX_WATCHES, ROOM = 10.0, 40, 4, 400, 25
 COOKIE_AGE_S = 2 * 24 * 3600
 NOTES = {  # what a join or a vote that did not count tells the student
     "unknown": "There is no class with this code: check the code on the projector and type it again.",
@@ -187,13 +183,15 @@ async def _body(request):
 
 
 def _client(request):
-    """Who the rate limits count: the (well-formed) device cookie, else the address."""
+    """Who the rate limits count: the (well-formed) device cookie, else the address (a
+    whole room may share one: it gets :data:`ROOM` times a device's share)."""
     device = request.cookies.get(DEVICE_COOKIE, "")
-    return device[:80] if "." in device else client_address(request)
+    return f"device:{device[:80]}" if "." in device else f"address:{client_address(request)}"
 
 
-def _limited(client):
-    """Count one request of ``client``; True when it sent too many within the window."""
+def _limited(client, share=1):
+    """Count one request of ``client``; True when it sent more than ``share`` times
+    :data:`POLLS_PER_WINDOW` (:data:`ROOM` times for an address) within the window."""
     now = time.monotonic()
     if len(_HITS) > 20_000:
         _HITS.clear()
@@ -201,7 +199,7 @@ def _limited(client):
     while hits and hits[0] < now - WINDOW_S:
         hits.popleft()
     hits.append(now)
-    return len(hits) > POLLS_PER_WINDOW
+    return len(hits) > POLLS_PER_WINDOW * (share if client.startswith("device:") else ROOM)
 
 
 def _too_many(retry_after=2, status="rate-limited", message="Too many requests: wait a moment."):
@@ -472,12 +470,16 @@ async def _state(request):
     seen = request.query_params.get("seen", "")[:64]
     if not code:
         return _json({"status": "bad-request", "message": "No class code."}, 400)
-    if _limited(client):
+    if _limited(client, ROOM):
         return _too_many()
     viewer = await _viewer(request, code)
     if viewer is None:
         return _json({"status": "not-joined", "message": "Join the class first."}, 403)
-    if viewer[0] == "student" and _WAITS[client] >= WAITS_PER_CLIENT:  # screens: one browser, several
+    # a student's device: its own polls and waits bounded; screens follow every vote, and one
+    # lecturer's browser holds several (presenter and projector)
+    if viewer[0] == "student" and (
+        len(_HITS[client]) > POLLS_PER_WINDOW or _WAITS[client] >= WAITS_PER_CLIENT
+    ):
         return _too_many()
     watch = await _watching(code)
     if sum(w.waiters for w in _WATCHES.values()) >= int(os.environ.get("FLDA_CLASS_MAX_WAITERS", 3000)):

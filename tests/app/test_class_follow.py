@@ -341,3 +341,18 @@ def test_lecturer_key_reads_the_cookie(monkeypatch):
     monkeypatch.setattr(type(st.context), "cookies", property(lambda self: cookies))
     assert class_routes.lecturer_key(code.lower()) == "k" * 32
     assert class_routes.lecturer_key("ABCDEZ") == ""
+
+
+def test_a_room_behind_one_address_joins_and_follows(class_db, monkeypatch):
+    """Issue 42: a limit keyed on the address a room shares locked the room out."""
+    monkeypatch.setenv("FLDA_CLASS_DEVICES_PER_ADDRESS", "200")
+
+    async def scenario():
+        asgi = app()
+        _, links = await started(asgi)
+        room = [Phone(asgi, "10.3.0.1") for _ in range(120)]
+        for phone in room:
+            assert (await phone.post("join", {"code": links["code"]})).status == 200
+        assert all([(await p.poll(links["code"])).status == 200 for p in room])
+
+    asyncio.run(scenario())

@@ -53,7 +53,7 @@ def test_a_class_of_60_with_one_hostile_device(class_db, monkeypatch):
         forged.cookies[class_routes.DEVICE_COOKIE] = "forged.cookie-value-xyz"
         assert (await forged.post("vote", {"code": code, "choice": 0})).status == 403
         polls = [await hostile.poll(code) for _ in range(class_routes.POLLS_PER_WINDOW + 10)]
-        assert any(p.status == 429 for p in polls)
+        assert polls[-1].status in (403, 429)  # no seat, or too many polls from it
         counts = class_db.counts(code, 0)[1]
         extra = counts.get(0, 0) - 20  # the hostile device's one vote, if its last cookie holds a seat
         assert counts[1] == counts[2] == 20 and extra in (0, 1) and set(counts) <= {0, 1, 2}
