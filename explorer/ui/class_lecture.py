@@ -215,33 +215,17 @@ def draw_join_overlay(code):
         st.markdown(f"Open **{url.split('://', 1)[-1]}** on your phone or laptop, or scan the code.")
 
 
-@functools.cache
-def _start_component():
-    return st.components.v2.component(
-        "flda_class_start", js=(ASSETS / "class_start.js").read_text(encoding="utf-8"), isolate_styles=False
-    )
-
-
 def start_class_entry():
-    """ "Start a class" (a lecturer's act: ``FLDA_LECTURER_TOKEN``, else this server's own
-    machine) and the classes this browser started (``assets/class_start.js``)."""
-    import os
-
-    from explorer.ui.chart import asset_url
-
+    """ "Start a class": the lecturer's door (``/join?lecturer``, :mod:`explorer.ui.class_routes`:
+    a lecturer's act, ``FLDA_LECTURER_TOKEN`` or this server's own machine; the classes
+    this browser started) and the presenter without a class, to rehearse."""
     with st.expander("Start a class (votes from every student's device)", icon=":material/groups:"):
         st.markdown(
             "A class session: the projector shows this lesson's slides and the class's votes, "
             "students join with a code on their phones or laptops, and your presenter view "
-            "(notes, answer, clocks, rounds, the step's controls) steers both. Rehearse first: "
-            "[the presenter view without a class](lesson?view=presenter)."
-        )
-        _start_component()(
-            key="class_start",
-            data={
-                "base": asset_url("").removesuffix("/_flda/"),
-                "tokenNeeded": bool(os.environ.get("FLDA_LECTURER_TOKEN")),
-            },
+            "(notes, answer, clocks, rounds, the step's controls) steers both.\n\n"
+            "[Start a class or open one you started](join?lecturer) · "
+            "[Rehearse: the presenter view without students](lesson?view=presenter)"
         )
 
 

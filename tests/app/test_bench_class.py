@@ -123,7 +123,7 @@ def test_a_class_session_of_two_students(tmp_path, monkeypatch):
     assert {"follow_p95", "vote_p95", "votes_sent", "votes_counted", "errors"} <= set(result)
     assert result["errors"] == 0
     assert result["votes_sent"] == result["votes_counted"] == 2 * 2 * 2  # students x steps x rounds
-    assert result["actions"] == 11  # 5 stages of step 1, Next, 5 stages of step 2
+    assert result["actions"] == 12  # the join slide away, 5 stages of step 1, Next, 5 of step 2
     assert result["follows"] == 2 * result["actions"] and result["stalls"] == 0  # both followed each
     assert 0 < result["vote_p50"] <= result["vote_p95"] and result["follow_p95"] > 0
 

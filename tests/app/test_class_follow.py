@@ -29,7 +29,9 @@ async def started(asgi):
     lecturer = Phone(asgi, LOOPBACK)
     answer = await lecturer.post("start", {})
     assert answer.status == 200, answer.body
-    return lecturer, answer.json()
+    code = answer.json()["code"]
+    assert (await lecturer.post("steer", {"code": code, "action": "advance"})).json()["state"]["layer"] == ""
+    return lecturer, answer.json()  # past the class's opening join slide
 
 
 async def joined(asgi, code, n, prefix="10.0"):
