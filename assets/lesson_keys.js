@@ -104,7 +104,22 @@ export default function (component) {
   const go = (action) => {
     show("");
     setTyped("");
-    setTriggerValue("nav", action);
+    if (data.steer && action !== "contrast") steer(action);
+    else setTriggerValue("nav", action);
+  };
+  // In a class the lecturer's keys go straight to the class (POST /_flda/class/steer with
+  // the lecturer's cookie), not through a run of this page: a key pressed while the page
+  // reruns is never lost, and the projector and phones follow at once.
+  const steer = async (action) => {
+    const s = data.steer;
+    const [name, number] = action.split(":");
+    const wanted = {
+      next: ["advance"], back: ["undo"], reset: ["values", {}], first: ["goto", 0],
+      last: ["goto", s.steps - 1], jump: ["goto", Number(number) - 1], bars: ["bars", !s.bars],
+    }[name] || (serverLayers.has(name) ? ["layer", s.layer === name ? "" : name] : null);
+    if (!wanted) return;
+    const client = await import(new URL(`${s.base}/_flda/class_client.js`, win.location.href).href);
+    await client.steer(s.base, s.code, ...wanted);
   };
   // The overview, black-out, list of keys and jump note exist on slides only (their
   // stylesheet comes with presentation mode).

@@ -149,6 +149,22 @@ class ClassLecture:
         at_end = self.index >= len(LESSON_STEPS) - 1 and self.stage() == "revealed"
         return self.can_steer and self.state.live and not at_end
 
+    def key_steering(self):
+        """What the keys element needs to steer this class itself (None without the key)."""
+        from explorer.ui.chart import asset_url
+
+        if not self.can_steer or not self.state.live:
+            return None
+        base = asset_url("").removesuffix("/_flda/")
+        state = self.state
+        return {
+            "base": base,
+            "code": self.code,
+            "steps": len(LESSON_STEPS),
+            "bars": state.bars,
+            "layer": state.layer,
+        }
+
     def sync_correct(self, view):
         """Keep the class's correct choices those the lecturer's view computes (the
         students' answer after Reveal and the results' "correct" column)."""
@@ -237,7 +253,7 @@ def draw_projector(lecture):
     contrast = slides.high_contrast()
     st.html(slides.slide_css(contrast, in_class=True))
     action, viewport = slides.lesson_keys(
-        [s.title for s in LESSON_STEPS], True, in_class=True, layer=lecture.state.layer
+        [s.title for s in LESSON_STEPS], True, True, lecture.state.layer, lecture.key_steering()
     )
     if action is not None:
         lecture.act(*action)

@@ -264,7 +264,8 @@ def draw_presenter(lecture):
     :class:`~explorer.ui.lecture.SoloLecture` in a rehearsal."""
     in_class = isinstance(lecture, ClassLecture)
     st.html(slides.layer_css())
-    action, _ = slides.lesson_keys([s.title for s in LESSON_STEPS], True, in_class=in_class)
+    steering = lecture.key_steering() if in_class else None
+    action, _ = slides.lesson_keys([s.title for s in LESSON_STEPS], True, in_class, "", steering)
     if action is not None:
         lecture.act(*action)
     if lecture.index >= len(LESSON_STEPS):

@@ -401,7 +401,7 @@ def _ignore():
     pass
 
 
-def lesson_keys(titles, present, in_class=False, layer=""):
+def lesson_keys(titles, present, in_class=False, layer="", steer=None):
     """Draw the keyboard element; returns this run's ``(action, index)``
     (:func:`parse_action`) or None, and the viewport height the browser reported (None
     until it has).
@@ -409,7 +409,9 @@ def lesson_keys(titles, present, in_class=False, layer=""):
     ``titles`` are the steps' titles (the overview's grid).  Outside presentation mode
     only ← / → / Page Up / Page Down / Space move between steps, and a focused control
     keeps its own keys.  ``in_class``: the class's keys too (J, V), the class's layers
-    (:data:`CLASS_LAYERS`) go to the server, and ``layer`` is the one the class shows.
+    (:data:`CLASS_LAYERS`) go to the server, and ``layer`` is the one the class shows;
+    ``steer`` (``{base, code, steps, bars, layer}``, for the lecturer's browser): the keys
+    steer the class directly through its route, not through a run of the page.
     """
     keys = KEY_MAP if present else {k: v for k, v in KEY_MAP.items() if k in PAGE_KEYS}
     if not in_class:
@@ -421,6 +423,7 @@ def lesson_keys(titles, present, in_class=False, layer=""):
         "serverActions": list(SERVER_ACTIONS),
         "serverLayers": list(CLASS_LAYERS) if in_class else [],
         "layer": layer if in_class else "",
+        "steer": steer,
         "help": key_list(in_class),
     }
     result = _component()(

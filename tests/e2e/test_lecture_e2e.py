@@ -95,7 +95,9 @@ def test_a_whole_class_through_serve_sh_with_keys_only(deployed, chromium, scree
         presenter.goto(server.url + links["presenter"])
         projector = lecturer.new_page()
         projector.goto(server.url + links["projector"] + "&present=1")
-        projector.wait_for_selector("html[data-flda-slide='join']", timeout=FOLLOW_S * 1000)  # opening slide
+        projector.wait_for_selector(
+            "html[data-flda-slide='join']", state="attached", timeout=FOLLOW_S * 1000
+        )  # opening slide
         devices = [p.new_page() for p in phones]
         for device in devices:
             device.goto(f"{server.url}/join?code={code}")
@@ -108,10 +110,15 @@ def test_a_whole_class_through_serve_sh_with_keys_only(deployed, chromium, scree
             before = _row(db, code)
             wanted = _expected(before, key)
             presenter.keyboard.press(key)
-            _wait(lambda: _row(db, code)["version"] > before["version"], what=f"{key} at {before}")
-            time.sleep(0.5)  # a second stage would come now if the key acted twice
+            try:
+                _wait(lambda: _row(db, code)["version"] > before["version"], what=f"{key} at {before}")
+            except AssertionError:
+                presenter.screenshot(path=str(screenshot_dir / "lecture-presenter-stuck.png"))
+                raise
+            time.sleep(1.0)  # a second stage would come now if the key acted twice
             after = _row(db, code)
-            assert after["version"] == before["version"] + 1, (key, before, after)  # once per key
+            # exactly the stage one key makes (the version also counts the correct choices the
+            # presenter writes for a new step: not a stage)
             assert {k: after[k] for k in wanted if k != "version"} == {
                 k: v for k, v in wanted.items() if k != "version"
             }, (key, before, after)
@@ -158,10 +165,13 @@ def test_a_whole_class_through_serve_sh_with_keys_only(deployed, chromium, scree
                     before = row
                     press("PageUp")  # undo one stage: round 2 open again
                     row = press("PageDown")
-                    assert row == {**before, "version": before["version"] + 2}
+                    assert {k: v for k, v in row.items() if k != "version"} == {
+                        k: v for k, v in before.items() if k != "version"
+                    }
                 if row["revealed"]:
                     break
-            _wait(lambda: "Next step" in projector.locator(".st-key-lesson_next").inner_text() or index == 11)
+            if index < 11:
+                _wait(lambda: "Next step" in projector.locator(".st-key-lesson_next").inner_text())
             if index == 4:
                 presenter.keyboard.press("b")
                 _wait(lambda: _row(db, code)["layer"] == "black", what="black-out")
@@ -207,11 +217,13 @@ def _slide(page):
             title: slide.querySelector('h2')?.textContent.trim(),
             text: p?.textContent.trim(),
             body: parseFloat(getComputedStyle(p).fontSize),
-            choices: [...slide.querySelectorAll('[data-testid="stRadioGroup"] label')].map(l => l.textContent.trim()),
+            choices: [...slide.querySelectorAll('[data-testid="stRadioGroup"] label')]
+              .map(l => l.textContent.trim()),
             choice: label ? parseFloat(getComputedStyle(label).fontSize) : 0,
             charts: slide.querySelectorAll('[data-testid="fldaChart"]').length,
             scrolls: document.scrollingElement.scrollHeight > innerHeight + 2
-              || [...document.querySelectorAll('[data-testid="stMain"]')].some(e => e.scrollHeight > e.clientHeight + 2),
+              || [...document.querySelectorAll('[data-testid="stMain"]')]
+                .some(e => e.scrollHeight > e.clientHeight + 2),
           };
         }"""
     )
@@ -244,7 +256,7 @@ def test_the_projector_shows_the_lessons_own_slide(
                 )
             _wait(lambda index=index: _counter(projector).startswith(f"{index + 1} /"), what=f"step {index}")
             slide.goto(f"{streamlit_server.url}/lesson?present=1&step={lesson_step.slug}")
-            _wait(lambda: _counter(slide).startswith(f"{index + 1} /"), what="the lesson's slide")
+            _wait(lambda index=index: _counter(slide).startswith(f"{index + 1} /"), what="the lesson's slide")
             projector.wait_for_timeout(1500)
             ours, theirs = _slide(projector), _slide(slide)
             assert ours["title"] == theirs["title"] == lesson_step.title
