@@ -10,8 +10,14 @@
 // overlays and the list of keys are the browser's alone: <html data-flda-slide="...">
 // says which layer is shown (the page's stylesheet places them).  The window's height is
 // sent as the state "viewport" (the figures' type is sized from it).
+//
+// In a class (data.serverLayers: black, join, why, numbers) those layers are the class's:
+// the key goes to the server, which shows them on the projector (data.layer is the layer
+// the class's state asks for).  A button clicked with the mouse gives its focus back, and
+// a key acted on here never reaches a focused button on its way up (keyup), so a
+// clicker's Space or Enter never repeats the last button.
 const PAGING = new Set(["PageDown", "PageUp"]);
-const LAYERS = new Set(["overview", "black", "why", "numbers", "help"]);
+const LAYERS = new Set(["overview", "black", "why", "numbers", "help", "join"]);
 
 function ownsKeys(target) {
   if (!target || !target.closest) return false;
@@ -74,6 +80,8 @@ function buildLayers(doc, data, go) {
 export default function (component) {
   const { parentElement, setTriggerValue, setStateValue } = component;
   const data = component.data || { present: false, titles: [], keys: {}, help: [] };
+  const serverLayers = new Set(data.serverLayers || []);
+  const handled = new Set();
   const doc = parentElement.ownerDocument;
   const win = doc.defaultView;
   const html = doc.documentElement;
@@ -96,7 +104,22 @@ export default function (component) {
   const go = (action) => {
     show("");
     setTyped("");
-    setTriggerValue("nav", action);
+    if (data.steer && action !== "contrast") steer(action);
+    else setTriggerValue("nav", action);
+  };
+  // In a class the lecturer's keys go straight to the class (POST /_flda/class/steer with
+  // the lecturer's cookie), not through a run of this page: a key pressed while the page
+  // reruns is never lost, and the projector and phones follow at once.
+  const steer = async (action) => {
+    const s = data.steer;
+    const [name, number] = action.split(":");
+    const wanted = {
+      next: ["advance"], back: ["undo"], reset: ["values", {}], first: ["goto", 0],
+      last: ["goto", s.steps - 1], jump: ["goto", Number(number) - 1], bars: ["bars", !s.bars],
+    }[name] || (serverLayers.has(name) ? ["layer", s.layer === name ? "" : name] : null);
+    if (!wanted) return;
+    const client = await import(new URL(`${s.base}/_flda/class_client.js`, win.location.href).href);
+    await client.steer(s.base, s.code, ...wanted);
   };
   // The overview, black-out, list of keys and jump note exist on slides only (their
   // stylesheet comes with presentation mode).
@@ -131,8 +154,10 @@ export default function (component) {
     if (!action) return;
     event.preventDefault();
     event.stopPropagation();
+    handled.add(key);
     if (typed) setTyped("");
     if (key === "Escape" && layer()) action = layer();  // Esc closes what is open
+    if (serverLayers.has(action)) { go(action); return; }
     if (LAYERS.has(action)) {
       const overlay = { why: ".st-key-lesson_why", numbers: ".st-key-lesson_numbers" }[action];
       if (overlay && !doc.querySelector(overlay)) return;  // shown once the answer is revealed
@@ -173,6 +198,17 @@ export default function (component) {
       go(`jump:${at + 1}`);
     }
   };
+  // the key's keyup never activates a focused button (Space activates on keyup)
+  const onKeyUp = (event) => {
+    if (!handled.delete(event.key)) return;
+    event.preventDefault();
+    event.stopPropagation();
+  };
+  // a mouse click leaves no focus behind (keyboard users keep theirs: detail is 0 then)
+  const onClick = (event) => {
+    const button = event.target.closest && event.target.closest("button");
+    if (button && event.detail > 0 && data.present) win.setTimeout(() => button.blur(), 0);
+  };
   const reportViewport = () => {
     if (data.present && setStateValue) setStateValue("viewport", win.innerHeight);
   };
@@ -182,25 +218,26 @@ export default function (component) {
     resizeTimer = setTimeout(reportViewport, 300);
   };
   const previous = win.__fldaLessonKeys;
-  if (previous) {
-    doc.removeEventListener("keydown", previous.onKey, true);
-    doc.removeEventListener("keydown", previous.onOverviewKey, true);
-    win.removeEventListener("resize", previous.onResize);
-  }
-  const handlers = { onKey, onOverviewKey, onResize };
+  const listen = (on, all) => {
+    const verb = on ? "addEventListener" : "removeEventListener";
+    doc[verb]("keydown", all.onOverviewKey, true);
+    doc[verb]("keydown", all.onKey, true);
+    doc[verb]("keyup", all.onKeyUp, true);
+    doc[verb]("click", all.onClick, true);
+    win[verb]("resize", all.onResize);
+  };
+  if (previous) listen(false, previous);
+  const handlers = { onKey, onOverviewKey, onKeyUp, onClick, onResize };
   win.__fldaLessonKeys = handlers;
-  doc.addEventListener("keydown", onOverviewKey, true);
-  doc.addEventListener("keydown", onKey, true);
-  win.addEventListener("resize", onResize);
+  listen(true, handlers);
   if (data.present && win.__fldaViewport !== win.innerHeight) {
     win.__fldaViewport = win.innerHeight;
     reportViewport();
   }
   if (!data.present) show("");
+  else if (serverLayers.size) show(data.layer || "");
   return () => {
-    doc.removeEventListener("keydown", onKey, true);
-    doc.removeEventListener("keydown", onOverviewKey, true);
-    win.removeEventListener("resize", onResize);
+    listen(false, handlers);
     clearTimeout(resizeTimer);
     if (win.__fldaLessonKeys === handlers) win.__fldaLessonKeys = null;
   };

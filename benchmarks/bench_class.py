@@ -36,6 +36,35 @@ stops at ``--duration`` and every wait has a timeout.
 Run: ``python3 benchmarks/bench_class.py [--url http://127.0.0.1:PORT [--server-pid PID ...]]
 [--sessions 30] [--duration 60] [--seed 0]``; the last line printed is one JSON object
 (``p50``, ``p95``, ``errors``, ``sessions``, ``reruns``, ...).
+
+``--class``: a class over the class's own HTTP routes (``explorer/ui/class_routes.py``; no
+Streamlit run on the students' path).  The lecturer starts a class (``/_flda/class/start``,
+from loopback or with ``FLDA_LECTURER_TOKEN``) and walks every stage of every step with
+``/_flda/class/steer`` "advance" (as the presenter's keys do); a projector follows with its
+screen token; ``--sessions`` phones join, hold one long poll at a time and vote once in
+every open round.  ``follow``: from the lecturer's action to each phone's poll answer
+carrying it; ``vote``: from a vote's POST to the projector's poll first counting it;
+``votes_counted`` what the projector showed per round (must equal ``votes_sent``);
+``stalls``: phones that did not reach the last state.  ``--idle S``: phones waiting on one
+step, the server's CPU.  Behind ``deploy/serve.sh`` every phone comes from 127.0.0.1:
+start the server with ``FLDA_CLASS_DEVICES_PER_ADDRESS=1000``.
+
+Where the time goes (``--profile``: the routes in this process, no network; 2-core machine,
+load average 3): one follow (a poll answered at once) costs 0.4 ms of CPU; one state
+change (the steer's write, the watcher's read of the class row and, on a new tally or
+step, its roster, the shared ``content`` and JSON built once, then one small answer per
+waiting phone) costs 3.6 ms with 1 phone waiting, 4.7 ms with 30 and 6.0 ms with 100:
+about 0.03 ms per phone.  Of the fixed part, the store calls are 0.4 ms (steer), 0.2 ms
+(state) and 0.3 ms (roster of 30 seats), ``student_content`` 0.01 ms; the rest is the
+request and thread hops.  The Streamlit path it replaces ran a whole page per student on
+every state change (0.1-0.3 s of CPU each, ``docs/performance-history.md``): 3-9 s per
+process for 30 students.
+
+Measured through ``PROCESSES=2 deploy/serve.sh`` (load average 4-5, client on the same
+cores), every step and round of the 12-step lesson, think 0.5-3 s:
+60 phones follow p50/p95 0.032/0.204 s, vote 0.039/0.909 s, 1440/1440 votes, 0 stalls,
+0 errors; 200 phones follow 0.090/0.256 s, vote 0.029/0.283 s, 4800/4800 votes, 0 stalls,
+0 errors; 200 idle phones 3.3 % of one core.
 """
 
 from __future__ import annotations
@@ -46,7 +75,6 @@ import json
 import math
 import os
 import random
-import re
 import sys
 import tempfile
 import time
@@ -82,10 +110,6 @@ MOVES_PER_PAGE = (2, 5)
 CHART_COMPONENT = "flda_chart"
 #: ``Alert.Format.ERROR`` of streamlit.proto (an ``st.error`` box is an error here).
 ALERT_ERROR = 1
-#: The Class page's follower interval (explorer/ui/classroom.py FOLLOW_EVERY_S) and
-#: the students' long-polling follower (explorer/ui/class_follow.py COMPONENT_NAME).
-FOLLOW_S = 1.0
-FOLLOW_COMPONENT = "flda_class_follow"
 
 
 def check_loopback(url):
@@ -467,229 +491,194 @@ async def run_class(base, sessions, duration, seed, timeout=120.0, think=THINK_S
 
 
 # ------------------------------------------------------------- a class session
-#: The Class page (pages/classroom.py) and the presenter line's vote count.
-CLASS_PAGE = "classroom"
-VOTES_TEXT = re.compile(r"(\d+) votes? in round (\d)")
-LINK_TEXT = re.compile(r"code=([A-Z0-9]{6})&key=([A-Za-z0-9_-]+)")
+#: Seconds a poll is held at most (explorer/ui/class_routes.py HOLD_S), plus the watchdog's 5 s.
+HOLD_S = 20.0
+
+
+async def http(base, method, path, body=None, cookies=None, timeout=HOLD_S + 5):
+    """One HTTP/1.1 request on its own connection (asyncio, no thread); keeps the cookies
+    the answer sets in ``cookies``.  Returns ``(status, body as JSON or None)``."""
+    parts = urllib.parse.urlsplit(base)
+    data = b"" if body is None else json.dumps(body).encode()
+    cookie = "; ".join(f"{k}={v}" for k, v in (cookies or {}).items())
+    head = [f"{method} {parts.path}{path} HTTP/1.1", f"Host: {parts.netloc}", "Connection: close"]
+    head += [f"Cookie: {cookie}"] if cookie else []
+    head += ["Content-Type: application/json", f"Content-Length: {len(data)}"] if body is not None else []
+    async with asyncio.timeout(timeout):
+        reader, writer = await asyncio.open_connection(parts.hostname, parts.port or 80)
+        try:
+            writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + data)
+            raw = await reader.read()
+        finally:
+            writer.close()
+    header, _, payload = raw.partition(b"\r\n\r\n")
+    lines = header.decode("latin-1").split("\r\n")
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        if name.lower() == "set-cookie" and cookies is not None:
+            cookies.update({k: m.value for k, m in SimpleCookie(value.strip()).items()})
+    if any(line.lower() == "transfer-encoding: chunked" for line in lines):
+        payload = _unchunk(payload)
+    try:
+        return int(lines[0].split()[1]), json.loads(payload) if payload else None
+    except ValueError:
+        return int(lines[0].split()[1]), None
+
+
+def _unchunk(payload):
+    out = b""
+    while payload:
+        size, _, rest = payload.partition(b"\r\n")
+        n = int(size.split(b";")[0], 16)
+        if n == 0:
+            break
+        out, payload = out + rest[:n], rest[n + 2 :]
+    return out
 
 
 @dataclass
 class ClassStats:
     """What ``--class`` measured (seconds) and counted."""
 
-    follows: list = field(default_factory=list)  # presenter's Next -> a student shows the step
-    follow_steps: list = field(default_factory=list)  # the step (1-based) of each follow
-    votes: list = field(default_factory=list)  # a vote sent -> counted on the presenter's screen
+    follows: list = field(default_factory=list)  # lecturer action -> a student's answer with it
+    votes: list = field(default_factory=list)  # vote POST -> the screen's poll showing its count
     votes_sent: int = 0
     votes_counted: int = 0
     polls: int = 0
+    stalls: int = 0
+    actions: int = 0
     errors: list = field(default_factory=list)
 
 
-class ClassClient(Student):
-    """A tab of the Class page: follows it (a student with the long-polling follower,
-    ``explorer/ui/class_follow.py``; the projector and presenter with the fragment's
-    timer), clicks, votes."""
+class Class:
+    """The shared record of one class: when each version was sent, the votes per round."""
 
-    follower = None  # (element id, data) of the student's long-polling follower
-
-    def _delta(self, delta):
-        super()._delta(delta)
-        if delta.WhichOneof("type") != "new_element":
-            return
-        element = delta.new_element
-        if element.WhichOneof("type") == "bidi_component" and (
-            element.bidi_component.component_name.endswith(FOLLOW_COMPONENT)
-        ):
-            self.follower = (element.bidi_component.id, json.loads(element.bidi_component.json or "{}"))
-
-    async def wait_change(self):
-        """What the follower does in the browser: one long-polling request; when the
-        class's token changed, the trigger that reruns the page.  True if it changed."""
-        element_id, data = self.follower
-        query = urllib.parse.urlencode({"code": data["code"], "seen": data["token"]})
-        _, _, body = await self.http("GET", f"{urllib.parse.urlsplit(data['url']).path}?{query}")
-        new = json.loads(body)["token"]
-        if new == data["token"]:
-            return False
-        trigger = self._widget_state(element_id)
-        trigger.json_trigger_value = json.dumps([{"event": "changed", "value": new}])
-        self.texts = []
-        await self.rerun(page_script_hash=self.pages.get(self.page, ""), extra=[trigger])
-        return True
-
-    async def click(self, label):
-        """Press the button whose label starts with ``label``; waits for its run."""
-        from streamlit.proto.WidgetStates_pb2 import WidgetState
-
-        widget = self.find(label)
-        if widget is None:
-            raise LookupError(f"no button {label!r}")
-        if widget.proto.disabled:
-            raise LookupError(f"button {label!r} is disabled")
-        trigger = WidgetState(id=widget.proto.id, trigger_value=True)
-        self.texts = []
-        await self.rerun(page_script_hash=self.pages.get(self.page, ""), extra=[trigger])
-
-    async def poll(self):
-        """What the browser's timer does every ``run_every``: run the follower fragment
-        (which reruns the page when the class moved on)."""
-        if self.auto_rerun is None:
-            raise LookupError("the page has no follower fragment")
-        self.texts = []
-        await self.rerun(page_script_hash=self.pages.get(self.page, ""), fragment_id=self.auto_rerun[0])
-
-    def ballot(self):
-        """The open round's vote radio (not voted yet), or None."""
-        widget = self.find("**Predict:**")
-        if widget is None or widget.kind != "radio" or widget.proto.disabled:
-            return None
-        return widget
-
-    async def vote(self, widget, rng):
-        from streamlit.proto.WidgetStates_pb2 import WidgetState
-
-        state = WidgetState(id=widget.proto.id)
-        state.string_value = rng.choice(list(widget.proto.options))
-        self.texts = []
-        await self.rerun(page_script_hash=self.pages.get(self.page, ""), changed=[state])
+    def __init__(self, base, code, sessions):
+        self.base, self.code, self.sessions = base, code, sessions
+        self.sent = {}  # state version -> perf_counter when the lecturer sent it
+        self.vote_times = {}  # (step, round) -> [perf_counter of each vote POST]
+        self.version = 0
 
 
-async def _follow_loop(client, stop, on_poll):
-    """Follow until ``stop``: a student by long polling, else the fragment's timer;
-    ``on_poll()`` after each answer."""
-    while client.follower is not None and not stop.is_set():
-        waiting = asyncio.ensure_future(client.wait_change())
-        stopping = asyncio.ensure_future(stop.wait())
-        done, _ = await asyncio.wait({waiting, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        if waiting not in done:
-            waiting.cancel()
-            return
-        stopping.cancel()
-        waiting.result()
-        await on_poll()
-    while not stop.is_set():
-        interval = client.auto_rerun[1] if client.auto_rerun else 1.0
-        try:
-            await asyncio.wait_for(stop.wait(), interval)
-            return
-        except TimeoutError:
-            pass
-        await client.poll()
-        await on_poll()
-
-
-async def class_student(base, index, code, titles, shared, stats, stop, timeout, think):
-    """One student: join by code, follow every step, vote once in every open round."""
-    rng = random.Random(index)
-    client = ClassClient(base, rng, Stats(), timeout)
-    voted = set()
+async def class_student(klass, index, stats, stop, think):
+    """One phone: join, then one long poll at a time; vote once in every open round."""
+    rng, cookies, token, seen, voted = random.Random(index), {}, "", set(), set()
+    await asyncio.sleep(rng.uniform(0, 1))
     try:
-        await asyncio.sleep(rng.uniform(0, 2))
-        await client.connect(CLASS_PAGE, f"code={code}")
-        seen_step = [-1]
-
-        async def after_run():
-            stats.polls += 1
-            shown = next((i for i, title in enumerate(titles) if title in client.texts), None)
-            if shown is not None and shown != seen_step[0]:
-                seen_step[0] = shown
-                moved = shared["next_sent"].get(shown)
-                if moved is not None:
-                    stats.follows.append(time.perf_counter() - moved)
-                    stats.follow_steps.append(shown + 1)
-            widget = client.ballot()
-            if widget is not None and widget.proto.id not in voted:
-                voted.add(widget.proto.id)
-                await asyncio.sleep(rng.uniform(*think))
-                start = time.perf_counter()
-                await client.vote(widget, rng)
-                stats.votes_sent += 1
-                shared["vote_times"].append(start)
-                if client.stats.errors:
-                    stats.errors += client.stats.errors
-                    client.stats.errors = []
-
-        await after_run()
-        await _follow_loop(client, stop, after_run)
-    except Exception as error:  # a failed student is a result, not a crash
-        stats.errors.append(f"class student {index}: {type(error).__name__}: {str(error)[:200]}")
-    finally:
-        try:
-            await client.close()
-        except Exception:
-            pass
-    stats.errors += client.stats.errors
-
-
-async def run_class_session(base, sessions, seed, timeout, think, round_timeout=60.0, steps=None):
-    """A presenter and ``sessions`` students through the first ``steps`` lesson steps
-    (default: every step; see ``--class``)."""
-    from explorer.teaching.lesson import LESSON_STEPS
-
-    titles = [s.title for s in LESSON_STEPS][: steps or None]
-    stats = ClassStats()
-    lecturer = ClassClient(base, random.Random(seed), Stats(), timeout)
-    await lecturer.connect(CLASS_PAGE)
-    await lecturer.click("Start a class")
-    link = next((m for m in map(LINK_TEXT.search, lecturer.texts) if m), None)
-    if link is None:
-        raise RuntimeError("Start a class showed no presenter link")
-    code, key = link.groups()
-    await lecturer.close()
-    presenter = ClassClient(base, random.Random(seed), Stats(), timeout)
-    await presenter.connect(CLASS_PAGE, f"view=presenter&code={code}&key={key}")
-    shared = {"next_sent": {}, "vote_times": []}
-    stop = asyncio.Event()
-    students = [
-        asyncio.create_task(class_student(base, k, code, titles, shared, stats, stop, timeout, think))
-        for k in range(sessions)
-    ]
-    counted = [0]
-
-    async def wait_for_votes(round_):
-        """Poll the presenter's counter until every student's vote of this round is in;
-        each vote's latency is read from the poll that first shows it."""
-        first_vote = len(shared["vote_times"])
-        deadline = time.monotonic() + round_timeout
-        shown = 0
-        while time.monotonic() < deadline:
-            await presenter.poll()
+        status, answer = await http(klass.base, "POST", "/_flda/class/join", {"code": klass.code}, cookies)
+        if status != 200:
+            raise RuntimeError(f"join: {status} {answer}")
+        while not stop.is_set():
+            query = urllib.parse.urlencode({"code": klass.code, "seen": token})
+            status, answer = await http(klass.base, "GET", f"/_flda/class/state?{query}", cookies=cookies)
             now = time.perf_counter()
-            match = next((m for m in map(VOTES_TEXT.search, presenter.texts) if m), None)
-            total = int(match.group(1)) if match and int(match.group(2)) == round_ else 0
-            sent = sorted(shared["vote_times"][first_vote:])
-            for t in sent[shown:total]:
-                stats.votes.append(now - t)
-            shown = max(shown, min(total, len(sent)))
-            if total >= sessions:
-                counted[0] += total
-                return
-        counted[0] += shown
-        stats.errors.append(f"round {round_}: {shown} of {sessions} votes shown after {round_timeout:g} s")
+            stats.polls += 1
+            if status != 200 or not answer or answer.get("state") is None:
+                stats.errors.append(f"student {index}: poll {status}")
+                await asyncio.sleep(0.5)
+                continue
+            token, state = answer["token"], answer["state"]
+            for version in range(max(seen, default=0) + 1, state["version"] + 1):
+                if version in klass.sent:
+                    stats.follows.append(now - klass.sent[version])
+            seen.add(state["version"])
+            ballot = (state["step"], state["round"])
+            if state["round_open"] and state["n_choices"] and ballot not in voted:
+                voted.add(ballot)
+                asyncio.ensure_future(_vote(klass, cookies, ballot, state["n_choices"], rng, stats, think))
+    except Exception as error:  # a failed student is a result, not a crash
+        stats.errors.append(f"student {index}: {type(error).__name__}: {str(error)[:200]}")
+    finally:
+        if max(seen, default=0) < klass.version:
+            stats.stalls += 1
+
+
+async def _vote(klass, cookies, ballot, n_choices, rng, stats, think):
+    await asyncio.sleep(rng.uniform(*think))
+    choice = rng.randrange(n_choices)
+    start = time.perf_counter()
+    status, answer = await http(
+        klass.base, "POST", "/_flda/class/vote", {"code": klass.code, "choice": choice}, cookies
+    )
+    if status == 200:
+        stats.votes_sent += 1
+        klass.vote_times.setdefault(ballot, []).append(start)
+    else:
+        stats.errors.append(f"vote {ballot}: {status} {answer}")
+
+
+async def screen_watch(klass, screen, stats, stop, shown):
+    """The projector: follows with its screen token; each new count of the open round
+    dates the votes it adds (the earliest votes sent first)."""
+    token = ""
+    while not stop.is_set():
+        query = urllib.parse.urlencode({"code": klass.code, "seen": token, "screen": screen})
+        try:
+            status, answer = await http(klass.base, "GET", f"/_flda/class/state?{query}")
+        except TimeoutError:
+            continue
+        now = time.perf_counter()
+        if status != 200 or not answer or not answer.get("state"):
+            await asyncio.sleep(0.2)
+            continue
+        token, state = answer["token"], answer["state"]
+        ballot = (state["step"], state["round"])
+        total = sum((answer.get("counts") or {}).get(str(state["round"]), {}).values())
+        sent = sorted(klass.vote_times.get(ballot, []))
+        done = shown.get(ballot, 0)
+        stats.votes += [now - t for t in sent[done:total]]
+        shown[ballot] = max(done, min(total, len(sent)))
+
+
+async def run_class_session(base, sessions, seed, think, steps=None, round_timeout=60.0, token=""):
+    """A lecturer (through ``/_flda/class/steer``, as the presenter's keys), a projector
+    and ``sessions`` phones through the first ``steps`` lesson steps (default all)."""
+    lecturer = {}
+    status, links = await http(base, "POST", "/_flda/class/start", {"token": token}, lecturer)
+    if status != 200:
+        raise RuntimeError(f"could not start a class: {status} {links}")
+    klass, stats, stop, shown = Class(base, links["code"], sessions), ClassStats(), asyncio.Event(), {}
+    screen = links["projector"].split("screen=")[1]
+    tasks = [asyncio.create_task(class_student(klass, k, stats, stop, think)) for k in range(sessions)]
+    tasks.append(asyncio.create_task(screen_watch(klass, screen, stats, stop, shown)))
+    await asyncio.sleep(3)  # everyone joined
+
+    async def steer(stage):
+        klass.sent[klass.version + 1] = time.perf_counter()  # before: a phone may see it first
+        status, answer = await http(
+            base, "POST", "/_flda/class/steer", {"code": klass.code, "action": "advance"}, lecturer
+        )
+        if status != 200:
+            raise RuntimeError(f"steer {stage}: {status} {answer}")
+        klass.version = answer["state"]["version"]
+        return answer["state"]
 
     try:
-        for step in range(len(titles)):
-            for round_ in (1, 2):
-                await presenter.click(f"Open round {round_}")
-                await wait_for_votes(round_)
-                await presenter.click("Close round")
-            await presenter.click("Reveal")
-            if step + 1 < len(titles):
-                shared["next_sent"][step + 1] = time.perf_counter()
-                await presenter.click("Next")
-                await asyncio.sleep(3 * FOLLOW_S)  # time for the class to follow
-        stats.errors += presenter.stats.errors
+        state = {"step": 0}
+        last = (steps or 99) - 1
+        while True:
+            state = await steer("advance")
+            if state["round_open"]:
+                deadline = time.monotonic() + round_timeout
+                ballot = (state["step"], state["round"])
+                while shown.get(ballot, 0) < sessions and time.monotonic() < deadline:
+                    await asyncio.sleep(0.1)
+                if shown.get(ballot, 0) < sessions:
+                    stats.errors.append(f"round {ballot}: {shown.get(ballot, 0)} of {sessions} votes shown")
+            else:
+                await asyncio.sleep(0.5)
+            if state["revealed"] and (state["step"] >= min(last, state["n_steps"] - 1)):
+                break
+        await asyncio.sleep(HOLD_S / 4)  # the last follows arrive
     except Exception as error:
-        stats.errors.append(f"presenter: {type(error).__name__}: {str(error)[:200]}")
+        stats.errors.append(f"lecturer: {type(error).__name__}: {str(error)[:200]}")
     finally:
         stop.set()
-        await asyncio.gather(*students)
-        await presenter.close()
-    stats.votes_counted = counted[0]
-    expected_follows = sessions * (len(titles) - 1)
-    if len(stats.follows) < expected_follows:
-        stats.errors.append(f"{expected_follows - len(stats.follows)} step changes not followed")
+        await asyncio.sleep(0)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    stats.votes_counted, stats.actions = sum(shown.values()), len(klass.sent)
     return stats
 
 
@@ -705,10 +694,9 @@ def class_summary(stats, wall, server, sessions):
         "votes_sent": stats.votes_sent,
         "votes_counted": stats.votes_counted,
         "follows": len(stats.follows),
-        "follow_max_by_step": {
-            step: r(max(s for s, k in zip(stats.follows, stats.follow_steps, strict=True) if k == step))
-            for step in sorted(set(stats.follow_steps))
-        },
+        "actions": stats.actions,
+        "follow_max": r(max(stats.follows, default=None)),
+        "stalls": stats.stalls,
         "polls": stats.polls,
         "errors": len(stats.errors),
         "sessions": sessions,
@@ -717,37 +705,31 @@ def class_summary(stats, wall, server, sessions):
     }
 
 
-async def idle_followers(base, sessions, duration, pids, timeout):
-    """``sessions`` students who joined and wait on one step: the server's CPU per second."""
-    stats = ClassStats()
-    lecturer = ClassClient(base, random.Random(0), Stats(), timeout)
-    await lecturer.connect(CLASS_PAGE)
-    await lecturer.click("Start a class")
-    code, _ = next(m for m in map(LINK_TEXT.search, lecturer.texts) if m).groups()
-    await lecturer.close()
-    stop = asyncio.Event()
-    tasks = [
-        asyncio.create_task(
-            class_student(
-                base, k, code, [], {"next_sent": {}, "vote_times": []}, stats, stop, timeout, (0.1, 0.2)
-            )
-        )
-        for k in range(sessions)
-    ]
+async def idle_followers(base, sessions, duration, pids, token=""):
+    """``sessions`` phones joined and waiting on one step: the server's CPU per second."""
+    lecturer = {}
+    _, links = await http(base, "POST", "/_flda/class/start", {"token": token}, lecturer)
+    klass, stats, stop = Class(base, links["code"], sessions), ClassStats(), asyncio.Event()
+    tasks = [asyncio.create_task(class_student(klass, k, stats, stop, (1, 2))) for k in range(sessions)]
     await asyncio.sleep(5)  # everyone joined
-    cpu0, own0, start = [cpu_seconds(pid) for pid in pids], time.process_time(), time.perf_counter()
-    polls0 = stats.polls
+    cpu0, own0, start, polls0 = (
+        [cpu_seconds(p) for p in pids],
+        time.process_time(),
+        time.perf_counter(),
+        stats.polls,
+    )
     await asyncio.sleep(duration)
     wall = time.perf_counter() - start
     used = sum(cpu_seconds(pid) for pid in pids) - sum(cpu0)
-    polls = stats.polls - polls0
     stop.set()
-    await asyncio.gather(*tasks)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
     return {
         "idle_followers": sessions,
         "server_cpu_percent_of_one_core": round(100 * used / wall, 1),
         "client_cpu_percent_of_one_core": round(100 * (time.process_time() - own0) / wall, 1),
-        "polls_per_s": round(polls / wall, 1),
+        "polls_per_s": round((stats.polls - polls0) / wall, 1),
         "errors": len(stats.errors),
         "seconds": round(wall, 1),
     }
@@ -825,23 +807,11 @@ def add_think_argument(parser):
     )
 
 
-def _with_threads(coroutine, sessions):
-    """Run ``coroutine`` with a thread per student for HTTP (long polls hold one each)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    async def run():
-        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=sessions + 16))
-        return await coroutine
-
-    return asyncio.run(run())
-
-
 def run_class_mode(base, args, pids):
     """``--class``: the session (or, with ``--idle``, idle followers); prints the JSON line."""
+    token = os.environ.get("FLDA_LECTURER_TOKEN", "")
     if args.idle:
-        result = _with_threads(
-            idle_followers(base, args.sessions, args.idle, pids, args.timeout), args.sessions
-        )
+        result = asyncio.run(idle_followers(base, args.sessions, args.idle, pids, token))
         print(json.dumps(result), flush=True)
         return 1 if result["errors"] else 0
 
@@ -849,7 +819,7 @@ def run_class_mode(base, args, pids):
         cpu0 = [cpu_seconds(pid) for pid in pids]
         own0, start = time.process_time(), time.perf_counter()
         stats = await run_class_session(
-            base, args.sessions, args.seed, args.timeout, tuple(args.think), steps=args.steps
+            base, args.sessions, args.seed, tuple(args.think), args.steps, token=token
         )
         wall = time.perf_counter() - start
         server = {"client_cpu_s": round(time.process_time() - own0, 2)}
@@ -857,11 +827,62 @@ def run_class_mode(base, args, pids):
             server["server_cpu_s"] = round(sum(cpu_seconds(pid) for pid in pids) - sum(cpu0), 2)
         return stats, wall, server
 
-    stats, wall, server = _with_threads(session(), args.sessions)
+    stats, wall, server = asyncio.run(session())
     for error in stats.errors[:10]:
         print(f"error: {error}", file=sys.stderr)
     print(json.dumps(class_summary(stats, wall, server, args.sessions)), flush=True)
-    return 1 if stats.errors else 0
+    return 1 if stats.errors or stats.stalls or stats.votes_counted != stats.votes_sent else 0
+
+
+# ------------------------------------------------------------------ the profile
+def profile_state_change(sizes=(1, 30, 100), repeats=5):
+    """``--profile``: the server's CPU for one student's follow and for one state change
+    with N students waiting in one process, on the routes in this process (no network,
+    a fresh SQLite store); prints ``{N: ms}`` and cProfile's top functions at 30."""
+    import cProfile
+    import pstats
+
+    from explorer.ui import class_routes
+    from tests.app.class_asgi import Phone, app
+
+    class_routes.POLLS_PER_WINDOW = 10**6  # one client polls many times here
+    os.environ["FLDA_CLASS_DB_URL"] = f"sqlite:///{tempfile.mkdtemp()}/class.db"
+
+    async def change(asgi, lecturer, code, phones, profiler=None):
+        tokens = [(await p.poll(code)).json()["token"] for p in phones]
+        held = [asyncio.create_task(p.poll(code, t)) for p, t in zip(phones, tokens, strict=True)]
+        await asyncio.sleep(0.3)
+        cpu = time.process_time()
+        if profiler:
+            profiler.enable()
+        await lecturer.post("steer", {"code": code, "action": "advance"})
+        await asyncio.gather(*held)
+        if profiler:
+            profiler.disable()
+        return time.process_time() - cpu
+
+    async def run():
+        asgi, out = app(), {}
+        lecturer = Phone(asgi, "127.0.0.1")
+        code = (await lecturer.post("start", {})).json()["code"]
+        phones = [Phone(asgi, f"10.0.{i // 250}.{i % 250 + 1}") for i in range(max(sizes))]
+        for phone in phones:
+            await phone.post("join", {"code": code})
+        cpu = time.process_time()
+        for _ in range(20):
+            await phones[0].poll(code)
+        out["one_follow_ms"] = round(1000 * (time.process_time() - cpu) / 20, 2)
+        for n in sizes:
+            runs = [await change(asgi, lecturer, code, phones[:n]) for _ in range(repeats)]
+            out[f"state_change_ms_{n}_students"] = round(1000 * sorted(runs)[repeats // 2], 2)
+        profiler = cProfile.Profile()
+        await change(asgi, lecturer, code, phones[:30], profiler)
+        return out, profiler
+
+    out, profiler = asyncio.run(run())
+    pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(15)
+    print(json.dumps(out), flush=True)
+    return 0
 
 
 def main(argv=None):
@@ -890,7 +911,7 @@ def main(argv=None):
         dest="class_session",
         action="store_true",
         help="a class session instead: a presenter and --sessions students join by code, "
-        "follow every lesson step and vote in two rounds (follow_p95, vote_p95, votes_sent, "
+        "follow every lesson step over HTTP and vote in every round (follow_p95, vote_p95, votes_sent, "
         "votes_counted, errors)",
     )
     parser.add_argument(
@@ -904,7 +925,15 @@ def main(argv=None):
         help="with --class: --sessions students wait on one step for SECONDS; reports the "
         "server's CPU (needs --server-pid or no --url)",
     )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="the routes' CPU for one follow and one state change with 1, 30 and 100 students "
+        "in this process (no server)",
+    )
     args = parser.parse_args(argv)
+    if args.profile:
+        return profile_state_change()
     if (
         not 1 <= args.sessions <= 200
         or not 1 <= args.duration <= 1800

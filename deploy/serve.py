@@ -193,7 +193,8 @@ def supervisord_conf(settings, ports, nofile, python=sys.executable):
             f"--server.port {port} --server.runOnSave false --server.fileWatcherType none "
             f"--browser.gatherUsageStats false {settings.streamlit_args}"
         )
-        env = f'FLDA_SERVER_PROCESSES="{len(ports)}"'
+        # behind nginx: the class's routes read the client's address from X-Real-IP
+        env = f'FLDA_SERVER_PROCESSES="{len(ports)}",FLDA_BEHIND_PROXY="1"'
         # A process counts as started once it has lived 10 s (its start-up takes 4-10 s).
         sections.append(_program(f"streamlit-{i}", command, run_dir, 10, env))
     nginx = (

@@ -75,16 +75,6 @@ PAGES = (
         "lecturer and a link to the full page with the same settings.",
     ),
     Page(
-        "pages/classroom.py",
-        "Class",
-        ":material/groups:",
-        "classroom",
-        "A class in the room: students join with a code on their phones or laptops and "
-        "vote on each lesson step's question in two rounds; the projector shows their bars "
-        "beside the computed answer, the lecturer steers from a presenter view (notes, "
-        "timer, rounds, Reveal, Next).",
-    ),
-    Page(
         "pages/synthetic.py",
         "Synthetic domains",
         ":material/scatter_plot:",

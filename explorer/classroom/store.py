@@ -1,148 +1,141 @@
 """The class sessions' store: one SQL database shared by every server process.
 
-By default a SQLite file ``class.db`` in the cache folder (``$FLDA_CACHE_DIR``, else
-``~/.cache/flda``) in WAL mode; ``FLDA_CLASS_DB_URL`` (any SQLAlchemy URL, e.g.
+By default a SQLite file ``class.db`` (WAL mode) in the app's own data folder,
+``$FLDA_DATA_DIR`` (default ``~/.local/share/flda``; never the cache folder, which may be
+emptied); ``FLDA_CLASS_DB_URL`` (any SQLAlchemy URL, e.g.
 ``postgresql+psycopg://flda:…@db-host/flda``) points every machine of a class at one
-server.  The schema is made on first use.  Nothing here runs until a page is in a
-class: importing this module opens no database (:func:`default_store` does, once).
+server.  The schema is made on first use (two processes may race to make it).  Nothing
+runs on import: :func:`default_store` opens the database once per process.
 
-Tables
-------
-``classes``
-    one row per class: the join code (unique), the lecturer key's hash, the step, the
-    round (0 before the first vote, then 1 and 2), whether it is open, whether counts
-    show while it is open, whether the step is revealed, when the step started (the
-    presenter's timer), created / expires (24 h) and a ``version`` that every
-    lecturer action increments (what followers poll).
-``students``
-    who joined (class, the hash of the browser's random id): bounds the class size.
-``votes``
-    primary key (class, step, round, student): one vote per student per round is the
-    database's job; a vote changed while its round is open replaces the old one.
-``solves``
-    primary key (class, step, student): one solved exercise per student and step.
-``attempts``
-    wrong join codes per client (hashed), so the rate limit holds across processes.
+Tables: ``classes`` (one row per class: code, the hashes of the lecturer key, the screen
+token and the starter, the number of choices of each step (0: no question), the stage
+columns of :mod:`explorer.classroom.stages`, the lecturer's control values, the current
+step's correct choices, clocks, ``version`` (+1 on every lecturer change) and ``tally``
+(+1 on every join, vote and seat removal)); ``seats`` (class, device hash, public seat id,
+joined, last seen); ``votes`` (one per seat, step and round: the primary key);
+``rounds`` (per step and round when it opened and closed; round 0 holds the step's correct
+choices); ``attempts`` (wrong codes and new devices per client, for the rate limits);
+``meta`` (the device cookies' signing secret, the last incident).
 
-Writes run in ``BEGIN IMMEDIATE`` transactions on SQLite (one writer at a time,
-readers never blocked in WAL mode) and lock the class row (``SELECT … FOR UPDATE``)
-elsewhere, so a vote and the lecturer closing its round never interleave.
+Limits (environment variables ``FLDA_CLASS_<NAME>``, defaults in :data:`LIMITS`):
+``MAX_CLASSES`` live classes per server, ``PER_STARTER`` live classes per lecturer and
+``STARTS_PER_HOUR``, ``MAX_SEATS`` active seats per class (a seat is active while its
+device followed in the last :data:`SEAT_ACTIVE_S`), ``DEVICES_PER_ADDRESS`` new devices
+per client address and minute, wrong codes per minute ``WRONG_PER_DEVICE`` (past it that
+device is refused, the right code too), ``WRONG_PER_ADDRESS`` and ``WRONG_PER_SERVER``
+(past those only unknown codes are refused: a device with the right code still joins, so
+a room behind one address is never locked out).
+
+Faults end in :class:`ClassStoreError` (``StoreBusy``: try again; ``StoreUnavailable``),
+never a traceback: SQLite waits at most 2 s for a lock, PostgreSQL connects within 3 s.
+A running class expires after 24 h on the machine's monotonic clock (a wall-clock jump
+neither ends nor deletes it); results stay 24 h after End.  A deleted or corrupted SQLite
+file is noticed by every process (its inode changed), recreated once under a file lock
+and reported by :meth:`ClassStore.incident`.
 """
 
 from __future__ import annotations
 
+import fcntl
+import json
+import logging
 import os
+import secrets
+import sqlite3
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import (
-    Boolean,
-    Column,
-    Float,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    create_engine,
-    delete,
-    event,
-    func,
-    insert,
-    select,
-    update,
-)
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy import Boolean, Column, Float, Integer, MetaData, String, Table, Text, create_engine, delete
+from sqlalchemy import event, func, insert, or_, and_, select, update
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError, SQLAlchemyError
 
-from explorer.classroom import codes
+from explorer.classroom import codes, stages
 
 __all__ = [
     "ClassState",
     "ClassStore",
+    "ClassStoreError",
+    "StoreBusy",
+    "StoreUnavailable",
     "NotAllowed",
-    "JOIN_OK",
-    "JOIN_UNKNOWN",
-    "JOIN_EXPIRED",
-    "JOIN_FULL",
-    "JOIN_RATE_LIMITED",
-    "JOIN_BAD_ID",
+    "LIMITS",
     "LIFETIME_S",
-    "MAX_CLASSES",
-    "MAX_STUDENTS",
+    "GRACE_S",
     "MAX_STEPS",
     "MAX_CHOICES",
-    "WRONG_CODES_PER_MINUTE",
     "database_url",
     "default_store",
+    "limit",
+    "on_change",
 ]
 
-#: A class lives this long (seconds) after it was started.
-LIFETIME_S = 24 * 3600
-#: An expired class is kept (read-only, "expired" to a late joiner) this much longer.
-GRACE_S = 24 * 3600
-#: Bounds, enforced at insert.
-MAX_CLASSES = 200
-MAX_STUDENTS = 400
-MAX_STEPS = 64
-MAX_CHOICES = 12
-ROUNDS = (1, 2)
-#: Wrong join codes a client may send per minute (per browser; an address gets
-#: :data:`WRONG_CODES_PER_ADDRESS`, since a room may share one).
-WRONG_CODES_PER_MINUTE = 8
-WRONG_CODES_PER_ADDRESS = 60
+LIFETIME_S = 24 * 3600  # a running class lives this long
+GRACE_S = 24 * 3600  # an ended or expired class's results are kept this much longer
 RATE_WINDOW_S = 60.0
-
-JOIN_OK = "ok"
-JOIN_UNKNOWN = "unknown"
-JOIN_EXPIRED = "expired"
-JOIN_FULL = "full"
-JOIN_RATE_LIMITED = "rate-limited"
-JOIN_BAD_ID = "bad-id"
+SEAT_ACTIVE_S = 90.0
+MAX_STEPS, MAX_CHOICES, MAX_VALUES_BYTES = 64, 12, 2048
+#: What the projector may show over the slide (the lecturer's keys B, J, W, A): nothing,
+#: a black-out, the join overlay (also the class's opening slide), "Why", "All numbers".
+LAYERS = ("", "black", "join", "why", "numbers")
+LIMITS = {
+    "MAX_CLASSES": 200,
+    "PER_STARTER": 3,
+    "STARTS_PER_HOUR": 20,
+    "MAX_SEATS": 400,
+    "DEVICES_PER_ADDRESS": 60,
+    "WRONG_PER_DEVICE": 8,
+    "WRONG_PER_ADDRESS": 60,
+    "WRONG_PER_SERVER": 600,
+}
+_log = logging.getLogger("flda.classroom")
 
 metadata = MetaData()
+meta = Table("meta", metadata, Column("name", String(32), primary_key=True), Column("value", Text))
 classes = Table(
     "classes",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("code", String(16), nullable=False, unique=True),
     Column("key_hash", String(64), nullable=False),
-    Column("n_steps", Integer, nullable=False),
-    Column("step", Integer, nullable=False, default=0),
-    Column("round", Integer, nullable=False, default=0),
-    Column("round_open", Boolean, nullable=False, default=False),
-    Column("counts_visible", Boolean, nullable=False, default=True),
-    Column("revealed", Boolean, nullable=False, default=False),
-    Column("ended", Boolean, nullable=False, default=False),
-    Column("step_started", Float, nullable=False),
-    Column("created", Float, nullable=False),
-    Column("expires", Float, nullable=False, index=True),
-    Column("version", Integer, nullable=False, default=0),
+    Column("screen_hash", String(64), nullable=False),
+    Column("starter", String(64), nullable=False, index=True),
+    Column("choices", String(200), nullable=False),
+    *(Column(name, Integer, nullable=False) for name in ("step", "round", "rounds", "version", "tally")),
+    *(Column(n, Boolean, nullable=False) for n in ("round_open", "revealed", "ended", "live_counts")),
+    *(Column(name, Boolean, nullable=False) for name in ("early_round1", "bars")),
+    Column("values_json", Text, nullable=False),
+    Column("correct", String(64), nullable=False),
+    Column("layer", String(16), nullable=False),
+    *(Column(name, Float, nullable=False) for name in ("step_started", "created", "expires", "expires_mono")),
+    Column("boot", String(40), nullable=False),
 )
-students = Table(
-    "students",
+seats = Table(
+    "seats",
     metadata,
     Column("class_id", Integer, primary_key=True),
-    Column("student", String(64), primary_key=True),
+    Column("device", String(64), primary_key=True),
+    Column("seat", String(16), nullable=False),
     Column("joined", Float, nullable=False),
+    Column("seen", Float, nullable=False),
 )
 votes = Table(
     "votes",
     metadata,
-    Column("class_id", Integer, primary_key=True),
-    Column("step", Integer, primary_key=True),
-    Column("round", Integer, primary_key=True),
-    Column("student", String(64), primary_key=True),
+    *(Column(name, Integer, primary_key=True) for name in ("class_id", "step", "round")),
+    Column("device", String(64), primary_key=True),
     Column("choice", Integer, nullable=False),
     Column("at", Float, nullable=False),
 )
-solves = Table(
-    "solves",
+rounds = Table(
+    "rounds",
     metadata,
-    Column("class_id", Integer, primary_key=True),
-    Column("step", Integer, primary_key=True),
-    Column("student", String(64), primary_key=True),
-    Column("at", Float, nullable=False),
+    *(Column(name, Integer, primary_key=True) for name in ("class_id", "step", "round")),
+    Column("opened", Float),
+    Column("closed", Float),
+    Column("correct", String(64)),
 )
 attempts = Table(
     "attempts",
@@ -151,74 +144,101 @@ attempts = Table(
     Column("client", String(64), nullable=False, index=True),
     Column("at", Float, nullable=False),
 )
+_LISTENERS = []
+
+
+def on_change(listener):
+    """Call ``listener(code)`` after every committed change of a class in this process
+    (the routes wake the class's waiting students with it)."""
+    _LISTENERS.append(listener)
+
+
+def limit(name):
+    """The limit ``name`` of :data:`LIMITS`, or its ``FLDA_CLASS_<name>`` override."""
+    return int(os.environ.get(f"FLDA_CLASS_{name}", LIMITS[name]))
+
+
+class ClassStoreError(RuntimeError):
+    """A fault of the class store, said for a user (details are logged)."""
+
+
+class StoreBusy(ClassStoreError):
+    """The store is busy: try again in a moment."""
+
+
+class StoreUnavailable(ClassStoreError):
+    """The store cannot be used now."""
 
 
 class NotAllowed(PermissionError):
-    """A lecturer action without the lecturer's key (or on an expired class)."""
+    """An action its sender may not take (no lecturer key, a limit reached, ended class)."""
 
 
 @dataclass(frozen=True)
 class ClassState:
-    """What the followers need of a class (one small row)."""
+    """One class as its followers see it (``live``: neither ended nor expired)."""
 
     code: str
     n_steps: int
     step: int
     round: int
     round_open: bool
-    counts_visible: bool
     revealed: bool
     ended: bool
+    rounds: int
+    live_counts: bool
+    early_round1: bool
+    bars: bool
+    values: dict
+    correct: tuple
+    n_choices: int
     step_started: float
+    started: float
     expires: float
     version: int
+    tally: int
+    live: bool
+    layer: str = ""
 
     def page_key(self):
-        """What a follower's page is drawn from: when it changes, the page reruns (a
-        vote count changing does not change it)."""
-        return (self.step, self.round, self.round_open, self.counts_visible, self.revealed, self.ended)
+        """What the projector's page is drawn from: every field but the tally and clocks."""
+        values = json.dumps(self.values, sort_keys=True)
+        return (self.step, self.round, self.round_open, self.revealed, self.ended, self.rounds) + (
+            self.live_counts,
+            self.early_round1,
+            self.bars,
+            values,
+            self.correct,
+            self.n_choices,
+            self.layer,
+        )
 
 
-_STATE_COLUMNS = (
-    classes.c.code,
-    classes.c.n_steps,
-    classes.c.step,
-    classes.c.round,
-    classes.c.round_open,
-    classes.c.counts_visible,
-    classes.c.revealed,
-    classes.c.ended,
-    classes.c.step_started,
-    classes.c.expires,
-    classes.c.version,
-)
-
-
-def database_url(cache_dir=None):
-    """``FLDA_CLASS_DB_URL``, else ``sqlite:///<cache folder>/class.db``."""
+def database_url():
+    """``FLDA_CLASS_DB_URL``, else ``sqlite:///$FLDA_DATA_DIR/class.db``."""
     url = os.environ.get("FLDA_CLASS_DB_URL", "").strip()
-    if url:
-        return url
-    folder = Path(cache_dir or os.environ.get("FLDA_CACHE_DIR") or Path.home() / ".cache" / "flda")
-    return f"sqlite:///{folder / 'class.db'}"
+    folder = Path(os.environ.get("FLDA_DATA_DIR") or Path.home() / ".local" / "share" / "flda")
+    return url or f"sqlite:///{folder / 'class.db'}"
 
 
-def _sqlite_engine(url):
-    path = url.split("///", 1)[1]
-    if path and path != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+def _boot_id():
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()[:40]
+    except OSError:
+        return ""
+
+
+def _engine(url):
+    if not url.startswith("sqlite"):
+        pg = {"connect_timeout": 3, "tcp_user_timeout": 5000} if url.startswith("postgresql") else {}
+        return create_engine(url, pool_pre_ping=True, pool_size=5, pool_timeout=3, connect_args=pg)
+    engine = create_engine(url, connect_args={"timeout": 2, "check_same_thread": False})
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection, _record):
-        # pysqlite's own transaction handling off: BEGIN is emitted below (SQLAlchemy's
-        # documented recipe for SQLite transactions).
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute("PRAGMA busy_timeout=30000")
-        cursor.close()
+        dbapi_connection.isolation_level = None  # BEGIN is ours (SQLAlchemy's SQLite recipe)
+        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "busy_timeout=2000"):
+            dbapi_connection.execute(f"PRAGMA {pragma}")
 
     @event.listens_for(engine, "begin")
     def _begin(connection):
@@ -235,362 +255,536 @@ class ClassStore:
     ----------
     url : str, optional
         A SQLAlchemy URL; default :func:`database_url`.
-    clock : callable, optional
-        Seconds since the epoch (tests pass their own to check expiry).
+    clock, monotonic : callable, optional
+        Wall-clock and monotonic seconds (tests pass their own).
+    boot : str, optional
+        This boot's id (``/proc/sys/kernel/random/boot_id``): a class made in the same boot
+        expires on the monotonic clock, one made in another on the wall clock.
     """
 
-    def __init__(self, url=None, clock=time.time):
+    def __init__(self, url=None, clock=time.time, monotonic=time.monotonic, boot=None):
         self.url = url or database_url()
-        self.clock = clock
-        if self.url.startswith("sqlite"):
-            self.engine = _sqlite_engine(self.url)
-        else:
-            self.engine = create_engine(self.url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+        self.clock, self.monotonic = clock, monotonic
+        self.boot = _boot_id() if boot is None else boot
+        file = self.url.split("///", 1)[1] if self.url.startswith("sqlite:///") else ""
+        self.path = Path(file) if file and file != ":memory:" else None
+        if self.path:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.engine = _engine(self.url)
         self._sqlite = self.engine.dialect.name == "sqlite"
-        self._make_schema()
+        self._checked, self._secret, self._inode = 0.0, None, None
+        try:
+            self._make_schema()
+        except (SQLAlchemyError, sqlite3.Error, OSError) as error:
+            raise self._fault(error) from None
 
+    # ------------------------------------------------------------------ plumbing
     def _make_schema(self):
-        for attempt in range(5):  # two processes may make it at once
+        """Make the tables and the signing secret unless there; True if it made them."""
+        for attempt in range(6):  # another process may be making them at this moment
             try:
                 metadata.create_all(self.engine, checkfirst=True)
-                return
-            except OperationalError:
-                if attempt == 4:
+                with self.engine.begin() as conn:
+                    made = conn.execute(select(meta.c.name).where(meta.c.name == "secret")).first() is None
+                    if made:
+                        conn.execute(insert(meta).values(name="secret", value=secrets.token_hex(32)))
+                break
+            except (OperationalError, IntegrityError, ProgrammingError):
+                if attempt == 5:
                     raise
-                time.sleep(0.1 * (attempt + 1))
+                time.sleep(0.05 * (attempt + 1))
+        self._inode = self._file_id()
+        return made
 
-    # ----------------------------------------------------------------- helpers
-    def _write(self):
-        return self.engine.begin()
+    def _file_id(self):
+        try:
+            stat = os.stat(self.path)
+            return stat.st_dev, stat.st_ino
+        except (OSError, TypeError):
+            return None
 
-    def _read(self):
-        return self.engine.connect().execution_options(flda_readonly=True)
+    @contextmanager
+    def _tx(self, write=True):
+        """A transaction (``BEGIN IMMEDIATE`` on SQLite for writes); faults mapped."""
+        try:
+            if self.path and self.monotonic() - self._checked > 0.5:
+                self._checked = self.monotonic()
+                if self._file_id() != self._inode:
+                    self._recover()
+            if write:
+                with self.engine.begin() as conn:
+                    yield conn
+            else:
+                with self.engine.connect().execution_options(flda_readonly=True) as conn:
+                    yield conn
+        except NotAllowed:
+            raise
+        except (SQLAlchemyError, sqlite3.Error, OSError) as error:
+            raise self._fault(error) from None
+
+    def _fault(self, error):
+        text = str(getattr(error, "orig", error)).lower()
+        _log.warning("class store: %s", text[:300])
+        if "locked" in text or "busy" in text or "queuepool" in text:
+            return StoreBusy("The class store is busy: try again in a moment.")
+        if self.path and any(s in text for s in ("not a database", "malformed", "no such table")):
+            try:
+                self._recover(damaged=True)
+            except Exception:
+                _log.exception("class store: recreating the database failed")
+            return StoreUnavailable(self.incident() or "The class store was recreated: try again.")
+        return StoreUnavailable("The class store cannot be reached now: try again in a minute.")
+
+    def _recover(self, damaged=False):
+        """Recreate a deleted or damaged SQLite file once: the first process to take the
+        file lock moves a damaged file aside and makes a new one; the others find the new
+        file and use it.  Whoever made the new schema writes the incident."""
+        with open(f"{self.path}.lock", "a+") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self.engine.dispose()
+            current = self._file_id()
+            if current is None or (damaged and current == self._inode):
+                stamp = int(self.clock())
+                for suffix in ("", "-wal", "-shm"):
+                    if Path(f"{self.path}{suffix}").exists():
+                        Path(f"{self.path}{suffix}").replace(f"{self.path}.lost-{stamp}{suffix}")
+            if self._make_schema():
+                note = (
+                    f"The class database was {'damaged' if damaged else 'deleted'} and has been "
+                    f"recreated at {time.ctime(self.clock())}: classes running before are lost."
+                )
+                with self.engine.begin() as conn:
+                    conn.execute(insert(meta).values(name="incident", value=note))
+        self._secret = None
+
+    def incident(self):
+        """What went wrong with the store and was repaired (for the presenter), or None."""
+        try:
+            with self._tx(write=False) as conn:
+                return conn.execute(select(meta.c.value).where(meta.c.name == "incident")).scalar()
+        except ClassStoreError:
+            return None
+
+    def secret(self):
+        """The secret the device cookies are signed with (shared by every process)."""
+        if self._secret is None:
+            with self._tx(write=False) as conn:
+                value = conn.execute(select(meta.c.value).where(meta.c.name == "secret")).scalar()
+            self._secret = bytes.fromhex(value)
+        return self._secret
+
+    def _live_sql(self, grace=0.0):
+        """SQL: the class has not expired (``grace`` seconds ago) on the right clock."""
+        same = and_(classes.c.boot == self.boot, classes.c.expires_mono > self.monotonic() - grace)
+        return or_(same, and_(classes.c.boot != self.boot, classes.c.expires > self.clock() - grace))
+
+    def _expired(self, row):
+        if row["boot"] == self.boot:
+            return row["expires_mono"] <= self.monotonic()
+        return row["expires"] <= self.clock()
 
     def _row(self, conn, code, lock=False):
-        query = select(classes).where(classes.c.code == code)
-        if lock and not self._sqlite:
-            query = query.with_for_update()
-        return conn.execute(query).mappings().first()
+        query = select(classes).where(classes.c.code == codes.normalize_code(code))
+        return (
+            conn.execute(query.with_for_update() if lock and not self._sqlite else query).mappings().first()
+        )
 
-    @staticmethod
-    def _member(conn, class_id, student):
-        """Whether the (hashed) ``student`` joined the class ``class_id``."""
-        where = (students.c.class_id == class_id, students.c.student == student)
-        return conn.execute(select(students.c.student).where(*where)).first() is not None
+    def _state(self, row):
+        n = [int(c) for c in row["choices"].split(",")]
+        names = ("code", "step", "round", "round_open", "revealed", "ended", "rounds", "live_counts")
+        return ClassState(
+            **{name: row[name] for name in names + ("early_round1", "bars", "version", "tally", "layer")},
+            n_steps=len(n),
+            values=json.loads(row["values_json"]),
+            correct=tuple(json.loads(row["correct"])),
+            n_choices=n[row["step"]],
+            step_started=row["step_started"],
+            started=row["created"],
+            expires=row["expires"],
+            live=not row["ended"] and not self._expired(row),
+        )
 
-    @staticmethod
-    def _state(row):
-        return ClassState(**{c.name: row[c.name] for c in _STATE_COLUMNS})
+    def _count(self, conn, table, *where):
+        return conn.execute(select(func.count()).select_from(table).where(*where)).scalar()
 
-    # ----------------------------------------------------------------- classes
-    def create_class(self, n_steps):
-        """A new class at step 0: returns ``(code, key)`` (the key is not stored, only its
-        hash).  Removes classes expired more than a day ago; ``RuntimeError`` when
-        :data:`MAX_CLASSES` live classes exist."""
-        if not 1 <= int(n_steps) <= MAX_STEPS:
-            raise ValueError(f"a class has 1-{MAX_STEPS} steps, not {n_steps}")
-        now = self.clock()
-        key = codes.new_key()
-        with self._write() as conn:
-            self._purge(conn, now)
-            live = conn.execute(
-                select(func.count()).select_from(classes).where(classes.c.expires > now)
-            ).scalar()
-            if live >= MAX_CLASSES:
-                raise RuntimeError(
-                    f"{live} classes are running on this server (at most {MAX_CLASSES}); "
-                    "end one or wait until one expires."
-                )
-            for _ in range(20):
-                code = codes.new_code()
-                if self._row(conn, code) is None:
-                    break
-            else:  # pragma: no cover - 31**6 codes
-                raise RuntimeError("no free join code")
+    def _over(self, conn, client, name, now):
+        """Whether ``client`` made :func:`limit` ``name`` attempts within the window."""
+        client = codes.token_hash(client, name)
+        return self._count(
+            conn, attempts, attempts.c.client == client, attempts.c.at > now - RATE_WINDOW_S
+        ) >= (limit(name))
+
+    def _note(self, conn, client, name, now):
+        conn.execute(insert(attempts).values(client=codes.token_hash(client, name), at=now))
+
+    def _changed(self, code):
+        for listener in _LISTENERS:
+            try:
+                listener(code)
+            except Exception:  # a listener never breaks a write that happened
+                _log.exception("class change listener")
+
+    # ------------------------------------------------------------------ classes
+    def create_class(self, choices, starter, layer=""):
+        """A new class at step 0; ``choices``: the number of choices of each step (0: no
+        question).  Returns ``(code, key)`` (only the key's hash is stored).
+        ``NotAllowed`` past the server's or the starter's limits."""
+        choices = [int(n) for n in choices]
+        if not 1 <= len(choices) <= MAX_STEPS or not all(0 <= n <= MAX_CHOICES for n in choices):
+            raise ValueError(f"a class has 1-{MAX_STEPS} steps of 0-{MAX_CHOICES} choices")
+        now, mono, key = self.clock(), self.monotonic(), codes.new_key()
+        mine = classes.c.starter == codes.token_hash(starter, "starter")
+        with self._tx() as conn:
+            gone = select(classes.c.id).where(~self._live_sql(GRACE_S))
+            for table in (votes, seats, rounds):
+                conn.execute(delete(table).where(table.c.class_id.in_(gone)))
+            conn.execute(delete(classes).where(~self._live_sql(GRACE_S)))
+            conn.execute(delete(attempts).where(attempts.c.at < now - RATE_WINDOW_S))
+            live = (self._live_sql(), ~classes.c.ended)
+            if self._count(conn, classes, *live) >= limit("MAX_CLASSES"):
+                raise NotAllowed("This server runs as many classes as it may: try again later.")
+            if self._count(conn, classes, mine, *live) >= limit("PER_STARTER"):
+                raise NotAllowed("You have as many classes running as you may: end one first.")
+            if self._count(conn, classes, mine, classes.c.created > now - 3600) >= limit("STARTS_PER_HOUR"):
+                raise NotAllowed("You started many classes in the last hour: try again later.")
+            code = next(c for c in iter(codes.new_code, None) if self._row(conn, c) is None)
             conn.execute(
                 insert(classes).values(
                     code=code,
-                    key_hash=codes.key_hash(key),
-                    n_steps=int(n_steps),
-                    step=0,
-                    round=0,
-                    round_open=False,
-                    counts_visible=True,
-                    revealed=False,
-                    ended=False,
+                    key_hash=codes.token_hash(key),
+                    screen_hash=codes.token_hash(codes.screen_token(key), "screen"),
+                    starter=codes.token_hash(starter, "starter"),
+                    choices=",".join(map(str, choices)),
+                    **dict.fromkeys(("step", "round", "version", "tally"), 0),
+                    **dict.fromkeys(
+                        ("round_open", "revealed", "ended", "live_counts", "early_round1"), False
+                    ),
+                    rounds=2,
+                    bars=False,
+                    values_json="{}",
+                    correct="[]",
+                    layer=layer if layer in LAYERS else "",
                     step_started=now,
                     created=now,
                     expires=now + LIFETIME_S,
-                    version=0,
+                    expires_mono=mono + LIFETIME_S,
+                    boot=self.boot,
                 )
             )
         return code, key
 
-    def _purge(self, conn, now):
-        old = [r.id for r in conn.execute(select(classes.c.id).where(classes.c.expires < now - GRACE_S))]
-        if old:
-            for table in (votes, solves, students):
-                conn.execute(delete(table).where(table.c.class_id.in_(old)))
-            conn.execute(delete(classes).where(classes.c.id.in_(old)))
-        conn.execute(delete(attempts).where(attempts.c.at < now - RATE_WINDOW_S))
-
     def state(self, code):
-        """The class's :class:`ClassState` (one indexed row), or None for an unknown code.
-        An expired class is returned too (``expires`` says so); see :meth:`is_live`."""
-        code = codes.normalize_code(code)
-        if not code:
+        """The class's :class:`ClassState`, or None for an unknown (or purged) code."""
+        if not codes.normalize_code(code):
             return None
-        with self._read() as conn:
-            row = conn.execute(select(*_STATE_COLUMNS).where(classes.c.code == code)).mappings().first()
+        with self._tx(write=False) as conn:
+            row = self._row(conn, code)
         return None if row is None else self._state(row)
 
-    def is_live(self, state):
-        """Whether a class (its :class:`ClassState`) has neither ended nor expired."""
-        return state is not None and not state.ended and state.expires > self.clock()
-
-    def is_lecturer(self, code, key):
-        """Whether ``key`` is the lecturer key of the class ``code``."""
-        code = codes.normalize_code(code)
-        if not code:
+    def is_lecturer(self, code, key, purpose="key"):
+        """Whether ``key`` is the lecturer key (``purpose="screen"``: the screen token)."""
+        if not codes.normalize_code(code) or not codes.valid_token(key):
             return False
-        with self._read() as conn:
-            row = conn.execute(select(classes.c.key_hash).where(classes.c.code == code)).first()
-        return row is not None and codes.key_matches(key, row.key_hash)
+        with self._tx(write=False) as conn:
+            row = self._row(conn, code)
+        return row is not None and codes.key_matches(key, row[f"{purpose}_hash"], purpose)
 
-    # ------------------------------------------------------------- the lecturer
+    def my_classes(self, starter):
+        """The classes ``starter`` started that are still kept, newest first."""
+        with self._tx(write=False) as conn:
+            rows = conn.execute(
+                select(classes)
+                .where(classes.c.starter == codes.token_hash(starter, "starter"))
+                .order_by(classes.c.created.desc(), classes.c.id.desc())
+            ).mappings()
+            return [self._state(row) for row in rows]
+
+    def end_mine(self, starter, code):
+        """End a class ``starter`` started (without its key); ``NotAllowed`` otherwise."""
+        with self._tx() as conn:
+            row = self._row(conn, code, lock=True)
+            if row is None or row["starter"] != codes.token_hash(starter, "starter"):
+                raise NotAllowed("You did not start this class.")
+            conn.execute(update(classes).where(classes.c.id == row["id"]).values(**self._end(row)))
+        self._changed(row["code"])
+
+    def _end(self, row):
+        if row["ended"]:
+            return {}
+        return {
+            "ended": True,
+            "round_open": False,
+            "expires": self.clock(),
+            "expires_mono": self.monotonic(),
+            "version": row["version"] + 1,
+        }
+
+    # -------------------------------------------------------------- the lecturer
     def steer(self, code, key, action, value=None):
-        """One lecturer action on the class ``code``; returns the new :class:`ClassState`.
-
-        ``action``: ``"open"`` (round ``value``, 1 or 2: opening round 2 needs round 1
-        held), ``"close"``, ``"counts"`` (``value``: show counts while a round is open),
-        ``"reveal"``, ``"next"``, ``"back"``, ``"goto"`` (step ``value``) or ``"end"``.
-        Moving to another step closes the round and starts the step's timer.
-        ``NotAllowed`` without the lecturer's key or on an ended/expired class.
-        """
-        code = codes.normalize_code(code)
+        """One lecturer action (see the design in :mod:`explorer.classroom.stages`):
+        ``"advance"``, ``"undo"``, ``"goto"`` (step), ``"bars"``, ``"live_counts"``,
+        ``"early_round1"`` (bools), ``"rounds"`` (1 or 2), ``"values"`` (a dict of at most
+        2 KB as JSON), ``"correct"`` (choice indices of the current step), ``"layer"`` (what
+        the projector shows over the slide, :data:`LAYERS`; a class opens on its join
+        slide, and advance or undo first clears a layer) or ``"end"``.
+        Returns the new :class:`ClassState`; ``NotAllowed`` without the key or after End,
+        ``ValueError`` for a value out of range."""
         now = self.clock()
-        with self._write() as conn:
-            row = self._row(conn, code, lock=True) if code else None
+        with self._tx() as conn:
+            row = self._row(conn, code, lock=True) if codes.normalize_code(code) else None
             if row is None or not codes.key_matches(key, row["key_hash"]):
                 raise NotAllowed("Only the lecturer's presenter link can steer this class.")
-            if row["ended"] or row["expires"] <= now:
+            if row["ended"] or self._expired(row):
                 raise NotAllowed("This class has ended.")
-            changes = self._change(row, action, value, now)
-            changes["version"] = row["version"] + 1
+            changes = self._end(row) if action == "end" else self._change(row, action, value)
+            if changes.get("step", row["step"]) != row["step"]:
+                changes.update(step_started=now, correct=self._correct(conn, row["id"], changes["step"]))
+            self._mark_rounds(conn, row, changes, now)
+            if "values" in changes:
+                changes["values_json"] = json.dumps(changes.pop("values"), sort_keys=True)
+            if action == "correct":
+                self._mark(conn, row["id"], row["step"], 0, correct=changes["correct"])
+            changes.setdefault("version", row["version"] + 1)
             conn.execute(update(classes).where(classes.c.id == row["id"]).values(**changes))
             new = self._row(conn, code)
+        self._changed(new["code"])
         return self._state(new)
 
-    @staticmethod
-    def _change(row, action, value, now):
-        step, last = row["step"], row["n_steps"] - 1
-
-        def move(to):
-            to = max(0, min(last, int(to)))
-            if to == step:
-                return {}
-            return {"step": to, "round": 0, "round_open": False, "revealed": False, "step_started": now}
-
-        if action == "open":
-            wanted = int(value or 1)
-            if wanted not in ROUNDS or (wanted == 2 and row["round"] < 1):
-                raise ValueError("open round 1 first, then round 2")
-            return {"round": wanted, "round_open": True}
-        if action == "close":
-            return {"round_open": False}
-        if action == "counts":
-            return {"counts_visible": bool(value)}
-        if action == "reveal":
-            return {"revealed": True, "round_open": False}
-        if action == "next":
-            return move(step + 1)
-        if action == "back":
-            return move(step - 1)
+    def _change(self, row, action, value):
+        choices = [int(c) for c in row["choices"].split(",")]
+        asks = [n > 0 for n in choices]
+        if action in ("advance", "undo"):
+            if row["layer"]:  # a key first wakes the screen (the join slide, a black-out)
+                return {"layer": ""}
+            if action == "undo" and row["step"] == 0 and not row["round"] and not row["revealed"]:
+                return {"layer": "join"}  # back to the opening join slide
+            return getattr(stages, action)({**row, "n_steps": len(choices)}, asks)
+        if action == "layer":
+            if value not in LAYERS:
+                raise ValueError(f"the projector's layer is one of {', '.join(map(repr, LAYERS))}")
+            return {"layer": value}
         if action == "goto":
-            return move(value)
-        if action == "end":
-            return {"ended": True, "round_open": False}
+            to = int(value)
+            if not 0 <= to < len(choices):
+                raise ValueError(f"step {to} is not one of 0-{len(choices) - 1}")
+            idle = {"round": 0, "round_open": False, "revealed": False, "bars": False}
+            return {"step": to, "values": {}, **idle} if to != row["step"] else {}
+        if action in ("bars", "live_counts", "early_round1"):
+            if not isinstance(value, bool):
+                raise ValueError(f"{action} is on or off")
+            return {action: value}
+        if action == "rounds":
+            if value not in (1, 2):
+                raise ValueError("a step has 1 or 2 rounds")
+            return {"rounds": value}
+        if action == "values":
+            if not isinstance(value, dict) or len(json.dumps(value)) > MAX_VALUES_BYTES:
+                raise ValueError(f"values are a mapping of at most {MAX_VALUES_BYTES} bytes")
+            return {"values": value}
+        if action == "correct":
+            n = choices[row["step"]]
+            if not isinstance(value, list | tuple) or not all(
+                isinstance(c, int) and 0 <= c < n for c in value
+            ):
+                raise ValueError(f"correct choices are indices 0-{n - 1}")
+            return {"correct": json.dumps(sorted(set(value)))}
         raise ValueError(f"unknown action {action!r}")
 
-    # -------------------------------------------------------------- the students
-    def _rate_limited(self, conn, clients, now):
-        for client, limit in clients.items():
-            recent = conn.execute(
-                select(func.count())
-                .select_from(attempts)
-                .where(attempts.c.client == client, attempts.c.at > now - RATE_WINDOW_S)
-            ).scalar()
-            if recent >= limit:
-                return True
-        return False
+    def _mark(self, conn, class_id, step, round_, **values):
+        where = (rounds.c.class_id == class_id, rounds.c.step == step, rounds.c.round == round_)
+        if conn.execute(select(rounds.c.round).where(*where)).first() is None:
+            conn.execute(insert(rounds).values(class_id=class_id, step=step, round=round_))
+        conn.execute(update(rounds).where(*where).values(**values))
 
-    def join(self, code_text, student_id, clients=()):
-        """A student joins: returns one of the ``JOIN_*`` statuses.
+    def _mark_rounds(self, conn, row, changes, now):
+        """When a round first opens, and when it closes."""
+        after = (changes.get("step", row["step"]), changes.get("round", row["round"]))
+        stays = after == (row["step"], row["round"]) and changes.get("round_open", row["round_open"])
+        if row["round_open"] and not stays:
+            self._mark(conn, row["id"], row["step"], row["round"], closed=now)
+        if changes.get("round_open") and not (row["round_open"] and stays):
+            self._mark(conn, row["id"], *after, opened=func.coalesce(rounds.c.opened, now), closed=None)
 
-        ``clients`` are the sender's ``(name, limit)`` pairs (its browser id and address):
-        each wrong code counts against every one of them; past a limit within a minute
-        every join is refused (:data:`JOIN_RATE_LIMITED`) until the minute has passed.
-        """
-        if not codes.valid_token(student_id):
-            return JOIN_BAD_ID
-        clients = {codes.key_hash("client:" + str(name)): int(limit) for name, limit in dict(clients).items()}
+    def _correct(self, conn, class_id, step):
+        where = (rounds.c.class_id == class_id, rounds.c.step == step, rounds.c.round == 0)
+        return conn.execute(select(rounds.c.correct).where(*where)).scalar() or "[]"
+
+    # ---------------------------------------------------------------- devices, seats
+    def new_device(self, address):
+        """A signed device cookie for a browser at ``address``, or None when that address
+        made :func:`limit` ``DEVICES_PER_ADDRESS`` devices within the minute."""
         now = self.clock()
-        code = codes.normalize_code(code_text)
-        student = codes.student_hash(student_id)
-        with self._write() as conn:
-            if self._rate_limited(conn, clients, now):
-                return JOIN_RATE_LIMITED
-            row = self._row(conn, code, lock=True) if code else None
+        with self._tx() as conn:
+            if self._over(conn, address, "DEVICES_PER_ADDRESS", now):
+                return None
+            self._note(conn, address, "DEVICES_PER_ADDRESS", now)
+        return codes.new_device(self.secret())
+
+    def join(self, code_text, device, address):
+        """A device joins (takes a seat): ``"ok"``, ``"unknown"``, ``"ended"``, ``"full"``
+        or ``"rate-limited"`` (see the module docstring's limits); ``"bad-device"`` for a
+        cookie this store did not sign."""
+        if not codes.device_ok(device, self.secret()):
+            return "bad-device"
+        now, me = self.clock(), codes.token_hash(device, "device")
+        with self._tx() as conn:
+            if self._over(conn, me, "WRONG_PER_DEVICE", now):
+                return "rate-limited"
+            row = self._row(conn, code_text, lock=True) if codes.normalize_code(code_text) else None
             if row is None:
-                for client in clients:
-                    conn.execute(insert(attempts).values(client=client, at=now))
-                return JOIN_UNKNOWN
-            if row["ended"] or row["expires"] <= now:
-                return JOIN_EXPIRED
-            if not self._member(conn, row["id"], student):
-                joined = conn.execute(
-                    select(func.count()).select_from(students).where(students.c.class_id == row["id"])
-                ).scalar()
-                if joined >= MAX_STUDENTS:
-                    return JOIN_FULL
-                conn.execute(insert(students).values(class_id=row["id"], student=student, joined=now))
-        return JOIN_OK
+                crowd = ((address, "WRONG_PER_ADDRESS"), ("server", "WRONG_PER_SERVER"))
+                limited = any(self._over(conn, who, name, now) for who, name in crowd)
+                for who, name in ((me, "WRONG_PER_DEVICE"), *crowd):
+                    self._note(conn, who, name, now)
+                return "rate-limited" if limited else "unknown"
+            if row["ended"] or self._expired(row):
+                return "ended"
+            where = (seats.c.class_id == row["id"], seats.c.device == me)
+            if conn.execute(update(seats).where(*where).values(seen=now)).rowcount:
+                return "ok"
+            active = (seats.c.class_id == row["id"], seats.c.seen > now - SEAT_ACTIVE_S)
+            if self._count(conn, seats, *active) >= limit("MAX_SEATS"):
+                return "full"
+            seat = codes.new_code(8)
+            conn.execute(insert(seats).values(class_id=row["id"], device=me, seat=seat, joined=now, seen=now))
+            conn.execute(update(classes).where(classes.c.id == row["id"]).values(tally=classes.c.tally + 1))
+        self._changed(row["code"])
+        return "ok"
 
-    def vote(self, code, student_id, choice, n_choices):
-        """A student's vote for ``choice`` (0-based, of ``n_choices``) in the open round of
-        the class's current step.  Returns ``"counted"`` (first vote of the round),
-        ``"changed"`` (replaces the student's vote of this round) or why it was refused:
-        ``"closed"`` (no round open), ``"not-joined"``, ``"bad-choice"``, ``"unknown"``.
-        The step and round are the store's, never the sender's."""
-        if not codes.valid_token(student_id):
+    def has_seat(self, code, device):
+        """Whether ``device`` (the cookie) holds a seat in the class ``code``."""
+        if not codes.device_ok(device, self.secret()):
+            return False
+        with self._tx(write=False) as conn:
+            joined = seats.join(classes, classes.c.id == seats.c.class_id)
+            where = (
+                classes.c.code == codes.normalize_code(code),
+                seats.c.device == codes.token_hash(device, "device"),
+            )
+            return conn.execute(select(seats.c.seat).select_from(joined).where(*where)).first() is not None
+
+    def touch(self, code, devices):
+        """Note that these devices (hashes, as :meth:`roster` gives) followed just now."""
+        if devices:
+            with self._tx() as conn:
+                class_id = select(classes.c.id).where(classes.c.code == code).scalar_subquery()
+                where = (seats.c.class_id == class_id, seats.c.device.in_(list(devices)))
+                conn.execute(update(seats).where(*where).values(seen=self.clock()))
+
+    def roster(self, code, step):
+        """``(seated device hashes, [(round, device hash, choice)] of step)``: what a
+        process's watcher keeps of a class to answer its followers."""
+        with self._tx(write=False) as conn:
+            class_id = select(classes.c.id).where(classes.c.code == code).scalar_subquery()
+            seated = {
+                r.device for r in conn.execute(select(seats.c.device).where(seats.c.class_id == class_id))
+            }
+            query = select(votes.c.round, votes.c.device, votes.c.choice)
+            ballots = conn.execute(query.where(votes.c.class_id == class_id, votes.c.step == step)).all()
+        return seated, [tuple(b) for b in ballots]
+
+    def seats(self, code, key):
+        """The class's seats for the lecturer: ``[{"seat", "joined", "seen", "votes"}]``."""
+        with self._tx(write=False) as conn:
+            row = self._lecturer_row(conn, code, key)
+            n = select(func.count()).where(votes.c.class_id == row["id"], votes.c.device == seats.c.device)
+            query = select(seats.c.seat, seats.c.joined, seats.c.seen, n.scalar_subquery().label("votes"))
+            found = conn.execute(
+                query.where(seats.c.class_id == row["id"]).order_by(seats.c.joined)
+            ).mappings()
+            return [dict(r) for r in found]
+
+    def remove_seat(self, code, key, seat):
+        """Remove one seat (its votes leave the counts); False when there is no such seat."""
+        with self._tx() as conn:
+            row = self._lecturer_row(conn, code, key, lock=True)
+            where = (seats.c.class_id == row["id"], seats.c.seat == str(seat)[:16])
+            device = conn.execute(select(seats.c.device).where(*where)).scalar()
+            if device is None:
+                return False
+            conn.execute(delete(votes).where(votes.c.class_id == row["id"], votes.c.device == device))
+            conn.execute(delete(seats).where(*where))
+            conn.execute(update(classes).where(classes.c.id == row["id"]).values(tally=classes.c.tally + 1))
+        self._changed(row["code"])
+        return True
+
+    def _lecturer_row(self, conn, code, key, lock=False):
+        row = self._row(conn, code, lock) if codes.normalize_code(code) else None
+        if row is None or not codes.key_matches(key, row["key_hash"]):
+            raise NotAllowed("Only the lecturer's presenter link can do this.")
+        return row
+
+    # ------------------------------------------------------------------- votes
+    def vote(self, code, device, choice):
+        """A device's vote for ``choice`` (0-based) in the open round of the class's current
+        step: ``"counted"``, ``"changed"`` (replaces its vote of this round) or why not:
+        ``"closed"``, ``"not-joined"``, ``"bad-choice"``, ``"unknown"``."""
+        if not codes.device_ok(device, self.secret()):
             return "not-joined"
-        if not (isinstance(choice, int) and 0 <= choice < min(int(n_choices), MAX_CHOICES)):
-            return "bad-choice"
-        student = codes.student_hash(student_id)
-        now = self.clock()
-        with self._write() as conn:
-            row = self._row(conn, codes.normalize_code(code), lock=True)
+        now, me = self.clock(), codes.token_hash(device, "device")
+        with self._tx() as conn:
+            row = self._row(conn, code, lock=True) if codes.normalize_code(code) else None
             if row is None:
                 return "unknown"
-            if not row["round_open"] or row["ended"] or row["expires"] <= now:
+            if not row["round_open"] or row["ended"] or self._expired(row):
                 return "closed"
-            if not self._member(conn, row["id"], student):
+            seat = (seats.c.class_id == row["id"], seats.c.device == me)
+            if not conn.execute(update(seats).where(*seat).values(seen=now)).rowcount:
                 return "not-joined"
+            n = int(row["choices"].split(",")[row["step"]])
+            if not (type(choice) is int and 0 <= choice < n):
+                return "bad-choice"
             where = (
                 votes.c.class_id == row["id"],
                 votes.c.step == row["step"],
                 votes.c.round == row["round"],
-                votes.c.student == student,
             )
-            changed = conn.execute(update(votes).where(*where).values(choice=choice, at=now)).rowcount
-            if changed:
-                return "changed"
-            try:
-                with conn.begin_nested():
-                    conn.execute(
-                        insert(votes).values(
-                            class_id=row["id"],
-                            step=row["step"],
-                            round=row["round"],
-                            student=student,
-                            choice=choice,
-                            at=now,
-                        )
-                    )
-            except IntegrityError:  # the same student's other tab, a moment earlier
-                conn.execute(update(votes).where(*where).values(choice=choice, at=now))
-                return "changed"
-        return "counted"
-
-    def my_vote(self, code, student_id, step, round_):
-        """The choice this student voted in ``step``'s round ``round_``, or None."""
-        if not codes.valid_token(student_id):
-            return None
-        with self._read() as conn:
-            row = conn.execute(
-                select(votes.c.choice)
-                .select_from(votes.join(classes, classes.c.id == votes.c.class_id))
-                .where(
-                    classes.c.code == codes.normalize_code(code),
-                    votes.c.step == step,
-                    votes.c.round == round_,
-                    votes.c.student == codes.student_hash(student_id),
-                )
-            ).first()
-        return None if row is None else row.choice
+            status = "counted"
+            if conn.execute(
+                update(votes).where(*where, votes.c.device == me).values(choice=choice, at=now)
+            ).rowcount:
+                status = "changed"
+            else:
+                ids = {"class_id": row["id"], "step": row["step"], "round": row["round"], "device": me}
+                conn.execute(insert(votes).values(**ids, choice=choice, at=now))
+            conn.execute(update(classes).where(classes.c.id == row["id"]).values(tally=classes.c.tally + 1))
+        self._changed(row["code"])
+        return status
 
     def counts(self, code, step):
         """``{round: {choice: votes}}`` of one step of the class."""
-        with self._read() as conn:
-            rows = conn.execute(
-                select(votes.c.round, votes.c.choice, func.count())
-                .select_from(votes.join(classes, classes.c.id == votes.c.class_id))
-                .where(classes.c.code == codes.normalize_code(code), votes.c.step == step)
-                .group_by(votes.c.round, votes.c.choice)
-            ).all()
         out = {}
-        for round_, choice, n in rows:
-            out.setdefault(round_, {})[choice] = n
+        for round_, _, choice in self.roster(code, step)[1]:
+            out.setdefault(round_, {}).setdefault(choice, 0)
+            out[round_][choice] += 1
         return out
-
-    def solve(self, code, student_id, step):
-        """Record that a student solved the exercise of the class's *current* step (if it
-        is ``step``); True when it counted (first time), False otherwise."""
-        if not codes.valid_token(student_id):
-            return False
-        student = codes.student_hash(student_id)
-        now = self.clock()
-        with self._write() as conn:
-            row = self._row(conn, codes.normalize_code(code), lock=True)
-            if row is None or row["step"] != step or row["ended"] or row["expires"] <= now:
-                return False
-            if not self._member(conn, row["id"], student):
-                return False
-            try:
-                with conn.begin_nested():
-                    conn.execute(
-                        insert(solves).values(class_id=row["id"], step=step, student=student, at=now)
-                    )
-            except IntegrityError:
-                return False
-        return True
-
-    def tally(self, code):
-        """``(students joined, {step: solves})`` of the class."""
-        code = codes.normalize_code(code)
-        with self._read() as conn:
-            joined = conn.execute(
-                select(func.count())
-                .select_from(students.join(classes, classes.c.id == students.c.class_id))
-                .where(classes.c.code == code)
-            ).scalar()
-            rows = conn.execute(
-                select(solves.c.step, func.count())
-                .select_from(solves.join(classes, classes.c.id == solves.c.class_id))
-                .where(classes.c.code == code)
-                .group_by(solves.c.step)
-            ).all()
-        return joined, dict(rows)
 
     def results(self, code, key):
-        """Every step's results for the lecturer: a list of dicts (step, round, choice,
-        votes) plus one row per step with solved exercises (round None, choice None).
-        ``NotAllowed`` without the key."""
-        if not self.is_lecturer(code, key):
-            raise NotAllowed("Only the lecturer's presenter link can download the results.")
-        code = codes.normalize_code(code)
-        with self._read() as conn:
-            rows = conn.execute(
-                select(votes.c.step, votes.c.round, votes.c.choice, func.count())
-                .select_from(votes.join(classes, classes.c.id == votes.c.class_id))
-                .where(classes.c.code == code)
-                .group_by(votes.c.step, votes.c.round, votes.c.choice)
-                .order_by(votes.c.step, votes.c.round, votes.c.choice)
-            ).all()
-        out = [{"step": s, "round": r, "choice": c, "votes": n} for s, r, c, n in rows]
-        _, solved = self.tally(code)
-        out += [{"step": s, "round": None, "choice": None, "solved": n} for s, n in sorted(solved.items())]
-        return out
+        """Every step's rounds for the lecturer, while the class is kept (24 h after End):
+        ``[{"step", "round", "correct", "counts": {choice: votes}, "opened", "closed"}]``."""
+        with self._tx(write=False) as conn:
+            row = self._lecturer_row(conn, code, key)
+            marks = conn.execute(select(rounds).where(rounds.c.class_id == row["id"])).mappings().all()
+            query = select(votes.c.step, votes.c.round, votes.c.choice, func.count())
+            group = (votes.c.step, votes.c.round, votes.c.choice)
+            tallied = conn.execute(query.where(votes.c.class_id == row["id"]).group_by(*group))
+            counted = {}
+            for step, round_, choice, n in tallied:
+                counted.setdefault((step, round_), {})[choice] = n
+        times = {(m["step"], m["round"]): m for m in marks}
+        correct = {m["step"]: json.loads(m["correct"] or "[]") for m in marks if m["round"] == 0}
+        keys = sorted({k for k in times if k[1] > 0} | set(counted))
+        return [
+            {
+                "step": step,
+                "round": round_,
+                "correct": correct.get(step, []),
+                "counts": dict(sorted(counted.get((step, round_), {}).items())),
+                "opened": times.get((step, round_), {}).get("opened"),
+                "closed": times.get((step, round_), {}).get("closed"),
+            }
+            for step, round_ in keys
+        ]
 
 
 _DEFAULT = {}

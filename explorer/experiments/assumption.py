@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.experiments.scoring import binary_error, positive_side
+from explorer.experiments.scoring import positive_side
 
 __all__ = ["RiskEstimate", "transfer_risk", "binomial_se", "wrong_per_sample", "MAX_ENUMERATED_FEATURES"]
 
@@ -44,6 +44,10 @@ class RiskEstimate:
         The error on the labelled target (what Equation (3) estimates).
     measured_se : float
         Its binomial standard error sqrt(p(1 - p) / n_target).
+    gap_se : float
+        Standard error of ``measured - expected``: the bootstrap over both samples, with
+        θ̂ estimated again from each resampled pair (so its noise is in the gap's), the
+        fitted classifiers fixed.
     """
 
     name: str
@@ -51,11 +55,7 @@ class RiskEstimate:
     expected_se: float
     measured: float
     measured_se: float
-
-    @property
-    def gap_se(self):
-        """Standard error of ``measured - expected`` (independent samples)."""
-        return float(np.hypot(self.expected_se, self.measured_se))
+    gap_se: float
 
 
 def binomial_se(error, n):
@@ -73,7 +73,41 @@ def wrong_per_sample(coef, intercept, X, y):
     return (says_one.astype(int) != np.asarray(y)).astype(np.float64)
 
 
-def transfer_risk(fits, X_source, y_source, X_target, y_target, theta):
+def _grouped(X, y):
+    """``(rows, labels, counts)``: equal rows grouped (lattice data), else every row once."""
+    from explorer.experiments.rows import distinct_rows
+
+    X = np.asarray(X, dtype=np.float64)
+    grouped = distinct_rows(X, np.asarray(y))
+    return grouped if grouped is not None else (X, np.asarray(y), np.ones(len(X), dtype=np.int64))
+
+
+def expected_loss(fit, X_rows, y_rows, theta):
+    """Expected 0-1 loss of each row under dropout with ``theta`` of shape (m,) or (B, m):
+    every pattern of dropped features enumerated; shape (rows,) or (B, rows)."""
+    theta = np.asarray(theta, dtype=np.float64)
+    thetas = np.atleast_2d(theta)
+    scale = np.where(thetas < 1.0, 1.0 / np.where(thetas < 1.0, 1.0 - thetas, 1.0), 0.0)
+    loss = np.zeros((len(thetas), len(y_rows)))
+    for kept in itertools.product((False, True), repeat=thetas.shape[1]):
+        kept = np.array(kept)
+        prob = np.prod(np.where(kept, 1.0 - thetas, thetas), axis=1)
+        for b in np.flatnonzero(prob > 0.0):
+            Z = X_rows * np.where(kept, scale[b], 0.0)
+            loss[b] += prob[b] * wrong_per_sample(fit.coef, fit.intercept, Z, y_rows)
+    return loss if theta.ndim == 2 else loss[0]
+
+
+def _resampled_theta(nonzero_s, nonzero_t, counts_s, counts_t):
+    """θ̂ = max(0, 1 - ζ/η) (section 3.3.1) from resampled row counts, shape (B, m)."""
+    eta = counts_s @ nonzero_s / counts_s.sum(axis=1, keepdims=True)
+    zeta = counts_t @ nonzero_t / counts_t.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(eta > 0, zeta / np.where(eta > 0, eta, 1.0), 1.0)
+    return np.clip(1.0 - ratio, 0.0, 1.0)
+
+
+def transfer_risk(fits, X_source, y_source, X_target, y_target, theta, n_boot=400, random_state=0):
     """Equation (3) for the 0-1 loss under dropout ``theta``, beside the measured target error.
 
     Parameters
@@ -85,40 +119,44 @@ def transfer_risk(fits, X_source, y_source, X_target, y_target, theta):
     X_target, y_target : ndarray
         The labelled target (only to measure the error Equation (3) estimates).
     theta : array-like of shape (n_features,)
-        The dropout probabilities of the transfer model (Equation (8)).
+        The dropout probabilities of the transfer model (Equation (8)), estimated from
+        ``X_source`` and ``X_target`` (θ̂).
+    n_boot : int
+        Bootstrap draws of the gap's standard error (:attr:`RiskEstimate.gap_se`).
+    random_state : int
 
     Returns
     -------
     list of RiskEstimate
     """
-    from explorer.experiments.rows import distinct_rows
-
     theta = np.asarray(theta, dtype=np.float64)
-    m = theta.size
-    if m > MAX_ENUMERATED_FEATURES:
+    if theta.size > MAX_ENUMERATED_FEATURES:
         raise ValueError(f"Dropout patterns are enumerated for up to {MAX_ENUMERATED_FEATURES} features.")
-    X = np.asarray(X_source, dtype=np.float64)
-    y = np.asarray(y_source)
-    grouped = distinct_rows(X, y)
-    X_rows, y_rows, counts = grouped if grouped is not None else (X, y, np.ones(len(y), dtype=int))
-    scale = np.where(theta < 1.0, 1.0 / np.where(theta < 1.0, 1.0 - theta, 1.0), 0.0)
+    Xs, ys, cs = _grouped(X_source, y_source)
+    Xt, yt, ct = _grouped(X_target, y_target)
+    rng = np.random.default_rng(random_state)
+    boot_s = rng.multinomial(int(cs.sum()), cs / cs.sum(), size=n_boot)
+    boot_t = rng.multinomial(int(ct.sum()), ct / ct.sum(), size=n_boot)
+    boot_theta = _resampled_theta((Xs != 0).astype(float), (Xt != 0).astype(float), boot_s, boot_t)
     out = []
     for fit in fits:
-        loss = np.zeros(len(y_rows))
-        for kept in itertools.product((False, True), repeat=m):
-            kept = np.array(kept)
-            prob = float(np.prod(np.where(kept, 1.0 - theta, theta)))
-            if prob == 0.0:
-                continue
-            Z = X_rows * np.where(kept, scale, 0.0)
-            loss += prob * wrong_per_sample(fit.coef, fit.intercept, Z, y_rows)
-        n = float(counts.sum())
-        mean = float(np.sum(counts * loss) / n)
-        var = float(np.sum(counts * (loss - mean) ** 2) / max(n - 1.0, 1.0))
-        measured = binary_error(fit.coef, fit.intercept, X_target, y_target)
+        loss = expected_loss(fit, Xs, ys, theta)
+        n = float(cs.sum())
+        mean = float(cs @ loss / n)
+        var = float(cs @ (loss - mean) ** 2 / max(n - 1.0, 1.0))
+        wrong_t = wrong_per_sample(fit.coef, fit.intercept, Xt, yt)
+        measured = float(ct @ wrong_t / ct.sum())
+        gaps = (
+            boot_t @ wrong_t / ct.sum() - np.sum(boot_s * expected_loss(fit, Xs, ys, boot_theta), axis=1) / n
+        )
         out.append(
             RiskEstimate(
-                fit.name, mean, float(np.sqrt(var / n)), measured, binomial_se(measured, len(y_target))
+                fit.name,
+                mean,
+                float(np.sqrt(var / n)),
+                measured,
+                binomial_se(measured, len(y_target)),
+                float(np.std(gaps, ddof=1)),
             )
         )
     return out

@@ -202,14 +202,20 @@ def _link(label, url):
     return f"{html.escape(label)}: <a href='{html.escape(url)}'>{html.escape(url)}</a>"
 
 
-def _speaker_notes(notes):
-    if notes is None:
+def _speaker_notes(lesson_step, values, view):
+    """The step's notes as shown (:func:`explorer.teaching.lesson.notes_text`) with its
+    minutes (talk and two rounds of votes, :func:`~explorer.teaching.lesson.step_minutes`)."""
+    from explorer.teaching.lesson import notes_text, step_minutes
+
+    if lesson_step.notes is None:
         return "<div class='speaker'><h3>Speaker notes</h3><p>No speaker notes for this step.</p></div>"
+    say, ask = notes_text(lesson_step, values, getattr(view, "facts", None))
     return (
         "<div class='speaker'><h3>Speaker notes "
-        f"({html.escape(_value(float(notes.minutes)))} min)</h3>"
-        f"<p><strong>Say:</strong> {html.escape(notes.say)}</p>"
-        f"<p><strong>Ask:</strong> {html.escape(notes.ask)}</p></div>"
+        f"({html.escape(_value(step_minutes(lesson_step)))} min"
+        f"{'' if lesson_step.core else ', optional'})</h3>"
+        f"<p><strong>Say:</strong> {html.escape(say)}</p>"
+        f"<p><strong>Ask:</strong> {html.escape(ask)}</p></div>"
     )
 
 
@@ -270,18 +276,29 @@ def _step(number, lesson_step, values, view, links, lecturer):
         for note in view.notes:
             parts.append(f"<div class='block'>{markdown_to_html(note)}</div>")
     parts.append(f"<p class='block'><strong>Why:</strong> {html.escape(lesson_step.answer)}</p>")
-    parts.append(_speaker_notes(lesson_step.notes))
+    parts.append(_speaker_notes(lesson_step, values, view))
     parts.append("</section>")
     return "\n".join(parts)
 
 
 def _minutes_line(steps):
+    from explorer.teaching.lesson import JOIN_MINUTES, LECTURE_MINUTES, step_minutes
+
     with_notes = [s for s in steps if s.notes is not None]
-    total = sum(float(s.notes.minutes) for s in with_notes)
+    core = [i for i, s in enumerate(steps, 1) if s.notes and s.core]
+    optional = [i for i, s in enumerate(steps, 1) if s.notes and not s.core]
+    planned = JOIN_MINUTES + sum(step_minutes(steps[i - 1]) for i in core)
     line = (
-        f"Planned time: {_value(total)} minutes in all ("
-        + ", ".join(f"step {i}: {_value(float(s.notes.minutes))}" for i, s in enumerate(steps, 1) if s.notes)
-        + ")."
+        f"Planned time: {_value(planned)} of {LECTURE_MINUTES} minutes ({JOIN_MINUTES} to join, then "
+        + ", ".join(f"step {i}: {_value(step_minutes(steps[i - 1]))}" for i in core)
+        + ", each with two rounds of votes)"
+        + (
+            "; if time is left: "
+            + ", ".join(f"step {i} ({_value(step_minutes(steps[i - 1]))})" for i in optional)
+            if optional
+            else ""
+        )
+        + "."
     )
     missing = len(steps) - len(with_notes)
     if missing:

@@ -35,7 +35,7 @@ from explorer.data.numbers import format_values
 from explorer.experiments.perturbation import PAPER_PERTURBATIONS, PAPER_TABLE1
 from explorer.experiments.synthetic import PAPER_FIGURE1, PAPER_FIGURE2
 from explorer.registry import PAGES, url_path
-from explorer.url_state import encode_url_value
+from explorer.url_state import encode_url_value, validate_url_value
 
 __all__ = [
     "Control",
@@ -48,6 +48,8 @@ __all__ = [
     "FIGURE1_SEED",
     "SE_MULTIPLE",
     "TOO_CLOSE",
+    "TARGET_LABELS",
+    "THETA_TOLERANCE",
     "NATURAL_SETS",
     "RATE_FACTORS",
     "LEARNING_CURVE_QUESTION_N",
@@ -57,6 +59,18 @@ __all__ = [
     "settings_query",
     "lesson_url",
     "full_page_url",
+    "VALUE_PREFIX",
+    "value_param",
+    "step_values_from_query",
+    "LECTURE_MINUTES",
+    "JOIN_MINUTES",
+    "VOTE_MINUTES",
+    "DISCUSSION_MINUTES",
+    "step_minutes",
+    "lecture_plan",
+    "notes_fields",
+    "notes_text",
+    "explore_url",
 ]
 
 #: URL path of the Lesson page and the query parameter naming the step.
@@ -90,26 +104,34 @@ class Control:
     key: str
     label: str
     try_values: tuple
+    #: False for a control only the lesson has (its full page has no such setting, and
+    #: the full-page link leaves it out).
+    page_setting: bool = True
 
 
 @dataclass(frozen=True)
 class SpeakerNotes:
-    """What the lecturer says and asks at a step, and the minutes it may take.
+    """What the lecturer says and asks at a step, and the minutes of talk it takes.
+
+    ``say`` and ``ask`` are templates: every number in them is a ``{field}`` filled from
+    the step as shown (:func:`notes_text`: the step's computed ``View.facts``, its
+    controls' offered values and the lesson's constants), never typed in.
 
     Attributes
     ----------
     say : str
-        What to tell the class (a few sentences, for the presenter's view and the
-        lecturer's handout only: never on the projected slide).
+        What to tell the class (for the presenter's view and the lecturer's handout
+        only: never on the projected slide).
     ask : str
         What to ask the class while it discusses, before the reveal.
-    minutes : float
-        The step's share of the lecture (the presenter's timer counts against it).
+    talk : float
+        Minutes of explaining (before the vote and after Reveal); the rounds of votes
+        come on top (:func:`step_minutes`).
     """
 
     say: str
     ask: str
-    minutes: float
+    talk: float
 
 
 @dataclass(frozen=True)
@@ -129,6 +151,10 @@ class LessonStep:
     equations: tuple = ()
     choices: tuple = ()
     notes: SpeakerNotes | None = None
+    #: Whether a slide shows the paper's numbers (``View.paper``) beside the question.
+    paper_on_slide: bool = False
+    #: A core step of the 90-minute plan (False: optional, "if time").
+    core: bool = True
 
     def start_values(self):
         """The step's settings with each of its controls at its starting value (the first
@@ -164,6 +190,12 @@ NATURAL_SETS = ("heart", "hepatitis", "ozone")
 RATE_FACTORS = ("0.5, 2.5", "0.25, 2.5", "1, 2.5")
 #: The training-set size the learning-curve step asks about (the grid's second size).
 LEARNING_CURVE_QUESTION_N = 4
+#: The target labels of the assumption step: as the assumption says (they follow the
+#: source), or depending on the domain (in the target, samples with x₂ > 0 swap their
+#: class, as the paper's 'small' is good for electronics and bad for cars).
+TARGET_LABELS = ("follow the source", "depend on the domain")
+#: How close θ̂ must come to θ in the estimating-θ step.
+THETA_TOLERANCE = 0.05
 #: Say "too close to call" the same way in every step's choices.
 TOO_CLOSE = "Too close to call at this n"
 
@@ -207,9 +239,9 @@ LESSON_STEPS = (
             "labels. FLDA models the shift between them feature by feature; the simplest "
             "model is dropout, where a feature goes missing with a probability θ of its own. "
             "Show the binary source lattice first, then Reveal the target.",
-            ask="If half of feature 1's values vanish, what must happen to the rest so that "
-            "the feature's mean stays the same? Why would we want the mean kept?",
-            minutes=8,
+            ask="If a share θ₁ = {theta1} of feature 1's values vanish, what must happen to the "
+            "rest so that the feature's mean stays the same? Why would we want the mean kept?",
+            talk=5,
         ),
     ),
     LessonStep(
@@ -225,7 +257,7 @@ LESSON_STEPS = (
         figure="Equations (1)-(3)",
         chart_key="syn_figure",
         controls=(
-            Control("syn.theta", "true dropout θ per feature", ("0.5, 0", "0.8, 0.3")),
+            Control("syn.target_labels", "target labels", TARGET_LABELS, page_setting=False),
             Control("syn.n_source", "source samples", (10_000, 1_000)),
         ),
         question="Without target labels, does Equation (3) get each target error right?",
@@ -241,17 +273,24 @@ LESSON_STEPS = (
             "syn",
             PAPER_FIGURE1,
             seed=FIGURE1_SEED,
-            **{"syn.loss": "quadratic", "syn.l2": 0.0, "syn.show_source": False},
+            **{
+                "syn.loss": "quadratic",
+                "syn.l2": 0.0,
+                "syn.show_source": False,
+                "syn.target_labels": TARGET_LABELS[0],
+            },
         ),
         equations=("transfer_model",),
         notes=SpeakerNotes(
             say="Write p(y, z, x) = p(y | z, x) p(z | x) p(x) on the board. The assumption "
             "drops z from the first factor; covariate shift instead asks p(y | x) = p(y | z), "
             "which gives no transfer model to work with. Equation (3) then averages the "
-            "loss over the transfer model for each labelled source sample.",
+            "loss over the transfer model for each labelled source sample. After Reveal, "
+            "switch the target labels to '{broken_labels}': Equation (3) still reads the "
+            "source, the target does not follow.",
             ask="Name a shift where the assumption fails (the paper: 'small' is good for "
             "electronics, bad for cars). Would FLDA notice from unlabelled data?",
-            minutes=10,
+            talk=6,
         ),
     ),
     LessonStep(
@@ -270,7 +309,10 @@ LESSON_STEPS = (
             Control("syn.theta", "true dropout θ per feature", ("0.5, 0", "0.2, 0.6")),
         ),
         question="How close will the estimate θ̂ come to the true θ with these target samples?",
-        choices=("Within 0.05 on every feature", "More than 0.05 off on some feature"),
+        choices=(
+            f"Within {THETA_TOLERANCE:g} on every feature",
+            f"More than {THETA_TOLERANCE:g} off on some feature",
+        ),
         answer=(
             "θ̂ = max{0, 1 − ζ̂/η̂} per feature, with ζ̂ and η̂ the non-zero rates of "
             "the target and the source: a ratio of two sample means, so its noise "
@@ -284,12 +326,12 @@ LESSON_STEPS = (
         ),
         equations=("theta_hat",),
         notes=SpeakerNotes(
-            say="θ̂ compares non-zero rates: if a feature is non-zero in 60 % of the source "
-            "and 30 % of the target, half of it was dropped. No target label is used. Try "
-            "100 target samples first, then 10,000.",
+            say="θ̂ compares non-zero rates: here feature 1 is non-zero in {nonzero_source} of "
+            "the source and {nonzero_target} of the target, so θ̂₁ = {theta_hat}. No target "
+            "label is used. Try {first_n_target} target samples first, then {last_n_target}.",
             ask="How many unlabelled target samples would you need for θ̂ to be within "
-            "0.05? What does a ratio of two sample means do with few samples?",
-            minutes=6,
+            "{tolerance}? What does a ratio of two sample means do with few samples?",
+            talk=4,
         ),
     ),
     LessonStep(
@@ -325,12 +367,12 @@ LESSON_STEPS = (
         equations=("quadratic_loss", "closed_form"),
         notes=SpeakerNotes(
             say="Three boundaries: naive, oracle, FLDA. The winner is named only when the "
-            "gap is more than twice its paired standard error on this target sample. Flip "
-            "the seed: with seed 0 the naive boundary falls on the other side of the big "
-            "lattice point and the paper's gap vanishes.",
-            ask="Why can a tiny change of the boundary's tilt change the error by 0.1 on "
-            "binary data? Would that happen on continuous features?",
-            minutes=9,
+            "gap is more than {se_multiple} its paired standard error on this target sample. "
+            "Flip the seed ({try_seed}) and watch on which side of the big lattice point the "
+            "naive boundary falls, and what that does to the paper's gap.",
+            ask="Why can a tiny change of the boundary's tilt change the error by {paper_gap} "
+            "(the paper's gap) on binary data? Would that happen on continuous features?",
+            talk=5,
         ),
     ),
     LessonStep(
@@ -358,13 +400,15 @@ LESSON_STEPS = (
             "syn", PAPER_FIGURE2, **{"syn.loss": "quadratic", "syn.l2": 0.0, "syn.show_source": False}
         ),
         equations=("per_feature_ridge",),
+        paper_on_slide=True,
+        core=False,
         notes=SpeakerNotes(
             say="Counts instead of bits: dropout now also rescales every kept count. Read "
-            "the paper's two reports aloud before revealing; the run's standard error "
-            "(binomial, on the target sample) says how far off a report may be by chance.",
-            ask="If two numbers in one paper describe the same setting and differ by 0.1, "
-            "what would you check first: the code, the seed or the text?",
-            minutes=7,
+            "the paper's two reports on the slide aloud before revealing; the run's standard "
+            "error (binomial, on the target sample) says how far off a report may be by chance.",
+            ask="If two numbers in one paper describe the same setting and differ by "
+            "{report_gap}, what would you check first: the code, the seed or the text?",
+            talk=4,
         ),
     ),
     LessonStep(
@@ -404,11 +448,11 @@ LESSON_STEPS = (
         equations=("per_feature_ridge",),
         notes=SpeakerNotes(
             say="Table 1 of the paper as a curve: FLDA-Q refitted with θ̂₁ shifted. The "
-            "minimum is named only where it beats the error at θ̂ by more than twice the "
-            "paired standard error. Switch ℓ2 on: a penalty that large flattens the "
-            "dropout penalty's effect.",
+            "minimum is named only where it beats the error at θ̂ by more than {se_multiple} "
+            "the paired standard error. Switch ℓ2 to {last_l2} and compare the curve's "
+            "depth with the dropout penalty alone.",
             ask="The estimate is unbiased for θ. Why need the best θ for the error not be the true θ?",
-            minutes=7,
+            talk=5,
         ),
     ),
     LessonStep(
@@ -446,13 +490,13 @@ LESSON_STEPS = (
         },
         equations=("per_feature_ridge",),
         notes=SpeakerNotes(
-            say="Each point is a mean over 50 repeats with its standard error band. A "
-            "winner at the smallest n is named only where its mean beats the others by more "
-            "than twice the standard error of the difference; otherwise it is too close to "
-            "call. Turn ℓ2 on, try λ = 10 and 100, and compare with the paper's remark.",
+            say="Each point is a mean over {repeats} repeats with its standard error band. A "
+            "winner at the asked n is named only where its mean beats the other by more "
+            "than {se_multiple} the standard error of the difference; otherwise it is too "
+            "close to call. Turn ℓ2 on, try λ = {try_ridge}, and compare with the paper's remark.",
             ask="Why could a ridge penalty on every classifier remove FLDA-Q's advantage? "
             "What does FLDA-Q's dropout variance already do?",
-            minutes=8,
+            talk=5,
         ),
     ),
     LessonStep(
@@ -488,14 +532,15 @@ LESSON_STEPS = (
             "shared.seed": 0,
         },
         equations=("theta_hat", "taylor_term"),
+        core=False,
         notes=SpeakerNotes(
             say="Offline stand-in digits, made from scikit-learn's digits, not MNIST/USPS. "
             "Read off Figure 5 which collection fills the frame; the direction from the "
             "fuller to the emptier one is where dropout can explain the shift. A win needs "
-            "a gap beyond twice the paired standard error on the target set.",
+            "a gap beyond {se_multiple} the paired standard error on the target set.",
             ask="Going from the centred digits to the frame-filling ones, new pixels get "
             "ink. Can a dropout model describe ink appearing?",
-            minutes=9,
+            talk=4,
         ),
     ),
     LessonStep(
@@ -529,10 +574,13 @@ LESSON_STEPS = (
         notes=SpeakerNotes(
             say="UCI data with missing values at test time, computed here as the Real data "
             "page does (same fits, same store), beside the paper's Table 3. The paper "
-            "reports no standard errors; with a few hundred test rows they are large.",
-            ask="The paper calls FLDA better on Heart disease. How many more test rows "
-            "would a gap of 0.01 need to be believable?",
-            minutes=8,
+            "reports no standard errors; here FLDA-Q − S-LR = {gap} ± {gap_se} on "
+            "{n_target} target rows of {data_set}. The answer to the question below, at this "
+            "run's noise per row: about {rows_needed} rows.",
+            ask="The paper's Table 3 gives FLDA-Q − S-LR = {paper_gap} on {data_set}. How "
+            "many target rows would a gap that size need to stand beyond {se_multiple} its "
+            "standard error?",
+            talk=5,
         ),
     ),
     LessonStep(
@@ -556,13 +604,14 @@ LESSON_STEPS = (
         ),
         settings=_domain("syn", PAPER_FIGURE1, n_samples=100_000, **{"syn.loss": "both", "syn.l2": 0.0}),
         equations=(),
+        core=False,
         notes=SpeakerNotes(
             say="The Bayes error is computed exactly by enumerating the lattice, no sampling: "
             "it does not depend on a seed. The second note sets Figure 2's text against "
-            "Table 1, rerun with seed 0 as on the Synthetic page.",
+            "Table 1, rerun with seed {rerun_seed} as on the Synthetic page.",
             ask="If a reported error is below the Bayes error, which are the possible "
             "explanations: a typo, a different setting, or a test on training data?",
-            minutes=7,
+            talk=4,
         ),
     ),
     LessonStep(
@@ -597,14 +646,15 @@ LESSON_STEPS = (
             "shared.seed": 0,
         },
         equations=("theta_hat",),
+        core=False,
         notes=SpeakerNotes(
             say="Dropout is one transfer model among several. Here the counts thin out "
             "(feature 1) or grow (feature 2). The figure's zeros are all θ̂ sees. The "
             "Synthetic page's 'Count rates change' preset and the Your data page take it "
             "further with the rate and two-sided models.",
-            ask="A feature's values double in the target and are never 0. What θ̂ does it "
+            ask="A feature's values double in the target and are never zero. What θ̂ does it "
             "get, and is FLDA then right to treat it as unchanged?",
-            minutes=6,
+            talk=4,
         ),
     ),
     LessonStep(
@@ -635,10 +685,10 @@ LESSON_STEPS = (
         notes=SpeakerNotes(
             say="Walk the table: the transfer model, its estimate, when FLDA wins beyond the "
             "noise and when it is too close to call, where the paper disagrees with itself. "
-            "Close with the assumption of step 2 as the one thing to remember.",
+            "Close with the assumption of step {assumption_step} as the one thing to remember.",
             ask="For your own data: which transfer model would describe the shift, and how "
             "would you check the assumption without target labels?",
-            minutes=6,
+            talk=4,
         ),
     ),
 )
@@ -684,6 +734,125 @@ def lesson_url(slug, present=False):
 
 
 def full_page_url(lesson_step, present=False):
-    """URL (relative to the app) of the step's full page with the step's settings."""
+    """URL (relative to the app) of the step's full page with the step's settings (but
+    those of lesson-only controls)."""
     path = PAGE_URL_PATHS[lesson_step.page]
-    return f"{path}?{settings_query(lesson_step.settings, present)}"
+    own = {c.key for c in lesson_step.controls if not c.page_setting}
+    settings = {k: v for k, v in lesson_step.settings.items() if k not in own}
+    return f"{path}?{settings_query(settings, present)}"
+
+
+#: Query names of a step's control values in a Lesson link: ``v.<key after the first dot>``
+#: (apart from the pages' own settings, such as the shared ``seed``).
+VALUE_PREFIX = "v."
+
+
+def value_param(key):
+    """The query name of control ``key`` in a Lesson link (``"v.theta"``)."""
+    return VALUE_PREFIX + key.split(".", 1)[-1]
+
+
+def step_values_from_query(lesson_step, query):
+    """The step's control values named in a URL's ``query`` (:func:`value_param`), each
+    kept only when the control offers it; ``{key: value}``."""
+    found = {}
+    for control in lesson_step.controls:
+        raw = query.get(value_param(control.key))
+        if raw is None:
+            continue
+        checked = validate_url_value(control.key, raw, control.try_values[0], options=control.try_values)
+        if checked.accepted:
+            found[control.key] = checked.value
+    return found
+
+
+def explore_url(lesson_step, values):
+    """URL (relative to the app) of the Lesson at ``lesson_step`` with its controls at
+    ``values`` (a class's "explore this step on your device")."""
+    chosen = {value_param(c.key): url_value(values[c.key]) for c in lesson_step.controls if c.key in values}
+    query = urlencode(chosen, quote_via=quote)
+    return lesson_url(lesson_step.slug) + (f"&{query}" if query else "")
+
+
+#: The lecture's slot, the minutes students need to join at its start, and what a round
+#: of votes takes: reading the question and voting; before a second round, the
+#: neighbours' discussion (peer instruction).
+LECTURE_MINUTES = 90
+JOIN_MINUTES = 4
+VOTE_MINUTES = 1.5
+DISCUSSION_MINUTES = 2.5
+#: A multiple of standard errors in words ("twice"), as the notes say it.
+_MULTIPLE_WORDS = {1: "once", 2: "twice", 3: "three times"}
+
+
+def step_minutes(lesson_step, rounds=2):
+    """Minutes of a step: its talk and, for a question, ``rounds`` votes with a
+    discussion before each vote after the first."""
+    talk = float(lesson_step.notes.talk) if lesson_step.notes else 0.0
+    if not lesson_step.choices or rounds <= 0:
+        return talk
+    return talk + rounds * VOTE_MINUTES + (rounds - 1) * DISCUSSION_MINUTES
+
+
+def lecture_plan(rounds=2, steps=LESSON_STEPS):
+    """The plan of a lecture: ``[(step index, planned start minute, minutes)]`` of the core
+    steps after :data:`JOIN_MINUTES` of joining; optional steps (``core=False``) get
+    ``None`` as their start (taught only if time is left)."""
+    plan, clock = [], float(JOIN_MINUTES)
+    for i, lesson_step in enumerate(steps):
+        minutes = step_minutes(lesson_step, rounds)
+        plan.append((i, clock if lesson_step.core else None, minutes))
+        clock += minutes if lesson_step.core else 0.0
+    return plan
+
+
+def _shown(value):
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _spelled(values):
+    """``"0, 1 and 2"``."""
+    shown = [_shown(v) for v in values]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def notes_fields(lesson_step, values, facts=None):
+    """What a step's speaker-notes templates may name: the lesson's constants, each
+    setting's value (by its name after the first dot), each control's offered values
+    (``try_<name>``, ``first_<name>``, ``last_<name>``) and the step's computed ``facts``."""
+    fields = {
+        "se_multiple": _MULTIPLE_WORDS.get(SE_MULTIPLE, f"{SE_MULTIPLE:g} times"),
+        "assumption_step": str(1 + next(i for i, s in enumerate(LESSON_STEPS) if s.slug == "the-assumption")),
+        "tolerance": f"{THETA_TOLERANCE:g}",
+        "broken_labels": TARGET_LABELS[1],
+    }
+    fields.update({key.split(".", 1)[-1]: _shown(value) for key, value in values.items()})
+    for control in lesson_step.controls:
+        name = control.key.split(".", 1)[-1]
+        fields[f"try_{name}"] = _spelled(control.try_values)
+        fields[f"first_{name}"] = _shown(control.try_values[0])
+        fields[f"last_{name}"] = _shown(control.try_values[-1])
+    fields.update(facts or {})
+    return fields
+
+
+def notes_text(lesson_step, values, facts=None):
+    """``(say, ask)`` of the step's speaker notes, filled from the step as shown
+    (:func:`notes_fields`); ``("", "")`` for a step without notes."""
+    if lesson_step.notes is None:
+        return "", ""
+    fields = _Fields(notes_fields(lesson_step, values, facts))
+    return lesson_step.notes.say.format_map(fields), lesson_step.notes.ask.format_map(fields)
+
+
+class _Fields(dict):
+    """A number the step could not compute (it showed an error instead) prints as "–"."""
+
+    def __missing__(self, key):
+        return "–"

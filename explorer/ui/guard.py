@@ -4,6 +4,7 @@ around every read, parse and fit, and :func:`run_page`, the last line of every p
 
 from __future__ import annotations
 
+import functools
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,10 @@ from explorer.ui.state import REST_OWED_KEY
 from explorer.ui.navigation import leave_pages_directory_mode
 from explorer.ui.serving import freeze_long_lived_objects
 
-__all__ = ["Outcome", "error_boundary", "run_page", "show_error", "show_problems"]
+__all__ = ["Outcome", "callback", "error_boundary", "run_page", "show_error", "show_problems"]
+
+#: Session key of an exception a widget callback raised (shown by the next run).
+CALLBACK_ERROR_KEY = "_flda_callback_error"
 
 
 def show_problems(problems, where="in the sidebar"):
@@ -90,6 +94,25 @@ def error_boundary(action, headline=None):
         outcome.error = show_error(error, action, headline)
 
 
+def callback(action):
+    """A widget callback inside the error boundary: Streamlit runs callbacks before the
+    page, outside :func:`run_page`, so an exception there would reach the browser.  The
+    decorated callback keeps it instead; the run that follows shows it with
+    :func:`show_error` (problem and fix, or an incident code; never a traceback)."""
+
+    def decorate(function):
+        @functools.wraps(function)
+        def guarded(*args, **kwargs):
+            try:
+                return function(*args, **kwargs)
+            except Exception as error:
+                st.session_state[CALLBACK_ERROR_KEY] = (action, error)
+
+        return guarded
+
+    return decorate
+
+
 def run_page(main, action="drawing this page"):
     """Run a page's ``main()`` inside :func:`error_boundary` (the last line of every page),
     with the sidebar controls it puts off until its first chart
@@ -97,6 +120,9 @@ def run_page(main, action="drawing this page"):
     leave_pages_directory_mode()
     memory.note_run()  # this tab is not idle; tabs idle too long lose their data
     st.session_state.pop(REST_OWED_KEY, None)  # a full run draws the whole page
+    failed = st.session_state.pop(CALLBACK_ERROR_KEY, None)
+    if failed is not None:
+        show_error(failed[1], failed[0])
     with error_boundary(action), deferred_controls():
         main()
     freeze_long_lived_objects()  # this page's imports stay out of every later rerun's GC

@@ -16,11 +16,15 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research 17(171), 1
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
+from explorer.experiments.synthetic import paired_se as fits_paired_se
+from explorer.teaching.captions import beyond_noise
 from explorer.ui import caches
 
 __all__ = [
@@ -62,6 +66,9 @@ class View:
     table: object = None
     notes: list = field(default_factory=list)
     error: str = ""
+    #: Named numbers of the step as shown, for its speaker notes
+    #: (:func:`explorer.teaching.lesson.notes_text`).
+    facts: dict = field(default_factory=dict)
 
 
 def _fmt(value):
@@ -73,12 +80,18 @@ def _shown(value):
     return round(float(_fmt(value)), 3)
 
 
-def beyond_noise(gap, se):
-    """True when ``gap`` exceeds ``SE_MULTIPLE`` standard errors (the lesson's rule for
-    naming a winner; :data:`explorer.teaching.lesson.SE_MULTIPLE`)."""
-    from explorer.teaching.lesson import SE_MULTIPLE
+def lower(gap, se):
+    """Which of two errors is lower beyond the noise: ``gap`` = first − second and its
+    standard error; 0 (the first), 1 (the second) or 2 (too close to call): the choices'
+    order of every step that asks for a winner."""
+    return (0 if gap < 0 else 1) if beyond_noise(gap, se) else 2
 
-    return abs(float(gap)) > SE_MULTIPLE * float(se)
+
+def verdict(which, first, second):
+    """The words of :func:`lower`'s answer."""
+    return (f"{first} is lower beyond the noise", f"{second} is lower beyond the noise", "too close to call")[
+        which
+    ]
 
 
 def paired_se(wrong_a, wrong_b):
@@ -88,13 +101,6 @@ def paired_se(wrong_a, wrong_b):
     d = np.asarray(wrong_a, dtype=np.float64) - np.asarray(wrong_b, dtype=np.float64)
     n = len(d)
     return float(np.std(d, ddof=1) / np.sqrt(n)) if n > 1 else float("inf")
-
-
-def _wrong(fit, X, y):
-    """0/1 per sample of a fitted linear classifier, scored as every page scores."""
-    from explorer.experiments.assumption import wrong_per_sample
-
-    return wrong_per_sample(fit.coef, fit.intercept, X, y)
 
 
 def lesson_domain_key(values, prefix):
@@ -235,7 +241,19 @@ def _dropout_view(lesson_step, values):
         paper=_paper_setting(PAPER_FIGURE1),
         correct=frozenset(correct),
         reveal=reveal,
+        facts={"theta1": f"{theta1:g}"},
     )
+
+
+def domain_labels(pair, values):
+    """The target's labels of the assumption step: as generated (they follow the source),
+    or, with ``syn.target_labels`` set to depend on the domain, swapped where x₂ > 0 (the
+    assumption broken: :data:`explorer.teaching.lesson.TARGET_LABELS`)."""
+    from explorer.teaching.lesson import TARGET_LABELS
+
+    if values.get("syn.target_labels", TARGET_LABELS[0]) == TARGET_LABELS[0]:
+        return pair.y_target
+    return np.where(pair.X_target[:, 1] > 0, 1 - pair.y_target, pair.y_target)
 
 
 def _assumption_view(lesson_step, values):
@@ -243,25 +261,19 @@ def _assumption_view(lesson_step, values):
     from explorer.experiments.assumption import transfer_risk
     from explorer.figures.lesson import Series, estimates_figure
     from explorer.names import classifier_name
+    from explorer.teaching.lesson import SE_MULTIPLE
 
     data_key, pair, result, error = synthetic_result(values)
     if error:
         return View(error=error)
     names = [classifier_name(f, "quadratic") for f in ("source", "flda")]
+    fits = [result.classifiers[n] for n in names]
     risks = transfer_risk(
-        [result.classifiers[n] for n in names],
-        pair.X_source,
-        pair.y_source,
-        pair.X_target,
-        pair.y_target,
-        result.theta_hat,
+        fits, pair.X_source, pair.y_source, pair.X_target, domain_labels(pair, values), result.theta_hat
     )
     off = [r for r in risks if beyond_noise(r.measured - r.expected, r.gap_se)]
     predicted = Series(
-        "Equation (3)",
-        tuple(r.expected for r in risks),
-        tuple(r.expected_se for r in risks),
-        "diamond",
+        "Equation (3)", tuple(r.expected for r in risks), tuple(r.expected_se for r in risks), "diamond"
     )
     measured = Series(
         "measured on the target",
@@ -270,15 +282,17 @@ def _assumption_view(lesson_step, values):
         "circle",
     )
     theta_hat = ", ".join(f"{t:.3f}" for t in result.theta_hat)
+    labels = values.get("syn.target_labels", "")
+    largest = max(abs(r.measured - r.expected) / r.gap_se for r in risks)
     return View(
         fig=estimates_figure(names, [predicted, measured], "target error (0-1 loss), ±1 SE"),
         fig_before=estimates_figure(names, [predicted], "target error (0-1 loss), ±1 SE"),
-        what=f"lesson equation 3 estimate theta {format(values['syn.theta'])}",
+        what=f"lesson equation 3 estimate target labels {labels}",
         caption=(
             f"Diamonds: each classifier's expected 0-1 loss over the dropout transfer model "
             f"with θ̂ = [{theta_hat}] on {data_key[2]:,} labelled source samples (Equation (3), "
             f"every dropout pattern enumerated); circles: its error on {data_key[3]:,} "
-            "labelled target samples; bars ±1 standard error."
+            f"labelled target samples whose labels {labels}; bars ±1 standard error."
         ),
         # big numbers are what the full page shows too (the target errors); Equation (3)'s
         # estimates are in the labels, the reveal and the figure
@@ -289,9 +303,15 @@ def _assumption_view(lesson_step, values):
         reveal=(
             "Equation (3) → target: "
             + ", ".join(f"{r.name} {r.expected:.3f} → {r.measured:.3f}" for r in risks)
-            + f"; largest gap {max(abs(r.measured - r.expected) / r.gap_se for r in risks):.1f} "
-            + "standard errors"
-            + (f" ({', '.join(r.name for r in off)} beyond two)." if off else ", within two.")
+            + f"; largest gap {largest:.1f} standard errors (bootstrap over both samples, θ̂ "
+            + "re-estimated in each)"
+            + (
+                f": {', '.join(r.name for r in off)} beyond {SE_MULTIPLE:g}."
+                if off
+                else f", within {SE_MULTIPLE:g}."
+            )
+            + f" Where the labels follow the source, each gap still lands beyond {SE_MULTIPLE:g} "
+            f"standard errors in about {math.erfc(SE_MULTIPLE / math.sqrt(2)):.0%} of runs, by chance."
         ),
     )
 
@@ -305,6 +325,8 @@ def _theta_view(lesson_step, values):
     data_key, pair, result, error = synthetic_result(values)
     if error:
         return View(error=error)
+    from explorer.teaching.lesson import THETA_TOLERANCE
+
     gap = np.abs(np.asarray(result.theta_hat) - np.asarray(result.theta_true))
     numbers = [
         (f"feature {d}: θ̂ (true θ {t:g})", _fmt(h))
@@ -323,17 +345,20 @@ def _theta_view(lesson_step, values):
         table=theta_table(result.theta_true, result.theta_hat, data_key[1], data_key[0]),
         paper="*The paper (section 3.3.1):* θ̂ = max{0, 1 − ζ̂/η̂} per feature, "
         "from unlabelled target data alone.",
-        correct=frozenset({0 if gap.max() <= 0.05 else 1}),
+        correct=frozenset({0 if gap.max() <= THETA_TOLERANCE else 1}),
         reveal=theta_recovery_sentence(result.theta_true, result.theta_hat)
         + f" ({data_key[3]:,} target samples).",
+        facts={
+            "nonzero_source": f"{np.mean(pair.X_source[:, 0] != 0):.0%}",
+            "nonzero_target": f"{np.mean(pair.X_target[:, 0] != 0):.0%}",
+            "theta_hat": f"{result.theta_hat[0]:.3f}",
+        },
     )
 
 
 def _errors_view(lesson_step, values, paper_columns, what):
     """Steps on Figures 1-2: the boundaries of the chosen loss and its three errors (with
     binomial standard errors) beside the paper's; before Reveal the target points only."""
-    import pandas as pd
-
     from explorer.experiments.assumption import binomial_se
     from explorer.names import LOSS_TITLES, classifier_name
     from explorer.teaching.captions import synthetic_figure_caption
@@ -379,16 +404,8 @@ def _oracle_view(lesson_step, values):
         return view
     view, (naive, _, flda), ours, pair, result = view
     gap = ours[flda] - ours[naive]
-    se = paired_se(
-        _wrong(result.classifiers[flda], pair.X_target, pair.y_target),
-        _wrong(result.classifiers[naive], pair.X_target, pair.y_target),
-    )
-    correct = (1 if gap < 0 else 0) if beyond_noise(gap, se) else 2
-    verdict = {
-        0: f"{naive} is lower beyond the noise",
-        1: f"{flda} is lower beyond the noise",
-        2: "too close to call at this n",
-    }[correct]
+    se = fits_paired_se(result.classifiers[flda], result.classifiers[naive])
+    correct = lower(-gap, se)
     paper_naive, paper_flda = PAPER_FIGURE1.errors[naive], PAPER_FIGURE1.errors[flda]
     paper_lower = naive if paper_naive < paper_flda else flda
     same = (correct == 0 and paper_lower == naive) or (correct == 1 and paper_lower == flda)
@@ -396,11 +413,13 @@ def _oracle_view(lesson_step, values):
     view.reveal = (
         f"With seed {int(values['shared.seed'])}: {naive} {ours[naive]:.3f}, "
         f"{flda} {ours[flda]:.3f}, difference {gap:+.3f} with paired standard error "
-        f"{se:.3f}: {verdict}. The paper's Figure 1 reports {naive} {paper_naive:.3f} and "
+        f"{se:.3f}: {verdict(correct, naive, flda)} at this n. The paper's Figure 1 reports "
+        f"{naive} {paper_naive:.3f} and "
         f"{flda} {paper_flda:.3f} ({paper_lower} lower); this run "
         + ("agrees." if same else "does not show that order beyond the noise.")
     )
     view.notes = [f"*The paper (Figure 1, section 4.1.1):* {PAPER_FIGURE1.summary}"]
+    view.facts = {"paper_gap": f"{abs(paper_naive - paper_flda):.3f}"}
     return view
 
 
@@ -452,6 +471,7 @@ def _counts_view(lesson_step, values):
         + ", ".join(f"{n} {e:.3f}" for n, e in table1.items())
         + "."
     )
+    view.facts = {"report_gap": f"{abs(PAPER_FIGURE2.errors[flda] - table1[flda]):.3f}"}
     return view
 
 
@@ -492,15 +512,11 @@ def _transfer_view(lesson_step, values):
     l2 = float(values["tp.l2"])
     if not result.curve:
         return View(error="θ̂₁ plus every shift leaves [0, 1].")
-    pair = caches.cached_domains(*data_key)
     at, lowest = perturbation_minimum(result.sweep, "quadratic")
     quadratic = {round(f.perturbation, 10): f for f in result.sweep if f.loss == "quadratic"}
     at_zero_fit = quadratic[0.0]
     at_zero = at_zero_fit.target_error
-    se = paired_se(
-        _wrong(at_zero_fit, pair.X_target, pair.y_target),
-        _wrong(quadratic[round(at, 10)], pair.X_target, pair.y_target),
-    )
+    se = fits_paired_se(at_zero_fit, quadratic[round(at, 10)])
     if abs(at) < 1e-12:
         correct = {0}
     elif not beyond_noise(at_zero - lowest, se):
@@ -527,8 +543,6 @@ def _transfer_view(lesson_step, values):
     paper = paper_table1_frame()
     table.index = [f"this run, {i}" for i in table.index]
     paper.index = [f"paper, {i}" for i in paper.index]
-    import pandas as pd
-
     naive = list(result.naive.classifiers.values())
     return View(
         fig=perturbation_error_figure(result.sweep, naive, 0, paper=PAPER_TABLE1.errors, mark=delta),
@@ -586,18 +600,13 @@ def _learning_view(lesson_step, values, slide=False):
     mean, sem = at["mean_error"], at["sem"]
     gap = float(mean["FLDA-Q"] - mean["S-LS"])
     se = float(np.hypot(sem["FLDA-Q"], sem["S-LS"]))
-    correct = (0 if gap < 0 else 1) if beyond_noise(gap, se) else 2
+    correct = lower(gap, se)
     n_adapt = lc.adaptation_sample_size(table, "FLDA-Q", "T-LS", "target", 0.01)
     numbers = [(f"{n} at n = {asked} (±SE {sem[n]:.3f})", _fmt(mean[n])) for n in ("S-LS", "FLDA-Q")]
     numbers.append(
         (f"FLDA-Q ≈ T-LS from n (paper ≈ {PAPER_ADAPTATION_N})", f"{n_adapt:,}" if n_adapt else "never")
     )
     regime = f"ℓ2 with λ = {ridge:g} for every classifier" if ridge else "no ℓ2"
-    verdict = {
-        0: "FLDA-Q is lower beyond the noise",
-        1: "S-LS is lower beyond the noise",
-        2: "too close to call",
-    }
     return View(
         fig=learning_curve_figure(table, slide=slide),
         fig_before=learning_curve_figure(table[table["n"] > asked], slide=slide),
@@ -618,7 +627,7 @@ def _learning_view(lesson_step, values, slide=False):
         correct=frozenset({correct}),
         reveal=(
             f"{regime.capitalize()}, n = {asked}: FLDA-Q − S-LS = {gap:+.3f} ± {se:.3f} (SE over "
-            f"50 repeats): {verdict[correct]}; T-LS {mean['T-LS']:.3f} ± {sem['T-LS']:.3f}."
+            f"50 repeats): {verdict(correct, 'FLDA-Q', 'S-LS')}; T-LS {mean['T-LS']:.3f} ± {sem['T-LS']:.3f}."
         ),
     )
 
@@ -635,8 +644,6 @@ def digit_results(seed):
 
 
 def _digits_view(lesson_step, values, slide=False):
-    import pandas as pd
-
     from explorer.experiments.digits import FIGURE6_PAIRS, PAPER_TABLE4
     from explorer.figures.digits import digit_weights_figure
     from explorer.teaching.captions import asymmetry_sentence, directions_phrase, paper_table4_sentence
@@ -749,8 +756,6 @@ def paper_notes(seed=0):
 
 
 def _notes_view(lesson_step, values):
-    import pandas as pd
-
     bayes, figure2 = paper_notes(0)
     below = bayes.values["below"]
     table = pd.DataFrame(
@@ -775,6 +780,7 @@ def _notes_view(lesson_step, values):
         table=table,
         correct=frozenset({0 if bayes.consistent else 1}),
         reveal=bayes.verdict + " " + figure2.verdict,
+        facts={"rerun_seed": "0"},
     )
 
 
@@ -817,7 +823,7 @@ def _natural_view(lesson_step, values):
     ses = {n: binomial_se(errors[n], n_target) for n in NATURAL_CLASSIFIERS}
     gap = errors["FLDA-Q"] - errors["S-LR"]
     se = paired_se(wrong["FLDA-Q"], wrong["S-LR"])
-    correct = (0 if gap < 0 else 1) if beyond_noise(gap, se) else 2
+    correct = lower(gap, se)
     paper_series = Series(
         "the paper's Table 3", tuple(paper.get(n, np.nan) for n in NATURAL_CLASSIFIERS), None, "x"
     )
@@ -827,13 +833,6 @@ def _natural_view(lesson_step, values):
         tuple(ses[n] for n in NATURAL_CLASSIFIERS),
         "circle",
     )
-    verdict = {
-        0: "FLDA-Q is lower beyond the noise",
-        1: "S-LR is lower beyond the noise",
-        2: "too close to call",
-    }
-    import pandas as pd
-
     table = pd.DataFrame(
         {
             "classifier": list(NATURAL_CLASSIFIERS),
@@ -860,16 +859,32 @@ def _natural_view(lesson_step, values):
         correct=frozenset({correct}),
         reveal=(
             f"{title}, {n_target} target rows: FLDA-Q − S-LR = {gap:+.3f} ± {se:.3f} (paired "
-            f"SE): {verdict[correct]}. The paper's Table 3 gives no standard errors."
+            f"SE): {verdict(correct, 'FLDA-Q', 'S-LR')}. The paper's Table 3 gives no standard errors."
         ),
+        facts=_natural_facts(title, n_target, gap, se, paper["FLDA-Q"] - paper["S-LR"]),
     )
+
+
+def _natural_facts(title, n_target, gap, se, paper_gap):
+    """The natural-data step's numbers for its notes: this run's gap and SE, the paper's
+    gap, and the target rows that gap would need to stand beyond the rule's multiple of
+    standard errors at this run's per-row noise (the SE shrinks as one over √n)."""
+    from explorer.teaching.lesson import SE_MULTIPLE
+
+    needed = n_target * (SE_MULTIPLE * se / abs(paper_gap)) ** 2 if paper_gap else float("inf")
+    return {
+        "data_set": title,
+        "n_target": f"{n_target:,}",
+        "gap": f"{gap:+.3f}",
+        "gap_se": f"{se:.3f}",
+        "paper_gap": f"{paper_gap:+.3f}",
+        "rows_needed": f"{int(np.ceil(needed)):,}" if np.isfinite(needed) else "no number of",
+    }
 
 
 def _rate_view(lesson_step, values):
     """θ̂ of a feature whose count rate falls against one whose counts grow (no big numbers:
     the Synthetic page's preset has other factors; the θ̂ are in the reveal and table)."""
-    import pandas as pd
-
     from explorer.figures.lesson import Series, estimates_figure
     from flda_core import estimate_dropout
 
@@ -925,8 +940,6 @@ def _rate_view(lesson_step, values):
 def _recap_view(lesson_step, values, slide=False):
     """Every other step's revealed answer at its starting settings, computed (on a slide
     in the numbers overlay, not on the slide itself: eleven rows do not fit it)."""
-    import pandas as pd
-
     from explorer.teaching.lesson import LESSON_STEPS
 
     rows = []

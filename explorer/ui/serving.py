@@ -48,11 +48,11 @@ PROJECT_PACKAGES = ("flda_core", "explorer")
 def routes():
     """Starlette routes of the files this app serves itself (``st.App(routes=...)`` in
     ``app.py``): the chart element's plotly.js bundle (:func:`ui_chart.routes`) and the
-    typeset equations (:func:`ui_equations.routes`) and the class followers' long-polling
-    route (:func:`explorer.ui.class_follow.routes`)."""
-    from explorer.ui import class_follow
+    typeset equations (:func:`ui_equations.routes`) and a class's routes and students' page
+    (:func:`explorer.ui.class_routes.routes`)."""
+    from explorer.ui import class_routes
 
-    return [*ui_chart.routes(), *ui_equations.routes(), *class_follow.routes()]
+    return [*ui_chart.routes(), *ui_equations.routes(), *class_routes.routes()]
 
 
 _warm_up = {"thread": None}

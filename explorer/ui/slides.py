@@ -60,6 +60,8 @@ WHY_KEY = "lesson_why"
 NUMBERS_KEY = "lesson_numbers"
 #: Key of a slide's top row (title, counter, Back, Next).
 HEADER_KEY = "lesson_header"
+#: Key of the container of a class's overlays on the projector (out of the slide's flow).
+CLASS_LAYER_KEY = "lesson_class"
 #: Key of the step counter ("3 / 12").
 COUNTER_KEY = "lesson_counter"
 #: The step name of the slide after the last step.
@@ -96,8 +98,15 @@ KEY_MAP = {
     **dict.fromkeys(["a", "A"], "numbers"),
     **dict.fromkeys(["r", "R"], "reset"),
     **dict.fromkeys(["h", "H"], "contrast"),
+    **dict.fromkeys(["j", "J"], "join"),
+    **dict.fromkeys(["v", "V"], "bars"),
     "?": "help",
 }
+#: Keys of a class only (the join overlay, the class's vote bars).
+CLASS_ACTIONS = ("join", "bars")
+#: In a class these layers are the class's (shown on the projector, steered from the
+#: presenter too): the keys element sends them to the server.
+CLASS_LAYERS = ("black", "join", "why", "numbers")
 #: The keys that move between steps outside presentation mode (no letters: a page to read).
 PAGE_KEYS = ("ArrowRight", "ArrowLeft", "PageDown", "PageUp", " ", "Spacebar")
 #: Actions the page carries out (a rerun); the rest are the browser's alone.
@@ -115,20 +124,25 @@ ACTION_TEXT = {
     "numbers": "“All numbers” of this step, the paper's and the links",
     "reset": "reset the step: controls to their start values, answer hidden",
     "contrast": "high contrast on or off",
+    "join": "in a class: the join code as a large QR code",
+    "bars": "in a class: show or hide the class's votes",
     "help": "this list",
 }
 _KEY_NAMES = {" ": "Space", "ArrowRight": "→", "ArrowLeft": "←", "Escape": "Esc", "PageDown": "Page Down"}
 _KEY_NAMES |= {"PageUp": "Page Up"}
 
 
-def key_list():
-    """``[(keys, what), ...]`` in :data:`ACTION_TEXT`'s order: the ``?`` overlay's rows.
+def key_list(in_class=False):
+    """``[(keys, what), ...]`` in :data:`ACTION_TEXT`'s order: the ``?`` overlay's rows
+    (the class's keys only ``in_class``).
 
     >>> key_list()[0]
     ('→ / Space / Page Down / N', 'reveal, then the next step')
     """
     rows = []
     for action, text in ACTION_TEXT.items():
+        if action in CLASS_ACTIONS and not in_class:
+            continue
         if action == "jump":
             rows.append(("N then Enter", text))
             continue
@@ -141,7 +155,7 @@ def key_list():
     return rows
 
 
-def parse_action(value, n_steps):
+def parse_action(value, n_steps, in_class=False):
     """The keyboard element's trigger value as ``(action, step index or None)``, or None.
 
     ``"jump:N"`` names step N counted from 1 (the counter's number); the index returned
@@ -153,7 +167,7 @@ def parse_action(value, n_steps):
     if not isinstance(value, str):
         return None
     action, _, number = value.partition(":")
-    if action not in SERVER_ACTIONS:
+    if action not in SERVER_ACTIONS and not (in_class and action in CLASS_ACTIONS + CLASS_LAYERS):
         return None
     if action != "jump":
         return None if number else (action, None)
@@ -223,7 +237,6 @@ _BASE_CSS = f"""
 header[data-testid="stHeader"] {{ display: none; }}
 .st-key-{TITLE_KEY} {{ position: absolute !important; width: 1px; height: 1px; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; }}
-.st-key-{KEYS_KEY} {{ position: absolute !important; width: 0; height: 0; }}
 [data-testid="stMainBlockContainer"] {{ padding: 1vh 1.6vw 0 1.6vw; max-width: none; }}
 [data-testid="stMain"] {{ overflow: hidden; }}
 {_S}, {_S} [data-testid="stVerticalBlock"] {{ gap: 0.6vh; }}
@@ -234,6 +247,7 @@ header[data-testid="stHeader"] {{ display: none; }}
   font-size: {_vh("body")} !important; line-height: 1.25; color: inherit; opacity: 1;
 }}
 {_S} [data-testid="stCaptionContainer"] {{ color: inherit !important; opacity: 1 !important; }}
+{_S} [data-testid="stRadioGroup"] *:not(input) {{ color: var(--flda-slide-text) !important; }}
 {_S} [data-testid="stMetricValue"], {_S} [data-testid="stMetricValue"] * {{
   font-size: {_vh("number")} !important; line-height: 1.15; font-weight: 600;
 }}
@@ -270,6 +284,11 @@ html[data-flda-slide="numbers"] .st-key-{NUMBERS_KEY} {{ column-count: 2; column
 {_in_overlays("h3")} {{ padding: 0 0 1vh 0 !important; margin: 0 !important; }}
 {_OVERLAY_BLOCKS} {{ margin: 0 0 1vh 0 !important; break-inside: avoid; }}
 html[data-flda-slide="why"] .st-key-{WHY_KEY} p {{ font-size: {_vh("body")} !important; }}
+"""
+#: The browser-drawn layers (black-out, overview, list of keys, the jump note) and the
+#: keys element out of sight: on slides and on the presenter's console.
+_LAYER_CSS = f"""
+.st-key-{KEYS_KEY} {{ position: absolute !important; width: 0; height: 0; }}
 .flda-slide-layer {{ display: none; position: fixed; inset: 0; z-index: 999995;
   background: var(--flda-slide-bg); color: var(--flda-slide-text); padding: 4vh 4vw; overflow: hidden;
   font-family: var(--st-font, sans-serif); }}
@@ -289,6 +308,39 @@ html[data-flda-slide="help"] .flda-slide-help {{ display: block; }}
   font-size: {_vh("body")}; padding: 1vh 1.5vw; border: 0.3vh solid currentColor; border-radius: 1vh;
   background: var(--flda-slide-bg); color: var(--flda-slide-text); }}
 html[data-flda-jump] .flda-slide-jump {{ display: block; }}
+"""
+#: A class's layer: the join code in a corner, the vote bars over the slide's right side
+#: (shown or hidden as the class says), "reconnecting…", the join overlay (J); on the
+#: presenter the same bars with counts, share correct and the peer-instruction hint.
+CLASS_CSS = f"""
+.flda-class-projector .flda-class-corner {{ position: fixed; right: 1.2vw; bottom: 1vh; z-index: 999980;
+  font-size: {_vh("settings")}; padding: 0.3vh 0.8vw; border-radius: 0.6vh; opacity: 0.85;
+  background: var(--flda-slide-bg); color: var(--flda-slide-text); border: 0.15vh solid currentColor; }}
+.flda-class-projector .flda-class-bars {{ position: fixed; right: 1vw; top: 10vh; width: 27vw;
+  z-index: 999970; padding: 1vh 1vw; border-radius: 1vh; border: 0.3vh solid currentColor;
+  background: var(--flda-slide-bg); color: var(--flda-slide-text); font-size: {_vh("overlay")}; }}
+.flda-class-projector .flda-class-bars[hidden], .flda-class-status[hidden] {{ display: none; }}
+.flda-class-status {{ position: fixed; left: 1.2vw; bottom: 1vh; z-index: 999990; padding: 0.3vh 0.8vw;
+  background: #8a5300; color: #ffffff; border-radius: 0.6vh; font-weight: 700; }}
+.flda-class-bar {{ display: grid; grid-template-columns: 3.5em 1fr 2.5em; gap: 0.6em; align-items: center;
+  margin: 0.3em 0; font-variant-numeric: tabular-nums; }}
+.flda-class-track {{ height: 1.1em; border: 1px solid currentColor; border-radius: 0.2em; overflow: hidden; }}
+.flda-class-fill {{ display: block; height: 100%; background: #1E7BD6; }}
+.flda-class-fill.flda-class-r1 {{ background: #7a7a7a; }}
+.flda-class-round-head {{ font-weight: 700; margin-top: 0.4em; }}
+.flda-class-hint {{ font-style: italic; margin-top: 0.2em; }}
+.flda-class-stats {{ font-variant-numeric: tabular-nums; font-weight: 600; }}
+.flda-class-projector .flda-class-stats {{ display: none; }}
+.st-key-{CLASS_LAYER_KEY}, [data-testid="stLayoutWrapper"]:has(> .st-key-{CLASS_LAYER_KEY}) {{
+  position: absolute !important; width: 0; height: 0; }}
+.st-key-lesson_join {{ display: none !important; }}
+html[data-flda-slide="join"] .st-key-lesson_join {{ display: flex !important; flex-direction: column;
+  align-items: center; justify-content: center; position: fixed; inset: 0; z-index: 999992;
+  background: var(--flda-slide-bg); color: var(--flda-slide-text); }}
+html[data-flda-slide="join"] .st-key-lesson_join p, html[data-flda-slide="join"] .st-key-lesson_join h3 {{
+  font-size: {_vh("title")} !important; text-align: center; }}
+html[data-flda-slide="join"] .st-key-lesson_join img {{ width: 55vh !important; height: 55vh !important;
+  background: #ffffff; padding: 1vh; }}
 """
 #: The theme's colours for the browser-drawn layers.
 _THEME_VARS = """
@@ -325,9 +377,17 @@ HIGH_CONTRAST_CSS = """
 
 
 @functools.cache
-def slide_css(contrast=False):
-    """The ``<style>`` of presentation mode (``contrast``: :data:`HIGH_CONTRAST_CSS` too)."""
-    return f"<style>{_THEME_VARS}{_BASE_CSS}{HIGH_CONTRAST_CSS if contrast else ''}</style>"
+def slide_css(contrast=False, in_class=False):
+    """The ``<style>`` of presentation mode (``contrast``: :data:`HIGH_CONTRAST_CSS` too;
+    ``in_class``: :data:`CLASS_CSS`)."""
+    extra = (HIGH_CONTRAST_CSS if contrast else "") + (CLASS_CSS if in_class else "")
+    return f"<style>{_THEME_VARS}{_BASE_CSS}{_LAYER_CSS}{extra}</style>"
+
+
+@functools.cache
+def layer_css():
+    """The ``<style>`` of the presenter's console: the keys' layers and the class's bars."""
+    return f"<style>{_THEME_VARS}{_LAYER_CSS}{CLASS_CSS}</style>"
 
 
 @functools.cache
@@ -341,21 +401,30 @@ def _ignore():
     pass
 
 
-def lesson_keys(titles, present):
+def lesson_keys(titles, present, in_class=False, layer="", steer=None):
     """Draw the keyboard element; returns this run's ``(action, index)``
     (:func:`parse_action`) or None, and the viewport height the browser reported (None
     until it has).
 
     ``titles`` are the steps' titles (the overview's grid).  Outside presentation mode
     only ← / → / Page Up / Page Down / Space move between steps, and a focused control
-    keeps its own keys.
+    keeps its own keys.  ``in_class``: the class's keys too (J, V), the class's layers
+    (:data:`CLASS_LAYERS`) go to the server, and ``layer`` is the one the class shows;
+    ``steer`` (``{base, code, steps, bars, layer}``, for the lecturer's browser): the keys
+    steer the class directly through its route, not through a run of the page.
     """
+    keys = KEY_MAP if present else {k: v for k, v in KEY_MAP.items() if k in PAGE_KEYS}
+    if not in_class:
+        keys = {k: v for k, v in keys.items() if v not in CLASS_ACTIONS}
     data = {
         "present": bool(present),
         "titles": list(titles),
-        "keys": KEY_MAP if present else {k: v for k, v in KEY_MAP.items() if k in PAGE_KEYS},
+        "keys": keys,
         "serverActions": list(SERVER_ACTIONS),
-        "help": key_list(),
+        "serverLayers": list(CLASS_LAYERS) if in_class else [],
+        "layer": layer if in_class else "",
+        "steer": steer,
+        "help": key_list(in_class),
     }
     result = _component()(
         key=KEYS_KEY,
@@ -366,4 +435,4 @@ def lesson_keys(titles, present):
     )
     viewport = getattr(result, "viewport", None)
     viewport = int(viewport) if isinstance(viewport, (int, float)) and 200 <= viewport <= 10_000 else None
-    return parse_action(getattr(result, "nav", None), len(titles)), viewport
+    return parse_action(getattr(result, "nav", None), len(titles), in_class), viewport

@@ -105,6 +105,7 @@ def test_a_class_session_of_two_students(tmp_path, monkeypatch):
     from e2e_harness import StreamlitServer
 
     monkeypatch.setenv("FLDA_CLASS_DB_URL", f"sqlite:///{tmp_path / 'class.db'}")
+    monkeypatch.delenv("FLDA_LECTURER_TOKEN", raising=False)
     server = StreamlitServer(log_path=tmp_path / "streamlit.log")
     try:
         done = subprocess.run(
@@ -122,5 +123,15 @@ def test_a_class_session_of_two_students(tmp_path, monkeypatch):
     assert {"follow_p95", "vote_p95", "votes_sent", "votes_counted", "errors"} <= set(result)
     assert result["errors"] == 0
     assert result["votes_sent"] == result["votes_counted"] == 2 * 2 * 2  # students x steps x rounds
-    assert result["follows"] == 2  # both students showed step 2 after Next
+    assert result["actions"] == 12  # the join slide away, 5 stages of step 1, Next, 5 of step 2
+    assert result["follows"] == 2 * result["actions"] and result["stalls"] == 0  # both followed each
     assert 0 < result["vote_p50"] <= result["vote_p95"] and result["follow_p95"] > 0
+
+
+def test_the_profile_prints_its_figures():
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--profile"], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert done.returncode == 0, done.stderr
+    assert {"one_follow_ms", "state_change_ms_1_students", "state_change_ms_30_students"} <= set(result)

@@ -16,7 +16,15 @@ from explorer.teaching.handout import (
     handout_html,
     step_heading,
 )
-from explorer.teaching.lesson import LESSON_STEPS, SpeakerNotes
+from explorer.teaching.lesson import (
+    DISCUSSION_MINUTES,
+    JOIN_MINUTES,
+    LECTURE_MINUTES,
+    LESSON_STEPS,
+    VOTE_MINUTES,
+    SpeakerNotes,
+    step_minutes,
+)
 from explorer.ui.lesson_views import View
 
 REVEAL = "Revealed: FLDA-Q 0.303 beats S-LS 0.400 here"
@@ -92,13 +100,16 @@ def test_the_lecturers_handout_holds_answers_numbers_and_speaker_notes():
     assert NUMBER[1] in lecturer
     # the right choice is marked, once a step
     assert len(re.findall(r"<li class='right'>", lecturer)) == len(pages)
-    # minutes in all: 4.5 + 5.5 + 6.5 + 7.5
-    assert re.search(r"Planned time: 24 minutes in all", lecturer)
+    # the plan: joining, then each step's talk (4.5 + 5.5 + 6.5 + 7.5) and two rounds of votes
+    planned = JOIN_MINUTES + sum(step_minutes(s) for s, _, _ in pages)
+    assert planned == JOIN_MINUTES + 24 + 4 * (2 * VOTE_MINUTES + DISCUSSION_MINUTES)
+    assert f"Planned time: {planned:g} of {LECTURE_MINUTES} minutes" in lecturer
 
 
 def test_the_lecturers_handout_says_which_steps_have_no_notes():
     lecturer = handout_html(_pages(notes=False), "", "lecturer")
-    assert "Planned time: 0 minutes" in lecturer and "4 of 4 steps have no speaker notes" in lecturer
+    assert f"Planned time: {JOIN_MINUTES:g} of" in lecturer
+    assert "4 of 4 steps have no speaker notes" in lecturer
     assert lecturer.count("No speaker notes for this step.") == 4
 
 

@@ -4,12 +4,21 @@ computes what its full page's entry point computes with the same settings and se
 the figure shown before Reveal holds only the setting."""
 
 import itertools
+import string
 
 import numpy as np
 import pytest
 from figure_samples import assert_passes_plotly_validation
 
-from explorer.teaching.lesson import LESSON_STEPS, SE_MULTIPLE, TOO_CLOSE, step
+from explorer.teaching.lesson import (
+    LESSON_STEPS,
+    SE_MULTIPLE,
+    TARGET_LABELS,
+    TOO_CLOSE,
+    notes_fields,
+    notes_text,
+    step,
+)
 from explorer.ui import caches, lesson_views
 
 #: Steps whose every combination of control values is computed here (the learning
@@ -93,6 +102,12 @@ def test_every_claim_follows_its_figure_and_the_uncertainty_rule(lesson_step, va
         assert_passes_plotly_validation(view.fig_before)
         assert_passes_plotly_validation(view.fig)
     CHECKS.get(lesson_step.slug, lambda *a: None)(lesson_step, values, view)
+    # the speaker notes name only numbers of the step as shown, at every control value
+    fields = notes_fields(lesson_step, values, view.facts)
+    for template in (lesson_step.notes.say, lesson_step.notes.ask):
+        named = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+        assert named <= set(fields), (lesson_step.slug, named - set(fields))
+    assert all(notes_text(lesson_step, values, view.facts))
 
 
 def _check_dropout(lesson_step, values, view):
@@ -125,7 +140,10 @@ def _check_assumption(lesson_step, values, view):
     pair = caches.cached_domains(*data_key)
     result = lesson_views.synthetic_result(values)[2]
     fits = [result.classifiers[n] for n in ("S-LS", "FLDA-Q")]
-    risks = transfer_risk(fits, pair.X_source, pair.y_source, pair.X_target, pair.y_target, result.theta_hat)
+    y_target = pair.y_target
+    if values["syn.target_labels"] != TARGET_LABELS[0]:  # labels that depend on the domain
+        y_target = np.where(pair.X_target[:, 1] > 0, 1 - pair.y_target, pair.y_target)
+    risks = transfer_risk(fits, pair.X_source, pair.y_source, pair.X_target, y_target, result.theta_hat)
     rng = np.random.default_rng(0)
     for fit, risk in zip(fits, risks, strict=True):
         draws = [
@@ -133,8 +151,8 @@ def _check_assumption(lesson_step, values, view):
             for _ in range(50)
         ]
         assert risk.expected == pytest.approx(np.mean(draws), abs=4 * risk.expected_se / np.sqrt(50) + 2e-3)
-        assert risk.measured == pytest.approx(_wrong(fit, pair.X_target, pair.y_target).mean(), abs=1e-12)
-    off = any(_beyond(r.measured - r.expected, np.hypot(r.expected_se, r.measured_se)) for r in risks)
+        assert risk.measured == pytest.approx(_wrong(fit, pair.X_target, y_target).mean(), abs=1e-12)
+    off = any(_beyond(r.measured - r.expected, r.gap_se) for r in risks)
     assert view.correct == {1 if off else 0}
     assert "measured on the target" in _names(view.fig)
     assert "measured on the target" not in _names(view.fig_before)
@@ -317,3 +335,47 @@ def test_the_learning_curve_step_asks_about_sizes_the_toggle_changes():
         if values["lc.ridge"] == 10.0
     }
     assert verdicts[False] != verdicts[True]
+
+
+def _assumption_gaps(seeds, labels, n_source=1_000):
+    """``(beyond, gaps, ses)`` of FLDA-Q's Equation (3) gap over ``seeds`` at the step's
+    settings with ``labels`` and ``n_source`` source samples."""
+    s = step("the-assumption")
+    beyond, gaps, ses = 0, [], []
+    for seed in seeds:
+        values = {
+            **s.start_values(),
+            "shared.seed": seed,
+            "syn.target_labels": labels,
+            "syn.n_source": n_source,
+        }
+        view = lesson_views.step_view(s, values)
+        beyond += 1 in view.correct
+        from explorer.experiments.assumption import transfer_risk
+
+        _, pair, result, _ = lesson_views.synthetic_result(values)
+        risk = transfer_risk(
+            [result.classifiers["FLDA-Q"]],
+            pair.X_source,
+            pair.y_source,
+            pair.X_target,
+            lesson_views.domain_labels(pair, values),
+            result.theta_hat,
+        )[0]
+        gaps.append(risk.measured - risk.expected)
+        ses.append(risk.gap_se)
+    return beyond, np.array(gaps), np.array(ses)
+
+
+@pytest.mark.slow
+def test_equation_3_is_right_within_the_noise_as_often_as_the_rule_says():
+    """Issue 40: on data that satisfy the assumption by construction, step 2 answered "off by
+    more than the noise" at 4 of 20 seeds.  Now the gap's standard error is the spread of the
+    gap over fresh data (checked here against 40 independent draws), a verdict beyond two
+    standard errors comes about as rarely as chance says, and labels that depend on the
+    domain are caught at every seed."""
+    beyond, gaps, ses = _assumption_gaps(range(40), TARGET_LABELS[0])
+    assert np.std(gaps, ddof=1) == pytest.approx(np.mean(ses), rel=0.3)
+    assert beyond <= 5  # two classifiers, two-sided 2 SE: about 4 in 40 by chance
+    broken, _, _ = _assumption_gaps(range(10), TARGET_LABELS[1])
+    assert broken == 10

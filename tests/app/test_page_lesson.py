@@ -175,7 +175,8 @@ def _page_errors(at):
 
 def _ticked(at, lesson_step):
     options = at.radio(key=f"lesson.{lesson_step.slug}.prediction").options
-    return [o.removesuffix(" ✓") for o in options if o.endswith("✓")]
+    # choices read "B · the choice ✓" (lettered as a class votes them)
+    return [o.removesuffix(" ✓").split(" · ", 1)[1] for o in options if o.endswith("✓")]
 
 
 @pytest.mark.parametrize("seed", [1, 0])

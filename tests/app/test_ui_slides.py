@@ -51,12 +51,16 @@ def test_outside_slides_only_arrows_paging_and_space_move_between_steps():
 
 
 def test_the_list_of_keys_names_every_action_once():
-    rows = slides.key_list()
+    rows = slides.key_list(in_class=True)
     assert [what for _, what in rows] == list(slides.ACTION_TEXT.values())
+    # outside a class, the class's keys are not listed
+    alone = [what for _, what in slides.key_list()]
+    assert alone == [t for a, t in slides.ACTION_TEXT.items() if a not in slides.CLASS_ACTIONS]
     keys = dict(zip(slides.ACTION_TEXT, (k for k, _ in rows), strict=True))
     assert keys["next"].split(" / ") == ["→", "Space", "Page Down", "N"]
     assert keys["black"].split(" / ") == ["B", "."]
     assert keys["overview"].split(" / ") == ["O", "Esc"]
+    assert keys["join"] == "J" and keys["bars"] == "V"
 
 
 @pytest.mark.parametrize(

@@ -969,18 +969,6 @@ def _lesson_control(page, tracker):
     return "step", LESSON_STEPS[1].slug
 
 
-def _class_control(page, tracker):
-    """A code nobody started: the page says so in a note (no error) and keeps the join box."""
-    page.get_by_label("Join code", exact=True).and_(page.locator("input")).fill("zzzzzz")
-    act(
-        page,
-        tracker,
-        page.locator('[data-testid="stFormSubmitButton"] button').filter(has_text="Join").first.click,
-    )
-    assert page.locator('[data-testid="stAlertContentWarning"]').count() >= 1
-    return None
-
-
 PAGES = (
     PageSpec(
         "",
@@ -998,9 +986,6 @@ PAGES = (
         "lesson",
         _lesson_control,
         needs_table=False,
-    ),
-    PageSpec(
-        "classroom", "Class", "Join a class", "classroom", _class_control, needs_plot=False, needs_table=False
     ),
     PageSpec("synthetic", "Synthetic domains", "Synthetic domains", "synthetic", _synthetic_control),
     PageSpec("transfer", "Transfer parameters", "Transfer parameters", "transfer", _transfer_control),

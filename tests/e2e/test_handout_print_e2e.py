@@ -127,6 +127,8 @@ def _assert_no_overlaps(page, name):
 
 
 def test_the_students_handout_holds_no_answer_and_one_page_a_step(chromium, steps_and_views, tmp_path):
+    from explorer.teaching.lesson import JOIN_MINUTES, LECTURE_MINUTES, notes_text, step_minutes
+
     lecturer_pages, lecturer_text = _print(
         chromium, _handout(steps_and_views, "lecturer"), tmp_path, "lecturer"
     )
@@ -147,7 +149,8 @@ def test_the_students_handout_holds_no_answer_and_one_page_a_step(chromium, step
             squashed = _squash(text)
             for lesson_step, _, view in steps_and_views:
                 assert _squash(lesson_step.question)[:40] in squashed, lesson_step.slug
-                secrets = [lesson_step.answer, view.reveal, lesson_step.notes.say, lesson_step.notes.ask]
+                say, ask = notes_text(lesson_step, lesson_step.start_values(), view.facts)
+                secrets = [lesson_step.answer, view.reveal, say, ask]
                 for secret in filter(None, secrets):
                     phrase = _distinctive(secret)
                     # the phrase is in the lecturer's PDF: the check can see it
@@ -155,7 +158,7 @@ def test_the_students_handout_holds_no_answer_and_one_page_a_step(chromium, step
                     assert phrase not in squashed, (name, lesson_step.slug, phrase)
     assert lecturer_pages >= n  # answers, numbers and notes for every step
     assert not re.search(r"\bnan\b", lecturer_text, re.I)
-    total = sum(s.notes.minutes for s, _, _ in steps_and_views)
-    assert f"{total:g} minutes in all" in lecturer_text
+    planned = JOIN_MINUTES + sum(step_minutes(s) for s, _, _ in steps_and_views if s.core)
+    assert f"Planned time: {planned:g} of {LECTURE_MINUTES} minutes" in lecturer_text
     # absolute links carrying the settings
     assert "http://class.example:8501/lesson?step=" in lecturer_text

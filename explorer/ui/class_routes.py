@@ -1,0 +1,551 @@
+"""A class's own HTTP routes: the students' path runs no Streamlit script (issues 41, 42).
+
+Served by ``app.py``'s ``st.App`` (:func:`routes`, through
+:func:`explorer.ui.serving.routes`), at the root and under ``server.baseUrlPath``:
+
+* ``GET /join[?code=C]`` — the students' page (:file:`assets/join.html`, ``join.js``,
+  ``join.css``), a static document that follows the class with the shared client
+  :file:`assets/class_client.js` (its API is at the top of that file).
+* ``POST /_flda/class/join {code}`` — takes a seat; the browser's device cookie
+  (HttpOnly, signed, :data:`DEVICE_COOKIE`) is minted here when it has none.
+* ``GET /_flda/class/state?code=C&seen=T[&screen=S]`` — a long poll held at most
+  :data:`HOLD_S`, answered as soon as the viewer's token differs from ``seen``; only for a
+  device with a seat, the lecturer (her cookie) or a screen (the projector's token).
+  Body ``{token, state, content, mine, counts}``: ``content``
+  (:func:`explorer.ui.class_content.student_content`) is built once per class state and
+  process and shared by every viewer; ``counts`` go to screens and the lecturer, to
+  students only while the projector shows the bars.
+* ``POST /_flda/class/vote {code, choice}`` and, for the lecturer's keys,
+  ``POST /_flda/class/steer {code, action, value}`` (her cookie).
+* ``GET /_flda/class/lecturer?code=C&key=K`` — sets the lecturer's cookie for C and
+  redirects to ``/lesson?class=C&view=presenter`` (the URL never keeps the key).
+* ``POST /_flda/class/start {token}`` — a lecturer starts a class: with
+  ``FLDA_LECTURER_TOKEN`` set, the sender must give it; without, only a browser on the
+  server's own loopback may.  ``GET /_flda/class/mine`` lists the sender's classes.
+
+One watcher task per class per process reads the class's row every :data:`CHECK_S` for
+all its waiters (a change made in this process wakes them at once, through
+:func:`explorer.classroom.store.on_change`).  Per client (device cookie, else address) at
+most :data:`POLLS_PER_WINDOW` requests per :data:`WINDOW_S` and :data:`WAITS_PER_CLIENT`
+held polls; per process at most ``FLDA_CLASS_MAX_WAITERS`` (3000) held polls.  The client's
+address is the peer's, or nginx's ``X-Real-IP`` (else the last ``X-Forwarded-For``) when
+the peer is loopback and ``FLDA_BEHIND_PROXY=1``.  Every fault answers JSON with a
+``status`` and a ``message`` for people, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import functools
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import time
+import urllib.parse
+from pathlib import Path
+
+from explorer.classroom import codes
+from explorer.classroom import store as class_store
+from explorer.ui import chart
+
+__all__ = [
+    "DEVICE_COOKIE",
+    "HOLD_S",
+    "CHECK_S",
+    "client_address",
+    "lecturer_cookie",
+    "lecturer_key",
+    "routes",
+]
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+PAGE_FILES = {"join.js": "text/javascript", "class_client.js": "text/javascript", "join.css": "text/css"}
+DEVICE_COOKIE = "flda_device"
+HOLD_S, CHECK_S, IDLE_S = 20.0, 0.2, 10.0  # poll hold, row reads, a watch without waiters ends
+DISCONNECT_CHECK_S = 1.0  # how often a held poll looks whether its client left
+COUNTS_EVERY_S, TOUCH_EVERY_S, STORE_TIMEOUT_S = 1.0, 30.0, 5.0
+WINDOW_S, POLLS_PER_WINDOW, WAITS_PER_CLIENT, MAX_WATCHES, ROOM = 10.0, 40, 4, 400, 25
+COOKIE_AGE_S = 2 * 24 * 3600
+NOTES = {  # what a join or a vote that did not count tells the student
+    "unknown": "There is no class with this code: check the code on the projector and type it again.",
+    "ended": "This class has ended. Ask your lecturer for the new code.",
+    "full": "This class is full. Ask your lecturer.",
+    "rate-limited": "Too many wrong codes from this device: wait a minute, then type the code shown.",
+    "bad-device": "This browser's class cookie is not valid: reload the page.",
+    "closed": "Voting is closed for this round.",
+    "not-joined": "Join the class first (the code is on the projector).",
+    "bad-choice": "That is not one of the choices.",
+}
+_log = logging.getLogger("flda.classroom")
+_WATCHES, _HITS, _WAITS, _AUTH = {}, {}, collections.Counter(), {}
+
+
+def lecturer_cookie(code):
+    """The name of the cookie holding the lecturer's key of class ``code``."""
+    return f"flda_lecturer_{code}"
+
+
+def lecturer_key(code):
+    """The lecturer's key of class ``code`` this browser holds (a Streamlit page's run:
+    ``st.context.cookies``), or ``""``."""
+    import streamlit as st
+
+    return st.context.cookies.get(lecturer_cookie(codes.normalize_code(code)), "")
+
+
+def _base():
+    """``server.baseUrlPath`` as a path prefix ("" at the root)."""
+    return chart.asset_url("").removesuffix("/_flda/")
+
+
+def client_address(request):
+    """The client's address: the peer, or nginx's when the peer is loopback and
+    ``FLDA_BEHIND_PROXY=1`` (``X-Real-IP``, else the last ``X-Forwarded-For``)."""
+    peer = request.client.host if request.client else ""
+    if os.environ.get("FLDA_BEHIND_PROXY") == "1" and _loopback(peer):
+        forwarded = request.headers.get("x-forwarded-for", "").split(",")[-1].strip()
+        return (request.headers.get("x-real-ip", "").strip() or forwarded or peer)[:64]
+    return peer
+
+
+def _loopback(address):
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    # a dual-stack socket shows IPv4 peers as ::ffff:a.b.c.d (not loopback before Python 3.13)
+    return ip.is_loopback or bool(getattr(ip, "ipv4_mapped", None) and ip.ipv4_mapped.is_loopback)
+
+
+def _store():
+    return class_store.default_store()
+
+
+async def _call(function, *args):
+    """A store call in a worker thread, waited for at most :data:`STORE_TIMEOUT_S`."""
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(function, *args), STORE_TIMEOUT_S)
+    except TimeoutError:
+        raise class_store.StoreBusy("The class store did not answer in time: try again.") from None
+
+
+def _json(data, status=200, cookies=()):
+    from starlette.responses import JSONResponse
+
+    response = JSONResponse(data, status, headers={"Cache-Control": "no-store"})
+    for name, value in cookies:
+        _set_cookie(response, name, value)
+    return response
+
+
+def _set_cookie(response, name, value):
+    response.set_cookie(name, value, COOKIE_AGE_S, path=_base() or "/", httponly=True, samesite="lax")
+
+
+def _guarded(handler):
+    """Answer every fault as JSON ``{status, message}``: never a traceback."""
+
+    @functools.wraps(handler)
+    async def run(request):
+        try:
+            return await handler(request)
+        except class_store.ClassStoreError as error:
+            busy = isinstance(error, class_store.StoreBusy)
+            return _json({"status": "busy" if busy else "unavailable", "message": str(error)}, 503)
+        except class_store.NotAllowed as error:
+            return _json({"status": "not-allowed", "message": str(error)}, 403)
+        except ValueError:  # a request no page of ours sends, or a value out of range
+            return _json({"status": "bad-request", "message": "This request is not one the page sends."}, 400)
+        except Exception:
+            _log.exception("class route %s", request.url.path)
+            return _json({"status": "error", "message": "Something went wrong: try again."}, 500)
+
+    return run
+
+
+async def _body(request):
+    """The JSON object a page of this site sent (no other site's form: ``ValueError``)."""
+    origin = urllib.parse.urlsplit(request.headers.get("origin", "")).netloc
+    if request.headers.get("sec-fetch-site") == "cross-site" or (
+        origin and origin != request.headers.get("host")
+    ):
+        raise ValueError("cross-site request")
+    if not request.headers.get("content-type", "").startswith("application/json"):
+        raise ValueError("not JSON")
+    raw = await request.body()
+    body = json.loads(raw[:4097]) if len(raw) <= 4096 else None
+    if not isinstance(body, dict):
+        raise ValueError("not a JSON object")
+    return body
+
+
+def _client(request):
+    """Who the rate limits count: the (well-formed) device cookie, else the address (a
+    whole room may share one: it gets :data:`ROOM` times a device's share)."""
+    device = request.cookies.get(DEVICE_COOKIE, "")
+    return f"device:{device[:80]}" if "." in device else f"address:{client_address(request)}"
+
+
+def _limited(client, share=1):
+    """Count one request of ``client``; True when it sent more than ``share`` times
+    :data:`POLLS_PER_WINDOW` (:data:`ROOM` times for an address) within the window."""
+    now = time.monotonic()
+    if len(_HITS) > 20_000:
+        _HITS.clear()
+    hits = _HITS.setdefault(client, collections.deque())
+    while hits and hits[0] < now - WINDOW_S:
+        hits.popleft()
+    hits.append(now)
+    return len(hits) > POLLS_PER_WINDOW * (share if client.startswith("device:") else ROOM)
+
+
+def _too_many(retry_after=2, status="rate-limited", message="Too many requests: wait a moment."):
+    response = _json({"status": status, "message": message}, 429)
+    response.headers["Retry-After"] = str(retry_after)
+    return response
+
+
+async def _device(request, address):
+    """The request's signed device cookie, or a new one (second value: whether new; None
+    when the address made too many devices)."""
+    device, secret = request.cookies.get(DEVICE_COOKIE, ""), await _call(_store().secret)
+    if codes.device_ok(device, secret):
+        return device, False
+    return await _call(_store().new_device, address), True
+
+
+# ------------------------------------------------------------------ join, vote, steer
+@_guarded
+async def _join(request):
+    body, address = await _body(request), client_address(request)
+    if _limited(_client(request)):
+        return _too_many()
+    device, new = await _device(request, address)
+    if device is None:
+        return _too_many(10, "busy", "Many devices are joining from your network: you join in a few seconds.")
+    status = await _call(_store().join, body.get("code"), device, address)
+    code = {"ok": 200, "unknown": 404, "ended": 410, "full": 409, "rate-limited": 429}.get(status, 400)
+    out = {"status": status, "code": codes.normalize_code(body.get("code")) if status == "ok" else ""}
+    out["message"] = NOTES.get(status, "")
+    return _json(out, code, [(DEVICE_COOKIE, device)] if new else ())
+
+
+@_guarded
+async def _vote(request):
+    body = await _body(request)
+    if _limited(_client(request)):
+        return _too_many()
+    code, choice = codes.normalize_code(body.get("code")), body.get("choice")
+    status = await _call(_store().vote, code, request.cookies.get(DEVICE_COOKIE, ""), choice)
+    counted = status in ("counted", "changed")
+    answer = {"status": status, "mine": choice if counted else None, "message": NOTES.get(status, "")}
+    return _json(
+        answer, 200 if counted else {"not-joined": 403, "unknown": 404, "closed": 409}.get(status, 400)
+    )
+
+
+@_guarded
+async def _steer(request):
+    body = await _body(request)
+    code = codes.normalize_code(body.get("code"))
+    key = request.cookies.get(lecturer_cookie(code), "")
+    state = await _call(_store().steer, code, key, body.get("action"), body.get("value"))
+    return _json({"status": "ok", "state": _state_json(state)})
+
+
+@_guarded
+async def _lecturer(request):
+    from starlette.responses import PlainTextResponse, RedirectResponse
+
+    code, key = codes.normalize_code(request.query_params.get("code")), request.query_params.get("key", "")
+    if not await _call(_store().is_lecturer, code, key):
+        return PlainTextResponse("This link does not hold the lecturer's key of a class on this server.", 403)
+    response = RedirectResponse(f"{_base()}/lesson?class={code}&view=presenter", 303)
+    _set_cookie(response, lecturer_cookie(code), key)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def may_start(request, token):
+    """Whether this request may start a class (see the module docstring)."""
+    wanted = os.environ.get("FLDA_LECTURER_TOKEN", "")
+    if wanted:
+        return isinstance(token, str) and hmac.compare_digest(token.encode(), wanted.encode())
+    return _loopback(client_address(request))
+
+
+@_guarded
+async def _start(request):
+    from explorer.teaching.lesson import LESSON_STEPS
+
+    body, address = await _body(request), client_address(request)
+    if _limited(_client(request)):
+        return _too_many()
+    if not may_start(request, body.get("token")):
+        need = "the lecturer token" if os.environ.get("FLDA_LECTURER_TOKEN") else "this server's own machine"
+        raise class_store.NotAllowed(f"Only a lecturer may start a class: use {need}.")
+    device, new = await _device(request, address)
+    if device is None:
+        return _too_many(10, "busy", "Many devices are joining from your network: you join in a few seconds.")
+    choices = [len(s.choices) for s in LESSON_STEPS]
+    code, key = await _call(_store().create_class, choices, device, "join")  # opens on its join slide
+    links = _links(code)
+    links["lecturer_link"] = f"{_base()}/_flda/class/lecturer?code={code}&key={key}"
+    links["projector"] += f"&screen={codes.screen_token(key)}"
+    cookies = [(lecturer_cookie(code), key)] + ([(DEVICE_COOKIE, device)] if new else [])
+    return _json({"status": "ok", "code": code, **links}, 200, cookies)
+
+
+def _links(code):
+    lesson = f"{_base()}/lesson?class={code}"
+    return {"presenter": f"{lesson}&view=presenter", "projector": f"{lesson}&view=projector"} | {
+        "join": f"{_base()}/join?code={code}"
+    }
+
+
+@_guarded
+async def _mine(request):
+    device = request.cookies.get(DEVICE_COOKIE, "")
+    if not codes.device_ok(device, await _call(_store().secret)):
+        return _json({"status": "ok", "classes": []})
+    found = await _call(_store().my_classes, device)
+    return _json({"status": "ok", "classes": [{**_state_json(s), **_links(s.code)} for s in found]})
+
+
+# ------------------------------------------------------------------------ following
+def _state_json(state):
+    fields = ("code", "n_steps", "step", "round", "round_open", "revealed", "ended", "live", "rounds")
+    fields += ("live_counts", "early_round1", "bars", "values", "correct", "n_choices")
+    fields += ("step_started", "started", "expires", "version", "tally", "layer")
+    return {name: getattr(state, name) for name in fields}
+
+
+class _Watch:
+    """One class followed in this process: its state, seats, ballots of the current step,
+    the shared part of every answer, and who waits."""
+
+    def __init__(self, code):
+        self.code, self.loop, self.task = code, asyncio.get_running_loop(), None
+        self.state, self.seated, self.ballots, self.counts = None, set(), {}, {}
+        self.content, self.content_key, self.shared = None, None, None  # shared: None until read
+        self.epoch, self.epoch_at, self.dirty = 0, 0.0, False
+        self.ready, self.changed, self.poke = asyncio.Event(), asyncio.Event(), asyncio.Event()
+        self.waiters, self.last_wait, self.seen, self.touched = 0, time.monotonic(), set(), time.monotonic()
+
+    def wake(self):
+        self.changed, old = asyncio.Event(), self.changed
+        old.set()
+
+
+def _poke(code):
+    """Wake the watcher of ``code`` now (any thread: the store's change listener)."""
+    watch = _WATCHES.get(code)
+    if watch is not None:
+        watch.loop.call_soon_threadsafe(watch.poke.set)
+
+
+class_store.on_change(_poke)
+
+
+async def _refresh(watch):
+    """Read the class's row (and on a change of tally or step its roster); wake the
+    waiters when what they see changed."""
+    state, old = await _call(_store().state, watch.code), watch.state
+    if state is None or old is None or state.tally != old.tally or state.step != old.step:
+        roster = await _call(_store().roster, watch.code, state.step) if state else (set(), [])
+        watch.seated, watch.ballots, watch.counts = roster[0], {}, {}
+        for round_, device, choice in roster[1]:
+            watch.ballots.setdefault(device, {})[round_] = choice
+            counts = watch.counts.setdefault(round_, {})
+            counts[choice] = counts.get(choice, 0) + 1
+        watch.dirty = True
+    if state != old or watch.shared is None:
+        if state is not None and (watch.code, state.page_key()) != watch.content_key:
+            watch.content_key = (watch.code, state.page_key())
+            from explorer.ui.class_content import student_content
+
+            watch.content = await asyncio.to_thread(student_content, state)
+        shared = {"state": _state_json(state), "content": watch.content} if state else {"state": None}
+        watch.state, watch.shared = state, json.dumps(shared)
+        watch.wake()
+    now = time.monotonic()
+    if watch.dirty and now - watch.epoch_at >= COUNTS_EVERY_S:  # students' counts: once a second
+        watch.epoch, watch.epoch_at, watch.dirty = watch.epoch + 1, now, False
+        watch.wake()
+    if watch.seen and now - watch.touched > TOUCH_EVERY_S:
+        seen, watch.seen, watch.touched = watch.seen, set(), now
+        await _call(_store().touch, watch.code, seen)
+
+
+async def _watch(watch):
+    try:
+        while watch.waiters or time.monotonic() - watch.last_wait < IDLE_S:
+            try:
+                await _refresh(watch)
+            except class_store.ClassStoreError:
+                pass  # the store is busy: the waiters keep what they have
+            watch.ready.set()
+            try:
+                await asyncio.wait_for(watch.poke.wait(), CHECK_S)
+            except TimeoutError:
+                pass
+            watch.poke.clear()
+    finally:
+        if _WATCHES.get(watch.code) is watch:
+            del _WATCHES[watch.code]
+        watch.changed.set()
+
+
+async def _watching(code):
+    """The running watch of ``code`` (started, and read once, when there is none)."""
+    watch = _WATCHES.get(code)
+    if watch is None or watch.task is None or watch.task.done():
+        if len(_WATCHES) >= MAX_WATCHES:
+            raise class_store.StoreBusy("This server follows too many classes now: try again.")
+        watch = _WATCHES[code] = _Watch(code)
+        watch.task = asyncio.create_task(_watch(watch))
+    await asyncio.wait_for(watch.ready.wait(), STORE_TIMEOUT_S)
+    if watch.shared is None:
+        raise class_store.StoreBusy("The class store is busy: try again in a moment.")
+    return watch
+
+
+async def _authorised(code, purpose, token):
+    key = (code, purpose, codes.token_hash(token, purpose))
+    if _AUTH.get(key, 0) < time.monotonic():
+        if not await _call(_store().is_lecturer, code, token, purpose):
+            return False
+        if len(_AUTH) > 10_000:
+            _AUTH.clear()
+        _AUTH[key] = time.monotonic() + 60
+    return True
+
+
+async def _viewer(request, code):
+    """``("lecturer"|"screen", None)`` or ``("student", device hash)``, or None."""
+    key, screen = request.cookies.get(lecturer_cookie(code), ""), request.query_params.get("screen", "")
+    if key and await _authorised(code, "key", key):
+        return "lecturer", None
+    if screen and await _authorised(code, "screen", screen):
+        return "screen", None
+    device = request.cookies.get(DEVICE_COOKIE, "")
+    if not codes.device_ok(device, await _call(_store().secret)):
+        return None
+    mine, watch = codes.token_hash(device, "device"), _WATCHES.get(code)
+    if watch and mine in watch.seated or await _call(_store().has_seat, code, device):
+        return "student", mine
+    return None
+
+
+def _token(watch, kind, device):
+    state = watch.state
+    if state is None:
+        return "none"
+    if kind != "student":
+        return f"{state.version}.{state.tally}"
+    mine = watch.ballots.get(device, {}).get(state.round, "")
+    return f"{state.version}.{watch.epoch if state.bars else 0}.{mine}"
+
+
+def _answer(watch, kind, device):
+    from starlette.responses import Response
+
+    state = watch.state
+    mine = watch.ballots.get(device, {}).get(state.round) if state and device else None
+    counts = watch.counts if state and (kind != "student" or state.bars) else None
+    joined = len(watch.seated) if kind != "student" else None
+    head = json.dumps(
+        {"token": _token(watch, kind, device), "mine": mine, "counts": counts, "joined": joined}
+    )
+    body = head[:-1] + "," + watch.shared[1:]
+    return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
+
+
+@_guarded
+async def _state(request):
+    code, client = codes.normalize_code(request.query_params.get("code")), _client(request)
+    seen = request.query_params.get("seen", "")[:64]
+    if not code:
+        return _json({"status": "bad-request", "message": "No class code."}, 400)
+    if _limited(client, ROOM):
+        return _too_many()
+    viewer = await _viewer(request, code)
+    if viewer is None:
+        return _json({"status": "not-joined", "message": "Join the class first."}, 403)
+    # a student's device: its own polls and waits bounded; screens follow every vote, and one
+    # lecturer's browser holds several (presenter and projector)
+    if viewer[0] == "student" and (
+        len(_HITS[client]) > POLLS_PER_WINDOW or _WAITS[client] >= WAITS_PER_CLIENT
+    ):
+        return _too_many()
+    watch = await _watching(code)
+    if sum(w.waiters for w in _WATCHES.values()) >= int(os.environ.get("FLDA_CLASS_MAX_WAITERS", 3000)):
+        return _json({"status": "busy", "message": "The server is full: try again."}, 503)
+    if viewer[1]:
+        watch.seen.add(viewer[1])
+    deadline = time.monotonic() + HOLD_S
+    watch.waiters, _WAITS[client] = watch.waiters + 1, _WAITS[client] + 1
+    try:
+        while _token(watch, *viewer) == seen and not watch.task.done():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            try:  # a poll its client gave up (a reload, a rerun) frees its place within a second
+                await asyncio.wait_for(watch.changed.wait(), min(left, DISCONNECT_CHECK_S))
+            except TimeoutError:
+                if await request.is_disconnected():
+                    break
+    finally:
+        watch.waiters, watch.last_wait, _WAITS[client] = (
+            watch.waiters - 1,
+            time.monotonic(),
+            _WAITS[client] - 1,
+        )
+        if not _WAITS[client]:
+            del _WAITS[client]
+    return _answer(watch, *viewer)
+
+
+# ----------------------------------------------------------------------- the page
+@functools.cache
+def _page_file(name):
+    return (ASSETS / name).read_text(encoding="utf-8")
+
+
+async def _page(request):
+    from starlette.responses import HTMLResponse
+
+    html = _page_file("join.html").replace("{{base}}", _base())
+    policy = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'"
+    headers = {
+        "Content-Security-Policy": policy,
+        "Cache-Control": "no-cache",
+        "X-Content-Type-Options": "nosniff",
+    }
+    return HTMLResponse(html, headers=headers)
+
+
+async def _asset(request):
+    from starlette.responses import Response
+
+    name = request.url.path.rsplit("/", 1)[-1]
+    headers = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+    return Response(_page_file(name), media_type=PAGE_FILES[name], headers=headers)
+
+
+def routes():
+    """The routes of the module docstring, at the root and under ``server.baseUrlPath``."""
+    from starlette.routing import Route
+
+    out = []
+    for prefix in chart.route_prefixes():
+        out.append(Route(f"{prefix.removesuffix('/_flda')}/join", _page, methods=["GET"]))
+        out += [Route(f"{prefix}/{name}", _asset, methods=["GET"]) for name in PAGE_FILES]
+        for name, handler in (("join", _join), ("vote", _vote), ("steer", _steer), ("start", _start)):
+            out.append(Route(f"{prefix}/class/{name}", handler, methods=["POST"]))
+        for name, handler in (("state", _state), ("lecturer", _lecturer), ("mine", _mine)):
+            out.append(Route(f"{prefix}/class/{name}", handler, methods=["GET"]))
+    return out

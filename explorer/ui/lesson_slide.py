@@ -1,0 +1,315 @@
+"""The one renderer of a lesson step: the Lesson page, its slides and a class's projector.
+
+:func:`draw_step` draws a step from a *lecture* (:mod:`explorer.ui.lecture`: the step,
+its control values, whether it is revealed, what its buttons do): its text, the
+prediction (choices lettered A, B, … as a class votes them; once revealed the computed
+answer), the one or two controls that matter, the figure and numbers computed by the
+experiments' entry points with the step's own settings (:mod:`explorer.ui.lesson_views`).
+With ``present`` each step is a slide (:mod:`explorer.ui.slides`): title, counter and
+buttons in one row, text and question beside the figure, type that scales with the
+screen and nothing below it; "Why" and "All numbers" are overlays (keys W and A).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import streamlit as st
+
+from explorer.presentation import with_present
+from explorer.safe_text import escape_markdown
+from explorer.teaching.lesson import LESSON_STEPS, full_page_url, lesson_url
+from explorer.ui import charts, guard, slides, tables, widgets
+from explorer.ui.lecture import BAD_STEP_KEY, control_key, prediction_key
+from explorer.ui.lesson_views import settings_text, step_view
+
+__all__ = [
+    "choice_letter",
+    "choice_label",
+    "draw_step",
+    "draw_links",
+    "draw_end_slide",
+    "linked_equations",
+    "step_counter",
+    "compute_view",
+]
+
+
+def choice_letter(index):
+    """A, B, C, … for choice ``index`` (0-based): what a class votes with."""
+    return chr(ord("A") + index)
+
+
+def choice_label(lesson_step, index, mark=False):
+    """``"B · the choice"`` (with ✓ when ``mark``)."""
+    return f"{choice_letter(index)} · {lesson_step.choices[index]}" + (" ✓" if mark else "")
+
+
+def _label(value):
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def compute_view(lesson_step, values, present):
+    """The step's :class:`~explorer.ui.lesson_views.View` (None after an error the
+    boundary showed)."""
+    with guard.error_boundary("computing this step", "Could not compute this step.") as outcome:
+        with st.spinner(
+            "Computing this step (the digits and the learning curves take up to a "
+            "minute the first time, cached afterwards)…"
+        ):
+            view = step_view(lesson_step, values, slide=present)
+    return None if outcome.failed else view
+
+
+def draw_controls(lecture, lesson_step, values, disabled=False):
+    """The step's controls in one row, writing to the lesson's own keys (a class's
+    lecturer values: ``lecture.set_values``); shown but ``disabled`` where only the
+    lecturer may change them."""
+    if not lesson_step.controls:
+        return
+    for column, control in zip(st.columns(len(lesson_step.controls)), lesson_step.controls, strict=True):
+        options = list(control.try_values)
+        key = control_key(lesson_step, control.key)
+        if disabled or st.session_state.get(key) not in options:
+            st.session_state[key] = values[control.key]
+        column.radio(
+            control.label,
+            options,
+            key=key,
+            horizontal=True,
+            format_func=_label,
+            disabled=disabled,
+            on_change=lecture.control_changed,
+            args=(lesson_step, control.key, key),
+            help=f"Values worth trying in this step; the full page (link below) "
+            f"lets you set any value of “{control.label}”.",
+        )
+
+
+def draw_prediction(lecture, lesson_step, view, revealed):
+    """The question with its lettered choices; once revealed the computed answer (✓).
+    In a class the choices are read, not clicked (the class votes on its devices)."""
+
+    def label(i):
+        return choice_label(lesson_step, i, revealed and i in view.correct)
+
+    short = sum(len(c) for c in lesson_step.choices) <= 60
+    choice = st.radio(
+        f"**Predict:** {lesson_step.question}",
+        range(len(lesson_step.choices)),
+        format_func=label,
+        index=None,
+        horizontal=short,
+        key=prediction_key(lesson_step),
+        disabled=not lecture.predicts,
+        on_change=lecture.set_revealed if lecture.predicts else None,
+        args=(lesson_step, True) if lecture.predicts else None,
+        help="Decide as a class first; the answer computed from this step's "
+        "figure appears once a choice is made (or Next is pressed).",
+    )
+    if not revealed:
+        return
+    if not lecture.predicts:
+        st.info(view.reveal, icon=":material/lightbulb:")
+        return
+    verdict = (
+        "Right (✓). "
+        if choice in view.correct
+        else "Not this time (✓ is right here). "
+        if choice is not None
+        else "✓ is right here. "
+    ) + view.reveal
+    (st.success if choice in view.correct else st.info)(verdict, icon=":material/lightbulb:")
+
+
+def draw_numbers(view, per_row=3):
+    """The step's key numbers, large (two a row when one is long, so none is cut)."""
+    if not view.numbers:
+        return
+    if any(len(value) > 8 for _, value in view.numbers):
+        per_row = min(per_row, 2)
+    for row in range(0, len(view.numbers), per_row):
+        for column, (label, value) in zip(
+            st.columns(per_row), view.numbers[row : row + per_row], strict=False
+        ):
+            column.metric(label, value)
+
+
+def draw_figure(lesson_step, values, view, revealed, present, slide=None):
+    """The figure; Reveal is a build: before it the figure of the setting only
+    (``view.fig_before``), after it the answering figure.  Outside slides, once revealed,
+    its caption, "Why", the step's table and the notes on the paper follow (a slide has
+    them behind W and A: :func:`draw_overlays`)."""
+    fig = view.fig if revealed else view.fig_before
+    if fig is not None:
+        charts.show_chart(
+            fig,
+            "lesson_chart",
+            view.what if revealed else f"{view.what} (setting)",
+            view.caption if revealed and not present else None,
+            fit_margin=slides.CHART_MARGIN if present else 0,
+            settings=settings_text(values),
+            describe=not present,
+            slide=slide if present else None,
+        )
+    elif view.caption and revealed:
+        st.info(view.caption, icon=":material/info:")
+    if present or not revealed:
+        return
+    with st.expander("Why", icon=":material/school:"):
+        st.markdown(lesson_step.answer)
+    if view.table is None and not view.notes:
+        return
+    with st.expander("The numbers", expanded=True):
+        for text in view.notes:
+            st.markdown(text)
+        if view.table is not None:  # 2-4 rows: markdown reads on a projector and costs less
+            st.markdown(tables.markdown_table(view.table))
+
+
+def draw_overlays(lesson_step, values, view):
+    """On a revealed slide: "Why" (key W) and "All numbers" (key A: the paper's numbers,
+    the caption, the notes, the table and the links), out of sight until their key opens them."""
+    with st.container(key=slides.WHY_KEY):
+        st.subheader("Why", anchor=False)
+        st.markdown(lesson_step.answer)
+    texts = [view.paper] if view.paper else []
+    texts += [view.caption] if view.fig is not None and view.caption else []
+    with st.container(key=slides.NUMBERS_KEY):
+        st.subheader("All numbers of this step", anchor=False)
+        for text in texts + list(view.notes):
+            st.markdown(text)
+        if view.table is not None:
+            st.markdown(tables.markdown_table(view.table))
+        draw_links(lesson_step, values, True)
+
+
+def draw_navigation(lecture, places=None):
+    """Back / forward buttons (in ``places``, two containers, on a slide's top row) and,
+    outside slides, the step counter."""
+    index = lecture.index
+    back, where, ahead = st.columns([1, 3, 1]) if places is None else (places[0], None, places[1])
+    back.button(
+        lecture.back_label(),
+        key="lesson_back",
+        disabled=not lecture.can_go_back(),
+        on_click=lecture.act,
+        args=("back",),
+        width="stretch",
+        help="One stage back (keys: ←, Page Up or P; on a slide ? lists every key).",
+    )
+    ahead.button(
+        lecture.forward_label(),
+        key="lesson_next",
+        disabled=not lecture.can_go_forward(),
+        on_click=lecture.act,
+        args=("next",),
+        width="stretch",
+        type="primary",
+        help="Reveal the answer, then the next step (keys: →, Page Down, Space or N).",
+    )
+    if where is not None:
+        where.progress((index + 1) / len(LESSON_STEPS), text=f"Step {index + 1} of {len(LESSON_STEPS)}")
+
+
+def draw_links(lesson_step, values, present):
+    full = full_page_url(dataclasses.replace(lesson_step, settings=values), present)
+    st.markdown(
+        f"[Open the full page with these settings]({with_present(full, present)}) · "
+        f"[Link to this step]({lesson_url(lesson_step.slug, present)})"
+    )
+
+
+def linked_equations(lesson_step, view):
+    """The step's equations and every equation its captions link to (so no link points at
+    an anchor that is not on the page)."""
+    from explorer.teaching.equations import EQUATIONS
+
+    text = " ".join([view.caption, *view.notes])
+    anchors = set(re.findall(r"\(#([a-z0-9-]+)\)", text))
+    return tuple(
+        dict.fromkeys(list(lesson_step.equations) + [eq.key for eq in EQUATIONS if eq.anchor in anchors])
+    )
+
+
+def step_counter(index):
+    """The slide's counter, "3 / 12" (the end slide: "end / 12")."""
+    n = len(LESSON_STEPS)
+    return f"{index + 1} / {n}" if index < n else f"end / {n}"
+
+
+def draw_slide_header(lecture):
+    """A slide's top row: the step's title, the counter and the two buttons."""
+    with st.container(key=slides.HEADER_KEY):
+        title, counter, back, ahead = st.columns([11, 1.4, 2, 2.6], vertical_alignment="center")
+    at_end = lecture.index >= len(LESSON_STEPS)
+    title.header("End of the lesson" if at_end else LESSON_STEPS[lecture.index].title, anchor="step")
+    with counter.container(key=slides.COUNTER_KEY):
+        st.markdown(step_counter(lecture.index))
+    if not at_end:
+        draw_navigation(lecture, (back, ahead))
+
+
+def draw_end_slide(lecture):
+    """The slide after the last step: the steps' titles, and how to go back to them."""
+    draw_slide_header(lecture)
+    st.markdown(f"The {len(LESSON_STEPS)} steps of this lesson:")
+    half = (len(LESSON_STEPS) + 1) // 2
+    for column, start in zip(st.columns(2), (0, half), strict=True):
+        column.markdown(
+            "\n".join(f"- {escape_markdown(s.title)}" for s in LESSON_STEPS[start : start + half])
+        )
+    st.markdown("Keys: ← the last step · Home the first · O the overview · ? every key.")
+
+
+def _bad_step_note(index):
+    with widgets.stable_slot():
+        if st.session_state.get(BAD_STEP_KEY) and index == 0:
+            st.warning(
+                f"There is no lesson step called “{escape_markdown(st.session_state[BAD_STEP_KEY])}”; "
+                "showing step 1 instead. Use Back/Next to move through the lesson.",
+                icon=":material/link_off:",
+            )
+
+
+def draw_step(lecture, present, slide=None):
+    """Draw the lecture's current step; returns ``(lesson_step, values, view)`` (view None
+    after an error).  ``slide``: the figure's type for the screen
+    (:func:`explorer.ui.slides.chart_style`)."""
+    lesson_step = LESSON_STEPS[lecture.index]
+    values = lecture.values(lesson_step)
+    revealed = lecture.revealed(lesson_step)
+    if present:  # the title row first: the counter is there while the step computes
+        draw_slide_header(lecture)
+    view = compute_view(lesson_step, values, present)
+    if view is None:
+        return lesson_step, values, None
+    if present:
+        text_side, figure_side = st.columns([5, 7])
+    else:
+        st.header(lesson_step.title, anchor="step")
+        text_side = figure_side = st.container()
+    with text_side:
+        _bad_step_note(lecture.index)
+        st.markdown(lesson_step.text)
+        if view.error:
+            st.error(escape_markdown(view.error), icon=":material/error:")
+        draw_prediction(lecture, lesson_step, view, revealed)
+        if revealed and (not present or view.fig is not None):
+            draw_numbers(view)
+        if view.paper and (not present or lesson_step.paper_on_slide):
+            st.markdown(view.paper)
+    with figure_side:
+        draw_controls(lecture, lesson_step, values, disabled=not lecture.live_controls)
+        if present and view.fig is None and revealed:  # no figure: the numbers take its place
+            draw_numbers(view, per_row=2)
+            if view.table is not None:
+                st.markdown(tables.markdown_table(view.table))
+        if not view.error:
+            draw_figure(lesson_step, values, view, revealed, present, slide)
+    if present and revealed:
+        draw_overlays(lesson_step, values, view)
+    return lesson_step, values, view
