@@ -62,6 +62,7 @@ __all__ = [
     "VALUE_PREFIX",
     "value_param",
     "step_values_from_query",
+    "with_chosen",
     "LECTURE_MINUTES",
     "JOIN_MINUTES",
     "VOTE_MINUTES",
@@ -764,6 +765,16 @@ def step_values_from_query(lesson_step, query):
         if checked.accepted:
             found[control.key] = checked.value
     return found
+
+
+def with_chosen(lesson_step, chosen):
+    """The step's start values with the ``chosen`` control values (a class's lecturer's),
+    each kept only when its control offers it."""
+    values = lesson_step.start_values()
+    for control in lesson_step.controls:
+        if chosen.get(control.key) in control.try_values:
+            values[control.key] = chosen[control.key]
+    return values
 
 
 def explore_url(lesson_step, values):

@@ -21,7 +21,7 @@ from pathlib import Path
 import streamlit as st
 
 from explorer.classroom import stages
-from explorer.teaching.lesson import LESSON_STEPS
+from explorer.teaching.lesson import LESSON_STEPS, with_chosen
 from explorer.ui import guard, slides
 
 __all__ = [
@@ -89,13 +89,8 @@ class ClassLecture:
     def values(self, lesson_step):
         """The step's settings with the lecturer's control values (the current step only;
         a value the control does not offer is ignored)."""
-        values = lesson_step.start_values()
-        if self.state is not None and LESSON_STEPS.index(lesson_step) == self.state.step:
-            for control in lesson_step.controls:
-                chosen = self.state.values.get(control.key)
-                if chosen in control.try_values:
-                    values[control.key] = chosen
-        return values
+        current = self.state is not None and LESSON_STEPS.index(lesson_step) == self.state.step
+        return with_chosen(lesson_step, self.state.values if current else {})
 
     def revealed(self, lesson_step):
         return bool(self.state and self.state.revealed and LESSON_STEPS.index(lesson_step) == self.state.step)

@@ -95,3 +95,66 @@ def test_a_loopback_address_is_never_the_join_link(url, monkeypatch):
     monkeypatch.setattr(joining, "lan_address", lambda: None)
     origin, warning = public_origin(url, {})
     assert PUBLIC_URL_ENV in warning  # students could not reach it: the presenter is told the fix
+
+
+def _class(tmp_path, monkeypatch):
+    """A class in a store of its own: ``(store, code, key)``, past its opening join slide."""
+    from explorer.classroom import store as class_store
+
+    monkeypatch.setenv("FLDA_CLASS_DB_URL", f"sqlite:///{tmp_path / 'class.db'}")
+    db = class_store.default_store()
+    code, key = db.create_class([len(s.choices) for s in LESSON_STEPS], "lecturer", layer="join")
+    return db, code, key
+
+
+def test_the_projector_draws_the_lessons_slide_of_the_class_with_the_lecturers_values(tmp_path, monkeypatch):
+    from apptest_support import open_page
+
+    db, code, key = _class(tmp_path, monkeypatch)
+    for action, value in (("advance", None), ("goto", 2), ("values", {"syn.n_target": 10_000})):
+        db.steer(code, key, action, value)
+    at = open_page("pages/lesson.py", {"class": code, "view": "projector", "present": "1"})
+    assert at.header[0].value == LESSON_STEPS[2].title
+    chosen = {r.label: r.value for r in at.radio}
+    assert chosen["target samples"] == 10_000  # the lecturer's value, not the step's first
+    assert all(r.disabled for r in at.radio)  # only the lecturer changes them (no key here)
+    assert not [b for b in at.button if not b.disabled]  # a projector without the key steers nothing
+
+
+def test_a_presenter_link_without_the_lecturers_key_steers_nothing(tmp_path, monkeypatch):
+    from apptest_support import open_page
+
+    db, code, _ = _class(tmp_path, monkeypatch)
+    at = open_page("pages/lesson.py", {"class": code, "view": "presenter", "key": "forged"})
+    assert at.error and "lecturer's key" in at.error[0].value
+    assert db.state(code).version == 0
+
+
+def test_the_presenter_steers_the_class_and_keeps_the_results(tmp_path, monkeypatch):
+    from apptest_support import open_page
+
+    from explorer.ui import class_routes
+
+    db, code, key = _class(tmp_path, monkeypatch)
+    monkeypatch.setattr(class_routes, "lecturer_key", lambda c: key if c == code else "")
+    at = open_page("pages/lesson.py", {"class": code, "view": "presenter"})
+    assert db.state(code).correct  # the computed answer is the class's, for the export
+    at.button(key="lesson_next").click().run()  # the join slide goes
+    at.button(key="lesson_next").click().run()  # round 1 opens
+    state = db.state(code)
+    assert (state.layer, state.round, state.round_open) == ("", 1, True)
+    at.button(key="lesson_back").click().run()
+    assert db.state(code).round == 0
+    at.button(key="class_end").click().run()
+    at.button(key="class_end_yes").click().run()
+    assert not db.state(code).live and not at.exception
+    assert any("ended" in i.value for i in at.info)
+
+
+def test_a_rehearsal_is_the_presenter_without_students():
+    from apptest_support import open_page
+
+    at = open_page("pages/lesson.py", {"view": "presenter"})
+    assert any("Rehearsal" in m.value for m in at.markdown)
+    at.button(key="lesson_next").click().run()  # reveals, as a lesson does
+    assert not at.exception and any("✓" in o for r in at.radio for o in r.options)
