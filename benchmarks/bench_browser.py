@@ -147,9 +147,11 @@ def shell_times(browser, server, repeats):
 #: pointer press, capture phase) and of the last change to the page's DOM after it.
 _PAGE_CLOCK = """() => {
     if (window.__bench) return;
-    window.__bench = {input: null, last: performance.now(), armed: false};
+    window.__bench = {input: null, last: performance.now(), armed: false, header: null};
     const input = () => {
-        if (window.__bench.armed) { window.__bench.input = performance.now(); window.__bench.armed = false; }
+        if (window.__bench.armed) {
+            Object.assign(window.__bench, {input: performance.now(), armed: false, header: null});
+        }
     };
     addEventListener('keydown', input, {capture: true});
     addEventListener('pointerdown', input, {capture: true});
@@ -160,8 +162,17 @@ _PAGE_CLOCK = """() => {
         const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
         return !(el && el.closest('[data-testid="data-grid-canvas"], [data-testid^="glide-"]'));
     });
+    // A slide's header (its counter, Reveal/Next) answering the key: the lecturer's cue.
+    const header = records => records.some(r => {
+        const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+        return el && el.closest('.st-key-lesson_header');
+    });
     new MutationObserver(records => {
-        if (seen(records)) window.__bench.last = performance.now();
+        if (!seen(records)) return;
+        window.__bench.last = performance.now();
+        if (window.__bench.input !== null && window.__bench.header === null && header(records)) {
+            window.__bench.header = window.__bench.last;
+        }
     }).observe(
         document.body, {subtree: true, childList: true, attributes: true, characterData: true});
 }"""
@@ -240,6 +251,24 @@ def _select(page, label, option):
     field.click()
     field.fill(option)
     return lambda: field.press("Enter")
+
+
+def slide_key_times(browser, server, steps):
+    """The Lesson's slides at 1920x1080, driven by Page Down as a clicker sends it: seconds
+    from the key to the slide's header answering (Reveal becomes Next, the counter moves)
+    and to the last change (the step's figure drawn)."""
+    context = h.new_context(browser)
+    page = context.new_page()
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    tracker = h.RunTracker(page)
+    h.open_page(page, tracker, f"{server.url}/lesson?present=1")
+    answered, drawn = [], []
+    for _ in range(steps):
+        drawn.append(_timed(page, tracker, lambda: page.keyboard.press("PageDown")))
+        input_at, header_at = page.evaluate("() => [window.__bench.input, window.__bench.header]")
+        answered.append((header_at - input_at) / 1000 if header_at is not None else drawn[-1])
+    context.close()
+    return answered, drawn
 
 
 def change_times(browser, server, path, make_actions, steps):
@@ -474,6 +503,10 @@ def main(argv=None):
                     continue
                 times = change_times(browser, server, path, actions, steps)
                 report(f"  {label}", times, goal, goal_p95, baseline=baseline)
+            if wanted("Lesson slides"):
+                answered, drawn = slide_key_times(browser, server, 2 * steps)
+                report("  Lesson slides: Page Down -> Reveal/Next shown", answered, 0.2, baseline=baseline)
+                report("  Lesson slides: Page Down -> figure drawn", drawn, 0.5, baseline=baseline)
             print("\nPresets (first click: nothing cached)")
             if wanted("Transfer: Table 1 preset"):
                 times = change_times(
