@@ -1,4 +1,6 @@
-"""The equations panel: FLDA's formulas typeset for ``st.latex`` (KaTeX).
+"""The equations panel: FLDA's formulas as LaTeX, typeset ahead of time to SVG
+(:mod:`explorer.ui.equations`, MathJax's glyphs; KaTeX-compatible so ``st.latex`` could
+draw them too).
 
 Each :class:`Equation` carries the paper's number as a reader sees it
 (``docs/paper_numbering.md``), a LaTeX string KaTeX can render (no ``\\label``,

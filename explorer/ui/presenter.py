@@ -214,8 +214,11 @@ def _links(lecture):
     projector = f"lesson?class={lecture.code}&view=projector&present=1&screen={screen_token(lecture.key)}"
     if warning:
         st.warning(escape_markdown(warning), icon=":material/wifi_off:")
+    steering = f"_flda/class/lecturer?code={lecture.code}&key={lecture.key}"
     st.markdown(
-        f"[Open the projector view]({projector}) (on the room's screen) · students join at "
+        f"[Open the projector view]({projector}) (on the room's screen) · "
+        f"[this presenter on another device]({steering}) (keep it private: it steers the class) · "
+        "students join at "
         f"**{escape_markdown(join.split('://', 1)[-1])}** (code **{lecture.code}**)"
     )
 

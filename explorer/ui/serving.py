@@ -161,11 +161,13 @@ def warm_up_imports(modules=EXTRA_MODULES):
 
     def run():
         import inspect
+        import logging
 
         for name in (*project_modules(), *modules):
             try:
                 importlib.import_module(name)
-            except Exception:
+            except Exception:  # the page that needs it reports it; the warm-up says so here
+                logging.getLogger("flda").warning("warm-up: importing %s failed; warm-up stopped", name)
                 return
         try:
             _first_calls()

@@ -1,4 +1,4 @@
-"""The layout's import rules (CONTRIBUTING.md, "Layout"), checked by parsing every import
+"""The layout's import rules (CONTRIBUTING.md, "Import rules"), checked by parsing every import
 of every Python file of the repository's packages, pages and entry point.
 
 Two packages, one direction: ``explorer`` (the dashboard) uses ``flda_core`` (the
