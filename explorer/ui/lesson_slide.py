@@ -300,7 +300,9 @@ def draw_step(lecture, present, slide=None):
         draw_prediction(lecture, lesson_step, view, revealed)
         if revealed and (not present or view.fig is not None):
             draw_numbers(view)
-        if view.paper and (not present or lesson_step.paper_on_slide):
+        # on a slide the paper's reports stand beside the question until Reveal (the reveal
+        # sets this run against them, and the numbers take their room)
+        if view.paper and (not present or (lesson_step.paper_on_slide and not revealed)):
             st.markdown(view.paper)
     with figure_side:
         draw_controls(lecture, lesson_step, values, disabled=not lecture.live_controls)

@@ -47,7 +47,8 @@ def test_a_phone_joins_follows_votes_and_recovers(class_server, chromium, screen
     page.wait_for_selector("#class-view:not([hidden])")
     assert page.locator("#step").inner_text().startswith("Step 1 of 12")
     assert page.locator(".choice:disabled").count() == 3  # no round open yet
-    steer("advance")
+    steer("advance")  # the class's opening join slide goes
+    steer("advance")  # round 1 opens
     page.wait_for_selector(".choice:not([disabled])")
     page.locator(".choice").nth(1).click()
     page.wait_for_selector(".choice.mine")
