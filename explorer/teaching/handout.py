@@ -351,40 +351,48 @@ def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=Non
         ]
         sections.append(_step(i, s, values, view, links, lecturer))
     who = "lecturer's handout, with answers and speaker notes" if lecturer else "students' handout"
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>FLDA lesson: {html.escape(who)}</title><style>" + _page_style(paper, who) + "</style>"
+        "<script>" + plotly_js.replace("</script", "<\\/script") + "</script></head>"
+        f"<body class='{audience}'>"
+        + _header(pages, who, lecturer)
+        + "\n".join(sections)
+        + "<script>"
+        + _DRAW
+        + "</script></body></html>"
+    )
+
+
+def _page_style(paper, who):
     size, width, height = PAPER_SIZES[paper]
-    style = _STYLE % {
+    return _STYLE % {
         "size": size,
         "width": width,
         "height": height,
         "header": _STUDENTS_HEADER,
         "footer": f"FLDA lesson, {who.split(',')[0]}",
     }
+
+
+def _header(pages, who, lecturer):
+    """The title, the citation and (for the lecturer) the steps with their minutes; the
+    students' first step follows the title on page 1."""
+    title = (
+        f"Feature-level domain adaptation: the lesson ({html.escape(who)})"
+        if lecturer
+        else "Feature-level domain adaptation: students' handout"
+    )
     contents = " · ".join(html.escape(step_heading(i, s.title)) for i, (s, _, _) in enumerate(pages, 1))
+    steps = (
+        f"<p class='small'><strong>Steps:</strong> {contents}</p>" + _minutes_line([s for s, _, _ in pages])
+        if lecturer
+        else ""
+    )
     return (
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-        f"<title>FLDA lesson: {html.escape(who)}</title><style>" + style + "</style>"
-        "<script>" + plotly_js.replace("</script", "<\\/script") + "</script></head>"
-        f"<body class='{audience}'><header>"
-        + (
-            f"<h1>Feature-level domain adaptation: the lesson ({html.escape(who)})</h1>"
-            if lecturer
-            else "<h1>Feature-level domain adaptation: students' handout</h1>"
-        )
-        + "<p class='small'>Kouw, van der Maaten, Krijthe and Loog (2016), Feature-Level "
+        f"<header><h1>{title}</h1>"
+        "<p class='small'>Kouw, van der Maaten, Krijthe and Loog (2016), Feature-Level "
         "Domain Adaptation, JMLR 17(171). Numbers marked as the paper's are quoted from "
         "it; every other number was computed by the FLDA explorer with the settings "
-        "listed under each step.</p>"
-        # the lecturer's list of steps and minutes; the students' first step follows the
-        # title on page 1 (with the list it moved to page 2 and left page 1 nearly blank)
-        + (
-            f"<p class='small'><strong>Steps:</strong> {contents}</p>"
-            + _minutes_line([s for s, _, _ in pages])
-            if lecturer
-            else ""
-        )
-        + "</header>"
-        + "\n".join(sections)
-        + "<script>"
-        + _DRAW
-        + "</script></body></html>"
+        f"listed under each step.</p>{steps}</header>"
     )

@@ -643,10 +643,46 @@ def digit_results(seed):
     return data, run_digits(data, "A → B", "logistic", None, 0.0, seed, fit=stored_fitter(data, seed))
 
 
+DIRECTIONS = ("A → B", "B → A")
+
+
+def _digit_gains(data, results, naive_name, flda_name):
+    """Per direction: ``(naive error, FLDA error, mean θ̂, names)``, the paired SE of the
+    difference on the target digits, and whether FLDA is lower beyond the noise."""
+
+    def wrong(fit, X, y):
+        return fit.classes[np.argmax(X @ fit.coef.T + fit.intercept, axis=1)] != y
+
+    targets = {"A → B": (data.X_b, data.y_b), "B → A": (data.X_a, data.y_a)}
+    errors, ses = {}, {}
+    for d, (X, y) in targets.items():
+        naive, flda = results[(d, naive_name)], results[(d, flda_name)]
+        errors[d] = (naive.error, flda.error, float(flda.theta.mean()), naive_name, flda_name)
+        ses[d] = paired_se(wrong(flda, X, y), wrong(naive, X, y))
+    helped = [
+        errors[d][1] < errors[d][0] and beyond_noise(errors[d][1] - errors[d][0], ses[d]) for d in DIRECTIONS
+    ]
+    return errors, ses, helped
+
+
+def _digits_table(errors, naive_name, flda_name):
+    from explorer.experiments.digits import PAPER_TABLE4
+
+    rows = {f"here, {d}": {naive_name: errors[d][0], flda_name: errors[d][1]} for d in DIRECTIONS}
+    for d, row in PAPER_TABLE4.items():
+        rows[f"paper, {d}"] = {
+            naive_name: row[naive_name],
+            flda_name: row[flda_name],
+            "FLDA-Q": row["FLDA-Q"],
+        }
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
 def _digits_view(lesson_step, values, slide=False):
     from explorer.experiments.digits import FIGURE6_PAIRS, PAPER_TABLE4
-    from explorer.figures.digits import digit_weights_figure
+    from explorer.figures.digits import digit_weights_figure, nonzero_rate_figure
     from explorer.teaching.captions import asymmetry_sentence, directions_phrase, paper_table4_sentence
+    from flda_core.transfer import nonzero_rate
 
     seed = int(values["shared.seed"])
     data, results = digit_results(seed)
@@ -656,67 +692,20 @@ def _digits_view(lesson_step, values, slide=False):
     labels = [str(c) for c in data.classes]
     wanted = str(values["dig.digit"])
     digit = data.classes[labels.index(wanted)] if wanted in labels else data.classes[0]
-    errors = {
-        d: (
-            results[(d, naive_name)].error,
-            results[(d, flda_name)].error,
-            float(results[(d, flda_name)].theta.mean()),
-            naive_name,
-            flda_name,
-        )
-        for d in ("A → B", "B → A")
-    }
-    targets = {"A → B": (data.X_b, data.y_b), "B → A": (data.X_a, data.y_a)}
-
-    def wrong(fit, X, y):
-        return fit.classes[np.argmax(X @ fit.coef.T + fit.intercept, axis=1)] != y
-
-    ses = {
-        d: paired_se(wrong(results[(d, flda_name)], X, y), wrong(results[(d, naive_name)], X, y))
-        for d, (X, y) in targets.items()
-    }
-    helped = [
-        errors[d][1] < errors[d][0] and beyond_noise(errors[d][1] - errors[d][0], ses[d])
-        for d in ("A → B", "B → A")
-    ]
+    errors, ses, helped = _digit_gains(data, results, naive_name, flda_name)
     paper_helped = [row[flda_name] < row[naive_name] for row in PAPER_TABLE4.values()]
     correct = {(True, False): 0, (False, True): 1, (True, True): 2, (False, False): 3}[tuple(helped)]
     which = (
         f"offline stand-in data ({data.name_a} and {data.name_b}, made from scikit-learn's "
         "digits; not MNIST/USPS)"
     )
-    rows = {f"here, {d}": {naive_name: errors[d][0], flda_name: errors[d][1]} for d in ("A → B", "B → A")}
-    rows.update(
-        {
-            f"paper, {d}": {naive_name: row[naive_name], flda_name: row[flda_name], "FLDA-Q": row["FLDA-Q"]}
-            for d, row in PAPER_TABLE4.items()
-        }
-    )
-    numbers = [
-        (
-            f"{d}: {naive_name} → {flda_name} (paired SE {ses[d]:.3f})",
-            f"{errors[d][0]:.3f} → {errors[d][1]:.3f}",
-        )
-        for d in ("A → B", "B → A")
-    ]
-    from explorer.figures.digits import nonzero_rate_figure
-    from flda_core.transfer import nonzero_rate
-
     rate_a, rate_b = nonzero_rate(data.X_a), nonzero_rate(data.X_b)
-    fuller = data.name_a if rate_a.mean() > rate_b.mean() else data.name_b
-    emptier = data.name_b if fuller == data.name_a else data.name_a
+    fuller, emptier = (
+        (data.name_a, data.name_b) if rate_a.mean() > rate_b.mean() else (data.name_b, data.name_a)
+    )
+    weights = (naive.weights(digit), adapted.theta, adapted.weights(digit), data.side, digit)
     return View(
-        fig=digit_weights_figure(
-            naive.weights(digit),
-            adapted.theta,
-            adapted.weights(digit),
-            data.side,
-            digit,
-            naive_name,
-            flda_name,
-            True,
-            slide=slide,
-        ),
+        fig=digit_weights_figure(*weights, naive_name, flda_name, True, slide=slide),
         fig_before=nonzero_rate_figure(rate_a, rate_b, data.side, data.name_a, data.name_b),
         what=f"lesson figure 6 weights digit {digit} {direction} seed {seed}",
         caption=(
@@ -724,14 +713,20 @@ def _digits_view(lesson_step, values, slide=False):
             f"{flda_name} weights and θ per pixel for digit {digit}, {direction}. "
             + asymmetry_sentence(errors)
         ),
-        numbers=numbers,
-        table=pd.DataFrame.from_dict(rows, orient="index"),
+        numbers=[
+            (
+                f"{d}: {naive_name} → {flda_name} (paired SE {ses[d]:.3f})",
+                f"{errors[d][0]:.3f} → {errors[d][1]:.3f}",
+            )
+            for d in DIRECTIONS
+        ],
+        table=_digits_table(errors, naive_name, flda_name),
         notes=[
             "*The paper's Table 4:* " + paper_table4_sentence(naive_name),
             "θ̂ > 0.05 on "
             + ", ".join(
                 f"{np.mean(results[(d, flda_name)].theta > 0.05):.0%} of the pixels for {d}"
-                for d in ("A → B", "B → A")
+                for d in DIRECTIONS
             )
             + ".",
         ],
