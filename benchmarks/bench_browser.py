@@ -410,6 +410,50 @@ CHANGES = (
 )
 
 
+def measure_all(browser, server, repeats, steps, quick, wanted):
+    """Every figure of the module docstring, printed as it is measured."""
+    shell_times(browser, server, 1)  # warm the server's imports once
+    baseline = statistics.median(shell_times(browser, server, 5))
+    print(f"Baselines: bare Streamlit shell (Home title, warm server) {baseline:.3f} s")
+    st_floor, _, st_floor_start = first_chart_times(
+        browser, "", max(repeats, 2), selector=STREAMLIT_CHART, script=FLOOR_APP
+    )
+    floor, _, floor_start = first_chart_times(browser, "?element=1", max(repeats, 2), script=FLOOR_APP)
+    floor_median = statistics.median(floor)
+    print(
+        f"           floors (benchmarks/plotly_floor_app.py: a title and one tiny "
+        f"chart), fresh server -> chart: {floor_median:.3f} s with the app's chart "
+        f"element, {statistics.median(st_floor):.3f} s with st.plotly_chart; their "
+        f"servers start in {statistics.median(floor_start + st_floor_start):.2f} s\n"
+    )
+    print("Fresh server -> first chart (ratios: x the floor with the app's chart element)")
+    for path in FIRST_CHART_PAGES:
+        if not _has_page(path) or not wanted(f"/{path or '(home)'}"):
+            continue
+        first, complete, starts = first_chart_times(browser, path, repeats)
+        report(f"  /{path or '(home)'}", first, FIRST_CHART_GOAL_S, baseline=floor_median, unit="floor")
+        print(
+            f"    complete page {statistics.median(complete):.3f} s; server start "
+            f"{statistics.median(starts):.2f} s",
+            flush=True,
+        )
+    print("\nControl change -> repainted figure (page already open)")
+    for label, path, actions, goal, goal_p95 in CHANGES:
+        if not wanted(label):
+            continue
+        times = change_times(browser, server, path, actions, steps)
+        report(f"  {label}", times, goal, goal_p95, baseline=baseline)
+    if wanted("Lesson slides"):
+        answered, drawn = slide_key_times(browser, server, 2 * steps)
+        report("  Lesson slides: Page Down -> Reveal/Next shown", answered, 0.2, baseline=baseline)
+        report("  Lesson slides: Page Down -> figure drawn", drawn, 0.5, baseline=baseline)
+    print("\nPresets (first click: nothing cached)")
+    if wanted("Transfer: Table 1 preset"):
+        times = change_times(browser, server, "transfer?seed=18", transfer_presets, 2 if quick else 6)
+        report("  Transfer: Table 1 preset, then quick default", times, PRESET_GOAL_S, baseline=baseline)
+        print(f"    first (cold) click {times[0]:.3f} s")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run, noisy figures)")
@@ -463,59 +507,11 @@ def main(argv=None):
             f"Measuring {APP_DIR}/app.py; its disk stores are filled by its own server start, if it has any"
         )
     repeats = args.repeats or (1 if args.quick else 3)
-    steps = 4 if args.quick else 12
     with sync_playwright() as playwright:
         browser = h.launch_chromium(playwright)
         server = _app_server()
         try:
-            shell_times(browser, server, 1)  # warm the server's imports once
-            baseline = statistics.median(shell_times(browser, server, 5))
-            print(f"Baselines: bare Streamlit shell (Home title, warm server) {baseline:.3f} s")
-            st_floor, _, st_floor_start = first_chart_times(
-                browser, "", max(repeats, 2), selector=STREAMLIT_CHART, script=FLOOR_APP
-            )
-            floor, _, floor_start = first_chart_times(
-                browser, "?element=1", max(repeats, 2), script=FLOOR_APP
-            )
-            floor_median = statistics.median(floor)
-            print(
-                f"           floors (benchmarks/plotly_floor_app.py: a title and one tiny "
-                f"chart), fresh server -> chart: {floor_median:.3f} s with the app's chart "
-                f"element, {statistics.median(st_floor):.3f} s with st.plotly_chart; their "
-                f"servers start in {statistics.median(floor_start + st_floor_start):.2f} s\n"
-            )
-            print("Fresh server -> first chart (ratios: x the floor with the app's chart element)")
-            for path in FIRST_CHART_PAGES:
-                if not _has_page(path) or not wanted(f"/{path or '(home)'}"):
-                    continue
-                first, complete, starts = first_chart_times(browser, path, repeats)
-                report(
-                    f"  /{path or '(home)'}", first, FIRST_CHART_GOAL_S, baseline=floor_median, unit="floor"
-                )
-                print(
-                    f"    complete page {statistics.median(complete):.3f} s; server start "
-                    f"{statistics.median(starts):.2f} s",
-                    flush=True,
-                )
-            print("\nControl change -> repainted figure (page already open)")
-            for label, path, actions, goal, goal_p95 in CHANGES:
-                if not wanted(label):
-                    continue
-                times = change_times(browser, server, path, actions, steps)
-                report(f"  {label}", times, goal, goal_p95, baseline=baseline)
-            if wanted("Lesson slides"):
-                answered, drawn = slide_key_times(browser, server, 2 * steps)
-                report("  Lesson slides: Page Down -> Reveal/Next shown", answered, 0.2, baseline=baseline)
-                report("  Lesson slides: Page Down -> figure drawn", drawn, 0.5, baseline=baseline)
-            print("\nPresets (first click: nothing cached)")
-            if wanted("Transfer: Table 1 preset"):
-                times = change_times(
-                    browser, server, "transfer?seed=18", transfer_presets, 2 if args.quick else 6
-                )
-                report(
-                    "  Transfer: Table 1 preset, then quick default", times, PRESET_GOAL_S, baseline=baseline
-                )
-                print(f"    first (cold) click {times[0]:.3f} s")
+            measure_all(browser, server, repeats, 4 if args.quick else 12, args.quick, wanted)
         finally:
             server.stop()
             browser.close()

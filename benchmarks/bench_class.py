@@ -885,7 +885,8 @@ def profile_state_change(sizes=(1, 30, 100), repeats=5):
     return 0
 
 
-def main(argv=None):
+def arguments():
+    """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--url",
@@ -931,6 +932,11 @@ def main(argv=None):
         help="the routes' CPU for one follow and one state change with 1, 30 and 100 students "
         "in this process (no server)",
     )
+    return parser
+
+
+def main(argv=None):
+    parser = arguments()
     args = parser.parse_args(argv)
     if args.profile:
         return profile_state_change()
