@@ -27,6 +27,33 @@ column of first charts is against the first).
 
 Run: ``python3 benchmarks/bench_browser.py [--quick] [--repeats N] [--only TEXT ...]``
 (``--only Digits /synthetic`` runs only the figures whose label contains one of the texts).
+
+Results
+-------
+``python3 benchmarks/bench_browser.py --repeats 4`` at ``2415878``, 2026-11-27 06:16-06:26
+UTC, on the 2-core reference machine in a slow phase (load average not recorded; bare
+shell 1.40 s, floor 1.74 s, where a quiet phase gave 1.05 s and 1.68 s).  First charts:
+medians of 4 fresh servers; control changes: 24 changes each, fresh servers, right after
+(06:27-06:29 UTC), p95 in brackets:
+
+======================================  ===============  =======
+figure                                  median (p95)     x floor
+======================================  ===============  =======
+Home -> title                           1.64 s           0.9
+Lesson -> first chart                   2.48 s           1.4
+Synthetic -> first chart                2.31 s           1.3
+Transfer -> first chart                 2.43 s           1.4
+Learning curves -> first chart          2.85 s           1.6
+Digits -> first chart                   2.73 s           1.6
+Real data -> first chart                2.84 s           1.6
+Your data (sample) -> first chart       3.49 s (3.70)    2.0
+Lesson: Reveal / Next / Back            0.33 s (0.55)
+Synthetic: type a new theta, 10k        0.39 s (0.45)
+Transfer: "your theta" slider step      0.32 s (0.49)
+Your data (sample): scale toggle        0.44 s (0.53)
+======================================  ===============  =======
+
+Goals: first chart <= 2.5 s; a control change <= 0.3 s median, <= 0.6 s p95.
 """
 
 from __future__ import annotations

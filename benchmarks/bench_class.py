@@ -57,14 +57,37 @@ waiting phone) costs 3.6 ms with 1 phone waiting, 4.7 ms with 30 and 6.0 ms with
 about 0.03 ms per phone.  Of the fixed part, the store calls are 0.4 ms (steer), 0.2 ms
 (state) and 0.3 ms (roster of 30 seats), ``student_content`` 0.01 ms; the rest is the
 request and thread hops.  The Streamlit path it replaces ran a whole page per student on
-every state change (0.1-0.3 s of CPU each, ``docs/performance-history.md``): 3-9 s per
+every state change (0.1-0.3 s of CPU each, measured 2026-11-27): 3-9 s per
 process for 30 students.
 
-Measured through ``PROCESSES=2 deploy/serve.sh`` (load average 4-5, client on the same
-cores), every step and round of the 12-step lesson, think 0.5-3 s:
-60 phones follow p50/p95 0.032/0.204 s, vote 0.039/0.909 s, 1440/1440 votes, 0 stalls,
-0 errors; 200 phones follow 0.090/0.256 s, vote 0.029/0.283 s, 4800/4800 votes, 0 stalls,
-0 errors; 200 idle phones 3.3 % of one core.
+Results
+-------
+Students browsing pages (no ``--class``), 2026-11-26 22:08-22:22 UTC at ``2a38b31``, quiet
+2-core reference machine (load average 0.2-3.5, the load generator on the same cores),
+60 s per run, 0 errors in every run.  One process: ``python3 benchmarks/bench_class.py
+--sessions N --duration 60 --seed 0``; two: ``PROCESSES=2 bash deploy/serve.sh`` with
+``FLDA_REAL_DATA_WARM_UP=0 FLDA_DIGITS_WARM_UP=0``, then ``--url ... --server-pid P1
+--server-pid P2``:
+
+=========  ========  ====================  ============  ============  ==============
+server     students  change p50 / p95      open p95      CPU s/rerun   peak RSS
+=========  ========  ====================  ============  ============  ==============
+one        30        0.10 / 0.50 s         4.03 s        0.080         406 MB
+one        40        0.16 / 0.82 s         4.44 s        0.084         406 MB
+one        60        0.79 / 3.98 s         8.72 s        0.085         454 MB
+two        60        0.12 / 0.56 s         3.28 s        0.078         791 MB (both)
+two        100       0.19 / 1.05 s         4.51 s        0.061         899 MB (both)
+two        120       0.39 / 2.92 s         9.52 s        0.068         943 MB (both)
+=========  ========  ====================  ============  ============  ==============
+
+One process is one core: it carries about 45 students at a change p95 under 2 s (40:
+0.82 s, 50: 2.71 s), at a schedule far busier than a class following a lecture.
+
+A class (``--class``), 2026-11-27 at ``003b9d6``, through ``PROCESSES=2 deploy/serve.sh``
+(load average 4-5, the client on the same cores), every step and round of the 12-step
+lesson, think 0.5-3 s: 60 phones follow p50/p95 0.032/0.204 s, vote 0.039/0.909 s,
+1440/1440 votes, 0 stalls, 0 errors; 200 phones follow 0.090/0.256 s, vote 0.029/0.283 s,
+4800/4800 votes, 0 stalls, 0 errors; 200 idle phones 3.3 % of one core.
 """
 
 from __future__ import annotations

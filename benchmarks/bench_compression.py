@@ -22,6 +22,13 @@ Each time is the median of ``--repeats`` runs (default 5; 3 with ``--quick``,
 which also skips the 100,000-sample sweep).
 
 Run: ``python3 benchmarks/bench_compression.py [--quick] [--repeats N]``.
+
+Results
+-------
+2026-11-26, 2-core reference machine, load average 5-6, 100,000 samples per domain:
+one FLDA-L fit 7-8 ms compressed against 100-190 ms; the six classifiers of a Synthetic
+run 27-30 ms against 315-557 ms; Table 1's 45-fit sweep 0.20 s against 4.4 s (10,000 per
+domain: 0.09 s against 0.32 s).  Coefficients equal to 1e-14, errors identical.
 """
 
 from __future__ import annotations

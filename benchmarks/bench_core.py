@@ -16,6 +16,20 @@ Prints, measured in the same run on the same data:
   Goals: under 5 s and under 2 GB.
 
 Run: ``python3 benchmarks/bench_core.py`` (add ``--quick`` for smaller data).
+
+Results
+-------
+The latest figures, on the 2-core reference machine (load average not recorded):
+
+=================================================  ==========  ===================================
+FLDA-L / ``LogisticRegression`` fit time            date        result
+=================================================  ==========  ===================================
+dense, each side's default ``tol`` (1e-6 / 1e-4)   2026-11-26  8.2x single-threaded LR (loaded)
+dense, same ``tol`` 1e-4 / 1e-6                    2026-11-26  1.9x / 2.4x single-threaded LR
+sparse, each side's default ``tol``                 2026-11-26  4.3x single-threaded LR (loaded)
+sparse, same ``tol`` 1e-4 / 1e-6                   2026-11-26  2.7x / 2.2x single-threaded LR
+FLDA-Q on the sparse problem                       2026-11-25  1.7 s, 140 MiB peak (CG, 89 iter.)
+=================================================  ==========  ===================================
 """
 
 from __future__ import annotations

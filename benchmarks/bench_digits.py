@@ -16,6 +16,11 @@ that machine load affects both alike.  The baseline is measured in the same
 run; the printed ratio is FLDA-L time / LogisticRegression time.
 
 Run: ``python3 benchmarks/bench_digits.py`` (about 1-3 minutes).
+
+Results
+-------
+2026-11-25, 2-core reference machine (load average not recorded): FLDA-L / LR
+0.8x to 2.3x over 2,000-14,000 images, both directions.
 """
 
 from __future__ import annotations

@@ -17,6 +17,12 @@ Prints, measured in the same run:
 
 Run: ``python3 benchmarks/bench_learning_curves.py`` (``--quick`` skips the
 logistic timing).
+
+Results
+-------
+2026-11-26, 2-core reference machine, loaded by other work (load average not recorded):
+the paper's setting takes 0.20 s median (the batched closed form; 0.29 s before its
+prefix sums shared one Gram matrix).
 """
 
 from __future__ import annotations

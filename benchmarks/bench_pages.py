@@ -10,6 +10,11 @@ same process), the median re-run after a slider change, their ratio, and the
 ratio of the median to the 0.5 s budget.
 
 Run: ``python3 benchmarks/bench_pages.py``
+
+Results
+-------
+2026-11-25, 2-core reference machine (load average not recorded): the median re-run after
+a slider change is 0.17-0.23 s on both pages (budget 0.5 s).
 """
 
 from __future__ import annotations

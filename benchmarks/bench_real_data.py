@@ -15,6 +15,12 @@ seconds summed over the data sets and the ratio to S-LR measured in the same run
 
 Run: ``python3 benchmarks/bench_real_data.py [--quick]`` (about a minute;
 ``--quick``: hepatitis and heart only).
+
+Results
+-------
+2026-11-26, 2-core reference machine: the whole Table 3 cold 29 s wall clock and 15 s of
+CPU (load average about 7), cached 11 ms; read back from the disk store by a new process
+0.15 s against 16.1 s to compute it, 105x (load average 2).
 """
 
 from __future__ import annotations

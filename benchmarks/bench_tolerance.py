@@ -51,6 +51,13 @@ Experiments (section numbers of the paper):
    cross-validated l2.
 
 Run: ``python3 benchmarks/bench_tolerance.py`` (``--quick``: smaller data).
+
+Results
+-------
+2026-11-26, 2-core reference machine (load average not recorded), against a 1e-8 fit:
+``tol`` 1e-6 (the default) moves no reported target error by more than 0.001 (or one test
+sample); 1e-5 moves two (up to 0.002); 1e-4, scikit-learn's default, moves five (digits
+up to 0.059).  On two-feature data every tolerance up to 1e-3 gives the same errors.
 """
 
 from __future__ import annotations

@@ -12,6 +12,12 @@ rerun.  The large pair is generated (seeded) into a temporary folder: ``--rows``
 target (about 26 + 20 MB with the defaults).  ``--sample`` times the sample pair only.
 
 Run: ``python3 benchmarks/bench_your_data.py [--sample] [--reruns 5] [--profile]``.
+
+Results
+-------
+``python3 benchmarks/bench_your_data.py --reruns 5`` and ``... --sample --reruns 5``,
+2026-11-26, the 2-core machine shared with other tests (load average not recorded): a
+trivial rerun takes 124 ms with a 43.4 MB pair and 78 ms with the sample pair (1.6x).
 """
 
 from __future__ import annotations

@@ -180,7 +180,7 @@ class FLDAClassifier(DomainRequests, ClassifierMixin, BaseEstimator):
         test on the same objective scale, looser only for features with dropout
         (see :func:`flda_core.solvers.solve_logistic`).  The default keeps the
         target errors of the paper's experiments within 0.001 of a 1e-8 fit
-        (measured: the repository's ``docs/performance-history.md``).
+        (measured: the repository's ``benchmarks/bench_tolerance.py``).
         Quadratic ``"cg"``: relative residual.
     max_iter : int, default=1000
         Iteration cap for L-BFGS or conjugate gradients.

@@ -1,6 +1,6 @@
 """benchmarks/bench_class.py: the protocol-level load generator (no browser).
 
-The figures it prints go to docs/performance-history.md; these tests check that it
+The figures it prints go to its docstring's Results; these tests check that it
 runs without errors and prints its JSON line, never how fast the server is.
 """
 

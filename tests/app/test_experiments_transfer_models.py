@@ -1,5 +1,5 @@
 """Comparison tables of transfer models (issue 15): protocol and numbers as stated
-(``benchmarks/bench_transfer_models.py`` computes them for docs/transfer-models.md)."""
+(``benchmarks/bench_transfer_models.py`` prints them; its docstring keeps the latest)."""
 
 import sys
 from pathlib import Path
