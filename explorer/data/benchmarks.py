@@ -7,14 +7,17 @@ Every table is a list of *pairs*, each a source and a target (:func:`pairs`,
   :mod:`explorer.data.uci` (``sample_data/uci``): a data set is a pair, its complete rows
   the source and its rows with gaps the target.
 * Tables 5, 7 and 8 -- the authors' own files, shipped in ``sample_data/paper``
-  (``PROVENANCE.md`` there: MIT licence, checksums), read offline once per process
-  (:func:`load_set`): Office-Caltech with SURF features (dense, 2533 x 800), IMDB
-  reviews by genre and SMS/e-mail spam (bag of words, kept ``scipy.sparse``).
+  (``PROVENANCE.md`` there: MIT licence, checksums), read offline once per process by the
+  library's :func:`flda_core.load_paper_domains` (:func:`paper_domains`): Office-Caltech
+  with SURF features (dense, 2533 x 800), IMDB reviews by genre and SMS/e-mail spam (bag
+  of words, kept ``scipy.sparse``), every count divided by the file's largest (the
+  protocol of :mod:`flda_core.paper_data`).
 * Tables 6 (Office, DeCAF8) and 9 (Amazon reviews) -- not in those files: downloaded on
   request with skada's fetchers into ``<cache>/skada`` of
   :func:`explorer.data.digits.default_cache_dir` (``$FLDA_CACHE_DIR``); without network
   and cache :func:`pair_data` fails within seconds with :class:`BenchmarkUnavailable`.
-  skada's Amazon features are its own 400-dimensional ones, not the paper's.
+  skada's Amazon features are its own 400-dimensional ones, not the paper's.  A pair's
+  rows are divided by their largest absolute value, the same preprocessing as the files'.
 
 MNIST and USPS (Table 4) are on the "Handwritten digits" page.
 
@@ -40,6 +43,8 @@ from explorer.data import uci
 from explorer.data.digits import default_cache_dir, openml_reachable
 from explorer.data.files import without_paths
 from explorer.registry import SAMPLE_DIR
+from flda_core import load_paper_domains
+from flda_core.paper_data import PAPER_FILES
 
 __all__ = [
     "HOST",
@@ -50,10 +55,9 @@ __all__ = [
     "BENCHMARKS",
     "PAPER_TABLES",
     "BenchmarkUnavailable",
-    "DomainSet",
     "typed_table",
     "cache_dir",
-    "load_set",
+    "paper_domains",
     "pair_data",
     "pairs",
     "check_pair",
@@ -151,8 +155,6 @@ class Benchmark:
     domains : dict
         The paper's letter -> the domain's name (in the file, or skada's name); for
         Table 3 the data set -> its title.
-    file : str
-        The authors' file in :data:`PAPER_DIR` (``""`` for Table 3 and the downloads).
     fetcher : str
         The function of ``skada.datasets`` that downloads it (Tables 6 and 9).
     note : str
@@ -163,7 +165,6 @@ class Benchmark:
     title: str
     table: str
     domains: dict
-    file: str = ""
     fetcher: str = ""
     note: str = ""
 
@@ -192,7 +193,6 @@ BENCHMARKS = {
         "Office-Caltech, SURF features (10 classes)",
         "Table 5",
         {"A": "amazon", "D": "dslr", "W": "webcam", "C": "caltech"},
-        file="da_office_caltech.mat",
         note="The authors' file (sample_data/paper): 800 bag-of-visual-words counts, dense.",
     ),
     "office31_decaf": Benchmark(
@@ -208,7 +208,6 @@ BENCHMARKS = {
         "IMDB reviews by genre",
         "Table 7",
         {"A": "Action", "F": "Family", "W": "War"},
-        file="da_imdb.mat",
         note="The authors' file (sample_data/paper): 4180 word counts, kept sparse.",
     ),
     "spam": Benchmark(
@@ -216,7 +215,6 @@ BENCHMARKS = {
         "Spam, SMS and e-mail",
         "Table 8",
         {"S": "sms", "M": "mail"},
-        file="da_sm_spam.mat",
         note="The authors' file (sample_data/paper): 4272 word counts, kept sparse.",
     ),
     "amazon": Benchmark(
@@ -237,50 +235,19 @@ class BenchmarkUnavailable(RuntimeError):
     never the server's cache path."""
 
 
-@dataclass(frozen=True)
-class DomainSet:
-    """One of the authors' files, read once: every row, its label and its domain.
-
-    Attributes
-    ----------
-    X : ndarray or scipy.sparse.csr_matrix of shape (n_rows, n_features), float64, read-only
-    y : ndarray of int, read-only
-    offsets : dict ``{letter: (first row, end row)}``
-    """
-
-    X: object
-    y: np.ndarray
-    offsets: dict
-
-
 def _read_only(X):
     for array in (X.data, X.indices, X.indptr) if sp.issparse(X) else (X,):
         array.flags.writeable = False
     return X
 
 
-@functools.lru_cache(maxsize=len(BENCHMARKS))
-def load_set(key, folder=None):
-    """The authors' file of an offline benchmark, read once per process and read-only.
-
-    ``D`` is oriented rows x features (the IMDB file stores it transposed); the bag of
-    words (IMDB, spam) becomes a CSR matrix, Office-Caltech a dense array.
-    """
-    from scipy.io import loadmat
-
-    benchmark = BENCHMARKS[key]
-    if not benchmark.file:
-        raise ValueError(f"{benchmark.title} is not in the authors' files; use pair_data.")
-    content = loadmat(Path(folder or PAPER_DIR) / benchmark.file)
-    D = content["D"].T if key == "imdb" else content["D"]
-    X = np.asarray(D, dtype=np.float64) if key == "office_caltech" else sp.csr_matrix(D, dtype=np.float64)
-    bounds = content["domains"].ravel().astype(int)
-    names = [str(np.ravel(n)[0]) for n in content["domain_names"].ravel()]
-    offsets = {
-        letter: (bounds[names.index(name)], bounds[names.index(name) + 1])
-        for letter, name in benchmark.domains.items()
-    }
-    return DomainSet(_read_only(X), _read_only(content["y"].ravel().astype(np.int64)), offsets)
+@functools.lru_cache(maxsize=len(PAPER_FILES))
+def paper_domains(key):
+    """The authors' file of Table 5, 7 or 8 as :func:`flda_core.load_paper_domains` reads it
+    (``{letter: (X, y)}``, counts divided by the file's largest, IMDB and spam sparse), once
+    per process and read-only (the rows are shared by every session)."""
+    domains = load_paper_domains(PAPER_DIR / PAPER_FILES[BENCHMARKS[key].table])
+    return {letter: (_read_only(X), _read_only(y)) for letter, (X, y) in domains.items()}
 
 
 def pairs(key):
@@ -310,12 +277,12 @@ def pair_data(key, pair, root=None, fetch=None, reachable=None, impute="zero", k
     """Source and target rows of one pair: ``X_source, y_source, X_target, y_target``.
 
     Table 3's data sets are :func:`explorer.data.uci.problem` (``impute``, ``keep_gaps``:
-    its gaps' filling); the authors' files are row ranges of :func:`load_set` (views of
-    the dense Office-Caltech array, CSR copies of the sparse rows); the others are
+    its gaps' filling); the authors' files are domains of :func:`paper_domains` (views of
+    the dense Office-Caltech array, CSR rows of the sparse ones); the others are
     downloaded once with skada and cached (``root``: the cache root; ``fetch``:
     ``(benchmark, domain, data_home, download_if_missing) -> (X, y)``, raising ``OSError``
     when not cached and not to download; ``reachable``: a fast network check; tests pass
-    fakes).
+    fakes), then divided by the pair's largest absolute value.
 
     Raises
     ------
@@ -329,18 +296,15 @@ def pair_data(key, pair, root=None, fetch=None, reachable=None, impute="zero", k
         return data.X_source, data.y_source, data.X_target, data.y_target
     letters = pair.split(" → ")
     if benchmark.offline:
-        data = load_set(key)
-        out = []
-        for letter in letters:
-            first, end = data.offsets[letter]
-            out += [data.X[first:end], data.y[first:end]]
-        return tuple(out)
+        return tuple(part for letter in letters for part in paper_domains(key)[letter])
     fetch = _skada_fetch if fetch is None else fetch
     reachable = (lambda: openml_reachable(HOST)) if reachable is None else reachable
-    home, out = cache_dir(root), []
-    for letter in letters:
-        out += _load_domain(benchmark, benchmark.domains[letter], home, fetch, reachable)
-    return tuple(out)
+    home = cache_dir(root)
+    domains = [benchmark.domains[letter] for letter in letters]
+    (X_s, y_s), (X_t, y_t) = (_load_domain(benchmark, d, home, fetch, reachable) for d in domains)
+    largest = max(np.abs(X_s).max(), np.abs(X_t).max())
+    scale = largest if largest > 0 else 1.0
+    return X_s / scale, y_s, X_t / scale, y_t
 
 
 #: How to get rid of a cached copy that cannot be read (without the server's own path).

@@ -21,7 +21,7 @@ Hyper-parameters.  As in the paper, the classifier's parameters (``C`` of the
 logistic regression; ``C`` and the kernel bandwidth ``gamma`` of the SVM) are
 chosen by cross-validation on the labelled *source* data only -- for a
 baseline, on the source data after its adaptation step (reweighted, aligned,
-projected or transported), see :class:`SourceCV`.  The adaptation steps'
+projected or transported), see :class:`SourceCV` (scikit-learn's ``GridSearchCV``).  The adaptation steps'
 own parameters stay at skada's defaults, except where noted in
 :data:`BASELINE_NOTES` (no labelled target data exists to tune them).
 
@@ -41,15 +41,12 @@ Gnassounou, T. et al. (2024). SKADA: Scikit Adaptation. https://scikit-adaptatio
 from __future__ import annotations
 
 import warnings
-from itertools import product
 
 import numpy as np
 import sklearn
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.dummy import DummyClassifier
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
@@ -116,12 +113,13 @@ def cv_folds(y, n_folds, random_state):
 class SourceCV(ClassifierMixin, BaseEstimator):
     """A classifier whose parameters are chosen by k-fold cross-validation.
 
-    A plain estimator (not a meta-estimator), so that skada's pipelines can
-    route ``sample_weight`` to it; :meth:`fit` tries every combination of
-    ``param_grid`` on ``n_folds`` folds of the data it is given (the source
-    rows, after the adaptation step of a baseline), keeps the one with the
-    lowest mean validation error (ties: the earlier candidate -- put the most
-    regularised first) and refits it on all rows.
+    A plain estimator around scikit-learn's ``GridSearchCV``: skada 0.6's pipelines
+    route ``sample_weight`` only to a step with a request of its own, not to a
+    meta-estimator's router.  :meth:`fit` tries every combination of ``param_grid`` on
+    ``n_folds`` folds (:func:`cv_folds`) of the data it is given (the source rows, after
+    the adaptation step of a baseline), keeps the one with the highest mean validation
+    accuracy (ties: the earlier candidate -- put the most regularised first; a training
+    fold with one class scores 0 for every candidate) and refits it on all rows.
 
     Parameters
     ----------
@@ -137,7 +135,8 @@ class SourceCV(ClassifierMixin, BaseEstimator):
     ----------
     estimator_ : the refitted best classifier
     best_params_ : dict
-    cv_errors_ : list of (dict, float)
+    cv_results_ : dict
+        ``GridSearchCV``'s.
     classes_ : ndarray
     """
 
@@ -150,49 +149,32 @@ class SourceCV(ClassifierMixin, BaseEstimator):
         self.n_folds = n_folds
         self.random_state = random_state
 
-    def _candidates(self, X):
+    def fit(self, X, y, sample_weight=None):
+        """Cross-validate every candidate on ``(X, y)`` and refit the best one."""
+        X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
         grid = dict(self.param_grid or {})
         if self.gamma_factors is not None:
             variance = float(np.var(X))
             scale = 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
             grid["gamma"] = [f * scale for f in self.gamma_factors]
-        names = list(grid)
-        return [dict(zip(names, values)) for values in product(*(grid[n] for n in names))]
-
-    def fit(self, X, y, sample_weight=None):
-        """Cross-validate every candidate on ``(X, y)`` and refit the best one."""
-        X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
-        weights = None if sample_weight is None else np.asarray(sample_weight, np.float64)
-        candidates = self._candidates(X)
-        errors = np.zeros(len(candidates))
-        if len(candidates) > 1 and len(np.unique(y)) > 1:
-            folds = list(cv_folds(y, self.n_folds, self.random_state))
-            for train, test in folds:
-                for k, params in enumerate(candidates):
-                    model = self._fit_one(
-                        params, X[train], y[train], None if weights is None else weights[train]
-                    )
-                    errors[k] += np.mean(model.predict(X[test]) != y[test]) / len(folds)
-        best = int(np.argmin(errors))
-        self.best_params_ = candidates[best]
-        self.cv_errors_ = list(zip(candidates, errors.tolist()))
-        self.estimator_ = self._fit_one(self.best_params_, X, y, weights)
+        folds = list(cv_folds(y, self.n_folds, self.random_state))
+        search = GridSearchCV(self.estimator, grid, scoring=_accuracy, cv=folds, error_score=0.0)
+        with sklearn.config_context(enable_metadata_routing=False), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # non-convergence, one-class folds, unweighted scores
+            search.fit(X, y, sample_weight=sample_weight)
+        self.best_params_, self.cv_results_ = search.best_params_, search.cv_results_
+        self.estimator_ = search.best_estimator_
         self.classes_ = self.estimator_.classes_
         return self
-
-    def _fit_one(self, params, X, y, sample_weight):
-        model = clone(self.estimator).set_params(**params)
-        if len(np.unique(y)) < 2:  # a fold with one class: predict it
-            return DummyClassifier(strategy="most_frequent").fit(X, y)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            if sample_weight is None:
-                return model.fit(X, y)
-            return model.fit(X, y, sample_weight=sample_weight)
 
     def predict(self, X):
         check_is_fitted(self)
         return self.estimator_.predict(np.asarray(X, dtype=np.float64))
+
+
+def _accuracy(estimator, X, y):
+    """The validation score of :class:`SourceCV`: unweighted, whatever weights the fits had."""
+    return float(np.mean(estimator.predict(X) == y))
 
 
 def logistic_cv(grid=C_GRID, n_folds=3, random_state=0):

@@ -63,21 +63,36 @@ def test_not_available_baselines_are_refused_not_imitated():
 def test_source_cv_picks_the_candidate_with_the_lowest_fold_error():
     X_s, y_s, _, _ = shifted_problem(n=200)
     model = bl.SourceCV(LogisticRegression(), {"C": [1e-6, 1.0]}).fit(X_s, y_s)
-    errors = {c["C"]: e for c, e in model.cv_errors_}
-    assert errors[1.0] < errors[1e-6]  # C = 1e-6 predicts one class only
+    accuracy = dict(zip(model.cv_results_["param_C"], model.cv_results_["mean_test_score"]))
+    assert accuracy[1.0] > accuracy[1e-6]  # C = 1e-6 predicts one class only
     assert model.best_params_ == {"C": 1.0}
     assert model.estimator_.C == 1.0 and model.score(X_s, y_s) > 0.9
 
 
-def test_source_cv_passes_sample_weights_and_scales_gamma():
+def test_a_tie_goes_to_the_earlier_candidate_and_a_one_class_fold_counts_alike():
+    X_s, y_s, _, _ = shifted_problem(n=200)
+    tied = bl.SourceCV(LogisticRegression(), {"C": [1e3, 1e4]}).fit(X_s, y_s)
+    assert tied.cv_results_["mean_test_score"][0] == tied.cv_results_["mean_test_score"][1]
+    assert tied.best_params_ == {"C": 1e3}
+    X, y = np.arange(20.0)[:, None], np.r_[np.zeros(19, int), 1]  # class 1: one row
+    model = bl.SourceCV(LogisticRegression(), {"C": [1e-6, 1.0]}).fit(X, y)
+    scores = np.array([model.cv_results_[f"split{k}_test_score"] for k in range(3)])
+    assert [row.tolist() for row in scores if not row.any()] == [[0.0, 0.0]]  # its training rows: class 0
+    assert model.classes_.tolist() == [0, 1]
+
+
+def test_source_cv_weights_the_fits_not_the_scores_and_scales_gamma():
     X = np.vstack([np.zeros((20, 2)), np.ones((20, 2))])
     y = np.repeat([0, 1], 20)
     model = bl.svm_cv().fit(X, y, sample_weight=np.ones(40))
     scale = 1.0 / (2 * X.var())
-    assert {round(c["gamma"] / scale, 6) for c, _ in model.cv_errors_} == set(bl.GAMMA_FACTORS)
-    # zero weight on class 1 rows: the classifier cannot learn it
-    weighted = bl.logistic_cv().fit(X, y, sample_weight=np.r_[np.ones(20), 1e-9 * np.ones(20)])
+    assert {round(g / scale, 6) for g in model.cv_results_["param_gamma"]} == set(bl.GAMMA_FACTORS)
+    # zero weight on class 1 rows: the classifier cannot learn it ...
+    weights = np.r_[np.ones(20), 1e-9 * np.ones(20)]
+    weighted = bl.logistic_cv().fit(X, y, sample_weight=weights)
     assert np.all(weighted.predict(X) == 0)
+    # ... and every validation fold counts class 1's rows in full: about half of them wrong
+    assert np.allclose(weighted.cv_results_["mean_test_score"], 0.5, atol=0.1)
 
 
 FIRST_SKADA_USE = {

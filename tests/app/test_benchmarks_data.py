@@ -37,6 +37,10 @@ def test_first_load_downloads_into_the_cache_and_the_second_needs_no_network(tmp
     X_s, y_s, X_t, y_t = bm.pair_data("amazon", "B → K", root=tmp_path, fetch=fake, reachable=lambda: True)
     assert X_s.shape == (30, 8) and X_t.shape == (30, 8) and len(y_s) == len(y_t) == 30
     assert (tmp_path / "skada" / "amazon_books.npz").exists()
+    raw = [np.load(tmp_path / "skada" / f"amazon_{d}.npz")["X"] for d in ("books", "kitchen")]
+    largest = max(r.max() for r in raw)  # the pair divided by its largest value, as the files
+    np.testing.assert_allclose(X_s * largest, raw[0])
+    np.testing.assert_allclose(X_t * largest, raw[1])
     assert fake.calls == [
         ("amazon", "books", False),
         ("amazon", "books", True),
@@ -93,8 +97,6 @@ def test_table3_is_a_table_whose_pairs_are_the_uci_data_sets():
     assert np.isnan(bm.pair_data(bm.TABLE3, "heart", keep_gaps=True)[2]).any()
     with pytest.raises(ValueError, match="Unknown pair"):
         bm.pair_data(bm.TABLE3, "A → D")
-    with pytest.raises(ValueError, match="not in the authors' files"):
-        bm.load_set(bm.TABLE3)
 
 
 # ---------------------------------------------------------------- the authors' files, offline
@@ -108,25 +110,28 @@ SIZES = {
 
 
 @pytest.mark.parametrize("key", list(SIZES))
-def test_the_authors_files_are_read_once_read_only_and_sparse_where_sparse(key):
-    data = bm.load_set(key)
-    assert bm.load_set(key) is data  # once per process
+def test_the_authors_files_are_the_librarys_read_once_read_only_and_sparse_where_sparse(key):
+    domains = bm.paper_domains(key)
+    assert bm.paper_domains(key) is domains  # once per process
     rows, features, classes = SIZES[key]
-    assert {k: end - first for k, (first, end) in data.offsets.items()} == rows
-    assert data.X.shape == (sum(rows.values()), features) and len(data.y) == data.X.shape[0]
-    assert len(np.unique(data.y)) == classes
-    assert sp.issparse(data.X) == (key != "office_caltech")
-    with pytest.raises(ValueError, match="read-only"):
-        (data.X.data if sp.issparse(data.X) else data.X)[0] = 1.0
+    assert {k: X.shape for k, (X, _) in domains.items()} == {k: (n, features) for k, n in rows.items()}
+    assert len(np.unique(np.concatenate([y for _, y in domains.values()]))) == classes
+    assert max(abs(X).max() for X, _ in domains.values()) == 1.0  # counts over the file's largest
+    for X, y in domains.values():
+        assert sp.issparse(X) == (key != "office_caltech")
+        with pytest.raises(ValueError, match="read-only"):
+            (X.data if sp.issparse(X) else X)[0] = 1.0
+        with pytest.raises(ValueError, match="read-only"):
+            y[0] = 0
     X_s, y_s, X_t, y_t = bm.pair_data(key, bm.pairs(key)[0])
-    assert X_s.shape[0] == len(y_s) == rows[bm.pairs(key)[0][0]] and X_t.shape[0] == len(y_t)
-    assert sp.issparse(X_s) == sp.issparse(data.X)
+    source, target = bm.pairs(key)[0].split(" → ")
+    assert X_s is domains[source][0] and y_t is domains[target][1]
 
 
 def test_the_dense_pairs_are_views_and_need_no_network(monkeypatch):
     monkeypatch.setattr(bm, "openml_reachable", lambda *a: pytest.fail("no network for the files"))
     X_s, _, X_t, _ = bm.pair_data("office_caltech", "C → A")
-    assert np.shares_memory(X_s, bm.load_set("office_caltech").X) and X_t.shape == (958, 800)
+    assert X_s.base is bm.paper_domains("office_caltech")["A"][0].base and X_t.shape == (958, 800)
 
 
 def test_the_shipped_files_are_the_ones_provenance_names():
