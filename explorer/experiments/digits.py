@@ -176,20 +176,12 @@ def _negative_error(model, X, y):
 
 
 def _validate(X, y, method, theta, grid, n_folds, random_state, tol):
-    """:class:`FLDAClassifierCV` (no refit) of ``method`` over ``grid`` on ``(X, y)``.
-
-    Warm starts along the grid, largest ``l2`` first: each fit starts from the
-    solution of the next stronger penalty (fewer L-BFGS iterations).
-    """
+    """:class:`FLDAClassifierCV` (no refit) of ``method`` over ``grid`` on ``(X, y)``;
+    every fit starts cold, as in scikit-learn's ``GridSearchCV``."""
     params = make_classifier(method, 0.0, theta, tol=tol).get_params()
     del params["l2"], params["warm_start"]
     search = FLDAClassifierCV(
-        **params,
-        l2s=grid,
-        cv=_folds(y, n_folds, random_state),
-        scoring=_negative_error,
-        warm_start=True,
-        refit=False,
+        **params, l2s=grid, cv=_folds(y, n_folds, random_state), scoring=_negative_error, refit=False
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -215,9 +207,8 @@ def cross_validate_l2(
     stay cheap, at most ``max_samples`` images (a seeded, stratified subset)
     are used and logistic fits stop at tolerance ``tol`` (1e-4 picks the same
     ``l2`` as 1e-8 fits on the offline domains; 1e-3 a different one in 3 of
-    4 cases, see ``benchmarks/bench_tolerance.py``); each fold warm-starts
-    along the grid from the largest ``l2`` down.  Ties go to the larger
-    penalty.  The library's :class:`flda_core.FLDAClassifierCV` does the work.
+    4 cases, see ``benchmarks/bench_tolerance.py``); every fit starts cold.
+    Ties go to the larger penalty.  The library's :class:`flda_core.FLDAClassifierCV` does the work.
 
     Returns
     -------
