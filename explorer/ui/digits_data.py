@@ -70,11 +70,8 @@ def draw_data_controls():
             "server's data cache; the server's environment variable "
             "FLDA_CACHE_DIR chooses its folder). Later loads need no network.",
         )
-    navigation.page_link(
-        "pages/your_data.py",
-        label="Digits of your own: a CSV (a label column and one column per pixel) runs on Your data",
-        icon=":material/upload_file:",
-    )
+    st.caption("A digit CSV of your own (a label column and one column per pixel) runs on Your data.")
+    navigation.page_link("pages/your_data.py", label="Open Your data", icon=":material/upload_file:")
 
 
 def _openml(seed):
