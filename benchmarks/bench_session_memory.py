@@ -1,16 +1,12 @@
 """What sessions cost a real server's memory (issue 36), by Streamlit's own protocol.
 
-Three scenarios against ``streamlit run app.py`` on a free loopback port, each on a
+Two scenarios against ``streamlit run app.py`` on a free loopback port, each on a
 fresh server (``bench_class.Student`` speaks the websocket protocol and uploads
 through ``/_stcore/upload_file`` as the browser does):
 
 * ``csv``: ``--sessions`` tabs (default 5) each open Your data, upload a source and
   a target CSV of about ``--csv-mb`` MB (35), wait for the results, remove both
   files (the uploader's ✕: ``DELETE`` and a rerun without them) and stay open;
-* ``digits``: ``--sessions`` tabs (default 4) each upload their own NPZ pair of 30,000
-  binary 16 x 16 images of two classes per file (0.7-0.9 MB compressed) on Digits;
-  then all close, and the RSS is read again after they have been idle for
-  ``FLDA_IDLE_MINUTES`` (:data:`IDLE_S` for this server) and another tab ran a page;
 * ``lockout``: three tabs each ``PUT`` two 40 MB files that no run ever reads; a
   fourth tab then uploads a 1.2 kB CSV, at once and after ``FRESH_SECONDS``.
 
@@ -20,7 +16,7 @@ small upload.  ``--tree DIR`` runs another checkout's ``app.py`` (e.g. the code
 before this change, unpacked with ``git archive``), for before/after numbers.
 Only 127.0.0.1 is contacted.
 
-Run: ``python3 benchmarks/bench_session_memory.py [--scenario csv|digits|lockout|all]
+Run: ``python3 benchmarks/bench_session_memory.py [--scenario csv|lockout|all]
 [--sessions N] [--tree DIR]``.
 
 Results
@@ -40,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import io
 import json
 import os
 import random
@@ -62,8 +57,6 @@ from bench_class import Stats, Student  # noqa: E402
 from e2e_harness import StreamlitServer, proc_rss  # noqa: E402
 
 MB = 2**20
-#: ``FLDA_IDLE_MINUTES`` of the digits scenario's server, in seconds.
-IDLE_S = 30
 
 
 def csv_file(path, megabytes, seed):
@@ -76,15 +69,6 @@ def csv_file(path, megabytes, seed):
         out.write(",".join(f"f{j}" for j in range(50)) + ",label\n")
         for row, label in zip(X, labels, strict=True):
             out.write(",".join(f"{v:.5f}" for v in row) + f",{label}\n")
-    return path
-
-
-def npz_file(path, seed, density, n=30_000, side=16):
-    rng = np.random.default_rng(seed)
-    X = (rng.random((n, side * side)) < density).astype(np.uint8)
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, X=X, y=np.arange(n) % 2)  # two classes: within the fit limit
-    path.write_bytes(buffer.getvalue())
     return path
 
 
@@ -123,33 +107,6 @@ async def csv_scenario(server, sessions, megabytes, folder):
     for student in tabs:
         await student.close()
     return {"scenario": "csv", "file_mb": round(files[0].stat().st_size / MB, 1), "rss_mb": rss}, stats
-
-
-async def digits_scenario(server, sessions, folder):
-    stats, tabs, rss = Stats(), [], [rss_mb(server.process.pid)]
-    for k in range(sessions):  # every tab its own pair (identical pairs are held once)
-        files = [npz_file(folder / f"digits_{k}_{j}.npz", 10 * k + j, 0.15 + 0.05 * j) for j in range(2)]
-        student = Student(server.url, random.Random(k), stats, timeout=600)
-        await student.connect("digits", "source=upload&l2_mode=hand&l2=0.001")
-        for label, path in zip(("Domain A file", "Domain B file"), files, strict=True):
-            await student.upload(label, path)
-        tabs.append(student)
-        rss.append(rss_mb(server.process.pid))
-    for student in tabs:
-        await student.close()
-    # the tabs are closed: once idle for FLDA_IDLE_MINUTES (IDLE_S for this server)
-    # the next run of any page releases what they held
-    await asyncio.sleep(IDLE_S + 5)
-    closed = Student(server.url, random.Random(99), stats, timeout=600)
-    await closed.connect("transfer")  # a page run (guard.run_page) culls the idle tabs
-    await closed.close()
-    sizes = [round(f.stat().st_size / MB, 2) for f in files]
-    return {
-        "scenario": "digits",
-        "file_mb": sizes,
-        "rss_mb": rss,
-        "rss_mb_after_tabs_closed": rss_mb(server.process.pid),
-    }, stats
 
 
 async def put_unused(student, path, label="Source CSV"):
@@ -200,8 +157,6 @@ async def lockout_scenario(server, folder):
 
 def run(scenario, args, folder):
     env = {"FLDA_UPLOADS_TOTAL_MB": "240" if scenario == "lockout" else "120", "FLDA_IDLE_MINUTES": "20"}
-    if scenario == "digits":
-        env["FLDA_IDLE_MINUTES"] = str(IDLE_S / 60)
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     tree = Path(args.tree).resolve() if args.tree else ROOT
@@ -214,8 +169,6 @@ def run(scenario, args, folder):
         time.sleep(2)
         if scenario == "csv":
             coro = csv_scenario(server, args.sessions or 5, args.csv_mb, folder)
-        elif scenario == "digits":
-            coro = digits_scenario(server, args.sessions or 4, folder)
         else:
             coro = lockout_scenario(server, folder)
         report, stats = asyncio.run(coro)
@@ -227,12 +180,12 @@ def run(scenario, args, folder):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenario", choices=("csv", "digits", "lockout", "all"), default="all")
+    parser.add_argument("--scenario", choices=("csv", "lockout", "all"), default="all")
     parser.add_argument("--sessions", type=int, default=0)
     parser.add_argument("--csv-mb", type=float, default=35.0)
     parser.add_argument("--tree", default="", help="another checkout whose app.py to serve")
     args = parser.parse_args()
-    scenarios = ("csv", "digits", "lockout") if args.scenario == "all" else (args.scenario,)
+    scenarios = ("csv", "lockout") if args.scenario == "all" else (args.scenario,)
     reports = []
     with tempfile.TemporaryDirectory(prefix="flda-memory-") as tmp:
         for scenario in scenarios:

@@ -4,7 +4,7 @@ The dependency goes one way: ``explorer`` uses ``flda_core``, never the reverse.
 
 * ``explorer.data``: the data sets the pages use (offline digit stand-in, OpenML
   MNIST/USPS, the UCI sets in ``sample_data/``, skada's benchmark fetchers) and the
-  readers of uploaded CSV/NPZ files, with their memory limits.
+  readers of uploaded CSV files, with their memory limits.
 * ``explorer.experiments``: one module per experiment of the paper, each with an
   entry point that returns a result the figures and captions read.
 * ``explorer.figures``: plotly figure builders, one style, export.

@@ -11,9 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.data import digits as dg
-from explorer.data.cost import fit_cost_note
 from explorer.experiments import digits as ed
-from explorer.names import TABLE_CLASSIFIERS
 from explorer.safe_text import escape_markdown as esc
 from explorer.ui import charts, digits_data, guard, state, widgets
 from explorer.ui import digits_views as views
@@ -22,7 +20,7 @@ from flda_core.transfer import nonzero_rate
 SETTINGS = [
     state.Setting("dig.source", "offline", options=digits_data.SOURCES),
     state.Setting("dig.direction", "A → B", options=ed.DIRECTIONS),
-    state.Setting("dig.digit", "0"),
+    state.Setting("dig.digit", "0", options=views.DIGITS),
     state.Setting("dig.loss", "logistic", options=tuple(views.LOSS_LABELS)),
     state.Setting("dig.zero_tol", 0.0, lo=0.0, hi=0.5),
     state.Setting("dig.l2_mode", "cv", options=tuple(views.L2_MODE_LABELS)),
@@ -30,9 +28,6 @@ SETTINGS = [
     state.Setting("dig.shared_range", True),
     state.Setting("dig.n_mnist", dg.PAPER_N_MNIST, lo=1_000, hi=70_000),
     state.Setting("dig.n_usps", dg.PAPER_N_USPS, lo=1_000, hi=dg.PAPER_N_USPS),
-    state.Setting("dig.rescale", True),
-    widgets.transfer_setting("dig", options=ed.COMPARED_TRANSFERS),
-    state.Setting("dig.compare", False),
 ]
 INTRO = (
     "Pixels often inked in one digit collection and rarely in another are exactly "
@@ -48,29 +43,19 @@ def rates_cached(key, zero_tol, _data):
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def fit_direction_cached(key, direction, method, l2, zero_tol, seed, _data, transfer="dropout"):
+def fit_direction_cached(key, direction, method, l2, zero_tol, seed, _data):
     """One classifier for one direction; ``key`` (the data fingerprint) stands for ``_data``.
-    Fits of public data come from the disk store when this code fitted them before (a
-    server restart, or the server's start-up warm-up: ``explorer.ui.serving.warm_up_stores``)."""
-    return ed.stored_fit(_data, direction, method, l2, zero_tol, seed, transfer)
-
-
-def cached_fitter(data, seed):
-    """The ``fit=`` of :func:`run_digits` backed by :func:`fit_direction_cached`."""
-
-    def fit(direction, method, l2, tol, transfer="dropout"):
-        return fit_direction_cached(data.key, direction, method, l2, tol, seed, _data=data, transfer=transfer)
-
-    return fit
+    Fits come from the disk store when this code fitted them before (a server restart, or
+    the server's start-up warm-up: ``explorer.ui.serving.warm_up_stores``)."""
+    return ed.stored_fit(_data, direction, method, l2, zero_tol, seed)
 
 
 def fit_both_directions(data, first_direction, loss, zero_tol, seed):
     """:func:`explorer.experiments.digits.run_digits` with the page's cached fits."""
-    if data.kind == "upload":
-        n_rows = max(len(data.y_a), len(data.y_b))
-        note = fit_cost_note(n_rows, data.side**2, len(data.classes), n_fits=2 * len(TABLE_CLASSIFIERS))
-        if note:
-            st.info(note, icon=":material/hourglass_top:")
+
+    def fit(direction, method, l2, tol):
+        return fit_direction_cached(data.key, direction, method, l2, tol, seed, _data=data)
+
     with widgets.progress_bar("Fitting classifiers…") as progress:
         return ed.run_digits(
             data,
@@ -80,8 +65,7 @@ def fit_both_directions(data, first_direction, loss, zero_tol, seed):
             zero_tol,
             seed,
             progress=progress,
-            fit=cached_fitter(data, seed),
-            transfer=st.session_state["dig.transfer"],
+            fit=fit,
         )
 
 
@@ -100,9 +84,6 @@ def draw_sidebar_model_controls():
 
 def main():
     """Draw the page."""
-    if "dig.digit" not in st.session_state and "digit" in st.query_params:
-        # Labels may be numbers or names: keep the URL text as is (checked against the data).
-        st.session_state["dig.digit"] = str(st.query_params["digit"]).strip('"')
     state.restore_from_url(SETTINGS)
     present = state.presentation_mode()
     seed = state.get_seed()
@@ -114,9 +95,8 @@ def main():
     if not present:
         charts.sidebar_controls(draw_sidebar_model_controls)
         views.show_data(data)
-    handle = digits_data.fragment_handle(data)
-    show_rates_section(handle, present)
-    show_fits(handle, seed, present)
+    show_rates_section(data, present)
+    show_fits(data, seed, present)
 
 
 @st.fragment
@@ -124,8 +104,6 @@ def show_rates_section(data, present):
     """The ε slider and Figure 5.  A slider step re-runs only this part: the non-zero
     rates need one pass over the images, the classifiers below a refit, which waits
     for the button (moving the slider through several values costs no fit)."""
-    if digits_data.released(data):
-        st.rerun()
     st.subheader("Where the ink is (Figure 5)")
     if not present:
         st.slider(
@@ -165,8 +143,6 @@ def show_rates_section(data, present):
 def show_fits(data, seed, present):
     """Direction, digit and loss with Figure 6, Table 4 and the downloads: choosing
     another digit re-runs only this part (no fit, no other figure redrawn)."""
-    if digits_data.released(data):
-        st.rerun()
     zero_tol = views.fitted_zero_tol()
     st.subheader("What FLDA learns (Figure 6)")
     digit = views.draw_view_controls(data.classes)
@@ -180,19 +156,6 @@ def show_fits(data, seed, present):
         st.warning(esc(note), icon=":material/warning:")
     views.show_weights(data, results, direction, loss, digit, present)
     both = views.show_errors(data, results)
-    if st.session_state["dig.compare"]:
-        st.subheader("Beyond dropout: transfer models in both directions")
-        with widgets.progress_bar("Fitting FLDA with every transfer model…") as progress:
-            comparison = ed.run_transfer_comparison(
-                data,
-                loss,
-                views.l2_setting(),
-                zero_tol,
-                seed,
-                fit=cached_fitter(data, seed),
-                progress=progress,
-            )
-        views.show_comparison(data, comparison, loss)
     if not present:
         rates = rates_cached(data.key, zero_tol, _data=data)
         views.show_downloads(data, rates, results, both, direction, loss, digit)

@@ -1,7 +1,7 @@
 """Handwritten digit domains for the paper's section 4.2.3 (Figures 5-6, Table 4).
 
-Three sources of two digit collections ("domain A" and "domain B") on one
-16 x 16 pixel grid, all returned as a :class:`DigitDomains`:
+Two sources of two digit collections ("domain A" and "domain B") on one
+16 x 16 pixel grid, both returned as a :class:`DigitDomains`:
 
 1. :func:`make_offline_domains` -- always available, no network.  The 1,797
    real handwritten digits bundled with scikit-learn (8 x 8 images, ink 0-16)
@@ -17,9 +17,9 @@ Three sources of two digit collections ("domain A" and "domain B") on one
    selectable size (the paper uses 14,000 MNIST and 9,298 USPS images),
    cached on disk after the first download; without network it fails within
    seconds with :class:`DigitDataUnavailable`.
-3. :func:`make_uploaded_domains` -- two user files (CSV or NPZ) of flattened
-   square images with labels; every problem raises
-   :class:`~explorer.errors.DataValidationError` with a hint.
+
+A user's own digit CSV (a label column and one column per pixel) runs on the Your
+data page.
 
 :func:`direction_data` gives the arrays of one direction (source -> target).
 The experiment on them (Table 4, Figures 5-6) is
@@ -35,6 +35,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import socket
 import tempfile
@@ -42,24 +43,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from explorer.errors import DataValidationError, DigitDataUnavailable
-from explorer.data.cost import check_fit_cost
-from explorer.data.csv import parse_csv
+from explorer.errors import DigitDataUnavailable
 from explorer.data.files import is_regular_file, read_regular_file, without_paths
-from explorer.data.npz import ArraySpec, looks_like_npy, looks_like_zip, pick, read_npz
 
 __all__ = [
     "SIDE",
     "OFFLINE_INNER_SIDE",
     "PAPER_N_MNIST",
     "PAPER_N_USPS",
-    "MAX_UPLOAD_BYTES",
-    "MAX_UPLOAD_SAMPLES",
-    "MAX_UPLOAD_ARRAY_BYTES",
-    "MAX_PIXEL_MAGNITUDE",
-    "LABEL_NAMES",
     "DigitDomains",
     "DigitDataUnavailable",
     "resample_matrix",
@@ -76,8 +68,6 @@ __all__ = [
     "prepare_mnist",
     "prepare_usps",
     "load_mnist_usps",
-    "read_digit_file",
-    "make_uploaded_domains",
     "direction_data",
 ]
 
@@ -88,22 +78,6 @@ OFFLINE_INNER_SIDE = 12
 #: Sample sizes of section 4.2.3.
 PAPER_N_MNIST = 14_000
 PAPER_N_USPS = 9_298
-#: Largest uploaded file accepted (bytes).
-MAX_UPLOAD_BYTES = 50 * 1024 * 1024
-#: Most images per uploaded file.
-MAX_UPLOAD_SAMPLES = 30_000
-#: Most memory the arrays of one NPZ upload may take once read as float64 (bytes);
-#: checked from the array headers before decompressing (a zip bomb is refused unread).
-MAX_UPLOAD_ARRAY_BYTES = 200 * 1024 * 1024
-#: Largest pixel magnitude accepted: FLDA squares pixel values (the dropout
-#: variance, eq. 10), which overflows float64 beyond about 1e154.
-MAX_PIXEL_MAGNITUDE = 1e150
-#: Smallest and largest side length of uploaded images.
-MIN_UPLOAD_SIDE, MAX_UPLOAD_SIDE = 4, 64
-#: Column / array names accepted as labels in uploaded files (case-insensitive).
-LABEL_NAMES = ("label", "labels", "y", "target", "class", "digit")
-#: Column / array names accepted as images in NPZ files.
-IMAGE_NAMES = ("X", "x", "images", "data", "pixels")
 
 _OPENML_HOST = "api.openml.org"
 
@@ -121,13 +95,13 @@ class DigitDomains:
         source and only for measuring the error when it is the target.
     side : int
     name_a, name_b : str
-        Short names shown on the page ("USPS", "MNIST-like", file names, ...).
-    kind : {"offline", "openml", "upload"}
+        Short names shown on the page ("USPS", "MNIST-like (centred)", ...).
+    kind : {"offline", "openml"}
     description : str
         One paragraph saying where the images come from and what was done.
     paper_rows : dict
         Maps ``"A → B"`` and ``"B → A"`` to the matching row of the paper's
-        Table 4 (``"U → M"`` / ``"M → U"``), empty for uploaded data.
+        Table 4 (``"U → M"`` / ``"M → U"``).
     key : str
         Content fingerprint, used as the cache key of every fit.
     """
@@ -342,20 +316,8 @@ def fingerprint(*arrays):
     return digest.hexdigest()[:16]
 
 
-def compact_images(X):
-    """``X`` as float32 (half of float64's memory) when every value stays finite, else
-    float64: uploaded collections are kept compact (issue 36: a 0.7 MB NPZ pair of
-    30,000 binary images was 117 MB of float64); fits convert to float64 where they
-    need it (:func:`explorer.experiments.digits.fit_direction`)."""
-    X32 = np.ascontiguousarray(X, dtype=np.float32)
-    if np.isfinite(X32).all():
-        return X32
-    return np.ascontiguousarray(X, dtype=np.float64)
-
-
-def _domains(X_a, y_a, X_b, y_b, side, name_a, name_b, kind, description, paper_rows, compact=False):
-    convert = compact_images if compact else (lambda X: np.ascontiguousarray(X, dtype=np.float64))
-    X_a, X_b = convert(X_a), convert(X_b)
+def _domains(X_a, y_a, X_b, y_b, side, name_a, name_b, kind, description, paper_rows):
+    X_a, X_b = np.ascontiguousarray(X_a, dtype=np.float64), np.ascontiguousarray(X_b, dtype=np.float64)
     return DigitDomains(
         X_a=X_a,
         y_a=np.asarray(y_a),
@@ -479,10 +441,10 @@ def prepare_usps(X):
 
 #: Most images a cached collection may hold (MNIST has 70,000, USPS 9,298).
 MAX_CACHED_IMAGES = 100_000
-#: Most bytes a cached collection may take once read and converted to float64
-#: (checked from the NPZ headers before decompressing, as for uploads); also the
-#: largest cache file read.
-MAX_CACHED_ARRAY_BYTES = MAX_CACHED_IMAGES * (SIDE * SIDE + 1) * 8
+#: Most bytes the arrays of a cached collection may inflate to (float32 images, labels of
+#: up to 16 bytes), checked in the archive's directory before anything is inflated
+#: (:mod:`zipfile` inflates no member beyond its listed size); also the largest file read.
+MAX_CACHED_BYTES = MAX_CACHED_IMAGES * (SIDE * SIDE * 4 + 16)
 
 
 def _cache_path(cache_dir, name):
@@ -491,17 +453,22 @@ def _cache_path(cache_dir, name):
 
 def _read_cached(path):
     """``(X, y)`` of a prepared collection in the cache, or None when it is not there or
-    cannot be trusted: not a regular file (a FIFO, a device, a symlink), larger than
-    :data:`MAX_CACHED_ARRAY_BYTES`, not an NPZ of 16 x 16 images and as many labels
-    (read header-first by :func:`~explorer.data.npz.read_npz`, like an upload)."""
-    images = ArraySpec("image", ("X",), "iuf", (2,), MAX_CACHED_IMAGES, SIDE * SIDE)
-    labels = ArraySpec("label", ("y",), "iuUS", (1,), MAX_CACHED_IMAGES)
+    cannot be trusted: not a regular file (a FIFO, a device, a symlink), over
+    :data:`MAX_CACHED_BYTES` on disk or inflated, not an NPZ of at most
+    :data:`MAX_CACHED_IMAGES` 16 x 16 images and as many labels (read with
+    ``allow_pickle=False``)."""
     try:
-        raw = read_regular_file(path, MAX_CACHED_ARRAY_BYTES)
-        X, y = read_npz(raw, path.name, (images, labels), MAX_CACHED_ARRAY_BYTES)
-    except (OSError, DataValidationError):
+        archive = np.load(io.BytesIO(read_regular_file(path, MAX_CACHED_BYTES)), allow_pickle=False)
+        if not isinstance(archive, np.lib.npyio.NpzFile):
+            return None
+        with archive:
+            if sum(member.file_size for member in archive.zip.infolist()) > MAX_CACHED_BYTES:
+                return None
+            X, y = archive["X"], archive["y"]
+    except Exception:  # whatever a broken or crafted archive raises: not cached
         return None
-    if X.shape[1] != SIDE * SIDE or len(y) != len(X):
+    images = X.ndim == 2 and X.shape[1] == SIDE * SIDE and len(X) <= MAX_CACHED_IMAGES
+    if not images or X.dtype.kind not in "iuf" or y.dtype.kind not in "iuUS" or y.shape != (len(X),):
         return None
     return X.astype(np.float64), y
 
@@ -646,245 +613,6 @@ def load_mnist_usps(
         description,
         {"A → B": "U → M", "B → A": "M → U"},
     )
-
-
-# --------------------------------------------------------------------------
-# Source 3: uploaded files
-# --------------------------------------------------------------------------
-
-
-def _side_of(n_pixels, name):
-    side = int(round(np.sqrt(n_pixels)))
-    if side * side != n_pixels:
-        lower, upper = int(np.floor(np.sqrt(n_pixels))), int(np.ceil(np.sqrt(n_pixels)))
-        raise DataValidationError(
-            f"{name} has {n_pixels} pixel values per image, which is not a square number "
-            f"({lower}² = {lower**2}, {upper}² = {upper**2}).",
-            "Each row must hold one flattened square image (e.g. 256 values for 16 x 16) "
-            "plus the label; remove extra columns such as an index.",
-        )
-    if not MIN_UPLOAD_SIDE <= side <= MAX_UPLOAD_SIDE:
-        raise DataValidationError(
-            f"{name} has images of {side} x {side} pixels.",
-            f"Use images between {MIN_UPLOAD_SIDE} x {MIN_UPLOAD_SIDE} and "
-            f"{MAX_UPLOAD_SIDE} x {MAX_UPLOAD_SIDE} pixels (resize them first).",
-        )
-    return side
-
-
-def _clean_labels(labels, name):
-    labels = np.asarray(labels)
-    if labels.ndim != 1:
-        raise DataValidationError(
-            f"The labels in {name} have shape {labels.shape}.",
-            "Store one label per image (a 1-D array or one column).",
-        )
-    if labels.dtype.kind == "f":
-        if not np.all(np.isfinite(labels)):
-            raise DataValidationError(f"{name} has missing or infinite labels.", "Give every image a label.")
-        if np.all(labels == np.round(labels)):
-            return labels.astype(np.int64)
-        example = labels[labels != np.round(labels)][0]
-        raise DataValidationError(
-            f"{name} has non-integer numeric labels such as {example}.",
-            "Labels must be classes (integers or names), not measurements.",
-        )
-    if labels.dtype.kind in "iub":
-        return labels.astype(np.int64)
-    labels = pd.Series(labels, dtype=object)
-    if labels.isna().any() or (labels.astype(str).str.strip() == "").any():
-        raise DataValidationError(f"{name} has images without a label.", "Give every image a label.")
-    return labels.astype(str).str.strip().to_numpy()
-
-
-def _read_npz(raw, name):
-    """Images and labels of an NPZ upload; shapes and dtypes checked from the
-    headers before anything is decompressed (:func:`~explorer.data.npz.read_npz`)."""
-    images_spec = ArraySpec("image", IMAGE_NAMES, "iufb", (2, 3), MAX_UPLOAD_SAMPLES, MAX_UPLOAD_SIDE**2)
-    labels_spec = ArraySpec("label", LABEL_NAMES, "iufbUS", (1,), MAX_UPLOAD_SAMPLES)
-    images, labels = read_npz(raw, name, (images_spec, labels_spec), MAX_UPLOAD_ARRAY_BYTES)
-    if images.ndim == 3:
-        if images.shape[1] != images.shape[2]:
-            raise DataValidationError(
-                f"The images in {name} are {images.shape[1]} x {images.shape[2]}, not square.",
-                "Pad or crop them to a square first.",
-            )
-        images = images.reshape(len(images), -1)
-    return images.astype(np.float64), labels
-
-
-def _read_csv(raw, name):
-    table = parse_csv(raw, name)
-    frame = table.frame
-    label_col = pick(frame.columns, LABEL_NAMES)
-    if label_col is None:
-        raise DataValidationError(
-            f"{name} has no label column (looked for {', '.join(LABEL_NAMES)}).",
-            "Name the column holding the digit 'label'; every other column is a pixel.",
-        )
-    pixels = frame.drop(columns=[label_col])
-    non_numeric = [c for c in pixels.columns if pixels[c].dtype.kind not in "iuf"]
-    if non_numeric:
-        column = non_numeric[0]
-        bad = pixels[column][pd.to_numeric(pixels[column], errors="coerce").isna() & pixels[column].notna()]
-        example = f" (e.g. {bad.iloc[0]!r})" if len(bad) else ""
-        raise DataValidationError(
-            f"Column '{column}' of {name} is not numeric{example}.",
-            "Every column except the label must hold pixel values.",
-        )
-    return pixels.to_numpy(dtype=np.float64), frame[label_col].to_numpy()
-
-
-def read_digit_file(raw, name):
-    """Read and validate one uploaded file of flattened square images with labels.
-
-    Formats
-    -------
-    * CSV: a header row, a label column named one of :data:`LABEL_NAMES`
-      (case-insensitive), every other column a pixel (row-major).
-    * NPZ (``numpy.savez``): an image array named one of ``X, images, data,
-      pixels`` of shape ``(n, side**2)`` or ``(n, side, side)`` and a label
-      array named one of :data:`LABEL_NAMES`.  The array headers are checked
-      first (:func:`~explorer.data.npz.read_npz`): object, structured and
-      complex arrays, scalar or empty arrays and arrays beyond the limits
-      below (:data:`MAX_UPLOAD_ARRAY_BYTES` once read) are refused before
-      anything is decompressed; data are read with ``allow_pickle=False``.
-    * A plain ``.npy`` (one array) is refused: it cannot hold images and labels.
-
-    Checks: at most :data:`MAX_UPLOAD_BYTES` bytes and
-    :data:`MAX_UPLOAD_SAMPLES` images; the number of pixels is a square
-    between 4 x 4 and 64 x 64; pixel values are finite numbers; every image
-    has a label; at least two classes; ``|pixel| <= MAX_PIXEL_MAGNITUDE``.
-    A file is read as NPZ when its name ends in ``.npz``/``.npy`` or its bytes
-    start like a ZIP archive or a ``.npy`` (a CSV whose header merely begins
-    with "PK" is still a CSV).
-
-    Returns
-    -------
-    X : ndarray of shape (n, side**2), float64
-    y : ndarray of shape (n,), int64 or str
-    side : int
-
-    Raises
-    ------
-    DataValidationError
-        With a message naming the file and the problem and a hint to fix it.
-    """
-    raw = bytes(raw)
-    if len(raw) == 0:
-        raise DataValidationError(f"{name} is empty.", "Upload a file with images.")
-    if len(raw) > MAX_UPLOAD_BYTES:
-        raise DataValidationError(
-            f"{name} is {len(raw) / 2**20:.1f} MB; the limit is {MAX_UPLOAD_BYTES / 2**20:.0f} MB.",
-            f"Use at most {MAX_UPLOAD_SAMPLES:,} images (NPZ is smaller than CSV).",
-        )
-    if name.lower().endswith((".npz", ".npy")) or looks_like_zip(raw) or looks_like_npy(raw):
-        X, labels = _read_npz(raw, name)
-    else:
-        X, labels = _read_csv(raw, name)
-    if len(X) > MAX_UPLOAD_SAMPLES:
-        raise DataValidationError(
-            f"{name} has {len(X):,} images; the limit is {MAX_UPLOAD_SAMPLES:,}.",
-            "Upload a random subsample.",
-        )
-    if len(labels) != len(X):
-        raise DataValidationError(
-            f"{name} has {len(X)} images but {len(labels)} labels.", "Give exactly one label per image."
-        )
-    side = _side_of(X.shape[1], name)
-    finite = np.isfinite(X)
-    if not finite.all():
-        row, col = np.argwhere(~finite)[0]
-        raise DataValidationError(
-            f"{name} has a missing or infinite pixel value (image {row + 1}, pixel {col + 1}).",
-            "Fill missing pixels with 0 (no ink).",
-        )
-    largest = float(np.max(np.abs(X))) if X.size else 0.0
-    if largest > MAX_PIXEL_MAGNITUDE:
-        raise DataValidationError(
-            f"{name} has pixel values as large as {largest:.3g}; values beyond "
-            f"{MAX_PIXEL_MAGNITUDE:.0e} cannot be squared in 64-bit floating point, which "
-            "FLDA's dropout variance needs.",
-            "Store ink on an ordinary scale, e.g. 0-255 or 0-1.",
-        )
-    y = _clean_labels(labels, name)
-    if len(np.unique(y)) < 2:
-        raise DataValidationError(
-            f"{name} has only one class ('{y[0]}').", "Each domain needs images of at least two classes."
-        )
-    return X, y, side
-
-
-def make_uploaded_domains(file_a, file_b, rescale=True):
-    """Two uploaded files as a :class:`DigitDomains`.
-
-    Parameters
-    ----------
-    file_a, file_b : tuple ``(name, raw_bytes)``
-    rescale : bool, default=True
-        Scale each file's values linearly to [0, 1] (its minimum becomes 0,
-        i.e. the background must be the darkest, smallest value).  Turn off
-        if zeros already mean "no ink".
-
-    The images are kept as float32 (:func:`compact_images`).
-
-    Raises
-    ------
-    DataValidationError
-        A file is invalid, the image sizes differ, the label sets differ, or every
-        pixel of a file has one value (blank images).
-    """
-    (name_a, raw_a), (name_b, raw_b) = file_a, file_b
-    X_a, y_a, side_a = read_digit_file(raw_a, name_a)
-    X_b, y_b, side_b = read_digit_file(raw_b, name_b)
-    if side_a != side_b:
-        raise DataValidationError(
-            f"{name_a} has {side_a} x {side_a} images but {name_b} has {side_b} x {side_b}.",
-            "Resize both collections to the same size (the paper uses 16 x 16).",
-        )
-    if y_a.dtype.kind != y_b.dtype.kind:
-        y_a, y_b = y_a.astype(str), y_b.astype(str)
-    only_a = sorted(set(y_a.tolist()) - set(y_b.tolist()))
-    only_b = sorted(set(y_b.tolist()) - set(y_a.tolist()))
-    if only_a or only_b:
-        parts = []
-        if only_a:
-            parts.append(f"labels {only_a} occur only in {name_a}")
-        if only_b:
-            parts.append(f"labels {only_b} occur only in {name_b}")
-        raise DataValidationError(
-            "The two files must hold the same classes, but " + " and ".join(parts) + ".",
-            "Remove those images or relabel them; a classifier cannot predict a class it never saw.",
-        )
-    for X, name in ((X_a, name_a), (X_b, name_b)):  # either file can be the source
-        check_fit_cost(X.shape[0], X.shape[1], len(set(y_a.tolist())), name)
-        _check_not_blank(X, name, rescale)
-    if rescale:
-        X_a, X_b = rescale_to_unit(X_a), rescale_to_unit(X_b)
-    description = (
-        f"Your files: {name_a} ({len(y_a):,} images) as domain A and {name_b} ({len(y_b):,} "
-        f"images) as domain B, {side_a} x {side_a} pixels"
-        + (", each file's values scaled linearly to [0, 1]." if rescale else ", values used as uploaded.")
-    )
-    return _domains(X_a, y_a, X_b, y_b, side_a, name_a, name_b, "upload", description, {}, compact=True)
-
-
-def _check_not_blank(X, name, rescale):
-    """Refuse a file whose pixels all have one value: every image is then the same
-    uniform square (blank once scaled to [0, 1]), with nothing to learn or compare."""
-    if X.size == 0:
-        return
-    lo, hi = float(np.min(X)), float(np.max(X))
-    if lo == hi:
-        scaled = (
-            " so after scaling to [0, 1] every image is blank" if rescale else " so every image is the same"
-        )
-        raise DataValidationError(
-            f"Every pixel of every image in {name} has the value {lo:g},{scaled}: there is "
-            "nothing to learn or to compare.",
-            "Check that the file holds the images themselves (ink on a background), e.g. "
-            "that its pixel columns are not all one value.",
-        )
 
 
 def direction_data(domains, direction):

@@ -9,11 +9,10 @@ entry point (every classifier, both directions, with progress); the tables
 :func:`l2_frame`) and :func:`pixel_frame` summarise the results.  Errors follow
 :mod:`explorer.experiments.scoring`.
 
-:func:`stored_fit` keeps the fits of public data (the offline domains, MNIST/USPS;
-never uploaded files) on disk (:mod:`explorer.experiments.result_store`, JSON
-under ``$FLDA_CACHE_DIR/digits``), keyed by the fit's settings, the data's content
-fingerprint and a fingerprint of the code and library versions
-(:func:`code_fingerprint`), so that a server restart does not refit;
+:func:`stored_fit` keeps the fits (of the offline domains or MNIST/USPS) on disk
+(:mod:`explorer.experiments.result_store`, JSON under ``$FLDA_CACHE_DIR/digits``), keyed
+by the fit's settings, the data's content fingerprint and a fingerprint of the code and
+library versions (:func:`code_fingerprint`), so that a server restart does not refit;
 :func:`precompute` fills it for the page's default settings.
 
 References
@@ -48,7 +47,6 @@ from explorer.data.digits import (
 from explorer.errors import DataValidationError
 from explorer.names import TABLE_CLASSIFIERS, classifier_loss
 from flda_core.transfer import estimate_dropout
-from flda_core.transfer_models import make_transfer_model
 from explorer.experiments import result_store
 from explorer.experiments.progress import finish, report
 from explorer.experiments.scoring import error_rate
@@ -68,12 +66,8 @@ __all__ = [
     "comparison_table",
     "l2_frame",
     "pixel_frame",
-    "COMPARED_TRANSFERS",
-    "run_transfer_comparison",
-    "transfer_comparison_frame",
     "convergence_notes",
     "fit_direction",
-    "STORED_KINDS",
     "code_fingerprint",
     "fit_store",
     "stored_fitter",
@@ -120,12 +114,8 @@ class MethodResult:
     intercept : ndarray of shape (n_classes,)
     classes : ndarray
     theta : ndarray of shape (n_features,)
-        Dropout probabilities used (0 for S-* and T-LR, and for FLDA with a
-        transfer model without dropout).
+        Dropout probabilities used (0 for S-* and T-LR).
     n_iter : int
-    transfer : str
-        FLDA's transfer model; ``transfer_params`` its estimated parameters
-        (None for S-* and T-LR).
     warnings : tuple of str
         Messages of the ``ConvergenceWarning``s of the final fit (iteration
         cap, abnormal solver stop, no iteration); see :func:`convergence_notes`.
@@ -140,8 +130,6 @@ class MethodResult:
     classes: np.ndarray = field(repr=False)
     theta: np.ndarray = field(repr=False)
     n_iter: int = 0
-    transfer: str = "dropout"
-    transfer_params: dict | None = field(default=None, repr=False)
     warnings: tuple = ()
 
     def weights(self, label):
@@ -152,23 +140,23 @@ class MethodResult:
         return self.coef[index[0]]
 
 
-def make_classifier(
-    method, l2, theta=None, tol=1e-6, max_iter=1000, transfer="dropout", transfer_params=None
-):
+def make_classifier(method, l2, theta=None, tol=1e-6, max_iter=1000):
     """An unfitted :class:`FLDAClassifier` for a paper name.
 
     S-LS / S-LR / T-LR use ``theta = 0`` (plain least squares / logistic
-    regression), FLDA-Q / FLDA-L the given dropout ``theta`` or, for another
-    ``transfer`` model, its ``transfer_params``.  ``tol=1e-6`` (the
+    regression), FLDA-Q / FLDA-L the given dropout ``theta``.  ``tol=1e-6`` (the
     classifier's default): at 1e-5 the Table 4 errors of the offline domains
     move by up to 0.002, at 1e-4 by up to 0.06 (``benchmarks/bench_tolerance.py``).
     """
     if method not in TABLE_CLASSIFIERS and method != "T-LS":
         raise ValueError(f"Unknown method {method!r}; choose from {TABLE_CLASSIFIERS}.")
-    common = dict(loss=classifier_loss(method), l2=float(l2), tol=tol, max_iter=max_iter)
-    if method.startswith("FLDA") and transfer != "dropout":
-        return FLDAClassifier(**common, transfer=transfer, transfer_params=transfer_params)
-    return FLDAClassifier(**common, theta=theta if method.startswith("FLDA") else None)
+    return FLDAClassifier(
+        loss=classifier_loss(method),
+        l2=float(l2),
+        theta=theta if method.startswith("FLDA") else None,
+        tol=tol,
+        max_iter=max_iter,
+    )
 
 
 def _folds(y, n_folds, random_state):
@@ -177,7 +165,7 @@ def _folds(y, n_folds, random_state):
     if n_folds < 2:
         raise DataValidationError(
             "Cross-validation needs at least 2 images of every class.",
-            "Upload more images of the rare classes (every class needs at least 2 images in each domain).",
+            "Use more images (every class needs at least 2 images in each domain).",
         )
     return StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
 
@@ -187,25 +175,13 @@ def _negative_error(model, X, y):
     return -error_rate(model, X, y)
 
 
-def _validate(
-    X, y, method, theta, grid, n_folds, random_state, tol, transfer="dropout", transfer_params=None
-):
-    """:class:`FLDAClassifierCV` (no refit) of ``method`` over ``grid`` on ``(X, y)``.
-
-    Warm starts along the grid, largest ``l2`` first: each fit starts from the
-    solution of the next stronger penalty (fewer L-BFGS iterations).
-    """
-    params = make_classifier(
-        method, 0.0, theta, tol=tol, transfer=transfer, transfer_params=transfer_params
-    ).get_params()
+def _validate(X, y, method, theta, grid, n_folds, random_state, tol):
+    """:class:`FLDAClassifierCV` (no refit) of ``method`` over ``grid`` on ``(X, y)``;
+    every fit starts cold, as in scikit-learn's ``GridSearchCV``."""
+    params = make_classifier(method, 0.0, theta, tol=tol).get_params()
     del params["l2"], params["warm_start"]
     search = FLDAClassifierCV(
-        **params,
-        l2s=grid,
-        cv=_folds(y, n_folds, random_state),
-        scoring=_negative_error,
-        warm_start=True,
-        refit=False,
+        **params, l2s=grid, cv=_folds(y, n_folds, random_state), scoring=_negative_error, refit=False
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -222,21 +198,17 @@ def cross_validate_l2(
     random_state=0,
     tol=1e-4,
     max_samples=3_000,
-    transfer="dropout",
-    transfer_params=None,
 ):
     """Choose the ridge penalty by k-fold cross-validation on labelled data.
 
     As in the paper (section 4.2), hyperparameters are chosen on the source
     data only (T-LR, the oracle, on the target).  FLDA keeps its ``theta``
-    (estimated from all source and target images) fixed in every fold, as
-    another ``transfer`` model keeps its ``transfer_params``.  To
+    (estimated from all source and target images) fixed in every fold.  To
     stay cheap, at most ``max_samples`` images (a seeded, stratified subset)
     are used and logistic fits stop at tolerance ``tol`` (1e-4 picks the same
     ``l2`` as 1e-8 fits on the offline domains; 1e-3 a different one in 3 of
-    4 cases, see ``benchmarks/bench_tolerance.py``); each fold warm-starts
-    along the grid from the largest ``l2`` down.  Ties go to the larger
-    penalty.  The library's :class:`flda_core.FLDAClassifierCV` does the work.
+    4 cases, see ``benchmarks/bench_tolerance.py``); every fit starts cold.
+    Ties go to the larger penalty.  The library's :class:`flda_core.FLDAClassifierCV` does the work.
 
     Returns
     -------
@@ -248,9 +220,7 @@ def cross_validate_l2(
         keep = balanced_subsample(y, max_samples, random_state)
         X, y = X[keep], y[keep]
     with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
-        search = _validate(
-            X, y, method, theta, tuple(grid), n_folds, random_state, tol, transfer, transfer_params
-        )
+        search = _validate(X, y, method, theta, tuple(grid), n_folds, random_state, tol)
     errors = -search.cv_results_["mean_test_score"]
     return search.l2_, {float(l2): float(e) for l2, e in zip(grid, errors)}
 
@@ -266,7 +236,6 @@ def fit_method(
     tol=1e-6,
     n_folds=3,
     random_state=0,
-    transfer="dropout",
 ):
     """Fit one of :data:`TABLE_CLASSIFIERS` for one direction and measure its target error.
 
@@ -282,9 +251,6 @@ def fit_method(
     ----------
     l2 : float or None
         Ridge penalty; ``None`` chooses it with :func:`cross_validate_l2`.
-    transfer : str, default="dropout"
-        FLDA's transfer model (:data:`flda_core.transfer_models.TRANSFER_MODELS`),
-        its parameters estimated once from all source and target images.
 
     Returns
     -------
@@ -292,10 +258,13 @@ def fit_method(
     """
     X_source, X_target = np.asarray(X_source, dtype=np.float64), np.asarray(X_target, dtype=np.float64)
     y_source, y_target = np.asarray(y_source), np.asarray(y_target)
-    theta, chosen = _transfer_of(method, X_source, X_target, zero_tol, transfer)
+    if method.startswith("FLDA"):
+        theta = estimate_dropout(X_source, X_target, zero_tol=zero_tol)
+    else:
+        theta = np.zeros(X_source.shape[1])
     oracle = method == "T-LR"
     train_X, train_y = (X_target, y_target) if oracle else (X_source, y_source)
-    l2, cv_errors, model, stops = _train(train_X, train_y, method, l2, theta, random_state, tol, chosen)
+    l2, cv_errors, model, stops = _train(train_X, train_y, method, l2, theta, random_state, tol)
     with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         if oracle:
@@ -318,22 +287,7 @@ def fit_method(
         theta=theta,
         n_iter=int(model.n_iter_),
         warnings=stops,
-        **chosen,
     )
-
-
-def _transfer_of(method, X_source, X_target, zero_tol, transfer):
-    """θ of ``method`` (FLDA's estimate, 0 for the others) and the transfer model's name
-    and parameters (``None`` but for FLDA with a model other than dropout)."""
-    if method.startswith("FLDA") and transfer != "dropout":
-        params = make_transfer_model(transfer).fit(X_source, X_target, zero_tol=zero_tol).params()
-        theta = params.get("theta", np.zeros(X_source.shape[1]))
-        return np.asarray(theta, dtype=np.float64), {"transfer": transfer, "transfer_params": params}
-    if method.startswith("FLDA"):
-        theta = estimate_dropout(X_source, X_target, zero_tol=zero_tol)
-    else:
-        theta = np.zeros(X_source.shape[1])
-    return theta, {"transfer": "dropout", "transfer_params": None}
 
 
 #: How many trainings of the classifiers without θ :func:`_train` remembers.
@@ -342,7 +296,7 @@ _TRAINED = {}
 _TRAINED_LOCK = threading.Lock()
 
 
-def _train(X, y, method, l2, theta, random_state, tol, chosen):
+def _train(X, y, method, l2, theta, random_state, tol):
     """The ridge penalty (cross-validated when ``l2`` is None), its validation errors, the
     classifier fitted on all of ``(X, y)`` and its convergence messages.
 
@@ -361,13 +315,13 @@ def _train(X, y, method, l2, theta, random_state, tol, chosen):
                 return _TRAINED[key]
     cv_errors = {}
     if l2 is None:
-        l2, cv_errors = cross_validate_l2(X, y, method, theta, random_state=random_state, **chosen)
+        l2, cv_errors = cross_validate_l2(X, y, method, theta, random_state=random_state)
     with (
         threadpool_limits(limits=BLAS_THREADS, user_api="blas"),
         warnings.catch_warnings(record=True) as caught,
     ):
         warnings.simplefilter("always", ConvergenceWarning)
-        model = make_classifier(method, l2, theta, tol=tol, **chosen).fit(X, y)
+        model = make_classifier(method, l2, theta, tol=tol).fit(X, y)
     stops = tuple(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)))
     trained = (float(l2), cv_errors, model, stops)
     if key is not None:
@@ -378,22 +332,13 @@ def _train(X, y, method, l2, theta, random_state, tol, chosen):
     return trained
 
 
-def fit_direction(domains, direction, method, l2=None, zero_tol=0.0, seed=0, transfer="dropout"):
+def fit_direction(domains, direction, method, l2=None, zero_tol=0.0, seed=0):
     """:func:`fit_method` for one direction of ``domains`` (``"A → B"``: A is the source)."""
     X_s, y_s, X_t, y_t = direction_data(domains, direction)
-    # Uploaded collections are kept as float32 (explorer.data.digits.compact_images);
-    # every fit computes in float64, as for the public data (a copy for this fit only).
-    X_s, X_t = np.asarray(X_s, dtype=np.float64), np.asarray(X_t, dtype=np.float64)
-    return fit_method(
-        X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol, random_state=seed, transfer=transfer
-    )
+    return fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol, random_state=seed)
 
 
 # ---------------------------------------------------------------- the disk store
-
-#: The kinds of :class:`~explorer.data.digits.DigitDomains` whose fits
-#: :func:`stored_fit` keeps on disk: public images only, never a user's files.
-STORED_KINDS = ("offline", "openml")
 
 
 @functools.lru_cache(maxsize=1)
@@ -418,7 +363,7 @@ def fit_store(directory=None):
     return result_store.ResultStore(directory, code_fingerprint(), max_files=STORE_MAX_FILES)
 
 
-def _fit_key(domains, direction, method, l2, zero_tol, seed, transfer):
+def _fit_key(domains, direction, method, l2, zero_tol, seed):
     return {
         "experiment": "digits (Table 4)",
         "data": domains.key,
@@ -427,7 +372,6 @@ def _fit_key(domains, direction, method, l2, zero_tol, seed, transfer):
         "l2": None if l2 is None else float(l2),
         "zero_tol": float(zero_tol),
         "seed": int(seed),
-        "transfer": transfer,
     }
 
 
@@ -436,17 +380,13 @@ _ARRAYS = ("coef", "intercept", "classes", "theta")
 
 def result_to_json(result):
     """The stored form of a :class:`MethodResult` (arrays exact, as base64 bytes)."""
-    encode, params = result_store.encode_array, result.transfer_params
     value = {name: getattr(result, name) for name in MethodResult.__dataclass_fields__}
-    value.update({name: encode(value[name]) for name in _ARRAYS})
+    value.update({name: result_store.encode_array(value[name]) for name in _ARRAYS})
     return value | {
         "error": float(result.error),
         "l2": float(result.l2),
         "cv_errors": [[float(k), float(v)] for k, v in result.cv_errors.items()],
         "n_iter": int(result.n_iter),
-        "transfer_params": None
-        if params is None
-        else {str(k): result_store.encode_array(v) for k, v in params.items()},
         "warnings": list(result.warnings),
     }
 
@@ -458,16 +398,14 @@ def result_from_json(value, method, n_features):
     def number(v):
         return isinstance(v, (int, float)) and not isinstance(v, bool)
 
-    cv, params = value.get("cv_errors"), value.get("transfer_params")
+    cv = value.get("cv_errors")
     checks = (
         value.get("method") == method,
         number(value.get("error")) and 0.0 <= value["error"] <= 1.0,
         number(value.get("l2")) and value["l2"] >= 0.0,
         type(value.get("n_iter")) is int and value["n_iter"] >= 0,
-        isinstance(value.get("transfer"), str),
         isinstance(cv, list) and all(isinstance(p, list) and len(p) == 2 and all(map(number, p)) for p in cv),
         isinstance(value.get("warnings"), list) and all(isinstance(w, str) for w in value["warnings"]),
-        params is None or isinstance(params, dict),
         all(name in value for name in _ARRAYS),
     )
     if not all(checks):
@@ -488,22 +426,18 @@ def result_from_json(value, method, n_features):
         classes=classes,
         theta=theta,
         n_iter=value["n_iter"],
-        transfer=value["transfer"],
-        transfer_params=None
-        if params is None
-        else {k: result_store.decode_array(v) for k, v in params.items()},
         warnings=tuple(value["warnings"]),
     )
 
 
-def stored_fit(domains, direction, method, l2=None, zero_tol=0.0, seed=0, transfer="dropout", store=None):
-    """:func:`fit_direction`, kept on disk for public data (:data:`STORED_KINDS`): read
-    from ``store`` when this code fitted it before on the same data, else fitted and
-    written.  What it returns equals a fresh :func:`fit_direction` exactly.
+def stored_fit(domains, direction, method, l2=None, zero_tol=0.0, seed=0, store=None):
+    """:func:`fit_direction`, kept on disk: read from ``store`` when this code fitted it
+    before on the same data, else fitted and written.  What it returns equals a fresh
+    :func:`fit_direction` exactly.
 
     Parameters
     ----------
-    domains, direction, method, l2, zero_tol, seed, transfer
+    domains, direction, method, l2, zero_tol, seed
         As :func:`fit_direction`.
     store : ResultStore, optional
         Default :func:`fit_store` (``$FLDA_CACHE_DIR/digits``).
@@ -513,16 +447,11 @@ def stored_fit(domains, direction, method, l2=None, zero_tol=0.0, seed=0, transf
     MethodResult
     """
 
-    def compute():
-        return fit_direction(domains, direction, method, l2, zero_tol, seed, transfer)
-
-    if domains.kind not in STORED_KINDS:
-        return compute()
     store = fit_store() if store is None else store
     n_features = domains.X_a.shape[1]
     return store.load_or_compute(
-        _fit_key(domains, direction, method, l2, zero_tol, seed, transfer),
-        compute,
+        _fit_key(domains, direction, method, l2, zero_tol, seed),
+        lambda: fit_direction(domains, direction, method, l2, zero_tol, seed),
         result_to_json,
         lambda value: result_from_json(value, method, n_features),
     ).value
@@ -533,8 +462,8 @@ def stored_fitter(domains, seed=0, store=None):
     (:func:`stored_fit`; default :func:`fit_store`): a fit this code made before on the
     same data is read, not fitted again."""
 
-    def fit(direction, method, l2, zero_tol, transfer="dropout"):
-        return stored_fit(domains, direction, method, l2, zero_tol, seed, transfer, store)
+    def fit(direction, method, l2, zero_tol):
+        return stored_fit(domains, direction, method, l2, zero_tol, seed, store)
 
     return fit
 
@@ -542,7 +471,7 @@ def stored_fitter(domains, seed=0, store=None):
 def precompute(seed=0, progress=None, store=None):
     """Fill the disk store with the page's default fits: the offline domains of
     ``seed``, every classifier of Table 4 in both directions, l2 by cross-validation,
-    ε = 0, dropout, in the page's order (:func:`run_digits`).
+    ε = 0, in the page's order (:func:`run_digits`).
 
     Meant for a background thread at server start; fits already stored are read,
     not refitted.  Returns the results of :func:`run_digits`.
@@ -590,18 +519,12 @@ def table4_frame(results, domains):
     return frame.reindex(columns=[m for m in TABLE_CLASSIFIERS if m in frame.columns])
 
 
-def paper_table(domains=None):
-    """The paper's Table 4 as a DataFrame (S-LS, not in the paper, is missing).
-
-    With ``domains`` that mirror MNIST/USPS (``paper_rows`` set), the rows are
-    in the order of :func:`table4_frame` (A -> B first) and say which direction
-    here they correspond to.
-    """
-    mapping = {} if domains is None else dict(domains.paper_rows)
-    if mapping:
-        order = [(mapping[d], f"paper {mapping[d]} (like {d} here)") for d in DIRECTIONS]
-    else:
-        order = [(row, f"paper {row}") for row in PAPER_TABLE4]
+def paper_table(domains):
+    """The paper's Table 4 as a DataFrame (S-LS, not in the paper, is missing), its rows
+    in the order of :func:`table4_frame` (A -> B first), saying which direction of
+    ``domains`` they correspond to (``paper_rows``)."""
+    mapping = domains.paper_rows
+    order = [(mapping[d], f"paper {mapping[d]} (like {d} here)") for d in DIRECTIONS]
     rows = {label: {m: PAPER_TABLE4[row].get(m, np.nan) for m in TABLE_CLASSIFIERS} for row, label in order}
     frame = pd.DataFrame.from_dict(rows, orient="index").astype(np.float64)
     frame.index.name = "direction (source → target)"
@@ -629,8 +552,6 @@ def run_digits(
     seed=0,
     fit=None,
     progress=None,
-    transfer="dropout",
-    methods=TABLE_CLASSIFIERS,
 ):
     """Every classifier of Table 4 in both directions: the experiment's entry point.
 
@@ -657,12 +578,6 @@ def run_digits(
         its cached version.
     progress : callable(fraction, text), optional
         See :mod:`explorer.experiments.progress`.
-    transfer : str, default="dropout"
-        FLDA's transfer model; any other than dropout is passed to ``fit`` as
-        ``transfer=`` for the FLDA methods.
-    methods : sequence of str, default=:data:`TABLE_CLASSIFIERS`
-        Which classifiers to fit (the Figure 6 pair of ``loss`` is fitted
-        first when among them).
 
     Returns
     -------
@@ -670,12 +585,11 @@ def run_digits(
     """
     if fit is None:
 
-        def fit(direction, method, l2, zero_tol, transfer="dropout"):
-            return fit_direction(domains, direction, method, l2, zero_tol, seed, transfer)
+        def fit(direction, method, l2, zero_tol):
+            return fit_direction(domains, direction, method, l2, zero_tol, seed)
 
-    extra = {} if transfer == "dropout" else {"transfer": transfer}
-    jobs = [(first_direction, m) for m in FIGURE6_PAIRS[loss] if m in methods]
-    jobs += [(d, m) for d in DIRECTIONS for m in methods if (d, m) not in jobs]
+    jobs = [(first_direction, m) for m in FIGURE6_PAIRS[loss]]
+    jobs += [(d, m) for d in DIRECTIONS for m in TABLE_CLASSIFIERS if (d, m) not in jobs]
     results = {}
     for i, (direction, method) in enumerate(jobs):
         report(
@@ -687,9 +601,7 @@ def run_digits(
             + f" — {i + 1} of {len(jobs)}",
         )
         tol = zero_tol if method.startswith("FLDA") else 0.0
-        results[(direction, method)] = fit(
-            direction, method, l2, tol, **(extra if method.startswith("FLDA") else {})
-        )
+        results[(direction, method)] = fit(direction, method, l2, tol)
     finish(progress)
     return results
 
@@ -713,11 +625,6 @@ def pixel_frame(domains, rates, results, direction, loss, digit):
             f"theta ({direction})": results[(direction, shown[1])].theta,
         }
     )
-    adapted = results[(direction, shown[1])]
-    if adapted.transfer != "dropout":
-        for name, values in adapted.transfer_params.items():
-            if name != "theta":
-                frame[f"{adapted.transfer} {name} ({direction})"] = values
     for method in shown:
         frame[f"{method} weight, digit {digit} ({direction})"] = results[(direction, method)].weights(digit)
     return frame
@@ -733,60 +640,3 @@ def l2_frame(results):
         record.update({f"CV error at l2={k:g}": v for k, v in r.cv_errors.items()})
         records.append(record)
     return pd.DataFrame.from_records(records)
-
-
-#: Transfer models compared on the digits (issue 15): can FLDA adapt in the direction
-#: where pixels appear (the paper's M → U)?
-COMPARED_TRANSFERS = ("dropout", "two-sided", "rate")
-
-
-def run_transfer_comparison(
-    domains,
-    loss="logistic",
-    l2=None,
-    zero_tol=0.0,
-    seed=0,
-    transfers=COMPARED_TRANSFERS,
-    fit=None,
-    progress=None,
-):
-    """The source classifier, FLDA with every model in ``transfers`` and T-LR, both ways.
-
-    Calls :func:`run_digits` once per transfer model (only the FLDA of
-    ``loss``; the source classifier and T-LR with the first).
-
-    Returns
-    -------
-    dict ``{transfer: {(direction, method): MethodResult}}``
-    """
-    source, flda = FIGURE6_PAIRS[loss]
-    out = {}
-    for k, transfer in enumerate(transfers):
-        methods = (source, flda, "T-LR") if k == 0 else (flda,)
-
-        def part(f, text, k=k, transfer=transfer):
-            report(progress, k + f, len(transfers), f"{transfer}: {text}")
-
-        out[transfer] = run_digits(
-            domains, DIRECTIONS[0], loss, l2, zero_tol, seed, fit, part, transfer, methods
-        )
-    finish(progress)
-    return out
-
-
-def transfer_comparison_frame(comparison, domains, loss="logistic"):
-    """Target errors of :func:`run_transfer_comparison`: one row per direction.
-
-    Columns: the source classifier, ``"<FLDA> <transfer>"`` per model, ``T-LR``.
-    """
-    source, flda = FIGURE6_PAIRS[loss]
-    first = next(iter(comparison.values()))
-    rows = {}
-    for direction in DIRECTIONS:
-        row = {source: first[(direction, source)].error}
-        row.update({f"{flda} {t}": r[(direction, flda)].error for t, r in comparison.items()})
-        row["T-LR"] = first[(direction, "T-LR")].error
-        rows[row_label(domains, direction)] = row
-    frame = pd.DataFrame.from_dict(rows, orient="index")
-    frame.index.name = "direction (source → target)"
-    return frame

@@ -68,7 +68,7 @@ def symmetric_range(*arrays):
 
 def _heatmap(image, coloraxis, name, value_label, fmt=".3f"):
     side = image.shape[0]
-    name = escape_plotly(name)  # file names and labels come from uploads
+    name = escape_plotly(name)  # names and labels are text for plotly
     return dict(
         type="heatmap",
         z=image,
@@ -258,7 +258,7 @@ def digit_weights_figure(
     """
     w_source, w_flda = as_image(w_source, side), as_image(w_flda, side)
     theta_img = as_image(theta, side)
-    digit = escape_plotly(digit)  # an uploaded class label
+    digit = escape_plotly(digit)
     left, right, m, left_title = _weight_maps(w_source, w_flda, shared_range, source_name, digit)
     titles = (left_title, f"{flda_name} weights, digit {digit}", "dropout θ (transfer model)")
     # Traces in the paper's order: naive weights (x), θ (x3), adapted weights (x2).
@@ -344,15 +344,15 @@ def sample_images_figure(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=1
     return unvalidated_figure(data, layout)
 
 
-def table4_figure(table, paper=None):
+def table4_figure(table, paper):
     """Target error per classifier and direction, with the paper's Table 4 as markers.
 
     Parameters
     ----------
     table : pandas.DataFrame
         :func:`explorer.experiments.digits.table4_frame` (rows: directions, columns: methods).
-    paper : pandas.DataFrame, optional
-        :func:`explorer.data.digits.paper_table`, same row order as ``table``.
+    paper : pandas.DataFrame
+        :func:`explorer.experiments.digits.paper_table`, same row order as ``table``.
 
     Returns
     -------
@@ -387,8 +387,7 @@ def table4_figure(table, paper=None):
                 hovertemplate=f"<b>{method}</b> %{{x}}<br>error %{{y:.3f}}<extra></extra>",
             )
         )
-    if paper is not None:
-        _add_paper_markers(fig, table, paper, directions)
+    _add_paper_markers(fig, table, paper, directions)
     fig.update_layout(
         barmode="group",
         bargap=0.2,

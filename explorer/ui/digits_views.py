@@ -1,10 +1,9 @@
 """What the Handwritten digits page shows (section 4.2.3): the data, Figure 5 (where the
-ink is), Figure 6 (what FLDA learns), Table 4 in both directions, the transfer models
-compared, the downloads, and the controls beside them.
+ink is), Figure 6 (what FLDA learns), Table 4 in both directions, the downloads, and
+the controls beside them.
 
 Figures come from :mod:`explorer.figures.digits`, captions from
-:mod:`explorer.teaching.digit_captions`; user text (uploaded file names and labels) is
-escaped wherever it is shown.
+:mod:`explorer.teaching.digit_captions`.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from explorer.figures import digits as figs
 from explorer.names import TABLE_CLASSIFIERS
 from explorer.safe_text import escape_markdown as esc
 from explorer.teaching import digit_captions as captions
-from explorer.ui import charts, state, tables, widgets
+from explorer.ui import charts, state, tables
 
 LOSS_LABELS = {
     "logistic": "logistic: S-LR vs FLDA-L (as in Figure 6)",
@@ -26,6 +25,7 @@ LOSS_LABELS = {
 L2_MODE_LABELS = {"cv": "cross-validation on the source (as in the paper)", "hand": "by hand"}
 L2_OPTIONS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 FIT_TOL_KEY = "dig_fit_zero_tol"  # the ε the classifiers were last fitted with
+DIGITS = tuple(str(d) for d in range(10))  # the class labels of every collection offered
 
 
 def l2_setting():
@@ -41,8 +41,8 @@ def fitted_zero_tol():
 
 def figure_settings(data, extra=(), fitted=True):
     """The settings line of this page's figures (:func:`explorer.figures.export.settings_line`):
-    the two collections (user text for uploads, escaped by the figure), the seed and
-    ``extra``; for ``fitted`` figures also ε, the ℓ2 and the transfer model of the fits."""
+    the two collections, the seed and ``extra``; for ``fitted`` figures also ε, the ℓ2 and
+    the transfer model (dropout) of the fits."""
     from explorer.figures.export import settings_line
 
     data_line = dict(data=f"A = {data.name_a}, B = {data.name_b}", seed=state.get_seed())
@@ -53,7 +53,7 @@ def figure_settings(data, extra=(), fitted=True):
         **data_line,
         l2="by cross-validation" if l2 is None else float(l2),
         extra=(f"ε = {fitted_zero_tol():g}", *extra),
-        transfer=st.session_state["dig.transfer"],
+        transfer="dropout",
     )
 
 
@@ -77,37 +77,11 @@ def draw_model_controls():
             help="Weight of l2 * ||W||² added to the mean loss (the intercept is "
             "not penalised). l2 = 1 / (2 C n) matches scikit-learn's C.",
         )
-    widgets.transfer_control(
-        "dig",
-        options=ed.COMPARED_TRANSFERS,
-        note=("Imputation is not offered here: digit images have no missing pixels."),
-    )
-    st.toggle(
-        "Compare transfer models (both directions)",
-        key="dig.compare",
-        help="Also fit FLDA with " + ", ".join(ed.COMPARED_TRANSFERS) + " in both "
-        "directions and show their target errors side by side: does a model that "
-        "lets pixels appear remove the M → U asymmetry? About three times the "
-        "fitting work of the table above (cached afterwards).",
-    )
 
 
 def draw_view_controls(classes):
-    """Direction, digit and loss, next to Figure 6; returns the digit (a class label)."""
-    labels = [str(c) for c in classes]
-    chosen = st.session_state.get("dig.digit")
-    if chosen not in labels:
-        if chosen is not None and chosen == str(st.query_params.get("digit", "")).strip('"'):
-            shown = chosen if len(chosen) <= 40 else chosen[:40] + "…"
-            st.session_state.setdefault(state.LINK_NOTES_KEY, {})["dig.digit"] = (
-                f"Ignored the link's value of 'digit': “{shown}” is not a label of these "
-                f"data; showing digit {labels[0]}."
-            )
-        st.session_state["dig.digit"] = labels[0]
-    with widgets.stable_slot():  # the note stays until the user's next step (state.start_run)
-        note = st.session_state.get(state.LINK_NOTES_KEY, {}).get("dig.digit")
-        if note:
-            st.info(esc(note), icon=":material/link_off:")
+    """Direction, digit and loss, next to Figure 6; returns the digit (a class label of
+    ``classes``, the ten digits: :data:`DIGITS`)."""
     cols = st.columns([1, 1, 2])
     cols[0].radio(
         "Direction (source → target)",
@@ -120,7 +94,7 @@ def draw_view_controls(classes):
     )
     cols[1].selectbox(
         "Digit",
-        labels,
+        DIGITS,
         key="dig.digit",
         help="Which class's predictor to show (one weight map per class). "
         "Switching the digit does not refit anything.",
@@ -134,7 +108,7 @@ def draw_view_controls(classes):
         help="Logistic: the paper's Figure 6 (S-LR and FLDA-L). Quadratic: the "
         "least-squares pair S-LS and FLDA-Q (one-vs-rest).",
     )
-    return classes[labels.index(st.session_state["dig.digit"])]
+    return classes[[str(c) for c in classes].index(st.session_state["dig.digit"])]
 
 
 def show_data(data):
@@ -145,7 +119,7 @@ def show_data(data):
         f"{data.side} x {data.side} pixels)",
         expanded=data.kind == "offline",
     ):
-        st.markdown(esc(data.description) if data.kind == "upload" else data.description)
+        st.markdown(data.description)
         charts.show_chart(
             figs.sample_images_figure(
                 data.X_a, data.y_a, data.X_b, data.y_b, data.side, data.name_a, data.name_b
@@ -207,7 +181,7 @@ def show_errors(data, results):
     st.subheader("Error rates in both directions (Table 4)")
     ours, paper = ed.table4_frame(results, data), ed.paper_table(data)
     charts.show_chart(
-        figs.table4_figure(ours, paper if data.paper_rows else None),
+        figs.table4_figure(ours, paper),
         "dig_errors",
         "table 4 digit error rates in both directions",
         settings=figure_settings(data),
@@ -217,36 +191,15 @@ def show_errors(data, results):
     for method in TABLE_CLASSIFIERS:  # "—": not reported in the paper (S-LS)
         shown[method] = both[method].map(lambda v: "—" if pd.isna(v) else f"{v:.3f}")
     st.dataframe(shown, width="stretch")
-    stand_in = {
-        "offline": " The offline domains are a stand-in for MNIST/USPS: expect the "
-        "asymmetry, not the paper's numbers.",
-        "upload": " The paper's rows are for MNIST/USPS, shown for reference.",
-    }
+    stand_in = (
+        " The offline domains are a stand-in for MNIST/USPS: expect the asymmetry, not the paper's numbers."
+    )
     st.caption(
         captions.asymmetry_text(data, results)
-        + stand_in.get(data.kind, "")
-        + (
-            " Grey dashes (dark outline) in the chart: the paper's values for the matching direction."
-            if data.paper_rows
-            else ""
-        )
+        + (stand_in if data.kind == "offline" else "")
+        + " Grey dashes (dark outline) in the chart: the paper's values for the matching direction."
     )
     return both
-
-
-def show_comparison(data, comparison, loss):
-    """The transfer models side by side in both directions (issue 15)."""
-    frame = ed.transfer_comparison_frame(comparison, data, loss)
-    st.dataframe(frame, width="stretch", column_config=tables.number_columns(frame))
-    st.caption(captions.comparison_caption(data, frame, loss))
-    tables.download_csv(
-        "Download comparison (CSV)",
-        frame,
-        index=True,
-        file_name="flda_digits_transfer_models.csv",
-        key="dig_dl_transfer",
-        help="The table above as CSV.",
-    )
 
 
 def show_downloads(data, rates, results, both, direction, loss, digit):

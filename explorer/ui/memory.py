@@ -1,12 +1,10 @@
 """What every session holds in memory, counted against one budget (issue 36).
 
 Before this module, Your data kept every accepted file's bytes in session state
-(and kept them after the user removed the file with ✕), and Digits kept each
-session's uploaded pair as float64 arrays in session state: five sessions loading
-and removing two 35 MB CSVs took the server from 484 to 899 MB, and a 0.7 MB NPZ
-pair became 117 MB per session.  Now a session's session state holds only *names
-and digests*; the data themselves (parsed tables, prepared arrays, result tables,
-digit collections) live in one process-wide :class:`DataStore`:
+(and kept them after the user removed the file with ✕): five sessions loading
+and removing two 35 MB CSVs took the server from 484 to 899 MB.  Now a session's
+session state holds only *names and digests*; the data themselves (parsed tables,
+prepared arrays, result tables) live in one process-wide :class:`DataStore`:
 
 * **held once per process, by digest**: an entry is keyed by the digest of its
   input bytes and options; two sessions (or tabs) loading the same file share one
@@ -30,7 +28,7 @@ digit collections) live in one process-wide :class:`DataStore`:
   released); a browser over its share takes nothing from working tabs, and if that is
   not enough the new entry is refused;
 * **released**: a session holds at most one entry per *role* (Your data's source
-  file, its target file, the prepared arrays, the results; Digits' pair), so a
+  file, its target file, the prepared arrays, the results), so a
   new file releases the old one; a page releases a role when its uploader drops
   the file (✕); when a session's state is dropped (the tab closed and Streamlit's
   ``server.disconnectedSessionTTL`` passed) everything it held is released

@@ -1,15 +1,12 @@
-"""Digit domains, loaders, upload validation and per-direction fits (section 4.2.3)."""
-
-import io
+"""Digit domains, loaders and per-direction fits (section 4.2.3)."""
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from explorer.data import digits as dg
 from explorer.experiments import digits as ed
 from explorer.names import TABLE_CLASSIFIERS
-from explorer.errors import DataValidationError, DigitDataUnavailable
+from explorer.errors import DigitDataUnavailable
 from flda_core.transfer import estimate_dropout, nonzero_rate
 
 
@@ -250,86 +247,6 @@ def test_prepare_mnist_resizes_to_16_by_16():
 
 def test_openml_reachable_is_false_for_an_unresolvable_host():
     assert dg.openml_reachable(host="openml.invalid", timeout=0.5) is False
-
-
-# ---------------------------------------------------------------- uploads
-
-
-def _csv(X, y, label="label"):
-    frame = pd.DataFrame(X, columns=[f"p{i}" for i in range(X.shape[1])])
-    frame.insert(0, label, y)
-    return frame.to_csv(index=False).encode()
-
-
-def _npz(**arrays):
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    return buffer.getvalue()
-
-
-def test_read_csv_and_npz_infer_side():
-    rng = np.random.default_rng(0)
-    X = rng.integers(0, 255, size=(20, 64)).astype(float)
-    y = np.tile(np.arange(4), 5)
-    Xc, yc, side = dg.read_digit_file(_csv(X, y, label="Label"), "a.csv")
-    assert side == 8 and Xc.shape == (20, 64)
-    np.testing.assert_allclose(Xc, X)
-    np.testing.assert_array_equal(yc, y)
-    Xn, yn, side = dg.read_digit_file(_npz(images=X.reshape(20, 8, 8), y=y), "b.npz")
-    assert side == 8
-    np.testing.assert_allclose(Xn, X)
-
-
-@pytest.mark.parametrize(
-    "raw, name, message",
-    [
-        (b"", "e.csv", "empty"),
-        (b"label,p0,p1,p2\n0,1,2,3\n1,1,2,3\n", "bad.csv", "not a square"),
-        (b"p0,p1,p2,p3\n0,1,2,3\n1,1,2,3\n", "nolabel.csv", "no label column"),
-        (b"label,p0,p1,p2,p3\n0,1,x,3,4\n1,1,2,3,4\n", "text.csv", "not numeric"),
-        (_csv(np.ones((3, 16)), [0, 0, 0]), "one.csv", "only one class"),
-        (b"not a zip", "x.npz", "not a readable NPZ"),
-    ],
-)
-def test_upload_validation_messages(raw, name, message):
-    with pytest.raises(DataValidationError, match=message) as info:
-        dg.read_digit_file(raw, name)
-    assert info.value.hint  # every problem comes with a fix
-
-
-def test_upload_rejects_nan_inf_and_object_arrays_and_size_limits():
-    X = np.ones((4, 16))
-    X[2, 5] = np.nan
-    with pytest.raises(DataValidationError, match="image 3, pixel 6"):
-        dg.read_digit_file(_npz(X=X, y=np.array([0, 1, 0, 1])), "nan.npz")
-    objects = _npz(X=np.array([[1, 2, 3, 4]] * 2, dtype=object), y=np.array([0, 1]))
-    with pytest.raises(DataValidationError, match="not read for safety"):
-        dg.read_digit_file(objects, "obj.npz")
-    with pytest.raises(DataValidationError, match="an image array"):
-        dg.read_digit_file(_npz(pixels_wrong=np.ones((2, 4)), y=np.array([0, 1])), "k.npz")
-    with pytest.raises(DataValidationError, match="2 x 2"):
-        dg.read_digit_file(_npz(X=np.ones((2, 4)), y=np.array([0, 1])), "tiny.npz")
-    with pytest.raises(DataValidationError, match="non-integer"):
-        dg.read_digit_file(_npz(X=np.ones((2, 16)), y=np.array([0.5, 1.0])), "f.npz")
-    big = b"label," + b"x" * (dg.MAX_UPLOAD_BYTES + 1)
-    with pytest.raises(DataValidationError, match="limit"):
-        dg.read_digit_file(big, "big.csv")
-
-
-def test_make_uploaded_domains_checks_the_pair_and_rescales():
-    rng = np.random.default_rng(0)
-    y = np.tile(np.arange(3), 10)
-    X8 = rng.integers(0, 256, size=(30, 64)).astype(float)
-    X4 = rng.random((30, 16))
-    with pytest.raises(DataValidationError, match="8 x 8 images but b.npz has 4 x 4"):
-        dg.make_uploaded_domains(("a.csv", _csv(X8, y)), ("b.npz", _npz(X=X4, y=y)))
-    with pytest.raises(DataValidationError, match=r"labels \[3\] occur only in b.csv"):
-        dg.make_uploaded_domains(("a.csv", _csv(X8, y)), ("b.csv", _csv(X8, y + 1)))
-    data = dg.make_uploaded_domains(("a.csv", _csv(X8, y)), ("b.csv", _csv(X8 * 2 - 255, y)))
-    assert data.kind == "upload" and data.side == 8 and data.paper_rows == {}
-    for X in (data.X_a, data.X_b):
-        assert X.min() == 0.0 and X.max() == 1.0
-    np.testing.assert_allclose(data.X_a, data.X_b)  # same images, different scales
 
 
 # ---------------------------------------------------------------- fits

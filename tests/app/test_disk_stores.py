@@ -9,11 +9,15 @@ full disk loses nothing that was downloaded and leaves no temporary file.
 import errno
 import json
 import os
+import tempfile
 import threading
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from explorer.data import digits as dg
 from explorer.data import files
@@ -220,6 +224,22 @@ def test_a_wrong_shape_cached_array_counts_as_not_cached(tmp_path, X, y):
     calls = []
     data = _load(tmp_path, calls)
     assert calls == ["usps"] and data.X_a.shape == (50, 256)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.binary(max_size=400), cut=st.integers(0, 3000), flip=st.integers(0, 3000))
+def test_a_corrupted_cached_npz_is_read_whole_or_downloaded_again(data, cut, flip):
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        _load(folder, [])
+        path = folder / "usps_16x16.npz"
+        raw = bytearray(path.read_bytes())
+        if flip < len(raw):
+            raw[flip] ^= 0xFF
+        path.write_bytes(bytes(raw[: len(raw) - cut]) + data)
+        calls = []
+        loaded = _load(folder, calls)  # never an exception: a broken entry is not cached
+        assert calls in ([], ["usps"]) and loaded.X_a.shape == (50, 256)
 
 
 def test_a_full_disk_still_returns_the_download_and_leaves_no_temporary_file(tmp_path, monkeypatch):

@@ -21,7 +21,7 @@ import streamlit as st
 from sklearn.exceptions import ConvergenceWarning
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-from test_hostile_input import _bomb, _digits, _npz
+from test_hostile_input import _digits
 
 from explorer.data import csv as csvio
 from explorer.data import tabular as tab
@@ -197,22 +197,6 @@ def test_digit_fits_record_abnormal_stops(monkeypatch):
 
 
 # ----------------------------------------------------------------------------- Digits
-
-
-def test_zip_bomb_upload_is_refused_and_the_shown_data_stay(monkeypatch):
-    at = open_page(DIGITS, {"source": "upload", "l2_mode": "hand", "l2": "0.001"})
-    assert "dig_weights" in chart_specs(at)
-    X, y = _digits(30, 16)
-    _upload(at, "dig_file_b", "b.npz", _npz(X=X, y=y), "application/octet-stream")
-    bomb_name = "![a](http://e.vil/a.png).npz"
-    _upload(at, "dig_file_a", bomb_name, _bomb((31_000, 256)), "application/octet-stream")
-    errors = [e.value for e in at.error]
-    assert len(errors) == 1 and "These files cannot be used." in shown(errors[0])
-    assert bomb_name in shown(errors[0]) and "![" not in errors[0]
-    assert "Fix:" in shown(errors[0])
-    assert any("offline default is shown meanwhile" in i.value for i in at.info)
-    assert "dig_weights" in chart_specs(at) and not at.get("progress")
-    assert "dig_upload_data" not in at.session_state
 
 
 def test_digit_fit_failure_keeps_the_data_figures(monkeypatch, tmp_path):

@@ -1,25 +1,22 @@
 """One memory budget (explorer/ui/memory.py, issue 36).
 
 The findings: Your data kept every accepted file's bytes in session state, also after
-its ✕ (five sessions loading and removing 2 x 35 MB CSVs: RSS 484 -> 899 MB); Digits kept
-each session's uploaded pair as float64 in session state (0.7 MB of NPZ became 117 MB);
-three tabs whose uploads no run ever read locked every other student out with 413.
+its ✕ (five sessions loading and removing 2 x 35 MB CSVs: RSS 484 -> 899 MB); three
+tabs whose uploads no run ever read locked every other student out with 413.
 """
 
 import gc
-import io
 
 import numpy as np
 import pandas as pd
 import pytest
 from apptest_support import open_page
 
-from explorer.data import digits as dg
 from explorer.errors import DataValidationError
 from explorer.ui import memory
 
 MB = 2**20
-YOUR_DATA, DIGITS = "pages/your_data.py", "pages/digits.py"
+YOUR_DATA = "pages/your_data.py"
 
 
 class Clock:
@@ -262,89 +259,3 @@ def test_a_file_over_the_tabs_budget_is_refused_with_its_fix_and_the_old_file_st
     assert len(errors) == 1 and "big.csv was not loaded" in errors[0].replace("\\", "")
     assert memory.SESSION_ENV in errors[0].replace("\\", "")
     assert at.session_state["data.files"]["source"]["name"] == "small.csv"
-
-
-def _npz_pair(n=3000, side=16, seed=0):
-    rng = np.random.default_rng(seed)
-    files = []
-    for k in range(2):
-        X = (rng.random((n, side * side)) < 0.2 + 0.1 * k).astype(np.uint8)
-        buffer = io.BytesIO()
-        np.savez_compressed(buffer, X=X, y=np.arange(n) % 10)
-        files.append(buffer.getvalue())
-    return files
-
-
-def test_digit_uploads_are_float32_held_by_digest_and_leave_with_their_file(fresh_store):
-    data, _ = fresh_store()
-    raw_a, raw_b = _npz_pair()
-    at = open_page(DIGITS, {"source": "upload", "l2_mode": "hand", "l2": "0.001"})
-    for key, raw in (("dig_file_a", raw_a), ("dig_file_b", raw_b)):
-        at.file_uploader(key=key).set_value((f"{key}.npz", raw, "application/octet-stream")).run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
-    session = at.session_state[memory._SESSION_KEY].id
-    pair = data.get(session, "dig.pair")
-    assert pair.X_a.dtype == np.float32 and pair.X_b.dtype == np.float32
-    pixels = pair.X_a.size + pair.X_b.size
-    assert data.session_bytes_held(session) < 4.1 * pixels  # not 8 bytes a pixel
-    # session state keeps no image array (the old code kept the pair as float64 there)
-    assert not _large_values(_session_objects(at), pixels)
-    at.file_uploader(key="dig_file_a").set_value(None).run()
-    assert not at.exception and data.held_bytes() == 0
-
-
-def test_float32_images_fit_as_float64_did():
-    """Fits convert at the boundary: the same models as from float64 images."""
-    from explorer.experiments import digits as ed
-
-    raw_a, raw_b = _npz_pair(n=400)
-    pair = dg.make_uploaded_domains(("a.npz", raw_a), ("b.npz", raw_b))
-    wide = dg._domains(pair.X_a, pair.y_a, pair.X_b, pair.y_b, 16, "a", "b", "upload", "", {})
-    assert wide.X_a.dtype == np.float64
-    for method in ("S-LR", "FLDA-L"):
-        narrow_fit = ed.fit_direction(pair, "A → B", method, l2=1e-3)
-        wide_fit = ed.fit_direction(wide, "A → B", method, l2=1e-3)
-        np.testing.assert_array_equal(narrow_fit.coef, wide_fit.coef)
-        assert narrow_fit.error == wide_fit.error
-
-
-@pytest.mark.parametrize("value", [255, 0, 7.5])
-def test_a_digits_file_whose_pixels_are_all_one_value_is_refused(value):
-    """All 255 (or any constant): blank images after scaling, and the page said nothing."""
-    raw_a, raw_b = _npz_pair(n=200)
-    buffer = io.BytesIO()
-    np.savez(buffer, X=np.full((200, 256), value), y=np.arange(200) % 10)
-    for rescale in (True, False):
-        with pytest.raises(DataValidationError) as refused:
-            dg.make_uploaded_domains(("a.npz", raw_a), ("blank.npz", buffer.getvalue()), rescale=rescale)
-        assert "blank.npz" in refused.value.message and f"{value:g}" in refused.value.message
-
-
-def test_the_digits_page_says_a_blank_file_cannot_be_used():
-    raw_a, _ = _npz_pair(n=200)
-    buffer = io.BytesIO()
-    np.savez(buffer, X=np.full((200, 256), 255, dtype=np.uint8), y=np.arange(200) % 10)
-    at = open_page(DIGITS, {"source": "upload", "l2_mode": "hand", "l2": "0.001"})
-    at.file_uploader(key="dig_file_a").set_value(("a.npz", raw_a, "application/octet-stream")).run()
-    at.file_uploader(key="dig_file_b").set_value(("blank.npz", buffer.getvalue(), "x")).run()
-    assert not at.exception
-    errors = [e.value.replace("\\", "") for e in at.error]
-    assert len(errors) == 1 and "blank.npz" in errors[0] and "255" in errors[0]
-
-
-def test_the_digits_fragments_do_not_keep_a_released_pair_alive(fresh_store):
-    """Streamlit keeps a fragment's arguments for the session's life: the fragments get
-    the uploaded pair by weak reference, so a released pair leaves memory."""
-    import weakref
-
-    data, _ = fresh_store()
-    raw_a, raw_b = _npz_pair(n=500)
-    at = open_page(DIGITS, {"source": "upload", "l2_mode": "hand", "l2": "0.001"})
-    for key, raw in (("dig_file_a", raw_a), ("dig_file_b", raw_b)):
-        at.file_uploader(key=key).set_value((f"{key}.npz", raw, "application/octet-stream")).run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
-    session = at.session_state[memory._SESSION_KEY].id
-    pair = weakref.ref(data.get(session, "dig.pair"))
-    data.end_session(session)
-    gc.collect()
-    assert pair() is None

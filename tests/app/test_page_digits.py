@@ -86,6 +86,9 @@ def test_default_page_shows_figures_table_and_downloads(hand_run):
     # the paper's markers are grey (black ones vanish on the dark theme)
     assert "Grey dashes" in captions and "Black dashes" not in captions
     assert "Top left" in captions and "top right" in captions
+    # no uploads here: a digit CSV of one's own runs on Your data, one link away
+    assert [link.proto.page for link in at.get("page_link")] == ["your_data"]
+    assert len(at.radio(key="dig.source").options) == 2  # offline digits, MNIST/USPS
 
 
 def test_every_control_has_help(hand_run):

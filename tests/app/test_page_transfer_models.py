@@ -84,22 +84,6 @@ def test_transfer_page_says_the_sweep_is_for_dropout_and_fits_the_model_beside()
     assert _query(at, "transfer") == "rate"
 
 
-def test_digits_two_sided_with_comparison_in_both_directions():
-    at = open_page("pages/digits.py", {"transfer": "two-sided", "compare": "true"}, timeout=600)
-    assert _transfer_box(at, "dig.transfer").value == "two-sided"
-    assert "imputation" not in at.selectbox(key="dig.transfer").options
-    assert any("uses the two-sided transfer model" in c.value for c in at.caption)
-    frame = _frame_with(at, "FLDA-L two-sided")
-    assert list(frame.columns) == ["S-LR", "FLDA-L dropout", "FLDA-L two-sided", "FLDA-L rate", "T-LR"]
-    caption = next(c.value for c in at.caption if "Gain over the source classifier" in c.value)
-    gain = frame["S-LR"].iloc[1] - frame["FLDA-L two-sided"].iloc[1]
-    assert (
-        f"two-sided: {frame['S-LR'].iloc[0] - frame['FLDA-L two-sided'].iloc[0]:+.3f} vs "
-        f"{gain:+.3f}" in caption
-    )
-    assert _query(at, "transfer") == "two-sided"
-
-
 def test_your_data_rate_model_shows_its_parameters_and_imputation_explains():
     at = open_page("pages/your_data.py", {"sample": "poisson", "transfer": "rate"})
     assert _transfer_box(at, "data.transfer").value == "rate"

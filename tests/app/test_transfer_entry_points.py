@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from flda_core import FLDAClassifier
-from explorer.data import digits as dg
 from explorer.data.domain_config import SHIFT_PRESETS, make_any_domains
 from flda_core.synthetic import (
     APPEARANCE_PARAMS,
@@ -23,7 +22,6 @@ from flda_core.synthetic import (
     make_domains,
     make_rate_domains,
 )
-from explorer.experiments import digits as ed
 from explorer.experiments import your_data as yd
 from explorer.experiments.perturbation import run_perturbation
 from explorer.experiments.synthetic import fit_classifiers, fit_linear, transfer_errors
@@ -145,53 +143,6 @@ def test_perturbation_dropout_unchanged_and_other_model_fitted_beside():
         _same_fit(a, b)
     assert set(other.transfer_fits) == {"quadratic", "logistic"}
     assert all(f.transfer == "two-sided" for f in other.transfer_fits.values())
-
-
-# ------------------------------------------------------------------ digits
-
-
-@pytest.fixture(scope="module")
-def digits():
-    return dg.make_offline_domains(random_state=0)
-
-
-def test_digits_fit_method_dropout_unchanged_and_two_sided_used(digits):
-    X_s, y_s, X_t, y_t = dg.direction_data(digits, "B → A")
-    default = ed.fit_method(X_s, y_s, X_t, y_t, "FLDA-L", l2=1e-3)
-    dropout = ed.fit_method(X_s, y_s, X_t, y_t, "FLDA-L", l2=1e-3, transfer="dropout")
-    assert default.error == dropout.error and default.transfer == "dropout"
-    np.testing.assert_array_equal(default.coef, dropout.coef)
-    two = ed.fit_method(X_s, y_s, X_t, y_t, "FLDA-L", l2=1e-3, transfer="two-sided")
-    assert two.transfer == "two-sided" and set(two.transfer_params) == {"theta", "phi", "value"}
-    # the centred → frame-filling direction: pixels appear, which only two-sided models
-    assert two.transfer_params["phi"].max() > 0
-    np.testing.assert_array_equal(two.theta, two.transfer_params["theta"])
-    # a source classifier ignores the transfer model
-    s_lr = ed.fit_method(X_s, y_s, X_t, y_t, "S-LR", l2=1e-3, transfer="two-sided")
-    assert s_lr.transfer == "dropout" and s_lr.transfer_params is None
-
-
-def test_run_digits_and_comparison_pass_transfer_to_flda_fits(digits):
-    seen = []
-
-    def fit(direction, method, l2, zero_tol, transfer="dropout"):
-        seen.append((method, transfer))
-        X_s, y_s, X_t, y_t = dg.direction_data(digits, direction)
-        return ed.fit_method(X_s, y_s, X_t, y_t, method, l2=1e-2, transfer=transfer, tol=1e-2)
-
-    comparison = ed.run_transfer_comparison(
-        digits, "logistic", l2=1e-2, transfers=("dropout", "rate"), fit=fit
-    )
-    assert sorted(set(seen)) == [
-        ("FLDA-L", "dropout"),
-        ("FLDA-L", "rate"),
-        ("S-LR", "dropout"),
-        ("T-LR", "dropout"),
-    ]
-    frame = ed.transfer_comparison_frame(comparison, digits, "logistic")
-    assert list(frame.columns) == ["S-LR", "FLDA-L dropout", "FLDA-L rate", "T-LR"]
-    assert len(frame) == 2
-    assert frame["FLDA-L rate"].iloc[1] == comparison["rate"][("B → A", "FLDA-L")].error
 
 
 # ------------------------------------------------------------------ your data, real data

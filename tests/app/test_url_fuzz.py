@@ -49,7 +49,7 @@ HOSTILE = (
 )
 
 #: Parameters pages read from ``st.query_params`` themselves (not through a Setting).
-DIRECT = {"pages/digits.py": ("digit",), "pages/your_data.py": ("sample",)}
+DIRECT = {"pages/your_data.py": ("sample",)}
 #: Read by ``app.py`` on every page (``seed`` is a Setting there; ``present`` a flag:
 #: any value but 1/true/yes means "off", so it is checked for crashes only).
 EVERY_PAGE = ("seed",)
