@@ -61,7 +61,6 @@ __all__ = [
     "perturbation_curve_caption",
     "table1_run_caption",
     "paper_table1_caption",
-    "transfer_comparison_texts",
     "figure4_caption",
     "learning_curve_sentences",
     "learning_curve_caption",
@@ -610,30 +609,6 @@ def paper_table1_caption(result, data_key, matches):
         ours.update({f.name: f.target_error for f in result.chosen_fits() if abs(f.perturbation) < 1e-12})
         text += " " + figure2_reference_sentence(ours, data_key[2], data_key[3])
     return text
-
-
-def transfer_comparison_texts(result):
-    """With a transfer model other than dropout on the Transfer page (a
-    :class:`~explorer.experiments.perturbation.PerturbationResult`): the note on what that
-    model gives unperturbed, and the caption of its parameters."""
-    fits = list(result.transfer_fits.values())
-    transfer = fits[0].transfer
-    unperturbed = {f.loss: f for f in result.sweep if f.perturbation == 0.0}
-    info = (
-        f"The sweep above perturbs the **dropout** θ̂, which only the dropout model has, so it "
-        f"does not apply to the {transfer} model. Unperturbed, FLDA with {transfer}: "
-        + "; ".join(
-            f"{f.name} target error {f.target_error:.3f}"
-            + (f" (dropout: {unperturbed[f.loss].target_error:.3f})" if f.loss in unperturbed else "")
-            for f in fits
-        )
-        + "."
-    )
-    caption = (
-        f"The {transfer} model's parameters, estimated per feature from the source and the "
-        f"unlabelled target. The model: {TRANSFER_MODELS[transfer]}"
-    )
-    return info, caption
 
 
 def figure4_caption(result, own_drawn):
