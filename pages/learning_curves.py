@@ -124,7 +124,6 @@ def main():
         if state.presentation_mode()
         else charts.sidebar_controls(controls.draw_controls, deferred=controls.draw_all_controls)
     )
-    widgets.presentation_row("pages/learning_curves.py", controls.SETTINGS)
     show_results(sidebar)
     charts.show_paper_notes("learning_curves")
     charts.show_equations()

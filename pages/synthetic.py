@@ -82,11 +82,6 @@ PRESETS = (
         "Figure 1's data model with 10,000 samples per domain: every change re-runs instantly.",
     ),
 )
-#: The presets of presentation mode's row: the paper's figures with 10,000 samples per domain.
-PRESENTATION_PRESETS = {
-    f"Figure {k}": preset_values(paper, QUICK_SAMPLES)
-    for k, paper in ((1, PAPER_FIGURE1), (2, PAPER_FIGURE2))
-}
 
 
 def draw_controls():
@@ -266,7 +261,6 @@ def main():
             "which sees the target only without labels (paper section 4.1.1)."
         )
         charts.sidebar_controls(draw_controls)
-    widgets.presentation_row("pages/synthetic.py", SETTINGS, PRESENTATION_PRESETS)
     data_key, problems = domain_controls.read_domain_config("syn")
     state.write_to_url(SETTINGS)
     if guard.show_problems(problems):

@@ -229,9 +229,6 @@ def main():
     n_features = int(st.session_state["tp.n_features"])
     own_settings = perturbation_controls.own_theta_settings(data_key[4] if data_key else (0.0,) * n_features)
     state.restore_from_url(own_settings)
-    widgets.presentation_row(
-        "pages/transfer.py", SETTINGS + own_settings, {"Table 1 / Figure 4": preset_values(QUICK_SAMPLES)}
-    )
     if guard.show_problems(problems):
         return state.write_to_url(SETTINGS + own_settings)
     paper = matching_paper_setting(data_key[0], data_key[1], data_key[4], candidates=(PAPER_TABLE1,))

@@ -155,8 +155,7 @@ def loaded_files(present):
     ``None`` (with what is missing)."""
     needed = files.SLOTS[:1] if controls.one_file() else files.SLOTS
     if present and not all(slot in st.session_state.get(files.FILES_KEY, {}) for slot in needed):
-        controls.draw_presentation_exit()  # nothing to present yet: the loaders, and a way out
-        present = False
+        present = False  # nothing to present yet: the loaders
     if not present:
         st.markdown(INTRO)
         controls.draw_loaders()
