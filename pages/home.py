@@ -49,7 +49,7 @@ st.markdown(
   hides its sidebar and controls and gives its figures projector-sized text. The mode
   stays on while you switch pages; `?present=0` switches it off.
 - Every chart's camera button saves a slide-sized PNG (3200 × 1800) with the whole
-  legend, or SVG (choice in the sidebar).
+  legend.
 """
 )
 if state.presentation_mode():

@@ -1,6 +1,5 @@
 """Controls several pages share: the keyboard focus style, the transfer-model choice,
-the chart download format, the progress bar of long work and the slot for notes that
-come and go."""
+the progress bar of long work and the slot for notes that come and go."""
 
 from __future__ import annotations
 
@@ -13,10 +12,7 @@ from explorer.ui.state import Setting
 __all__ = [
     "FOCUS_COLOR",
     "FOCUS_CSS",
-    "IMAGE_FORMAT_KEY",
     "TRANSFER_OPTIONS",
-    "draw_image_format_choice",
-    "image_format",
     "progress_bar",
     "show_focus_style",
     "stable_slot",
@@ -24,9 +20,6 @@ __all__ = [
     "transfer_help",
     "transfer_setting",
 ]
-
-IMAGE_FORMAT_KEY = "shared.image_format"
-
 
 #: Keyboard focus ring (WCAG 2.4.7 / 2.4.11). Streamlit 1.67 draws no focus indicator on
 #: sidebar page links, radios, checkboxes, text/number inputs and selectboxes, and only a
@@ -89,30 +82,6 @@ def transfer_control(prefix, options=TRANSFER_OPTIONS, note="", container=None):
     """The "Transfer model" select box; returns the chosen model name."""
     return (container or st).selectbox(
         "Transfer model", tuple(options), key=f"{prefix}.transfer", help=transfer_help(options, note)
-    )
-
-
-def image_format():
-    """The download format of every chart's camera button (sidebar choice, PNG by default)."""
-    from explorer.figures.export import IMAGE_FORMATS
-
-    value = st.session_state.get(IMAGE_FORMAT_KEY, "png")
-    return value if value in IMAGE_FORMATS else "png"
-
-
-def draw_image_format_choice():
-    """The one PNG/SVG choice for every chart's download (drawn in the sidebar by ``app.py``)."""
-    from explorer.figures.export import IMAGE_FORMATS
-
-    st.radio(
-        "Chart download format",
-        IMAGE_FORMATS,
-        key=IMAGE_FORMAT_KEY,
-        horizontal=True,
-        format_func=str.upper,
-        help="What the camera button above each chart saves: PNG at twice the size of "
-        "a 1600 × 900 slide, or SVG (vector, for print). The whole legend is "
-        "always included and the file is named after what the chart shows.",
     )
 
 

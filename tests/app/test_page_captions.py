@@ -82,7 +82,7 @@ def test_digits_caption_names_the_l2_of_each_map():
 
 
 @pytest.mark.parametrize("page", ["pages/synthetic.py", "pages/transfer.py"])
-def test_every_chart_is_slide_ready_and_svg_is_one_choice_away(page):
+def test_every_chart_is_slide_ready(page):
     at = open_page(page, {"curve_range": "[0, 0.1]", "n_source": "2000", "n_target": "2000"})
     shown_charts = charts(at)
     assert shown_charts
@@ -91,10 +91,6 @@ def test_every_chart_is_slide_ready_and_svg_is_one_choice_away(page):
         assert options["scale"] >= 2 and options["width"] == 1600 and options["format"] == "png"
         assert options["filename"].startswith("flda_") and options["filename"] != "flda_"
     assert "*Chart:* Scatter plot" in _captions(at)  # text alternative under the chart
-    at.session_state["shared.image_format"] = "svg"  # the sidebar choice (app.py)
-    at.run()
-    for chart in charts(at):
-        assert chart.config["toImageButtonOptions"]["format"] == "svg"
 
 
 def test_presentation_mode_survives_a_page_switch_and_styles_for_the_projector():
