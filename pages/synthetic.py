@@ -32,7 +32,6 @@ from explorer.names import LOSS_TITLES, LOSSES
 MAX_FEATURES = 50
 MAX_SAMPLES = 100_000
 QUICK_SAMPLES = 10_000
-L2_OPTIONS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 LOSS_LABELS = {
     "both": "both, side by side",
     "quadratic": "quadratic (S-LS, T-LS, FLDA-Q)",
@@ -47,7 +46,7 @@ SETTINGS = [
     state.Setting("syn.shift", "dropout", options=("dropout", *SHIFT_PRESETS)),
     *domain_controls.domain_settings("syn", PAPER_FIGURE1, MAX_FEATURES, QUICK_SAMPLES, MAX_SAMPLES),
     state.Setting("syn.loss", "both", options=tuple(LOSS_LABELS)),
-    state.Setting("syn.l2", 0.0, options=L2_OPTIONS),
+    domain_controls.l2_setting("syn"),
     state.Setting("syn.show_source", False),
     widgets.transfer_setting("syn"),
 ]
@@ -129,14 +128,7 @@ def draw_controls():
             "(FLDA-L, Algorithm 2), or both side by side as in the paper. The table always "
             "lists all six classifiers.",
         )
-        st.select_slider(
-            "ℓ2 penalty",
-            options=L2_OPTIONS,
-            key="syn.l2",
-            format_func=lambda v: "0 (none, as in the paper)" if v == 0 else f"{v:g}",
-            help="Ridge penalty λ‖w‖² added to the mean (expected) loss of every classifier; "
-            "the intercept is not penalised. The paper's artificial experiments use none.",
-        )
+        domain_controls.draw_l2_control("syn")
         st.checkbox(
             "Also show source points",
             key="syn.show_source",

@@ -34,9 +34,8 @@ from explorer.names import LOSS_TITLES, LOSSES, classifier_name
 MAX_FEATURES = 10
 MAX_SAMPLES = 100_000
 QUICK_SAMPLES = 10_000
-L2_OPTIONS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 SETTINGS = domain_controls.domain_settings("tp", PAPER_TABLE1, MAX_FEATURES, QUICK_SAMPLES, MAX_SAMPLES) + [
-    state.Setting("tp.l2", 0.0, options=L2_OPTIONS),
+    domain_controls.l2_setting("tp"),
     *perturbation_controls.sweep_settings(MAX_FEATURES, PAPER_PERTURBATIONS),
 ]
 
@@ -89,13 +88,7 @@ def draw_controls():
             "error curve and tables still work.",
             on_n_features_change=keep_feature_valid,
         )
-        st.select_slider(
-            "ℓ2 penalty",
-            options=L2_OPTIONS,
-            key="tp.l2",
-            format_func=lambda v: "0 (none, as in the paper)" if v == 0 else f"{v:g}",
-            help="Ridge penalty λ‖w‖² on every classifier's mean loss; the paper uses none.",
-        )
+        domain_controls.draw_l2_control("tp")
         perturbation_controls.draw_sweep_controls()
 
 
