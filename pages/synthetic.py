@@ -46,7 +46,6 @@ SETTINGS = [
     state.Setting("syn.shift", "dropout", options=("dropout", *SHIFT_PRESETS)),
     *domain_controls.domain_settings("syn", PAPER_FIGURE1, MAX_FEATURES, QUICK_SAMPLES, MAX_SAMPLES),
     state.Setting("syn.loss", "both", options=tuple(LOSS_LABELS)),
-    domain_controls.l2_setting("syn"),
     state.Setting("syn.show_source", False),
     widgets.transfer_setting("syn"),
 ]

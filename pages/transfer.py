@@ -34,8 +34,8 @@ from explorer.names import LOSS_TITLES, LOSSES, classifier_name
 MAX_FEATURES = 10
 MAX_SAMPLES = 100_000
 QUICK_SAMPLES = 10_000
-SETTINGS = domain_controls.domain_settings("tp", PAPER_TABLE1, MAX_FEATURES, QUICK_SAMPLES, MAX_SAMPLES) + [
-    domain_controls.l2_setting("tp"),
+SETTINGS = [
+    *domain_controls.domain_settings("tp", PAPER_TABLE1, MAX_FEATURES, QUICK_SAMPLES, MAX_SAMPLES),
     *perturbation_controls.sweep_settings(MAX_FEATURES, PAPER_PERTURBATIONS),
 ]
 

@@ -1,8 +1,8 @@
 """The synthetic domains' data settings (section 4.1), shared by the "Synthetic domains"
 and "Transfer parameters" pages: same data model, different key prefix.  The settings
 (:func:`domain_settings`, :func:`domain_values`), the sidebar block
-(:func:`draw_domain_controls`), the classifiers' ℓ2 (:func:`l2_setting`,
-:func:`draw_l2_control`), the validated configuration (:func:`read_domain_config`,
+(:func:`draw_domain_controls`), the classifiers' ℓ2 slider (:func:`draw_l2_control`), the
+validated configuration (:func:`read_domain_config`,
 a :func:`explorer.ui.caches.cached_domains` key) and the note naming a paper setting
 (:func:`show_paper_setting`).
 
@@ -30,7 +30,6 @@ __all__ = [
     "draw_shift_controls",
     "SHIFT_PARAMETERS",
     "L2_OPTIONS",
-    "l2_setting",
     "draw_l2_control",
 ]
 
@@ -47,7 +46,8 @@ L2_OPTIONS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 
 
 def domain_settings(prefix, paper, max_features, n_samples, max_samples):
-    """URL-mirrored settings of the data model, starting from a paper setting."""
+    """URL-mirrored settings of the data model, starting from a paper setting, and the
+    classifiers' ℓ2 penalty (0, as in the paper)."""
     return [
         Setting(f"{prefix}.distribution", paper.distribution, options=("bernoulli", "poisson")),
         Setting(f"{prefix}.n_features", 2, lo=1, hi=max_features),
@@ -56,16 +56,12 @@ def domain_settings(prefix, paper, max_features, n_samples, max_samples):
         Setting(f"{prefix}.theta", format_values(paper.theta), check=_per_feature_check(prefix, None)),
         Setting(f"{prefix}.n_source", n_samples, lo=10, hi=max_samples),
         Setting(f"{prefix}.n_target", n_samples, lo=10, hi=max_samples),
+        Setting(f"{prefix}.l2", 0.0, options=L2_OPTIONS),
     ]
 
 
-def l2_setting(prefix):
-    """The URL-mirrored ℓ2 penalty ``"<prefix>.l2"`` of every classifier (default 0)."""
-    return Setting(f"{prefix}.l2", 0.0, options=L2_OPTIONS)
-
-
 def draw_l2_control(prefix):
-    """The sidebar's "ℓ2 penalty" slider (:func:`l2_setting`)."""
+    """The sidebar's "ℓ2 penalty" slider of every classifier (``"<prefix>.l2"``)."""
     st.select_slider(
         "ℓ2 penalty",
         options=L2_OPTIONS,
