@@ -43,7 +43,6 @@ def run():
             help="Seed for every random draw on every page (synthetic data, splits, "
             "repeats). The same seed always reproduces the same numbers.",
         )
-        widgets.draw_image_format_choice()
     state.write_to_url([state.Setting(state.SEED_KEY, 0)])
     state.keep_presentation_in_url()
 

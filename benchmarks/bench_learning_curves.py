@@ -11,12 +11,9 @@ Prints, measured in the same run:
 * the baseline it replaces: one ``FLDAClassifier(loss="quadratic")`` fit and
   two validation scorings per (classifier, size, repeat), timed on a few
   repeats and scaled to 50 (``--full-baseline`` times all 50), and the
-  speed-up ratio;
-* the logistic family (S-LR, T-LR, FLDA-L; one L-BFGS fit each), seconds per
-  repeat, which the page uses to warn about long runs.
+  speed-up ratio.
 
-Run: ``python3 benchmarks/bench_learning_curves.py`` (``--quick`` skips the
-logistic timing).
+Run: ``python3 benchmarks/bench_learning_curves.py``.
 
 Results
 -------
@@ -40,7 +37,6 @@ from flda_core.classifier import FLDAClassifier
 from explorer.experiments.scoring import TIE_RTOL
 from explorer.experiments.learning_curves import (
     DOMAINS,
-    logistic_learning_errors,
     make_learning_curve_data,
     quadratic_learning_errors,
     sample_size_grid,
@@ -83,7 +79,6 @@ def baseline_errors(data, sizes, repeats, seed=0):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="skip the logistic timing")
     parser.add_argument(
         "--full-baseline", action="store_true", help="time the baseline loop on all 50 repeats (slow)"
     )
@@ -119,14 +114,6 @@ def main(argv=None):
         f"speed-up of the batched form over the baseline: {t_base_50 / median_curves:.0f}x; "
         f"identical error rates in {100 * agree:.2f} % of the {base.size} cells"
     )
-
-    if not args.quick:
-        t_log, _ = timed(logistic_learning_errors, data, sizes, [0], seed=0)
-        print(
-            f"logistic family (S-LR, T-LR, FLDA-L): {t_log:.1f} s per repeat "
-            f"({t_log / (3 * len(sizes)) * 1000:.0f} ms per fit); "
-            f"{N_REPEATS} repeats would take ~{t_log * N_REPEATS / 60:.1f} min"
-        )
 
 
 if __name__ == "__main__":

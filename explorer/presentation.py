@@ -1,10 +1,8 @@
-"""Presentation mode as data: the live controls each page keeps, and links that keep it.
+"""Presentation mode's links: :func:`with_present` keeps ``?present=1`` across them.
 
-In presentation mode (``?present=1``) a page hides its sidebar but keeps, in a
-compact row above its figures, the few controls a live demonstration needs
-(:data:`PRESENTATION_CONTROLS`, the page's widget keys; pages with paper
-presets keep those buttons too, :data:`HAS_PRESETS`), both read from the page
-registry (:mod:`explorer.registry`).  Every link a page draws goes through
+In presentation mode (``?present=1``) the Lesson's steps are slides with their live
+controls (:mod:`explorer.ui.slides`); a full page starts with its sidebar collapsed and
+shows its figures without its controls.  Every link a page draws goes through
 :func:`with_present`, so the mode survives navigation.  No streamlit here.
 """
 
@@ -12,31 +10,9 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
-from explorer.registry import PAGES
-
-__all__ = ["PRESENT_PARAM", "PRESENTATION_CONTROLS", "PRESENTATION_LABELS", "HAS_PRESETS", "with_present"]
+__all__ = ["PRESENT_PARAM", "with_present"]
 
 PRESENT_PARAM = "present"
-
-#: Page file -> widget keys kept in presentation mode, in display order
-#: (:attr:`explorer.registry.Page.live_controls`).
-PRESENTATION_CONTROLS = {entry.script: entry.live_controls for entry in PAGES if entry.live_controls}
-#: Short labels of those controls for the compact row (key after the first dot).
-PRESENTATION_LABELS = {
-    "theta": "true dropout θ per feature",
-    "loss": "loss",
-    "seed": "random seed",
-    "delta_1": "shift added to θ̂₁",
-    "perturbations": "perturbations drawn",
-    "l2": "ℓ2 regularisation",
-    "ridge": "λ (ridge strength)",
-    "direction": "direction",
-    "digit": "digit",
-    "sample": "sample pair",
-}
-#: Pages whose paper-preset buttons stay visible in presentation mode
-#: (:attr:`explorer.registry.Page.has_presets`).
-HAS_PRESETS = frozenset(entry.script for entry in PAGES if entry.has_presets)
 
 
 def with_present(url, present=True):

@@ -2,9 +2,8 @@
 
 Every place that needs the page list reads it from :data:`PAGES`: the navigation
 (``explorer.ui.navigation.app_pages``, ``st.navigation`` in ``app.py``), the Home
-page's list of pages, the lesson's links to full pages
-(``explorer.teaching.lesson``) and presentation mode's live controls and preset
-buttons (``explorer.presentation``).  ``tests/app/test_registry.py`` checks that
+page's list of pages and the lesson's links to full pages
+(``explorer.teaching.lesson``).  ``tests/app/test_registry.py`` checks that
 every file in ``pages/`` is listed exactly once and that each of those readers
 follows it.
 """
@@ -40,11 +39,6 @@ class Page:
     blurb : str
         What the page shows, one or two sentences under its link on Home (empty for
         Home itself).
-    live_controls : tuple of str
-        Widget keys kept in presentation mode's compact row, in display order
-        (empty: the page draws no such row).
-    has_presets : bool
-        Whether its paper-preset buttons stay visible in presentation mode.
     """
 
     script: str
@@ -52,8 +46,6 @@ class Page:
     icon: str
     url_path: str
     blurb: str = ""
-    live_controls: tuple[str, ...] = ()
-    has_presets: bool = False
 
     @property
     def default(self):
@@ -82,8 +74,6 @@ PAGES = (
         "Bernoulli and Poisson toy problems with the decision boundaries of S-LS/T-LS/FLDA-Q "
         "and S-LR/T-LR/FLDA-L, target errors and θ̂ beside the true θ; one-click presets "
         "for the paper's Figures 1 and 2 (section 4.1.1).",
-        live_controls=("syn.theta", "syn.loss", "shared.seed"),
-        has_presets=True,
     ),
     Page(
         "pages/transfer.py",
@@ -92,8 +82,6 @@ PAGES = (
         "transfer",
         "What a wrong θ̂ costs: FLDA's boundary and target error when θ̂ is perturbed, "
         "with sliders for your own θ; the paper's Table 1 and Figure 4 (section 4.1.3).",
-        live_controls=("tp.delta_1", "tp.perturbations", "shared.seed"),
-        has_presets=True,
     ),
     Page(
         "pages/learning_curves.py",
@@ -102,7 +90,6 @@ PAGES = (
         "learning_curves",
         "How many samples FLDA needs to adapt: error against training-set size on source "
         "and target (Figure 3, section 4.1.2).",
-        live_controls=("lc.l2", "lc.ridge", "shared.seed"),
     ),
     Page(
         "pages/digits.py",
@@ -111,7 +98,6 @@ PAGES = (
         "digits",
         "MNIST-like versus USPS-like digits: where pixels drop out, and how FLDA-L's "
         "weights differ from the naive classifier's (Figures 5-6, section 4.2.3).",
-        live_controls=("dig.direction", "dig.digit", "shared.seed"),
     ),
     Page(
         "pages/real_data.py",
@@ -124,7 +110,6 @@ PAGES = (
         "FLDA-Q and FLDA-L beside S-LR, skada's baselines and the T-LR oracle, the paper's row "
         "beside this run's, a winner only beyond the noise, pair by pair or the whole table "
         "(section 4.2).",
-        live_controls=("real.table", "real.pair"),
     ),
     Page(
         "pages/your_data.py",
@@ -133,7 +118,6 @@ PAGES = (
         "your_data",
         "Upload source and target CSVs (or use the samples) and compare FLDA with the "
         "naive classifiers on your own problem.",
-        live_controls=("data.sample", "data.l2", "shared.seed"),
     ),
 )
 #: The default page (served at the app's root).

@@ -25,12 +25,11 @@ from typing import Any
 __all__ = [
     "MAX_URL_TEXT",
     "MAX_URL_VALUE",
-    "MAX_URL_NESTING",
+    "MAX_URL_BRACKETS",
     "UrlValue",
     "decode_url_value",
     "encode_url_value",
     "validate_url_value",
-    "validate_url_values",
 ]
 
 #: Longest text value taken from a URL (characters).
@@ -38,9 +37,9 @@ MAX_URL_TEXT = 500
 #: Longest raw value decoded at all (characters): settings are numbers, short
 #: lists of numbers or text of at most :data:`MAX_URL_TEXT` characters.
 MAX_URL_VALUE = 2000
-#: Deepest nesting of ``[``/``{`` decoded (settings are flat lists, depth 1);
-#: checked before ``json.loads``, whose recursion a deeper value would exhaust.
-MAX_URL_NESTING = 4
+#: Most ``[``/``{`` in a value decoded (settings are flat lists, one bracket); counted
+#: before ``json.loads``, whose recursion a deeply nested value would exhaust.
+MAX_URL_BRACKETS = 4
 #: Whole numbers with more digits than this are shown in exponent form.
 _SHOWN_DIGITS = 15
 
@@ -73,36 +72,14 @@ class UrlValue:
     note: str | None = None
 
 
-def _nesting(text):
-    """The deepest nesting of JSON arrays/objects in ``text`` (brackets in strings ignored)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
-
-
 def _check_raw(raw):
-    """``ValueError`` for a value too long or too deeply nested to read at all."""
+    """``ValueError`` for a value too long or with too many brackets to read at all."""
     if not isinstance(raw, str):
         raise ValueError("it is not text")
     if len(raw) > MAX_URL_VALUE:
         raise ValueError(f"it is longer than {MAX_URL_VALUE} characters")
-    if _nesting(raw) > MAX_URL_NESTING:
-        raise ValueError(f"it is nested more than {MAX_URL_NESTING} levels deep")
+    if raw.count("[") + raw.count("{") > MAX_URL_BRACKETS:
+        raise ValueError(f"it is nested too deeply (more than {MAX_URL_BRACKETS} brackets)")
 
 
 def encode_url_value(value):
@@ -126,8 +103,8 @@ def decode_url_value(raw):
 
     ``NaN``, ``Infinity`` and ``-Infinity`` (which Python's JSON reader would
     accept) raise ``ValueError``, as do numbers too large for a float, values
-    longer than :data:`MAX_URL_VALUE` characters and values nested deeper than
-    :data:`MAX_URL_NESTING` (both checked before parsing).
+    longer than :data:`MAX_URL_VALUE` characters and values with more than
+    :data:`MAX_URL_BRACKETS` brackets (both checked before parsing).
 
     Examples
     --------
@@ -140,7 +117,7 @@ def decode_url_value(raw):
     except _NonFinite as error:
         raise ValueError(f"{error} is not a finite number") from None
     except RecursionError:  # not reachable within the limits above; never a traceback
-        raise ValueError(f"it is nested more than {MAX_URL_NESTING} levels deep") from None
+        raise ValueError(f"it is nested too deeply (more than {MAX_URL_BRACKETS} brackets)") from None
     except (TypeError, ValueError):
         return raw  # plain strings need no quotes in a URL
     for v in value if isinstance(value, list) else [value]:
@@ -309,26 +286,3 @@ def validate_url_value(name, raw, default, options=None, lo=None, hi=None, order
     value, correction = _correct(decoded, default, options, lo, hi, ordered)
     note = None if correction is None else f"Corrected the link's value of {name!r}: {correction}."
     return UrlValue(_coerce(value, default), True, note)
-
-
-def validate_url_values(settings, query):
-    """:func:`validate_url_value` for several settings at once.
-
-    Parameters
-    ----------
-    settings : iterable of tuple ``(name, default, options, lo, hi)``
-    query : mapping of str to str
-        The query parameters.
-
-    Returns
-    -------
-    values : dict of name -> value
-    notes : list of str
-    """
-    values, notes = {}, []
-    for name, default, options, lo, hi in settings:
-        outcome = validate_url_value(name, query.get(name), default, options, lo, hi)
-        values[name] = outcome.value
-        if outcome.note:
-            notes.append(outcome.note)
-    return values, notes

@@ -45,11 +45,11 @@ st.markdown(
 - Every page keeps its settings in the **address bar**: copy the URL to share an exact
   configuration.
 - Add **`?present=1`** to a page's URL (or `&present=1` after its settings) for a
-  lecture: the sidebar is hidden, each page keeps its few live controls in one row,
-  and figures get projector-sized text. The mode stays on while you switch pages;
-  `?present=0` switches it off.
+  lecture: the Lesson's steps become slides with their live controls, and a full page
+  hides its sidebar and controls and gives its figures projector-sized text. The mode
+  stays on while you switch pages; `?present=0` switches it off.
 - Every chart's camera button saves a slide-sized PNG (3200 × 1800) with the whole
-  legend, or SVG (choice in the sidebar).
+  legend.
 """
 )
 if state.presentation_mode():

@@ -237,9 +237,7 @@ def main():
     present, seed = state.presentation_mode(), state.get_seed()
     key, pair = st.session_state["real.table"], st.session_state["real.pair"]
     st.title("Real data: the paper's Tables 3 and 5-9")
-    if present:
-        widgets.presentation_row(pt.PAGE, SETTINGS)
-    else:
+    if not present:
         st.markdown(
             "The paper's real-data experiments (section 4.2): FLDA-Q and FLDA-L beside the naive "
             "S-LR, skada's versions of the paper's baselines and the T-LR oracle, with the paper's "

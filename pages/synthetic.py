@@ -32,7 +32,6 @@ from explorer.names import LOSS_TITLES, LOSSES
 MAX_FEATURES = 50
 MAX_SAMPLES = 100_000
 QUICK_SAMPLES = 10_000
-L2_OPTIONS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 LOSS_LABELS = {
     "both": "both, side by side",
     "quadratic": "quadratic (S-LS, T-LS, FLDA-Q)",
@@ -47,7 +46,6 @@ SETTINGS = [
     state.Setting("syn.shift", "dropout", options=("dropout", *SHIFT_PRESETS)),
     *domain_controls.domain_settings("syn", PAPER_FIGURE1, MAX_FEATURES, QUICK_SAMPLES, MAX_SAMPLES),
     state.Setting("syn.loss", "both", options=tuple(LOSS_LABELS)),
-    state.Setting("syn.l2", 0.0, options=L2_OPTIONS),
     state.Setting("syn.show_source", False),
     widgets.transfer_setting("syn"),
 ]
@@ -82,11 +80,6 @@ PRESETS = (
         "Figure 1's data model with 10,000 samples per domain: every change re-runs instantly.",
     ),
 )
-#: The presets of presentation mode's row: the paper's figures with 10,000 samples per domain.
-PRESENTATION_PRESETS = {
-    f"Figure {k}": preset_values(paper, QUICK_SAMPLES)
-    for k, paper in ((1, PAPER_FIGURE1), (2, PAPER_FIGURE2))
-}
 
 
 def draw_controls():
@@ -134,14 +127,7 @@ def draw_controls():
             "(FLDA-L, Algorithm 2), or both side by side as in the paper. The table always "
             "lists all six classifiers.",
         )
-        st.select_slider(
-            "ℓ2 penalty",
-            options=L2_OPTIONS,
-            key="syn.l2",
-            format_func=lambda v: "0 (none, as in the paper)" if v == 0 else f"{v:g}",
-            help="Ridge penalty λ‖w‖² added to the mean (expected) loss of every classifier; "
-            "the intercept is not penalised. The paper's artificial experiments use none.",
-        )
+        domain_controls.draw_l2_control("syn")
         st.checkbox(
             "Also show source points",
             key="syn.show_source",
@@ -266,7 +252,6 @@ def main():
             "which sees the target only without labels (paper section 4.1.1)."
         )
         charts.sidebar_controls(draw_controls)
-    widgets.presentation_row("pages/synthetic.py", SETTINGS, PRESENTATION_PRESETS)
     data_key, problems = domain_controls.read_domain_config("syn")
     state.write_to_url(SETTINGS)
     if guard.show_problems(problems):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.ui import caches, charts, domain_controls, guard, perturbation_controls, state, tables, widgets
-from explorer.experiments.transfer_models import transfer_parameter_frame
 from explorer.experiments.perturbation import (
     PAPER_PERTURBATIONS,
     PAPER_TABLE1,
@@ -35,11 +34,9 @@ from explorer.names import LOSS_TITLES, LOSSES, classifier_name
 MAX_FEATURES = 10
 MAX_SAMPLES = 100_000
 QUICK_SAMPLES = 10_000
-L2_OPTIONS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
-SETTINGS = domain_controls.domain_settings("tp", PAPER_TABLE1, MAX_FEATURES, QUICK_SAMPLES, MAX_SAMPLES) + [
-    state.Setting("tp.l2", 0.0, options=L2_OPTIONS),
+SETTINGS = [
+    *domain_controls.domain_settings("tp", PAPER_TABLE1, MAX_FEATURES, QUICK_SAMPLES, MAX_SAMPLES),
     *perturbation_controls.sweep_settings(MAX_FEATURES, PAPER_PERTURBATIONS),
-    widgets.transfer_setting("tp"),
 ]
 
 
@@ -91,29 +88,18 @@ def draw_controls():
             "error curve and tables still work.",
             on_n_features_change=keep_feature_valid,
         )
-        st.select_slider(
-            "ℓ2 penalty",
-            options=L2_OPTIONS,
-            key="tp.l2",
-            format_func=lambda v: "0 (none, as in the paper)" if v == 0 else f"{v:g}",
-            help="Ridge penalty λ‖w‖² on every classifier's mean loss; the paper uses none.",
-        )
-        widgets.transfer_control(
-            "tp",
-            note="This page perturbs dropout's θ̂ (section 4.1.3), which only the dropout model has: "
-            "another model is fitted unperturbed and shown beside the sweep.",
-        )
+        domain_controls.draw_l2_control("tp")
         perturbation_controls.draw_sweep_controls()
 
 
 def figure_settings(data_key, theta_own=None, shift=None):
-    """The settings line of this page's figures: the data, the ℓ2 and transfer model of
-    the fits, and "your θ" when it is drawn."""
+    """The settings line of this page's figures: the data, the ℓ2 of the fits (FLDA's
+    transfer model here is dropout, whose θ̂ the page perturbs), and "your θ" when it is drawn."""
     from explorer.figures.export import domain_settings_line
 
     own = ("your θ = " + ", ".join(f"{t:.2f}" for t in theta_own),) if theta_own is not None else ()
-    l2, transfer = float(st.session_state["tp.l2"]), st.session_state["tp.transfer"]
-    return domain_settings_line(data_key, shift=shift, l2=l2, extra=own, transfer=transfer)
+    l2 = float(st.session_state["tp.l2"])
+    return domain_settings_line(data_key, shift=shift, l2=l2, extra=own, transfer="dropout")
 
 
 def show_boundaries(data_key, result, own_fits, theta_own):
@@ -204,19 +190,6 @@ def show_own_table(result, own_fits):
     )
 
 
-def show_transfer_comparison(result):
-    """With a transfer model other than dropout: what it gives, unperturbed (issue 15)."""
-    if not result.transfer_fits:
-        return
-    fits = list(result.transfer_fits.values())
-    st.subheader(f"Transfer model '{fits[0].transfer}' (not perturbed)")
-    info, caption = captions.transfer_comparison_texts(result)
-    st.info(info, icon=":material/info:")
-    frame = transfer_parameter_frame(fits[0].transfer, fits[0].transfer_params)
-    st.dataframe(frame, hide_index=True, width="stretch", column_config=tables.number_columns(frame))
-    st.caption(caption)
-
-
 def show_feasibility(result):
     """Warn about skipped perturbations; False (with an error) when none is feasible."""
     if result.skipped:
@@ -249,9 +222,6 @@ def main():
     n_features = int(st.session_state["tp.n_features"])
     own_settings = perturbation_controls.own_theta_settings(data_key[4] if data_key else (0.0,) * n_features)
     state.restore_from_url(own_settings)
-    widgets.presentation_row(
-        "pages/transfer.py", SETTINGS + own_settings, {"Table 1 / Figure 4": preset_values(QUICK_SAMPLES)}
-    )
     if guard.show_problems(problems):
         return state.write_to_url(SETTINGS + own_settings)
     paper = matching_paper_setting(data_key[0], data_key[1], data_key[4], candidates=(PAPER_TABLE1,))
@@ -266,7 +236,6 @@ def main():
                 float(st.session_state["tp.l2"]),
                 fit=caches.linear_fitter(data_key),
                 progress=progress,
-                transfer=st.session_state["tp.transfer"],
                 chosen_only=charts.first_chart_pending(),  # a tab's first run ends with Figure 4
             )
     if outcome.failed or not show_feasibility(result):
@@ -274,7 +243,6 @@ def main():
     show_own_theta(data_key, result, own_settings, present)
     show_curve(data_key, result, paper)
     show_tables(data_key, result, paper)
-    show_transfer_comparison(result)
     charts.show_paper_notes("transfer")
     charts.show_equations()
 

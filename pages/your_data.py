@@ -34,6 +34,18 @@ SETTINGS = [
     state.Setting("data.baselines", False),
     widgets.transfer_setting("data"),
 ]
+
+
+def sample_problem(key):
+    """Why a link's ``?sample`` names no sample pair (None for a pair or nothing)."""
+    if key in ("", *tab.SAMPLE_SETS):
+        return None
+    shown = repr(key) if len(key) <= 40 else repr(key[:39]) + "…"
+    return f"{shown} is not a sample pair (one of {', '.join(tab.SAMPLE_SETS)})."
+
+
+#: ``?sample=<key>``: the sample pair loaded (empty after an upload: no ``sample`` then).
+SAMPLE = state.Setting(files.SAMPLE_KEY, "", check=sample_problem)
 INTRO = (
     "Try FLDA on your own data: a **labelled source** CSV to train on and a **target** "
     "CSV whose features may be missing more often (e.g. sensors that fail in the field, "
@@ -113,27 +125,14 @@ def read_inputs(source, target):
     )
 
 
-def restore_sample_from_url():
-    """A first run with ``?sample=<key>`` loads that pair; an unknown key gets a note."""
-    url_sample = st.query_params.get("sample")
-    st.session_state[files.SAMPLE_KEY] = ""
-    if url_sample in tab.SAMPLE_SETS and not st.session_state.get(files.FILES_KEY):
-        files.load_shipped("sample", url_sample)
-    elif url_sample is not None and url_sample not in tab.SAMPLE_SETS:
-        shown = repr(url_sample) if len(url_sample) <= 40 else repr(url_sample[:39]) + "…"
-        st.session_state.setdefault(state.LINK_NOTES_KEY, {})[files.SAMPLE_KEY] = (
-            f"Ignored the link's value of 'sample': {shown} is not a sample pair "
-            f"(one of {', '.join(tab.SAMPLE_SETS)})."
-        )
-
-
-def sync_sample_url():
-    """``?sample=<key>`` while a sample pair is loaded, no ``sample`` after an upload."""
-    sample = st.session_state.get(files.SAMPLE_KEY, "")
-    if sample and st.query_params.get("sample") != sample:
-        st.query_params["sample"] = sample
-    elif not sample and "sample" in st.query_params:
-        del st.query_params["sample"]
+def restore_sample():
+    """A first run with ``?sample=<key>`` loads that pair (an unknown key gets a note)."""
+    first = files.SAMPLE_KEY not in st.session_state
+    state.restore_from_url([*SETTINGS, SAMPLE])
+    if first:
+        key, st.session_state[files.SAMPLE_KEY] = st.session_state[files.SAMPLE_KEY], ""
+        if key and not st.session_state.get(files.FILES_KEY):
+            files.load_shipped("sample", key)
 
 
 def figure_settings(prepared, source_name, target_name):
@@ -155,8 +154,7 @@ def loaded_files(present):
     ``None`` (with what is missing)."""
     needed = files.SLOTS[:1] if controls.one_file() else files.SLOTS
     if present and not all(slot in st.session_state.get(files.FILES_KEY, {}) for slot in needed):
-        controls.draw_presentation_exit()  # nothing to present yet: the loaders, and a way out
-        present = False
+        present = False  # nothing to present yet: the loaders
     if not present:
         st.markdown(INTRO)
         controls.draw_loaders()
@@ -178,12 +176,7 @@ def main():
     """Draw the page."""
     st.title("Your data")
     files.restore_choices()
-    state.restore_from_url(SETTINGS)
-    if files.SAMPLE_KEY not in st.session_state:
-        restore_sample_from_url()
-    sample_note = st.session_state.get(state.LINK_NOTES_KEY, {}).get(files.SAMPLE_KEY)
-    if sample_note:
-        st.info(esc(sample_note), icon=":material/link_off:")
+    restore_sample()
     present, source, target = loaded_files(state.presentation_mode())
     if source is None:
         return
@@ -192,8 +185,9 @@ def main():
         controls.check_columns(source_table)
     else:
         controls.draw_options(source_table)
-    state.write_to_url(SETTINGS)
-    sync_sample_url()
+    state.write_to_url([*SETTINGS, SAMPLE] if st.session_state[files.SAMPLE_KEY] else SETTINGS)
+    if not st.session_state[files.SAMPLE_KEY]:
+        st.query_params.pop("sample", None)
     key = read_inputs(source, target)
     target_table = None if controls.one_file() else files.table("target")
     with guard.error_boundary("preparing your files", "These files cannot be used together yet.") as outcome:

@@ -1,15 +1,16 @@
-"""Learning curves of S-LS, T-LS and FLDA-Q (paper section 4.1.2, Figure 3).
+"""Learning curves of S-LS, T-LS and FLDA-Q (paper section 4.1.2, Figure 3: the quadratic
+loss only, as in the paper).
 
 How many samples does FLDA need to adapt?  Four independent data sets are
 drawn (source train, source validation, target train, target validation;
 10,000 samples each in the paper).  For every repeat and every training-set
 size ``n``:
 
-* **S-LS** (S-LR) is trained on ``n`` labelled source samples,
-* **T-LS** (T-LR) on ``n`` labelled target samples (the oracle),
-* **FLDA-Q** (FLDA-L) on the same ``n`` labelled source samples plus ``n``
+* **S-LS** is trained on ``n`` labelled source samples,
+* **T-LS** on ``n`` labelled target samples (the oracle),
+* **FLDA-Q** on the same ``n`` labelled source samples plus ``n``
   *unlabelled* target samples, from which ``theta`` is estimated
-  (section 3.3.1, Algorithm 1 / 2),
+  (section 3.3.1, Algorithm 1),
 
 and each classifier's error rate is measured on *both* validation sets.  The
 curves are the mean error over repeats with its standard error of the mean
@@ -29,7 +30,7 @@ smallest allowed ``n`` is the number of classes (2).
 
 Batched closed form
 -------------------
-For the quadratic loss thousands of fits share one structure, so they are
+Thousands of least-squares fits share one structure, so they are
 computed together (:func:`quadratic_fits`): per repeat, the sums
 ``sum x x^T``, ``sum x``, ``sum x t``, ``sum t`` and the non-zero counts over
 the first ``n`` samples are accumulated segment by segment along the sample
@@ -47,22 +48,18 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
-import time
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.exceptions import ConvergenceWarning
 
-from flda_core.classifier import FLDAClassifier
 from explorer.data.numbers import parse_numbers
-from explorer.names import FAMILIES, LOSSES, classifier_name
-from explorer.experiments.progress import finish, report
+from explorer.names import FAMILIES, classifier_name
+from explorer.experiments.progress import finish
 from flda_core.synthetic import PAPER_POISSON_PARAMS, PAPER_THETA, make_domains
 from flda_core.solvers import solve_quadratic_moments
 from flda_core.transfer import dropout_from_rates, dropout_variance_factor
-from explorer.experiments.scoring import error_rate, lattice_error_rates
+from explorer.experiments.scoring import lattice_error_rates
 
 __all__ = [
     "FAMILIES",
@@ -77,7 +74,6 @@ __all__ = [
     "prefix_sums",
     "quadratic_fits",
     "quadratic_learning_errors",
-    "logistic_learning_errors",
     "summarize_errors",
     "mean_sem_table",
     "oracle_gaps",
@@ -94,6 +90,8 @@ __all__ = [
 
 #: Validation domains: the paper's top (source) and bottom (target) panels.
 DOMAINS = ("source", "target")
+#: Figure 3's loss: the paper's learning curves are those of S-LS, T-LS and FLDA-Q.
+LOSS = "quadratic"
 #: Repeats processed together by :func:`quadratic_learning_errors` (memory bound).
 REPEAT_BLOCK = 25
 #: Spawn-key roots that keep the data draws and the repeat orders independent.
@@ -453,73 +451,14 @@ def quadratic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0):
     return errors
 
 
-def logistic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0, tol=1e-6, max_iter=1000, progress=None):
-    """Validation errors of S-LR, T-LR and FLDA-L (one L-BFGS fit per cell).
-
-    Same subsets as :func:`quadratic_learning_errors` (the same repeat indices
-    give the same orders), each fit is ``FLDAClassifier(loss="logistic",
-    l2=ridge / n)`` (Algorithm 2).  Without ridge, tiny separable subsets make
-    the unregularised logistic weights grow until L-BFGS stops at
-    ``max_iter``; such fits are counted, not hidden.
-
-    Parameters
-    ----------
-    data : LearningCurveData
-    sizes, repeats, ridge, seed
-        As in :func:`quadratic_learning_errors`.
-    tol, max_iter
-        Passed to :class:`FLDAClassifier`.
-    progress : callable(fraction, text), optional
-        Called before every (repeat, size) cell and once at the end (see
-        :mod:`explorer.experiments.progress`).
-
-    Returns
-    -------
-    errors : ndarray of shape (3, 2, len(repeats), len(sizes))
-    n_unconverged : int
-        Number of fits that stopped at ``max_iter``.
-    """
-    sizes = _check_sizes(sizes, data.n_train)
-    source_orders, target_orders = training_orders(data, repeats, seed)
-    errors = np.empty((len(FAMILIES), len(DOMAINS), len(repeats), len(sizes)))
-    total, done, n_unconverged = len(repeats) * len(sizes), 0, 0
-    validation = [data.validation(domain) for domain in DOMAINS]
-    for r in range(len(repeats)):
-        for g, n in enumerate(sizes):
-            report(
-                progress,
-                done,
-                total,
-                f"Fitting S-LR, T-LR and FLDA-L: repeat {repeats[r]}, n = {n:,} ({done + 1}/{total})",
-            )
-            Xs = data.X_source_train[source_orders[r, :n]]
-            ys = data.y_source_train[source_orders[r, :n]]
-            Xt = data.X_target_train[target_orders[r, :n]]
-            yt = data.y_target_train[target_orders[r, :n]]
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", ConvergenceWarning)
-                models = []
-                for X_fit, y_fit, X_unlabelled in ((Xs, ys, None), (Xt, yt, None), (Xs, ys, Xt)):
-                    clf = FLDAClassifier(loss="logistic", l2=ridge / n, tol=tol, max_iter=max_iter)
-                    models.append(clf.fit(X_fit, y_fit, X_target=X_unlabelled))
-            n_unconverged += sum(issubclass(w.category, ConvergenceWarning) for w in caught)
-            for f, clf in enumerate(models):
-                for d, (X_val, y_val) in enumerate(validation):
-                    errors[f, d, r, g] = error_rate(clf, X_val, y_val)
-            done += 1
-    finish(progress)
-    return errors, n_unconverged
-
-
-def summarize_errors(errors, sizes, loss="quadratic"):
+def summarize_errors(errors, sizes):
     """Mean error and standard error of the mean over repeats, as a long table.
 
     Parameters
     ----------
     errors : ndarray of shape (3, 2, R, G)
+        Errors of S-LS, T-LS and FLDA-Q (:data:`FAMILIES`) on both domains.
     sizes : ndarray of int of shape (G,)
-    loss : {"quadratic", "logistic"}
-        Names the classifiers (S-LS/T-LS/FLDA-Q or S-LR/T-LR/FLDA-L).
 
     Returns
     -------
@@ -532,10 +471,10 @@ def summarize_errors(errors, sizes, loss="quadratic"):
     mean, sem = _mean_sem(errors, axis=2)
     rows = []
     for f, family in enumerate(FAMILIES):
-        name = classifier_name(family, loss)
+        name = classifier_name(family, LOSS)
         for d, domain in enumerate(DOMAINS):
             for g, n in enumerate(sizes):
-                rows.append((name, family, loss, domain, int(n), mean[f, d, g], sem[f, d, g], n_repeats))
+                rows.append((name, family, LOSS, domain, int(n), mean[f, d, g], sem[f, d, g], n_repeats))
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)
 
 
@@ -545,16 +484,14 @@ def mean_sem_table(table, decimals=3):
     The wide companion of :func:`summarize_errors` for reading exact values off
     the learning curves of section 4.1.2: columns are ``"n"`` followed by
     ``"<classifier> (target)"`` for every classifier (the bottom panel of
-    Figure 3, where FLDA should meet the oracle T-LS / T-LR), then
+    Figure 3, where FLDA should meet the oracle T-LS), then
     ``"<classifier> (source)"`` (the top panel).  Within a domain the
-    classifiers follow :data:`FAMILIES` (source, oracle, FLDA), quadratic loss
-    before logistic.
+    classifiers follow :data:`FAMILIES` (source, oracle, FLDA).
 
     Parameters
     ----------
     table : pandas.DataFrame
-        Output of :func:`summarize_errors`, possibly the concatenation of a
-        quadratic and a logistic table.
+        Output of :func:`summarize_errors`.
     decimals : int, default=3
 
     Returns
@@ -562,12 +499,11 @@ def mean_sem_table(table, decimals=3):
     pandas.DataFrame
         Column ``n`` (int, increasing) and one string column per curve,
         ``"0.123 ± 0.004"``; just the mean when the SEM is undefined (a single
-        repeat) and ``"—"`` when the curve has no value at that ``n``.
+        repeat).
     """
     if table.empty:
         raise ValueError("The learning-curve table is empty; nothing to tabulate.")
-    losses = [loss for loss in ("quadratic", "logistic") if loss in set(table["loss"])]
-    names = [classifier_name(family, loss) for loss in losses for family in FAMILIES]
+    names = [classifier_name(family, LOSS) for family in FAMILIES]
     columns = [(name, domain) for domain in ("target", "source") for name in names]
     sizes = np.sort(table["n"].unique())
     # One dictionary look-up per cell (a pandas .loc per cell cost ~10 ms per page run).
@@ -581,9 +517,6 @@ def mean_sem_table(table, decimals=3):
     for name, domain in columns:
         cells = []
         for n in sizes:
-            if (name, domain, int(n)) not in cell:
-                cells.append("—")
-                continue
             mean, sem = cell[name, domain, int(n)]
             cells.append(
                 f"{mean:.{decimals}f}"
@@ -602,11 +535,11 @@ def _mean_sem(values, axis):
     return mean, values.std(axis=axis, ddof=1) / np.sqrt(n)
 
 
-def oracle_gaps(errors, sizes, loss="quadratic", domain="target"):
+def oracle_gaps(errors, sizes, domain="target"):
     """Error minus the target oracle's error, paired over repeats.
 
-    In every repeat, T-LS (T-LR) and FLDA share the target training order, and
-    S-LS (S-LR) is drawn alongside, so the per-repeat differences are paired;
+    In every repeat, T-LS and FLDA-Q share the target training order, and
+    S-LS is drawn alongside, so the per-repeat differences are paired;
     their mean and standard error (sample standard deviation of the
     differences / sqrt(repeats)) say how far each classifier is from the
     oracle of Figure 3 (section 4.1.2) and whether the gap is significant.
@@ -615,7 +548,6 @@ def oracle_gaps(errors, sizes, loss="quadratic", domain="target"):
     ----------
     errors : ndarray of shape (3, 2, R, G)
     sizes : ndarray of int of shape (G,)
-    loss : {"quadratic", "logistic"}
     domain : {"source", "target"}, default="target"
 
     Returns
@@ -627,13 +559,13 @@ def oracle_gaps(errors, sizes, loss="quadratic", domain="target"):
     errors = np.asarray(errors, dtype=np.float64)
     d = DOMAINS.index(domain)
     oracle = errors[FAMILIES.index("target"), d]
-    reference = classifier_name("target", loss)
+    reference = classifier_name("target", LOSS)
     rows = []
     for family in ("source", "flda"):
         mean, sem = _mean_sem(errors[FAMILIES.index(family), d] - oracle, axis=0)
-        name = classifier_name(family, loss)
+        name = classifier_name(family, LOSS)
         for g, n in enumerate(sizes):
-            rows.append((name, reference, loss, domain, int(n), mean[g], sem[g], errors.shape[2]))
+            rows.append((name, reference, LOSS, domain, int(n), mean[g], sem[g], errors.shape[2]))
     return pd.DataFrame(
         rows, columns=["classifier", "reference", "loss", "domain", "n", "mean_gap", "sem", "repeats"]
     )
@@ -641,31 +573,26 @@ def oracle_gaps(errors, sizes, loss="quadratic", domain="target"):
 
 @dataclass(frozen=True)
 class LearningCurveResult:
-    """Errors of one loss family and their summary table.
+    """Errors of S-LS, T-LS and FLDA-Q and their summary table.
 
     Attributes
     ----------
     errors : ndarray of shape (3 families, 2 domains, repeats, sizes)
     sizes : ndarray of int
-    loss : {"quadratic", "logistic"}
-    n_unconverged : int
-        Logistic fits that hit the iteration cap (always 0 for quadratic).
     """
 
     errors: np.ndarray
     sizes: np.ndarray
-    loss: str
-    n_unconverged: int = 0
 
     @property
     def table(self):
         """The curves as a long table (:func:`summarize_errors`)."""
-        return summarize_errors(self.errors, self.sizes, self.loss)
+        return summarize_errors(self.errors, self.sizes)
 
     @property
     def gaps(self):
         """Target-domain gaps to the oracle (:func:`oracle_gaps`)."""
-        return oracle_gaps(self.errors, self.sizes, self.loss)
+        return oracle_gaps(self.errors, self.sizes)
 
 
 def adaptation_sample_size(table, classifier, reference, domain="target", tolerance=0.01):
@@ -802,37 +729,32 @@ def learning_curve_config(distribution, params, theta, n_pool, seed, sizes, ridg
     return config, notes
 
 
-def repeat_errors(config, loss, repeats):
-    """Errors of one loss family for some repeats: the default ``fit`` of
-    :func:`run_learning_curves`.
+def repeat_errors(config, repeats):
+    """Errors of some repeats (:func:`quadratic_learning_errors` on the setting's data):
+    the default ``fit`` of :func:`run_learning_curves`.
 
     Returns
     -------
     errors : ndarray of shape (3, 2, len(repeats), len(config.sizes))
-    n_unconverged : int
     """
     data, sizes = config.data(), np.array(config.sizes)
-    if loss == "quadratic":
-        return quadratic_learning_errors(data, sizes, repeats, config.ridge, config.seed), 0
-    return logistic_learning_errors(data, sizes, repeats, config.ridge, config.seed)
+    return quadratic_learning_errors(data, sizes, repeats, config.ridge, config.seed)
 
 
-def run_learning_curves(config, n_repeats, loss="quadratic", fit=None, progress=None):
-    """Figure 3 (section 4.1.2) for one loss: the entry point of the page.
-
-    The quadratic family is computed for all repeats in one batched call; the
-    logistic family one repeat at a time (so a page can cache and report each).
+def run_learning_curves(config, n_repeats, loss=LOSS, fit=None, progress=None):
+    """Figure 3 (section 4.1.2): the entry point of the page, all repeats in one batched call.
 
     Parameters
     ----------
     config : LearningCurveConfig
     n_repeats : int
-    loss : {"quadratic", "logistic"}
-    fit : callable(config, loss, repeats) -> (errors, n_unconverged), optional
+    loss : {"quadratic"}
+        Figure 3's loss, the only one (S-LS, T-LS, FLDA-Q).
+    fit : callable(config, repeats) -> errors, optional
         Defaults to :func:`repeat_errors`; a page passes its cached version.
         ``repeats`` is a tuple of repeat indices.
     progress : callable(fraction, text), optional
-        See :mod:`explorer.experiments.progress`; logistic only, with the time left.
+        See :mod:`explorer.experiments.progress`.
 
     Returns
     -------
@@ -840,42 +762,24 @@ def run_learning_curves(config, n_repeats, loss="quadratic", fit=None, progress=
     """
     if int(n_repeats) != n_repeats or n_repeats < 1:
         raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}.")
-    fit = repeat_errors if fit is None else fit
-    sizes = np.asarray(config.sizes, dtype=int)
-    if loss == "quadratic":
-        errors, _ = fit(config, loss, tuple(range(int(n_repeats))))
-        return LearningCurveResult(errors, sizes, loss, 0)
-    if loss != "logistic":
-        raise ValueError(f"loss must be 'quadratic' or 'logistic', got {loss!r}.")
-    parts, unconverged, start = [], 0, time.perf_counter()
-    for r in range(int(n_repeats)):
-        report(progress, r, n_repeats, _repeat_text(r, n_repeats, start))
-        errors, bad = fit(config, loss, (r,))
-        parts.append(errors)
-        unconverged += bad
+    if loss != LOSS:
+        raise ValueError(f"Figure 3's learning curves are those of the {LOSS} loss, got {loss!r}.")
+    errors = (repeat_errors if fit is None else fit)(config, tuple(range(int(n_repeats))))
     finish(progress)
-    return LearningCurveResult(np.concatenate(parts, axis=2), sizes, loss, unconverged)
-
-
-def _repeat_text(r, n_repeats, start):
-    text = f"Fitting logistic classifiers: repeat {r + 1} of {n_repeats}"
-    if r:
-        left = (time.perf_counter() - start) / r * (n_repeats - r)
-        text += f", about {left:.0f} s left" if left >= 1 else ""
-    return text
+    return LearningCurveResult(errors, np.asarray(config.sizes, dtype=int))
 
 
 def per_repeat_frame(result):
     """Every single error rate of a :class:`LearningCurveResult` (classifier, domain,
     repeat, n), for the raw download."""
-    errors, sizes, loss = result.errors, result.sizes, result.loss
+    errors, sizes = result.errors, result.sizes
     f, d, r, g = np.meshgrid(
         range(len(FAMILIES)), range(len(DOMAINS)), range(errors.shape[2]), range(len(sizes)), indexing="ij"
     )
     return pd.DataFrame(
         {
-            "classifier": [classifier_name(FAMILIES[i], loss) for i in f.ravel()],
-            "loss": loss,
+            "classifier": [classifier_name(FAMILIES[i], LOSS) for i in f.ravel()],
+            "loss": LOSS,
             "domain": [DOMAINS[i] for i in d.ravel()],
             "repeat": r.ravel(),
             "n": np.asarray(sizes)[g.ravel()],
@@ -886,7 +790,7 @@ def per_repeat_frame(result):
 
 @dataclass(frozen=True)
 class Headline:
-    """When FLDA caught up with the oracle, for one loss (the page's metrics)."""
+    """When FLDA caught up with the oracle (the page's metrics)."""
 
     flda: str
     oracle: str
@@ -898,28 +802,15 @@ class Headline:
 
 
 def headline(table, tolerance):
-    """One :class:`Headline` per loss in ``table`` (:func:`summarize_errors` output):
+    """The :class:`Headline` of ``table`` (:func:`summarize_errors` output):
     :func:`adaptation_sample_size` on the target and the errors at the largest n."""
-    out = []
-    for loss in [loss for loss in LOSSES if loss in set(table["loss"])]:
-        part = table[table["loss"] == loss]
-        flda, oracle, naive = (classifier_name(f, loss) for f in ("flda", "target", "source"))
-        largest_n = int(part["n"].max())
-        largest = part[(part["domain"] == "target") & (part["n"] == largest_n)].set_index("classifier")[
-            "mean_error"
-        ]
-        out.append(
-            Headline(
-                flda,
-                oracle,
-                naive,
-                adaptation_sample_size(part, flda, oracle, "target", tolerance),
-                float(largest[flda]),
-                float(largest[naive]),
-                largest_n,
-            )
-        )
-    return out
+    flda, oracle, naive = (classifier_name(f, LOSS) for f in ("flda", "target", "source"))
+    largest_n = int(table["n"].max())
+    largest = table[(table["domain"] == "target") & (table["n"] == largest_n)].set_index("classifier")[
+        "mean_error"
+    ]
+    adapted_from = adaptation_sample_size(table, flda, oracle, "target", tolerance)
+    return Headline(flda, oracle, naive, adapted_from, float(largest[flda]), float(largest[naive]), largest_n)
 
 
 def small_sample_gaps(gaps, n_max):

@@ -255,10 +255,6 @@ class PerturbationResult:
     curve : list of float
         Feasible perturbations of the error curve (including ``chosen``);
         empty when none keeps θ in [0, 1] (then nothing else was fitted).
-    transfer_fits : dict
-        For a ``transfer`` other than dropout: loss -> unperturbed FLDA fitted
-        with that transfer model, for comparison (the sweep perturbs dropout's
-        θ̂, which only dropout has).
     """
 
     feature: int
@@ -267,7 +263,6 @@ class PerturbationResult:
     chosen: list = field(default_factory=list)
     skipped: list = field(default_factory=list)
     curve: list = field(default_factory=list)
-    transfer_fits: dict = field(default_factory=dict)
 
     @property
     def theta_hat(self):
@@ -291,7 +286,6 @@ def run_perturbation(
     step=CURVE_STEP,
     fit=None,
     progress=None,
-    transfer="dropout",
     chosen_only=False,
 ):
     """Table 1 and Figure 4 (section 4.1.3) on ``pair``: the experiment's entry point.
@@ -308,10 +302,6 @@ def run_perturbation(
         Fits one classifier on ``pair``; defaults to :func:`fit_linear`.  A page
         passes its cached version.
     progress : callable(fraction, text), optional
-    transfer : str, default="dropout"
-        The sweep always perturbs the dropout θ̂ (section 4.1.3); another transfer model
-        is fitted unperturbed for comparison (``PerturbationResult.transfer_fits``; passed
-        to ``fit`` as ``transfer=``).
     chosen_only : bool, default=False
         Fit FLDA only at the chosen perturbations (Figure 4's boundaries need no more): a
         page's first chart comes sooner, and the next call fits the rest of the curve
@@ -342,11 +332,8 @@ def run_perturbation(
     sweep = perturbation_sweep(
         pair, fitted, feature, LOSSES, l2, theta_hat, scaled(progress, share, 1.0), fit
     )
-    others = {}
-    if transfer != "dropout" and not chosen_only:
-        others = {loss: fit("flda", loss, l2, transfer=transfer) for loss in LOSSES}
     finish(progress)
-    return PerturbationResult(feature, naive, sweep, chosen, skipped, curve, others)
+    return PerturbationResult(feature, naive, sweep, chosen, skipped, curve)
 
 
 def own_theta_fits(theta_own, theta_hat, l2=0.0, fit=None, pair=None):

@@ -1,21 +1,18 @@
 """Figures for slides and projectors: export settings, presentation style, text alternatives.
 
 * :func:`chart_config` — the ``config=`` of ``st.plotly_chart``: the camera
-  button saves a PNG (or SVG) at ``scale`` >= 2, laid out at a fixed slide
-  size (so a horizontal legend gets the full width and is not cut), under a
-  descriptive file name.
+  button saves a PNG at ``scale`` >= 2, laid out at a fixed slide size (so a
+  horizontal legend gets the full width and is not cut), under a descriptive
+  file name.
 * :func:`presentation_style` — projector typography: text >= 16 px, thicker
   lines, one legend entry per classifier family.
 * :func:`alt_text` — a one-sentence text alternative of any figure, built from
   its traces and axes.
 
-Plotly's ``toImageButtonOptions`` (plotly.js config): ``format`` is one of
-``png``, ``svg``, ``jpeg``, ``webp``; ``width``/``height`` re-lay the figure
-out at that size before saving (without them the on-screen size is used);
-``scale`` multiplies every dimension of the saved image (for SVG the
-``viewBox``).  A modebar has one camera button, so SVG is offered with a
-second configuration (:func:`chart_config` with ``image_format="svg"``) that a
-page can switch to.
+Plotly's ``toImageButtonOptions`` (plotly.js config): ``format`` is ``png``
+here; ``width``/``height`` re-lay the figure out at that size before saving
+(without them the on-screen size is used); ``scale`` multiplies every
+dimension of the saved image.
 """
 
 from __future__ import annotations
@@ -32,7 +29,6 @@ __all__ = [
     "EXPORT_WIDTH",
     "EXPORT_HEIGHT",
     "EXPORT_SCALE",
-    "IMAGE_FORMATS",
     "PRESENTATION_FONT",
     "PRESENTATION_TITLE_FONT",
     "PRESENTATION_LINE_WIDTH",
@@ -53,7 +49,6 @@ EXPORT_WIDTH = 1600
 EXPORT_HEIGHT = 900
 #: Every dimension of the saved image is multiplied by this (3200 x 1800 PNG).
 EXPORT_SCALE = 2
-IMAGE_FORMATS = ("png", "svg")
 #: Projector typography (pixels): tick labels, legend and body text; titles.
 PRESENTATION_FONT = 20
 PRESENTATION_TITLE_FONT = 22
@@ -86,17 +81,14 @@ def export_filename(stem):
     return (name if name.startswith("flda") else "flda_" + name)[:100]
 
 
-def chart_config(
-    filename_stem, image_format="png", width=EXPORT_WIDTH, height=EXPORT_HEIGHT, scale=EXPORT_SCALE
-):
-    """``config=`` for ``st.plotly_chart``: a slide-ready camera button.
+def chart_config(filename_stem, width=EXPORT_WIDTH, height=EXPORT_HEIGHT, scale=EXPORT_SCALE):
+    """``config=`` for ``st.plotly_chart``: a slide-ready camera button (PNG).
 
     Parameters
     ----------
     filename_stem : str
         What the chart shows, e.g. ``"figure 4 decision boundaries"``; made
         safe by :func:`export_filename`.
-    image_format : {"png", "svg"}
     width, height : int
         Layout size of the saved image in CSS pixels (default a 16:9 slide).
     scale : float
@@ -106,14 +98,12 @@ def chart_config(
     -------
     dict
     """
-    if image_format not in IMAGE_FORMATS:
-        raise ValueError(f"image_format must be one of {IMAGE_FORMATS}, got {image_format!r}.")
     if scale < 2:
         raise ValueError(f"scale must be at least 2, got {scale!r}.")
     return {
         "displaylogo": False,
         "toImageButtonOptions": {
-            "format": image_format,
+            "format": "png",
             "filename": export_filename(filename_stem),
             "width": int(width),
             "height": int(height),
@@ -180,7 +170,7 @@ def settings_line(
 ):
     """The settings a figure was computed with, as one line (every page's figures and the
     lesson's: :func:`explorer.ui.charts.show_chart` writes it into the figure with
-    :func:`with_settings`, so a saved PNG or SVG says what it shows).
+    :func:`with_settings`, so a saved PNG says what it shows).
 
     Pass the values the figure was computed with (not the page's defaults); what does
     not apply is left out.  User text (file, column and data-set names in ``data`` and

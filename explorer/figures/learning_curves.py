@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.names import LOSS_TITLES
 from explorer.figures.style import (
     axis_suffix,
     classifier_color,
@@ -31,46 +30,31 @@ __all__ = ["DOMAIN_DASH", "DOMAIN_TITLES", "log_ticks", "learning_curve_figure",
 
 #: Line style per validation domain (Figure 3's caption: dotted source, solid target).
 DOMAIN_DASH = {"source": "dot", "target": "solid"}
-#: Marker per loss so that the two families stay apart in grey-scale print.
-LOSS_SYMBOL = {"quadratic": "circle", "logistic": "square"}
 DOMAIN_TITLES = {
     "source": "Error on the source validation set",
     "target": "Error on the target validation set",
 }
-#: Column order of the panels.
-_LOSS_ORDER = ("quadratic", "logistic")
+#: Row order of the panels.
 _DOMAIN_ORDER = ("source", "target")
 
 
-def log_ticks(n_min, n_max, mantissas=(1, 2, 5)):
-    """Log-axis ticks covering ``[n_min, n_max]`` and short labels (``"2k"``).
-
-    ``mantissas=(1, 2, 5)`` gives 1-2-5 ticks; ``(1,)`` gives decades only
-    (plus ``n_min`` itself when it lies below the first decade), for narrow panels.
-    """
-    ticks = [m * 10**e for e in range(0, 8) for m in mantissas]
-    ticks = [t for t in ticks if n_min <= t <= n_max]
-    if tuple(mantissas) == (1,) and (not ticks or ticks[0] > n_min):
-        ticks = [n_min] + ticks
-    ticks = ticks or [n_min, n_max]
+def log_ticks(n_min, n_max):
+    """Log-axis 1-2-5 ticks covering ``[n_min, n_max]`` and short labels (``"2k"``)."""
+    ticks = [m * 10**e for e in range(0, 8) for m in (1, 2, 5)]
+    ticks = [t for t in ticks if n_min <= t <= n_max] or [n_min, n_max]
     labels = [f"{t // 1000:d}k" if t >= 1000 and t % 1000 == 0 else f"{t:,}" for t in ticks]
     return ticks, labels
-
-
-def _losses_in(table):
-    present = set(table["loss"])
-    return [loss for loss in _LOSS_ORDER if loss in present]
 
 
 _FAMILY_ORDER = {"source": 0, "target": 1, "flda": 2}
 
 
 def _curves(table):
-    """``{(loss, domain): [(classifier, rows sorted by n), ...]}``, classifiers in family
-    order (naive source, oracle, FLDA): one grouping instead of a mask per curve."""
+    """``{domain: [(classifier, rows sorted by n), ...]}``, classifiers in family order
+    (naive source, oracle, FLDA): one grouping instead of a mask per curve."""
     curves = {}
-    for (loss, domain, name), rows in table.groupby(["loss", "domain", "classifier"], sort=False):
-        curves.setdefault((loss, domain), []).append(
+    for (domain, name), rows in table.groupby(["domain", "classifier"], sort=False):
+        curves.setdefault(domain, []).append(
             (_FAMILY_ORDER[rows["family"].iloc[0]], name, rows.sort_values("n"))
         )
     return {
@@ -83,8 +67,7 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None, slide=
     """Figure 3: mean error against training-set size, with SEM bands.
 
     One row per validation domain (source on top, target below, as in the
-    paper) and one column per loss in ``table`` (quadratic: S-LS, T-LS,
-    FLDA-Q; logistic: S-LR, T-LR, FLDA-L).  The x-axis is the number of
+    paper), each with S-LS, T-LS and FLDA-Q.  The x-axis is the number of
     training samples on a log scale (for FLDA: ``n`` labelled source plus
     ``n`` unlabelled target samples).  Bands are mean +/- one standard error
     of the mean over repeats.
@@ -92,8 +75,7 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None, slide=
     Parameters
     ----------
     table : pandas.DataFrame
-        Output of :func:`explorer.experiments.learning_curves.summarize_errors`, possibly
-        the concatenation of a quadratic and a logistic table.
+        Output of :func:`explorer.experiments.learning_curves.summarize_errors`.
     show_sem : bool, default=True
         Draw the +/- SEM bands.
     log_y : bool, default=False
@@ -110,31 +92,14 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None, slide=
     """
     if table.empty:
         raise ValueError("The learning-curve table is empty; nothing to plot.")
-    losses = _losses_in(table)
-    cols = len(losses)
-    titles = [
-        f"{DOMAIN_TITLES[d]} ({LOSS_TITLES[loss].lower()})" if cols > 1 else DOMAIN_TITLES[d]
-        for d in _DOMAIN_ORDER
-        for loss in losses
-    ]
-    layout = subplot_layout(
-        2, cols, titles, shared_xaxes=True, vertical_spacing=0.12, horizontal_spacing=0.08
-    )
+    titles = [DOMAIN_TITLES[d] for d in _DOMAIN_ORDER]
+    layout = subplot_layout(2, 1, titles, shared_xaxes=True, vertical_spacing=0.12, horizontal_spacing=0.08)
     data, legend_seen, curves = [], set(), _curves(table)
-    for col, loss in enumerate(losses, start=1):
-        for row, domain in enumerate(_DOMAIN_ORDER, start=1):
-            for name, curve in curves.get((loss, domain), []):
-                data += _curve_traces(
-                    name, curve, loss, domain, show_sem, name not in legend_seen, _axes(row, col, cols)
-                )
-                legend_seen.add(name)
-    _style_axes(
-        layout,
-        cols,
-        log_ticks(int(table["n"].min()), int(table["n"].max()), (1, 2, 5) if cols == 1 else (1,)),
-        log_y,
-        slide,
-    )
+    for row, domain in enumerate(_DOMAIN_ORDER, start=1):
+        for name, curve in curves.get(domain, []):
+            data += _curve_traces(name, curve, domain, show_sem, name not in legend_seen, _axes(row))
+            legend_seen.add(name)
+    _style_axes(layout, log_ticks(int(table["n"].min()), int(table["n"].max())), log_y, slide)
     for annotation in layout.get("annotations", []):
         annotation.setdefault("font", {})["size"] = 15
     layout.update(
@@ -159,8 +124,8 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None, slide=
 def gap_figure(gaps, height=420):
     """Target-domain error minus the target oracle's, with paired SEM bands.
 
-    Shows how quickly FLDA closes the gap to the classifier trained on
-    labelled target data (T-LS / T-LR) and how large the naive source
+    Shows how quickly FLDA-Q closes the gap to the classifier trained on
+    labelled target data (T-LS) and how large the naive source
     classifier's gap stays (section 4.1.2, Figure 3 bottom panel, re-plotted
     as differences).  Below 0 means better than the oracle.
 
@@ -168,7 +133,7 @@ def gap_figure(gaps, height=420):
     ----------
     gaps : pandas.DataFrame
         Output of :func:`explorer.experiments.learning_curves.oracle_gaps`
-        (columns ``classifier, loss, n, mean_gap, sem``).
+        (columns ``classifier, reference, n, mean_gap, sem``).
     height : int
 
     Returns
@@ -178,7 +143,7 @@ def gap_figure(gaps, height=420):
     if gaps.empty:
         raise ValueError("The gap table is empty; nothing to plot.")
     data = []
-    for (name, loss), curve in gaps.groupby(["classifier", "loss"], sort=False):
+    for name, curve in gaps.groupby("classifier", sort=False):
         curve = curve.sort_values("n")
         n = curve["n"].to_numpy()
         mean = curve["mean_gap"].to_numpy()
@@ -193,8 +158,8 @@ def gap_figure(gaps, height=420):
                 mode="lines+markers",
                 name=f"{name} − {curve['reference'].iloc[0]}",
                 legendgroup=name,
-                line={"color": color, "width": 2.5, "dash": "solid" if loss == "quadratic" else "dash"},
-                marker={"symbol": LOSS_SYMBOL[loss], "size": 6, "color": color},
+                line={"color": color, "width": 2.5, "dash": "solid"},
+                marker={"symbol": "circle", "size": 6, "color": color},
                 customdata=sem,
                 hovertemplate=(
                     f"<b>{name}</b><br>n = %{{x}}<br>gap = %{{y:.4f}} "
@@ -232,26 +197,25 @@ def gap_figure(gaps, height=420):
     return unvalidated_figure(data, layout)
 
 
-def _style_axes(layout, cols, ticks, log_y, slide):
+def _style_axes(layout, ticks, log_y, slide):
     """Log n-axes with ``ticks`` (values, labels) on both rows; error axes titled "error"
     (the panel titles say which), log or from zero; at most three ticks on a slide."""
     for row in (1, 2):
-        for col in range(1, cols + 1):
-            suffix = axis_suffix(row, col, cols)
-            layout[f"xaxis{suffix}"].update(type="log", tickvals=ticks[0], ticktext=ticks[1])
-            if row == 2:
-                layout[f"xaxis{suffix}"]["title"] = {"text": "number of training samples n (log scale)"}
-            layout[f"yaxis{suffix}"].update(
-                # short: two rows of a small slide leave ~100 px per panel ("classification
-                # error" ran into the other row's title)
-                title={"text": "error"},
-                type="log" if log_y else "linear",
-                rangemode="tozero" if not log_y else "normal",
-                **({"nticks": 3} if slide else {}),
-            )
+        suffix = axis_suffix(row, 1, 1)
+        layout[f"xaxis{suffix}"].update(type="log", tickvals=ticks[0], ticktext=ticks[1])
+        if row == 2:
+            layout[f"xaxis{suffix}"]["title"] = {"text": "number of training samples n (log scale)"}
+        layout[f"yaxis{suffix}"].update(
+            # short: two rows of a small slide leave ~100 px per panel ("classification
+            # error" ran into the other row's title)
+            title={"text": "error"},
+            type="log" if log_y else "linear",
+            rangemode="tozero" if not log_y else "normal",
+            **({"nticks": 3} if slide else {}),
+        )
 
 
-def _curve_traces(name, curve, loss, domain, show_sem, in_legend, axes):
+def _curve_traces(name, curve, domain, show_sem, in_legend, axes):
     """One learning curve (rows of one classifier and domain, sorted by n): its SEM band
     (if ``show_sem``) and its line."""
     n, mean = curve["n"].to_numpy(), curve["mean_error"].to_numpy()
@@ -268,7 +232,7 @@ def _curve_traces(name, curve, loss, domain, show_sem, in_legend, axes):
             legendgroup=name,
             showlegend=in_legend,
             line={"color": color, "dash": DOMAIN_DASH[domain], "width": 2.5},
-            marker={"symbol": LOSS_SYMBOL[loss], "size": 6, "color": color},
+            marker={"symbol": "circle", "size": 6, "color": color},
             customdata=np.column_stack([sem, curve["repeats"].to_numpy()]),
             hovertemplate=(
                 f"<b>{name}</b> on the {domain} validation set<br>n = %{{x}}<br>error = %{{y:.4f}} "
@@ -279,8 +243,8 @@ def _curve_traces(name, curve, loss, domain, show_sem, in_legend, axes):
     ]
 
 
-def _axes(row, col, cols):
-    suffix = axis_suffix(row, col, cols)
+def _axes(row):
+    suffix = axis_suffix(row, 1, 1)
     return {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
 
 

@@ -61,7 +61,6 @@ __all__ = [
     "perturbation_curve_caption",
     "table1_run_caption",
     "paper_table1_caption",
-    "transfer_comparison_texts",
     "figure4_caption",
     "learning_curve_sentences",
     "learning_curve_caption",
@@ -612,30 +611,6 @@ def paper_table1_caption(result, data_key, matches):
     return text
 
 
-def transfer_comparison_texts(result):
-    """With a transfer model other than dropout on the Transfer page (a
-    :class:`~explorer.experiments.perturbation.PerturbationResult`): the note on what that
-    model gives unperturbed, and the caption of its parameters."""
-    fits = list(result.transfer_fits.values())
-    transfer = fits[0].transfer
-    unperturbed = {f.loss: f for f in result.sweep if f.perturbation == 0.0}
-    info = (
-        f"The sweep above perturbs the **dropout** θ̂, which only the dropout model has, so it "
-        f"does not apply to the {transfer} model. Unperturbed, FLDA with {transfer}: "
-        + "; ".join(
-            f"{f.name} target error {f.target_error:.3f}"
-            + (f" (dropout: {unperturbed[f.loss].target_error:.3f})" if f.loss in unperturbed else "")
-            for f in fits
-        )
-        + "."
-    )
-    caption = (
-        f"The {transfer} model's parameters, estimated per feature from the source and the "
-        f"unlabelled target. The model: {TRANSFER_MODELS[transfer]}"
-    )
-    return info, caption
-
-
 def figure4_caption(result, own_drawn):
     """Caption of Figure 4: the boundaries at the chosen perturbations (``own_drawn``: the
     line of "your θ" is drawn)."""
@@ -690,49 +665,42 @@ def _smallest_n_sentence(target, naive, oracle, flda):
 
 
 def learning_curve_sentences(table, tolerance, n_pool):
-    """What Figure 3's curves show right now, per loss in ``table``.
+    """What Figure 3's curves show right now.
 
-    ``table`` is a :func:`~explorer.experiments.learning_curves.summarize_errors` table
-    (one or both losses); ``n_pool`` the samples per training pool.  A classifier is
-    called lower than another only beyond the noise (:func:`beyond_noise`, the two
-    standard errors of the mean combined).
+    ``table`` is a :func:`~explorer.experiments.learning_curves.summarize_errors` table;
+    ``n_pool`` the samples per training pool.  A classifier is called lower than another
+    only beyond the noise (:func:`beyond_noise`, the two standard errors of the mean
+    combined).
     """
-    sentences = []
-    for loss in [loss for loss in LOSSES if loss in set(table["loss"])]:
-        part = table[table["loss"] == loss]
-        naive, oracle, flda = (classifier_name(f, loss) for f in ("source", "target", "flda"))
-        n_adapt = lc.adaptation_sample_size(part, flda, oracle, "target", tolerance)
-        largest = int(part["n"].max())
-        if n_adapt is None:
-            sentences.append(
-                f"{flda} is still more than {tolerance:g} from the oracle {oracle} at n = {largest:,}."
-            )
-        else:
-            sentences.append(
-                f"{flda} stays within {tolerance:g} of the oracle {oracle} from n = {n_adapt:,} on."
-            )
-        curves = _curves(part)
-        names = (naive, oracle, flda)
-        sentences.append(_smallest_n_sentence({n: curves[n, "target"] for n in names}, *names))
-        mean = np.vstack([curves[n, "source"]["mean_error"].to_numpy() for n in names])
-        sem = np.vstack([curves[n, "source"]["sem"].to_numpy() for n in names])
-        lower = [mean[0] - mean[k] < -SE_MULTIPLE * np.hypot(sem[0], sem[k]) for k in (1, 2)]
+    naive, oracle, flda = (classifier_name(f, lc.LOSS) for f in ("source", "target", "flda"))
+    n_adapt = lc.adaptation_sample_size(table, flda, oracle, "target", tolerance)
+    largest = int(table["n"].max())
+    if n_adapt is None:
+        sentences = [f"{flda} is still more than {tolerance:g} from the oracle {oracle} at n = {largest:,}."]
+    else:
+        sentences = [f"{flda} stays within {tolerance:g} of the oracle {oracle} from n = {n_adapt:,} on."]
+    curves = _curves(table)
+    names = (naive, oracle, flda)
+    sentences.append(_smallest_n_sentence({n: curves[n, "target"] for n in names}, *names))
+    mean = np.vstack([curves[n, "source"]["mean_error"].to_numpy() for n in names])
+    sem = np.vstack([curves[n, "source"]["sem"].to_numpy() for n in names])
+    lower = [mean[0] - mean[k] < -SE_MULTIPLE * np.hypot(sem[0], sem[k]) for k in (1, 2)]
+    sentences.append(
+        f"On the source set {naive} is lower than both others beyond the noise at "
+        f"{int(np.sum(lower[0] & lower[1]))} of {mean.shape[1]} sizes."
+    )
+    if largest < n_pool:
         sentences.append(
-            f"On the source set {naive} is lower than both others beyond the noise at "
-            f"{int(np.sum(lower[0] & lower[1]))} of {mean.shape[1]} sizes."
+            f"The largest n ({largest:,}) is below the pool size "
+            f"({n_pool:,}), so its repeats differ and the SEM there is not 0."
         )
-        if largest < n_pool:
-            sentences.append(
-                f"The largest n ({largest:,}) is below the pool size "
-                f"({n_pool:,}), so its repeats differ and the SEM there is not 0."
-            )
-        else:
-            sentences.append(f"At n = {largest:,} every repeat uses the whole pool, so the SEM is 0 there.")
-    return " ".join(dict.fromkeys(sentences))
+    else:
+        sentences.append(f"At n = {largest:,} every repeat uses the whole pool, so the SEM is 0 there.")
+    return " ".join(sentences)
 
 
 def learning_curve_caption(config, repeats, table, tolerance, present=False):
-    """Caption of Figure 3 on the Learning curves page (``repeats``: per loss drawn)."""
+    """Caption of Figure 3 on the Learning curves page (``repeats``: how many were drawn)."""
     if config.ridge:
         ridge = (
             f"All classifiers are l2-regularised with λ = {config.ridge:g}: the paper remarks "
@@ -750,9 +718,7 @@ def learning_curve_caption(config, repeats, table, tolerance, present=False):
         "Mirrors the paper's **Figure 3**: mean classification error against the number of "
         "training samples (log axis), on the source validation set (top, dotted) and the "
         "target validation set (bottom, solid); bands are ± one standard error over "
-        f"{repeats[0]} repeats"
-        + (f" ({repeats[1]} for the logistic loss)" if len(repeats) > 1 else "")
-        + ". Look at the bottom panel: does FLDA (green) join the oracle (purple) while the "
+        f"{repeats} repeats. Look at the bottom panel: does FLDA (green) join the oracle (purple) while the "
         "naive source classifier (orange) stays high? Here: "
         + learning_curve_sentences(table, tolerance, config.n_pool)
         + " "
@@ -763,14 +729,13 @@ def learning_curve_caption(config, repeats, table, tolerance, present=False):
     )
 
 
-def learning_curve_table_caption(heads, tolerance, present=False):
-    """Caption of the numbers behind Figure 3 (``heads``:
+def learning_curve_table_caption(head, tolerance, present=False):
+    """Caption of the numbers behind Figure 3 (``head``:
     :func:`~explorer.experiments.learning_curves.headline`)."""
-    meets = "; ".join(
-        f"{h.flda} stays within {tolerance:g} of {h.oracle} from n = {h.adapted_from:,} on"
-        if h.adapted_from is not None
-        else f"{h.flda} is still more than {tolerance:g} from {h.oracle} at the largest n"
-        for h in heads
+    meets = (
+        f"{head.flda} stays within {tolerance:g} of {head.oracle} from n = {head.adapted_from:,} on"
+        if head.adapted_from is not None
+        else f"{head.flda} is still more than {tolerance:g} from {head.oracle} at the largest n"
     )
     return (
         "The numbers behind **Figure 3**: mean error ± one standard error over repeats, per "
@@ -788,7 +753,7 @@ def gap_caption(gaps, small_n):
     :func:`~explorer.experiments.learning_curves.oracle_gaps` tables)."""
     small = "; ".join(f"{name}: {gap:+.3f}" for name, (gap, _) in lc.small_sample_gaps(gaps, small_n).items())
     return (
-        "Target error minus the target oracle's (T-LS / T-LR), averaged over repeats with the "
+        "Target error minus the target oracle's (T-LS), averaged over repeats with the "
         "paired standard error (every repeat shares its target subset between the oracle and "
         "FLDA). This re-plots the bottom panel of Figure 3 so that the adaptation gap is "
         "readable: FLDA's curve should reach 0, S-LS's stays far above. Below 0 means better "
@@ -813,8 +778,6 @@ def learning_curve_method(config):
 * **Closed form, batched**: all S-LS, T-LS and FLDA-Q fits of all repeats are solved at
   once; they equal `FLDAClassifier(loss="quadratic", l2=λ/n)` to machine precision.
   Singular systems (tiny *n*, no ridge) get the minimum-norm solution.
-* **Logistic** curves fit `FLDAClassifier(loss="logistic", l2=λ/n)` one by one and use
-  the first repeats of the same subsets.
 * **Errors**: a validation sample counts as class 2 when its score is strictly positive.
   Count data sit on a lattice, and at small *n* a boundary often passes exactly through
   lattice points; scores within 10⁻⁹ (relative) of zero are treated as exactly zero so

@@ -481,7 +481,6 @@ LESSON_STEPS = (
         ),
         settings={
             "lc.distribution": "poisson",
-            "lc.loss": "quadratic",
             "lc.repeats": 50,
             "lc.l2": False,
             "lc.ridge": 10.0,

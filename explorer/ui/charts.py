@@ -14,7 +14,6 @@ from explorer.ui import chart as ui_chart
 from explorer.ui import equations as ui_equations
 from explorer.ui.caches import cached_paper_notes
 from explorer.ui.state import CHART_DRAWN_KEY, REST_OWED_KEY, presentation_mode
-from explorer.ui.widgets import image_format
 
 __all__ = [
     "CHART_DRAWN_KEY",
@@ -73,7 +72,7 @@ def sidebar_controls(draw, *args, deferred=None):
     in parts of the sidebar later in its run (Learning curves).  The pages read every
     setting from ``st.session_state`` (restored from the URL first), never from a
     widget's return value, so nothing above the chart needs the controls.  The shared
-    controls ``app.py`` draws (seed, download format) are two small widgets and are
+    control ``app.py`` draws (the seed) is one small widget and is
     not put off.  Only inside :func:`deferred_controls` (``explorer.ui.guard.run_page``).
     """
     if first_chart_pending() and not _in_fragment_run():
@@ -119,7 +118,7 @@ def show_chart(fig, key, what, caption=None, fit_margin=0, settings="", describe
 
     The chart is :func:`ui_chart.plotly_chart`: it stays in the page across reruns
     and is redrawn in place, once, when the figure changes.  The camera button saves
-    a slide-sized PNG (or SVG) named after ``what``
+    a slide-sized PNG named after ``what``
     (:func:`explorer.figures.export.chart_config`); in presentation mode the
     figure gets projector typography (:func:`~explorer.figures.export.presentation_style`);
     the caption ends with a one-sentence text alternative of the chart
@@ -162,7 +161,7 @@ def show_chart(fig, key, what, caption=None, fit_margin=0, settings="", describe
     ui_chart.plotly_chart(
         fig,
         key,
-        config=chart_config(what, image_format()),
+        config=chart_config(what),
         description=text,
         report_drawn=first,
         on_drawn=_note_chart_drawn,

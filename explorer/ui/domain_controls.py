@@ -1,7 +1,8 @@
 """The synthetic domains' data settings (section 4.1), shared by the "Synthetic domains"
 and "Transfer parameters" pages: same data model, different key prefix.  The settings
 (:func:`domain_settings`, :func:`domain_values`), the sidebar block
-(:func:`draw_domain_controls`), the validated configuration (:func:`read_domain_config`,
+(:func:`draw_domain_controls`), the classifiers' ℓ2 slider (:func:`draw_l2_control`), the
+validated configuration (:func:`read_domain_config`,
 a :func:`explorer.ui.caches.cached_domains` key) and the note naming a paper setting
 (:func:`show_paper_setting`).
 
@@ -28,6 +29,8 @@ __all__ = [
     "shift_values",
     "draw_shift_controls",
     "SHIFT_PARAMETERS",
+    "L2_OPTIONS",
+    "draw_l2_control",
 ]
 
 DISTRIBUTION_LABELS = {"bernoulli": "Bernoulli (binary features)", "poisson": "Poisson (count features)"}
@@ -38,10 +41,13 @@ _LIST_HELP = (
 
 #: What the θ setting holds on a shift preset: (name, lowest, highest value).
 SHIFT_PARAMETERS = {"appearance": ("Appearance rate φ", 0.0, 1.0), "rate": ("Rate factor", 0.0, 100.0)}
+#: The ℓ2 penalties offered for the classifiers (0: none, as in the paper's section 4.1).
+L2_OPTIONS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 
 
 def domain_settings(prefix, paper, max_features, n_samples, max_samples):
-    """URL-mirrored settings of the data model, starting from a paper setting."""
+    """URL-mirrored settings of the data model, starting from a paper setting, and the
+    classifiers' ℓ2 penalty (0, as in the paper)."""
     return [
         Setting(f"{prefix}.distribution", paper.distribution, options=("bernoulli", "poisson")),
         Setting(f"{prefix}.n_features", 2, lo=1, hi=max_features),
@@ -50,7 +56,20 @@ def domain_settings(prefix, paper, max_features, n_samples, max_samples):
         Setting(f"{prefix}.theta", format_values(paper.theta), check=_per_feature_check(prefix, None)),
         Setting(f"{prefix}.n_source", n_samples, lo=10, hi=max_samples),
         Setting(f"{prefix}.n_target", n_samples, lo=10, hi=max_samples),
+        Setting(f"{prefix}.l2", 0.0, options=L2_OPTIONS),
     ]
+
+
+def draw_l2_control(prefix):
+    """The sidebar's "ℓ2 penalty" slider of every classifier (``"<prefix>.l2"``)."""
+    st.select_slider(
+        "ℓ2 penalty",
+        options=L2_OPTIONS,
+        key=f"{prefix}.l2",
+        format_func=lambda v: "0 (none, as in the paper)" if v == 0 else f"{v:g}",
+        help="Ridge penalty λ‖w‖² added to the mean (expected) loss of every classifier; "
+        "the intercept is not penalised. The paper's artificial experiments use none.",
+    )
 
 
 def _parse_per_feature(prefix, k, text):

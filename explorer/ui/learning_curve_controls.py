@@ -1,6 +1,6 @@
 """The Learning curves page's controls (section 4.1.2, Figure 3): its URL-mirrored
 settings (:data:`SETTINGS`, keys ``lc.*``), the sidebar (:func:`draw_controls`: data,
-sample sizes and repeats, classifiers; :func:`draw_result_controls`: l2 and display,
+sample sizes and repeats; :func:`draw_result_controls`: the classifiers' l2 and display,
 drawn inside the results' fragment) and the validated configuration
 (:func:`read_config`)."""
 
@@ -16,10 +16,6 @@ __all__ = ["SETTINGS", "draw_controls", "draw_result_controls", "draw_all_contro
 P = "lc."
 DISTRIBUTIONS = {"poisson": "Poisson (counts)", "bernoulli": "Bernoulli (binary)"}
 PARAM_LIMITS = {"poisson": (0.0, 50.0, 0.5), "bernoulli": (0.0, 1.0, 0.05)}
-LOSS_CHOICES = {
-    "quadratic": "Quadratic: S-LS, T-LS, FLDA-Q",
-    "both": "Quadratic + logistic: adds S-LR, T-LR, FLDA-L",
-}
 GRID_MODES = {"log": "Log-spaced grid", "custom": "Custom list"}
 RIDGE_VALUES = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
 TOLERANCES = (0.002, 0.005, 0.01, 0.02, 0.05)
@@ -46,8 +42,6 @@ SETTINGS = [
     Setting(P + "n_sizes", 15, lo=2, hi=40),
     Setting(P + "custom_sizes", "2, 5, 10, 20, 50, 100, 1000, 10000"),
     Setting(P + "repeats", 50, lo=2, hi=200),
-    Setting(P + "loss", "quadratic", options=tuple(LOSS_CHOICES)),
-    Setting(P + "repeats_logistic", 10, lo=2, hi=50),
     Setting(P + "l2", False),
     Setting(P + "ridge", 10.0, options=RIDGE_VALUES),
     Setting(P + "show_sem", True),
@@ -165,25 +159,7 @@ def draw_controls():
         _draw_data_controls()
     with st.sidebar.expander("Sample sizes and repeats", expanded=True):
         _draw_size_controls()
-    classifiers = st.sidebar.expander("Classifiers", expanded=True)
-    loss = classifiers.radio(
-        "Loss",
-        tuple(LOSS_CHOICES),
-        key=P + "loss",
-        format_func=LOSS_CHOICES.get,
-        help="The quadratic family is solved in closed form for all repeats at once (instant). The "
-        "logistic family needs one iterative fit per classifier, size and repeat (slow).",
-    )
-    if loss == "both":
-        classifiers.slider(
-            "Repeats for the logistic loss",
-            2,
-            50,
-            key=P + "repeats_logistic",
-            help="Logistic fits take ~0.02–0.1 s each, so fewer repeats keep the run short; its SEM "
-            "bands are wider accordingly.",
-        )
-    return classifiers, st.sidebar.expander("Display", expanded=False)
+    return st.sidebar.expander("Classifiers", expanded=True), st.sidebar.expander("Display", expanded=False)
 
 
 def draw_all_controls():
@@ -223,7 +199,7 @@ def draw_result_controls(classifiers, display):
         TOLERANCES,
         key=P + "tolerance",
         help="FLDA counts as adapted from the smallest n at which its mean target error stays within "
-        "this distance of the target oracle's (T-LS / T-LR) for all larger n.",
+        "this distance of the target oracle's (T-LS) for all larger n.",
     )
 
 

@@ -286,23 +286,6 @@ def compile_page_scripts(script_cache=None):
     return paths
 
 
-def warm_up_figure_layouts():
-    """Compute the subplot layout of the Handwritten digits page's first chart (the
-    first image of each of ten classes in each domain, 2 x 10 panels) once per server.
-
-    Plotly lays out a grid of subplots once per shape (``explorer.figures.style
-    .subplot_layout``: 0.1 s for this one on the 2-core machine); the lesson's warm-up
-    (:func:`warm_up_lesson`) already lays out the other pages' first charts.
-    """
-    import numpy as np
-
-    from explorer.figures.digits import sample_images_figure
-
-    classes = np.arange(10)
-    images = np.zeros((10, 4))
-    sample_images_figure(images, classes, images, classes, 2, "A", "B")
-
-
 def _file_signature(path):
     """What tells an edited file from the one compiled: its size and modification time
     (``None`` when it cannot be read: the next run compiles it and reports the error)."""
@@ -382,7 +365,6 @@ async def server_lifespan(app):
     start = time.perf_counter()
     await asyncio.to_thread(warm_up_imports().join)
     await asyncio.to_thread(compile_page_scripts)
-    await asyncio.to_thread(warm_up_figure_layouts)
     lesson = await asyncio.to_thread(warm_up_lesson)
     print(
         "  FLDA explorer: scientific libraries loaded"

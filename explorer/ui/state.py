@@ -98,9 +98,6 @@ class Setting:
         return self.key.split(".", 1)[-1] if "." in self.key else self.key
 
 
-#: Keyboard focus ring (WCAG 2.4.7 / 2.4.11). Streamlit 1.67 draws no focus indicator on
-
-
 def get_seed():
     """The random seed chosen in the sidebar (shared by every page)."""
     return int(st.session_state.get(SEED_KEY, 0))

@@ -1,6 +1,5 @@
 """Controls several pages share: the keyboard focus style, the transfer-model choice,
-the chart download format, presentation mode's row of live controls, the progress bar
-of long work and the slot for notes that come and go."""
+the progress bar of long work and the slot for notes that come and go."""
 
 from __future__ import annotations
 
@@ -8,17 +7,12 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from explorer.presentation import HAS_PRESETS, PRESENTATION_CONTROLS, PRESENTATION_LABELS
-from explorer.ui.state import SEED_KEY, Setting, apply_values, presentation_mode
+from explorer.ui.state import Setting
 
 __all__ = [
     "FOCUS_COLOR",
     "FOCUS_CSS",
-    "IMAGE_FORMAT_KEY",
     "TRANSFER_OPTIONS",
-    "draw_image_format_choice",
-    "image_format",
-    "presentation_row",
     "progress_bar",
     "show_focus_style",
     "stable_slot",
@@ -26,9 +20,6 @@ __all__ = [
     "transfer_help",
     "transfer_setting",
 ]
-
-IMAGE_FORMAT_KEY = "shared.image_format"
-
 
 #: Keyboard focus ring (WCAG 2.4.7 / 2.4.11). Streamlit 1.67 draws no focus indicator on
 #: sidebar page links, radios, checkboxes, text/number inputs and selectboxes, and only a
@@ -92,95 +83,6 @@ def transfer_control(prefix, options=TRANSFER_OPTIONS, note="", container=None):
     return (container or st).selectbox(
         "Transfer model", tuple(options), key=f"{prefix}.transfer", help=transfer_help(options, note)
     )
-
-
-def image_format():
-    """The download format of every chart's camera button (sidebar choice, PNG by default)."""
-    from explorer.figures.export import IMAGE_FORMATS
-
-    value = st.session_state.get(IMAGE_FORMAT_KEY, "png")
-    return value if value in IMAGE_FORMATS else "png"
-
-
-def draw_image_format_choice():
-    """The one PNG/SVG choice for every chart's download (drawn in the sidebar by ``app.py``)."""
-    from explorer.figures.export import IMAGE_FORMATS
-
-    st.radio(
-        "Chart download format",
-        IMAGE_FORMATS,
-        key=IMAGE_FORMAT_KEY,
-        horizontal=True,
-        format_func=str.upper,
-        help="What the camera button above each chart saves: PNG at twice the size of "
-        "a 1600 × 900 slide, or SVG (vector, for print). The whole legend is "
-        "always included and the file is named after what the chart shows.",
-    )
-
-
-#: Whether a page's first chart is drawn before the rest of the page is sent
-
-
-def _copy_from_widget(key, widget_key):
-    st.session_state[key] = st.session_state[widget_key]
-
-
-def _draw_live_control(setting, widget_key):
-    """One compact control for ``setting`` (its type and bounds choose the widget)."""
-    label = PRESENTATION_LABELS.get(setting.url_name, setting.url_name)
-    common = dict(
-        key=widget_key,
-        on_change=_copy_from_widget,
-        args=(setting.key, widget_key),
-        help=f"The page's “{label}” setting (the sidebar has all of them).",
-    )
-    if setting.options is not None and isinstance(setting.default, (list, tuple)):
-        st.multiselect(label, setting.options, format_func=lambda v: f"{v:+g}", **common)
-    elif setting.options is not None:
-        st.selectbox(label, setting.options, **common)
-    elif isinstance(setting.default, bool):
-        st.toggle(label, **common)
-    elif isinstance(setting.default, (int, float)):
-        st.number_input(
-            label,
-            min_value=setting.lo,
-            max_value=setting.hi,
-            step=1 if isinstance(setting.default, int) else 0.05,
-            **common,
-        )
-    else:
-        st.text_input(label, **common)
-
-
-def presentation_row(page, settings, presets=None):
-    """In presentation mode, the page's live controls (:data:`PRESENTATION_CONTROLS`) and
-    its paper presets (``{label: values}``, pages in :data:`HAS_PRESETS`) in one compact
-    row above the figures; nothing otherwise.  Each control writes to the page's own key,
-    so the sidebar, the URL and the figures stay in step."""
-    from explorer.figures.export import export_filename
-
-    if not presentation_mode() or page not in PRESENTATION_CONTROLS:
-        return
-    by_key = {s.key: s for s in settings}
-    by_key[SEED_KEY] = Setting(SEED_KEY, 0, lo=0, hi=2**31 - 1)
-    keys = [k for k in PRESENTATION_CONTROLS[page] if k in by_key]
-    shown_presets = presets if presets and page in HAS_PRESETS else {}
-    columns = st.columns([3] * len(keys) + [2] * len(shown_presets), vertical_alignment="bottom")
-    for column, key in zip(columns, keys):
-        widget_key = "present_ctl_" + key.replace(".", "_")
-        if key in st.session_state:
-            st.session_state[widget_key] = st.session_state[key]
-        with column:
-            _draw_live_control(by_key[key], widget_key)
-    for column, (label, values) in zip(columns[len(keys) :], shown_presets.items()):
-        column.button(
-            label,
-            on_click=apply_values,
-            args=(values,),
-            width="stretch",
-            key="present_preset_" + export_filename(label),
-            help=f"Load the paper's setting: {label}.",
-        )
 
 
 def stable_slot():

@@ -13,7 +13,7 @@ from explorer.data import csv as csvio
 from explorer.data import tabular as tab
 from explorer.data import uci
 from explorer.safe_text import escape_markdown as esc
-from explorer.ui import state, uploads, widgets
+from explorer.ui import uploads, widgets
 from explorer.ui import your_data_files as files
 
 #: "two": a source and a target file; "one": one file split into complete rows
@@ -129,28 +129,6 @@ def draw_loaders():
         tab.SAMPLE_SETS,
         lambda spec: spec.description,
         primary=st.session_state.get(files.SAMPLE_KEY),
-    )
-
-
-def _leave_presentation_mode():
-    st.session_state[state.PRESENT_KEY] = False
-    st.query_params[state.PRESENT_PARAM] = "0"
-
-
-def draw_presentation_exit():
-    """Presentation mode before any data are loaded: say so, and offer the way out."""
-    left, right = st.columns([3, 1], vertical_alignment="center")
-    left.info(
-        "Presentation mode shows the results only; load the files below first.",
-        icon=":material/slideshow:",
-    )
-    right.button(
-        "Leave presentation mode",
-        key="data_leave_present",
-        on_click=_leave_presentation_mode,
-        icon=":material/close_fullscreen:",
-        width="stretch",
-        help="Show the page's controls and the sidebar again (the link's ?present=0).",
     )
 
 

@@ -9,7 +9,6 @@ from flda_core.synthetic import make_domains
 from explorer.experiments import digits as ed
 from explorer.experiments.learning_curves import (
     learning_curve_config,
-    logistic_learning_errors,
     quadratic_learning_errors,
     per_repeat_frame,
     run_learning_curves,
@@ -136,29 +135,24 @@ def test_learning_curve_config_validates_sizes_and_notes_pointless_settings():
     assert len(notes) == 2
 
 
-def test_run_learning_curves_equals_learning_curves_and_caches_per_repeat():
+def test_run_learning_curves_equals_learning_curves_with_its_fit():
     config, _ = learning_curve_config(
         "bernoulli", [[0.7, 0.7], [0.3, 0.3]], [0.5, 0], 300, 4, ("custom", "3, 20, 300")
     )
     quadratic = run_learning_curves(config, 3)
     direct = quadratic_learning_errors(config.data(), config.sizes, range(3), seed=4)
     assert np.array_equal(quadratic.errors, direct)
-    asked, calls = [], []
+    asked = []
 
-    def fit(config, loss, repeats):
+    def fit(config, repeats):
         asked.append(repeats)
-        return logistic_learning_errors(
-            config.data(), np.array(config.sizes), repeats, config.ridge, config.seed
-        )
+        return direct
 
-    logistic = run_learning_curves(config, 2, "logistic", fit=fit, progress=lambda f, t: calls.append((f, t)))
-    assert asked == [(0,), (1,)]  # one repeat at a time
-    _assert_progress(calls)
-    together, _ = logistic_learning_errors(config.data(), np.array(config.sizes), [0, 1], seed=4)
-    assert np.array_equal(logistic.errors, together)
-    raw = per_repeat_frame(logistic)
-    assert len(raw) == 3 * 2 * 2 * 3 and set(raw["classifier"]) == {"S-LR", "T-LR", "FLDA-L"}
-    (head,) = headline(quadratic.table, 0.01)
+    assert np.array_equal(run_learning_curves(config, 3, fit=fit).errors, direct)
+    assert asked == [(0, 1, 2)]  # every repeat in one batched call
+    raw = per_repeat_frame(quadratic)
+    assert len(raw) == 3 * 2 * 3 * 3 and set(raw["classifier"]) == {"S-LS", "T-LS", "FLDA-Q"}
+    head = headline(quadratic.table, 0.01)
     assert (head.flda, head.oracle, head.naive, head.largest_n) == ("FLDA-Q", "T-LS", "S-LS", 300)
 
 

@@ -1,7 +1,7 @@
 """Every page's figures carry the settings they were computed with (issue 25): one line
 built by :func:`explorer.figures.export.settings_line` from the values the page used (not
 its defaults), written into the figure (:func:`explorer.figures.export.with_settings`), so
-an exported PNG or SVG says what it shows; user text in it is escaped."""
+an exported PNG says what it shows; user text in it is escaped."""
 
 from __future__ import annotations
 
@@ -122,8 +122,8 @@ PAGES = [
     ),
     (
         "pages/transfer.py",
-        {"seed": "2", "l2": "0.001", "transfer": "two-sided"},
-        ["θ = 0.5, 0", "seed 2", "ℓ2 = 0.001", "transfer model: two-sided"],
+        {"seed": "2", "l2": "0.001"},
+        ["θ = 0.5, 0", "seed 2", "ℓ2 = 0.001", "transfer model: dropout"],
     ),
     (
         "pages/learning_curves.py",

@@ -19,7 +19,6 @@ from explorer.experiments.learning_curves import (
     LearningCurveResult,
     adaptation_sample_size,
     learning_curve_config,
-    logistic_learning_errors,
     make_learning_curve_data,
     mean_sem_table,
     oracle_gaps,
@@ -36,7 +35,6 @@ from explorer.experiments.learning_curves import (
 from flda_core.solvers import solve_psd_min_norm
 from flda_core.transfer import dropout_from_rates, estimate_dropout
 from explorer.experiments.scoring import lattice_error_rates
-from text_numbers import numbers
 
 
 @pytest.fixture(scope="module")
@@ -332,7 +330,7 @@ def test_summary_table_shape_and_sem_against_direct_computation():
     rng = np.random.default_rng(1)
     errors = rng.uniform(0, 0.5, size=(3, 2, 7, 4))
     sizes = np.array([2, 5, 10, 100])
-    table = summarize_errors(errors, sizes, "quadratic")
+    table = summarize_errors(errors, sizes)
     assert list(table.columns) == TABLE_COLUMNS and len(table) == 3 * 2 * 4
     assert set(table["classifier"]) == {"S-LS", "T-LS", "FLDA-Q"}
     row = table[(table["classifier"] == "FLDA-Q") & (table["domain"] == "target") & (table["n"] == 10)].iloc[
@@ -349,7 +347,7 @@ def test_mean_sem_table_one_row_per_n_target_columns_first():
     rng = np.random.default_rng(4)
     errors = rng.uniform(0, 0.5, size=(3, 2, 5, 3))
     sizes = np.array([2, 20, 200])
-    quad = summarize_errors(errors, sizes, "quadratic")
+    quad = summarize_errors(errors, sizes)
     wide = mean_sem_table(quad.sample(frac=1.0, random_state=0))  # row order irrelevant
     assert list(wide.columns) == [
         "n",
@@ -372,32 +370,23 @@ def test_mean_sem_table_one_row_per_n_target_columns_first():
     )
 
 
-def test_mean_sem_table_both_losses_single_repeat_and_missing_cells():
+def test_mean_sem_table_single_repeat_and_empty():
     rng = np.random.default_rng(5)
     errors = rng.uniform(0, 0.5, size=(3, 2, 1, 2))
-    sizes = np.array([2, 30])
-    both = pd.concat(
-        [summarize_errors(errors, sizes, "quadratic"), summarize_errors(errors, sizes, "logistic")],
-        ignore_index=True,
-    )
-    both = both[~((both["classifier"] == "T-LR") & (both["n"] == 30))]
-    wide = mean_sem_table(both)
-    assert list(wide.columns[1:7]) == [
-        f"{c} (target)" for c in ("S-LS", "T-LS", "FLDA-Q", "S-LR", "T-LR", "FLDA-L")
-    ]
-    assert wide.loc[0, "FLDA-L (source)"] == f"{errors[2, 0, 0, 0]:.3f}"  # SEM undefined
-    assert wide.loc[1, "T-LR (target)"] == "—"
+    table = summarize_errors(errors, np.array([2, 30]))
+    wide = mean_sem_table(table)
+    assert wide.loc[0, "FLDA-Q (source)"] == f"{errors[2, 0, 0, 0]:.3f}"  # SEM undefined
     with pytest.raises(ValueError, match="empty"):
-        mean_sem_table(both.iloc[:0])
+        mean_sem_table(table.iloc[:0])
 
 
 def test_oracle_gaps_are_paired_differences():
     rng = np.random.default_rng(2)
     errors = rng.uniform(0, 0.5, size=(3, 2, 6, 3))
-    gaps = oracle_gaps(errors, np.array([2, 20, 200]), "logistic")
-    row = gaps[(gaps["classifier"] == "FLDA-L") & (gaps["n"] == 20)].iloc[0]
+    gaps = oracle_gaps(errors, np.array([2, 20, 200]))
+    row = gaps[(gaps["classifier"] == "FLDA-Q") & (gaps["n"] == 20)].iloc[0]
     diff = list(errors[2, 1, :, 1] - errors[1, 1, :, 1])
-    assert row["reference"] == "T-LR"
+    assert row["reference"] == "T-LS"
     assert row["mean_gap"] == pytest.approx(statistics.fmean(diff))
     assert row["sem"] == pytest.approx(statistics.stdev(diff) / 6**0.5)
 
@@ -421,9 +410,7 @@ def test_adaptation_sample_size():
 def test_paper_setting_flda_joins_the_oracle_and_beats_the_source_classifier(paper_data):
     """Figure 3: on the target, FLDA-Q and T-LS converge; S-LS stays clearly worse."""
     sizes = sample_size_grid()
-    result = LearningCurveResult(
-        quadratic_learning_errors(paper_data, sizes, range(50), seed=0), sizes, "quadratic"
-    )
+    result = LearningCurveResult(quadratic_learning_errors(paper_data, sizes, range(50), seed=0), sizes)
     assert result.errors.shape == (3, 2, 50, len(sizes))
     table = result.table
     target = table[table["domain"] == "target"].pivot(index="n", columns="classifier", values="mean_error")
@@ -439,27 +426,9 @@ def test_paper_setting_flda_joins_the_oracle_and_beats_the_source_classifier(pap
 def test_run_learning_curves_validates_arguments():
     config, _ = learning_curve_config("poisson", [[2, 2], [6, 6]], [0.5, 0], 100, 0, ("custom", "2, 5"))
     with pytest.raises(ValueError, match="loss"):
-        run_learning_curves(config, 2, loss="hinge")
+        run_learning_curves(config, 2, loss="logistic")  # Figure 3 is FLDA-Q's
     with pytest.raises(ValueError, match="n_repeats"):
         run_learning_curves(config, 0)
-
-
-def test_logistic_errors_match_direct_fits_and_report_progress(small_bernoulli):
-    d = small_bernoulli
-    calls = []
-    errors, unconverged = logistic_learning_errors(
-        d, [3, 40], [1, 2], ridge=2.0, seed=5, progress=lambda f, text: calls.append((f, text))
-    )
-    assert errors.shape == (3, 2, 2, 2)
-    assert [f for f, _ in calls] == [0.0, 0.25, 0.5, 0.75, 1.0] and unconverged == 0
-    assert calls[1][1].startswith("Fitting S-LR, T-LR and FLDA-L:")
-    assert numbers(calls[1][1].split(":", 1)[1]) == [1, 40, 2, 4]  # repeat 1, n = 40, fit 2 of 4
-    so, to = training_orders(d, [2], seed=5)
-    X, y, Xu = d.X_source_train[so[0, :40]], d.y_source_train[so[0, :40]], d.X_target_train[to[0, :40]]
-    clf = FLDAClassifier(loss="logistic", l2=2.0 / 40).fit(X, y, X_target=Xu)
-    expected = np.mean(clf.predict(d.X_target_val) != d.y_target_val)
-    assert errors[2, 1, 1, 1] == pytest.approx(expected)
-    assert set(summarize_errors(errors, [3, 40], "logistic")["classifier"]) == {"S-LR", "T-LR", "FLDA-L"}
 
 
 # ------------------------------------------------------------------ figures
@@ -467,21 +436,11 @@ def _tables():
     rng = np.random.default_rng(3)
     sizes = np.array([2, 10, 100, 10_000])
     errors = rng.uniform(0.1, 0.4, size=(3, 2, 5, 4))
-    return (
-        pd.concat(
-            [summarize_errors(errors, sizes, "quadratic"), summarize_errors(errors, sizes, "logistic")],
-            ignore_index=True,
-        ),
-        pd.concat(
-            [oracle_gaps(errors, sizes, "quadratic"), oracle_gaps(errors, sizes, "logistic")],
-            ignore_index=True,
-        ),
-    )
+    return summarize_errors(errors, sizes), oracle_gaps(errors, sizes)
 
 
 def test_learning_curve_figure_panels_styles_and_bands():
-    table, _ = _tables()
-    quad = table[table["loss"] == "quadratic"]
+    quad, _ = _tables()
     fig = learning_curve_figure(quad)
     lines = [t for t in fig.data if t.mode == "lines+markers"]
     bands = [t for t in fig.data if t.fill == "toself"]
@@ -494,9 +453,10 @@ def test_learning_curve_figure_panels_styles_and_bands():
     expected = quad[(quad["classifier"] == "FLDA-Q") & (quad["domain"] == "target")]
     np.testing.assert_allclose(flda_target.y, expected.sort_values("n")["mean_error"])
     assert len(learning_curve_figure(quad, show_sem=False).data) == 6
-    both = learning_curve_figure(table)
-    assert len([t for t in both.data if t.mode == "lines+markers"]) == 12
-    assert "logistic loss" in " ".join(a.text for a in both.layout.annotations)
+    assert [a.text for a in fig.layout.annotations] == [
+        "Error on the source validation set",
+        "Error on the target validation set",
+    ]
 
 
 def test_learning_curve_figure_keeps_its_texts_apart_on_a_small_slide():
@@ -507,8 +467,7 @@ def test_learning_curve_figure_keeps_its_texts_apart_on_a_small_slide():
     three error ticks."""
     from explorer.figures.export import legend_below, presentation_style
 
-    table, _ = _tables()
-    quad = table[table["loss"] == "quadratic"]
+    quad, _ = _tables()
     fig = learning_curve_figure(quad)
     assert fig.layout.yaxis.title.text == fig.layout.yaxis2.title.text == "error"
     assert fig.layout.legend.orientation == "h" and fig.layout.legend.y < 0
@@ -520,8 +479,7 @@ def test_learning_curve_figure_keeps_its_texts_apart_on_a_small_slide():
 
 
 def test_learning_curve_band_is_mean_plus_minus_sem():
-    table, _ = _tables()
-    quad = table[table["loss"] == "quadratic"]
+    quad, _ = _tables()
     fig = learning_curve_figure(quad)
     band = next(t for t in fig.data if t.name == "S-LS +/- SEM")
     curve = quad[(quad["classifier"] == "S-LS") & (quad["domain"] == "source")].sort_values("n")
@@ -533,7 +491,7 @@ def test_gap_figure_and_empty_inputs():
     table, gaps = _tables()
     fig = gap_figure(gaps)
     names = [t.name for t in fig.data if t.mode == "lines+markers"]
-    assert names == ["S-LS − T-LS", "FLDA-Q − T-LS", "S-LR − T-LR", "FLDA-L − T-LR"]
+    assert names == ["S-LS − T-LS", "FLDA-Q − T-LS"]
     with pytest.raises(ValueError, match="empty"):
         gap_figure(gaps.iloc[:0])
     with pytest.raises(ValueError, match="empty"):
@@ -553,17 +511,15 @@ def test_log_ticks():
     assert ticks[0] == 2 and ticks[-1] == 10_000 and labels[-1] == "10k"
     assert "1k" in labels and "500" in labels
     assert log_ticks(3, 4) == ([3, 4], ["3", "4"])
-    assert log_ticks(2, 10_000, (1,)) == ([2, 10, 100, 1000, 10_000], ["2", "10", "100", "1k", "10k"])
 
 
-@pytest.mark.parametrize("losses", [("quadratic",), ("quadratic", "logistic")])
 @pytest.mark.parametrize("options", [{}, {"show_sem": False}, {"log_y": True, "height": 500}])
-def test_learning_curve_and_gap_figures_pass_plotly_validation_unchanged(losses, options):
+def test_learning_curve_and_gap_figures_pass_plotly_validation_unchanged(options):
     """Both figures redraw on every l2 toggle, so they skip plotly's per-property
     validation; every property must still be one plotly accepts as it is."""
     table, gaps = _tables()
-    fig = learning_curve_figure(table[table["loss"].isin(losses)], **options)
+    fig = learning_curve_figure(table, **options)
     assert_passes_plotly_validation(fig)
-    assert len(fig.layout.annotations) == 2 * len(losses)  # one title per panel
+    assert len(fig.layout.annotations) == 2  # one title per panel
     assert all(a.font.size == 15 for a in fig.layout.annotations)
-    assert_passes_plotly_validation(gap_figure(gaps[gaps["loss"].isin(losses)]))
+    assert_passes_plotly_validation(gap_figure(gaps))

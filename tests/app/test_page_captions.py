@@ -82,7 +82,7 @@ def test_digits_caption_names_the_l2_of_each_map():
 
 
 @pytest.mark.parametrize("page", ["pages/synthetic.py", "pages/transfer.py"])
-def test_every_chart_is_slide_ready_and_svg_is_one_choice_away(page):
+def test_every_chart_is_slide_ready(page):
     at = open_page(page, {"curve_range": "[0, 0.1]", "n_source": "2000", "n_target": "2000"})
     shown_charts = charts(at)
     assert shown_charts
@@ -91,10 +91,6 @@ def test_every_chart_is_slide_ready_and_svg_is_one_choice_away(page):
         assert options["scale"] >= 2 and options["width"] == 1600 and options["format"] == "png"
         assert options["filename"].startswith("flda_") and options["filename"] != "flda_"
     assert "*Chart:* Scatter plot" in _captions(at)  # text alternative under the chart
-    at.session_state["shared.image_format"] = "svg"  # the sidebar choice (app.py)
-    at.run()
-    for chart in charts(at):
-        assert chart.config["toImageButtonOptions"]["format"] == "svg"
 
 
 def test_presentation_mode_survives_a_page_switch_and_styles_for_the_projector():
@@ -119,18 +115,3 @@ def test_notes_on_the_paper_are_computed_on_request():
     at.button(key="notes_button_synthetic").click().run()
     notes = [m.value for m in at.markdown if "**Verdict:**" in m.value]
     assert len(notes) == 2 and "Bayes" in notes[0]
-
-
-def test_presentation_row_keeps_the_live_controls_and_presets():
-    at = open_page(
-        "pages/transfer.py",
-        {"present": "1", "n_source": "2000", "n_target": "2000", "curve_range": "[0, 0.1]"},
-    )
-    assert {w.key for w in at.number_input} == {"present_ctl_tp_delta_1", "present_ctl_shared_seed"}
-    assert any(b.key == "present_preset_flda_table_1_figure_4" for b in at.button)
-    at.number_input(key="present_ctl_tp_delta_1").set_value(0.2).run()
-    assert at.session_state["tp.delta_1"] == 0.2
-    names = [t.get("name") for t in chart_specs(at)["tp_boundaries"]["data"]]
-    assert any("your θ" in n for n in names if n)
-    at.number_input(key="present_ctl_shared_seed").set_value(3).run()
-    assert at.session_state["shared.seed"] == 3 and not at.exception

@@ -84,36 +84,11 @@ def test_bad_sample_sizes_give_a_clear_error_and_keep_settings():
     assert at.error and "exceeds the samples per data set" in at.error[0].value
 
 
-def test_logistic_curves_need_a_click_then_show_all_six_classifiers():
-    at = open_page()
-    widget(at, "radio", "lc.grid_mode").set_value("custom").run()
-    widget(at, "text_input", "lc.custom_sizes").input("2, 30").run()
-    widget(at, "radio", "lc.loss").set_value("both").run()
-    widget(at, "slider", "lc.repeats_logistic").set_value(2).run()
-    assert not at.exception
-    assert any("iterative L-BFGS fits" in i.value for i in at.info)
-    labels = [m.label for m in at.metric]
-    assert "FLDA-L ≈ T-LR from n" not in labels  # not computed yet
-    next(b for b in at.button if "logistic" in b.label).click().run()
-    assert not at.exception and not at.error
-    labels = [m.label for m in at.metric]
-    assert "FLDA-L ≈ T-LR from n" in labels and "FLDA-Q ≈ T-LS from n" in labels
-    columns = list(at.dataframe[0].value.columns)
-    assert "FLDA-L (target)" in columns and "T-LR (source)" in columns
-    assert at.dataframe[0].value["n"].tolist() == [2, 30]
-    assert not any(b.label == "Compute logistic curves" for b in at.button)
-    assert not any("iterative L-BFGS fits" in i.value for i in at.info)
-    # coming back to the same settings uses the cache: no button needed
-    widget(at, "toggle", "lc.show_sem").set_value(False).run()
-    assert "FLDA-L ≈ T-LR from n" in [m.label for m in at.metric]
-    assert not any(b.label == "Compute logistic curves" for b in at.button)
-
-
 def test_settings_are_read_from_the_url():
-    at = open_page({"theta_f1": "0.3", "repeats": "7", "loss": "nonsense"})
+    at = open_page({"theta_f1": "0.3", "repeats": "7", "grid_mode": "nonsense"})
     assert widget(at, "slider", "lc.theta_f1").value == pytest.approx(0.3)
     assert widget(at, "slider", "lc.repeats").value == 7
-    assert widget(at, "radio", "lc.loss").value == "quadratic"  # invalid URL value ignored
+    assert widget(at, "radio", "lc.grid_mode").value == "log"  # invalid URL value ignored
 
 
 def test_presentation_mode_hides_the_controls():

@@ -141,10 +141,10 @@ def test_links_to_an_unknown_pair_and_the_older_pages_links():
     assert "theta_set" not in old.query_params
 
 
-def test_presentation_mode_keeps_the_table_and_the_pair_in_one_row():
+def test_presentation_mode_shows_the_linked_pair_without_controls():
     at = open_page(PAGE, {**SPAM, "present": "1"})
-    assert {s.key for s in at.selectbox} == {"present_ctl_real_table", "present_ctl_real_pair"}
-    assert not at.checkbox and not at.radio and "real_errors" in chart_specs(at)
+    assert not at.selectbox and not at.checkbox and not at.radio and "real_errors" in chart_specs(at)
+    assert at.session_state["real.pair"] == SPAM["pair"]
 
 
 @pytest.mark.parametrize("routing", [True, False])

@@ -2,8 +2,6 @@
 (issue 15): the choice is read from the URL, reaches the fits, is mirrored back,
 and the estimated parameters (or why a model does not apply) are shown."""
 
-import re
-
 import numpy as np
 import pytest
 from apptest_support import open_page
@@ -73,15 +71,6 @@ def test_synthetic_imputation_says_it_needs_gaps():
     errors = at.dataframe[0].value.set_index("classifier")["target error"]
     assert errors["FLDA-L"] == errors["S-LR"]
     assert any("Imputation needs missing values" in c.value for c in at.caption)
-
-
-def test_transfer_page_says_the_sweep_is_for_dropout_and_fits_the_model_beside():
-    at = open_page("pages/transfer.py", {"transfer": "rate"})
-    assert _transfer_box(at, "tp.transfer").value == "rate"
-    note = next(i.value for i in at.info if "perturbs the **dropout**" in i.value)
-    assert re.search(r"FLDA-L target error \d\.\d{3}", note)
-    assert "estimated rate" in _frame_with(at, "estimated rate").columns
-    assert _query(at, "transfer") == "rate"
 
 
 def test_your_data_rate_model_shows_its_parameters_and_imputation_explains():

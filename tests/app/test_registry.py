@@ -1,13 +1,11 @@
 """The page registry (``explorer.registry``) is the one page list: it names every page file
-once, and the navigation, Home, the lesson and presentation mode all follow it."""
+once, and the navigation, Home and the lesson all follow it."""
 
-import ast
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import presentation, registry
+from explorer import registry
 from explorer.registry import HOME, PAGES
 from explorer.teaching import lesson
 
@@ -77,25 +75,3 @@ def test_the_lesson_reads_the_url_paths_from_the_registry():
     for lesson_step in lesson.LESSON_STEPS:
         url = lesson.full_page_url(lesson_step)
         assert url.startswith(registry.url_path(lesson_step.page) + "?"), url
-
-
-def test_presentation_mode_reads_its_controls_and_presets_from_the_registry():
-    controls = {page.script: page.live_controls for page in PAGES if page.live_controls}
-    assert controls == presentation.PRESENTATION_CONTROLS
-    assert {page.script for page in PAGES if page.has_presets} == presentation.HAS_PRESETS
-    assert set(presentation.PRESENTATION_CONTROLS) >= presentation.HAS_PRESETS
-
-
-@pytest.mark.parametrize("page", [p for p in PAGES if p.has_presets], ids=lambda p: p.title)
-def test_pages_with_presets_draw_their_row_under_their_own_name(page):
-    tree = ast.parse((ROOT / page.script).read_text(encoding="utf-8"))
-    first_arguments = [
-        node.args[0].value
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "presentation_row"
-        and node.args
-        and isinstance(node.args[0], ast.Constant)
-    ]
-    assert first_arguments == [page.script]

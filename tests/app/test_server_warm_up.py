@@ -143,18 +143,3 @@ def test_the_lesson_is_computed_before_the_server_opens_unless_switched_off(monk
     assert serving.warm_up_lesson() is None  # logged; the page computes what it needs
     source = inspect.getsource(serving.server_lifespan)
     assert source.index("warm_up_lesson") < source.index("yield")  # before it opens
-
-
-def test_the_digits_first_chart_needs_no_new_subplot_layout_after_the_warm_up():
-    """Digit sets of any size and name: the 2 x 10 grid is laid out at the server's start."""
-    import numpy as np
-
-    from explorer.figures import style
-    from explorer.figures.digits import sample_images_figure
-
-    serving.warm_up_figure_layouts()
-    misses = style._subplot_layout_json.cache_info().misses
-    rng = np.random.default_rng(0)
-    y = np.repeat(np.arange(10), 3)
-    sample_images_figure(rng.random((30, 256)), y, rng.random((30, 256)), y, 16, "mnist.npz", "usps.npz")
-    assert style._subplot_layout_json.cache_info().misses == misses

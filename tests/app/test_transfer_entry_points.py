@@ -23,7 +23,6 @@ from flda_core.synthetic import (
     make_rate_domains,
 )
 from explorer.experiments import your_data as yd
-from explorer.experiments.perturbation import run_perturbation
 from explorer.experiments.synthetic import fit_classifiers, fit_linear, transfer_errors
 from explorer.teaching.captions import shift_comparison_caption
 from explorer.experiments.transfer_models import transfer_parameter_frame
@@ -132,17 +131,6 @@ def test_transfer_parameter_frame_compares_estimates_with_the_truth(appearance):
     np.testing.assert_allclose(frame["estimate - true phi"], clf.phi_ - np.asarray(APPEARANCE_PHI))
     rate = transfer_parameter_frame("rate", {"rate": np.array([2.0, 0.5])})
     assert list(rate.columns) == ["feature", "estimated rate"]
-
-
-def test_perturbation_dropout_unchanged_and_other_model_fitted_beside():
-    pair = make_domains("poisson", RATE_PARAMS, 2000, 2000, (0.5, 0.0), 0)
-    base = run_perturbation(pair, perturbations=(0.0, 0.1), curve_range=(0.0, 0.1))
-    other = run_perturbation(pair, perturbations=(0.0, 0.1), curve_range=(0.0, 0.1), transfer="two-sided")
-    assert base.transfer_fits == {}
-    for a, b in zip(base.sweep, other.sweep):
-        _same_fit(a, b)
-    assert set(other.transfer_fits) == {"quadratic", "logistic"}
-    assert all(f.transfer == "two-sided" for f in other.transfer_fits.values())
 
 
 # ------------------------------------------------------------------ your data, real data

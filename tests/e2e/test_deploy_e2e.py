@@ -87,7 +87,9 @@ def test_a_tab_whose_process_dies_or_hangs_carries_on_from_its_url(browser_ready
             cookie = {c["name"]: c["value"] for c in context.cookies()}.get("flda_backend")
         assert cookie == "p2" and len(sockets) > opened, "the tab did not reconnect to the live process"
         runs = len(tracker.run_kinds)
-        h.choose_radio(page, tracker, "Chart download format", "SVG")
+        # any action runs the page there, in a new session started from the link
+        seed = h.widget(page, "stNumberInput", "Random seed")
+        h.act(page, tracker, seed.locator('[data-testid="stNumberInputStepUp"]').click)
         assert len(tracker.run_kinds) > runs  # the live process ran the page
         theta = h.widget(page, "stTextInput", "True dropout θ").locator("input")
         assert theta.input_value() == "0.3"

@@ -82,10 +82,10 @@ def test_learning_curves_l2_reruns_only_the_results(streamlit_server, browser_pa
     ridge = h.widget(page, "stSlider", "λ (ridge strength)")
     assert ridge.is_visible()
     h.ensure_visible(page, h.widget(page, "stCheckbox", "Show ± SEM bands"))
-    loss, toggle, lam, sem = _sidebar_order(
-        page, ["Loss", "l2 regularisation", "λ (ridge strength)", "Show ± SEM bands"]
+    repeats, toggle, lam, sem = _sidebar_order(
+        page, ["Repeats", "l2 regularisation", "λ (ridge strength)", "Show ± SEM bands"]
     )
-    assert loss < toggle < lam < sem
+    assert repeats < toggle < lam < sem
     assert "l2-regularised with λ = 10" in caption.inner_text()
     ridged = _chart_curve(page, "lc_curves", "FLDA-Q", "solid")
     assert ridged != plain
