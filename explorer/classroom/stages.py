@@ -26,6 +26,8 @@ __all__ = ["ORDER", "stage", "stages", "advance", "undo"]
 
 #: Every stage, in the order advance walks them.
 ORDER = ("idle", "open1", "closed1", "open2", "closed2", "revealed")
+#: The columns of the idle stage (a step's start).
+IDLE = {"round": 0, "round_open": False, "revealed": False, "bars": False}
 
 
 def _get(state, name):
@@ -57,7 +59,7 @@ def _columns(name, state, asks, round_=None):
     if name == "revealed":
         return {"round": round_, "round_open": False, "revealed": True, "bars": asks}
     if name == "idle":
-        return {"round": 0, "round_open": False, "revealed": False, "bars": False}
+        return dict(IDLE)
     opened, number = name.startswith("open"), int(name[-1])
     if opened:
         bars = bool(_get(state, "live_counts"))

@@ -10,25 +10,17 @@ warning for the presenter when even that cannot be found.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import socket
 import urllib.parse
 
 import streamlit as st
 
-__all__ = ["public_origin", "lan_address", "PUBLIC_URL_ENV"]
+from explorer.ui.class_routes import is_loopback
+
+__all__ = ["public_origin", "public_join_url", "lan_address", "PUBLIC_URL_ENV"]
 
 PUBLIC_URL_ENV = "FLDA_PUBLIC_URL"
-
-
-def _loopback(host):
-    if host in ("localhost", ""):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return host.endswith(".localhost")
 
 
 def lan_address():
@@ -39,7 +31,7 @@ def lan_address():
             address = probe.getsockname()[0]
     except OSError:
         return None
-    return None if _loopback(address) else address
+    return None if is_loopback(address) else address
 
 
 def public_origin(url=None, env=None):
@@ -51,7 +43,7 @@ def public_origin(url=None, env=None):
     parts = urllib.parse.urlsplit(url if url is not None else (st.context.url or ""))
     scheme = parts.scheme if parts.scheme in ("http", "https") else "http"
     host, port = parts.hostname or "", f":{parts.port}" if parts.port else ""
-    if not _loopback(host):
+    if host and not is_loopback(host):
         return f"{scheme}://{parts.netloc}", None
     lan = lan_address()
     if lan is None:
@@ -65,3 +57,8 @@ def public_origin(url=None, env=None):
         f"address {lan}{port}. If students cannot open it (another network, a firewall), set "
         f"{PUBLIC_URL_ENV} to an address they can reach."
     )
+
+
+def public_join_url(code):
+    """The students' join link of class ``code``, from :func:`public_origin`."""
+    return f"{public_origin()[0]}/join?code={code}"
