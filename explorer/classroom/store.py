@@ -506,9 +506,17 @@ class ClassStore:
             if row["ended"] or self._expired(row):
                 raise NotAllowed("This class has ended.")
             changes = self._change(row, action, value)
-            if changes.get("step", row["step"]) != row["step"]:
-                changes.update(step_started=now, correct=self._correct(conn, row["id"], changes["step"]))
-            self._mark_rounds(conn, row, changes, now)
+            if changes.get("step", row["step"]) != row["step"]:  # the new step's correct choices, kept
+                kept = _where(rounds, class_id=row["id"], step=changes["step"], round=0)
+                correct = conn.execute(select(rounds.c.correct).where(*kept)).scalar() or "[]"
+                changes.update(step_started=now, correct=correct)
+            # when a round first opens, and when it closes
+            after = (changes.get("step", row["step"]), changes.get("round", row["round"]))
+            stays = after == (row["step"], row["round"]) and changes.get("round_open", row["round_open"])
+            if row["round_open"] and not stays:
+                self._mark(conn, row["id"], row["step"], row["round"], closed=now)
+            if changes.get("round_open") and not (row["round_open"] and stays):
+                self._mark(conn, row["id"], *after, opened=func.coalesce(rounds.c.opened, now), closed=None)
             if "values" in changes:
                 changes["values_json"] = json.dumps(changes.pop("values"), sort_keys=True)
             if action == "correct":
@@ -557,19 +565,6 @@ class ClassStore:
         if conn.execute(select(rounds.c.round).where(*where)).first() is None:
             conn.execute(insert(rounds).values(class_id=class_id, step=step, round=round_))
         conn.execute(update(rounds).where(*where).values(**values))
-
-    def _mark_rounds(self, conn, row, changes, now):
-        """When a round first opens, and when it closes."""
-        after = (changes.get("step", row["step"]), changes.get("round", row["round"]))
-        stays = after == (row["step"], row["round"]) and changes.get("round_open", row["round_open"])
-        if row["round_open"] and not stays:
-            self._mark(conn, row["id"], row["step"], row["round"], closed=now)
-        if changes.get("round_open") and not (row["round_open"] and stays):
-            self._mark(conn, row["id"], *after, opened=func.coalesce(rounds.c.opened, now), closed=None)
-
-    def _correct(self, conn, class_id, step):
-        where = _where(rounds, class_id=class_id, step=step, round=0)
-        return conn.execute(select(rounds.c.correct).where(*where)).scalar() or "[]"
 
     # ---------------------------------------------------------------- devices, seats
     def new_device(self, address):

@@ -16,14 +16,15 @@ shown as the class's state says.
 
 from __future__ import annotations
 
+import io
+
 import streamlit as st
 
 from explorer.classroom import stages
 from explorer.classroom.store import default_store as store
 from explorer.teaching.lesson import LESSON_STEPS, with_chosen
 from explorer.ui import guard, slides
-from explorer.ui.class_routes import base_path
-from explorer.ui.joining import public_join_url
+from explorer.ui.class_routes import base_path, public_join_url
 
 __all__ = [
     "ClassLecture",
@@ -165,12 +166,16 @@ def class_layer(lecture, role, clock=None):
 def draw_join_overlay(code):
     """The join overlay (J, and the class's opening): the join link's QR code, the link
     and the code, large; out of sight until the class shows it."""
-    from explorer.classroom.qr import qr_svg
+    import segno
 
-    url = public_join_url(code)
+    url, svg = public_join_url(code), io.BytesIO()  # drawn here: no network, no image service
+    # error correction M, dark on white, a quiet zone of 4 modules, as scanners expect
+    segno.make(url, error="m", micro=False).save(
+        svg, kind="svg", scale=10, dark="#000000", light="#ffffff", border=4, xmldecl=False
+    )
     with st.container(key=JOIN_KEY):
         st.subheader(f"Join the class: code {code}", anchor=False)
-        st.image(qr_svg(url, scale=10), width=360)
+        st.image(svg.getvalue().decode("utf-8"), width=360)
         st.markdown(f"Open **{url.split('://', 1)[-1]}** on your phone or laptop, or scan the code.")
 
 
@@ -198,9 +203,8 @@ def draw_projector(lecture):
     action, viewport = slides.lesson_keys(
         [s.title for s in LESSON_STEPS], True, True, lecture.state.layer, lecture.key_steering()
     )
-    if action is not None:
+    if action is not None:  # H (the other keys steer the class from the browser)
         lecture.act(*action)
-        lecture = ClassLecture(lecture.code, lecture.view)
     with st.container(key=slides.TITLE_KEY):
         st.title(f"Class {lecture.code}: the lesson in {len(LESSON_STEPS)} steps")
     with st.container(key=slides.SLIDE_KEY):

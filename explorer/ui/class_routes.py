@@ -11,10 +11,9 @@ Served by ``app.py``'s ``st.App`` (:func:`routes`, through
 * ``GET /_flda/class/state?code=C&seen=T[&screen=S]`` — a long poll held at most
   :data:`HOLD_S`, answered as soon as the viewer's token differs from ``seen``; only for a
   device with a seat, the lecturer (her cookie) or a screen (the projector's token).
-  Body ``{token, state, content, mine, counts}``: ``content``
-  (:func:`explorer.ui.class_content.student_content`) is built once per class state and
-  process and shared by every viewer; ``counts`` go to screens and the lecturer, to
-  students only while the projector shows the bars.
+  Body ``{token, state, content, mine, counts}``: ``content`` (:func:`student_content`)
+  is built once per class state and process and shared by every viewer; ``counts`` go to
+  screens and the lecturer, to students only while the projector shows the bars.
 * ``POST /_flda/class/vote {code, choice}`` and, for the lecturer's keys,
   ``POST /_flda/class/steer {code, action, value}`` (her cookie).
 * ``GET /_flda/class/lecturer?code=C&key=K`` — sets the lecturer's cookie for C and
@@ -31,6 +30,13 @@ held polls; per process at most ``FLDA_CLASS_MAX_WAITERS`` (3000) held polls.  T
 address is the peer's, or nginx's ``X-Real-IP`` (else the last ``X-Forwarded-For``) when
 the peer is loopback and ``FLDA_BEHIND_PROXY=1``.  Every fault answers JSON with a
 ``status`` and a ``message`` for people, never a traceback.
+
+Students join at :func:`public_origin`, never the lecturer's loopback (a lecturer who
+opened the app as ``localhost`` would send every phone to its own ``localhost``):
+``FLDA_PUBLIC_URL`` when the server's operator set it (behind a proxy, a name students
+can reach), else the address the browser used, unless that is a loopback address: then
+this machine's address on its local network, with a warning for the presenter when even
+that cannot be found.
 """
 
 from __future__ import annotations
@@ -44,9 +50,12 @@ import ipaddress
 import json
 import logging
 import os
+import socket
 import time
 import urllib.parse
 from pathlib import Path
+
+import streamlit as st
 
 from explorer.classroom import codes
 from explorer.classroom import store as class_store
@@ -60,11 +69,16 @@ __all__ = [
     "lecturer_cookie",
     "lecturer_key",
     "routes",
+    "public_origin",
+    "public_join_url",
+    "lan_address",
+    "PUBLIC_URL_ENV",
 ]
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 PAGE_FILES = {"join.js": "text/javascript", "class_client.js": "text/javascript", "join.css": "text/css"}
 DEVICE_COOKIE = "flda_device"
+PUBLIC_URL_ENV = "FLDA_PUBLIC_URL"
 HOLD_S, CHECK_S, IDLE_S = 20.0, 0.2, 10.0  # poll hold, row reads, a watch without waiters ends
 DISCONNECT_CHECK_S = 1.0  # how often a held poll looks whether its client left
 COUNTS_EVERY_S, TOUCH_EVERY_S, STORE_TIMEOUT_S = 1.0, 30.0, 5.0
@@ -95,8 +109,6 @@ def lecturer_cookie(code):
 def lecturer_key(code):
     """The lecturer's key of class ``code`` this browser holds (a Streamlit page's run:
     ``st.context.cookies``), or ``""``."""
-    import streamlit as st
-
     return st.context.cookies.get(lecturer_cookie(codes.normalize_code(code)), "")
 
 
@@ -125,6 +137,47 @@ def is_loopback(host):
         return False
     # a dual-stack socket shows IPv4 peers as ::ffff:a.b.c.d (not loopback before Python 3.13)
     return ip.is_loopback or bool(getattr(ip, "ipv4_mapped", None) and ip.ipv4_mapped.is_loopback)
+
+
+def lan_address():
+    """This machine's address on its local network, or None (only loopback)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.255.255.255", 9))  # UDP: chooses a route, sends nothing
+            address = probe.getsockname()[0]
+    except OSError:
+        return None
+    return None if is_loopback(address) else address
+
+
+def public_origin(url=None, env=None):
+    """``(origin, warning)``: ``scheme://host[:port]`` students can open, and a sentence
+    for the presenter when they may not reach it (None otherwise)."""
+    configured = (os.environ if env is None else env).get(PUBLIC_URL_ENV, "").strip().rstrip("/")
+    if configured:
+        return configured, None
+    parts = urllib.parse.urlsplit(url if url is not None else (st.context.url or ""))
+    scheme = parts.scheme if parts.scheme in ("http", "https") else "http"
+    host, port = parts.hostname or "", f":{parts.port}" if parts.port else ""
+    if host and not is_loopback(host):
+        return f"{scheme}://{parts.netloc}", None
+    lan = lan_address()
+    if lan is None:
+        return f"{scheme}://{parts.netloc or 'localhost'}", (
+            f"You opened the app as {host or 'localhost'} and this machine has no address on a "
+            f"network: students cannot reach the join link. Set {PUBLIC_URL_ENV} to the address "
+            "students can open and restart the server."
+        )
+    return f"{scheme}://{lan}{port}", (
+        f"You opened the app as {host or 'localhost'}; the join link uses this machine's network "
+        f"address {lan}{port}. If students cannot open it (another network, a firewall), set "
+        f"{PUBLIC_URL_ENV} to an address they can reach."
+    )
+
+
+def public_join_url(code):
+    """The students' join link of class ``code``, from :func:`public_origin`."""
+    return f"{public_origin()[0]}/join?code={code}"
 
 
 async def _call(method, *args):
@@ -318,6 +371,29 @@ async def _mine(request):
 
 
 # ------------------------------------------------------------------------ following
+def student_content(state):
+    """What every student sees of the class's current step (``state``: its
+    :class:`~explorer.classroom.store.ClassState`): ``{step, slug, title, text, question,
+    choices, figure}``, the text with the setting the lecturer's control values make
+    (:func:`explorer.ui.lesson_views.settings_text`); after Reveal also ``correct``, the
+    ``answer`` (the sentence the projector shows, then the mechanism) and ``explore`` (a
+    URL relative to the app: the step with the lecturer's values on the student's device)."""
+    from explorer.teaching.lesson import LESSON_STEPS, explore_url, with_chosen
+    from explorer.ui.lesson_views import settings_text, step_view
+
+    if not 0 <= state.step < len(LESSON_STEPS):
+        return {"step": state.step, "title": "", "choices": []}
+    step = LESSON_STEPS[state.step]
+    values = with_chosen(step, state.values)
+    out = {"step": state.step, "slug": step.slug, "title": step.title, "figure": step.figure}
+    out |= {"text": f"{step.text} Setting: {settings_text(values)}."}
+    out |= {"question": step.question, "choices": list(step.choices)}
+    if state.revealed:
+        answer = f"{step_view(step, values).reveal} Why: {step.answer}"
+        out |= {"correct": list(state.correct), "answer": answer, "explore": explore_url(step, values)}
+    return out
+
+
 class _Watch:
     """One class followed in this process: its state, seats, ballots of the current step,
     the shared part of every answer, and who waits."""
@@ -360,8 +436,6 @@ async def _refresh(watch):
     if state != old or watch.shared is None:
         if state is not None and (watch.code, state.page_key()) != watch.content_key:
             watch.content_key = (watch.code, state.page_key())
-            from explorer.ui.class_content import student_content
-
             watch.content = await asyncio.to_thread(student_content, state)
         shared = {"state": dataclasses.asdict(state), "content": watch.content} if state else {"state": None}
         watch.state, watch.shared = state, json.dumps(shared)
@@ -408,24 +482,19 @@ async def _watching(code):
     return watch
 
 
-async def _authorised(code, purpose, token):
-    key = (code, purpose, codes.token_hash(token, purpose))
-    if _AUTH.get(key, 0) < time.monotonic():
-        if not await _call("is_lecturer", code, token, purpose):
-            return False
-        if len(_AUTH) > 10_000:
-            _AUTH.clear()
-        _AUTH[key] = time.monotonic() + 60
-    return True
-
-
 async def _viewer(request, code):
-    """``("lecturer"|"screen", None)`` or ``("student", device hash)``, or None."""
+    """``("lecturer"|"screen", None)`` or ``("student", device hash)``, or None (a key or a
+    screen token found good is trusted for a minute)."""
     key, screen = request.cookies.get(lecturer_cookie(code), ""), request.query_params.get("screen", "")
-    if key and await _authorised(code, "key", key):
-        return "lecturer", None
-    if screen and await _authorised(code, "screen", screen):
-        return "screen", None
+    for kind, purpose, token in (("lecturer", "key", key), ("screen", "screen", screen)):
+        known = (code, purpose, codes.token_hash(token, purpose))
+        if not token or _AUTH.get(known, 0) < time.monotonic():
+            if not token or not await _call("is_lecturer", code, token, purpose):
+                continue
+            if len(_AUTH) > 10_000:
+                _AUTH.clear()
+            _AUTH[known] = time.monotonic() + 60
+        return kind, None
     device = request.cookies.get(DEVICE_COOKIE, "")
     if not codes.device_ok(device, await _call("secret")):
         return None
@@ -445,20 +514,10 @@ def _token(watch, kind, device):
     return f"{state.version}.{watch.epoch if state.bars else 0}.{mine}"
 
 
-def _answer(watch, kind, device):
-    from starlette.responses import Response
-
-    state = watch.state
-    mine = watch.ballots.get(device, {}).get(state.round) if state and device else None
-    counts = watch.counts if state and (kind != "student" or state.bars) else None
-    joined = len(watch.seated) if kind != "student" else None
-    head = {"token": _token(watch, kind, device), "mine": mine, "counts": counts, "joined": joined}
-    body = json.dumps(head)[:-1] + "," + watch.shared[1:]
-    return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
-
-
 @_guarded
 async def _state(request):
+    from starlette.responses import Response
+
     code, client = codes.normalize_code(request.query_params.get("code")), _client(request)
     seen = request.query_params.get("seen", "")[:64]
     if not code:
@@ -496,7 +555,13 @@ async def _state(request):
         _WAITS[client] -= 1
         if not _WAITS[client]:
             del _WAITS[client]
-    return _answer(watch, *viewer)
+    state, (kind, device) = watch.state, viewer
+    mine = watch.ballots.get(device, {}).get(state.round) if state and device else None
+    counts = watch.counts if state and (kind != "student" or state.bars) else None
+    joined = len(watch.seated) if kind != "student" else None
+    head = {"token": _token(watch, kind, device), "mine": mine, "counts": counts, "joined": joined}
+    body = json.dumps(head)[:-1] + "," + watch.shared[1:]  # the shared part serialised once
+    return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
 
 
 # ----------------------------------------------------------------------- the page

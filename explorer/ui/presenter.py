@@ -23,7 +23,7 @@ from explorer.safe_text import escape_markdown
 from explorer.teaching.lesson import LESSON_STEPS, lecture_plan, notes_text, step_minutes
 from explorer.ui import guard, lesson_slide, slides, tables
 from explorer.ui.class_lecture import STAGE_NAMES, ClassLecture, class_layer, store
-from explorer.ui.joining import public_join_url, public_origin
+from explorer.ui.class_routes import public_join_url, public_origin
 
 __all__ = ["draw_presenter", "results_frame", "plan_frame"]
 
