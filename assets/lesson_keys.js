@@ -191,8 +191,8 @@ export default function (component) {
   };
   const listen = (on, all) => {
     const verb = on ? "addEventListener" : "removeEventListener";
-    const on = { onOverviewKey: "keydown", onKey: "keydown", onKeyUp: "keyup", onClick: "click" };
-    for (const [name, type] of Object.entries(on)) doc[verb](type, all[name], true);
+    const types = { onOverviewKey: "keydown", onKey: "keydown", onKeyUp: "keyup", onClick: "click" };
+    for (const [name, type] of Object.entries(types)) doc[verb](type, all[name], true);
     win[verb]("resize", all.onResize);
   };
   if (win.__fldaLessonKeys) listen(false, win.__fldaLessonKeys);
