@@ -61,11 +61,8 @@ def _columns(name, state, asks, round_=None):
     if name == "idle":
         return dict(IDLE)
     opened, number = name.startswith("open"), int(name[-1])
-    if opened:
-        bars = bool(_get(state, "live_counts"))
-    else:
-        bars = number == 2 or bool(_get(state, "early_round1"))
-    return {"round": number, "round_open": opened, "revealed": False, "bars": bars}
+    bars = _get(state, "live_counts") if opened else number == 2 or _get(state, "early_round1")
+    return {"round": number, "round_open": opened, "revealed": False, "bars": bool(bars)}
 
 
 def advance(state, has_question):

@@ -68,23 +68,22 @@ class ClassLecture:
     def __init__(self, code, view):
         from explorer.ui.class_routes import lecturer_key
 
-        self.code, self.view = code, view
-        self.present = view == "projector"
+        self.code, self.present = code, view == "projector"
         self.state = store().state(code)
         self.key = lecturer_key(code)
         self.can_steer = bool(self.key) and self.state is not None and store().is_lecturer(code, self.key)
-        self.live_controls = self.can_steer and view == "presenter" and self.state.live
+        self.steering = self.can_steer and self.state.live  # the lecturer may steer it now
+        self.live_controls = self.steering and view == "presenter"
         self.index = min(self.state.step, len(LESSON_STEPS) - 1) if self.state else 0
 
     # ------------------------------------------------------------------ reading
     def values(self, lesson_step):
-        """The step's settings with the lecturer's control values (the current step only;
-        a value the control does not offer is ignored)."""
-        current = self.state is not None and LESSON_STEPS.index(lesson_step) == self.state.step
-        return with_chosen(lesson_step, self.state.values if current else {})
+        """The (current) step's settings with the lecturer's control values (a value the
+        control does not offer is ignored)."""
+        return with_chosen(lesson_step, self.state.values)
 
     def revealed(self, lesson_step):
-        return bool(self.state and self.state.revealed and LESSON_STEPS.index(lesson_step) == self.state.step)
+        return self.state.revealed
 
     def stages(self):
         """The stages of the current step, and the one it is in."""
@@ -105,7 +104,7 @@ class ClassLecture:
         """A presenter's button, or H (the other keys steer the class in the browser)."""
         if action == "contrast":
             slides.set_high_contrast(not slides.high_contrast())
-        elif action in ("next", "back") and self.can_steer and self.state.live:
+        elif action in ("next", "back") and self.steering:
             self.steer("advance" if action == "next" else "undo")
 
     def forward_label(self):
@@ -115,26 +114,25 @@ class ClassLecture:
         return STAGE_NAMES[mine[mine.index(now) + 1]][1] + " →"
 
     def can_go_back(self):
-        return self.can_steer and self.state.live and (self.index > 0 or self.stages()[1] != "idle")
+        return self.steering and (self.index > 0 or self.stages()[1] != "idle")
 
     def can_go_forward(self):
-        at_end = self.index >= len(LESSON_STEPS) - 1 and self.stages()[1] == "revealed"
-        return self.can_steer and self.state.live and not at_end
+        return self.steering and not (self.index >= len(LESSON_STEPS) - 1 and self.stages()[1] == "revealed")
 
     def key_steering(self):
         """What the keys element needs to steer this class itself (None without the key)."""
-        if self.can_steer and self.state.live:
-            state = self.state
-            return {"base": base_path(), "code": self.code, "steps": len(LESSON_STEPS)} | {
-                "bars": state.bars,
-                "layer": state.layer,
-            }
-        return None
+        if not self.steering:
+            return None
+        state = self.state
+        return {"base": base_path(), "code": self.code, "steps": len(LESSON_STEPS)} | {
+            "bars": state.bars,
+            "layer": state.layer,
+        }
 
     def sync_correct(self, view):
         """Keep the class's correct choices those the lecturer's view computes (the
         students' answer after Reveal and the results' "correct" column)."""
-        if self.can_steer and view is not None and self.state.live:
+        if self.steering and view is not None:
             correct = tuple(sorted(view.correct))
             if correct != tuple(self.state.correct):
                 self.steer("correct", list(correct))

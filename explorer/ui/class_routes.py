@@ -347,18 +347,21 @@ async def _start(request):
     device, new = await _device(request)
     choices = [len(s.choices) for s in LESSON_STEPS]
     code, key = await _call("create_class", choices, device, "join")  # opens on its join slide
-    links = _links(code)
-    links["lecturer_link"] = f"{base_path()}/_flda/class/lecturer?code={code}&key={key}"
-    links["projector"] += f"&screen={codes.screen_token(key)}"
+    links = class_links(code, key)
     cookies = [(lecturer_cookie(code), key)] + ([(DEVICE_COOKIE, device)] if new else [])
     return _json({"status": "ok", "code": code, **links}, 200, cookies)
 
 
-def _links(code):
-    lesson = f"{base_path()}/lesson?class={code}"
-    return {"presenter": f"{lesson}&view=presenter", "projector": f"{lesson}&view=projector"} | {
-        "join": f"{base_path()}/join?code={code}"
-    }
+def class_links(code, key=None):
+    """The class's presenter, projector and join links; with the lecturer's ``key`` the
+    projector's holds its screen token, and ``lecturer_link`` sets the key in a browser."""
+    lesson, base = f"{base_path()}/lesson?class={code}", base_path()
+    links = {"presenter": f"{lesson}&view=presenter", "projector": f"{lesson}&view=projector"}
+    links["join"] = f"{base}/join?code={code}"
+    if key:
+        links["projector"] += f"&screen={codes.screen_token(key)}"
+        links["lecturer_link"] = f"{base}/_flda/class/lecturer?code={code}&key={key}"
+    return links
 
 
 @_guarded
@@ -367,7 +370,9 @@ async def _mine(request):
     if not codes.device_ok(device, await _call("secret")):
         return _json({"status": "ok", "classes": []})
     found = await _call("my_classes", device)
-    return _json({"status": "ok", "classes": [{**dataclasses.asdict(s), **_links(s.code)} for s in found]})
+    return _json(
+        {"status": "ok", "classes": [{**dataclasses.asdict(s), **class_links(s.code)} for s in found]}
+    )
 
 
 # ------------------------------------------------------------------------ following
@@ -468,20 +473,6 @@ async def _watch(watch):
         watch.changed.set()
 
 
-async def _watching(code):
-    """The running watch of ``code`` (started, and read once, when there is none)."""
-    watch = _WATCHES.get(code)
-    if watch is None or watch.task is None or watch.task.done():
-        if len(_WATCHES) >= MAX_WATCHES:
-            raise class_store.StoreBusy("This server follows too many classes now: try again.")
-        watch = _WATCHES[code] = _Watch(code)
-        watch.task = asyncio.create_task(_watch(watch))
-    await asyncio.wait_for(watch.ready.wait(), STORE_TIMEOUT_S)
-    if watch.shared is None:
-        raise class_store.StoreBusy("The class store is busy: try again in a moment.")
-    return watch
-
-
 async def _viewer(request, code):
     """``("lecturer"|"screen", None)`` or ``("student", device hash)``, or None (a key or a
     screen token found good is trusted for a minute)."""
@@ -533,7 +524,15 @@ async def _state(request):
         len(_HITS[client]) > POLLS_PER_WINDOW or _WAITS[client] >= WAITS_PER_CLIENT
     ):
         raise _TooMany()
-    watch = await _watching(code)
+    watch = _WATCHES.get(code)
+    if watch is None or watch.task is None or watch.task.done():  # started, and read once
+        if len(_WATCHES) >= MAX_WATCHES:
+            raise class_store.StoreBusy("This server follows too many classes now: try again.")
+        watch = _WATCHES[code] = _Watch(code)
+        watch.task = asyncio.create_task(_watch(watch))
+    await asyncio.wait_for(watch.ready.wait(), STORE_TIMEOUT_S)
+    if watch.shared is None:
+        raise class_store.StoreBusy("The class store is busy: try again in a moment.")
     if sum(w.waiters for w in _WATCHES.values()) >= int(os.environ.get("FLDA_CLASS_MAX_WAITERS", 3000)):
         return _json({"status": "busy", "message": "The server is full: try again."}, 503)
     if viewer[1]:

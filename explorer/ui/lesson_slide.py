@@ -51,8 +51,8 @@ def _label(value):
 
 
 def draw_controls(lecture, lesson_step, values, disabled=False):
-    """The step's controls in one row, writing to the lesson's own keys (a class's
-    lecturer values: ``lecture.set_values``); shown but ``disabled`` where only the
+    """The step's controls in one row, writing to the lesson's own keys (in a class
+    ``lecture.control_changed`` steers it); shown but ``disabled`` where only the
     lecturer may change them."""
     if not lesson_step.controls:
         return
@@ -78,17 +78,12 @@ def draw_controls(lecture, lesson_step, values, disabled=False):
 def draw_prediction(lecture, lesson_step, view, revealed):
     """The question with its lettered choices; once revealed the computed answer (✓).
     In a class the choices are read, not clicked (the class votes on its devices)."""
-
-    def label(i):
-        return choice_label(lesson_step, i, revealed and i in view.correct)
-
-    short = sum(len(c) for c in lesson_step.choices) <= 60
     choice = st.radio(
         f"**Predict:** {lesson_step.question}",
         range(len(lesson_step.choices)),
-        format_func=label,
+        format_func=lambda i: choice_label(lesson_step, i, revealed and i in view.correct),
         index=None,
-        horizontal=short,
+        horizontal=sum(len(c) for c in lesson_step.choices) <= 60,
         key=prediction_key(lesson_step),
         disabled=not lecture.predicts,
         on_change=lecture.set_revealed if lecture.predicts else None,
@@ -96,19 +91,11 @@ def draw_prediction(lecture, lesson_step, view, revealed):
         help="Decide as a class first; the answer computed from this step's "
         "figure appears once a choice is made (or Next is pressed).",
     )
-    if not revealed:
-        return
-    if not lecture.predicts:
-        st.info(view.reveal, icon=":material/lightbulb:")
-        return
-    verdict = (
-        "Right (✓). "
-        if choice in view.correct
-        else "Not this time (✓ is right here). "
-        if choice is not None
-        else "✓ is right here. "
-    ) + view.reveal
-    (st.success if choice in view.correct else st.info)(verdict, icon=":material/lightbulb:")
+    if revealed:  # in a class the computed answer alone (the class votes on its devices)
+        right = lecture.predicts and choice in view.correct
+        said = {None: "✓ is right here. ", False: "Not this time (✓ is right here). ", True: "Right (✓). "}
+        verdict = said[None if choice is None else bool(right)] if lecture.predicts else ""
+        (st.success if right else st.info)(verdict + view.reveal, icon=":material/lightbulb:")
 
 
 def draw_numbers(view, per_row=3):
@@ -128,7 +115,7 @@ def draw_figure(lesson_step, values, view, revealed, present, slide=None):
     """The figure; Reveal is a build: before it the figure of the setting only
     (``view.fig_before``), after it the answering figure.  Outside slides, once revealed,
     its caption, "Why", the step's table and the notes on the paper follow (a slide has
-    them behind W and A: :func:`draw_overlays`)."""
+    them behind W and A: :func:`draw_why_and_numbers`)."""
     fig = view.fig if revealed else view.fig_before
     if fig is not None:
         charts.show_chart(

@@ -23,7 +23,7 @@ from explorer.safe_text import escape_markdown
 from explorer.teaching.lesson import LESSON_STEPS, lecture_plan, notes_text, step_minutes
 from explorer.ui import guard, lesson_slide, slides, tables
 from explorer.ui.class_lecture import STAGE_NAMES, ClassLecture, class_layer, store
-from explorer.ui.class_routes import public_join_url, public_origin
+from explorer.ui.class_routes import class_links, public_join_url, public_origin
 
 __all__ = ["draw_presenter", "results_frame", "plan_frame"]
 
@@ -142,17 +142,14 @@ def _seats(lecture):
 
 
 def _links(lecture):
-    from explorer.classroom.codes import screen_token
-
-    warning = public_origin()[1]
-    join = public_join_url(lecture.code).split("://", 1)[-1]
-    projector = f"lesson?class={lecture.code}&view=projector&present=1&screen={screen_token(lecture.key)}"
+    links, warning = class_links(lecture.code, lecture.key), public_origin()[1]
     if warning:
         st.warning(escape_markdown(warning), icon=":material/wifi_off:")
-    steering = f"_flda/class/lecturer?code={lecture.code}&key={lecture.key}"
+    join = public_join_url(lecture.code).split("://", 1)[-1]
     st.markdown(
-        f"[Open the projector view]({projector}) (on the room's screen) · "
-        f"[this presenter on another device]({steering}) (keep it private: it steers the class) · "
+        f"[Open the projector view]({links['projector']}&present=1) (on the room's screen) · "
+        f"[this presenter on another device]({links['lecturer_link']}) "
+        "(keep it private: it steers the class) · "
         f"students join at **{escape_markdown(join)}** (code **{lecture.code}**)"
     )
 

@@ -81,20 +81,17 @@ CHART_MARGIN = 12
 #: The height (px) styled for until the browser has reported the window's.
 DEFAULT_VIEWPORT = 1080
 
+_LETTERS = {"n": "next", "p": "back", "o": "overview", "b": "black", "w": "why", "a": "numbers"}
+_LETTERS |= {"r": "reset", "h": "contrast", "j": "join", "v": "bars"}
 #: Key -> action (``KeyboardEvent.key`` values; letters in both cases).
 KEY_MAP = {
-    **dict.fromkeys(["ArrowRight", " ", "Spacebar", "PageDown", "n", "N"], "next"),
-    **dict.fromkeys(["ArrowLeft", "PageUp", "p", "P"], "back"),
+    **dict.fromkeys(["ArrowRight", " ", "Spacebar", "PageDown"], "next"),
+    **dict.fromkeys(["ArrowLeft", "PageUp"], "back"),
     "Home": "first",
     "End": "last",
-    **dict.fromkeys(["o", "O", "Escape"], "overview"),
-    **dict.fromkeys(["b", "B", "."], "black"),
-    **dict.fromkeys(["w", "W"], "why"),
-    **dict.fromkeys(["a", "A"], "numbers"),
-    **dict.fromkeys(["r", "R"], "reset"),
-    **dict.fromkeys(["h", "H"], "contrast"),
-    **dict.fromkeys(["j", "J"], "join"),
-    **dict.fromkeys(["v", "V"], "bars"),
+    **{key: action for letter, action in _LETTERS.items() for key in (letter, letter.upper())},
+    "Escape": "overview",
+    ".": "black",
     "?": "help",
 }
 #: Keys of a class only (the join overlay, the class's vote bars).
@@ -325,7 +322,6 @@ CLASS_CSS = f"""
 .flda-class-round-head {{ font-weight: 700; margin-top: 0.4em; }}
 .flda-class-hint {{ font-style: italic; margin-top: 0.2em; }}
 .flda-class-stats {{ font-variant-numeric: tabular-nums; font-weight: 600; }}
-.flda-class-projector .flda-class-stats {{ display: none; }}
 .st-key-{CLASS_LAYER_KEY}, [data-testid="stLayoutWrapper"]:has(> .st-key-{CLASS_LAYER_KEY}) {{
   position: absolute !important; width: 0; height: 0; }}
 .st-key-lesson_join {{ display: none !important; }}
@@ -410,7 +406,6 @@ def lesson_keys(titles, present, in_class=False, layer="", steer=None):
         "present": bool(present),
         "titles": list(titles),
         "keys": keys,
-        "serverActions": list(SERVER_ACTIONS),
         "serverLayers": list(CLASS_LAYERS) if in_class else [],
         "layer": layer if in_class else "",
         "steer": steer,
