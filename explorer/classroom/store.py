@@ -440,11 +440,11 @@ class ClassStore:
             conn.execute(delete(classes).where(~self._live_sql(GRACE_S)))
             conn.execute(delete(attempts).where(attempts.c.at < now - RATE_WINDOW_S))
             live, mine = (self._live_sql(), ~classes.c.ended), classes.c.starter == starter
-            hour = classes.c.created > now - 3600
+            last_hour = (mine, classes.c.created > now - 3600)
             for where, name, why in (
                 (live, "MAX_CLASSES", "This server runs as many classes as it may: try again later."),
                 ((mine, *live), "PER_STARTER", "You have as many classes running as you may: end one first."),
-                ((mine, hour), "STARTS_PER_HOUR", "You started many classes this hour: try again later."),
+                (last_hour, "STARTS_PER_HOUR", "You started many classes in the last hour: try again later."),
             ):
                 if self._count(conn, classes, *where) >= limit(name):
                     raise NotAllowed(why)
