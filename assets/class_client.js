@@ -4,11 +4,13 @@
 // explorer/ui/class_routes.py.  Only fetch, no framework.
 //
 // API (base: the app's path prefix, "" at the root; code: the class's join code):
-//   join(base, code)                  -> {status: "ok"|"unknown"|"ended"|"full"|"rate-limited"|..., code}
-//   vote(base, code, choice)          -> {status: "counted"|"changed"|"closed"|..., mine}
-//   steer(base, code, action, value)  -> {status, state}   (the lecturer's cookie; store actions)
-//   start(base, token)                -> {status, code, presenter, projector, join, lecturer_link}
-//   myClasses(base)                   -> {status, classes: [state + links]}
+//   call(base, name, body)            -> the JSON answer of POST /_flda/class/<name> (GET without
+//                                        body), with {status: "offline"} when there is no answer:
+//     join {code}  -> {status: "ok"|"unknown"|"ended"|"full"|"rate-limited"|..., code}
+//     vote {code, choice}  -> {status: "counted"|"changed"|"closed"|..., mine}
+//     steer {code, action, value}  -> {status, state}   (the lecturer's cookie; store actions)
+//     start {token}  -> {status, code, presenter, projector, join, lecturer_link}
+//     mine (GET)  -> {status, classes: [state + links]}
 //   follow({base, code, screen, onAnswer, onStatus}) -> {stop(), poke()}
 //     One long poll at a time (GET /_flda/class/state); onAnswer(body) on every new token,
 //     body = {token, state, content, mine, counts}; onStatus(s) with s one of "live",
@@ -16,24 +18,21 @@
 //     "not-joined" (403: no seat; following stops), "ended" (the class is gone).
 //     A watchdog aborts a poll after HOLD_S + 5 s; failures back off up to 2 s with jitter;
 //     a page shown again (visibilitychange) or back online polls at once.
-//   text(value): a value as plain text (use with textContent; never innerHTML).
+//   el(doc, tag, className, content): an element; content is text (textContent, never
+//     HTML) or a list of nodes.
+//   drawRounds(box, counts, {letters, correct, marks, hints}): the vote bars of every round
+//     of counts ({round: {choice: votes}}); with marks the share correct and ✓ on the
+//     correct choices, with hints the peer-instruction hint ([[below, text], ...]).
 export const HOLD_S = 20;
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+const FETCH = { credentials: "same-origin", cache: "no-store" };
 
-export function text(value) {
-  return value === null || value === undefined ? "" : String(value);
-}
-
-async function post(base, name, body) {
+export async function call(base, name, body) {
+  const json = { "Content-Type": "application/json" };
+  const post = body === undefined ? {} : { method: "POST", headers: json, body: JSON.stringify(body) };
   try {
-    const answer = await fetch(`${base}/_flda/class/${name}`, {
-      method: "POST",
-      credentials: "same-origin",
-      cache: "no-store",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
+    const answer = await fetch(`${base}/_flda/class/${name}`, { ...FETCH, ...post });
     const data = await answer.json().catch(() => ({}));
     return { status: "error", retry: Number(answer.headers.get("Retry-After")) || 0, ...data };
   } catch (error) {
@@ -41,14 +40,38 @@ async function post(base, name, body) {
   }
 }
 
-export const join = (base, code) => post(base, "join", { code });
-export const vote = (base, code, choice) => post(base, "vote", { code, choice });
-export const steer = (base, code, action, value) => post(base, "steer", { code, action, value });
-export const start = (base, token) => post(base, "start", { token });
+export function el(doc, tag, className, content) {
+  const node = doc.createElement(tag);
+  if (className) node.className = className;
+  if (Array.isArray(content)) node.append(...content);
+  else if (content !== undefined && content !== null) node.textContent = String(content);
+  return node;
+}
 
-export async function myClasses(base) {
-  const answer = await fetch(`${base}/_flda/class/mine`, { credentials: "same-origin", cache: "no-store" });
-  return answer.json();
+export function drawRounds(box, counts, { letters, correct = [], marks = false, hints = null }) {
+  const doc = box.ownerDocument;
+  const rounds = Object.keys(counts || {}).map(Number).sort();
+  box.replaceChildren(...rounds.map((round) => {
+    const votes = letters.map((_, i) => Number(counts[round][i] || 0));
+    const total = votes.reduce((a, b) => a + b, 0);
+    const share = total ? correct.reduce((a, c) => a + (votes[c] || 0), 0) / total : 0;
+    const scored = marks && correct.length && total;
+    const head = `round ${round}: ${total} vote${total === 1 ? "" : "s"}`;
+    const text = scored ? `${head} · ${Math.round(100 * share)} % correct` : head;
+    const block = el(doc, "div", "flda-class-round", [el(doc, "div", "flda-class-round-head", text)]);
+    votes.forEach((n, i) => {
+      const fill = el(doc, "span", `flda-class-fill flda-class-r${round}`);
+      fill.style.width = `${total ? (100 * n) / total : 0}%`;
+      block.append(el(doc, "div", "flda-class-bar", [
+        el(doc, "span", "flda-class-letter", letters[i] + (marks && correct.includes(i) ? " ✓" : "")),
+        el(doc, "span", "flda-class-track", [fill]),
+        el(doc, "span", "flda-class-count", n),
+      ]));
+    });
+    const hint = hints && scored && (hints.find(([below]) => share < below) || hints[hints.length - 1]);
+    if (hint) block.append(el(doc, "div", "flda-class-hint", hint[1]));
+    return block;
+  }));
 }
 
 export function follow({ base = "", code, screen = "", onAnswer, onStatus = () => {} }) {
@@ -77,13 +100,9 @@ export function follow({ base = "", code, screen = "", onAnswer, onStatus = () =
       const slow = due ? setTimeout(() => say("reconnecting"), 3000) : null;
       let wait = 0;
       try {
-        const query = `code=${encodeURIComponent(code)}&seen=${encodeURIComponent(token)}` +
-          (screen ? `&screen=${encodeURIComponent(screen)}` : "");
-        const answer = await fetch(`${base}/_flda/class/state?${query}`, {
-          credentials: "same-origin",
-          cache: "no-store",
-          signal: controller.signal,
-        });
+        const query = new URLSearchParams({ code, seen: token, ...(screen ? { screen } : {}) });
+        const signal = controller.signal;
+        const answer = await fetch(`${base}/_flda/class/state?${query}`, { ...FETCH, signal });
         if (answer.status === 403 || answer.status === 400) {
           say("not-joined");
           break;

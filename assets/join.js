@@ -1,16 +1,18 @@
 // The students' page (/join, assets/join.html): join with the code, follow the class,
 // vote with large buttons; /join?lecturer is the lecturer's door (start a class, list
 // yours).  Every text from the server goes through textContent (never HTML).
-import { follow, join, myClasses, start, text, vote } from "./class_client.js";
+import { call, drawRounds, el, follow } from "./class_client.js";
 
 const base = document.querySelector('meta[name="flda-base"]').content;
 const $ = (id) => document.getElementById(id);
-const LETTERS = "ABCDEFGHJKLM";
+const letter = (i) => String.fromCharCode(65 + i);
 const STATUS = {
   reconnecting: "Reconnecting…",
   "not-joined": "You are not in this class (any more): join again.",
   ended: "The class has ended.",
 };
+const bars = el(document, "div", "bars");
+$("choices").after(bars);
 let code = "";
 let last = null;
 let follower = null;
@@ -26,7 +28,7 @@ function onStatus(status) {
 }
 
 async function enter(typed) {
-  const answer = await join(base, typed);
+  const answer = await call(base, "join", { code: typed });
   if (answer.status === "ok") {
     code = answer.code;
     history.replaceState(null, "", `?code=${encodeURIComponent(code)}`);
@@ -36,8 +38,8 @@ async function enter(typed) {
     follower = follow({ base, code, onAnswer: draw, onStatus });
     return;
   }
-  $("code").value = text(typed).slice(0, 12);
-  $("join-note").textContent = text(answer.message) || "Could not join: try again.";
+  $("code").value = String(typed).slice(0, 12);
+  $("join-note").textContent = answer.message || "Could not join: try again.";
   show("join");
   if (["busy", "offline", "unavailable", "error"].includes(answer.status)) {
     setTimeout(() => enter(typed), 1000 * Math.min(10, answer.retry || 3));
@@ -45,7 +47,7 @@ async function enter(typed) {
 }
 
 function roundText(s, mine) {
-  const yours = mine === null || mine === undefined ? "" : ` Your vote: ${LETTERS[mine]}.`;
+  const yours = mine === null || mine === undefined ? "" : ` Your vote: ${letter(mine)}.`;
   if (!s.live) return "The class has ended.";
   if (s.revealed) return `The answer is revealed.${yours}`;
   if (!s.n_choices) return "No vote on this step: listen to the lecturer.";
@@ -55,31 +57,19 @@ function roundText(s, mine) {
   return `${which} is closed.${yours}${s.round === 1 ? " Discuss with your neighbours." : ""}`;
 }
 
-function choiceButton(s, content, counts, i) {
-  const button = document.createElement("button");
-  button.type = "button";
-  button.className = "choice";
+function choiceButton(s, content, i) {
   const right = s.revealed && (content.correct || []).includes(i);
+  const label = String(content.choices[i] ?? "");
+  const button = el(document, "button", "choice", [
+    el(document, "span", "letter", letter(i) + (right ? " ✓" : "")),
+    el(document, "span", "label", label),
+  ]);
+  button.type = "button";
   button.disabled = !(s.round_open && s.live);
   button.classList.toggle("mine", i === last.mine);
   button.classList.toggle("correct", right);
   button.setAttribute("aria-pressed", String(i === last.mine));
-  const parts = [LETTERS[i] + (right ? " ✓" : ""), text(content.choices[i]), ""];
-  if (counts) {
-    const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    parts[2] = String(counts[i] || 0);
-    const bar = document.createElement("span");
-    bar.className = "bar";
-    bar.style.width = `${total ? (100 * (counts[i] || 0)) / total : 0}%`;
-    button.append(bar);
-  }
-  for (const [k, part] of parts.entries()) {
-    const span = document.createElement("span");
-    span.className = ["letter", "label", "count"][k];
-    span.textContent = part;
-    button.append(span);
-  }
-  if (right) button.setAttribute("aria-label", `${LETTERS[i]}: ${parts[1]} (correct)`);
+  if (right) button.setAttribute("aria-label", `${letter(i)}: ${label} (correct)`);
   button.addEventListener("click", () => cast(i));
   return button;
 }
@@ -90,27 +80,27 @@ function draw(body) {
   const content = body.content || {};
   if (!s) return onStatus("ended");
   $("step").textContent = `Step ${s.step + 1} of ${s.n_steps}`;
-  $("title").textContent = text(content.title);
-  $("text").textContent = text(content.text);
-  $("question").textContent = s.n_choices ? text(content.question) : "";
+  $("title").textContent = content.title ?? "";
+  $("text").textContent = content.text ?? "";
+  $("question").textContent = s.n_choices ? content.question ?? "" : "";
   $("round").textContent = roundText(s, body.mine);
-  const rounds = body.counts ? Object.keys(body.counts).sort() : [];
-  const counts = rounds.length ? body.counts[rounds[rounds.length - 1]] : null;
   const choices = s.n_choices ? content.choices || [] : [];
-  $("choices").replaceChildren(...choices.map((_, i) => choiceButton(s, content, counts, i)));
+  $("choices").replaceChildren(...choices.map((_, i) => choiceButton(s, content, i)));
+  const letters = choices.map((_, i) => letter(i));
+  drawRounds(bars, body.counts, { letters, correct: content.correct || [], marks: s.revealed });
   $("answer").hidden = !(s.revealed && content.answer);
-  $("answer-text").textContent = text(content.answer);
+  $("answer-text").textContent = content.answer ?? "";
   $("explore").href = content.explore ? `${base}/${content.explore}` : "#";
   $("explore").hidden = !content.explore;
 }
 
 async function cast(i) {
   $("vote-note").textContent = "";
-  const answer = await vote(base, code, i);
+  const answer = await call(base, "vote", { code, choice: i });
   if (answer.status === "counted" || answer.status === "changed") {
     draw({ ...last, mine: answer.mine });
   } else {
-    $("vote-note").textContent = text(answer.message) || "Not counted: try again.";
+    $("vote-note").textContent = answer.message || "Not counted: try again.";
     if (follower) follower.poke();
   }
 }
@@ -119,19 +109,17 @@ async function lecturer() {
   show("lecturer");
   $("start-form").addEventListener("submit", async (event) => {
     event.preventDefault();
-    const answer = await start(base, $("token").value);
+    const answer = await call(base, "start", { token: $("token").value });
     if (answer.status === "ok") location.assign(answer.presenter);
-    else $("start-note").textContent = text(answer.message) || "Could not start a class: try again.";
+    else $("start-note").textContent = answer.message || "Could not start a class: try again.";
   });
-  const mine = await myClasses(base).catch(() => ({ classes: [] }));
+  const mine = await call(base, "mine");
   $("mine").replaceChildren(
     ...(mine.classes || []).map((c) => {
-      const item = document.createElement("li");
-      const link = document.createElement("a");
+      const text = `${c.code}: step ${c.step + 1} of ${c.n_steps}${c.live ? "" : " (ended)"}`;
+      const link = el(document, "a", "", text);
       link.href = c.presenter;
-      link.textContent = `${text(c.code)}: step ${c.step + 1} of ${c.n_steps}${c.live ? "" : " (ended)"}`;
-      item.append(link);
-      return item;
+      return el(document, "li", "", [link]);
     }),
   );
 }

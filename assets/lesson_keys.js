@@ -1,21 +1,17 @@
 // A presenter's keys on the Lesson page (issues 25 and 34), as reveal.js users know them.
-// The key map comes from the page (explorer/ui/slides.py KEY_MAP, the one list): keys are
+// The key map comes from the page (explorer/ui/slides.py KEY_MAP, the one list); keys are
 // listened for on the document in the capture phase.  In presentation mode they win over
-// whatever has focus (a focused radio or button never swallows → or Space; only a text box
-// keeps its keys).  Outside it, only ← / → / Page Up / Page Down / Space move between
-// steps, and a focused control keeps the arrows and Space.
+// whatever has focus (only a text box keeps its keys); outside it, only ← / → / Page Up /
+// Page Down / Space move between steps, and a focused control keeps the arrows and Space.
 //
 // Actions the page carries out (next, back, first, last, jump:N, reset, contrast) go to the
-// server as the trigger "nav"; the overview, the black-out, the "Why" and "All numbers"
-// overlays and the list of keys are the browser's alone: <html data-flda-slide="...">
-// says which layer is shown (the page's stylesheet places them).  The window's height is
-// sent as the state "viewport" (the figures' type is sized from it).
-//
-// In a class (data.serverLayers: black, join, why, numbers) those layers are the class's:
-// the key goes to the server, which shows them on the projector (data.layer is the layer
-// the class's state asks for).  A button clicked with the mouse gives its focus back, and
-// a key acted on here never reaches a focused button on its way up (keyup), so a
-// clicker's Space or Enter never repeats the last button.
+// server as the trigger "nav"; the overview, the black-out, "Why", "All numbers" and the
+// list of keys are the browser's alone: <html data-flda-slide="..."> says which layer is
+// shown.  The window's height is the state "viewport" (the figures' type is sized from it).
+// In a class (data.serverLayers) those layers are the class's (data.layer: the one its
+// state asks for), and with data.steer the keys steer the class themselves.  A mouse click
+// gives its focus back, and a key acted on here never reaches a focused button (keyup), so
+// a clicker's Space or Enter never repeats the last button.
 const PAGING = new Set(["PageDown", "PageUp"]);
 const LAYERS = new Set(["overview", "black", "why", "numbers", "help", "join"]);
 
@@ -32,48 +28,45 @@ function usesArrows(target) {
 }
 
 function currentStep(titles) {
-  const slug = new URLSearchParams(window.location.search).get("step");
   const counter = document.querySelector(".st-key-lesson_counter p");
   const match = counter && /^(\d+)\s*\//.exec(counter.textContent.trim());
   if (match) return Number(match[1]) - 1;
-  return slug === "end" ? titles.length : -1;
+  return new URLSearchParams(window.location.search).get("step") === "end" ? titles.length : -1;
 }
 
+// an element with properties (attributes where it has no such property) and children
 function element(doc, tag, props = {}, children = []) {
   const node = doc.createElement(tag);
-  Object.assign(node, props);
-  for (const child of children) node.append(child);
+  for (const [name, value] of Object.entries(props)) {
+    if (name in node) node[name] = value; else node.setAttribute(name, value);
+  }
+  node.append(...children);
   return node;
 }
 
 function buildLayers(doc, data, go) {
-  const root = element(doc, "div", { className: "flda-slide-layers" });
-  const black = element(doc, "div", { className: "flda-slide-layer flda-slide-black" });
-  black.setAttribute("aria-label", "Black screen (B or . to return)");
-  const grid = element(doc, "div", { className: "flda-slide-grid" });
-  data.titles.forEach((title, i) => {
+  const layer = (name, props, children) =>
+    element(doc, "div", { className: `flda-slide-layer flda-slide-${name}`, ...props }, children);
+  const grid = element(doc, "div", { className: "flda-slide-grid" }, data.titles.map((title, i) => {
     const numbered = title.startsWith(`${i + 1} `) ? title : `${i + 1} · ${title}`;
-    const button = element(doc, "button", { type: "button", textContent: numbered });
-    button.dataset.step = String(i + 1);
+    const button = element(doc, "button", { type: "button", textContent: numbered, "data-step": i + 1 });
     button.addEventListener("click", () => go(`jump:${i + 1}`));
-    grid.append(button);
-  });
-  const overview = element(doc, "div", { className: "flda-slide-layer flda-slide-overview" }, [
-    element(doc, "h2", { textContent: `Overview: ${data.titles.length} steps` }), grid,
-  ]);
-  overview.setAttribute("role", "dialog");
-  overview.setAttribute("aria-label", "Overview of the steps");
+    return button;
+  }));
   const rows = data.help.map(([keys, what]) => element(doc, "tr", {}, [
     element(doc, "td", { textContent: keys }), element(doc, "td", { textContent: what }),
   ]));
-  const help = element(doc, "div", { className: "flda-slide-layer flda-slide-help" }, [
-    element(doc, "h2", { textContent: "Keys" }), element(doc, "table", {}, [element(doc, "tbody", {}, rows)]),
+  const jump = element(doc, "div", { className: "flda-slide-jump", role: "status" });
+  const root = element(doc, "div", { className: "flda-slide-layers" }, [
+    layer("black", { "aria-label": "Black screen (B or . to return)" }),
+    layer("overview", { role: "dialog", "aria-label": "Overview of the steps" }, [
+      element(doc, "h2", { textContent: `Overview: ${data.titles.length} steps` }), grid,
+    ]),
+    layer("help", { role: "dialog", "aria-label": "The presenter's keys" }, [
+      element(doc, "h2", { textContent: "Keys" }), element(doc, "table", {}, [element(doc, "tbody", {}, rows)]),
+    ]),
+    jump,
   ]);
-  help.setAttribute("role", "dialog");
-  help.setAttribute("aria-label", "The presenter's keys");
-  const jump = element(doc, "div", { className: "flda-slide-jump" });
-  jump.setAttribute("role", "status");
-  root.append(black, overview, help, jump);
   return { root, grid, jump };
 }
 
@@ -92,14 +85,14 @@ export default function (component) {
   };
   const setTyped = (text) => {
     typed = text;
-    if (typed) {
-      html.dataset.fldaJump = typed;
-      const n = Number(typed);
-      layers.jump.textContent = n >= 1 && n <= data.titles.length
-        ? `Step ${typed}: Enter to go` : `No step ${typed} (1 to ${data.titles.length})`;
-    } else {
+    if (!typed) {
       delete html.dataset.fldaJump;
+      return;
     }
+    html.dataset.fldaJump = typed;
+    const n = Number(typed);
+    layers.jump.textContent = n >= 1 && n <= data.titles.length
+      ? `Step ${typed}: Enter to go` : `No step ${typed} (1 to ${data.titles.length})`;
   };
   const go = (action) => {
     show("");
@@ -119,51 +112,42 @@ export default function (component) {
     }[name] || (serverLayers.has(name) ? ["layer", s.layer === name ? "" : name] : null);
     if (!wanted) return;
     const client = await import(new URL(`${s.base}/_flda/class_client.js`, win.location.href).href);
-    await client.steer(s.base, s.code, ...wanted);
+    await client.call(s.base, "steer", { code: s.code, action: wanted[0], value: wanted[1] });
   };
   // The overview, black-out, list of keys and jump note exist on slides only (their
   // stylesheet comes with presentation mode).
   const layers = buildLayers(doc, data, go);
-  if (data.present) parentElement.replaceChildren(layers.root); else parentElement.replaceChildren();
+  parentElement.replaceChildren(...(data.present ? [layers.root] : []));
+  const stop = (event) => {
+    event.preventDefault();
+    event.stopPropagation();
+  };
 
   const onKey = (event) => {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
-    const target = event.target;
-    if (ownsKeys(target)) return;
-    const key = event.key;
-    if (!data.present && usesArrows(target) && !PAGING.has(key)) return;
-    if (data.present && /^[0-9]$/.test(key)) {
-      event.preventDefault();
-      event.stopPropagation();
-      setTyped((typed + key).slice(-3));
-      return;
-    }
-    if (data.present && key === "Enter" && typed) {
-      event.preventDefault();
-      event.stopPropagation();
+    const { key, target } = event;
+    if (ownsKeys(target) || (!data.present && usesArrows(target) && !PAGING.has(key))) return;
+    if (data.present && (/^[0-9]$/.test(key) || (typed && ["Enter", "Backspace"].includes(key)))) {
+      stop(event);  // a number typed, then Enter jumps to that step
       const n = Number(typed);
-      if (n >= 1 && n <= data.titles.length) go(`jump:${n}`); else setTyped("");
-      return;
-    }
-    if (data.present && key === "Backspace" && typed) {
-      event.preventDefault();
-      setTyped(typed.slice(0, -1));
+      if (key === "Backspace") setTyped(typed.slice(0, -1));
+      else if (key !== "Enter") setTyped((typed + key).slice(-3));
+      else if (n >= 1 && n <= data.titles.length) go(`jump:${n}`);
+      else setTyped("");
       return;
     }
     let action = data.keys[key];
     if (!action) return;
-    event.preventDefault();
-    event.stopPropagation();
+    stop(event);
     handled.add(key);
     if (typed) setTyped("");
     if (key === "Escape" && layer()) action = layer();  // Esc closes what is open
-    if (serverLayers.has(action)) { go(action); return; }
+    if (serverLayers.has(action)) return go(action);
     if (LAYERS.has(action)) {
       const overlay = { why: ".st-key-lesson_why", numbers: ".st-key-lesson_numbers" }[action];
       if (overlay && !doc.querySelector(overlay)) return;  // shown once the answer is revealed
-      const open = layer() === action ? "" : action;
-      show(open);
-      if (open === "overview") {
+      show(layer() === action ? "" : action);
+      if (layer() === "overview") {
         const current = currentStep(data.titles);
         layers.grid.querySelectorAll("button").forEach((button, i) => {
           if (i === current) button.setAttribute("aria-current", "step");
@@ -173,36 +157,24 @@ export default function (component) {
       }
       return;
     }
-    if (layer() === "black" || layer() === "help") { show(""); return; }  // a key wakes the screen
-    if (layer() === "overview" && action !== "contrast") {
-      // arrows walk the grid, Enter opens the focused title (the button's own click)
-      show("");
-    }
-    go(action);
+    if (layer() === "black" || layer() === "help") return show("");  // a key wakes the screen
+    go(action);  // (from the overview too: go closes it)
   };
   // In the overview, arrows move between the titles and Enter/Space open one.
   const onOverviewKey = (event) => {
     if (layer() !== "overview") return;
     const buttons = [...layers.grid.children];
     const at = buttons.indexOf(doc.activeElement);
-    const columns = 4;
-    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: columns, ArrowUp: -columns }[event.key];
-    if (step !== undefined) {
-      event.preventDefault();
-      event.stopImmediatePropagation();
-      const next = Math.min(buttons.length - 1, Math.max(0, (at < 0 ? 0 : at + step)));
-      buttons[next].focus();
-    } else if ((event.key === "Enter" || event.key === " ") && at >= 0) {
-      event.preventDefault();
-      event.stopImmediatePropagation();
-      go(`jump:${at + 1}`);
-    }
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 4, ArrowUp: -4 }[event.key];  // 4 columns
+    if (step === undefined && !((event.key === "Enter" || event.key === " ") && at >= 0)) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    if (step === undefined) go(`jump:${at + 1}`);
+    else buttons[Math.min(buttons.length - 1, Math.max(0, at < 0 ? 0 : at + step))].focus();
   };
   // the key's keyup never activates a focused button (Space activates on keyup)
   const onKeyUp = (event) => {
-    if (!handled.delete(event.key)) return;
-    event.preventDefault();
-    event.stopPropagation();
+    if (handled.delete(event.key)) stop(event);
   };
   // a mouse click leaves no focus behind (keyboard users keep theirs: detail is 0 then)
   const onClick = (event) => {
@@ -217,16 +189,13 @@ export default function (component) {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(reportViewport, 300);
   };
-  const previous = win.__fldaLessonKeys;
   const listen = (on, all) => {
     const verb = on ? "addEventListener" : "removeEventListener";
-    doc[verb]("keydown", all.onOverviewKey, true);
-    doc[verb]("keydown", all.onKey, true);
-    doc[verb]("keyup", all.onKeyUp, true);
-    doc[verb]("click", all.onClick, true);
+    const types = { onOverviewKey: "keydown", onKey: "keydown", onKeyUp: "keyup", onClick: "click" };
+    for (const [name, type] of Object.entries(types)) doc[verb](type, all[name], true);
     win[verb]("resize", all.onResize);
   };
-  if (previous) listen(false, previous);
+  if (win.__fldaLessonKeys) listen(false, win.__fldaLessonKeys);
   const handlers = { onKey, onOverviewKey, onKeyUp, onClick, onResize };
   win.__fldaLessonKeys = handlers;
   listen(true, handlers);
@@ -234,8 +203,7 @@ export default function (component) {
     win.__fldaViewport = win.innerHeight;
     reportViewport();
   }
-  if (!data.present) show("");
-  else if (serverLayers.size) show(data.layer || "");
+  if (!data.present || serverLayers.size) show(data.present ? data.layer || "" : "");
   return () => {
     listen(false, handlers);
     clearTimeout(resizeTimer);

@@ -26,6 +26,8 @@ __all__ = ["ORDER", "stage", "stages", "advance", "undo"]
 
 #: Every stage, in the order advance walks them.
 ORDER = ("idle", "open1", "closed1", "open2", "closed2", "revealed")
+#: The columns of the idle stage (a step's start).
+IDLE = {"round": 0, "round_open": False, "revealed": False, "bars": False}
 
 
 def _get(state, name):
@@ -57,13 +59,10 @@ def _columns(name, state, asks, round_=None):
     if name == "revealed":
         return {"round": round_, "round_open": False, "revealed": True, "bars": asks}
     if name == "idle":
-        return {"round": 0, "round_open": False, "revealed": False, "bars": False}
+        return dict(IDLE)
     opened, number = name.startswith("open"), int(name[-1])
-    if opened:
-        bars = bool(_get(state, "live_counts"))
-    else:
-        bars = number == 2 or bool(_get(state, "early_round1"))
-    return {"round": number, "round_open": opened, "revealed": False, "bars": bars}
+    bars = _get(state, "live_counts") if opened else number == 2 or _get(state, "early_round1")
+    return {"round": number, "round_open": opened, "revealed": False, "bars": bool(bars)}
 
 
 def advance(state, has_question):

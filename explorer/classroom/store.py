@@ -36,6 +36,7 @@ and reported by :meth:`ClassStore.incident`.
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import json
 import logging
@@ -45,7 +46,6 @@ import sqlite3
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import Boolean, Column, Float, Integer, MetaData, String, Table, Text, create_engine, delete
@@ -99,15 +99,15 @@ classes = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("code", String(16), nullable=False, unique=True),
-    Column("key_hash", String(64), nullable=False),
-    Column("screen_hash", String(64), nullable=False),
+    *(Column(name, String(64), nullable=False) for name in ("key_hash", "screen_hash")),
     Column("starter", String(64), nullable=False, index=True),
     Column("choices", String(200), nullable=False),
-    *(Column(name, Integer, nullable=False) for name in ("step", "round", "rounds", "version", "tally")),
-    *(Column(n, Boolean, nullable=False) for n in ("round_open", "revealed", "ended", "live_counts")),
-    *(Column(name, Boolean, nullable=False) for name in ("early_round1", "bars")),
-    Column("values_json", Text, nullable=False),
-    Column("correct", String(64), nullable=False),
+    *(Column(name, Integer, nullable=False, default=0) for name in ("step", "round", "version", "tally")),
+    Column("rounds", Integer, nullable=False, default=2),
+    *(Column(n, Boolean, nullable=False, default=False) for n in ("round_open", "revealed", "ended", "bars")),
+    *(Column(name, Boolean, nullable=False, default=False) for name in ("live_counts", "early_round1")),
+    Column("values_json", Text, nullable=False, default="{}"),
+    Column("correct", String(64), nullable=False, default="[]"),
     Column("layer", String(16), nullable=False),
     *(Column(name, Float, nullable=False) for name in ("step_started", "created", "expires", "expires_mono")),
     Column("boot", String(40), nullable=False),
@@ -118,8 +118,7 @@ seats = Table(
     Column("class_id", Integer, primary_key=True),
     Column("device", String(64), primary_key=True),
     Column("seat", String(16), nullable=False),
-    Column("joined", Float, nullable=False),
-    Column("seen", Float, nullable=False),
+    *(Column(name, Float, nullable=False) for name in ("joined", "seen")),
 )
 votes = Table(
     "votes",
@@ -133,8 +132,7 @@ rounds = Table(
     "rounds",
     metadata,
     *(Column(name, Integer, primary_key=True) for name in ("class_id", "step", "round")),
-    Column("opened", Float),
-    Column("closed", Float),
+    *(Column(name, Float) for name in ("opened", "closed")),
     Column("correct", String(64)),
 )
 attempts = Table(
@@ -158,6 +156,16 @@ def limit(name):
     return int(os.environ.get(f"FLDA_CLASS_{name}", LIMITS[name]))
 
 
+def _where(table, **equal):
+    """``table``'s rows whose columns equal ``equal`` (a where clause)."""
+    return [table.c[name] == value for name, value in equal.items()]
+
+
+def _choices(row):
+    """The number of choices of each step of a class's row."""
+    return [int(n) for n in row["choices"].split(",")]
+
+
 class ClassStoreError(RuntimeError):
     """A fault of the class store, said for a user (details are logged)."""
 
@@ -174,7 +182,7 @@ class NotAllowed(PermissionError):
     """An action its sender may not take (no lecturer key, a limit reached, ended class)."""
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class ClassState:
     """One class as its followers see it (``live``: neither ended nor expired)."""
 
@@ -202,16 +210,10 @@ class ClassState:
 
     def page_key(self):
         """What the projector's page is drawn from: every field but the tally and clocks."""
-        values = json.dumps(self.values, sort_keys=True)
-        return (self.step, self.round, self.round_open, self.revealed, self.ended, self.rounds) + (
-            self.live_counts,
-            self.early_round1,
-            self.bars,
-            values,
-            self.correct,
-            self.n_choices,
-            self.layer,
-        )
+        drawn = dataclasses.asdict(self)
+        for name in ("version", "tally", "step_started", "started", "expires", "live"):
+            del drawn[name]
+        return json.dumps(drawn, sort_keys=True)
 
 
 def database_url():
@@ -357,20 +359,21 @@ class ClassStore:
                     conn.execute(insert(meta).values(name="incident", value=note))
         self._secret = None
 
+    def _meta(self, name):
+        with self._tx(write=False) as conn:
+            return conn.execute(select(meta.c.value).where(meta.c.name == name)).scalar()
+
     def incident(self):
         """What went wrong with the store and was repaired (for the presenter), or None."""
         try:
-            with self._tx(write=False) as conn:
-                return conn.execute(select(meta.c.value).where(meta.c.name == "incident")).scalar()
+            return self._meta("incident")
         except ClassStoreError:
             return None
 
     def secret(self):
         """The secret the device cookies are signed with (shared by every process)."""
         if self._secret is None:
-            with self._tx(write=False) as conn:
-                value = conn.execute(select(meta.c.value).where(meta.c.name == "secret")).scalar()
-            self._secret = bytes.fromhex(value)
+            self._secret = bytes.fromhex(self._meta("secret"))
         return self._secret
 
     def _live_sql(self, grace=0.0):
@@ -384,38 +387,34 @@ class ClassStore:
         return row["expires"] <= self.clock()
 
     def _row(self, conn, code, lock=False):
+        """The class's row (None for a code that is none or unknown)."""
         query = select(classes).where(classes.c.code == codes.normalize_code(code))
-        return (
-            conn.execute(query.with_for_update() if lock and not self._sqlite else query).mappings().first()
-        )
+        query = query.with_for_update() if lock and not self._sqlite else query
+        return conn.execute(query).mappings().first() if codes.normalize_code(code) else None
+
+    def _lecturer_row(self, conn, code, key, lock=False):
+        row = self._row(conn, code, lock)
+        if row is None or not codes.key_matches(key, row["key_hash"]):
+            raise NotAllowed("Only the lecturer's presenter link can do this.")
+        return row
+
+    def _set(self, conn, row, **values):
+        conn.execute(update(classes).where(classes.c.id == row["id"]).values(**values))
 
     def _state(self, row):
-        n = [int(c) for c in row["choices"].split(",")]
-        names = ("code", "step", "round", "round_open", "revealed", "ended", "rounds", "live_counts")
-        return ClassState(
-            **{name: row[name] for name in names + ("early_round1", "bars", "version", "tally", "layer")},
-            n_steps=len(n),
-            values=json.loads(row["values_json"]),
-            correct=tuple(json.loads(row["correct"])),
-            n_choices=n[row["step"]],
-            step_started=row["step_started"],
-            started=row["created"],
-            expires=row["expires"],
-            live=not row["ended"] and not self._expired(row),
-        )
+        n = _choices(row)
+        state = {f.name: row[f.name] for f in dataclasses.fields(ClassState) if f.name in row}
+        state.update(n_steps=len(n), values=json.loads(row["values_json"]), n_choices=n[row["step"]])
+        state.update(correct=tuple(json.loads(row["correct"])), started=row["created"])
+        return ClassState(**state, live=not row["ended"] and not self._expired(row))
 
     def _count(self, conn, table, *where):
         return conn.execute(select(func.count()).select_from(table).where(*where)).scalar()
 
     def _over(self, conn, client, name, now):
         """Whether ``client`` made :func:`limit` ``name`` attempts within the window."""
-        client = codes.token_hash(client, name)
-        return self._count(
-            conn, attempts, attempts.c.client == client, attempts.c.at > now - RATE_WINDOW_S
-        ) >= (limit(name))
-
-    def _note(self, conn, client, name, now):
-        conn.execute(insert(attempts).values(client=codes.token_hash(client, name), at=now))
+        mine = attempts.c.client == codes.token_hash(client, name)
+        return self._count(conn, attempts, mine, attempts.c.at > now - RATE_WINDOW_S) >= limit(name)
 
     def _changed(self, code):
         for listener in _LISTENERS:
@@ -433,36 +432,30 @@ class ClassStore:
         if not 1 <= len(choices) <= MAX_STEPS or not all(0 <= n <= MAX_CHOICES for n in choices):
             raise ValueError(f"a class has 1-{MAX_STEPS} steps of 0-{MAX_CHOICES} choices")
         now, mono, key = self.clock(), self.monotonic(), codes.new_key()
-        mine = classes.c.starter == codes.token_hash(starter, "starter")
+        starter = codes.token_hash(starter, "starter")
         with self._tx() as conn:
             gone = select(classes.c.id).where(~self._live_sql(GRACE_S))
             for table in (votes, seats, rounds):
                 conn.execute(delete(table).where(table.c.class_id.in_(gone)))
             conn.execute(delete(classes).where(~self._live_sql(GRACE_S)))
             conn.execute(delete(attempts).where(attempts.c.at < now - RATE_WINDOW_S))
-            live = (self._live_sql(), ~classes.c.ended)
-            if self._count(conn, classes, *live) >= limit("MAX_CLASSES"):
-                raise NotAllowed("This server runs as many classes as it may: try again later.")
-            if self._count(conn, classes, mine, *live) >= limit("PER_STARTER"):
-                raise NotAllowed("You have as many classes running as you may: end one first.")
-            if self._count(conn, classes, mine, classes.c.created > now - 3600) >= limit("STARTS_PER_HOUR"):
-                raise NotAllowed("You started many classes in the last hour: try again later.")
+            live, mine = (self._live_sql(), ~classes.c.ended), classes.c.starter == starter
+            last_hour = (mine, classes.c.created > now - 3600)
+            for where, name, why in (
+                (live, "MAX_CLASSES", "This server runs as many classes as it may: try again later."),
+                ((mine, *live), "PER_STARTER", "You have as many classes running as you may: end one first."),
+                (last_hour, "STARTS_PER_HOUR", "You started many classes in the last hour: try again later."),
+            ):
+                if self._count(conn, classes, *where) >= limit(name):
+                    raise NotAllowed(why)
             code = next(c for c in iter(codes.new_code, None) if self._row(conn, c) is None)
             conn.execute(
                 insert(classes).values(
                     code=code,
                     key_hash=codes.token_hash(key),
                     screen_hash=codes.token_hash(codes.screen_token(key), "screen"),
-                    starter=codes.token_hash(starter, "starter"),
+                    starter=starter,
                     choices=",".join(map(str, choices)),
-                    **dict.fromkeys(("step", "round", "version", "tally"), 0),
-                    **dict.fromkeys(
-                        ("round_open", "revealed", "ended", "live_counts", "early_round1"), False
-                    ),
-                    rounds=2,
-                    bars=False,
-                    values_json="{}",
-                    correct="[]",
                     layer=layer if layer in LAYERS else "",
                     step_started=now,
                     created=now,
@@ -475,8 +468,6 @@ class ClassStore:
 
     def state(self, code):
         """The class's :class:`ClassState`, or None for an unknown (or purged) code."""
-        if not codes.normalize_code(code):
-            return None
         with self._tx(write=False) as conn:
             row = self._row(conn, code)
         return None if row is None else self._state(row)
@@ -499,26 +490,6 @@ class ClassStore:
             ).mappings()
             return [self._state(row) for row in rows]
 
-    def end_mine(self, starter, code):
-        """End a class ``starter`` started (without its key); ``NotAllowed`` otherwise."""
-        with self._tx() as conn:
-            row = self._row(conn, code, lock=True)
-            if row is None or row["starter"] != codes.token_hash(starter, "starter"):
-                raise NotAllowed("You did not start this class.")
-            conn.execute(update(classes).where(classes.c.id == row["id"]).values(**self._end(row)))
-        self._changed(row["code"])
-
-    def _end(self, row):
-        if row["ended"]:
-            return {}
-        return {
-            "ended": True,
-            "round_open": False,
-            "expires": self.clock(),
-            "expires_mono": self.monotonic(),
-            "version": row["version"] + 1,
-        }
-
     # -------------------------------------------------------------- the lecturer
     def steer(self, code, key, action, value=None):
         """One lecturer action (see the design in :mod:`explorer.classroom.stages`):
@@ -531,83 +502,69 @@ class ClassStore:
         ``ValueError`` for a value out of range."""
         now = self.clock()
         with self._tx() as conn:
-            row = self._row(conn, code, lock=True) if codes.normalize_code(code) else None
-            if row is None or not codes.key_matches(key, row["key_hash"]):
-                raise NotAllowed("Only the lecturer's presenter link can steer this class.")
+            row = self._lecturer_row(conn, code, key, lock=True)
             if row["ended"] or self._expired(row):
                 raise NotAllowed("This class has ended.")
-            changes = self._end(row) if action == "end" else self._change(row, action, value)
-            if changes.get("step", row["step"]) != row["step"]:
-                changes.update(step_started=now, correct=self._correct(conn, row["id"], changes["step"]))
-            self._mark_rounds(conn, row, changes, now)
+            changes = self._change(row, action, value)
+            if changes.get("step", row["step"]) != row["step"]:  # the new step's correct choices, kept
+                kept = _where(rounds, class_id=row["id"], step=changes["step"], round=0)
+                correct = conn.execute(select(rounds.c.correct).where(*kept)).scalar() or "[]"
+                changes.update(step_started=now, correct=correct)
+            # when a round first opens, and when it closes
+            after = (changes.get("step", row["step"]), changes.get("round", row["round"]))
+            stays = after == (row["step"], row["round"]) and changes.get("round_open", row["round_open"])
+            if row["round_open"] and not stays:
+                self._mark(conn, row["id"], row["step"], row["round"], closed=now)
+            if changes.get("round_open") and not (row["round_open"] and stays):
+                self._mark(conn, row["id"], *after, opened=func.coalesce(rounds.c.opened, now), closed=None)
             if "values" in changes:
                 changes["values_json"] = json.dumps(changes.pop("values"), sort_keys=True)
             if action == "correct":
                 self._mark(conn, row["id"], row["step"], 0, correct=changes["correct"])
-            changes.setdefault("version", row["version"] + 1)
-            conn.execute(update(classes).where(classes.c.id == row["id"]).values(**changes))
+            self._set(conn, row, version=row["version"] + 1, **changes)
             new = self._row(conn, code)
         self._changed(new["code"])
         return self._state(new)
 
     def _change(self, row, action, value):
-        choices = [int(c) for c in row["choices"].split(",")]
-        asks = [n > 0 for n in choices]
+        """The columns ``action`` changes (``ValueError`` for a value out of range)."""
+        choices = _choices(row)
         if action in ("advance", "undo"):
             if row["layer"]:  # a key first wakes the screen (the join slide, a black-out)
                 return {"layer": ""}
             if action == "undo" and row["step"] == 0 and not row["round"] and not row["revealed"]:
                 return {"layer": "join"}  # back to the opening join slide
-            return getattr(stages, action)({**row, "n_steps": len(choices)}, asks)
-        if action == "layer":
-            if value not in LAYERS:
-                raise ValueError(f"the projector's layer is one of {', '.join(map(repr, LAYERS))}")
-            return {"layer": value}
+            return getattr(stages, action)({**row, "n_steps": len(choices)}, [n > 0 for n in choices])
+        if action == "end":
+            return {
+                "ended": True,
+                "round_open": False,
+                "expires": self.clock(),
+                "expires_mono": self.monotonic(),
+            }
         if action == "goto":
             to = int(value)
             if not 0 <= to < len(choices):
                 raise ValueError(f"step {to} is not one of 0-{len(choices) - 1}")
-            idle = {"round": 0, "round_open": False, "revealed": False, "bars": False}
-            return {"step": to, "values": {}, **idle} if to != row["step"] else {}
-        if action in ("bars", "live_counts", "early_round1"):
-            if not isinstance(value, bool):
-                raise ValueError(f"{action} is on or off")
-            return {action: value}
-        if action == "rounds":
-            if value not in (1, 2):
-                raise ValueError("a step has 1 or 2 rounds")
-            return {"rounds": value}
-        if action == "values":
-            if not isinstance(value, dict) or len(json.dumps(value)) > MAX_VALUES_BYTES:
-                raise ValueError(f"values are a mapping of at most {MAX_VALUES_BYTES} bytes")
-            return {"values": value}
-        if action == "correct":
-            n = choices[row["step"]]
-            if not isinstance(value, list | tuple) or not all(
-                isinstance(c, int) and 0 <= c < n for c in value
-            ):
-                raise ValueError(f"correct choices are indices 0-{n - 1}")
-            return {"correct": json.dumps(sorted(set(value)))}
-        raise ValueError(f"unknown action {action!r}")
+            return {"step": to, "values": {}, **stages.IDLE} if to != row["step"] else {}
+        n = choices[row["step"]]
+        valid = {
+            "layer": value in LAYERS,
+            **dict.fromkeys(("bars", "live_counts", "early_round1"), isinstance(value, bool)),
+            "rounds": value in (1, 2),
+            "values": isinstance(value, dict) and len(json.dumps(value)) <= MAX_VALUES_BYTES,
+            "correct": isinstance(value, list | tuple)
+            and all(isinstance(c, int) and 0 <= c < n for c in value),
+        }
+        if not valid.get(action):
+            raise ValueError(f"{action!r} is not an action, or not with this value")
+        return {action: json.dumps(sorted(set(value))) if action == "correct" else value}
 
     def _mark(self, conn, class_id, step, round_, **values):
-        where = (rounds.c.class_id == class_id, rounds.c.step == step, rounds.c.round == round_)
+        where = _where(rounds, class_id=class_id, step=step, round=round_)
         if conn.execute(select(rounds.c.round).where(*where)).first() is None:
             conn.execute(insert(rounds).values(class_id=class_id, step=step, round=round_))
         conn.execute(update(rounds).where(*where).values(**values))
-
-    def _mark_rounds(self, conn, row, changes, now):
-        """When a round first opens, and when it closes."""
-        after = (changes.get("step", row["step"]), changes.get("round", row["round"]))
-        stays = after == (row["step"], row["round"]) and changes.get("round_open", row["round_open"])
-        if row["round_open"] and not stays:
-            self._mark(conn, row["id"], row["step"], row["round"], closed=now)
-        if changes.get("round_open") and not (row["round_open"] and stays):
-            self._mark(conn, row["id"], *after, opened=func.coalesce(rounds.c.opened, now), closed=None)
-
-    def _correct(self, conn, class_id, step):
-        where = (rounds.c.class_id == class_id, rounds.c.step == step, rounds.c.round == 0)
-        return conn.execute(select(rounds.c.correct).where(*where)).scalar() or "[]"
 
     # ---------------------------------------------------------------- devices, seats
     def new_device(self, address):
@@ -617,8 +574,15 @@ class ClassStore:
         with self._tx() as conn:
             if self._over(conn, address, "DEVICES_PER_ADDRESS", now):
                 return None
-            self._note(conn, address, "DEVICES_PER_ADDRESS", now)
+            conn.execute(
+                insert(attempts).values(client=codes.token_hash(address, "DEVICES_PER_ADDRESS"), at=now)
+            )
         return codes.new_device(self.secret())
+
+    def _seen(self, conn, row, device, now):
+        """Note that ``device`` (hash) was seen in the class now; False when it has no seat."""
+        where = _where(seats, class_id=row["id"], device=device)
+        return bool(conn.execute(update(seats).where(*where).values(seen=now)).rowcount)
 
     def join(self, code_text, device, address):
         """A device joins (takes a seat): ``"ok"``, ``"unknown"``, ``"ended"``, ``"full"``
@@ -630,24 +594,26 @@ class ClassStore:
         with self._tx() as conn:
             if self._over(conn, me, "WRONG_PER_DEVICE", now):
                 return "rate-limited"
-            row = self._row(conn, code_text, lock=True) if codes.normalize_code(code_text) else None
+            row = self._row(conn, code_text, lock=True)
             if row is None:
                 crowd = ((address, "WRONG_PER_ADDRESS"), ("server", "WRONG_PER_SERVER"))
                 limited = any(self._over(conn, who, name, now) for who, name in crowd)
                 for who, name in ((me, "WRONG_PER_DEVICE"), *crowd):
-                    self._note(conn, who, name, now)
+                    conn.execute(insert(attempts).values(client=codes.token_hash(who, name), at=now))
                 return "rate-limited" if limited else "unknown"
             if row["ended"] or self._expired(row):
                 return "ended"
-            where = (seats.c.class_id == row["id"], seats.c.device == me)
-            if conn.execute(update(seats).where(*where).values(seen=now)).rowcount:
+            if self._seen(conn, row, me, now):
                 return "ok"
             active = (seats.c.class_id == row["id"], seats.c.seen > now - SEAT_ACTIVE_S)
             if self._count(conn, seats, *active) >= limit("MAX_SEATS"):
                 return "full"
-            seat = codes.new_code(8)
-            conn.execute(insert(seats).values(class_id=row["id"], device=me, seat=seat, joined=now, seen=now))
-            conn.execute(update(classes).where(classes.c.id == row["id"]).values(tally=classes.c.tally + 1))
+            conn.execute(
+                insert(seats).values(
+                    class_id=row["id"], device=me, seat=codes.new_code(8), joined=now, seen=now
+                )
+            )
+            self._set(conn, row, tally=classes.c.tally + 1)
         self._changed(row["code"])
         return "ok"
 
@@ -656,29 +622,25 @@ class ClassStore:
         if not codes.device_ok(device, self.secret()):
             return False
         with self._tx(write=False) as conn:
-            joined = seats.join(classes, classes.c.id == seats.c.class_id)
-            where = (
-                classes.c.code == codes.normalize_code(code),
-                seats.c.device == codes.token_hash(device, "device"),
-            )
-            return conn.execute(select(seats.c.seat).select_from(joined).where(*where)).first() is not None
+            where = _where(seats, class_id=self._class_id(code), device=codes.token_hash(device, "device"))
+            return conn.execute(select(seats.c.seat).where(*where)).first() is not None
 
     def touch(self, code, devices):
         """Note that these devices (hashes, as :meth:`roster` gives) followed just now."""
         if devices:
             with self._tx() as conn:
-                class_id = select(classes.c.id).where(classes.c.code == code).scalar_subquery()
-                where = (seats.c.class_id == class_id, seats.c.device.in_(list(devices)))
+                where = (seats.c.class_id == self._class_id(code), seats.c.device.in_(list(devices)))
                 conn.execute(update(seats).where(*where).values(seen=self.clock()))
+
+    def _class_id(self, code):
+        return select(classes.c.id).where(classes.c.code == code).scalar_subquery()
 
     def roster(self, code, step):
         """``(seated device hashes, [(round, device hash, choice)] of step)``: what a
         process's watcher keeps of a class to answer its followers."""
         with self._tx(write=False) as conn:
-            class_id = select(classes.c.id).where(classes.c.code == code).scalar_subquery()
-            seated = {
-                r.device for r in conn.execute(select(seats.c.device).where(seats.c.class_id == class_id))
-            }
+            class_id = self._class_id(code)
+            seated = set(conn.execute(select(seats.c.device).where(seats.c.class_id == class_id)).scalars())
             query = select(votes.c.round, votes.c.device, votes.c.choice)
             ballots = conn.execute(query.where(votes.c.class_id == class_id, votes.c.step == step)).all()
         return seated, [tuple(b) for b in ballots]
@@ -689,30 +651,22 @@ class ClassStore:
             row = self._lecturer_row(conn, code, key)
             n = select(func.count()).where(votes.c.class_id == row["id"], votes.c.device == seats.c.device)
             query = select(seats.c.seat, seats.c.joined, seats.c.seen, n.scalar_subquery().label("votes"))
-            found = conn.execute(
-                query.where(seats.c.class_id == row["id"]).order_by(seats.c.joined)
-            ).mappings()
-            return [dict(r) for r in found]
+            found = conn.execute(query.where(seats.c.class_id == row["id"]).order_by(seats.c.joined))
+            return [dict(r) for r in found.mappings()]
 
     def remove_seat(self, code, key, seat):
         """Remove one seat (its votes leave the counts); False when there is no such seat."""
         with self._tx() as conn:
             row = self._lecturer_row(conn, code, key, lock=True)
-            where = (seats.c.class_id == row["id"], seats.c.seat == str(seat)[:16])
+            where = _where(seats, class_id=row["id"], seat=str(seat)[:16])
             device = conn.execute(select(seats.c.device).where(*where)).scalar()
             if device is None:
                 return False
-            conn.execute(delete(votes).where(votes.c.class_id == row["id"], votes.c.device == device))
+            conn.execute(delete(votes).where(*_where(votes, class_id=row["id"], device=device)))
             conn.execute(delete(seats).where(*where))
-            conn.execute(update(classes).where(classes.c.id == row["id"]).values(tally=classes.c.tally + 1))
+            self._set(conn, row, tally=classes.c.tally + 1)
         self._changed(row["code"])
         return True
-
-    def _lecturer_row(self, conn, code, key, lock=False):
-        row = self._row(conn, code, lock) if codes.normalize_code(code) else None
-        if row is None or not codes.key_matches(key, row["key_hash"]):
-            raise NotAllowed("Only the lecturer's presenter link can do this.")
-        return row
 
     # ------------------------------------------------------------------- votes
     def vote(self, code, device, choice):
@@ -723,33 +677,23 @@ class ClassStore:
             return "not-joined"
         now, me = self.clock(), codes.token_hash(device, "device")
         with self._tx() as conn:
-            row = self._row(conn, code, lock=True) if codes.normalize_code(code) else None
+            row = self._row(conn, code, lock=True)
             if row is None:
                 return "unknown"
             if not row["round_open"] or row["ended"] or self._expired(row):
                 return "closed"
-            seat = (seats.c.class_id == row["id"], seats.c.device == me)
-            if not conn.execute(update(seats).where(*seat).values(seen=now)).rowcount:
+            if not self._seen(conn, row, me, now):
                 return "not-joined"
-            n = int(row["choices"].split(",")[row["step"]])
-            if not (type(choice) is int and 0 <= choice < n):
+            if not (type(choice) is int and 0 <= choice < _choices(row)[row["step"]]):
                 return "bad-choice"
-            where = (
-                votes.c.class_id == row["id"],
-                votes.c.step == row["step"],
-                votes.c.round == row["round"],
-            )
-            status = "counted"
-            if conn.execute(
-                update(votes).where(*where, votes.c.device == me).values(choice=choice, at=now)
-            ).rowcount:
-                status = "changed"
-            else:
-                ids = {"class_id": row["id"], "step": row["step"], "round": row["round"], "device": me}
-                conn.execute(insert(votes).values(**ids, choice=choice, at=now))
-            conn.execute(update(classes).where(classes.c.id == row["id"]).values(tally=classes.c.tally + 1))
+            ballot = {"class_id": row["id"], "step": row["step"], "round": row["round"], "device": me}
+            update_vote = update(votes).where(*_where(votes, **ballot)).values(choice=choice, at=now)
+            changed = conn.execute(update_vote).rowcount
+            if not changed:
+                conn.execute(insert(votes).values(**ballot, choice=choice, at=now))
+            self._set(conn, row, tally=classes.c.tally + 1)
         self._changed(row["code"])
-        return status
+        return "changed" if changed else "counted"
 
     def counts(self, code, step):
         """``{round: {choice: votes}}`` of one step of the class."""
@@ -765,25 +709,24 @@ class ClassStore:
         with self._tx(write=False) as conn:
             row = self._lecturer_row(conn, code, key)
             marks = conn.execute(select(rounds).where(rounds.c.class_id == row["id"])).mappings().all()
-            query = select(votes.c.step, votes.c.round, votes.c.choice, func.count())
             group = (votes.c.step, votes.c.round, votes.c.choice)
-            tallied = conn.execute(query.where(votes.c.class_id == row["id"]).group_by(*group))
+            tallied = conn.execute(
+                select(*group, func.count()).where(votes.c.class_id == row["id"]).group_by(*group)
+            )
             counted = {}
             for step, round_, choice, n in tallied:
                 counted.setdefault((step, round_), {})[choice] = n
         times = {(m["step"], m["round"]): m for m in marks}
         correct = {m["step"]: json.loads(m["correct"] or "[]") for m in marks if m["round"] == 0}
-        keys = sorted({k for k in times if k[1] > 0} | set(counted))
         return [
             {
                 "step": step,
                 "round": round_,
                 "correct": correct.get(step, []),
                 "counts": dict(sorted(counted.get((step, round_), {}).items())),
-                "opened": times.get((step, round_), {}).get("opened"),
-                "closed": times.get((step, round_), {}).get("closed"),
+                **{name: times.get((step, round_), {}).get(name) for name in ("opened", "closed")},
             }
-            for step, round_ in keys
+            for step, round_ in sorted({k for k in times if k[1] > 0} | set(counted))
         ]
 
 

@@ -4,25 +4,27 @@ store, the projector's slide and the class's live layer.
 :class:`ClassLecture` answers what :class:`explorer.ui.lecture.SoloLecture` answers, from
 the class's row (:mod:`explorer.classroom.store`): the step, the lecturer's control
 values, whether the step is revealed.  With the lecturer's key (the cookie the presenter
-link set, :func:`explorer.ui.class_routes.lecturer_key`) its buttons and keys steer the
-class through the stages of :mod:`explorer.classroom.stages` — the same keys on the
-projector and on the presenter.  The projector (``/lesson?class=CODE&view=projector``) is
-the Lesson's own slide (:func:`explorer.ui.lesson_slide.draw_step`) with the class's
-layer on top (:func:`class_layer`, ``assets/class_layer.js``: the join code in a corner,
-the vote bars, "reconnecting…"), the join overlay (J) and the class's layers (black, Why,
-All numbers) shown as the class's state says.
+link set, :func:`explorer.ui.class_routes.lecturer_key`) its buttons steer the class
+through the stages of :mod:`explorer.classroom.stages`, and its keys steer it in the
+browser (:meth:`ClassLecture.key_steering`) — the same keys on the projector and on the
+presenter.  The projector (``/lesson?class=CODE&view=projector``) is the Lesson's own
+slide (:func:`explorer.ui.lesson_slide.draw_step`) with the class's layer on top
+(:func:`class_layer`, ``assets/class_layer.js``: the join code in a corner, the vote bars,
+"reconnecting…"), the join overlay (J) and the class's layers (black, Why, All numbers)
+shown as the class's state says.
 """
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
+import io
 
 import streamlit as st
 
 from explorer.classroom import stages
+from explorer.classroom.store import default_store as store
 from explorer.teaching.lesson import LESSON_STEPS, with_chosen
 from explorer.ui import guard, slides
+from explorer.ui.class_routes import base_path, public_join_url
 
 __all__ = [
     "ClassLecture",
@@ -35,7 +37,6 @@ __all__ = [
     "PI_HINTS",
 ]
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
 CLASS_PARAM, VIEW_PARAM, SCREEN_PARAM = "class", "view", "screen"
 #: Key of the join overlay's container (shown by J and at a class's start).
 JOIN_KEY = "lesson_join"
@@ -46,26 +47,15 @@ PI_HINTS = [
     [0.7, "30-70 % correct: neighbours discuss, then vote again"],
     [1.01, "above 70 % correct: move on"],
 ]
-#: What advancing from a stage leads to, as its button says it.
-_FORWARD = {
-    "open1": "Open round 1",
-    "closed1": "Close round 1",
-    "open2": "Open round 2",
-    "closed2": "Close round 2",
-    "revealed": "Reveal",
+#: Each stage as the presenter names it, and as the button that moves to it says it.
+STAGE_NAMES = {
+    "idle": ("slide", ""),
+    "open1": ("round 1 open", "Open round 1"),
+    "closed1": ("round 1 closed", "Close round 1"),
+    "open2": ("round 2 open", "Open round 2"),
+    "closed2": ("round 2 closed", "Close round 2"),
+    "revealed": ("revealed", "Reveal"),
 }
-#: The presenter's keys as store actions.
-_STEER = {"next": ("advance", None), "back": ("undo", None), "reset": ("values", {})}
-
-
-def store():
-    from explorer.classroom.store import default_store
-
-    return default_store()
-
-
-def _has_question(lesson_step):
-    return bool(lesson_step.choices)
 
 
 class ClassLecture:
@@ -73,33 +63,32 @@ class ClassLecture:
     "presenter"."""
 
     predicts = False
+    back_label = "← Undo"
 
     def __init__(self, code, view):
         from explorer.ui.class_routes import lecturer_key
 
-        self.code, self.view = code, view
-        self.present = view == "projector"
+        self.code, self.present = code, view == "projector"
         self.state = store().state(code)
         self.key = lecturer_key(code)
         self.can_steer = bool(self.key) and self.state is not None and store().is_lecturer(code, self.key)
-        self.live_controls = self.can_steer and view == "presenter" and self.state.live
+        self.steering = self.can_steer and self.state.live  # the lecturer may steer it now
+        self.live_controls = self.steering and view == "presenter"
         self.index = min(self.state.step, len(LESSON_STEPS) - 1) if self.state else 0
 
     # ------------------------------------------------------------------ reading
     def values(self, lesson_step):
-        """The step's settings with the lecturer's control values (the current step only;
-        a value the control does not offer is ignored)."""
-        current = self.state is not None and LESSON_STEPS.index(lesson_step) == self.state.step
-        return with_chosen(lesson_step, self.state.values if current else {})
+        """The (current) step's settings with the lecturer's control values (a value the
+        control does not offer is ignored)."""
+        return with_chosen(lesson_step, self.state.values)
 
     def revealed(self, lesson_step):
-        return bool(self.state and self.state.revealed and LESSON_STEPS.index(lesson_step) == self.state.step)
-
-    def stage(self):
-        return stages.stage(self.state)
+        return self.state.revealed
 
     def stages(self):
-        return stages.stages(_has_question(LESSON_STEPS[self.index]), self.state.rounds)
+        """The stages of the current step, and the one it is in."""
+        asks = bool(LESSON_STEPS[self.index].choices)
+        return stages.stages(asks, self.state.rounds), stages.stage(self.state)
 
     # ------------------------------------------------------------------ acting
     @guard.callback("steering the class")
@@ -112,50 +101,30 @@ class ClassLecture:
         self.steer("values", {**self.state.values, key: st.session_state[widget_key]})
 
     def act(self, action, target=None):
-        """A presenter's key or button (:func:`explorer.ui.slides.parse_action`)."""
+        """A presenter's button, or H (the other keys steer the class in the browser)."""
         if action == "contrast":
             slides.set_high_contrast(not slides.high_contrast())
-            return
-        if not self.can_steer or not self.state.live:
-            return
-        last = len(LESSON_STEPS) - 1
-        if action in _STEER:
-            self.steer(*_STEER[action])
-        elif action in ("jump", "first", "last"):
-            self.steer("goto", {"jump": target, "first": 0, "last": last}[action])
-        elif action == "bars":
-            self.steer("bars", not self.state.bars)
-        elif action in slides.CLASS_LAYERS:
-            self.steer("layer", "" if self.state.layer == action else action)
+        elif action in ("next", "back") and self.steering:
+            self.steer("advance" if action == "next" else "undo")
 
     def forward_label(self):
-        now, mine = self.stage(), self.stages()
+        mine, now = self.stages()
         if now == "revealed":
             return "Next step →"
-        return _FORWARD[mine[mine.index(now) + 1]] + " →"
-
-    def back_label(self):
-        return "← Undo"
+        return STAGE_NAMES[mine[mine.index(now) + 1]][1] + " →"
 
     def can_go_back(self):
-        return self.can_steer and self.state.live and (self.index > 0 or self.stage() != "idle")
+        return self.steering and (self.index > 0 or self.stages()[1] != "idle")
 
     def can_go_forward(self):
-        at_end = self.index >= len(LESSON_STEPS) - 1 and self.stage() == "revealed"
-        return self.can_steer and self.state.live and not at_end
+        return self.steering and not (self.index >= len(LESSON_STEPS) - 1 and self.stages()[1] == "revealed")
 
     def key_steering(self):
         """What the keys element needs to steer this class itself (None without the key)."""
-        from explorer.ui.chart import asset_url
-
-        if not self.can_steer or not self.state.live:
+        if not self.steering:
             return None
-        base = asset_url("").removesuffix("/_flda/")
         state = self.state
-        return {
-            "base": base,
-            "code": self.code,
-            "steps": len(LESSON_STEPS),
+        return {"base": base_path(), "code": self.code, "steps": len(LESSON_STEPS)} | {
             "bars": state.bars,
             "layer": state.layer,
         }
@@ -163,66 +132,48 @@ class ClassLecture:
     def sync_correct(self, view):
         """Keep the class's correct choices those the lecturer's view computes (the
         students' answer after Reveal and the results' "correct" column)."""
-        if self.can_steer and view is not None and self.state.live:
+        if self.steering and view is not None:
             correct = tuple(sorted(view.correct))
             if correct != tuple(self.state.correct):
                 self.steer("correct", list(correct))
 
 
-@functools.cache
-def _component():
-    return st.components.v2.component(
-        "flda_class_layer", js=(ASSETS / "class_layer.js").read_text(encoding="utf-8"), isolate_styles=False
-    )
-
-
-def _ignore():
-    pass
-
-
 def class_layer(lecture, role, clock=None):
     """Draw the class's live layer (``assets/class_layer.js``) for ``role``, "projector"
     or "presenter"; the page reruns when the lecturer changed the class."""
-    from explorer.ui.chart import asset_url
     from explorer.ui.lesson_slide import choice_letter
 
-    lesson_step = LESSON_STEPS[lecture.index]
-    join = public_join_url(lecture.code)
-    _component()(
-        key=f"class_layer_{role}",
-        data={
-            "base": asset_url("").removesuffix("/_flda/"),
-            "code": lecture.code,
-            "screen": st.query_params.get(SCREEN_PARAM, ""),
-            "role": role,
-            "version": lecture.state.version,
-            "letters": [choice_letter(i) for i in range(len(lesson_step.choices))],
-            "correct": list(lecture.state.correct),
-            "join": {"url": join.split("://", 1)[-1].split("?", 1)[0], "code": lecture.code},
-            "clock": clock,
-            "hints": PI_HINTS,
-        },
-        height=0 if role == "projector" else "content",
-        on_changed_change=_ignore,
+    data = {
+        "base": base_path(),
+        "code": lecture.code,
+        "screen": st.query_params.get(SCREEN_PARAM, ""),
+        "role": role,
+        "version": lecture.state.version,
+        "letters": [choice_letter(i) for i in range(len(LESSON_STEPS[lecture.index].choices))],
+        "correct": list(lecture.state.correct),
+        "join": public_join_url(lecture.code).split("://", 1)[-1].split("?", 1)[0],
+        "clock": clock,
+        "hints": PI_HINTS,
+    }
+    height = 0 if role == "projector" else "content"
+    slides.component("class_layer")(
+        key=f"class_layer_{role}", data=data, height=height, on_changed_change=lambda: None
     )
-
-
-def public_join_url(code):
-    """The students' join link, from the public address (:func:`explorer.ui.joining.public_origin`)."""
-    from explorer.ui.joining import public_origin
-
-    return f"{public_origin()[0]}/join?code={code}"
 
 
 def draw_join_overlay(code):
     """The join overlay (J, and the class's opening): the join link's QR code, the link
     and the code, large; out of sight until the class shows it."""
-    from explorer.classroom.qr import qr_svg
+    import segno
 
-    url = public_join_url(code)
+    url, svg = public_join_url(code), io.BytesIO()  # drawn here: no network, no image service
+    # error correction M, dark on white, a quiet zone of 4 modules, as scanners expect
+    segno.make(url, error="m", micro=False).save(
+        svg, kind="svg", scale=10, dark="#000000", light="#ffffff", border=4, xmldecl=False
+    )
     with st.container(key=JOIN_KEY):
         st.subheader(f"Join the class: code {code}", anchor=False)
-        st.image(qr_svg(url, scale=10), width=360)
+        st.image(svg.getvalue().decode("utf-8"), width=360)
         st.markdown(f"Open **{url.split('://', 1)[-1]}** on your phone or laptop, or scan the code.")
 
 
@@ -250,9 +201,8 @@ def draw_projector(lecture):
     action, viewport = slides.lesson_keys(
         [s.title for s in LESSON_STEPS], True, True, lecture.state.layer, lecture.key_steering()
     )
-    if action is not None:
+    if action is not None:  # H (the other keys steer the class from the browser)
         lecture.act(*action)
-        lecture = ClassLecture(lecture.code, lecture.view)
     with st.container(key=slides.TITLE_KEY):
         st.title(f"Class {lecture.code}: the lesson in {len(LESSON_STEPS)} steps")
     with st.container(key=slides.SLIDE_KEY):
@@ -273,18 +223,15 @@ def show_class(code, view):
             icon=":material/help:",
         )
         start_class_entry()
-        return
-    if view == "presenter" and not lecture.can_steer:
+    elif view == "presenter" and not lecture.can_steer:
         st.error(
             "This browser does not hold the lecturer's key of this class: open the presenter link "
             "you got when you started it (it sets the key in this browser).",
             icon=":material/lock:",
         )
-        return
-    if view == "projector":
-        if not lecture.state.live:
-            st.info(f"Class {code} has ended. Thank you!", icon=":material/event_busy:")
-            return
-        draw_projector(lecture)
-    else:
+    elif view == "presenter":
         draw_presenter(lecture)
+    elif not lecture.state.live:
+        st.info(f"Class {code} has ended. Thank you!", icon=":material/event_busy:")
+    else:
+        draw_projector(lecture)

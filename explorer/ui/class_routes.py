@@ -11,10 +11,9 @@ Served by ``app.py``'s ``st.App`` (:func:`routes`, through
 * ``GET /_flda/class/state?code=C&seen=T[&screen=S]`` — a long poll held at most
   :data:`HOLD_S`, answered as soon as the viewer's token differs from ``seen``; only for a
   device with a seat, the lecturer (her cookie) or a screen (the projector's token).
-  Body ``{token, state, content, mine, counts}``: ``content``
-  (:func:`explorer.ui.class_content.student_content`) is built once per class state and
-  process and shared by every viewer; ``counts`` go to screens and the lecturer, to
-  students only while the projector shows the bars.
+  Body ``{token, state, content, mine, counts}``: ``content`` (:func:`student_content`)
+  is built once per class state and process and shared by every viewer; ``counts`` go to
+  screens and the lecturer, to students only while the projector shows the bars.
 * ``POST /_flda/class/vote {code, choice}`` and, for the lecturer's keys,
   ``POST /_flda/class/steer {code, action, value}`` (her cookie).
 * ``GET /_flda/class/lecturer?code=C&key=K`` — sets the lecturer's cookie for C and
@@ -31,21 +30,32 @@ held polls; per process at most ``FLDA_CLASS_MAX_WAITERS`` (3000) held polls.  T
 address is the peer's, or nginx's ``X-Real-IP`` (else the last ``X-Forwarded-For``) when
 the peer is loopback and ``FLDA_BEHIND_PROXY=1``.  Every fault answers JSON with a
 ``status`` and a ``message`` for people, never a traceback.
+
+Students join at :func:`public_origin`, never the lecturer's loopback (a lecturer who
+opened the app as ``localhost`` would send every phone to its own ``localhost``):
+``FLDA_PUBLIC_URL`` when the server's operator set it (behind a proxy, a name students
+can reach), else the address the browser used, unless that is a loopback address: then
+this machine's address on its local network, with a warning for the presenter when even
+that cannot be found.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 import functools
 import hmac
 import ipaddress
 import json
 import logging
 import os
+import socket
 import time
 import urllib.parse
 from pathlib import Path
+
+import streamlit as st
 
 from explorer.classroom import codes
 from explorer.classroom import store as class_store
@@ -59,11 +69,16 @@ __all__ = [
     "lecturer_cookie",
     "lecturer_key",
     "routes",
+    "public_origin",
+    "public_join_url",
+    "lan_address",
+    "PUBLIC_URL_ENV",
 ]
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 PAGE_FILES = {"join.js": "text/javascript", "class_client.js": "text/javascript", "join.css": "text/css"}
 DEVICE_COOKIE = "flda_device"
+PUBLIC_URL_ENV = "FLDA_PUBLIC_URL"
 HOLD_S, CHECK_S, IDLE_S = 20.0, 0.2, 10.0  # poll hold, row reads, a watch without waiters ends
 DISCONNECT_CHECK_S = 1.0  # how often a held poll looks whether its client left
 COUNTS_EVERY_S, TOUCH_EVERY_S, STORE_TIMEOUT_S = 1.0, 30.0, 5.0
@@ -81,6 +96,9 @@ NOTES = {  # what a join or a vote that did not count tells the student
 }
 _log = logging.getLogger("flda.classroom")
 _WATCHES, _HITS, _WAITS, _AUTH = {}, {}, collections.Counter(), {}
+#: The HTTP status of each answer of a join or a vote (400 for the others).
+HTTP_STATUS = {"ok": 200, "counted": 200, "changed": 200, "not-joined": 403, "unknown": 404, "full": 409}
+HTTP_STATUS |= {"closed": 409, "ended": 410, "rate-limited": 429}
 
 
 def lecturer_cookie(code):
@@ -91,12 +109,10 @@ def lecturer_cookie(code):
 def lecturer_key(code):
     """The lecturer's key of class ``code`` this browser holds (a Streamlit page's run:
     ``st.context.cookies``), or ``""``."""
-    import streamlit as st
-
     return st.context.cookies.get(lecturer_cookie(codes.normalize_code(code)), "")
 
 
-def _base():
+def base_path():
     """``server.baseUrlPath`` as a path prefix ("" at the root)."""
     return chart.asset_url("").removesuffix("/_flda/")
 
@@ -105,29 +121,70 @@ def client_address(request):
     """The client's address: the peer, or nginx's when the peer is loopback and
     ``FLDA_BEHIND_PROXY=1`` (``X-Real-IP``, else the last ``X-Forwarded-For``)."""
     peer = request.client.host if request.client else ""
-    if os.environ.get("FLDA_BEHIND_PROXY") == "1" and _loopback(peer):
+    if os.environ.get("FLDA_BEHIND_PROXY") == "1" and is_loopback(peer):
         forwarded = request.headers.get("x-forwarded-for", "").split(",")[-1].strip()
         return (request.headers.get("x-real-ip", "").strip() or forwarded or peer)[:64]
     return peer
 
 
-def _loopback(address):
+def is_loopback(host):
+    """Whether ``host`` (an address or a name) is this machine's loopback."""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
     try:
-        ip = ipaddress.ip_address(address)
+        ip = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return False
     # a dual-stack socket shows IPv4 peers as ::ffff:a.b.c.d (not loopback before Python 3.13)
     return ip.is_loopback or bool(getattr(ip, "ipv4_mapped", None) and ip.ipv4_mapped.is_loopback)
 
 
-def _store():
-    return class_store.default_store()
-
-
-async def _call(function, *args):
-    """A store call in a worker thread, waited for at most :data:`STORE_TIMEOUT_S`."""
+def lan_address():
+    """This machine's address on its local network, or None (only loopback)."""
     try:
-        return await asyncio.wait_for(asyncio.to_thread(function, *args), STORE_TIMEOUT_S)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.255.255.255", 9))  # UDP: chooses a route, sends nothing
+            address = probe.getsockname()[0]
+    except OSError:
+        return None
+    return None if is_loopback(address) else address
+
+
+def public_origin(url=None, env=None):
+    """``(origin, warning)``: ``scheme://host[:port]`` students can open, and a sentence
+    for the presenter when they may not reach it (None otherwise)."""
+    configured = (os.environ if env is None else env).get(PUBLIC_URL_ENV, "").strip().rstrip("/")
+    if configured:
+        return configured, None
+    parts = urllib.parse.urlsplit(url if url is not None else (st.context.url or ""))
+    scheme = parts.scheme if parts.scheme in ("http", "https") else "http"
+    host, port = parts.hostname or "", f":{parts.port}" if parts.port else ""
+    if host and not is_loopback(host):
+        return f"{scheme}://{parts.netloc}", None
+    lan = lan_address()
+    if lan is None:
+        return f"{scheme}://{parts.netloc or 'localhost'}", (
+            f"You opened the app as {host or 'localhost'} and this machine has no address on a "
+            f"network: students cannot reach the join link. Set {PUBLIC_URL_ENV} to the address "
+            "students can open and restart the server."
+        )
+    return f"{scheme}://{lan}{port}", (
+        f"You opened the app as {host or 'localhost'}; the join link uses this machine's network "
+        f"address {lan}{port}. If students cannot open it (another network, a firewall), set "
+        f"{PUBLIC_URL_ENV} to an address they can reach."
+    )
+
+
+def public_join_url(code):
+    """The students' join link of class ``code``, from :func:`public_origin`."""
+    return f"{public_origin()[0]}/join?code={code}"
+
+
+async def _call(method, *args):
+    """The store's ``method`` in a worker thread, waited for at most :data:`STORE_TIMEOUT_S`."""
+    try:
+        call = asyncio.to_thread(getattr(class_store.default_store(), method), *args)
+        return await asyncio.wait_for(call, STORE_TIMEOUT_S)
     except TimeoutError:
         raise class_store.StoreBusy("The class store did not answer in time: try again.") from None
 
@@ -142,7 +199,15 @@ def _json(data, status=200, cookies=()):
 
 
 def _set_cookie(response, name, value):
-    response.set_cookie(name, value, COOKIE_AGE_S, path=_base() or "/", httponly=True, samesite="lax")
+    response.set_cookie(name, value, COOKIE_AGE_S, path=base_path() or "/", httponly=True, samesite="lax")
+
+
+class _TooMany(Exception):
+    """A request answered 429 with a ``Retry-After`` (by :func:`_guarded`)."""
+
+    def __init__(self, retry_after=2, status="rate-limited", message="Too many requests: wait a moment."):
+        super().__init__(message)
+        self.retry_after, self.status = retry_after, status
 
 
 def _guarded(handler):
@@ -152,6 +217,10 @@ def _guarded(handler):
     async def run(request):
         try:
             return await handler(request)
+        except _TooMany as error:
+            response = _json({"status": error.status, "message": str(error)}, 429)
+            response.headers["Retry-After"] = str(error.retry_after)
+            return response
         except class_store.ClassStoreError as error:
             busy = isinstance(error, class_store.StoreBusy)
             return _json({"status": "busy" if busy else "unavailable", "message": str(error)}, 503)
@@ -166,8 +235,9 @@ def _guarded(handler):
     return run
 
 
-async def _body(request):
-    """The JSON object a page of this site sent (no other site's form: ``ValueError``)."""
+async def _body(request, limited=True):
+    """The JSON object a page of this site sent (no other site's form: ``ValueError``),
+    counted against the sender's rate limit unless not ``limited``."""
     origin = urllib.parse.urlsplit(request.headers.get("origin", "")).netloc
     if request.headers.get("sec-fetch-site") == "cross-site" or (
         origin and origin != request.headers.get("host")
@@ -179,6 +249,8 @@ async def _body(request):
     body = json.loads(raw[:4097]) if len(raw) <= 4096 else None
     if not isinstance(body, dict):
         raise ValueError("not a JSON object")
+    if limited and _limited(_client(request)):
+        raise _TooMany()
     return body
 
 
@@ -202,58 +274,48 @@ def _limited(client, share=1):
     return len(hits) > POLLS_PER_WINDOW * (share if client.startswith("device:") else ROOM)
 
 
-def _too_many(retry_after=2, status="rate-limited", message="Too many requests: wait a moment."):
-    response = _json({"status": status, "message": message}, 429)
-    response.headers["Retry-After"] = str(retry_after)
-    return response
-
-
-async def _device(request, address):
-    """The request's signed device cookie, or a new one (second value: whether new; None
-    when the address made too many devices)."""
-    device, secret = request.cookies.get(DEVICE_COOKIE, ""), await _call(_store().secret)
-    if codes.device_ok(device, secret):
+async def _device(request):
+    """The request's signed device cookie, or a new one (second value: whether new)."""
+    device = request.cookies.get(DEVICE_COOKIE, "")
+    if codes.device_ok(device, await _call("secret")):
         return device, False
-    return await _call(_store().new_device, address), True
+    device = await _call("new_device", client_address(request))
+    if device is None:
+        raise _TooMany(10, "busy", "Many devices are joining from your network: you join in a few seconds.")
+    return device, True
+
+
+def _answer_status(status, cookies=(), **more):
+    """A join's or a vote's answer: its status, what it tells the student, ``more``."""
+    answer = {"status": status, "message": NOTES.get(status, ""), **more}
+    return _json(answer, HTTP_STATUS.get(status, 400), cookies)
 
 
 # ------------------------------------------------------------------ join, vote, steer
 @_guarded
 async def _join(request):
-    body, address = await _body(request), client_address(request)
-    if _limited(_client(request)):
-        return _too_many()
-    device, new = await _device(request, address)
-    if device is None:
-        return _too_many(10, "busy", "Many devices are joining from your network: you join in a few seconds.")
-    status = await _call(_store().join, body.get("code"), device, address)
-    code = {"ok": 200, "unknown": 404, "ended": 410, "full": 409, "rate-limited": 429}.get(status, 400)
-    out = {"status": status, "code": codes.normalize_code(body.get("code")) if status == "ok" else ""}
-    out["message"] = NOTES.get(status, "")
-    return _json(out, code, [(DEVICE_COOKIE, device)] if new else ())
+    body = await _body(request)
+    device, new = await _device(request)
+    status = await _call("join", body.get("code"), device, client_address(request))
+    code = codes.normalize_code(body.get("code")) if status == "ok" else ""
+    return _answer_status(status, [(DEVICE_COOKIE, device)] if new else (), code=code)
 
 
 @_guarded
 async def _vote(request):
     body = await _body(request)
-    if _limited(_client(request)):
-        return _too_many()
     code, choice = codes.normalize_code(body.get("code")), body.get("choice")
-    status = await _call(_store().vote, code, request.cookies.get(DEVICE_COOKIE, ""), choice)
-    counted = status in ("counted", "changed")
-    answer = {"status": status, "mine": choice if counted else None, "message": NOTES.get(status, "")}
-    return _json(
-        answer, 200 if counted else {"not-joined": 403, "unknown": 404, "closed": 409}.get(status, 400)
-    )
+    status = await _call("vote", code, request.cookies.get(DEVICE_COOKIE, ""), choice)
+    return _answer_status(status, mine=choice if status in ("counted", "changed") else None)
 
 
 @_guarded
 async def _steer(request):
-    body = await _body(request)
+    body = await _body(request, limited=False)
     code = codes.normalize_code(body.get("code"))
     key = request.cookies.get(lecturer_cookie(code), "")
-    state = await _call(_store().steer, code, key, body.get("action"), body.get("value"))
-    return _json({"status": "ok", "state": _state_json(state)})
+    state = await _call("steer", code, key, body.get("action"), body.get("value"))
+    return _json({"status": "ok", "state": dataclasses.asdict(state)})
 
 
 @_guarded
@@ -261,66 +323,80 @@ async def _lecturer(request):
     from starlette.responses import PlainTextResponse, RedirectResponse
 
     code, key = codes.normalize_code(request.query_params.get("code")), request.query_params.get("key", "")
-    if not await _call(_store().is_lecturer, code, key):
+    if not await _call("is_lecturer", code, key):
         return PlainTextResponse("This link does not hold the lecturer's key of a class on this server.", 403)
-    response = RedirectResponse(f"{_base()}/lesson?class={code}&view=presenter", 303)
+    response = RedirectResponse(f"{base_path()}/lesson?class={code}&view=presenter", 303)
     _set_cookie(response, lecturer_cookie(code), key)
     response.headers["Cache-Control"] = "no-store"
     return response
-
-
-def may_start(request, token):
-    """Whether this request may start a class (see the module docstring)."""
-    wanted = os.environ.get("FLDA_LECTURER_TOKEN", "")
-    if wanted:
-        return isinstance(token, str) and hmac.compare_digest(token.encode(), wanted.encode())
-    return _loopback(client_address(request))
 
 
 @_guarded
 async def _start(request):
     from explorer.teaching.lesson import LESSON_STEPS
 
-    body, address = await _body(request), client_address(request)
-    if _limited(_client(request)):
-        return _too_many()
-    if not may_start(request, body.get("token")):
-        need = "the lecturer token" if os.environ.get("FLDA_LECTURER_TOKEN") else "this server's own machine"
+    body, wanted = await _body(request), os.environ.get("FLDA_LECTURER_TOKEN", "")
+    if wanted:  # the lecturer token, else only a browser on this machine
+        token = body.get("token")
+        allowed = isinstance(token, str) and hmac.compare_digest(token.encode(), wanted.encode())
+    else:
+        allowed = is_loopback(client_address(request))
+    if not allowed:
+        need = "the lecturer token" if wanted else "this server's own machine"
         raise class_store.NotAllowed(f"Only a lecturer may start a class: use {need}.")
-    device, new = await _device(request, address)
-    if device is None:
-        return _too_many(10, "busy", "Many devices are joining from your network: you join in a few seconds.")
+    device, new = await _device(request)
     choices = [len(s.choices) for s in LESSON_STEPS]
-    code, key = await _call(_store().create_class, choices, device, "join")  # opens on its join slide
-    links = _links(code)
-    links["lecturer_link"] = f"{_base()}/_flda/class/lecturer?code={code}&key={key}"
-    links["projector"] += f"&screen={codes.screen_token(key)}"
+    code, key = await _call("create_class", choices, device, "join")  # opens on its join slide
+    links = class_links(code, key)
     cookies = [(lecturer_cookie(code), key)] + ([(DEVICE_COOKIE, device)] if new else [])
     return _json({"status": "ok", "code": code, **links}, 200, cookies)
 
 
-def _links(code):
-    lesson = f"{_base()}/lesson?class={code}"
-    return {"presenter": f"{lesson}&view=presenter", "projector": f"{lesson}&view=projector"} | {
-        "join": f"{_base()}/join?code={code}"
-    }
+def class_links(code, key=None):
+    """The class's presenter, projector and join links; with the lecturer's ``key`` the
+    projector's holds its screen token, and ``lecturer_link`` sets the key in a browser."""
+    lesson, base = f"{base_path()}/lesson?class={code}", base_path()
+    links = {"presenter": f"{lesson}&view=presenter", "projector": f"{lesson}&view=projector"}
+    links["join"] = f"{base}/join?code={code}"
+    if key:
+        links["projector"] += f"&screen={codes.screen_token(key)}"
+        links["lecturer_link"] = f"{base}/_flda/class/lecturer?code={code}&key={key}"
+    return links
 
 
 @_guarded
 async def _mine(request):
     device = request.cookies.get(DEVICE_COOKIE, "")
-    if not codes.device_ok(device, await _call(_store().secret)):
+    if not codes.device_ok(device, await _call("secret")):
         return _json({"status": "ok", "classes": []})
-    found = await _call(_store().my_classes, device)
-    return _json({"status": "ok", "classes": [{**_state_json(s), **_links(s.code)} for s in found]})
+    found = await _call("my_classes", device)
+    return _json(
+        {"status": "ok", "classes": [{**dataclasses.asdict(s), **class_links(s.code)} for s in found]}
+    )
 
 
 # ------------------------------------------------------------------------ following
-def _state_json(state):
-    fields = ("code", "n_steps", "step", "round", "round_open", "revealed", "ended", "live", "rounds")
-    fields += ("live_counts", "early_round1", "bars", "values", "correct", "n_choices")
-    fields += ("step_started", "started", "expires", "version", "tally", "layer")
-    return {name: getattr(state, name) for name in fields}
+def student_content(state):
+    """What every student sees of the class's current step (``state``: its
+    :class:`~explorer.classroom.store.ClassState`): ``{step, slug, title, text, question,
+    choices, figure}``, the text with the setting the lecturer's control values make
+    (:func:`explorer.ui.lesson_views.settings_text`); after Reveal also ``correct``, the
+    ``answer`` (the sentence the projector shows, then the mechanism) and ``explore`` (a
+    URL relative to the app: the step with the lecturer's values on the student's device)."""
+    from explorer.teaching.lesson import LESSON_STEPS, explore_url, with_chosen
+    from explorer.ui.lesson_views import settings_text, step_view
+
+    if not 0 <= state.step < len(LESSON_STEPS):
+        return {"step": state.step, "title": "", "choices": []}
+    step = LESSON_STEPS[state.step]
+    values = with_chosen(step, state.values)
+    out = {"step": state.step, "slug": step.slug, "title": step.title, "figure": step.figure}
+    out |= {"text": f"{step.text} Setting: {settings_text(values)}."}
+    out |= {"question": step.question, "choices": list(step.choices)}
+    if state.revealed:
+        answer = f"{step_view(step, values).reveal} Why: {step.answer}"
+        out |= {"correct": list(state.correct), "answer": answer, "explore": explore_url(step, values)}
+    return out
 
 
 class _Watch:
@@ -353,9 +429,9 @@ class_store.on_change(_poke)
 async def _refresh(watch):
     """Read the class's row (and on a change of tally or step its roster); wake the
     waiters when what they see changed."""
-    state, old = await _call(_store().state, watch.code), watch.state
+    state, old = await _call("state", watch.code), watch.state
     if state is None or old is None or state.tally != old.tally or state.step != old.step:
-        roster = await _call(_store().roster, watch.code, state.step) if state else (set(), [])
+        roster = await _call("roster", watch.code, state.step) if state else (set(), [])
         watch.seated, watch.ballots, watch.counts = roster[0], {}, {}
         for round_, device, choice in roster[1]:
             watch.ballots.setdefault(device, {})[round_] = choice
@@ -365,10 +441,8 @@ async def _refresh(watch):
     if state != old or watch.shared is None:
         if state is not None and (watch.code, state.page_key()) != watch.content_key:
             watch.content_key = (watch.code, state.page_key())
-            from explorer.ui.class_content import student_content
-
             watch.content = await asyncio.to_thread(student_content, state)
-        shared = {"state": _state_json(state), "content": watch.content} if state else {"state": None}
+        shared = {"state": dataclasses.asdict(state), "content": watch.content} if state else {"state": None}
         watch.state, watch.shared = state, json.dumps(shared)
         watch.wake()
     now = time.monotonic()
@@ -377,7 +451,7 @@ async def _refresh(watch):
         watch.wake()
     if watch.seen and now - watch.touched > TOUCH_EVERY_S:
         seen, watch.seen, watch.touched = watch.seen, set(), now
-        await _call(_store().touch, watch.code, seen)
+        await _call("touch", watch.code, seen)
 
 
 async def _watch(watch):
@@ -399,43 +473,24 @@ async def _watch(watch):
         watch.changed.set()
 
 
-async def _watching(code):
-    """The running watch of ``code`` (started, and read once, when there is none)."""
-    watch = _WATCHES.get(code)
-    if watch is None or watch.task is None or watch.task.done():
-        if len(_WATCHES) >= MAX_WATCHES:
-            raise class_store.StoreBusy("This server follows too many classes now: try again.")
-        watch = _WATCHES[code] = _Watch(code)
-        watch.task = asyncio.create_task(_watch(watch))
-    await asyncio.wait_for(watch.ready.wait(), STORE_TIMEOUT_S)
-    if watch.shared is None:
-        raise class_store.StoreBusy("The class store is busy: try again in a moment.")
-    return watch
-
-
-async def _authorised(code, purpose, token):
-    key = (code, purpose, codes.token_hash(token, purpose))
-    if _AUTH.get(key, 0) < time.monotonic():
-        if not await _call(_store().is_lecturer, code, token, purpose):
-            return False
-        if len(_AUTH) > 10_000:
-            _AUTH.clear()
-        _AUTH[key] = time.monotonic() + 60
-    return True
-
-
 async def _viewer(request, code):
-    """``("lecturer"|"screen", None)`` or ``("student", device hash)``, or None."""
+    """``("lecturer"|"screen", None)`` or ``("student", device hash)``, or None (a key or a
+    screen token found good is trusted for a minute)."""
     key, screen = request.cookies.get(lecturer_cookie(code), ""), request.query_params.get("screen", "")
-    if key and await _authorised(code, "key", key):
-        return "lecturer", None
-    if screen and await _authorised(code, "screen", screen):
-        return "screen", None
+    for kind, purpose, token in (("lecturer", "key", key), ("screen", "screen", screen)):
+        known = (code, purpose, codes.token_hash(token, purpose))
+        if not token or _AUTH.get(known, 0) < time.monotonic():
+            if not token or not await _call("is_lecturer", code, token, purpose):
+                continue
+            if len(_AUTH) > 10_000:
+                _AUTH.clear()
+            _AUTH[known] = time.monotonic() + 60
+        return kind, None
     device = request.cookies.get(DEVICE_COOKIE, "")
-    if not codes.device_ok(device, await _call(_store().secret)):
+    if not codes.device_ok(device, await _call("secret")):
         return None
     mine, watch = codes.token_hash(device, "device"), _WATCHES.get(code)
-    if watch and mine in watch.seated or await _call(_store().has_seat, code, device):
+    if watch and mine in watch.seated or await _call("has_seat", code, device):
         return "student", mine
     return None
 
@@ -450,28 +505,16 @@ def _token(watch, kind, device):
     return f"{state.version}.{watch.epoch if state.bars else 0}.{mine}"
 
 
-def _answer(watch, kind, device):
-    from starlette.responses import Response
-
-    state = watch.state
-    mine = watch.ballots.get(device, {}).get(state.round) if state and device else None
-    counts = watch.counts if state and (kind != "student" or state.bars) else None
-    joined = len(watch.seated) if kind != "student" else None
-    head = json.dumps(
-        {"token": _token(watch, kind, device), "mine": mine, "counts": counts, "joined": joined}
-    )
-    body = head[:-1] + "," + watch.shared[1:]
-    return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
-
-
 @_guarded
 async def _state(request):
+    from starlette.responses import Response
+
     code, client = codes.normalize_code(request.query_params.get("code")), _client(request)
     seen = request.query_params.get("seen", "")[:64]
     if not code:
         return _json({"status": "bad-request", "message": "No class code."}, 400)
     if _limited(client, ROOM):
-        return _too_many()
+        raise _TooMany()
     viewer = await _viewer(request, code)
     if viewer is None:
         return _json({"status": "not-joined", "message": "Join the class first."}, 403)
@@ -480,8 +523,16 @@ async def _state(request):
     if viewer[0] == "student" and (
         len(_HITS[client]) > POLLS_PER_WINDOW or _WAITS[client] >= WAITS_PER_CLIENT
     ):
-        return _too_many()
-    watch = await _watching(code)
+        raise _TooMany()
+    watch = _WATCHES.get(code)
+    if watch is None or watch.task is None or watch.task.done():  # started, and read once
+        if len(_WATCHES) >= MAX_WATCHES:
+            raise class_store.StoreBusy("This server follows too many classes now: try again.")
+        watch = _WATCHES[code] = _Watch(code)
+        watch.task = asyncio.create_task(_watch(watch))
+    await asyncio.wait_for(watch.ready.wait(), STORE_TIMEOUT_S)
+    if watch.shared is None:
+        raise class_store.StoreBusy("The class store is busy: try again in a moment.")
     if sum(w.waiters for w in _WATCHES.values()) >= int(os.environ.get("FLDA_CLASS_MAX_WAITERS", 3000)):
         return _json({"status": "busy", "message": "The server is full: try again."}, 503)
     if viewer[1]:
@@ -499,14 +550,17 @@ async def _state(request):
                 if await request.is_disconnected():
                     break
     finally:
-        watch.waiters, watch.last_wait, _WAITS[client] = (
-            watch.waiters - 1,
-            time.monotonic(),
-            _WAITS[client] - 1,
-        )
+        watch.waiters, watch.last_wait = watch.waiters - 1, time.monotonic()
+        _WAITS[client] -= 1
         if not _WAITS[client]:
             del _WAITS[client]
-    return _answer(watch, *viewer)
+    state, (kind, device) = watch.state, viewer
+    mine = watch.ballots.get(device, {}).get(state.round) if state and device else None
+    counts = watch.counts if state and (kind != "student" or state.bars) else None
+    joined = len(watch.seated) if kind != "student" else None
+    head = {"token": _token(watch, kind, device), "mine": mine, "counts": counts, "joined": joined}
+    body = json.dumps(head)[:-1] + "," + watch.shared[1:]  # the shared part serialised once
+    return Response(body, media_type="application/json", headers={"Cache-Control": "no-store"})
 
 
 # ----------------------------------------------------------------------- the page
@@ -515,25 +569,18 @@ def _page_file(name):
     return (ASSETS / name).read_text(encoding="utf-8")
 
 
-async def _page(request):
-    from starlette.responses import HTMLResponse
-
-    html = _page_file("join.html").replace("{{base}}", _base())
-    policy = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'"
-    headers = {
-        "Content-Security-Policy": policy,
-        "Cache-Control": "no-cache",
-        "X-Content-Type-Options": "nosniff",
-    }
-    return HTMLResponse(html, headers=headers)
-
-
-async def _asset(request):
+async def _file(request):
+    """The students' page (``/join``) or one of its files."""
     from starlette.responses import Response
 
     name = request.url.path.rsplit("/", 1)[-1]
     headers = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
-    return Response(_page_file(name), media_type=PAGE_FILES[name], headers=headers)
+    if name in PAGE_FILES:
+        return Response(_page_file(name), media_type=PAGE_FILES[name], headers=headers)
+    headers["Content-Security-Policy"] = (
+        "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'"
+    )
+    return Response(_page_file("join.html").replace("{{base}}", base_path()), 200, headers, "text/html")
 
 
 def routes():
@@ -542,8 +589,8 @@ def routes():
 
     out = []
     for prefix in chart.route_prefixes():
-        out.append(Route(f"{prefix.removesuffix('/_flda')}/join", _page, methods=["GET"]))
-        out += [Route(f"{prefix}/{name}", _asset, methods=["GET"]) for name in PAGE_FILES]
+        out.append(Route(f"{prefix.removesuffix('/_flda')}/join", _file, methods=["GET"]))
+        out += [Route(f"{prefix}/{name}", _file, methods=["GET"]) for name in PAGE_FILES]
         for name, handler in (("join", _join), ("vote", _vote), ("steer", _steer), ("start", _start)):
             out.append(Route(f"{prefix}/class/{name}", handler, methods=["POST"]))
         for name, handler in (("state", _state), ("lecturer", _lecturer), ("mine", _mine)):

@@ -34,25 +34,21 @@ def prediction_key(lesson_step):
     return f"lesson.{lesson_step.slug}.prediction"
 
 
-def keep_lesson_state():
-    """Keep every step's control values and predictions while other steps are shown
-    (Streamlit drops a widget's value after a run that did not draw it)."""
-    for key in [k for k in st.session_state if isinstance(k, str) and k.startswith("lesson.")]:
-        st.session_state[key] = st.session_state[key]
-
-
 class SoloLecture:
     """One browser's lesson (see the module docstring); ``present``: slide mode, where
     Next on the last step opens the end slide (index ``len(LESSON_STEPS)``)."""
 
-    can_steer = True
-    live_controls = True
+    can_steer = live_controls = True
     #: The prediction is clicked here (a class votes on its devices instead).
     predicts = True
+    back_label = "← Back"
 
     def __init__(self, present=False):
         self.present = present
-        keep_lesson_state()
+        # every step's control values and predictions are kept while other steps are shown
+        # (Streamlit drops a widget's value after a run that did not draw it)
+        for key in [k for k in st.session_state if isinstance(k, str) and k.startswith("lesson.")]:
+            st.session_state[key] = st.session_state[key]
         self.index = self._current_index()
         self._take_values_from_url()
 
@@ -135,9 +131,6 @@ class SoloLecture:
         lesson_step = LESSON_STEPS[min(self.index, len(LESSON_STEPS) - 1)]
         return "Next →" if self.revealed(lesson_step) else "Reveal ↓"
 
-    def back_label(self):
-        return "← Back"
-
     def can_go_back(self):
         return self.index > 0
 
@@ -150,14 +143,8 @@ class SoloLecture:
         last = len(LESSON_STEPS) - 1
         if action == "next":
             self.forward()
-        elif action == "back" and self.index > 0:
-            self.go_to(min(self.index - 1, last))
-        elif action == "first":
-            self.go_to(0)
-        elif action == "last":
-            self.go_to(last)
-        elif action == "jump":
-            self.go_to(target)
+        elif action in ("first", "last", "jump") or (action == "back" and self.index > 0):
+            self.go_to({"back": min(self.index - 1, last), "first": 0, "last": last}.get(action, target))
         elif action == "reset" and self.index <= last:
             self.reset(LESSON_STEPS[self.index])
         elif action == "contrast":

@@ -31,8 +31,6 @@ __all__ = [
     "draw_links",
     "draw_end_slide",
     "linked_equations",
-    "step_counter",
-    "compute_view",
 ]
 
 
@@ -52,21 +50,9 @@ def _label(value):
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def compute_view(lesson_step, values, present):
-    """The step's :class:`~explorer.ui.lesson_views.View` (None after an error the
-    boundary showed)."""
-    with guard.error_boundary("computing this step", "Could not compute this step.") as outcome:
-        with st.spinner(
-            "Computing this step (the digits and the learning curves take up to a "
-            "minute the first time, cached afterwards)…"
-        ):
-            view = step_view(lesson_step, values, slide=present)
-    return None if outcome.failed else view
-
-
 def draw_controls(lecture, lesson_step, values, disabled=False):
-    """The step's controls in one row, writing to the lesson's own keys (a class's
-    lecturer values: ``lecture.set_values``); shown but ``disabled`` where only the
+    """The step's controls in one row, writing to the lesson's own keys (in a class
+    ``lecture.control_changed`` steers it); shown but ``disabled`` where only the
     lecturer may change them."""
     if not lesson_step.controls:
         return
@@ -92,17 +78,12 @@ def draw_controls(lecture, lesson_step, values, disabled=False):
 def draw_prediction(lecture, lesson_step, view, revealed):
     """The question with its lettered choices; once revealed the computed answer (✓).
     In a class the choices are read, not clicked (the class votes on its devices)."""
-
-    def label(i):
-        return choice_label(lesson_step, i, revealed and i in view.correct)
-
-    short = sum(len(c) for c in lesson_step.choices) <= 60
     choice = st.radio(
         f"**Predict:** {lesson_step.question}",
         range(len(lesson_step.choices)),
-        format_func=label,
+        format_func=lambda i: choice_label(lesson_step, i, revealed and i in view.correct),
         index=None,
-        horizontal=short,
+        horizontal=sum(len(c) for c in lesson_step.choices) <= 60,
         key=prediction_key(lesson_step),
         disabled=not lecture.predicts,
         on_change=lecture.set_revealed if lecture.predicts else None,
@@ -110,19 +91,11 @@ def draw_prediction(lecture, lesson_step, view, revealed):
         help="Decide as a class first; the answer computed from this step's "
         "figure appears once a choice is made (or Next is pressed).",
     )
-    if not revealed:
-        return
-    if not lecture.predicts:
-        st.info(view.reveal, icon=":material/lightbulb:")
-        return
-    verdict = (
-        "Right (✓). "
-        if choice in view.correct
-        else "Not this time (✓ is right here). "
-        if choice is not None
-        else "✓ is right here. "
-    ) + view.reveal
-    (st.success if choice in view.correct else st.info)(verdict, icon=":material/lightbulb:")
+    if revealed:  # in a class the computed answer alone (the class votes on its devices)
+        right = lecture.predicts and choice in view.correct
+        said = {None: "✓ is right here. ", False: "Not this time (✓ is right here). ", True: "Right (✓). "}
+        verdict = said[None if choice is None else bool(right)] if lecture.predicts else ""
+        (st.success if right else st.info)(verdict + view.reveal, icon=":material/lightbulb:")
 
 
 def draw_numbers(view, per_row=3):
@@ -142,7 +115,7 @@ def draw_figure(lesson_step, values, view, revealed, present, slide=None):
     """The figure; Reveal is a build: before it the figure of the setting only
     (``view.fig_before``), after it the answering figure.  Outside slides, once revealed,
     its caption, "Why", the step's table and the notes on the paper follow (a slide has
-    them behind W and A: :func:`draw_overlays`)."""
+    them behind W and A: :func:`draw_why_and_numbers`)."""
     fig = view.fig if revealed else view.fig_before
     if fig is not None:
         charts.show_chart(
@@ -157,34 +130,31 @@ def draw_figure(lesson_step, values, view, revealed, present, slide=None):
         )
     elif view.caption and revealed:
         st.info(view.caption, icon=":material/info:")
-    if present or not revealed:
-        return
-    with st.expander("Why", icon=":material/school:"):
+    if not present and revealed:
+        draw_why_and_numbers(lesson_step, values, view, present)
+
+
+def draw_why_and_numbers(lesson_step, values, view, present):
+    """Once revealed: "Why" and the step's numbers (the notes, the table), in expanders;
+    on a slide overlays out of sight until W or A opens them, the numbers' with the
+    paper's, the caption and the links ("All numbers")."""
+    with st.container(key=slides.WHY_KEY) if present else st.expander("Why", icon=":material/school:"):
+        if present:
+            st.subheader("Why", anchor=False)
         st.markdown(lesson_step.answer)
-    if view.table is None and not view.notes:
+    texts = [view.paper] if view.paper and present else []
+    texts += [view.caption] if view.fig is not None and view.caption and present else []
+    if not (present or view.notes or view.table is not None):
         return
-    with st.expander("The numbers", expanded=True):
-        for text in view.notes:
+    with st.container(key=slides.NUMBERS_KEY) if present else st.expander("The numbers", expanded=True):
+        if present:
+            st.subheader("All numbers of this step", anchor=False)
+        for text in texts + list(view.notes):
             st.markdown(text)
         if view.table is not None:  # 2-4 rows: markdown reads on a projector and costs less
             st.markdown(tables.markdown_table(view.table))
-
-
-def draw_overlays(lesson_step, values, view):
-    """On a revealed slide: "Why" (key W) and "All numbers" (key A: the paper's numbers,
-    the caption, the notes, the table and the links), out of sight until their key opens them."""
-    with st.container(key=slides.WHY_KEY):
-        st.subheader("Why", anchor=False)
-        st.markdown(lesson_step.answer)
-    texts = [view.paper] if view.paper else []
-    texts += [view.caption] if view.fig is not None and view.caption else []
-    with st.container(key=slides.NUMBERS_KEY):
-        st.subheader("All numbers of this step", anchor=False)
-        for text in texts + list(view.notes):
-            st.markdown(text)
-        if view.table is not None:
-            st.markdown(tables.markdown_table(view.table))
-        draw_links(lesson_step, values, True)
+        if present:
+            draw_links(lesson_step, values, True)
 
 
 def draw_navigation(lecture, places=None):
@@ -193,7 +163,7 @@ def draw_navigation(lecture, places=None):
     index = lecture.index
     back, where, ahead = st.columns([1, 3, 1]) if places is None else (places[0], None, places[1])
     back.button(
-        lecture.back_label(),
+        lecture.back_label,
         key="lesson_back",
         disabled=not lecture.can_go_back(),
         on_click=lecture.act,
@@ -235,20 +205,14 @@ def linked_equations(lesson_step, view):
     )
 
 
-def step_counter(index):
-    """The slide's counter, "3 / 12" (the end slide: "end / 12")."""
-    n = len(LESSON_STEPS)
-    return f"{index + 1} / {n}" if index < n else f"end / {n}"
-
-
 def draw_slide_header(lecture):
     """A slide's top row: the step's title, the counter and the two buttons."""
     with st.container(key=slides.HEADER_KEY):
         title, counter, back, ahead = st.columns([11, 1.4, 2, 2.6], vertical_alignment="center")
-    at_end = lecture.index >= len(LESSON_STEPS)
+    at_end, n = lecture.index >= len(LESSON_STEPS), len(LESSON_STEPS)
     title.header("End of the lesson" if at_end else LESSON_STEPS[lecture.index].title, anchor="step")
-    with counter.container(key=slides.COUNTER_KEY):
-        st.markdown(step_counter(lecture.index))
+    with counter.container(key=slides.COUNTER_KEY):  # "3 / 12", on the end slide "end / 12"
+        st.markdown(f"end / {n}" if at_end else f"{lecture.index + 1} / {n}")
     if not at_end:
         draw_navigation(lecture, (back, ahead))
 
@@ -265,16 +229,6 @@ def draw_end_slide(lecture):
     st.markdown("Keys: ← the last step · Home the first · O the overview · ? every key.")
 
 
-def _bad_step_note(index):
-    with widgets.stable_slot():
-        if st.session_state.get(BAD_STEP_KEY) and index == 0:
-            st.warning(
-                f"There is no lesson step called “{escape_markdown(st.session_state[BAD_STEP_KEY])}”; "
-                "showing step 1 instead. Use Back/Next to move through the lesson.",
-                icon=":material/link_off:",
-            )
-
-
 def draw_step(lecture, present, slide=None):
     """Draw the lecture's current step; returns ``(lesson_step, values, view)`` (view None
     after an error).  ``slide``: the figure's type for the screen
@@ -284,8 +238,13 @@ def draw_step(lecture, present, slide=None):
     revealed = lecture.revealed(lesson_step)
     if present:  # the title row first: the counter is there while the step computes
         draw_slide_header(lecture)
-    view = compute_view(lesson_step, values, present)
-    if view is None:
+    with guard.error_boundary("computing this step", "Could not compute this step.") as outcome:
+        with st.spinner(
+            "Computing this step (the digits and the learning curves take up to a "
+            "minute the first time, cached afterwards)…"
+        ):
+            view = step_view(lesson_step, values, slide=present)
+    if outcome.failed:
         return lesson_step, values, None
     if present:
         text_side, figure_side = st.columns([5, 7])
@@ -293,7 +252,13 @@ def draw_step(lecture, present, slide=None):
         st.header(lesson_step.title, anchor="step")
         text_side = figure_side = st.container()
     with text_side:
-        _bad_step_note(lecture.index)
+        with widgets.stable_slot():
+            if st.session_state.get(BAD_STEP_KEY) and lecture.index == 0:
+                st.warning(
+                    f"There is no lesson step called “{escape_markdown(st.session_state[BAD_STEP_KEY])}”; "
+                    "showing step 1 instead. Use Back/Next to move through the lesson.",
+                    icon=":material/link_off:",
+                )
         st.markdown(lesson_step.text)
         if view.error:
             st.error(escape_markdown(view.error), icon=":material/error:")
@@ -313,5 +278,5 @@ def draw_step(lecture, present, slide=None):
         if not view.error:
             draw_figure(lesson_step, values, view, revealed, present, slide)
     if present and revealed:
-        draw_overlays(lesson_step, values, view)
+        draw_why_and_numbers(lesson_step, values, view, present)
     return lesson_step, values, view

@@ -22,19 +22,11 @@ import streamlit as st
 from explorer.safe_text import escape_markdown
 from explorer.teaching.lesson import LESSON_STEPS, lecture_plan, notes_text, step_minutes
 from explorer.ui import guard, lesson_slide, slides, tables
-from explorer.ui.class_lecture import ClassLecture, class_layer, public_join_url, store
+from explorer.ui.class_lecture import STAGE_NAMES, ClassLecture, class_layer, store
+from explorer.ui.class_routes import class_links, public_join_url, public_origin
 
 __all__ = ["draw_presenter", "results_frame", "plan_frame"]
 
-#: Stage names as the presenter reads them.
-STAGE_NAMES = {
-    "idle": "slide",
-    "open1": "round 1 open",
-    "closed1": "round 1 closed",
-    "open2": "round 2 open",
-    "closed2": "round 2 closed",
-    "revealed": "revealed",
-}
 END_KEY = "class_end_confirm"
 
 
@@ -42,35 +34,32 @@ def _stamp(seconds):
     return "" if seconds is None else datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def results_frame(rows, steps=LESSON_STEPS):
+def results_frame(rows):
     """The class's results as a table: one row per step, round and choice, with the
     correct choices, the votes (integers), the share of the round, the round's share
     correct and, on round 2's rows, the normalized change from round 1 to round 2,
     (p₂ − p₁)/(1 − p₁) of the share correct p (Hake's gain); times in UTC.
 
     ``rows``: :meth:`explorer.classroom.store.ClassStore.results`."""
-    from explorer.ui.lesson_slide import choice_letter
-
-    correct_share = {}
+    shares = {}
     for row in rows:
         total = sum(row["counts"].values())
         right = sum(n for c, n in row["counts"].items() if int(c) in row["correct"])
-        correct_share[(row["step"], row["round"])] = right / total if total and row["correct"] else None
+        shares[(row["step"], row["round"])] = right / total if total and row["correct"] else None
     out = []
-    for row in rows:
-        step = steps[row["step"]] if row["step"] < len(steps) else None
-        total = sum(row["counts"].values())
-        p1, p2 = correct_share.get((row["step"], 1)), correct_share.get((row["step"], row["round"]))
+    for row in [r for r in rows if r["step"] < len(LESSON_STEPS)]:
+        step, total = LESSON_STEPS[row["step"]], sum(row["counts"].values())
+        p1, p2 = shares.get((row["step"], 1)), shares[(row["step"], row["round"])]
         gain = (p2 - p1) / (1 - p1) if row["round"] == 2 and None not in (p1, p2) and p1 < 1 else None
-        for choice in range(len(step.choices) if step else 0):
+        for choice, text in enumerate(step.choices):
             votes = int(row["counts"].get(choice, row["counts"].get(str(choice), 0)))
             out.append(
                 {
                     "step": row["step"] + 1,
                     "title": step.title,
                     "round": row["round"],
-                    "choice": choice_letter(choice),
-                    "choice text": step.choices[choice],
+                    "choice": lesson_slide.choice_letter(choice),
+                    "choice text": text,
                     "correct": choice in row["correct"],
                     "votes": votes,
                     "share of round": votes / total if total else 0.0,
@@ -86,67 +75,23 @@ def results_frame(rows, steps=LESSON_STEPS):
 
 def plan_frame(rounds, current):
     """The plan as a table: each step's planned start and minutes, core or optional."""
-    rows = []
-    for index, start, minutes in lecture_plan(rounds):
-        rows.append(
-            {
-                "": "▶" if index == current else "",
-                "step": LESSON_STEPS[index].title,
-                "starts at": f"{start:g} min" if start is not None else "if time",
-                "minutes": f"{minutes:g}",
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def _clock(lecture):
-    """What the live layer needs for the step's and the lecture's clocks."""
-    state = lecture.state
-    plan = {i: (start, minutes) for i, start, minutes in lecture_plan(state.rounds)}
-    start, minutes = plan[lecture.index]
-    return {
-        "now": store().clock(),
-        "stepStarted": state.step_started,
-        "started": state.started,
-        "stepPlan": minutes,
-        "planStart": start,
-    }
-
-
-def _answer_box(lecture, lesson_step, view):
-    """For the lecturer's eyes, before Reveal too: the computed answer and the paper."""
-    if view is None or not lesson_step.choices:
-        return
-    from explorer.ui.lesson_slide import choice_label
-
-    with st.container(border=True):
-        right = ", ".join(choice_label(lesson_step, i) for i in sorted(view.correct)) or "–"
-        st.markdown(f"**Answer (not on the projector until Reveal):** {right}")
-        st.caption(view.reveal)
-        if view.paper:
-            st.caption(view.paper)
-
-
-def _notes(lesson_step, values, view):
-    say, ask = notes_text(lesson_step, values, getattr(view, "facts", None))
-    minutes = step_minutes(lesson_step)
-    st.markdown(
-        f"**Say** ({minutes:g} min with two rounds{'' if lesson_step.core else '; optional step'}): "
-        f"{escape_markdown(say)}\n\n**Ask:** {escape_markdown(ask)}"
+    return pd.DataFrame(
+        {
+            "": "▶" if index == current else "",
+            "step": LESSON_STEPS[index].title,
+            "starts at": f"{start:g} min" if start is not None else "if time",
+            "minutes": f"{minutes:g}",
+        }
+        for index, start, minutes in lecture_plan(rounds)
     )
 
 
-def _next_step(index):
-    if index + 1 < len(LESSON_STEPS):
-        upcoming = LESSON_STEPS[index + 1]
-        st.markdown(f"**Next:** {upcoming.title}  \n*{upcoming.question}*")
-    else:
-        st.markdown("**Next:** the end of the lesson.")
-
-
-@guard.callback("changing the class's settings")
-def _setting(lecture, action, key):
-    lecture.steer(action, st.session_state[key])
+@guard.callback("changing the class")
+def _steer(lecture, action, key=None):
+    """A presenter's widget changed a setting of the class (``key``: the widget's value)."""
+    lecture.steer(action, None if key is None else st.session_state[key])
+    if action == "end":
+        st.session_state.pop(END_KEY, None)
 
 
 def _settings(lecture):
@@ -160,27 +105,18 @@ def _settings(lecture):
             (1, 2),
             key="class_rounds",
             horizontal=True,
-            on_change=_setting,
+            on_change=_steer,
             args=(lecture, "rounds", "class_rounds"),
             help="Two rounds: vote, discuss with neighbours, vote again (peer instruction). "
             "One: vote, reveal.",
         )
         for action, label, text in (
             ("live_counts", "Show counts while a round is open", "Off: the room sees only how many voted."),
-            (
-                "early_round1",
-                "Show round 1's bars when it closes",
-                "Off: round 1 stays hidden until round 2 closes.",
-            ),
+            ("early_round1", "Show round 1's bars when it closes", "Off: hidden until round 2 closes."),
         ):
             st.session_state[f"class_{action}"] = bool(getattr(state, action))
-            st.toggle(
-                label,
-                key=f"class_{action}",
-                on_change=_setting,
-                args=(lecture, action, f"class_{action}"),
-                help=text,
-            )
+            args = (lecture, action, f"class_{action}")
+            st.toggle(label, key=f"class_{action}", on_change=_steer, args=args, help=text)
 
 
 @guard.callback("removing a seat")
@@ -206,27 +142,16 @@ def _seats(lecture):
 
 
 def _links(lecture):
-    from explorer.classroom.codes import screen_token
-    from explorer.ui.joining import public_origin
-
-    _, warning = public_origin()
-    join = public_join_url(lecture.code)
-    projector = f"lesson?class={lecture.code}&view=projector&present=1&screen={screen_token(lecture.key)}"
+    links, warning = class_links(lecture.code, lecture.key), public_origin()[1]
     if warning:
         st.warning(escape_markdown(warning), icon=":material/wifi_off:")
-    steering = f"_flda/class/lecturer?code={lecture.code}&key={lecture.key}"
+    join = public_join_url(lecture.code).split("://", 1)[-1]
     st.markdown(
-        f"[Open the projector view]({projector}) (on the room's screen) · "
-        f"[this presenter on another device]({steering}) (keep it private: it steers the class) · "
-        "students join at "
-        f"**{escape_markdown(join.split('://', 1)[-1])}** (code **{lecture.code}**)"
+        f"[Open the projector view]({links['projector']}&present=1) (on the room's screen) · "
+        f"[this presenter on another device]({links['lecturer_link']}) "
+        "(keep it private: it steers the class) · "
+        f"students join at **{escape_markdown(join)}** (code **{lecture.code}**)"
     )
-
-
-@guard.callback("ending the class")
-def _end(lecture):
-    lecture.steer("end")
-    st.session_state.pop(END_KEY, None)
 
 
 def _results_and_end(lecture):
@@ -240,26 +165,56 @@ def _results_and_end(lecture):
     )
     if not lecture.state.live:
         st.info("This class has ended: its results stay here for 24 hours.", icon=":material/event_busy:")
-        return
-    if not st.session_state.get(END_KEY):
+    elif not st.session_state.get(END_KEY):
         st.button(
             "End the class…",
             key="class_end",
             on_click=lambda: st.session_state.update({END_KEY: True}),
             help="Closes voting and joining; asks once more before it does.",
         )
-        return
-    st.warning("End the class? Students can no longer vote; the results stay downloadable for 24 hours.")
-    yes, no = st.columns(2)
-    yes.button("Yes, end it", key="class_end_yes", type="primary", on_click=_end, args=(lecture,))
-    no.button("Keep it running", key="class_end_no", on_click=lambda: st.session_state.pop(END_KEY, None))
+    else:
+        st.warning("End the class? Students can no longer vote; the results stay downloadable for 24 hours.")
+        yes, no = st.columns(2)
+        yes.button("Yes, end it", key="class_end_yes", type="primary", on_click=_steer, args=(lecture, "end"))
+        no.button("Keep it running", key="class_end_no", on_click=lambda: st.session_state.pop(END_KEY, None))
 
 
-def _stage_line(lecture):
-    if not isinstance(lecture, ClassLecture):
-        return "rehearsal: no students"
-    now = lecture.stage()
-    return " → ".join(f"**{STAGE_NAMES[s]}**" if s == now else STAGE_NAMES[s] for s in lecture.stages())
+def _right_side(lecture, lesson_step, values, view):
+    """Beside the slide: the class's votes and clocks, the answer, the notes, the next
+    step, the plan, and in a class its settings, seats, links, results and End."""
+    in_class = isinstance(lecture, ClassLecture)
+    if in_class:
+        lecture.sync_correct(view)
+        start, minutes = next((s, m) for i, s, m in lecture_plan(lecture.state.rounds) if i == lecture.index)
+        clock = {"now": store().clock(), "stepStarted": lecture.state.step_started}
+        clock |= {"started": lecture.state.started, "stepPlan": minutes, "planStart": start}
+        class_layer(lecture, "presenter", clock)
+    if view is not None and lesson_step.choices:  # for the lecturer's eyes, before Reveal too
+        with st.container(border=True):
+            right = ", ".join(lesson_slide.choice_label(lesson_step, i) for i in sorted(view.correct)) or "–"
+            st.markdown(f"**Answer (not on the projector until Reveal):** {right}")
+            st.caption(view.reveal)
+            if view.paper:
+                st.caption(view.paper)
+    say, ask = notes_text(lesson_step, values, getattr(view, "facts", None))
+    st.markdown(
+        f"**Say** ({step_minutes(lesson_step):g} min with two rounds"
+        f"{'' if lesson_step.core else '; optional step'}): "
+        f"{escape_markdown(say)}\n\n**Ask:** {escape_markdown(ask)}"
+    )
+    if lecture.index + 1 < len(LESSON_STEPS):
+        upcoming = LESSON_STEPS[lecture.index + 1]
+        st.markdown(f"**Next:** {upcoming.title}  \n*{upcoming.question}*")
+    else:
+        st.markdown("**Next:** the end of the lesson.")
+    with st.expander("The plan"):
+        st.markdown(tables.markdown_table(plan_frame(lecture.state.rounds if in_class else 2, lecture.index)))
+        st.caption("Jump: type the step's number and Enter (or O for the overview).")
+    if in_class:
+        _settings(lecture)
+        _seats(lecture)
+        _links(lecture)
+        _results_and_end(lecture)
 
 
 def draw_presenter(lecture):
@@ -271,31 +226,17 @@ def draw_presenter(lecture):
     action, _ = slides.lesson_keys([s.title for s in LESSON_STEPS], True, in_class, "", steering)
     if action is not None:
         lecture.act(*action)
-    if lecture.index >= len(LESSON_STEPS):
-        lecture.index = len(LESSON_STEPS) - 1
-    lesson_step = LESSON_STEPS[lecture.index]
     title = f"Class {lecture.code}" if in_class else "Rehearsal"
     st.markdown(f"### {title} · step {lecture.index + 1} / {len(LESSON_STEPS)}")
-    st.markdown(_stage_line(lecture))
+    if in_class:
+        mine, now = lecture.stages()
+        st.markdown(" → ".join(f"**{STAGE_NAMES[s][0]}**" if s == now else STAGE_NAMES[s][0] for s in mine))
+    else:
+        st.markdown("rehearsal: no students")
     left, right = st.columns([3, 2])
     with right:
-        back, ahead = st.columns(2)
-        lesson_slide.draw_navigation(lecture, (back, ahead))
+        lesson_slide.draw_navigation(lecture, st.columns(2))
     with left:
         lesson_step, values, view = lesson_slide.draw_step(lecture, present=False)
     with right:
-        if in_class:
-            lecture.sync_correct(view)
-            class_layer(lecture, "presenter", _clock(lecture))
-        _answer_box(lecture, lesson_step, view)
-        _notes(lesson_step, values, view)
-        _next_step(lecture.index)
-        rounds = lecture.state.rounds if in_class else 2
-        with st.expander("The plan"):
-            st.markdown(tables.markdown_table(plan_frame(rounds, lecture.index)))
-            st.caption("Jump: type the step's number and Enter (or O for the overview).")
-        if in_class:
-            _settings(lecture)
-            _seats(lecture)
-            _links(lecture)
-            _results_and_end(lecture)
+        _right_side(lecture, lesson_step, values, view)

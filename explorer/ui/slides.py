@@ -2,17 +2,12 @@
 screen, a chart that takes the height that is left, high contrast for dark rooms.
 
 * :data:`KEY_MAP` — the keys, as reveal.js users know them (the one list: the keyboard
-  element :file:`assets/lesson_keys.js` receives it, the ``?`` overlay lists it).
-  Keys are handled on the page's document in the capture phase, so in presentation mode
-  a focused radio or button never swallows → or Space.  Actions of :data:`SERVER_ACTIONS`
-  (next, back, first, last, ``jump:N``, reset, contrast) come back to the page as
-  :func:`lesson_keys`'s result; the others (overview, black out, the "Why" and "All
-  numbers" overlays, the list of keys) are drawn in the browser alone.
+  element :file:`assets/lesson_keys.js` receives it, the ``?`` overlay lists it); actions
+  of :data:`SERVER_ACTIONS` come back to the page as :func:`lesson_keys`'s result, the
+  others (overview, black out, "Why", "All numbers", the list of keys) are the browser's.
 * :func:`slide_css` — the stylesheet of presentation mode (a constant per contrast
-  setting, never user text): every size a share of the viewport's height
-  (:data:`TYPE_SCALE`), the page's padding and header removed, the overlays' places.
-* :func:`chart_style` — the figure's font sizes for the viewport height the browser
-  reported (ticks and legends >= 2.2 %, the settings line >= 1.8 % of it).
+  setting, never user text): every size a share of the viewport's height (:data:`TYPE_SCALE`).
+* :func:`chart_style` — the figure's font sizes for the viewport height the browser reported.
 * :func:`high_contrast` — ``?contrast=high`` or the H key: white on black, every text
   >= 7:1 (21:1), figures too.
 """
@@ -86,20 +81,17 @@ CHART_MARGIN = 12
 #: The height (px) styled for until the browser has reported the window's.
 DEFAULT_VIEWPORT = 1080
 
+_LETTERS = {"n": "next", "p": "back", "o": "overview", "b": "black", "w": "why", "a": "numbers"}
+_LETTERS |= {"r": "reset", "h": "contrast", "j": "join", "v": "bars"}
 #: Key -> action (``KeyboardEvent.key`` values; letters in both cases).
 KEY_MAP = {
-    **dict.fromkeys(["ArrowRight", " ", "Spacebar", "PageDown", "n", "N"], "next"),
-    **dict.fromkeys(["ArrowLeft", "PageUp", "p", "P"], "back"),
+    **dict.fromkeys(["ArrowRight", " ", "Spacebar", "PageDown"], "next"),
+    **dict.fromkeys(["ArrowLeft", "PageUp"], "back"),
     "Home": "first",
     "End": "last",
-    **dict.fromkeys(["o", "O", "Escape"], "overview"),
-    **dict.fromkeys(["b", "B", "."], "black"),
-    **dict.fromkeys(["w", "W"], "why"),
-    **dict.fromkeys(["a", "A"], "numbers"),
-    **dict.fromkeys(["r", "R"], "reset"),
-    **dict.fromkeys(["h", "H"], "contrast"),
-    **dict.fromkeys(["j", "J"], "join"),
-    **dict.fromkeys(["v", "V"], "bars"),
+    **{key: action for letter, action in _LETTERS.items() for key in (letter, letter.upper())},
+    "Escape": "overview",
+    ".": "black",
     "?": "help",
 }
 #: Keys of a class only (the join overlay, the class's vote bars).
@@ -155,7 +147,7 @@ def key_list(in_class=False):
     return rows
 
 
-def parse_action(value, n_steps, in_class=False):
+def parse_action(value, n_steps):
     """The keyboard element's trigger value as ``(action, step index or None)``, or None.
 
     ``"jump:N"`` names step N counted from 1 (the counter's number); the index returned
@@ -167,7 +159,7 @@ def parse_action(value, n_steps, in_class=False):
     if not isinstance(value, str):
         return None
     action, _, number = value.partition(":")
-    if action not in SERVER_ACTIONS and not (in_class and action in CLASS_ACTIONS + CLASS_LAYERS):
+    if action not in SERVER_ACTIONS:
         return None
     if action != "jump":
         return None if number else (action, None)
@@ -330,7 +322,6 @@ CLASS_CSS = f"""
 .flda-class-round-head {{ font-weight: 700; margin-top: 0.4em; }}
 .flda-class-hint {{ font-style: italic; margin-top: 0.2em; }}
 .flda-class-stats {{ font-variant-numeric: tabular-nums; font-weight: 600; }}
-.flda-class-projector .flda-class-stats {{ display: none; }}
 .st-key-{CLASS_LAYER_KEY}, [data-testid="stLayoutWrapper"]:has(> .st-key-{CLASS_LAYER_KEY}) {{
   position: absolute !important; width: 0; height: 0; }}
 .st-key-lesson_join {{ display: none !important; }}
@@ -391,14 +382,10 @@ def layer_css():
 
 
 @functools.cache
-def _component():
-    return st.components.v2.component(
-        "flda_lesson_keys", js=(ASSETS / "lesson_keys.js").read_text(encoding="utf-8"), isolate_styles=False
-    )
-
-
-def _ignore():
-    pass
+def component(name):
+    """The Streamlit component ``flda_<name>``: the script ``assets/<name>.js``."""
+    js = (ASSETS / f"{name}.js").read_text(encoding="utf-8")
+    return st.components.v2.component(f"flda_{name}", js=js, isolate_styles=False)
 
 
 def lesson_keys(titles, present, in_class=False, layer="", steer=None):
@@ -406,12 +393,11 @@ def lesson_keys(titles, present, in_class=False, layer="", steer=None):
     (:func:`parse_action`) or None, and the viewport height the browser reported (None
     until it has).
 
-    ``titles`` are the steps' titles (the overview's grid).  Outside presentation mode
-    only ← / → / Page Up / Page Down / Space move between steps, and a focused control
-    keeps its own keys.  ``in_class``: the class's keys too (J, V), the class's layers
-    (:data:`CLASS_LAYERS`) go to the server, and ``layer`` is the one the class shows;
-    ``steer`` (``{base, code, steps, bars, layer}``, for the lecturer's browser): the keys
-    steer the class directly through its route, not through a run of the page.
+    ``titles``: the overview's grid.  Outside presentation mode only ← / → / Page Up /
+    Page Down / Space move between steps.  ``in_class``: the class's keys too (J, V), and
+    the class's layers (:data:`CLASS_LAYERS`; ``layer`` the one it shows) are the
+    server's; ``steer`` (``{base, code, steps, bars, layer}``, the lecturer's browser):
+    the keys steer the class through its route, not through a run of the page.
     """
     keys = KEY_MAP if present else {k: v for k, v in KEY_MAP.items() if k in PAGE_KEYS}
     if not in_class:
@@ -420,19 +406,15 @@ def lesson_keys(titles, present, in_class=False, layer="", steer=None):
         "present": bool(present),
         "titles": list(titles),
         "keys": keys,
-        "serverActions": list(SERVER_ACTIONS),
         "serverLayers": list(CLASS_LAYERS) if in_class else [],
         "layer": layer if in_class else "",
         "steer": steer,
         "help": key_list(in_class),
     }
-    result = _component()(
-        key=KEYS_KEY,
-        data=data,
-        height=0,
-        on_nav_change=_ignore,
-        on_viewport_change=_ignore,
+    ignore = lambda: None  # the trigger and the state are read from the result
+    result = component("lesson_keys")(
+        key=KEYS_KEY, data=data, height=0, on_nav_change=ignore, on_viewport_change=ignore
     )
     viewport = getattr(result, "viewport", None)
     viewport = int(viewport) if isinstance(viewport, (int, float)) and 200 <= viewport <= 10_000 else None
-    return parse_action(getattr(result, "nav", None), len(titles), in_class), viewport
+    return parse_action(getattr(result, "nav", None), len(titles)), viewport

@@ -122,11 +122,9 @@ def test_polls_are_rate_limited_per_client_and_watchers_capped(class_db, fast, m
 
 def test_one_content_per_class_state_for_thirty_students(class_db, fast, monkeypatch):
     """Issue 41: a state change ran a page per student; now one shared content per state."""
-    from explorer.ui import class_content
-
     built = []
-    real = class_content.student_content
-    monkeypatch.setattr(class_content, "student_content", lambda s: built.append(s.page_key()) or real(s))
+    real = class_routes.student_content
+    monkeypatch.setattr(class_routes, "student_content", lambda s: built.append(s.page_key()) or real(s))
 
     async def scenario():
         asgi = app()

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from explorer.teaching.lesson import LESSON_STEPS, lecture_plan
-from explorer.ui.joining import PUBLIC_URL_ENV, public_origin
+from explorer.ui.class_routes import PUBLIC_URL_ENV, public_origin
 from explorer.ui.presenter import plan_frame, results_frame
 
 
@@ -87,12 +87,12 @@ def test_the_join_link_uses_the_public_address(url, env, expected, warns):
     "url", ["http://localhost:8501/lesson", "http://127.0.0.1:8501/x", "http://[::1]:8501/"]
 )
 def test_a_loopback_address_is_never_the_join_link(url, monkeypatch):
-    from explorer.ui import joining
+    from explorer.ui import class_routes
 
-    monkeypatch.setattr(joining, "lan_address", lambda: "192.168.7.9")
+    monkeypatch.setattr(class_routes, "lan_address", lambda: "192.168.7.9")
     origin, warning = public_origin(url, {})
     assert origin == "http://192.168.7.9:8501" and "192.168.7.9" in warning
-    monkeypatch.setattr(joining, "lan_address", lambda: None)
+    monkeypatch.setattr(class_routes, "lan_address", lambda: None)
     origin, warning = public_origin(url, {})
     assert PUBLIC_URL_ENV in warning  # students could not reach it: the presenter is told the fix
 
