@@ -20,7 +20,13 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.safe_text import escape_plotly
-from explorer.figures.style import axis_suffix, classifier_color, subplot_layout, unvalidated_figure
+from explorer.figures.style import (
+    axis_suffix,
+    classifier_color,
+    subplot_axes,
+    subplot_layout,
+    unvalidated_figure,
+)
 
 __all__ = [
     "PROBABILITY_SCALE",
@@ -66,9 +72,10 @@ def symmetric_range(*arrays):
     return m if m > 0 else 1.0
 
 
-def _heatmap(image, coloraxis, name, value_label, fmt=".3f"):
+def _heatmap(image, k, coloraxis, name, value_label, fmt=".3f"):
+    """The heat map of ``image`` in the ``k``-th subplot (``name`` is escaped for plotly)."""
     side = image.shape[0]
-    name = escape_plotly(name)  # names and labels are text for plotly
+    name = escape_plotly(name)
     return dict(
         type="heatmap",
         z=image,
@@ -79,6 +86,7 @@ def _heatmap(image, coloraxis, name, value_label, fmt=".3f"):
         hovertemplate=(
             f"<b>{name}</b><br>row %{{y}}, column %{{x}}<br>{value_label} = %{{z:{fmt}}}<extra></extra>"
         ),
+        **subplot_axes(k),
     )
 
 
@@ -88,25 +96,19 @@ def _colorscale(name):
     return [list(step) for step in go.layout.Coloraxis(colorscale=name).colorscale]
 
 
-def _square_axes_layout(n_axes, side):
-    """Layout of square pixels, row 0 at the top, no tick clutter, for every subplot."""
+def _square_axes(layout, n_axes, side):
+    """``layout`` (of ``subplot_layout``) with square pixels, row 0 at the top and no tick
+    clutter in its first ``n_axes`` subplots."""
     bare = dict(
         showticklabels=False, showgrid=False, zeroline=False, ticks="", showline=False, constrain="domain"
     )
-    layout = {}
     for k in range(1, n_axes + 1):
-        suffix = "" if k == 1 else str(k)
-        layout[f"xaxis{suffix}"] = dict(bare, range=[-0.5, side - 0.5])
-        layout[f"yaxis{suffix}"] = dict(
+        suffix = axis_suffix(k)
+        layout.setdefault(f"xaxis{suffix}", {}).update(bare, range=[-0.5, side - 0.5])
+        layout.setdefault(f"yaxis{suffix}", {}).update(
             bare, scaleanchor=f"x{suffix}", scaleratio=1, range=[side - 0.5, -0.5]
         )
     return layout
-
-
-def _merge_axes(layout, axes):
-    """Update ``layout``'s axis dicts (made by ``subplot_layout``) with ``axes``."""
-    for name, settings in axes.items():
-        layout.setdefault(name, {}).update(settings)
 
 
 def nonzero_rate_figure(rate_a, rate_b, side, name_a, name_b, zero_tol=0.0):
@@ -130,14 +132,10 @@ def nonzero_rate_figure(rate_a, rate_b, side, name_a, name_b, zero_tol=0.0):
         1, 2, (f"A: {escape_plotly(name_a)}", f"B: {escape_plotly(name_b)}"), horizontal_spacing=0.06
     )
     data = [
-        dict(
-            _heatmap(as_image(rate, side), "coloraxis", name, "P(pixel non-zero)", ".2f"),
-            xaxis=f"x{suffix}",
-            yaxis=f"y{suffix}",
-        )
-        for (rate, name), suffix in zip(((rate_a, name_a), (rate_b, name_b)), ("", "2"))
+        _heatmap(as_image(rate, side), k, "coloraxis", name, "P(pixel non-zero)", ".2f")
+        for k, (rate, name) in enumerate(((rate_a, name_a), (rate_b, name_b)), start=1)
     ]
-    _merge_axes(layout, _square_axes_layout(2, side))
+    _square_axes(layout, 2, side)
     threshold = "x ≠ 0" if zero_tol == 0 else f"|x| > {zero_tol:g}"
     layout.update(
         coloraxis=dict(
@@ -170,44 +168,59 @@ _SLIDE_MARGIN = dict(l=10, r=10, t=60, b=120)
 _SLIDE_SPACING = 0.05
 
 
-def _weight_maps(w_source, w_flda, shared_range, source_name, digit):
-    """The two weight images on one diverging range: ``(left, right, m, left_title)``."""
-    m_src, m_flda = symmetric_range(w_source), symmetric_range(w_flda)
-    if shared_range:
-        return w_source, w_flda, max(m_src, m_flda), f"{source_name} weights, digit {digit}"
-    return (
-        w_source * (m_flda / m_src),
-        w_flda,
-        m_flda,
-        f"{source_name} weights, digit {digit} (×{m_flda / m_src:.2g})",
+def _colorbar(title, **place):
+    """A thin horizontal colour bar titled ``title`` above it, placed by ``place``."""
+    return dict(
+        title=dict(text=title, side="top"),
+        orientation="h",
+        xanchor="center",
+        yanchor="top",
+        thickness=12,
+        **place,
     )
 
 
-def _weights_colorbars(m, weight_bar, theta_bar):
-    """The two colour axes of Figure 6: weights (diverging, centred on 0) and theta."""
-
-    def bar(title, place):
-        return dict(
-            title=dict(text=title, side="top"),
-            orientation="h",
-            xanchor="center",
-            yanchor="top",
-            thickness=12,
-            **place,
+def _weights_layout(titles, side, m, slide):
+    """Figure 6's layout: a slide's one row of three maps with both colour bars below, or
+    the page's weight maps side by side above the θ map (see ``_WEIGHT_ROW``)."""
+    if slide:
+        layout = subplot_layout(1, 3, titles, horizontal_spacing=_SLIDE_SPACING)
+        third = (1 - 2 * _SLIDE_SPACING) / 3
+        bars = (
+            dict(x=third + _SLIDE_SPACING / 2, y=-0.03, len=2 * third),
+            dict(x=1 - third / 2, y=-0.03, len=third),
         )
-
-    return dict(
+        height, margin = SLIDE_WEIGHTS_HEIGHT, _SLIDE_MARGIN
+    else:
+        plot_height = _WEIGHT_ROW + _ROW_GAP + _THETA_ROW
+        layout = subplot_layout(
+            2,
+            2,
+            titles,
+            specs=[[{}, {}], [{"colspan": 2}, None]],
+            row_heights=[_WEIGHT_ROW, _THETA_ROW],
+            vertical_spacing=_ROW_GAP / plot_height,
+            horizontal_spacing=0.04,
+        )
+        below_weights = (_THETA_ROW + _ROW_GAP - 8) / plot_height
+        bars = (dict(x=0.5, y=below_weights, len=0.5), dict(x=0.5, y=-0.02, len=0.3))
+        height, margin = round(plot_height + _WEIGHTS_MARGIN["t"] + _WEIGHTS_MARGIN["b"]), _WEIGHTS_MARGIN
+    _square_axes(layout, 3, side).update(
         coloraxis=dict(
             colorscale=_colorscale(WEIGHT_SCALE),
             cmin=-m,
             cmax=m,
             cmid=0.0,
-            colorbar=bar("weight", weight_bar),
+            colorbar=_colorbar("weight", **bars[0]),
         ),
         coloraxis2=dict(
-            colorscale=_colorscale(PROBABILITY_SCALE), cmin=0.0, cmax=1.0, colorbar=bar("θ", theta_bar)
+            colorscale=_colorscale(PROBABILITY_SCALE), cmin=0.0, cmax=1.0, colorbar=_colorbar("θ", **bars[1])
         ),
+        height=height,
+        margin=margin,
+        font=_FONT,
     )
+    return layout
 
 
 def digit_weights_figure(
@@ -257,47 +270,21 @@ def digit_weights_figure(
         adapted weights on ``x2``).
     """
     w_source, w_flda = as_image(w_source, side), as_image(w_flda, side)
-    theta_img = as_image(theta, side)
     digit = escape_plotly(digit)
-    left, right, m, left_title = _weight_maps(w_source, w_flda, shared_range, source_name, digit)
+    m_src, m = symmetric_range(w_source), symmetric_range(w_flda)
+    left_title = f"{source_name} weights, digit {digit}"
+    if shared_range:
+        m = max(m_src, m)
+    else:  # the naive map rescaled to FLDA's range
+        w_source, left_title = w_source * (m / m_src), f"{left_title} (×{m / m_src:.2g})"
     titles = (left_title, f"{flda_name} weights, digit {digit}", "dropout θ (transfer model)")
     # Traces in the paper's order: naive weights (x), θ (x3), adapted weights (x2).
     data = [
-        dict(_heatmap(left, "coloraxis", source_name, "weight"), xaxis="x", yaxis="y"),
-        dict(_heatmap(theta_img, "coloraxis2", "θ", "θ", ".2f"), xaxis="x3", yaxis="y3"),
-        dict(_heatmap(right, "coloraxis", flda_name, "weight"), xaxis="x2", yaxis="y2"),
+        _heatmap(w_source, 1, "coloraxis", source_name, "weight"),
+        _heatmap(as_image(theta, side), 3, "coloraxis2", "θ", "θ", ".2f"),
+        _heatmap(w_flda, 2, "coloraxis", flda_name, "weight"),
     ]
     return unvalidated_figure(data, _weights_layout(titles, side, m, slide))
-
-
-def _weights_layout(titles, side, m, slide):
-    """Figure 6's layout: a slide's one row of three maps with both colour bars below, or
-    the page's weight maps side by side above the θ map (see ``_WEIGHT_ROW``)."""
-    if slide:
-        layout = subplot_layout(1, 3, titles, horizontal_spacing=_SLIDE_SPACING)
-        third = (1 - 2 * _SLIDE_SPACING) / 3
-        bars = (
-            dict(x=third + _SLIDE_SPACING / 2, y=-0.03, len=2 * third),
-            dict(x=1 - third / 2, y=-0.03, len=third),
-        )
-        height, margin = SLIDE_WEIGHTS_HEIGHT, _SLIDE_MARGIN
-    else:
-        plot_height = _WEIGHT_ROW + _ROW_GAP + _THETA_ROW
-        layout = subplot_layout(
-            2,
-            2,
-            titles,
-            specs=[[{}, {}], [{"colspan": 2}, None]],
-            row_heights=[_WEIGHT_ROW, _THETA_ROW],
-            vertical_spacing=_ROW_GAP / plot_height,
-            horizontal_spacing=0.04,
-        )
-        below_weights = (_THETA_ROW + _ROW_GAP - 8) / plot_height
-        bars = (dict(x=0.5, y=below_weights, len=0.5), dict(x=0.5, y=-0.02, len=0.3))
-        height, margin = round(plot_height + _WEIGHTS_MARGIN["t"] + _WEIGHTS_MARGIN["b"]), _WEIGHTS_MARGIN
-    _merge_axes(layout, _square_axes_layout(3, side))
-    layout.update(**_weights_colorbars(m, *bars), height=height, margin=margin, font=_FONT)
-    return layout
 
 
 def sample_images_figure(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=10):
@@ -317,23 +304,18 @@ def sample_images_figure(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=1
     classes = list(np.unique(np.concatenate([y_a, y_b])))[:max_classes]
     n = len(classes)
     layout = subplot_layout(2, n, (), horizontal_spacing=0.01, vertical_spacing=0.08, row_titles=["A", "B"])
-    _merge_axes(layout, _square_axes_layout(2 * n, side))
+    _square_axes(layout, 2 * n, side)
     data, images = [], []
     for row, (X, y, name) in enumerate(((X_a, y_a, name_a), (X_b, y_b, name_b))):
         for col, label in enumerate(classes):
             members = np.flatnonzero(y == label)
             img = as_image(X[members[0]], side) if len(members) else np.zeros((side, side))
             images.append(img)
-            suffix = axis_suffix(row + 1, col + 1, n)
-            data.append(
-                dict(
-                    _heatmap(img, "coloraxis", f"{name}, class {label}", "ink", ".2f"),
-                    xaxis=f"x{suffix}",
-                    yaxis=f"y{suffix}",
-                )
-            )
+            data.append(_heatmap(img, row * n + col + 1, "coloraxis", f"{name}, class {label}", "ink", ".2f"))
             if row == 1:
-                layout[f"xaxis{suffix}"]["title"] = dict(text=escape_plotly(label), standoff=2)
+                layout[f"xaxis{axis_suffix(n + col + 1)}"]["title"] = dict(
+                    text=escape_plotly(label), standoff=2
+                )
     top = max(float(np.max(images)), 1e-12)
     layout.update(
         coloraxis=dict(colorscale=_colorscale(INK_SCALE), cmin=0.0, cmax=top, showscale=False),
@@ -360,49 +342,51 @@ def table4_figure(table, paper):
         Bars coloured by classifier family (hatched for the quadratic loss);
         the paper's values as grey, dark-outlined dashes across the matching bars.
     """
-    fig = go.Figure()
     directions = [str(i).split(":")[0] for i in table.index]
-    for method in table.columns:
-        fig.add_trace(
-            go.Bar(
-                x=directions,
-                y=table[method].to_numpy(),
-                name=method,
-                marker=dict(
-                    color=classifier_color(method),
-                    pattern=dict(
-                        shape="/" if method in ("S-LS", "FLDA-Q") else "",
-                        fgcolor="white",
-                        solidity=0.3,
-                        fillmode="overlay",
-                    ),
-                    line=dict(color="#333333", width=0.5),
+    traces = [
+        go.Bar(
+            x=directions,
+            y=table[method].to_numpy(),
+            name=method,
+            marker=dict(
+                color=classifier_color(method),
+                pattern=dict(
+                    shape="/" if method in ("S-LS", "FLDA-Q") else "",
+                    fgcolor="white",
+                    solidity=0.3,
+                    fillmode="overlay",
                 ),
-                # values at the foot of the bars, clear of the paper's dashes near their tops
-                text=[f"{v:.1%}" for v in table[method]],
-                textposition="auto",  # as the axis
-                insidetextanchor="start",
-                textangle=0,
-                insidetextfont=dict(shadow="auto"),  # readable across the hatching
-                hovertemplate=f"<b>{method}</b> %{{x}}<br>error %{{y:.3f}}<extra></extra>",
-            )
+                line=dict(color="#333333", width=0.5),
+            ),
+            # values at the foot of the bars, clear of the paper's dashes near their tops
+            text=[f"{v:.1%}" for v in table[method]],
+            textposition="auto",  # as the axis
+            insidetextanchor="start",
+            textangle=0,
+            insidetextfont=dict(shadow="auto"),  # readable across the hatching
+            hovertemplate=f"<b>{method}</b> %{{x}}<br>error %{{y:.3f}}<extra></extra>",
         )
-    _add_paper_markers(fig, table, paper, directions)
-    fig.update_layout(
-        barmode="group",
-        bargap=0.2,
-        bargroupgap=0.0,
-        yaxis=dict(title="error rate on the target", range=[0, 1.05], tickformat=".0%"),
-        legend=dict(orientation="h", y=-0.15, x=0.5, xanchor="center"),
-        height=420,
-        margin=dict(l=10, r=10, t=20, b=10),
-        font=_FONT,
+        for method in table.columns
+    ]
+    traces += _paper_marks(table, paper)
+    return go.Figure(
+        traces,
+        dict(
+            xaxis2=dict(overlaying="x", range=[-0.5, len(directions) - 0.5], visible=False),
+            barmode="group",
+            bargap=0.2,
+            bargroupgap=0.0,
+            yaxis=dict(title="error rate on the target", range=[0, 1.05], tickformat=".0%"),
+            legend=dict(orientation="h", y=-0.15, x=0.5, xanchor="center"),
+            height=420,
+            margin=dict(l=10, r=10, t=20, b=10),
+            font=_FONT,
+        ),
     )
-    return fig
 
 
-def _add_paper_markers(fig, table, paper, directions):
-    """Grey dashes at the paper's Table 4 values, across the matching bars.
+def _paper_marks(table, paper):
+    """Grey dashes at the paper's Table 4 values across the matching bars (axis ``x2``).
 
     Each dash is drawn twice: a slightly longer and thicker dark one (no legend
     entry, no hover) under the grey one, so that the dash stands out on a
@@ -422,14 +406,11 @@ def _add_paper_markers(fig, table, paper, directions):
         dict(symbol="line-ew", size=size, color=c, line=dict(color=c, width=w))
         for size, c, w in ((30, PAPER_MARK_OUTLINE, 6), (26, PAPER_MARK_COLOR, 3))
     )
-    fig.add_trace(
+    return [
         go.Scatter(
             **marks, name="paper, Table 4 (outline)", showlegend=False, hoverinfo="skip", marker=outline
-        )
-    )
-    fig.add_trace(
+        ),
         go.Scatter(
             **marks, name="paper, Table 4", marker=fill, text=texts, hovertemplate="%{text}<extra></extra>"
-        )
-    )
-    fig.update_layout(xaxis2=dict(overlaying="x", range=[-0.5, len(directions) - 0.5], visible=False))
+        ),
+    ]

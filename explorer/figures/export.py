@@ -81,33 +81,19 @@ def export_filename(stem):
     return (name if name.startswith("flda") else "flda_" + name)[:100]
 
 
-def chart_config(filename_stem, width=EXPORT_WIDTH, height=EXPORT_HEIGHT, scale=EXPORT_SCALE):
-    """``config=`` for ``st.plotly_chart``: a slide-ready camera button (PNG).
-
-    Parameters
-    ----------
-    filename_stem : str
-        What the chart shows, e.g. ``"figure 4 decision boundaries"``; made
-        safe by :func:`export_filename`.
-    width, height : int
-        Layout size of the saved image in CSS pixels (default a 16:9 slide).
-    scale : float
-        At least 2 (sharp on a projector and in print).
-
-    Returns
-    -------
-    dict
-    """
-    if scale < 2:
-        raise ValueError(f"scale must be at least 2, got {scale!r}.")
+def chart_config(filename_stem):
+    """``config=`` of the chart element: a camera button that saves a PNG of the figure laid
+    out at :data:`EXPORT_WIDTH` x :data:`EXPORT_HEIGHT` (a 16:9 slide) times
+    :data:`EXPORT_SCALE`, named by :func:`export_filename` of ``filename_stem`` (what the
+    chart shows, e.g. ``"figure 4 decision boundaries"``)."""
     return {
         "displaylogo": False,
         "toImageButtonOptions": {
             "format": "png",
             "filename": export_filename(filename_stem),
-            "width": int(width),
-            "height": int(height),
-            "scale": scale,
+            "width": EXPORT_WIDTH,
+            "height": EXPORT_HEIGHT,
+            "scale": EXPORT_SCALE,
         },
     }
 
@@ -164,7 +150,6 @@ def settings_line(
     n_source=None,
     n_target=None,
     l2=None,
-    loss=None,
     transfer=None,
     extra=(),
 ):
@@ -190,7 +175,6 @@ def settings_line(
         Samples per domain.
     l2 : float or str, optional
         The ℓ2 strength (0: none) or how it was chosen ("by cross-validation").
-    loss : str, optional
     transfer : str, optional
         FLDA's transfer model ("dropout", "two-sided", ...).
     extra : sequence of str
@@ -224,8 +208,6 @@ def settings_line(
         parts.append(
             f"ℓ2 {l2}" if isinstance(l2, str) else "no ℓ2" if float(l2) == 0 else f"ℓ2 = {_number(l2)}"
         )
-    if loss:
-        parts.append(f"{loss} loss")
     parts += [_short(e) for e in extra if e]
     if transfer:
         parts.append(f"transfer model: {transfer}")
@@ -235,8 +217,8 @@ def settings_line(
 def domain_settings_line(data_key, **settings):
     """:func:`settings_line` of synthetic domains: ``data_key`` is the pages' key of
     ``explorer.ui.caches.cached_domains`` (distribution or shift preset, class
-    parameters, n source, n target, θ, seed); ``settings`` the rest (``l2``, ``loss``,
-    ``transfer``, ``shift``, ``extra``).
+    parameters, n source, n target, θ, seed); ``settings`` the rest (``l2``, ``transfer``,
+    ``shift``, ``extra``).
 
     >>> domain_settings_line(("poisson", ((2, 2), (6, 6)), 500, 400, (0.5, 0.0), 7), l2=0.1)
     'Poisson · θ = 0.5, 0 · seed 7 · n = 500 source, 400 target · ℓ2 = 0.1'
@@ -355,6 +337,7 @@ def presentation_style(fig, font=PRESENTATION_FONT, title_font=PRESENTATION_TITL
     ``high_contrast`` every text is white on a black background (21:1).
     """
     font, title_font = int(font), int(title_font)
+    ink = HIGH_CONTRAST_INK if high_contrast else PRESENTATION_TEXT_COLOR
     fig = go.Figure(copy.deepcopy(fig.to_dict()))
     _one_legend_entry_per_family(fig)
     for trace in fig.data:
@@ -364,20 +347,26 @@ def presentation_style(fig, font=PRESENTATION_FONT, title_font=PRESENTATION_TITL
             line.width = max(PRESENTATION_LINE_WIDTH, _LINE_SCALE * (line.width or 2.0))
         if "textfont" in trace and getattr(trace, "text", None) is not None:
             trace.textfont.size = max(font, trace.textfont.size or 0)
-    ink = HIGH_CONTRAST_INK if high_contrast else PRESENTATION_TEXT_COLOR
+            if high_contrast and trace.type != "heatmap":
+                trace.textfont.color = ink
     fig.update_layout(
         font_size=font,
         font_color=ink,
         legend=dict(font=dict(size=font, color=ink), title_font=dict(size=font, color=ink)),
         margin=dict(autoexpand=True),
     )
+    if high_contrast:
+        black = HIGH_CONTRAST_BACKGROUND
+        fig.update_layout(paper_bgcolor=black, plot_bgcolor=black, legend_bgcolor=black, title_font_color=ink)
     legend_below(fig)
+    contrast = dict(gridcolor=HIGH_CONTRAST_GRID, linecolor=ink, zerolinecolor=ink, tickcolor=ink)
     for update in (fig.update_xaxes, fig.update_yaxes):
         update(
             tickfont_size=font,
             tickfont_color=ink,
             title_font_size=title_font,
             title_font_color=ink,
+            **(contrast if high_contrast else {}),
         )
     for annotation in fig.layout.annotations or ():
         annotation.font.size = max(font, annotation.font.size or 0)
@@ -392,18 +381,6 @@ def presentation_style(fig, font=PRESENTATION_FONT, title_font=PRESENTATION_TITL
     for colorbar in colorbars:
         colorbar.tickfont.update(size=font, color=ink)
         colorbar.title.font.update(size=font, color=ink)
-    if high_contrast:
-        fig.update_layout(
-            paper_bgcolor=HIGH_CONTRAST_BACKGROUND,
-            plot_bgcolor=HIGH_CONTRAST_BACKGROUND,
-            legend_bgcolor=HIGH_CONTRAST_BACKGROUND,
-            title_font_color=ink,
-        )
-        for update in (fig.update_xaxes, fig.update_yaxes):
-            update(gridcolor=HIGH_CONTRAST_GRID, linecolor=ink, zerolinecolor=ink, tickcolor=ink)
-        for trace in fig.data:
-            if "textfont" in trace and getattr(trace, "text", None) is not None and trace.type != "heatmap":
-                trace.textfont.color = ink
     return fig
 
 

@@ -22,6 +22,7 @@ from explorer.figures.style import (
     classifier_color,
     default_template,
     rgba,
+    subplot_axes,
     subplot_layout,
     unvalidated_figure,
 )
@@ -30,12 +31,13 @@ __all__ = ["DOMAIN_DASH", "DOMAIN_TITLES", "log_ticks", "learning_curve_figure",
 
 #: Line style per validation domain (Figure 3's caption: dotted source, solid target).
 DOMAIN_DASH = {"source": "dot", "target": "solid"}
+#: Panel titles, in row order (source on top).
 DOMAIN_TITLES = {
     "source": "Error on the source validation set",
     "target": "Error on the target validation set",
 }
-#: Row order of the panels.
-_DOMAIN_ORDER = ("source", "target")
+_FAMILY_ORDER = {"source": 0, "target": 1, "flda": 2}
+_N_AXIS_TITLE = {"text": "number of training samples n (log scale)"}
 
 
 def log_ticks(n_min, n_max):
@@ -46,24 +48,47 @@ def log_ticks(n_min, n_max):
     return ticks, labels
 
 
-_FAMILY_ORDER = {"source": 0, "target": 1, "flda": 2}
+def _log_n_axis(table):
+    """A log axis of ``table``'s sample sizes n with :func:`log_ticks`."""
+    tickvals, ticktext = log_ticks(int(table["n"].min()), int(table["n"].max()))
+    return {"type": "log", "tickvals": tickvals, "ticktext": ticktext}
 
 
-def _curves(table):
-    """``{domain: [(classifier, rows sorted by n), ...]}``, classifiers in family order
-    (naive source, oracle, FLDA): one grouping instead of a mask per curve."""
-    curves = {}
-    for (domain, name), rows in table.groupby(["domain", "classifier"], sort=False):
-        curves.setdefault(domain, []).append(
-            (_FAMILY_ORDER[rows["family"].iloc[0]], name, rows.sort_values("n"))
-        )
-    return {
-        key: [(name, rows) for _, name, rows in sorted(parts, key=lambda p: p[0])]
-        for key, parts in curves.items()
-    }
+def _curve(classifier, rows, value, dash, band, **props):
+    """A ``classifier``'s curve (``rows`` sorted by n, mean in column ``value``) under its
+    translucent, legend-less mean ± SEM band (``band``: the band's extra properties; None:
+    no band).  ``props`` are the line's (``name``, ``hovertemplate``, axes, ...)."""
+    n, mean = rows["n"].to_numpy(), rows[value].to_numpy()
+    sem, color = np.nan_to_num(rows["sem"].to_numpy()), classifier_color(classifier)
+    axes = {k: props[k] for k in ("xaxis", "yaxis") if k in props}
+    band_trace = dict(
+        type="scatter",
+        x=np.concatenate([n, n[::-1]]),
+        y=np.concatenate([mean + sem, (mean - sem)[::-1]]),
+        mode="lines",
+        fill="toself",
+        fillcolor=rgba(color, 0.2),
+        line={"width": 0},
+        hoverinfo="skip",
+        showlegend=False,
+        legendgroup=classifier,
+        **axes,
+        **(band or {}),
+    )
+    line = dict(
+        type="scatter",
+        x=n,
+        y=mean,
+        mode="lines+markers",
+        legendgroup=classifier,
+        line={"color": color, "dash": dash, "width": 2.5},
+        marker={"symbol": "circle", "size": 6, "color": color},
+        **props,
+    )
+    return ([] if band is None else [band_trace]) + [line]
 
 
-def learning_curve_figure(table, show_sem=True, log_y=False, height=None, slide=False):
+def learning_curve_figure(table, show_sem=True, log_y=False, slide=False):
     """Figure 3: mean error against training-set size, with SEM bands.
 
     One row per validation domain (source on top, target below, as in the
@@ -80,8 +105,6 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None, slide=
         Draw the +/- SEM bands.
     log_y : bool, default=False
         Logarithmic error axis.
-    height : int or None
-        Figure height in pixels (default: 360 per row plus room for the legend).
     slide : bool, default=False
         A lesson slide, short of height: at most three ticks per error axis, so that
         projector-sized (20 px) tick labels do not touch in panels ~70 px tall.
@@ -92,18 +115,47 @@ def learning_curve_figure(table, show_sem=True, log_y=False, height=None, slide=
     """
     if table.empty:
         raise ValueError("The learning-curve table is empty; nothing to plot.")
-    titles = [DOMAIN_TITLES[d] for d in _DOMAIN_ORDER]
-    layout = subplot_layout(2, 1, titles, shared_xaxes=True, vertical_spacing=0.12, horizontal_spacing=0.08)
-    data, legend_seen, curves = [], set(), _curves(table)
-    for row, domain in enumerate(_DOMAIN_ORDER, start=1):
-        for name, curve in curves.get(domain, []):
-            data += _curve_traces(name, curve, domain, show_sem, name not in legend_seen, _axes(row))
+    layout = subplot_layout(
+        2, 1, list(DOMAIN_TITLES.values()), shared_xaxes=True, vertical_spacing=0.12, horizontal_spacing=0.08
+    )
+    data, legend_seen = [], set()
+    for row, domain in enumerate(DOMAIN_TITLES, start=1):
+        curves = table[table["domain"] == domain].groupby("classifier", sort=False)
+        # in family order: naive source, oracle, FLDA
+        for name, rows in sorted(curves, key=lambda c: _FAMILY_ORDER[c[1]["family"].iloc[0]]):
+            rows = rows.sort_values("n")
+            data += _curve(
+                name,
+                rows,
+                "mean_error",
+                DOMAIN_DASH[domain],
+                {"name": f"{name} +/- SEM"} if show_sem else None,
+                name=name,
+                showlegend=name not in legend_seen,
+                customdata=np.column_stack(
+                    [np.nan_to_num(rows["sem"].to_numpy()), rows["repeats"].to_numpy()]
+                ),
+                hovertemplate=(
+                    f"<b>{name}</b> on the {domain} validation set<br>n = %{{x}}<br>error = %{{y:.4f}} "
+                    "+/- %{customdata[0]:.4f} (SEM, %{customdata[1]} repeats)<extra></extra>"
+                ),
+                **subplot_axes(row),
+            )
             legend_seen.add(name)
-    _style_axes(layout, log_ticks(int(table["n"].min()), int(table["n"].max())), log_y, slide)
+        layout[f"xaxis{axis_suffix(row)}"].update(_log_n_axis(table))
+        layout[f"yaxis{axis_suffix(row)}"].update(
+            # short: two rows of a small slide leave ~100 px per panel ("classification
+            # error" ran into the other row's title)
+            title={"text": "error"},
+            type="log" if log_y else "linear",
+            rangemode="tozero" if not log_y else "normal",
+            **({"nticks": 3} if slide else {}),
+        )
+    layout["xaxis2"]["title"] = _N_AXIS_TITLE
     for annotation in layout.get("annotations", []):
         annotation.setdefault("font", {})["size"] = 15
     layout.update(
-        height=height or 760,
+        height=760,
         hovermode="closest",
         # below the plot (anchored to the figure's bottom by export.legend_below): above
         # it, a legend that wraps to a second line ran into the top panel's title
@@ -143,51 +195,26 @@ def gap_figure(gaps, height=420):
     if gaps.empty:
         raise ValueError("The gap table is empty; nothing to plot.")
     data = []
-    for name, curve in gaps.groupby("classifier", sort=False):
-        curve = curve.sort_values("n")
-        n = curve["n"].to_numpy()
-        mean = curve["mean_gap"].to_numpy()
-        sem = np.nan_to_num(curve["sem"].to_numpy())
-        color = classifier_color(name)
-        data.append(_sem_band(n, mean, sem, color, name))
-        data.append(
-            dict(
-                type="scatter",
-                x=n,
-                y=mean,
-                mode="lines+markers",
-                name=f"{name} − {curve['reference'].iloc[0]}",
-                legendgroup=name,
-                line={"color": color, "width": 2.5, "dash": "solid"},
-                marker={"symbol": "circle", "size": 6, "color": color},
-                customdata=sem,
-                hovertemplate=(
-                    f"<b>{name}</b><br>n = %{{x}}<br>gap = %{{y:.4f}} "
-                    "+/- %{customdata:.4f} (paired SEM)<extra></extra>"
-                ),
-            )
+    for name, rows in gaps.groupby("classifier", sort=False):
+        rows = rows.sort_values("n")
+        data += _curve(
+            name,
+            rows,
+            "mean_gap",
+            "solid",
+            {},
+            name=f"{name} − {rows['reference'].iloc[0]}",
+            customdata=np.nan_to_num(rows["sem"].to_numpy()),
+            hovertemplate=(
+                f"<b>{name}</b><br>n = %{{x}}<br>gap = %{{y:.4f}} "
+                "+/- %{customdata:.4f} (paired SEM)<extra></extra>"
+            ),
         )
-    tickvals, ticktext = log_ticks(int(gaps["n"].min()), int(gaps["n"].max()))
+    zero = {"type": "line", "x0": 0, "x1": 1, "xref": "x domain", "y0": 0.0, "y1": 0.0, "yref": "y"}
     layout = dict(
         template=default_template(),
-        shapes=[
-            {
-                "type": "line",
-                "x0": 0,
-                "x1": 1,
-                "xref": "x domain",
-                "y0": 0.0,
-                "y1": 0.0,
-                "yref": "y",
-                "line": {"color": "#777777", "width": 1},
-            }
-        ],
-        xaxis={
-            "type": "log",
-            "title": {"text": "number of training samples n (log scale)"},
-            "tickvals": tickvals,
-            "ticktext": ticktext,
-        },
+        shapes=[{**zero, "line": {"color": "#777777", "width": 1}}],
+        xaxis={**_log_n_axis(gaps), "title": _N_AXIS_TITLE},
         yaxis={"title": {"text": "target error minus oracle's"}, "zeroline": False},
         height=height,
         font={"size": 14},
@@ -195,74 +222,3 @@ def gap_figure(gaps, height=420):
         margin={"l": 70, "r": 20, "t": 50, "b": 60},
     )
     return unvalidated_figure(data, layout)
-
-
-def _style_axes(layout, ticks, log_y, slide):
-    """Log n-axes with ``ticks`` (values, labels) on both rows; error axes titled "error"
-    (the panel titles say which), log or from zero; at most three ticks on a slide."""
-    for row in (1, 2):
-        suffix = axis_suffix(row, 1, 1)
-        layout[f"xaxis{suffix}"].update(type="log", tickvals=ticks[0], ticktext=ticks[1])
-        if row == 2:
-            layout[f"xaxis{suffix}"]["title"] = {"text": "number of training samples n (log scale)"}
-        layout[f"yaxis{suffix}"].update(
-            # short: two rows of a small slide leave ~100 px per panel ("classification
-            # error" ran into the other row's title)
-            title={"text": "error"},
-            type="log" if log_y else "linear",
-            rangemode="tozero" if not log_y else "normal",
-            **({"nticks": 3} if slide else {}),
-        )
-
-
-def _curve_traces(name, curve, domain, show_sem, in_legend, axes):
-    """One learning curve (rows of one classifier and domain, sorted by n): its SEM band
-    (if ``show_sem``) and its line."""
-    n, mean = curve["n"].to_numpy(), curve["mean_error"].to_numpy()
-    sem = np.nan_to_num(curve["sem"].to_numpy())
-    color = classifier_color(name)
-    band = [_sem_band(n, mean, sem, color, name, name=f"{name} +/- SEM", **axes)] if show_sem else []
-    return band + [
-        dict(
-            type="scatter",
-            x=n,
-            y=mean,
-            mode="lines+markers",
-            name=name,
-            legendgroup=name,
-            showlegend=in_legend,
-            line={"color": color, "dash": DOMAIN_DASH[domain], "width": 2.5},
-            marker={"symbol": "circle", "size": 6, "color": color},
-            customdata=np.column_stack([sem, curve["repeats"].to_numpy()]),
-            hovertemplate=(
-                f"<b>{name}</b> on the {domain} validation set<br>n = %{{x}}<br>error = %{{y:.4f}} "
-                "+/- %{customdata[0]:.4f} (SEM, %{customdata[1]} repeats)<extra></extra>"
-            ),
-            **axes,
-        )
-    ]
-
-
-def _axes(row):
-    suffix = axis_suffix(row, 1, 1)
-    return {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
-
-
-def _sem_band(n, mean, sem, color, group, name=None, **axes):
-    """The translucent mean +/- SEM band of one curve (legend-less)."""
-    band = dict(
-        type="scatter",
-        x=np.concatenate([n, n[::-1]]),
-        y=np.concatenate([mean + sem, (mean - sem)[::-1]]),
-        mode="lines",
-        fill="toself",
-        fillcolor=rgba(color, 0.2),
-        line={"width": 0},
-        hoverinfo="skip",
-        showlegend=False,
-        legendgroup=group,
-        **axes,
-    )
-    if name is not None:
-        band["name"] = name
-    return band

@@ -12,7 +12,6 @@ from __future__ import annotations
 import colorsys
 import functools
 import json
-import math
 
 from explorer.names import CLASSIFIER_NAMES, classifier_family, classifier_name
 
@@ -25,7 +24,6 @@ __all__ = [
     "MIN_CLASS_LIGHTNESS_GAP",
     "class_symbol",
     "class_pattern",
-    "greyscale_lightness",
     "CLASSIFIER_NAMES",
     "LABEL_HALO",
     "LABEL_MIN_CONTRAST",
@@ -40,8 +38,6 @@ __all__ = [
     "THEME_BACKGROUNDS",
     "MIN_GRAPHIC_CONTRAST",
     "MIN_CLASS_FAMILY_DIFFERENCE",
-    "srgb_to_lab",
-    "color_difference",
 ]
 
 #: Colour per classifier family.
@@ -114,12 +110,6 @@ def class_pattern(k):
     return CLASS_PATTERNS[int(k) % len(CLASS_PATTERNS)]
 
 
-def greyscale_lightness(color):
-    """CIELAB lightness L* (0 black to 100 white) of ``#rrggbb``: its grey when printed
-    in greyscale."""
-    return srgb_to_lab(color)[0]
-
-
 def rgba(color, alpha):
     """``"#RRGGBB"`` -> ``"rgba(r, g, b, alpha)"``: a translucent fill of ``color``."""
     r, g, b = (int(color.lstrip("#")[i : i + 2], 16) for i in (0, 2, 4))
@@ -189,98 +179,19 @@ def text_halo(width=1):
     return ", ".join(f"{dx}px {dy}px 1px {LABEL_HALO}" for dx, dy in offsets)
 
 
-# ----------------------------------------------------------------------------- colour difference
-
-
-def srgb_to_lab(color):
-    """CIELAB ``(L*, a*, b*)`` of an sRGB ``#rrggbb`` colour (D65 white point)."""
-    color = color.lstrip("#")
-    linear = [
-        v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
-        for v in (int(color[i : i + 2], 16) / 255 for i in (0, 2, 4))
-    ]
-    r, g, b = linear
-    xyz = (
-        0.4124564 * r + 0.3575761 * g + 0.1804375 * b,
-        0.2126729 * r + 0.7151522 * g + 0.0721750 * b,
-        0.0193339 * r + 0.1191920 * g + 0.9503041 * b,
-    )
-    white = (0.95047, 1.0, 1.08883)
-    delta = 6 / 29
-
-    def f(t):
-        return t ** (1 / 3) if t > delta**3 else t / (3 * delta**2) + 4 / 29
-
-    fx, fy, fz = (f(v / w) for v, w in zip(xyz, white))
-    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
-
-
-def _ciede2000(lab1, lab2):
-    """CIEDE2000 colour difference of two CIELAB triples (Sharma, Wu & Dalal 2005)."""
-    (L1, a1, b1), (L2, a2, b2) = lab1, lab2
-    c_bar = (math.hypot(a1, b1) + math.hypot(a2, b2)) / 2
-    g = 0.5 * (1 - math.sqrt(c_bar**7 / (c_bar**7 + 25**7)))
-    a1p, a2p = (1 + g) * a1, (1 + g) * a2
-    c1p, c2p = math.hypot(a1p, b1), math.hypot(a2p, b2)
-    h1p = math.degrees(math.atan2(b1, a1p)) % 360 if c1p else 0.0
-    h2p = math.degrees(math.atan2(b2, a2p)) % 360 if c2p else 0.0
-    dh = h2p - h1p
-    if c1p * c2p == 0:
-        dh = 0.0
-    elif dh > 180:
-        dh -= 360
-    elif dh < -180:
-        dh += 360
-    d_big_h = 2 * math.sqrt(c1p * c2p) * math.sin(math.radians(dh / 2))
-    l_bar, cp_bar = (L1 + L2) / 2, (c1p + c2p) / 2
-    if c1p * c2p == 0:
-        h_bar = h1p + h2p
-    elif abs(h1p - h2p) <= 180:
-        h_bar = (h1p + h2p) / 2
-    else:
-        h_bar = (h1p + h2p + 360) / 2 if h1p + h2p < 360 else (h1p + h2p - 360) / 2
-    t = (
-        1
-        - 0.17 * math.cos(math.radians(h_bar - 30))
-        + 0.24 * math.cos(math.radians(2 * h_bar))
-        + 0.32 * math.cos(math.radians(3 * h_bar + 6))
-        - 0.20 * math.cos(math.radians(4 * h_bar - 63))
-    )
-    d_theta = 30 * math.exp(-(((h_bar - 275) / 25) ** 2))
-    r_c = 2 * math.sqrt(cp_bar**7 / (cp_bar**7 + 25**7))
-    s_l = 1 + 0.015 * (l_bar - 50) ** 2 / math.sqrt(20 + (l_bar - 50) ** 2)
-    s_c = 1 + 0.045 * cp_bar
-    s_h = 1 + 0.015 * cp_bar * t
-    r_t = -math.sin(math.radians(2 * d_theta)) * r_c
-    dl, dc, dhh = (L2 - L1) / s_l, (c2p - c1p) / s_c, d_big_h / s_h
-    return math.sqrt(dl**2 + dc**2 + dhh**2 + r_t * dc * dhh)
-
-
-def color_difference(color_a, color_b):
-    """CIEDE2000 difference of two colours, ``#rrggbb`` strings or CIELAB triples.
-
-    About 2 is a just-noticeable difference; categorical colours that must be
-    told apart at a glance should differ by well over 10.
-
-    References
-    ----------
-    Sharma, G., Wu, W. and Dalal, E. N. (2005). The CIEDE2000 color-difference
-    formula: implementation notes, supplementary test data, and mathematical
-    observations. Color Research & Application 30(1), 21-30.
-    """
-    lab_a = srgb_to_lab(color_a) if isinstance(color_a, str) else color_a
-    lab_b = srgb_to_lab(color_b) if isinstance(color_b, str) else color_b
-    return _ciede2000(lab_a, lab_b)
-
-
 # --- Figures redrawn on every change are built as plain plotly JSON (issue 13) ---------
 
 
-def axis_suffix(row, col, cols):
-    """Plotly's axis-name suffix of subplot (row, col) in a grid of ``cols`` columns
-    ("" for the first subplot, then "2", "3", ...: ``xaxis2``, ``x2``)."""
-    index = (row - 1) * cols + col
+def axis_suffix(index):
+    """Plotly's axis-name suffix of the ``index``-th subplot (1-based, row by row): "" for
+    the first, then "2", "3", ... (``xaxis2``, ``x2``)."""
     return "" if index == 1 else str(index)
+
+
+def subplot_axes(index):
+    """A trace's ``xaxis`` and ``yaxis`` of the ``index``-th subplot (``x2``, ``y2``)."""
+    suffix = axis_suffix(index)
+    return dict(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
 
 
 @functools.lru_cache(maxsize=64)

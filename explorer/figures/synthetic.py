@@ -12,8 +12,8 @@ Bernoulli and Poisson data lie on a lattice, so thousands of samples share one
 point.  Scatter plots therefore show one marker per (lattice point, class)
 whose *area* is proportional to the number of samples there
 (:func:`explorer.experiments.synthetic.lattice_counts`, :func:`marker_sizes`);
-hovering a marker shows the
-exact count.  Colours and names come from :mod:`explorer.figures.style`.
+hovering a marker shows the exact count.  Colours and names come from
+:mod:`explorer.figures.style`.
 
 References
 ----------
@@ -34,11 +34,12 @@ from explorer.figures.style import (
     CLASS_COLORS,
     class_symbol,
     FAMILY_COLORS,
-    axis_suffix,
     classifier_color,
     classifier_dash,
     label_color,
     rgba,
+    axis_suffix,
+    subplot_axes,
     subplot_layout,
     text_halo,
     unvalidated_figure,
@@ -110,10 +111,9 @@ def plot_ranges(*frames, min_pad=0.35):
     frames = [f for f in frames if f is not None and len(f)]
     if not frames:
         return (-0.5, 1.5), (-0.5, 1.5)
-    x = np.concatenate([f["x1"].to_numpy() for f in frames])
-    y = np.concatenate([f["x2"].to_numpy() for f in frames])
     ranges = []
-    for values in (x, y):
+    for column in ("x1", "x2"):
+        values = np.concatenate([f[column].to_numpy() for f in frames])
         lo, hi = float(values.min()), float(values.max())
         pad = max(min_pad, 0.06 * (hi - lo))
         ranges.append((lo - pad, hi + pad))
@@ -121,15 +121,8 @@ def plot_ranges(*frames, min_pad=0.35):
 
 
 def boundary_segment(coef, intercept, x_range, y_range):
-    """The part of the line ``w1 x1 + w2 x2 + b = 0`` inside a rectangle.
-
-    Handles vertical (``w2 == 0``) and horizontal (``w1 == 0``) lines.
-
-    Parameters
-    ----------
-    coef : array-like of shape (2,)
-    intercept : float
-    x_range, y_range : pair of float
+    """The part of the line ``w1 x1 + w2 x2 + b = 0`` inside the rectangle ``x_range`` x
+    ``y_range`` (vertical and horizontal lines included).
 
     Returns
     -------
@@ -176,31 +169,30 @@ def boundary_equation(coef, intercept, digits=3):
     )
 
 
-def _hover_for(fit):
-    return (
-        f"target error {fit.target_error:.3f}, source error {fit.source_error:.3f}"
-        f"<br>θ used: {', '.join(f'{t:.3f}' for t in fit.theta[:2])}"
+def _line(fit, color, dash="solid", label=None, hover=None, **style):
+    """The :class:`BoundaryLine` of a fit's first two weights (hover: its errors and θ)."""
+    return BoundaryLine(
+        label=label or fit.name,
+        coef=(float(fit.coef[0]), float(fit.coef[1])),
+        intercept=fit.intercept,
+        color=color,
+        dash=dash,
+        hover=hover
+        or (
+            f"target error {fit.target_error:.3f}, source error {fit.source_error:.3f}"
+            f"<br>θ used: {', '.join(f'{t:.3f}' for t in fit.theta[:2])}"
+        ),
+        **style,
     )
 
 
-def boundary_lines(fits, features=(0, 1)):
+def boundary_lines(fits):
     """:class:`BoundaryLine` per fitted classifier (colour and dash by family).
 
-    ``fits`` are :class:`~explorer.experiments.synthetic.FittedLinear`; only the
-    weights of the two plotted ``features`` are used (the classifiers must
-    have been fitted on exactly these two features for the line to be exact).
+    ``fits`` are :class:`~explorer.experiments.synthetic.FittedLinear` fitted on exactly the
+    two plotted features (their first two weights make the line).
     """
-    return [
-        BoundaryLine(
-            label=f.name,
-            coef=tuple(float(f.coef[i]) for i in features),
-            intercept=f.intercept,
-            color=classifier_color(f.name),
-            dash=classifier_dash(f.name),
-            hover=_hover_for(f),
-        )
-        for f in fits
-    ]
+    return [_line(f, classifier_color(f.name), classifier_dash(f.name)) for f in fits]
 
 
 def perturbed_boundary_lines(naive_fits, sweep_fits, feature=0):
@@ -210,101 +202,82 @@ def perturbed_boundary_lines(naive_fits, sweep_fits, feature=0):
     FLDA lines share the FLDA colour; the unperturbed fit is opaque and
     larger perturbations fade, and each line end carries its perturbation.
     """
-    lines = boundary_lines(naive_fits)
     ordered = sorted(sweep_fits, key=lambda f: abs(f.perturbation))
     n = max(1, len(ordered) - 1)
-    for rank, f in enumerate(ordered):
-        lines.append(
-            BoundaryLine(
-                label=f"{f.name}, θ̂{subscript(feature + 1)}{f.perturbation:+g}",
-                coef=(float(f.coef[0]), float(f.coef[1])),
-                intercept=f.intercept,
-                color=FAMILY_COLORS["flda"],
-                dash="solid",
-                opacity=1.0 - 0.5 * rank / n,  # the faintest stays visible on dark themes
-                width=3.0 if f.perturbation == 0 else 2.2,
-                hover=_hover_for(f),
-                annotation=f"{f.perturbation:+g}",
-            )
+    return boundary_lines(naive_fits) + [
+        _line(
+            f,
+            FAMILY_COLORS["flda"],
+            label=f"{f.name}, θ̂{subscript(feature + 1)}{f.perturbation:+g}",
+            opacity=1.0 - 0.5 * rank / n,  # the faintest stays visible on dark themes
+            width=3.0 if f.perturbation == 0 else 2.2,
+            annotation=f"{f.perturbation:+g}",
         )
-    return lines
+        for rank, f in enumerate(ordered)
+    ]
 
 
 def own_theta_line(fit, theta):
     """Boundary of FLDA fitted with a θ the user chose (dash-dot, FLDA colour; Figure 4)."""
-    return BoundaryLine(
-        label=f"{fit.name}, your θ = ({', '.join(f'{t:.2f}' for t in theta)})",
-        coef=(float(fit.coef[0]), float(fit.coef[1])),
-        intercept=fit.intercept,
-        color=FAMILY_COLORS["flda"],
-        dash="dashdot",
-        width=3.5,
-        hover=f"target error {fit.target_error:.3f}",
+    label = f"{fit.name}, your θ = ({', '.join(f'{t:.2f}' for t in theta)})"
+    return _line(
+        fit, FAMILY_COLORS["flda"], "dashdot", label, f"target error {fit.target_error:.3f}", width=3.5
     )
-
-
-def _class_label(k):
-    return f"class {k + 1}"
-
-
-def _axis_suffix(col):
-    """Axis-name suffix of panel ``col`` of the one-row grid ("" for 1, "2", ...)."""
-    return axis_suffix(1, col, col)
 
 
 def _scatter_traces(counts, max_count, domain, col, show_legend, label_counts):
     """One marker trace per class (plain plotly JSON, see :func:`unvalidated_figure`)."""
-    traces = []
+    traces, target = [], domain == "target"
     for k in sorted(counts["class"].unique()):
-        part = counts[counts["class"] == k]
-        color = CLASS_COLORS[int(k) % len(CLASS_COLORS)]
-        target = domain == "target"
-        text = [f"{c:,}" for c in part["count"]] if label_counts and target else None
-        trace = dict(
-            type="scatter",
-            x=part["x1"].to_numpy(),
-            y=part["x2"].to_numpy(),
-            mode="markers+text" if text else "markers",
-            textposition=_COUNT_POSITIONS[int(k) % 2],
-            # Counts in (a shade of) the class colour, bold, with a thin white halo:
-            # legible on light and dark themes and next to grid and boundary lines
-            # (class 2's blue alone has only ~3.4:1 on the dark background).
-            textfont=dict(color=label_color(color), size=13, weight="bold", shadow=text_halo()),
-            cliponaxis=False,
-            name=f"{_class_label(k)} ({domain})",
-            legendgroup=f"{domain}-{k}",
-            showlegend=show_legend,
-            marker=dict(
-                size=marker_sizes(part["count"], max_count),
-                color=rgba(color, TARGET_FILL_ALPHA) if target else color,
-                # the class by shape as well as colour (greyscale prints); the source open
-                symbol=class_symbol(k, open_marker=not target),
-                line=dict(color=color, width=2.0),
-            ),
-            customdata=part["count"].to_numpy(),
-            hovertemplate=(
-                f"{_class_label(k)}, {domain} domain<br>x₁ = %{{x:.3g}}, "
-                "x₂ = %{y:.3g}<br>%{customdata:,} samples<extra></extra>"
-            ),
-            xaxis=f"x{_axis_suffix(col)}",
-            yaxis=f"y{_axis_suffix(col)}",
+        part, color, label = (
+            counts[counts["class"] == k],
+            CLASS_COLORS[int(k) % len(CLASS_COLORS)],
+            f"class {k + 1}",
         )
-        if text:
-            trace["text"] = text
-        traces.append(trace)
+        text = [f"{c:,}" for c in part["count"]] if label_counts and target else None
+        traces.append(
+            dict(
+                type="scatter",
+                x=part["x1"].to_numpy(),
+                y=part["x2"].to_numpy(),
+                mode="markers+text" if text else "markers",
+                textposition=_COUNT_POSITIONS[int(k) % 2],
+                # Counts in (a shade of) the class colour, bold, with a thin white halo:
+                # legible on light and dark themes and next to grid and boundary lines
+                # (class 2's blue alone has only ~3.4:1 on the dark background).
+                textfont=dict(color=label_color(color), size=13, weight="bold", shadow=text_halo()),
+                cliponaxis=False,
+                name=f"{label} ({domain})",
+                legendgroup=f"{domain}-{k}",
+                showlegend=show_legend,
+                marker=dict(
+                    size=marker_sizes(part["count"], max_count),
+                    color=rgba(color, TARGET_FILL_ALPHA) if target else color,
+                    # the class by shape as well as colour (greyscale prints); the source open
+                    symbol=class_symbol(k, open_marker=not target),
+                    line=dict(color=color, width=2.0),
+                ),
+                customdata=part["count"].to_numpy(),
+                hovertemplate=(
+                    f"{label}, {domain} domain<br>x₁ = %{{x:.3g}}, "
+                    "x₂ = %{y:.3g}<br>%{customdata:,} samples<extra></extra>"
+                ),
+                **subplot_axes(col),
+                **({"text": text} if text else {}),
+            )
+        )
     return traces
 
 
-def _boundary_trace(line, x_range, y_range, col, rank=1000):
+def _boundary_trace(line, x_range, y_range, col, rank):
     """The boundary's line trace and, if it is labelled, its annotation (or None)."""
     segment = boundary_segment(line.coef, line.intercept, x_range, y_range)
-    label = line.label
+    label, axes = line.label, subplot_axes(col)
     if segment is None:
         why = "no boundary: all weights are 0" if not any(line.coef) else "boundary outside the plotted area"
         xs, ys, label = [None], [None], f"{line.label} ({why})"
     else:
         xs, ys = segment
-    axes = dict(xaxis=f"x{_axis_suffix(col)}", yaxis=f"y{_axis_suffix(col)}")
     trace = dict(
         type="scatter",
         x=xs,
@@ -316,28 +289,26 @@ def _boundary_trace(line, x_range, y_range, col, rank=1000):
         opacity=line.opacity,
         line=dict(color=line.color, dash=line.dash, width=line.width),
         hovertemplate=(
-            f"<b>{line.label}</b><br>"
-            f"{boundary_equation(line.coef, line.intercept)}<br>{line.hover}"
+            f"<b>{line.label}</b><br>{boundary_equation(line.coef, line.intercept)}<br>{line.hover}"
             "<extra></extra>"
         ),
         **axes,
     )
-    annotation = None
-    if line.annotation and segment is not None:
-        end = int(np.argmax(xs))
-        annotation = dict(
-            x=xs[end],
-            y=ys[end],
-            text=line.annotation,
-            showarrow=False,
-            xanchor="right",
-            yanchor="bottom",
-            opacity=line.opacity,
-            font=dict(color=line.color, size=13),
-            xref=axes["xaxis"],
-            yref=axes["yaxis"],
-        )
-    return trace, annotation
+    if not line.annotation or segment is None:
+        return trace, None
+    end = int(np.argmax(xs))
+    return trace, dict(
+        x=xs[end],
+        y=ys[end],
+        text=line.annotation,
+        showarrow=False,
+        xanchor="right",
+        yanchor="bottom",
+        opacity=line.opacity,
+        font=dict(color=line.color, size=13),
+        xref=axes["xaxis"],
+        yref=axes["yaxis"],
+    )
 
 
 def _lattice_ticks(axis_range):
@@ -347,36 +318,40 @@ def _lattice_ticks(axis_range):
     return dict(tick0=0, dtick=1) if hi - lo <= 8 else {}
 
 
-def decision_boundary_figure(
-    target_counts,
-    panels,
-    source_counts=None,
-    height=560,
-    points_domain="target",
-):
+def _panels_figure(data, layout, height, legend_y):
+    """The side-by-side panels of ``data`` with the section's margins and a legend below."""
+    layout.update(
+        height=height,
+        margin=dict(l=60, r=20, t=50, b=20),
+        legend=dict(orientation="h", yanchor="top", y=legend_y, x=0, font=dict(size=13)),
+        hoverlabel=dict(namelength=-1),
+    )
+    return unvalidated_figure(data, layout)
+
+
+def decision_boundary_figure(target_counts, panels, source_counts=None, height=560, points_domain="target"):
     """Target-domain scatter with decision boundaries: the paper's Figures 1, 2 and 4.
 
     Parameters
     ----------
     target_counts : DataFrame
-        ``experiments.synthetic.lattice_counts`` of the target domain (filled circles).
+        ``experiments.synthetic.lattice_counts`` of the target domain (filled markers).
     panels : sequence of (str, sequence of BoundaryLine)
         One subplot per entry, side by side, e.g. ``[("Quadratic loss",
         lines_q), ("Logistic loss", lines_l)]`` as in the paper.
     source_counts : DataFrame, optional
-        ``experiments.synthetic.lattice_counts`` of the source domain, drawn as open diamonds.
+        ``experiments.synthetic.lattice_counts`` of the source domain (open markers).
     height : int
     points_domain : {"target", "source"}
-        The domain ``target_counts`` come from: ``"source"`` draws them as the
-        source (open diamonds), e.g. the setting of a lesson step before the target is
-        revealed.
+        The domain ``target_counts`` come from: ``"source"`` draws them as the source
+        (e.g. a lesson step's setting before the target is revealed).
 
     Returns
     -------
     plotly.graph_objects.Figure
         Marker areas are proportional to counts, on one scale for all markers.
         With few lattice points (Bernoulli data) the target counts are also
-        printed beside the markers (class 1 above left, class 2 below right).
+        printed beside the markers (class 1 above right, class 2 below left).
     """
     if not panels:
         raise ValueError("decision_boundary_figure needs at least one panel.")
@@ -401,22 +376,15 @@ def decision_boundary_figure(
         for i in order:
             trace, annotation = _boundary_trace(lines[i], x_range, y_range, col, rank=100 * col + i)
             data.append(trace)
-            if annotation is not None:
-                annotations.append(annotation)
-        layout[f"xaxis{_axis_suffix(col)}"].update(
+            annotations += [annotation] if annotation else []
+        layout[f"xaxis{axis_suffix(col)}"].update(
             range=list(x_range), title=dict(text="feature 1 (x₁)"), zeroline=False, **_lattice_ticks(x_range)
         )
-        layout[f"yaxis{_axis_suffix(col)}"].update(
+        layout[f"yaxis{axis_suffix(col)}"].update(
             range=list(y_range), zeroline=False, **_lattice_ticks(y_range)
         )
     layout["yaxis"]["title"] = dict(text="feature 2 (x₂)")
-    layout.update(
-        height=height,
-        margin=dict(l=60, r=20, t=50, b=20),
-        legend=dict(orientation="h", yanchor="top", y=-0.14, x=0, font=dict(size=13)),
-        hoverlabel=dict(namelength=-1),
-    )
-    return unvalidated_figure(data, layout)
+    return _panels_figure(data, layout, height, -0.14)
 
 
 def _sweep_curve(fits, feature, axes):
@@ -439,37 +407,24 @@ def _sweep_curve(fits, feature, axes):
     )
 
 
-def _reference_line(naive, x_span, axes):
-    """A naive classifier's target error as a horizontal line across the curve."""
-    return dict(
-        type="scatter",
-        x=list(x_span),
-        y=[naive.target_error] * 2,
-        mode="lines",
-        name=naive.name,
-        legendgroup=naive.name,
-        line=dict(color=classifier_color(naive.name), dash=classifier_dash(naive.name), width=2.5),
-        hovertemplate=f"{naive.name} (no adaptation)<br>target error {naive.target_error:.4f}<extra></extra>",
-        **axes,
-    )
-
-
 def _paper_markers(paper, name, axes):
-    """The paper's Table 1 values of ``name`` (keys such as ``"FLDA-Q+0.1"``), or None."""
+    """The paper's Table 1 values of ``name`` (keys such as ``"FLDA-Q+0.1"``) as open markers."""
     points = [(float(k.rsplit("+", 1)[1]), v) for k, v in paper.items() if k.startswith(name + "+")]
     if not points:
-        return None
-    return dict(
-        type="scatter",
-        x=[p[0] for p in points],
-        y=[p[1] for p in points],
-        mode="markers",
-        name=f"{name}, paper Table 1",
-        legendgroup=f"paper-{name}",
-        marker=dict(symbol="circle-open", size=13, color=classifier_color(name), line=dict(width=2.5)),
-        hovertemplate="paper: θ̂₁%{x:+.1f}, target error %{y:.3f}<extra></extra>",
-        **axes,
-    )
+        return []
+    return [
+        dict(
+            type="scatter",
+            x=[p[0] for p in points],
+            y=[p[1] for p in points],
+            mode="markers",
+            name=f"{name}, paper Table 1",
+            legendgroup=f"paper-{name}",
+            marker=dict(symbol="circle-open", size=13, color=classifier_color(name), line=dict(width=2.5)),
+            hovertemplate="paper: θ̂₁%{x:+.1f}, target error %{y:.3f}<extra></extra>",
+            **axes,
+        )
+    ]
 
 
 def _mark_shift(layout, mark, n_panels):
@@ -477,8 +432,8 @@ def _mark_shift(layout, mark, n_panels):
     layout["shapes"] = [
         dict(
             type="line",
-            xref=f"x{_axis_suffix(col)}",
-            yref=f"y{_axis_suffix(col)} domain",
+            xref=f"x{axis_suffix(col)}",
+            yref=f"y{axis_suffix(col)} domain",
             x0=float(mark),
             x1=float(mark),
             y0=0,
@@ -503,9 +458,7 @@ def _mark_shift(layout, mark, n_panels):
     ]
 
 
-def perturbation_error_figure(
-    sweep_fits, naive_fits, feature=0, paper=None, height=430, answer=True, mark=None
-):
+def perturbation_error_figure(sweep_fits, naive_fits, feature=0, paper=None, answer=True, mark=None):
     """Target error of FLDA against the perturbation of theta: Table 1 as a curve.
 
     Parameters
@@ -537,31 +490,40 @@ def perturbation_error_figure(
         1, len(losses), [LOSS_TITLES[loss] for loss in losses], shared_yaxes=True, horizontal_spacing=0.06
     )
     deltas = [f.perturbation for f in sweep_fits]
-    x_span = [min(deltas), max(deltas)]
+    x_span, sub = [min(deltas), max(deltas)], subscript(feature + 1)
     data = []
     for col, loss in enumerate(losses, start=1):
-        axes = dict(xaxis=f"x{_axis_suffix(col)}", yaxis=f"y{_axis_suffix(col)}")
+        axes = subplot_axes(col)
         fits = sorted((f for f in sweep_fits if f.loss == loss), key=lambda f: f.perturbation)
         data += [_sweep_curve(fits, feature, axes)] if answer else []
-        data += [_reference_line(naive, x_span, axes) for naive in naive_fits if naive.loss == loss]
-        markers = _paper_markers(paper, fits[0].name, axes) if paper and answer else None
-        data += [markers] if markers else []
+        data += [
+            dict(
+                type="scatter",
+                x=list(x_span),
+                y=[naive.target_error] * 2,
+                mode="lines",
+                name=naive.name,
+                legendgroup=naive.name,
+                line=dict(color=classifier_color(naive.name), dash=classifier_dash(naive.name), width=2.5),
+                hovertemplate=(
+                    f"{naive.name} (no adaptation)<br>target error {naive.target_error:.4f}<extra></extra>"
+                ),
+                **axes,
+            )
+            for naive in naive_fits
+            if naive.loss == loss
+        ]
+        data += _paper_markers(paper, fits[0].name, axes) if paper and answer else []
         pad = 0.03 * (x_span[1] - x_span[0] or 1.0)
-        layout[f"xaxis{_axis_suffix(col)}"].update(
-            title=dict(text=f"perturbation added to θ̂{subscript(feature + 1)}"),
+        layout[f"xaxis{axis_suffix(col)}"].update(
+            title=dict(text=f"perturbation added to θ̂{sub}"),
             zeroline=True,
             **({} if answer else {"range": [x_span[0] - pad, x_span[1] + pad]}),  # no curve to span it
         )
     layout["yaxis"]["title"] = dict(text="target error")
     if mark is not None:
         _mark_shift(layout, mark, len(losses))
-    layout.update(
-        height=height,
-        margin=dict(l=60, r=20, t=50, b=20),
-        legend=dict(orientation="h", yanchor="top", y=-0.2, x=0, font=dict(size=13)),
-        hoverlabel=dict(namelength=-1),
-    )
-    return unvalidated_figure(data, layout)
+    return _panels_figure(data, layout, 430, -0.2)
 
 
 def theta_figure(theta_true, theta_hat, theta_used=None, height=360):

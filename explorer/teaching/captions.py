@@ -92,14 +92,16 @@ def beyond_noise(gap, se):
     return abs(float(gap)) > SE_MULTIPLE * float(se)
 
 
+def verdict(gap, se, lower, higher, tie):
+    """``lower`` or ``higher`` where ``gap`` (a difference of errors, negative: the first is
+    lower) beats the noise (:func:`beyond_noise`), ``tie`` otherwise."""
+    return tie if not beyond_noise(gap, se) else lower if gap < 0 else higher
+
+
 def independent_se(p, q, n):
     """Standard error of the difference of two error rates ``p`` and ``q``, each measured
     on ``n`` samples, taken as independent (a conservative bound of the paired one)."""
     return float(np.sqrt((p * (1 - p) + q * (1 - q)) / max(int(n), 1)))
-
-
-def _point(p):
-    return "(" + ", ".join(f"{v:g}" for v in p) + ")"
 
 
 # ----------------------------------------------------------------------------- Synthetic domains
@@ -184,7 +186,7 @@ def sls_lattice_sentence(probabilities, theta, s_ls_error, tol=1e-9):
         errors.add(round(exact_target_error(predict, probabilities, theta), 3))
     errors = sorted(errors)
     # A lattice may list one point twice (a kept and a dropped value can coincide).
-    named = list(dict.fromkeys(_point(points[i]) for i in on_line))
+    named = list(dict.fromkeys("(" + ", ".join(f"{v:g}" for v in points[i]) + ")" for i in on_line))
     where = ("lattice point " if len(named) == 1 else "lattice points ") + ", ".join(named)
     if len(errors) == 1:
         return (
@@ -251,14 +253,8 @@ def flda_oracle_sentence(result, n_target, tol_error=0.005, tol_angle=2.0):
             text = f"{flda.name} does not match {oracle.name} here ({angle:.1f}° apart, {errors})"
         p, q = flda.target_error, naive.target_error
         se = independent_se(p, q, n_target)
-        verdict = (
-            "is too close to call against"
-            if not beyond_noise(p - q, se)
-            else "beats"
-            if p < q
-            else "does worse than"
-        )
-        text += f" and {verdict} {naive.name} ({q:.3f}; standard error of the difference {se:.3f})"
+        word = verdict(p - q, se, "beats", "does worse than", "is too close to call against")
+        text += f" and {word} {naive.name} ({q:.3f}; standard error of the difference {se:.3f})"
         parts.append(text)
     return ("; ".join(parts) + ".") if parts else ""
 
@@ -632,45 +628,13 @@ def figure4_caption(result, own_drawn):
 # ----------------------------------------------------------------------------- Learning curves
 
 
-def _curves(table):
-    """``{(classifier, domain): rows indexed by n}``: one grouping for all curves."""
-    return {
-        key: rows.set_index("n").sort_index()
-        for key, rows in table.groupby(["classifier", "domain"], sort=False)
-    }
-
-
-def _smallest_n_sentence(target, naive, oracle, flda):
-    """At the smallest n: is FLDA below both others beyond the noise (the SEMs combined as
-    independent, a conservative bound where curves share their subsets)?"""
-    first = {name: target[name].iloc[0] for name in (naive, oracle, flda)}
-    f0 = first[flda]["mean_error"]
-    gaps = {
-        n: (f0 - first[n]["mean_error"], np.hypot(first[flda]["sem"], first[n]["sem"]))
-        for n in (naive, oracle)
-    }
-    numbers = (
-        f"At the smallest n = {int(target[flda].index[0]):,}, {flda} ({f0:.3f}) is %s both "
-        f"{naive} ({first[naive]['mean_error']:.3f}) and {oracle} ({first[oracle]['mean_error']:.3f})"
-    )
-    if all(gap < 0 and beyond_noise(gap, se) for gap, se in gaps.values()):
-        return (
-            numbers
-            % "below"
-            + f" by more than {SE_MULTIPLE:g} standard errors of each difference: the dropout "
-            f"variance acts as a per-feature regulariser ({equation_link('per_feature_ridge')})."
-        )
-    ses = " and ".join(f"{se:.3f}" for _, se in gaps.values())
-    return numbers % "not below" + f" beyond the noise (standard errors of the differences {ses})."
-
-
 def learning_curve_sentences(table, tolerance, n_pool):
     """What Figure 3's curves show right now.
 
     ``table`` is a :func:`~explorer.experiments.learning_curves.summarize_errors` table;
     ``n_pool`` the samples per training pool.  A classifier is called lower than another
     only beyond the noise (:func:`beyond_noise`, the two standard errors of the mean
-    combined).
+    combined as independent: a conservative bound where curves share their subsets).
     """
     naive, oracle, flda = (classifier_name(f, lc.LOSS) for f in ("source", "target", "flda"))
     n_adapt = lc.adaptation_sample_size(table, flda, oracle, "target", tolerance)
@@ -679,15 +643,34 @@ def learning_curve_sentences(table, tolerance, n_pool):
         sentences = [f"{flda} is still more than {tolerance:g} from the oracle {oracle} at n = {largest:,}."]
     else:
         sentences = [f"{flda} stays within {tolerance:g} of the oracle {oracle} from n = {n_adapt:,} on."]
-    curves = _curves(table)
-    names = (naive, oracle, flda)
-    sentences.append(_smallest_n_sentence({n: curves[n, "target"] for n in names}, *names))
-    mean = np.vstack([curves[n, "source"]["mean_error"].to_numpy() for n in names])
-    sem = np.vstack([curves[n, "source"]["sem"].to_numpy() for n in names])
-    lower = [mean[0] - mean[k] < -SE_MULTIPLE * np.hypot(sem[0], sem[k]) for k in (1, 2)]
+    wide = table.pivot(index="n", columns=["domain", "classifier"], values=["mean_error", "sem"])
+    mean, sem = wide["mean_error"], wide["sem"]
+    first, first_sem = mean["target"].iloc[0], sem["target"].iloc[0]  # at the smallest n
+    gaps = {n: (first[flda] - first[n], np.hypot(first_sem[flda], first_sem[n])) for n in (naive, oracle)}
+    numbers = (
+        f"At the smallest n = {int(mean.index[0]):,}, {flda} ({first[flda]:.3f}) is %s both "
+        f"{naive} ({first[naive]:.3f}) and {oracle} ({first[oracle]:.3f})"
+    )
+    if all(gap < 0 and beyond_noise(gap, se) for gap, se in gaps.values()):
+        sentences.append(
+            numbers
+            % "below"
+            + f" by more than {SE_MULTIPLE:g} standard errors of each difference: the dropout "
+            f"variance acts as a per-feature regulariser ({equation_link('per_feature_ridge')})."
+        )
+    else:
+        ses = " and ".join(f"{se:.3f}" for _, se in gaps.values())
+        sentences.append(
+            numbers % "not below" + f" beyond the noise (standard errors of the differences {ses})."
+        )
+    source, source_sem = mean["source"], sem["source"]
+    lower = [
+        source[naive] - source[n] < -SE_MULTIPLE * np.hypot(source_sem[naive], source_sem[n])
+        for n in (oracle, flda)
+    ]
     sentences.append(
         f"On the source set {naive} is lower than both others beyond the noise at "
-        f"{int(np.sum(lower[0] & lower[1]))} of {mean.shape[1]} sizes."
+        f"{int((lower[0] & lower[1]).sum())} of {len(mean)} sizes."
     )
     if largest < n_pool:
         sentences.append(
@@ -806,23 +789,17 @@ def asymmetry_sentence(errors, directions=("A → B", "B → A")):
     parts, helped = [], []
     for direction in directions:
         naive, flda, mean_theta, naive_name, flda_name = errors[direction]
-        better = flda < naive - 5e-4
-        helped.append(better)
+        helped.append(flda < naive - 5e-4)
         parts.append(
             f"{direction}: {naive_name} {naive:.3f} → {flda_name} {flda:.3f} "
-            f"(mean θ = {mean_theta:.2f}, " + ("better" if better else "no better") + ")"
+            f"(mean θ = {mean_theta:.2f}, " + ("better" if helped[-1] else "no better") + ")"
         )
-    if helped == [True, False]:
-        summary = f"Here FLDA helps for {directions[0]} only, the asymmetry the paper's text describes."
-    elif helped == [False, True]:
-        summary = (
-            f"Here FLDA helps for {directions[1]} only, the asymmetry the paper's text describes, reversed."
-        )
-    elif all(helped):
-        summary = "Here FLDA helps in both directions: no asymmetry."
-    else:
-        summary = "Here FLDA helps in neither direction."
-    return summary + " " + "; ".join(parts) + "."
+    summary = {
+        (True, False): ", the asymmetry the paper's text describes.",
+        (False, True): ", the asymmetry the paper's text describes, reversed.",
+        (True, True): ": no asymmetry.",
+    }.get(tuple(helped), ".")
+    return f"Here FLDA helps {directions_phrase(helped, directions)}{summary} " + "; ".join(parts) + "."
 
 
 def directions_phrase(helped, directions=("A → B", "B → A")):

@@ -30,13 +30,12 @@ def test_settings_line_names_what_applies_in_one_order():
         n_source=500,
         n_target=300,
         l2=0.01,
-        loss="quadratic",
         extra=("ε = 0.1",),
         transfer="two-sided",
     )
     assert line == (
         "Bernoulli · θ = 0.8, 0 · θ̂₁ +0.2 · seed 4 · n = 500 source, 300 target "
-        "· ℓ2 = 0.01 · quadratic loss · ε = 0.1 · transfer model: two-sided"
+        "· ℓ2 = 0.01 · ε = 0.1 · transfer model: two-sided"
     )
     assert settings_line(l2=0) == "no ℓ2"
     assert settings_line(l2="by cross-validation") == "ℓ2 by cross-validation"

@@ -513,7 +513,7 @@ def test_log_ticks():
     assert log_ticks(3, 4) == ([3, 4], ["3", "4"])
 
 
-@pytest.mark.parametrize("options", [{}, {"show_sem": False}, {"log_y": True, "height": 500}])
+@pytest.mark.parametrize("options", [{}, {"show_sem": False}, {"log_y": True}])
 def test_learning_curve_and_gap_figures_pass_plotly_validation_unchanged(options):
     """Both figures redraw on every l2 toggle, so they skip plotly's per-property
     validation; every property must still be one plotly accepts as it is."""
