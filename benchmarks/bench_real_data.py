@@ -55,7 +55,7 @@ def run(keys, fit):
 
 def paper_tables():
     """Tables 5, 7 and 8 cold, pair by pair (``--paper``)."""
-    store = pt.cell_store(tempfile.mkdtemp(prefix="flda-bench-store-"))
+    store = pt.result_store.ResultStore(tempfile.mkdtemp(prefix="flda-bench-store-"))
     print(f"load average before: {os.getloadavg()}")
     for key in ("spam", "imdb", "office_caltech"):
 
@@ -81,7 +81,7 @@ def main(argv=None):
     keys = ("hepatitis", "heart") if "--quick" in argv else tuple(uci.UCI_SETS)
     memo = {}
     folder = tempfile.mkdtemp(prefix="flda-bench-store-")
-    store = pt.cell_store(folder)
+    store = pt.result_store.ResultStore(folder)
 
     def remembered(table, key, classifier, seed, impute="zero"):
         if (key, classifier, impute, seed) not in memo:
@@ -130,7 +130,7 @@ def restart_seconds(folder, keys):
     code = (
         "import sys, time\n"
         "from explorer.experiments import paper_tables as pt\n"
-        f"store = pt.cell_store({folder!r})\n"
+        f"store = pt.result_store.ResultStore({folder!r})\n"
         "start = time.perf_counter()\n"
         f"keys = {tuple(keys)!r}\n"
         "cells = [pt.stored_cell('uci', k, n, store=store) for k in keys for n in pt.classifiers('uci')]\n"

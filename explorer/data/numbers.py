@@ -6,7 +6,7 @@ entry must be a plain decimal number (:func:`parse_numbers`; ``nan``, ``inf``
 and words are rejected with a message naming the entry).  The per-feature
 settings of the synthetic domains (:func:`parse_per_feature`) and the sample
 sizes of the learning curves
-(:func:`explorer.experiments.learning_curves.parse_sample_sizes`) both use it.
+(:func:`explorer.experiments.learning_curves.learning_curve_config`) both use it.
 """
 
 from __future__ import annotations

@@ -9,11 +9,8 @@ entry point (every classifier, both directions, with progress); the tables
 :func:`l2_frame`) and :func:`pixel_frame` summarise the results.  Errors follow
 :mod:`explorer.experiments.scoring`.
 
-:func:`stored_fit` keeps the fits (of the offline domains or MNIST/USPS) on disk
-(:mod:`explorer.experiments.result_store`, JSON under ``$FLDA_CACHE_DIR/digits``), keyed
-by the fit's settings, the data's content fingerprint and a fingerprint of the code and
-library versions (:func:`code_fingerprint`), so that a server restart does not refit;
-:func:`precompute` fills it for the page's default settings.
+:func:`stored_fit` keeps the fits (of the offline domains or MNIST/USPS) on disk, so that a
+server restart does not refit; :func:`precompute` fills it for the page's default settings.
 
 References
 ----------
@@ -24,7 +21,6 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
-import functools
 import threading
 import warnings
 from dataclasses import dataclass, field
@@ -39,7 +35,6 @@ from flda_core.classifier import FLDAClassifier
 from flda_core.selection import FLDAClassifierCV
 from explorer.data.digits import (
     balanced_subsample,
-    default_cache_dir,
     direction_data,
     fingerprint,
     make_offline_domains,
@@ -68,11 +63,7 @@ __all__ = [
     "pixel_frame",
     "convergence_notes",
     "fit_direction",
-    "code_fingerprint",
-    "fit_store",
     "stored_fitter",
-    "result_to_json",
-    "result_from_json",
     "stored_fit",
     "precompute",
     "STORE_MAX_FILES",
@@ -338,129 +329,40 @@ def fit_direction(domains, direction, method, l2=None, zero_tol=0.0, seed=0):
     return fit_method(X_s, y_s, X_t, y_t, method, l2=l2, zero_tol=zero_tol, random_state=seed)
 
 
-# ---------------------------------------------------------------- the disk store
+def stored_fit(domains, direction, method, l2=None, zero_tol=0.0, seed=0, store=None):
+    """:func:`fit_direction`, kept on disk (:func:`explorer.experiments.result_store.stored`,
+    JSON under ``$FLDA_CACHE_DIR/digits``, at most :data:`STORE_MAX_FILES` fits), keyed by
+    the settings and the data's content (:attr:`DigitDomains.key`): read when this code fitted
+    it before, else fitted and written.  What it returns equals a fresh fit exactly."""
+    n = domains.X_a.shape[1]
 
+    def valid(r):
+        k = len(r.classes)
+        shapes = (r.classes.ndim, r.coef.shape, r.intercept.shape, r.theta.shape)
+        ranges = r.method == method and 0.0 <= r.error <= 1.0 and r.l2 >= 0.0 and r.n_iter >= 0
+        return ranges and shapes == (1, (k, n), (k,), (n,))
 
-@functools.lru_cache(maxsize=1)
-def code_fingerprint():
-    """Digest of what determines a fit besides its key: every source file of
-    the method and the app's data readers and experiments
-    (:func:`~explorer.experiments.result_store.core_files`) and
-    the versions of :data:`~explorer.experiments.result_store.PACKAGES` (the
-    offline images are scikit-learn's own digits).  The data themselves enter each
-    key as :attr:`DigitDomains.key`.  Computed once per process."""
-    return result_store.fingerprint(result_store.core_files(), result_store.PACKAGES)
+    key = {"experiment": "digits (Table 4)", "data": domains.key, "direction": direction, "method": method}
+    key |= {"l2": None if l2 is None else float(l2), "zero_tol": float(zero_tol), "seed": int(seed)}
+    return result_store.stored(
+        "digits",
+        key,
+        lambda: fit_direction(domains, direction, method, l2, zero_tol, seed),
+        MethodResult,
+        valid,
+        store,
+        STORE_MAX_FILES,
+    ).value
 
 
 #: Fits kept in the digits' store at most (about 31 kB each: 16 MB), the oldest go first.
 STORE_MAX_FILES = 500
 
 
-def fit_store(directory=None):
-    """The disk store of the digit fits: ``<directory>`` or ``$FLDA_CACHE_DIR/digits``
-    (``~/.cache/flda/digits``), at most :data:`STORE_MAX_FILES` fits."""
-    directory = default_cache_dir() / "digits" if directory is None else directory
-    return result_store.ResultStore(directory, code_fingerprint(), max_files=STORE_MAX_FILES)
-
-
-def _fit_key(domains, direction, method, l2, zero_tol, seed):
-    return {
-        "experiment": "digits (Table 4)",
-        "data": domains.key,
-        "direction": direction,
-        "method": method,
-        "l2": None if l2 is None else float(l2),
-        "zero_tol": float(zero_tol),
-        "seed": int(seed),
-    }
-
-
-_ARRAYS = ("coef", "intercept", "classes", "theta")
-
-
-def result_to_json(result):
-    """The stored form of a :class:`MethodResult` (arrays exact, as base64 bytes)."""
-    value = {name: getattr(result, name) for name in MethodResult.__dataclass_fields__}
-    value.update({name: result_store.encode_array(value[name]) for name in _ARRAYS})
-    return value | {
-        "error": float(result.error),
-        "l2": float(result.l2),
-        "cv_errors": [[float(k), float(v)] for k, v in result.cv_errors.items()],
-        "n_iter": int(result.n_iter),
-        "warnings": list(result.warnings),
-    }
-
-
-def result_from_json(value, method, n_features):
-    """The :class:`MethodResult` of :func:`result_to_json`, or None when a field is
-    missing, of the wrong type or shape, or of another ``method``."""
-
-    def number(v):
-        return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-    cv = value.get("cv_errors")
-    checks = (
-        value.get("method") == method,
-        number(value.get("error")) and 0.0 <= value["error"] <= 1.0,
-        number(value.get("l2")) and value["l2"] >= 0.0,
-        type(value.get("n_iter")) is int and value["n_iter"] >= 0,
-        isinstance(cv, list) and all(isinstance(p, list) and len(p) == 2 and all(map(number, p)) for p in cv),
-        isinstance(value.get("warnings"), list) and all(isinstance(w, str) for w in value["warnings"]),
-        all(name in value for name in _ARRAYS),
-    )
-    if not all(checks):
-        return None
-    decode = result_store.decode_array
-    coef, intercept, classes, theta = (decode(value[name]) for name in _ARRAYS)
-    n_classes = len(classes)
-    shapes = (classes.ndim, coef.shape, intercept.shape, theta.shape)
-    if shapes != (1, (n_classes, n_features), (n_classes,), (n_features,)):
-        return None
-    return MethodResult(
-        method=method,
-        error=float(value["error"]),
-        l2=float(value["l2"]),
-        cv_errors={float(k): float(v) for k, v in cv},
-        coef=coef,
-        intercept=intercept,
-        classes=classes,
-        theta=theta,
-        n_iter=value["n_iter"],
-        warnings=tuple(value["warnings"]),
-    )
-
-
-def stored_fit(domains, direction, method, l2=None, zero_tol=0.0, seed=0, store=None):
-    """:func:`fit_direction`, kept on disk: read from ``store`` when this code fitted it
-    before on the same data, else fitted and written.  What it returns equals a fresh
-    :func:`fit_direction` exactly.
-
-    Parameters
-    ----------
-    domains, direction, method, l2, zero_tol, seed
-        As :func:`fit_direction`.
-    store : ResultStore, optional
-        Default :func:`fit_store` (``$FLDA_CACHE_DIR/digits``).
-
-    Returns
-    -------
-    MethodResult
-    """
-
-    store = fit_store() if store is None else store
-    n_features = domains.X_a.shape[1]
-    return store.load_or_compute(
-        _fit_key(domains, direction, method, l2, zero_tol, seed),
-        lambda: fit_direction(domains, direction, method, l2, zero_tol, seed),
-        result_to_json,
-        lambda value: result_from_json(value, method, n_features),
-    ).value
-
-
 def stored_fitter(domains, seed=0, store=None):
     """The ``fit=`` of :func:`run_digits` that keeps every fit in ``store``
-    (:func:`stored_fit`; default :func:`fit_store`): a fit this code made before on the
-    same data is read, not fitted again."""
+    (:func:`stored_fit`): a fit this code made before on the same data is read, not fitted
+    again."""
 
     def fit(direction, method, l2, zero_tol):
         return stored_fit(domains, direction, method, l2, zero_tol, seed, store)

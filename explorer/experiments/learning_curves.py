@@ -68,7 +68,6 @@ __all__ = [
     "LearningCurveResult",
     "make_learning_curve_data",
     "sample_size_grid",
-    "parse_sample_sizes",
     "training_orders",
     "stratified_order",
     "prefix_sums",
@@ -185,69 +184,12 @@ def make_learning_curve_data(
 
 
 def sample_size_grid(n_min=2, n_max=10_000, n_sizes=15):
-    """Roughly log-spaced integer training-set sizes (the x-axis of Figure 3).
-
-    Parameters
-    ----------
-    n_min, n_max : int
-        Smallest (at least 2, one sample per class) and largest size.
-    n_sizes : int
-        Number of sizes requested; rounding can merge neighbours at the small
-        end, so fewer distinct sizes may be returned.
-
-    Returns
-    -------
-    sizes : ndarray of int, strictly increasing, first ``n_min``, last ``n_max``
-    """
-    n_min, n_max, n_sizes = int(n_min), int(n_max), int(n_sizes)
-    if n_min < 2:
-        raise ValueError(f"The smallest sample size must be >= 2 (one per class); got {n_min}.")
-    if n_max < n_min:
-        raise ValueError(f"The largest sample size ({n_max}) is below the smallest ({n_min}).")
-    if n_sizes < 1:
-        raise ValueError(f"Need at least one sample size; got {n_sizes}.")
-    if n_sizes == 1:
-        return np.array([n_max])
-    return np.unique(np.round(np.geomspace(n_min, n_max, n_sizes)).astype(int))
-
-
-def parse_sample_sizes(text, n_max):
-    """Parse a user's list of sample sizes such as ``"2, 5, 10, 100"``.
-
-    Parameters
-    ----------
-    text : str
-        Integers separated by commas, semicolons or white space.
-    n_max : int
-        Largest allowed size (the training pool size).
-
-    Returns
-    -------
-    sizes : ndarray of int, sorted and without duplicates
-
-    Raises
-    ------
-    ValueError
-        With a message that names the offending entry and the allowed range.
-    """
-    values = parse_numbers(
-        text,
-        empty="The list of sample sizes is empty; enter e.g. '2, 5, 10, 100, 1000'.",
-        not_a_number="'{token}' is not a number; enter whole numbers separated by commas, "
-        "e.g. '2, 5, 10, 100'.",
-    )
-    sizes = []
-    for value in values:
-        # bounds before int(): 1e400 is inf, and 1e308 has 309 digits (shown as 1e+308)
-        if not 2 <= value <= n_max:
-            raise ValueError(
-                f"Sample size {value:.12g} is outside 2 .. {n_max} (at least one "
-                "sample per class, at most the training pool size)."
-            )
-        if value != int(value):
-            raise ValueError(f"'{value:g}' is not a whole number; sample sizes count samples.")
-        sizes.append(int(value))
-    return np.unique(sizes)
+    """``n_sizes`` roughly log-spaced integer training-set sizes from ``n_min`` to ``n_max``
+    (the x-axis of Figure 3), strictly increasing: rounding can merge neighbours at the
+    small end, so fewer may be returned; one size is ``n_max``."""
+    if int(n_sizes) == 1:
+        return np.array([int(n_max)])
+    return np.unique(np.round(np.geomspace(int(n_min), int(n_max), int(n_sizes))).astype(int))
 
 
 def stratified_order(y, rng, classes=None):
@@ -451,6 +393,12 @@ def quadratic_learning_errors(data, sizes, repeats, ridge=0.0, seed=0):
     return errors
 
 
+def _grid(**axes):
+    """One row per combination of ``axes`` (column -> values), the last varying fastest:
+    the rows of an array's ``ravel()``."""
+    return pd.MultiIndex.from_product(list(axes.values()), names=list(axes)).to_frame(index=False)
+
+
 def summarize_errors(errors, sizes):
     """Mean error and standard error of the mean over repeats, as a long table.
 
@@ -467,64 +415,32 @@ def summarize_errors(errors, sizes):
         repeats``; ``sem = std(ddof=1) / sqrt(R)`` (NaN for a single repeat).
     """
     errors = np.asarray(errors, dtype=np.float64)
-    n_repeats = errors.shape[2]
     mean, sem = _mean_sem(errors, axis=2)
-    rows = []
-    for f, family in enumerate(FAMILIES):
-        name = classifier_name(family, LOSS)
-        for d, domain in enumerate(DOMAINS):
-            for g, n in enumerate(sizes):
-                rows.append((name, family, LOSS, domain, int(n), mean[f, d, g], sem[f, d, g], n_repeats))
-    return pd.DataFrame(rows, columns=TABLE_COLUMNS)
+    frame = _grid(family=FAMILIES, domain=DOMAINS, n=np.asarray(sizes, dtype=int))
+    names = [classifier_name(f, LOSS) for f in frame["family"]]
+    frame = frame.assign(classifier=names, loss=LOSS, mean_error=mean.ravel(), sem=sem.ravel())
+    return frame.assign(repeats=errors.shape[2])[TABLE_COLUMNS]
 
 
 def mean_sem_table(table, decimals=3):
     """Figure 3 as numbers: one row per ``n``, one ``"mean ± SEM"`` column per curve.
 
-    The wide companion of :func:`summarize_errors` for reading exact values off
-    the learning curves of section 4.1.2: columns are ``"n"`` followed by
-    ``"<classifier> (target)"`` for every classifier (the bottom panel of
-    Figure 3, where FLDA should meet the oracle T-LS), then
-    ``"<classifier> (source)"`` (the top panel).  Within a domain the
-    classifiers follow :data:`FAMILIES` (source, oracle, FLDA).
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Output of :func:`summarize_errors`.
-    decimals : int, default=3
-
-    Returns
-    -------
-    pandas.DataFrame
-        Column ``n`` (int, increasing) and one string column per curve,
-        ``"0.123 ± 0.004"``; just the mean when the SEM is undefined (a single
-        repeat).
+    Columns: ``"n"`` (increasing), then ``"<classifier> (target)"`` for every classifier
+    of :data:`FAMILIES` (the bottom panel of Figure 3, where FLDA should meet the oracle
+    T-LS), then ``"<classifier> (source)"``; cells ``"0.123 ± 0.004"``, just the mean when
+    the SEM is undefined (a single repeat).  ``table``: :func:`summarize_errors`.
     """
     if table.empty:
         raise ValueError("The learning-curve table is empty; nothing to tabulate.")
+    cells = [
+        f"{mean:.{decimals}f}" + (f" ± {sem:.{decimals}f}" if np.isfinite(sem) else "")
+        for mean, sem in zip(table["mean_error"], table["sem"])
+    ]
+    column = table["classifier"] + " (" + table["domain"] + ")"
+    wide = table.assign(cell=cells, column=column).pivot(index="n", columns="column", values="cell")
     names = [classifier_name(family, LOSS) for family in FAMILIES]
-    columns = [(name, domain) for domain in ("target", "source") for name in names]
-    sizes = np.sort(table["n"].unique())
-    # One dictionary look-up per cell (a pandas .loc per cell cost ~10 ms per page run).
-    cell = {
-        (name, domain, int(n)): (float(mean), float(sem))
-        for name, domain, n, mean, sem in zip(
-            table["classifier"], table["domain"], table["n"], table["mean_error"], table["sem"]
-        )
-    }
-    out = {"n": sizes.astype(int)}
-    for name, domain in columns:
-        cells = []
-        for n in sizes:
-            mean, sem = cell[name, domain, int(n)]
-            cells.append(
-                f"{mean:.{decimals}f}"
-                if not np.isfinite(sem)
-                else f"{mean:.{decimals}f} ± {sem:.{decimals}f}"
-            )
-        out[f"{name} ({domain})"] = cells
-    return pd.DataFrame(out)
+    wide = wide[[f"{name} ({domain})" for domain in ("target", "source") for name in names]]
+    return wide.rename_axis(columns=None).reset_index()
 
 
 def _mean_sem(values, axis):
@@ -544,12 +460,6 @@ def oracle_gaps(errors, sizes, domain="target"):
     differences / sqrt(repeats)) say how far each classifier is from the
     oracle of Figure 3 (section 4.1.2) and whether the gap is significant.
 
-    Parameters
-    ----------
-    errors : ndarray of shape (3, 2, R, G)
-    sizes : ndarray of int of shape (G,)
-    domain : {"source", "target"}, default="target"
-
     Returns
     -------
     pandas.DataFrame
@@ -558,17 +468,18 @@ def oracle_gaps(errors, sizes, domain="target"):
     """
     errors = np.asarray(errors, dtype=np.float64)
     d = DOMAINS.index(domain)
-    oracle = errors[FAMILIES.index("target"), d]
-    reference = classifier_name("target", LOSS)
-    rows = []
-    for family in ("source", "flda"):
-        mean, sem = _mean_sem(errors[FAMILIES.index(family), d] - oracle, axis=0)
-        name = classifier_name(family, LOSS)
-        for g, n in enumerate(sizes):
-            rows.append((name, reference, LOSS, domain, int(n), mean[g], sem[g], errors.shape[2]))
-    return pd.DataFrame(
-        rows, columns=["classifier", "reference", "loss", "domain", "n", "mean_gap", "sem", "repeats"]
+    compared = [
+        errors[FAMILIES.index(family), d] - errors[FAMILIES.index("target"), d]
+        for family in ("source", "flda")
+    ]
+    mean, sem = _mean_sem(np.stack(compared), axis=1)
+    frame = _grid(
+        classifier=[classifier_name(f, LOSS) for f in ("source", "flda")], n=np.asarray(sizes, dtype=int)
     )
+    frame.insert(1, "reference", classifier_name("target", LOSS))
+    frame.insert(2, "loss", LOSS)
+    frame.insert(3, "domain", domain)
+    return frame.assign(mean_gap=mean.ravel(), sem=sem.ravel(), repeats=errors.shape[2])
 
 
 @dataclass(frozen=True)
@@ -672,14 +583,46 @@ class LearningCurveConfig:
         )
 
 
+def _sizes(sizes, n_pool):
+    """The sizes of :func:`learning_curve_config`; ``ValueError`` naming the problem."""
+    if sizes[0] == "log":
+        n_min, n_max, n_sizes = (int(v) for v in sizes[1:])
+        if n_max > n_pool:
+            raise ValueError(
+                f"Largest n ({n_max:,}) exceeds the samples per data set "
+                f"({n_pool:,}). Lower 'Largest n' or raise 'Samples per data set'."
+            )
+        if n_min > n_max:
+            raise ValueError(f"Smallest n ({n_min:,}) is above largest n ({n_max:,}). Swap or change them.")
+        if n_min < 2:
+            raise ValueError(f"The smallest sample size must be >= 2 (one per class); got {n_min}.")
+        return sample_size_grid(n_min, n_max, n_sizes)
+    values = parse_numbers(
+        sizes[1],
+        empty="Sample sizes: The list of sample sizes is empty; enter e.g. '2, 5, 10, 100, 1000'.",
+        not_a_number="Sample sizes: '{token}' is not a number; enter whole numbers separated by commas, "
+        "e.g. '2, 5, 10, 100'.",
+    )
+    for value in values:
+        # bounds before int(): 1e400 is inf, and 1e308 has 309 digits (shown as 1e+308)
+        if not 2 <= value <= n_pool:
+            raise ValueError(
+                f"Sample sizes: Sample size {value:.12g} is outside 2 .. {n_pool} (at least one "
+                "sample per class, at most the training pool size)."
+            )
+        if value != int(value):
+            raise ValueError(f"Sample sizes: '{value:g}' is not a whole number; sample sizes count samples.")
+    return np.unique([int(value) for value in values])
+
+
 def learning_curve_config(distribution, params, theta, n_pool, seed, sizes, ridge=0.0):
     """Validate a page's settings into a :class:`LearningCurveConfig` plus notes.
 
     Parameters
     ----------
     sizes : ("log", n_min, n_max, n_sizes) or ("custom", text)
-        A log-spaced grid (:func:`sample_size_grid`) or a typed list
-        (:func:`parse_sample_sizes`).
+        A log-spaced grid (:func:`sample_size_grid`) or a typed list of whole numbers
+        separated by commas, semicolons or white space (``"2, 5, 10, 100"``).
 
     Returns
     -------
@@ -696,21 +639,7 @@ def learning_curve_config(distribution, params, theta, n_pool, seed, sizes, ridg
     params = tuple(tuple(float(v) for v in row) for row in params)
     theta = tuple(float(t) for t in theta)
     n_pool = int(n_pool)
-    if sizes[0] == "log":
-        n_min, n_max, n_sizes = (int(v) for v in sizes[1:])
-        if n_max > n_pool:
-            raise ValueError(
-                f"Largest n ({n_max:,}) exceeds the samples per data set "
-                f"({n_pool:,}). Lower 'Largest n' or raise 'Samples per data set'."
-            )
-        if n_min > n_max:
-            raise ValueError(f"Smallest n ({n_min:,}) is above largest n ({n_max:,}). Swap or change them.")
-        grid = sample_size_grid(n_min, n_max, n_sizes)
-    else:
-        try:
-            grid = parse_sample_sizes(sizes[1], n_pool)
-        except ValueError as exc:
-            raise ValueError(f"Sample sizes: {exc}") from None
+    grid = _sizes(sizes, n_pool)
     notes = []
     if params[0] == params[1]:
         notes.append(
@@ -741,15 +670,13 @@ def repeat_errors(config, repeats):
     return quadratic_learning_errors(data, sizes, repeats, config.ridge, config.seed)
 
 
-def run_learning_curves(config, n_repeats, loss=LOSS, fit=None, progress=None):
+def run_learning_curves(config, n_repeats, fit=None, progress=None):
     """Figure 3 (section 4.1.2): the entry point of the page, all repeats in one batched call.
 
     Parameters
     ----------
     config : LearningCurveConfig
     n_repeats : int
-    loss : {"quadratic"}
-        Figure 3's loss, the only one (S-LS, T-LS, FLDA-Q).
     fit : callable(config, repeats) -> errors, optional
         Defaults to :func:`repeat_errors`; a page passes its cached version.
         ``repeats`` is a tuple of repeat indices.
@@ -762,8 +689,6 @@ def run_learning_curves(config, n_repeats, loss=LOSS, fit=None, progress=None):
     """
     if int(n_repeats) != n_repeats or n_repeats < 1:
         raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}.")
-    if loss != LOSS:
-        raise ValueError(f"Figure 3's learning curves are those of the {LOSS} loss, got {loss!r}.")
     errors = (repeat_errors if fit is None else fit)(config, tuple(range(int(n_repeats))))
     finish(progress)
     return LearningCurveResult(errors, np.asarray(config.sizes, dtype=int))
@@ -772,20 +697,11 @@ def run_learning_curves(config, n_repeats, loss=LOSS, fit=None, progress=None):
 def per_repeat_frame(result):
     """Every single error rate of a :class:`LearningCurveResult` (classifier, domain,
     repeat, n), for the raw download."""
-    errors, sizes = result.errors, result.sizes
-    f, d, r, g = np.meshgrid(
-        range(len(FAMILIES)), range(len(DOMAINS)), range(errors.shape[2]), range(len(sizes)), indexing="ij"
-    )
-    return pd.DataFrame(
-        {
-            "classifier": [classifier_name(FAMILIES[i], LOSS) for i in f.ravel()],
-            "loss": LOSS,
-            "domain": [DOMAINS[i] for i in d.ravel()],
-            "repeat": r.ravel(),
-            "n": np.asarray(sizes)[g.ravel()],
-            "error": errors[f.ravel(), d.ravel(), r.ravel(), g.ravel()],
-        }
-    )
+    errors = result.errors
+    names = [classifier_name(f, LOSS) for f in FAMILIES]
+    frame = _grid(classifier=names, domain=DOMAINS, repeat=range(errors.shape[2]), n=np.asarray(result.sizes))
+    frame.insert(1, "loss", LOSS)
+    return frame.assign(error=errors.ravel())
 
 
 @dataclass(frozen=True)

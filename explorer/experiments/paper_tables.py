@@ -42,8 +42,6 @@ import scipy.sparse as sp
 from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from explorer.data import benchmarks as bm
-from explorer.data import uci
-from explorer.data.digits import default_cache_dir
 from explorer.experiments import baselines as bl
 from explorer.experiments import missing_data as md
 from explorer.experiments import result_store
@@ -243,66 +241,29 @@ def fit_cell(key, pair, classifier, random_state=0, impute="zero", transfer="dro
     return CellResult(name, classifier, wrong / len(yt), wrong, len(yt), params, time.perf_counter() - start)
 
 
-def fingerprint_files():
-    """The files whose contents enter :func:`code_fingerprint`: the code
-    (:func:`~explorer.experiments.result_store.core_files`) and every table's data."""
-    return result_store.core_files() + sorted(uci.UCI_DIR.glob("*.csv")) + sorted(bm.PAPER_DIR.glob("*.mat"))
-
-
-@functools.lru_cache(maxsize=1)
-def code_fingerprint():
-    """Digest of the code, the data files and the library versions (and of Python): a
-    change of any gives other store files.  Computed once per process."""
-    return result_store.fingerprint(fingerprint_files(), result_store.PACKAGES)
-
-
-def cell_store(directory=None):
-    """The disk store of the cells: ``directory`` or ``$FLDA_CACHE_DIR/paper_tables``."""
-    directory = default_cache_dir() / "paper_tables" if directory is None else directory
-    return result_store.ResultStore(directory, code_fingerprint())
-
-
-#: The stored fields of a cell besides its error and seconds, and their types.
-_FIELDS = {"key": str, "classifier": str, "n_wrong": int, "n_target": int, "params": str, "note": str}
-
-
-def cell_to_json(cell):
-    """A :class:`CellResult` as the store keeps it (JSON, NaN as null)."""
-    error = None if math.isnan(cell.error) else float(cell.error)
-    return {
-        **{f: kind(getattr(cell, f)) for f, kind in _FIELDS.items()},
-        "error": error,
-        "seconds": float(cell.seconds),
-    }
-
-
-def cell_from_json(value, key, classifier):
-    """The stored cell, or None when a field is missing, of the wrong type or not this cell's."""
-    error, seconds = value.get("error"), value.get("seconds")
-    valid = (
-        all(type(value.get(f)) is kind for f, kind in _FIELDS.items())
-        and (value["key"], value["classifier"]) == (key, classifier)
-        and min(value["n_wrong"], value["n_target"]) >= 0
-        and (error is None or (type(error) in (int, float) and 0.0 <= error <= 1.0))
-        and type(seconds) in (int, float)
-    )
-    if not valid:
-        return None
-    error = float("nan") if error is None else float(error)
-    return CellResult(**{f: value[f] for f in _FIELDS}, error=error, seconds=float(seconds))
-
-
 def stored_cell(key, pair, classifier, random_state=0, impute="zero", transfer="dropout", store=None):
-    """:func:`fit_cell`, kept on disk: read from ``store`` (default :func:`cell_store`)
-    when this code computed it before, else fitted and written (one process at a time per
-    cell); ``computed_at``, ``from_disk`` and ``saved`` set."""
-    store = cell_store() if store is None else store
+    """:func:`fit_cell`, kept on disk (:func:`explorer.experiments.result_store.stored`, JSON
+    under ``$FLDA_CACHE_DIR/paper_tables``): read when this code computed it before, else
+    fitted and written (one process at a time per cell); ``computed_at``, ``from_disk`` and
+    ``saved`` set."""
+    name = f"{key} {pair}"
+
+    def valid(cell):
+        in_range = math.isnan(cell.error) or 0.0 <= cell.error <= 1.0
+        return (
+            (cell.key, cell.classifier) == (name, classifier)
+            and min(cell.n_wrong, cell.n_target) >= 0
+            and in_range
+        )
+
     cell = {"table": key, "pair": pair, "classifier": classifier, "seed": int(random_state)}
-    found = store.load_or_compute(
+    found = result_store.stored(
+        "paper_tables",
         {"experiment": "paper tables", **cell, "impute": impute, "transfer": transfer},
         lambda: fit_cell(key, pair, classifier, random_state, impute, transfer),
-        cell_to_json,
-        lambda value: cell_from_json(value, f"{key} {pair}", classifier),
+        CellResult,
+        valid,
+        store,
     )
     return replace(found.value, computed_at=found.computed_at, from_disk=found.from_disk, saved=found.saved)
 

@@ -1,33 +1,14 @@
 """A small on-disk store of computed results, as JSON files (never pickle).
 
-Used by :mod:`explorer.experiments.missing_data` and
-:mod:`explorer.experiments.digits` so that the cells of the paper's Table 3
-and the fits of Table 4 survive a server restart.  One file per result, named by a
-hash of its key and of a *fingerprint* of everything that produced it (the
-source files, the data files, the versions of the numerical libraries): a
-change of code, data or library gives other file names, so an upgrade never
-serves numbers the current code would not compute.
-
-* Writes are atomic: a temporary file in the same folder, then ``os.replace``.
-* Reads are validated: only a regular file is read, opened once and read up to
-  :data:`MAX_FILE_BYTES` (:func:`explorer.data.files.read_regular_file`: a FIFO,
-  a device such as ``/dev/zero`` or a symlink neither blocks nor grows memory); a
-  file that is too large, not JSON, of another format, key or fingerprint is
-  ignored (the caller recomputes), never an exception.
-* The folder is bounded: beyond ``max_files`` results the oldest are removed, and
-  only the store's own files (named as :meth:`ResultStore.path` names them, holding
-  :data:`FORMAT`): another program's ``*.json`` in the folder is never deleted.
-* A folder that cannot be written (read-only, full disk) only means nothing is
-  kept: :meth:`ResultStore.put` returns False.
-* :meth:`ResultStore.load_or_compute` reads a result or computes and writes it,
-  one thread of one process at a time per file (a thread lock, then ``fcntl.flock``
-  on a lock file next to the result): a background warm-up and a page, or the
-  several Streamlit processes of ``deploy/serve.sh``, never compute the same
-  result twice at once.  Pruning removes a lock file with its result only while no
-  process holds it, and a process that locked a file removed meanwhile locks the one
-  now at that path.
-* Arrays are kept exactly, as the base64 text of their bytes
-  (:func:`encode_array`, :func:`decode_array`).
+The cells of the paper's tables (:mod:`explorer.experiments.paper_tables`) and the fits of
+Table 4 (:mod:`explorer.experiments.digits`) survive a server restart here
+(:func:`stored`).  One file per result, named by a hash of its key and of
+:func:`code_fingerprint` (the source files, the data files, the versions of the numerical
+libraries): a change of code, data or library gives other file names, so an upgrade never
+serves numbers the current code would not compute.  Writes are atomic, reads validated
+and bounded, the folder bounded, and one thread of one process at a time computes a
+result (:class:`ResultStore`).  Results are frozen dataclasses, kept field by field
+(:func:`to_json`, :func:`from_json`; arrays exactly, as the base64 text of their bytes).
 """
 
 from __future__ import annotations
@@ -35,14 +16,16 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import dataclasses
 import fcntl
+import functools
 import hashlib
 import json
+import math
 import os
 import re
 import sys
 import tempfile
-import threading
 from dataclasses import dataclass
 from datetime import datetime, UTC
 from importlib import metadata
@@ -51,7 +34,9 @@ from pathlib import Path
 import numpy as np
 
 import flda_core
+from explorer.data.digits import default_cache_dir
 from explorer.data.files import read_regular_file
+from explorer.registry import SAMPLE_DIR
 
 __all__ = [
     "FORMAT",
@@ -62,11 +47,15 @@ __all__ = [
     "Loaded",
     "fingerprint",
     "core_files",
+    "code_fingerprint",
     "source_name",
     "SOURCE_ROOTS",
     "utc_now",
     "encode_array",
     "decode_array",
+    "to_json",
+    "from_json",
+    "stored",
 ]
 
 #: The ``format`` field of every file: files of any other format are ignored.
@@ -77,6 +66,9 @@ MAX_FILE_BYTES = 64 * 1024
 MAX_FILES = 2000
 #: The names :meth:`ResultStore.path` gives (40 hex digits): pruning touches no other file.
 _OWN_NAME = re.compile(r"[0-9a-f]{40}\.json")
+#: Lock files per folder (``.00.lock`` .. ``.ff.lock``), shared by the results whose names
+#: begin with the same two hex digits.
+_LOCK_NAME = ".{}.lock"
 #: The libraries whose versions enter the fingerprints of the experiments' stores.
 PACKAGES = ("numpy", "scipy", "scikit-learn", "skada", "pandas", "threadpoolctl")
 #: The folders of the two packages whose code a stored result may depend on: the
@@ -123,14 +115,24 @@ def fingerprint(files, packages=()):
 
 
 def core_files():
-    """Every source file a stored result may depend on: all of ``flda_core`` (the
-    method), and of ``explorer`` its top-level modules, the data readers and the
-    experiments and baselines (not the figures, the teaching texts or the UI)."""
+    """Every file a stored result may depend on: all of ``flda_core`` (the method), of
+    ``explorer`` its top-level modules, the data readers and the experiments (not the
+    figures, the teaching texts or the UI), and the shipped data of the paper's tables."""
     library, app = SOURCE_ROOTS
     files = set(library.rglob("*.py")) | set(app.glob("*.py"))
     for part in _RESULT_PARTS:
         files |= set((app / part).rglob("*.py"))
-    return sorted(files)
+    return (
+        sorted(files)
+        + sorted((SAMPLE_DIR / "uci").glob("*.csv"))
+        + sorted((SAMPLE_DIR / "paper").glob("*.mat"))
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint():
+    """:func:`fingerprint` of :func:`core_files` and :data:`PACKAGES`, once per process."""
+    return fingerprint(core_files(), PACKAGES)
 
 
 def source_name(path):
@@ -185,21 +187,56 @@ def decode_array(value):
     return np.frombuffer(raw, dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
 
 
+def _encode(value):
+    if isinstance(value, np.ndarray):
+        return encode_array(value)
+    if isinstance(value, dict):
+        return [[float(k), float(v)] for k, v in value.items()]
+    if isinstance(value, tuple):
+        return list(value)
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+#: The JSON types of a dataclass field annotated ``str``, ``int``, ``float`` or ``bool``.
+_SCALARS = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,)}
+
+
+def _decode(kind, value):
+    if kind == "np.ndarray":
+        return decode_array(value)
+    if kind == "dict" and isinstance(value, list) and all(isinstance(p, list) and len(p) == 2 for p in value):
+        return {_decode("float", k): _decode("float", v) for k, v in value}
+    if kind == "tuple" and isinstance(value, list):
+        return tuple(_decode("str", v) for v in value)
+    if kind == "float" and value is None:
+        return math.nan
+    if type(value) in _SCALARS.get(kind, ()):
+        return float(value) if kind == "float" else value
+    raise ValueError(f"not a stored {kind}")
+
+
+def to_json(result):
+    """A dataclass as the store keeps it, field by field: arrays exactly
+    (:func:`encode_array`), ``{number: number}`` dicts as pairs, tuples of strings as
+    lists, NaN as null."""
+    return {f.name: _encode(getattr(result, f.name)) for f in dataclasses.fields(result)}
+
+
+def from_json(cls, value):
+    """The ``cls`` dataclass :func:`to_json` wrote; ``ValueError`` for a missing, extra or
+    mistyped field (fields annotated ``str``, ``int``, ``float``, ``bool``, ``np.ndarray``,
+    ``dict`` or ``tuple``)."""
+    fields = dataclasses.fields(cls)
+    if not isinstance(value, dict) or set(value) != {f.name for f in fields}:
+        raise ValueError(f"not a stored {cls.__name__}")
+    return cls(**{f.name: _decode(f.type, value[f.name]) for f in fields})
+
+
 @dataclass(frozen=True)
 class Loaded:
-    """What :meth:`ResultStore.load_or_compute` returns.
-
-    Attributes
-    ----------
-    value
-        The result (read from disk or computed).
-    computed_at : str
-        When it was computed (``"YYYY-MM-DD HH:MM UTC"``).
-    from_disk : bool
-        True when it was read from the store.
-    saved : bool
-        True when it is in the store (read from it, or written to it).
-    """
+    """What :meth:`ResultStore.load_or_compute` returns: the ``value`` (read or computed),
+    when it was computed (``computed_at``, ``"YYYY-MM-DD HH:MM UTC"``), whether it was read
+    from the store (``from_disk``) and whether it is in the store (``saved``)."""
 
     value: object
     computed_at: str
@@ -207,26 +244,31 @@ class Loaded:
     saved: bool
 
 
-_LOCKS_GUARD = threading.Lock()
-_LOCKS = {}
-
-
 class ResultStore:
     """JSON results in ``directory``, one file per key, valid for one ``fingerprint``.
+
+    * Writes are atomic (a temporary file in the same folder, then ``os.replace``); a
+      folder that cannot be written (read-only, full disk) only means nothing is kept.
+    * Reads are validated: only a regular file of at most :data:`MAX_FILE_BYTES` is read
+      (:func:`explorer.data.files.read_regular_file`: a FIFO, a device such as
+      ``/dev/zero`` or a symlink neither blocks nor grows memory); a file that is not
+      JSON, of another format, key or fingerprint is ignored (the caller recomputes).
+    * Beyond ``max_files`` results the oldest are removed, only the store's own files.
 
     Parameters
     ----------
     directory : path-like
         Created on the first :meth:`put`.
-    fingerprint : str
-        See :func:`fingerprint`; files written under another one are never read.
+    fingerprint : str, optional
+        See :func:`fingerprint` (default :func:`code_fingerprint`); files written under
+        another one are never read.
     max_files : int
         Bound on the number of result files in ``directory``.
     """
 
-    def __init__(self, directory, fingerprint, max_files=MAX_FILES):
+    def __init__(self, directory, fingerprint=None, max_files=MAX_FILES):
         self.directory = Path(directory)
-        self.fingerprint = str(fingerprint)
+        self.fingerprint = code_fingerprint() if fingerprint is None else str(fingerprint)
         self.max_files = int(max_files)
 
     def path(self, key):
@@ -236,42 +278,23 @@ class ResultStore:
         ).hexdigest()[:40]
         return self.directory / f"{name}.json"
 
-    def lock(self, key):
-        """The lock of ``key``'s file, one per file path in the process (shared by every
-        store object on the same folder)."""
-        with _LOCKS_GUARD:
-            return _LOCKS.setdefault(str(self.path(key)), threading.Lock())
-
-    def lock_path(self, key):
-        """The lock file of ``key``'s result (hidden, next to it; removed with it by
-        :meth:`prune` when no process holds it)."""
-        path = self.path(key)
-        return path.with_name(f".{path.stem}.lock")
-
     @contextlib.contextmanager
     def process_lock(self, key):
-        """Hold ``fcntl.flock`` on :meth:`lock_path` (every process on this machine
-        waits for it); a folder that cannot be written only means no lock.
-
-        :meth:`prune` may remove a lock file (never one that is held) while this waits
-        on it: the lock taken is then on a file no other process opens, so it is
-        checked to still be the file at :meth:`lock_path` and taken again if not.
-        """
-        path = self.lock_path(key)
+        """Hold ``fcntl.flock`` on the lock file of ``key`` (one of 256 hidden files of the
+        folder, shared by the keys whose file names begin alike): every other thread and
+        process on this machine waits for it; a folder that cannot be written only means
+        no lock.  The lock files are never removed (removing a held one would let the next
+        process lock a new file beside the holder)."""
         handle = None
         try:
-            for _ in range(_LOCK_ATTEMPTS):
-                try:
-                    self.directory.mkdir(parents=True, exist_ok=True)
-                    handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-                except OSError:
-                    handle = None
-                    break
-                fcntl.flock(handle, fcntl.LOCK_EX)
-                if _same_file(handle, path):
-                    break
-                os.close(handle)  # removed meanwhile: lock the file there now
-                handle = None
+            self.directory.mkdir(parents=True, exist_ok=True)
+            handle = os.open(
+                self.directory / _LOCK_NAME.format(self.path(key).name[:2]), os.O_RDWR | os.O_CREAT, 0o644
+            )
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        except OSError:
+            pass
+        try:
             yield
         finally:
             if handle is not None:
@@ -280,9 +303,8 @@ class ResultStore:
     def load_or_compute(self, key, compute, to_json, from_json):
         """The result of ``key``: read from disk when stored, else ``compute()`` and write.
 
-        Holds :meth:`lock` and :meth:`process_lock` meanwhile, so another thread or
-        process asking for the same ``key`` waits and reads this one's file instead of
-        computing it again.
+        Holds :meth:`process_lock` meanwhile, so another thread or process asking for the
+        same ``key`` waits and reads this one's file instead of computing it again.
 
         Parameters
         ----------
@@ -301,7 +323,7 @@ class ResultStore:
         -------
         Loaded
         """
-        with self.lock(key), self.process_lock(key):
+        with self.process_lock(key):
             record = self.get(key)
             if record is not None:
                 try:
@@ -383,43 +405,9 @@ class ResultStore:
         except OSError:
             return
         for _, path in sorted(files)[: max(0, len(files) - self.max_files)]:
-            if _read_record(path) is None:
-                continue
-            path = Path(path)
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-            _unlink_unless_held(path.with_name(f".{path.stem}.lock"))
-
-
-#: Times :meth:`ResultStore.process_lock` takes a lock file that :meth:`ResultStore.prune`
-#: removed meanwhile (each retry needs another prune of the same file: practically one).
-_LOCK_ATTEMPTS = 10
-
-
-def _same_file(handle, path):
-    """Whether the open ``handle`` is still the file at ``path``."""
-    try:
-        opened, current = os.fstat(handle), os.stat(path)
-    except OSError:
-        return False
-    return (opened.st_dev, opened.st_ino) == (current.st_dev, current.st_ino)
-
-
-def _unlink_unless_held(path):
-    """Remove the lock file ``path`` unless a process holds its lock (then it stays:
-    removing it would let the next process lock a new file beside the holder)."""
-    try:
-        handle = os.open(path, os.O_RDWR)
-    except OSError:
-        return
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)  # OSError: held, it stays
-        if _same_file(handle, path):
-            os.unlink(path)
-    except OSError:
-        pass
-    finally:
-        os.close(handle)
+            if _read_record(path) is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
 
 
 def _read_record(path):
@@ -432,3 +420,22 @@ def _read_record(path):
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         return None
     return record
+
+
+def stored(name, key, compute, cls, check=None, store=None, max_files=MAX_FILES):
+    """``compute()``, a ``cls`` dataclass, kept in ``store`` (default: the folder ``name``
+    of ``$FLDA_CACHE_DIR``, ``~/.cache/flda/<name>``, under :func:`code_fingerprint`): read
+    when this code computed it before and ``check(result)`` holds, else computed and
+    written (:meth:`ResultStore.load_or_compute`).
+
+    Returns
+    -------
+    Loaded
+    """
+    store = ResultStore(default_cache_dir() / name, max_files=max_files) if store is None else store
+
+    def read(value):
+        result = from_json(cls, value)
+        return result if check is None or check(result) else None
+
+    return store.load_or_compute(key, compute, to_json, read)

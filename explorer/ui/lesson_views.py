@@ -580,7 +580,7 @@ def learning_curves(ridge, seed):
     config, _ = learning_curve_config(
         "poisson", PAPER_POISSON_PARAMS, PAPER_THETA, 10_000, seed, ("log", 2, 10_000, 15), ridge
     )
-    return run_learning_curves(config, 50, "quadratic")
+    return run_learning_curves(config, 50)
 
 
 def _learning_view(lesson_step, values, slide=False):

@@ -57,11 +57,15 @@ CASES = [
 def test_a_stored_fit_is_exactly_a_fresh_fit(offline, tmp_path, counting, direction, method, l2, zero_tol):
     fresh = ed.fit_direction(offline, direction, method, l2, zero_tol, 0)
     assert counting == [method]
-    first = ed.stored_fit(offline, direction, method, l2, zero_tol, 0, store=ed.fit_store(tmp_path))
+    first = ed.stored_fit(
+        offline, direction, method, l2, zero_tol, 0, store=ed.result_store.ResultStore(tmp_path)
+    )
     assert counting == [method, method] and len(list(tmp_path.glob("*.json"))) == 1
     assert_same(first, fresh)
     # a restarted server: a new store object on the same folder reads it, fits nothing
-    again = ed.stored_fit(offline, direction, method, l2, zero_tol, 0, store=ed.fit_store(tmp_path))
+    again = ed.stored_fit(
+        offline, direction, method, l2, zero_tol, 0, store=ed.result_store.ResultStore(tmp_path)
+    )
     assert counting == [method, method]
     assert_same(again, fresh)
     if l2 is None:
@@ -69,7 +73,7 @@ def test_a_stored_fit_is_exactly_a_fresh_fit(offline, tmp_path, counting, direct
 
 
 def test_every_setting_and_the_data_are_in_the_key(offline, tmp_path, counting):
-    store = ed.fit_store(tmp_path)
+    store = ed.result_store.ResultStore(tmp_path)
     base = ("A → B", "FLDA-Q", 1e-3, 0.0, 0)
     ed.stored_fit(offline, *base, store=store)
     other_data = replace(offline, key=offline.key + "-other")
@@ -106,7 +110,7 @@ def _broken_variants(record):
 
 
 def test_a_corrupt_or_foreign_entry_is_ignored_and_recomputed(offline, tmp_path, counting):
-    store = ed.fit_store(tmp_path)
+    store = ed.result_store.ResultStore(tmp_path)
     fresh = ed.stored_fit(offline, "A → B", "FLDA-Q", 1e-3, store=store)
     (path,) = tmp_path.glob("*.json")
     record = json.loads(path.read_text())
@@ -120,15 +124,15 @@ def test_a_corrupt_or_foreign_entry_is_ignored_and_recomputed(offline, tmp_path,
 
 
 def test_a_stale_entry_from_other_code_or_libraries_is_refitted(offline, tmp_path, counting, monkeypatch):
-    ed.stored_fit(offline, "A → B", "S-LS", 1e-3, store=ed.fit_store(tmp_path))
-    digest = ed.code_fingerprint()
+    ed.stored_fit(offline, "A → B", "S-LS", 1e-3, store=ed.result_store.ResultStore(tmp_path))
+    digest = ed.result_store.code_fingerprint()
     monkeypatch.setattr(ed.result_store.metadata, "version", lambda name: "0.0-upgraded")
-    ed.code_fingerprint.cache_clear()
+    ed.result_store.code_fingerprint.cache_clear()
     try:
-        assert ed.code_fingerprint() != digest
-        ed.stored_fit(offline, "A → B", "S-LS", 1e-3, store=ed.fit_store(tmp_path))
+        assert ed.result_store.code_fingerprint() != digest
+        ed.stored_fit(offline, "A → B", "S-LS", 1e-3, store=ed.result_store.ResultStore(tmp_path))
     finally:
-        ed.code_fingerprint.cache_clear()
+        ed.result_store.code_fingerprint.cache_clear()
     assert counting == ["S-LS", "S-LS"]
 
 
@@ -151,7 +155,7 @@ def test_the_fingerprint_covers_the_method_the_readers_and_this_experiment():
 def test_an_unwritable_store_still_gives_the_fit(offline, tmp_path):
     blocker = tmp_path / "not a folder"
     blocker.write_text("")
-    result = ed.stored_fit(offline, "A → B", "S-LS", 1e-3, store=ed.fit_store(blocker / "x"))
+    result = ed.stored_fit(offline, "A → B", "S-LS", 1e-3, store=ed.result_store.ResultStore(blocker / "x"))
     assert_same(result, ed.fit_direction(offline, "A → B", "S-LS", 1e-3))
 
 
@@ -172,7 +176,7 @@ def _quick(monkeypatch):
 
 def test_precompute_fills_what_the_default_page_asks_for(offline, tmp_path, monkeypatch):
     calls = _quick(monkeypatch)
-    store = ed.fit_store(tmp_path)
+    store = ed.result_store.ResultStore(tmp_path)
     reports = []
     warmed = ed.precompute(seed=0, store=store, progress=lambda f, t: reports.append(f))
     assert reports[-1] == 1.0 and len(calls) == 10 and all(l2 is None for _, l2 in calls)
@@ -195,7 +199,7 @@ def test_precompute_fills_what_the_default_page_asks_for(offline, tmp_path, monk
 
 def test_a_warm_up_and_a_page_never_fit_the_same_direction_twice(offline, tmp_path, monkeypatch):
     calls = _quick(monkeypatch)
-    store = ed.fit_store(tmp_path)
+    store = ed.result_store.ResultStore(tmp_path)
     warm_up = threading.Thread(target=ed.precompute, kwargs={"seed": 0, "store": store})
     warm_up.start()
     page = ed.run_digits(

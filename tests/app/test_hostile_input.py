@@ -653,10 +653,10 @@ def test_huge_url_numbers_are_shown_compactly(raw, default, kwargs, shown, value
     "text", ["1e308", "2, 1e308", "1e400", "1" * 400], ids=["1e308", "in-a-list", "1e400", "400-digits"]
 )
 def test_huge_sample_sizes_are_refused_compactly(text):
-    from explorer.experiments.learning_curves import parse_sample_sizes
+    from explorer.experiments.learning_curves import learning_curve_config
 
     with pytest.raises(ValueError, match="outside 2 .. 1000") as info:
-        parse_sample_sizes(text, 1000)
+        learning_curve_config("poisson", [[2, 2], [6, 6]], [0.5, 0], 1000, 0, ("custom", text))
     assert len(str(info.value)) < 140
 
 

@@ -22,7 +22,6 @@ from explorer.experiments.learning_curves import (
     make_learning_curve_data,
     mean_sem_table,
     oracle_gaps,
-    parse_sample_sizes,
     prefix_sums,
     quadratic_fits,
     quadratic_learning_errors,
@@ -87,16 +86,21 @@ def test_default_grid_is_paper_like():
     assert np.all(ratios > 1.4) and np.all(ratios < 2.2)
 
 
+def _sizes(sizes, n_pool=1000):
+    config, _ = learning_curve_config("poisson", [[2, 2], [6, 6]], [0.5, 0], n_pool, 0, sizes)
+    return list(config.sizes)
+
+
 @pytest.mark.parametrize(
-    "args, message", [((1, 100, 5), ">= 2"), ((50, 10, 5), "below"), ((2, 10, 0), "at least one")]
+    "args, message", [((1, 100, 5), ">= 2"), ((50, 10, 5), "above"), ((2, 5000, 5), "exceeds")]
 )
 def test_grid_rejects_bad_input(args, message):
     with pytest.raises(ValueError, match=message):
-        sample_size_grid(*args)
+        _sizes(("log", *args))
 
 
-def test_parse_sample_sizes_sorts_and_deduplicates():
-    assert list(parse_sample_sizes(" 100, 2;5 5\n20 ", 1000)) == [2, 5, 20, 100]
+def test_typed_sample_sizes_are_sorted_and_deduplicated():
+    assert _sizes(("custom", " 100, 2;5 5\n20 ")) == [2, 5, 20, 100]
 
 
 @pytest.mark.parametrize(
@@ -110,9 +114,9 @@ def test_parse_sample_sizes_sorts_and_deduplicates():
         ("nan", "whole"),
     ],
 )
-def test_parse_sample_sizes_names_the_problem(text, message):
-    with pytest.raises(ValueError, match=message):
-        parse_sample_sizes(text, 1000)
+def test_typed_sample_sizes_name_the_problem(text, message):
+    with pytest.raises(ValueError, match=f"Sample sizes: .*{message}"):
+        _sizes(("custom", text))
 
 
 @settings(max_examples=60, deadline=None)
@@ -425,8 +429,6 @@ def test_paper_setting_flda_joins_the_oracle_and_beats_the_source_classifier(pap
 
 def test_run_learning_curves_validates_arguments():
     config, _ = learning_curve_config("poisson", [[2, 2], [6, 6]], [0.5, 0], 100, 0, ("custom", "2, 5"))
-    with pytest.raises(ValueError, match="loss"):
-        run_learning_curves(config, 2, loss="logistic")  # Figure 3 is FLDA-Q's
     with pytest.raises(ValueError, match="n_repeats"):
         run_learning_curves(config, 0)
 

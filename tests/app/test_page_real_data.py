@@ -272,7 +272,7 @@ def test_caption_does_not_claim_a_save_that_failed(disk_cache):
 
 
 def test_caption_counts_cells_from_disk_and_computed(disk_cache):
-    pt.stored_cell("uci", "hepatitis", "S-LR", store=pt.cell_store(disk_cache))  # a warm-up
+    pt.stored_cell("uci", "hepatitis", "S-LR", store=pt.result_store.ResultStore(disk_cache))  # a warm-up
     at = open_page(PAGE, HEPATITIS)
     captions = " ".join(c.value for c in at.caption)
     counts = sentence(captions, "cells read from this server's disk cache", "computed by this server")

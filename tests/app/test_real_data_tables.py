@@ -180,22 +180,24 @@ def counting(monkeypatch):
 
 def test_stored_cells_round_trip_exactly_and_are_not_refitted(tmp_path, monkeypatch):
     calls = counting(monkeypatch)
-    first = pt.stored_cell(*PAIR, "FLDA-Q", store=pt.cell_store(tmp_path))
+    first = pt.stored_cell(*PAIR, "FLDA-Q", store=pt.result_store.ResultStore(tmp_path))
     fresh = [
-        pt.stored_cell("uci", "hepatitis", name, store=pt.cell_store(tmp_path)) for name in ("S-LR", "FLDA-L")
+        pt.stored_cell("uci", "hepatitis", name, store=pt.result_store.ResultStore(tmp_path))
+        for name in ("S-LR", "FLDA-L")
     ]
     assert len(calls) == 3 and not any(c.from_disk for c in [first, *fresh])
     assert all(c.computed_at.endswith("UTC") for c in fresh)
     # a restarted server: a new store object on the same folder
     again = [
-        pt.stored_cell("uci", "hepatitis", name, store=pt.cell_store(tmp_path)) for name in ("S-LR", "FLDA-L")
+        pt.stored_cell("uci", "hepatitis", name, store=pt.result_store.ResultStore(tmp_path))
+        for name in ("S-LR", "FLDA-L")
     ]
     assert len(calls) == 3 and all(c.from_disk for c in again)
     assert again == fresh and [c.seconds for c in again] == [c.seconds for c in fresh]  # exact
     assert [c.computed_at for c in again] == [c.computed_at for c in fresh]
-    assert pt.stored_cell(*PAIR, "FLDA-Q", store=pt.cell_store(tmp_path)).from_disk
+    assert pt.stored_cell(*PAIR, "FLDA-Q", store=pt.result_store.ResultStore(tmp_path)).from_disk
     # every input of the cell is in its key
-    store = pt.cell_store(tmp_path)
+    store = pt.result_store.ResultStore(tmp_path)
     pt.stored_cell("uci", "hepatitis", "S-LR", impute="mean", store=store)
     pt.stored_cell("uci", "hepatitis", "S-LR", random_state=1, store=store)
     pt.stored_cell("uci", "hepatitis", "FLDA-L", transfer="two-sided", store=store)
@@ -203,8 +205,12 @@ def test_stored_cells_round_trip_exactly_and_are_not_refitted(tmp_path, monkeypa
 
 
 def test_an_empty_cell_round_trips_with_its_note(tmp_path):
-    first = pt.stored_cell("uci", "heart", "FLDA-L", transfer="rate", store=pt.cell_store(tmp_path))
-    again = pt.stored_cell("uci", "heart", "FLDA-L", transfer="rate", store=pt.cell_store(tmp_path))
+    first = pt.stored_cell(
+        "uci", "heart", "FLDA-L", transfer="rate", store=pt.result_store.ResultStore(tmp_path)
+    )
+    again = pt.stored_cell(
+        "uci", "heart", "FLDA-L", transfer="rate", store=pt.result_store.ResultStore(tmp_path)
+    )
     assert (
         np.isnan(again.error)
         and again.from_disk
@@ -215,14 +221,14 @@ def test_an_empty_cell_round_trips_with_its_note(tmp_path):
 
 def test_a_code_or_data_change_refits(tmp_path, monkeypatch):
     calls = counting(monkeypatch)
-    pt.stored_cell("uci", "hepatitis", "S-LR", store=pt.cell_store(tmp_path))
-    monkeypatch.setattr(pt, "code_fingerprint", lambda: "another version of the code")
-    cell = pt.stored_cell("uci", "hepatitis", "S-LR", store=pt.cell_store(tmp_path))
+    pt.stored_cell("uci", "hepatitis", "S-LR", store=pt.result_store.ResultStore(tmp_path))
+    monkeypatch.setattr(pt.result_store, "code_fingerprint", lambda: "another version of the code")
+    cell = pt.stored_cell("uci", "hepatitis", "S-LR", store=pt.result_store.ResultStore(tmp_path))
     assert len(calls) == 2 and not cell.from_disk
 
 
 def test_the_fingerprint_covers_the_code_the_data_and_the_libraries(monkeypatch):
-    files = set(pt.fingerprint_files())
+    files = set(pt.result_store.core_files())
     library, app = pt.result_store.SOURCE_ROOTS
     for path in (
         app / "experiments" / "paper_tables.py",
@@ -238,18 +244,18 @@ def test_the_fingerprint_covers_the_code_the_data_and_the_libraries(monkeypatch)
     ):
         assert path.resolve() in files, path
     assert {"numpy", "scikit-learn", "skada"} <= set(pt.result_store.PACKAGES)
-    digest = pt.code_fingerprint()
+    digest = pt.result_store.code_fingerprint()
     monkeypatch.setattr(pt.result_store.metadata, "version", lambda name: "0.0-upgraded")
-    pt.code_fingerprint.cache_clear()
+    pt.result_store.code_fingerprint.cache_clear()
     try:
-        assert pt.code_fingerprint() != digest
+        assert pt.result_store.code_fingerprint() != digest
     finally:
-        pt.code_fingerprint.cache_clear()
+        pt.result_store.code_fingerprint.cache_clear()
 
 
 def test_a_corrupt_cell_file_is_recomputed(tmp_path, monkeypatch):
     calls = counting(monkeypatch)
-    store = pt.cell_store(tmp_path)
+    store = pt.result_store.ResultStore(tmp_path)
     first = pt.stored_cell("uci", "hepatitis", "S-LR", store=store)
     (path,) = tmp_path.glob("*.json")
     record = json.loads(path.read_text())
@@ -270,7 +276,7 @@ def test_a_corrupt_cell_file_is_recomputed(tmp_path, monkeypatch):
 
 def test_precompute_fills_the_store_for_the_page(tmp_path, monkeypatch):
     reports = []
-    store = pt.cell_store(tmp_path)
+    store = pt.result_store.ResultStore(tmp_path)
     monkeypatch.setattr(bm, "pairs", lambda key: ["hepatitis"] if key == "uci" else ["S → M"])
     result = pt.precompute(("uci", "spam"), progress=lambda f, t: reports.append(f), store=store)
     assert reports[-1] == 1.0
@@ -294,7 +300,7 @@ def test_a_background_warm_up_and_a_page_never_fit_the_same_cell_twice(tmp_path,
 
     monkeypatch.setattr(pt, "fit_cell", slow_fit_cell)
     monkeypatch.setattr(bm, "pairs", lambda key: ["hepatitis"])
-    store = pt.cell_store(tmp_path)
+    store = pt.result_store.ResultStore(tmp_path)
     names = ("S-LR", "FLDA-Q", "FLDA-L")
     monkeypatch.setattr(pt, "classifiers", lambda key, baselines=True: names)
     warm_up = threading.Thread(target=pt.precompute, args=(("uci",),), kwargs={"store": store})
@@ -309,11 +315,11 @@ def test_a_background_warm_up_and_a_page_never_fit_the_same_cell_twice(tmp_path,
 def test_an_unwritable_store_still_gives_the_cell_and_says_it_was_not_saved(tmp_path):
     blocker = tmp_path / "not a folder"
     blocker.write_text("")
-    cell = pt.stored_cell("uci", "hepatitis", "S-LR", store=pt.cell_store(blocker / "store"))
+    cell = pt.stored_cell("uci", "hepatitis", "S-LR", store=pt.result_store.ResultStore(blocker / "store"))
     fresh = pt.fit_cell("uci", "hepatitis", "S-LR")
     assert (cell.error, cell.params) == (fresh.error, fresh.params)
     assert not cell.saved and not cell.from_disk
-    assert pt.stored_cell("uci", "hepatitis", "S-LR", store=pt.cell_store(tmp_path)).saved
+    assert pt.stored_cell("uci", "hepatitis", "S-LR", store=pt.result_store.ResultStore(tmp_path)).saved
 
 
 @pytest.mark.slow

@@ -141,43 +141,21 @@ def _held_elsewhere(path):
         os.close(handle)
 
 
-def test_pruning_removes_a_lock_file_only_when_no_process_holds_it(tmp_path):
-    """Removing a held lock file would let the next process lock a new file beside the
-    holder (deploy/serve.sh's processes computing the same result twice at once)."""
+def test_lock_files_are_bounded_and_held_while_computing(tmp_path):
+    """One lock file per two leading hex digits of a result's file name (at most 256 per
+    folder), never removed with a result: removing a held one would let the next process
+    lock a new file beside the holder (deploy/serve.sh's processes computing the same
+    result twice at once)."""
     store = rs.ResultStore(tmp_path, "fp", max_files=1)
-    old, held = {**KEY, "seed": 0}, {**KEY, "seed": 1}
-    for seed, key in enumerate((old, held)):
-        store.put(key, {"seed": seed})
-        with store.process_lock(key):  # leaves its (unheld) lock file
-            pass
-        os.utime(store.path(key), (1000 + seed, 1000 + seed))
-    with store.process_lock(held):
-        store.put({**KEY, "seed": 2}, {"seed": 2})  # prunes both older results
-        assert store.get(old) is None and store.get(held) is None
-        assert not store.lock_path(old).exists()  # nobody held it: removed
-        assert store.lock_path(held).exists()  # held: kept, and still the one held
-        assert _held_elsewhere(store.lock_path(held))
-
-
-def test_a_lock_file_removed_while_waiting_is_locked_again(tmp_path, monkeypatch):
-    """A process that opened the lock file just before a prune removed it locks the
-    file now at the lock's path, so the next process waits for it."""
-    import fcntl
-
-    store = rs.ResultStore(tmp_path, "fp")
-    real_flock, calls = fcntl.flock, []
-
-    def prune_between_open_and_lock(handle, operation):
-        calls.append(operation)
-        if len(calls) == 1:  # as if prune ran right now
-            os.unlink(store.lock_path(KEY))
-        return real_flock(handle, operation)
-
-    monkeypatch.setattr(rs.fcntl, "flock", prune_between_open_and_lock)
-    with store.process_lock(KEY):
-        assert len(calls) == 2  # locked twice: the second file counts
-        assert _held_elsewhere(store.lock_path(KEY))
-    assert not _held_elsewhere(store.lock_path(KEY))
+    keys = [{**KEY, "seed": seed} for seed in range(40)]
+    for seed, key in enumerate(keys):
+        lock = tmp_path / f".{store.path(key).name[:2]}.lock"
+        with store.process_lock(key):
+            assert _held_elsewhere(lock)
+            store.put(key, {"seed": seed})
+        assert not _held_elsewhere(lock)
+    locks = [p for p in tmp_path.iterdir() if p.name.endswith(".lock")]
+    assert len(locks) == len({store.path(key).name[:2] for key in keys}) and len(json_files(tmp_path)) == 1
 
 
 def test_fingerprint_follows_file_contents_names_and_versions(tmp_path, monkeypatch):
