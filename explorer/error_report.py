@@ -23,8 +23,6 @@ from dataclasses import dataclass
 
 from explorer.errors import DataValidationError, DigitDataUnavailable
 
-__all__ = ["UserError", "describe_error", "LOGGER_NAME"]
-
 #: Logger that receives the details of unexpected errors.
 LOGGER_NAME = "flda"
 

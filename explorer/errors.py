@@ -7,8 +7,6 @@ message (never a traceback); they live here so that readers of different data
 
 from __future__ import annotations
 
-__all__ = ["DataValidationError", "DigitDataUnavailable"]
-
 
 class DataValidationError(ValueError):
     """A problem with user data that the user can fix.

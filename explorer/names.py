@@ -17,18 +17,6 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
-__all__ = [
-    "LOSSES",
-    "LOSS_TITLES",
-    "FAMILIES",
-    "CLASSIFIER_NAMES",
-    "TABLE_CLASSIFIERS",
-    "classifier_name",
-    "classifier_family",
-    "classifier_loss",
-    "subscript",
-]
-
 #: The two losses of the paper, in the order the paper reports them.
 LOSSES = ("quadratic", "logistic")
 #: How tables and figure titles name a loss ("Quadratic loss", "Logistic loss").

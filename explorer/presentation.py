@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
-__all__ = ["PRESENT_PARAM", "with_present"]
-
 PRESENT_PARAM = "present"
 
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["APP_DIR", "HOME", "PAGES", "PAGES_DIR", "SAMPLE_DIR", "Page", "page", "url_path"]
-
 #: The folder of ``app.py``; the pages are in ``pages/`` next to it.
 APP_DIR = Path(__file__).resolve().parents[1]
 PAGES_DIR = APP_DIR / "pages"

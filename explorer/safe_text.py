@@ -49,18 +49,6 @@ import re
 
 import pandas as pd
 
-__all__ = [
-    "BIDI_CONTROLS",
-    "strip_bidi",
-    "escape_markdown",
-    "escape_plotly",
-    "plain_from_plotly",
-    "neutralise_formulas",
-    "safe_csv",
-    "FORMULA_PREFIXES",
-    "ZERO_WIDTH_SPACE",
-]
-
 #: First characters that make a spreadsheet treat a cell as a formula (OWASP).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 

@@ -22,16 +22,6 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
-__all__ = [
-    "MAX_URL_TEXT",
-    "MAX_URL_VALUE",
-    "MAX_URL_BRACKETS",
-    "UrlValue",
-    "decode_url_value",
-    "encode_url_value",
-    "validate_url_value",
-]
-
 #: Longest text value taken from a URL (characters).
 MAX_URL_TEXT = 500
 #: Longest raw value decoded at all (characters): settings are numbers, short

@@ -18,20 +18,6 @@ import hmac
 import re
 import secrets
 
-__all__ = [
-    "ALPHABET",
-    "CODE_LENGTH",
-    "new_code",
-    "normalize_code",
-    "new_key",
-    "token_hash",
-    "key_matches",
-    "screen_token",
-    "new_device",
-    "device_ok",
-    "valid_token",
-]
-
 #: Unambiguous upper-case letters and digits (no 0, O, 1, I, L).
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["ORDER", "stage", "stages", "advance", "undo"]
-
 #: Every stage, in the order advance walks them.
 ORDER = ("idle", "open1", "closed1", "open2", "closed2", "revealed")
 #: The columns of the idle stage (a step's start).

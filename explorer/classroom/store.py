@@ -54,24 +54,6 @@ from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError, S
 
 from explorer.classroom import codes, stages
 
-__all__ = [
-    "ClassState",
-    "ClassStore",
-    "ClassStoreError",
-    "StoreBusy",
-    "StoreUnavailable",
-    "NotAllowed",
-    "LIMITS",
-    "LIFETIME_S",
-    "GRACE_S",
-    "MAX_STEPS",
-    "MAX_CHOICES",
-    "database_url",
-    "default_store",
-    "limit",
-    "on_change",
-]
-
 LIFETIME_S = 24 * 3600  # a running class lives this long
 GRACE_S = 24 * 3600  # an ended or expired class's results are kept this much longer
 RATE_WINDOW_S = 60.0

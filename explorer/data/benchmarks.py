@@ -46,25 +46,6 @@ from explorer.registry import SAMPLE_DIR
 from flda_core import load_paper_domains
 from flda_core.paper_data import PAPER_FILES
 
-__all__ = [
-    "HOST",
-    "TABLE3",
-    "PAPER_DIR",
-    "COLUMNS",
-    "Benchmark",
-    "BENCHMARKS",
-    "PAPER_TABLES",
-    "BenchmarkUnavailable",
-    "typed_table",
-    "cache_dir",
-    "paper_domains",
-    "pair_data",
-    "pairs",
-    "check_pair",
-    "pair_title",
-    "paper_rows",
-]
-
 #: The key of Table 3 (the UCI data sets with missing values).
 TABLE3 = "uci"
 #: Where skada's fetchers download from (checked before a download).

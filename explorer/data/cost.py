@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from explorer.errors import DataValidationError
 
-__all__ = ["MAX_FIT_COST", "LONG_FIT_COST", "fit_cost", "check_fit_cost", "fit_cost_note"]
-
 #: Largest ``rows x features x outputs`` accepted for one upload.
 MAX_FIT_COST = 50_000_000
 #: From this cost on, pages say before fitting that it may take a while.

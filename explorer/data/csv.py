@@ -32,22 +32,6 @@ import pandas as pd
 from explorer.errors import DataValidationError
 from explorer.safe_text import BIDI_CONTROLS, strip_bidi
 
-__all__ = [
-    "MAX_FILE_BYTES",
-    "MAX_ROWS",
-    "MAX_COLUMNS",
-    "MAX_CELLS",
-    "MAX_LINE_BREAKS",
-    "MISSING_TOKENS",
-    "DELIMITER_NAMES",
-    "DataValidationError",
-    "CsvTable",
-    "decode_text",
-    "detect_delimiter",
-    "parse_csv",
-    "guess_label_column",
-]
-
 #: Largest file accepted (bytes).  Bigger files should be subsampled first.
 MAX_FILE_BYTES = 50 * 1024 * 1024
 #: Most data rows (samples) per file.

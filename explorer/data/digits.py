@@ -47,30 +47,6 @@ import numpy as np
 from explorer.errors import DigitDataUnavailable
 from explorer.data.files import is_regular_file, read_regular_file, without_paths
 
-__all__ = [
-    "SIDE",
-    "OFFLINE_INNER_SIDE",
-    "PAPER_N_MNIST",
-    "PAPER_N_USPS",
-    "DigitDomains",
-    "DigitDataUnavailable",
-    "resample_matrix",
-    "resize_images",
-    "place_centred",
-    "rescale_to_unit",
-    "stratified_halves",
-    "balanced_subsample",
-    "fingerprint",
-    "make_offline_domains",
-    "default_cache_dir",
-    "is_cached",
-    "openml_reachable",
-    "prepare_mnist",
-    "prepare_usps",
-    "load_mnist_usps",
-    "direction_data",
-]
-
 #: Side length of the common pixel grid (the paper resizes both sets to 16 x 16).
 SIDE = 16
 #: Side of the centred box the offline "MNIST-like" digits are drawn in.

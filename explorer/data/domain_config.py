@@ -21,8 +21,6 @@ from flda_core.synthetic import (
 )
 from explorer.data.numbers import parse_per_feature
 
-__all__ = ["PARAM_BOUNDS", "PARAM_WORD", "SHIFT_PRESETS", "make_any_domains", "parse_domain_config"]
-
 #: What the per-class parameters are called on the pages, and the range their
 #: inputs accept, per distribution.
 PARAM_WORD = {"bernoulli": "success probabilities", "poisson": "rates"}

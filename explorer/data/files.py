@@ -17,8 +17,6 @@ import os
 import re
 import stat
 
-__all__ = ["UnsafeFile", "is_regular_file", "read_regular_file", "without_paths"]
-
 _FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["split_values", "parse_numbers", "parse_per_feature", "format_values", "truncate_per_feature"]
-
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
 

@@ -39,24 +39,6 @@ from explorer.errors import DataValidationError
 from explorer.data.cost import check_fit_cost
 from explorer.data.csv import _EXAMPLES, CsvTable, _is_numeric, _looks_numeric, _name_list, _row_list
 
-__all__ = [
-    "MAX_CLASSES",
-    "MIN_SAMPLES_PER_CLASS",
-    "MATCH_OPTIONS",
-    "MISSING_OPTIONS",
-    "PreparationReport",
-    "PreparedDomains",
-    "prepare_domains",
-    "native_labels",
-    "SampleSet",
-    "SAMPLE_SETS",
-    "read_sample",
-    "id_like_columns",
-    "size_notes",
-    "ID_MIN_ROWS",
-    "TINY_TARGET_ROWS",
-]
-
 #: Most distinct labels; more usually means a continuous (regression) target.
 MAX_CLASSES = 50
 #: Largest feature magnitude accepted without scaling: FLDA squares values (the

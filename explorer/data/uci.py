@@ -54,21 +54,6 @@ import pandas as pd
 from explorer.errors import DataValidationError
 from explorer.data.csv import CsvTable
 
-__all__ = [
-    "UCI_DIR",
-    "IMPUTE_OPTIONS",
-    "UciDataSet",
-    "UCI_SETS",
-    "MissingDataProblem",
-    "load_uci",
-    "feature_columns",
-    "split_by_missing",
-    "encode_features",
-    "make_missing_problem",
-    "problem",
-    "table2",
-]
-
 #: Folder of the shipped CSV files.
 UCI_DIR = Path(__file__).resolve().parents[2] / "sample_data" / "uci"
 #: How the gaps of the target rows are filled (see the module docstring).

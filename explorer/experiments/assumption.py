@@ -23,8 +23,6 @@ import numpy as np
 
 from explorer.experiments.scoring import positive_side
 
-__all__ = ["RiskEstimate", "transfer_risk", "binomial_se", "wrong_per_sample", "MAX_ENUMERATED_FEATURES"]
-
 #: Dropout patterns are enumerated (2**m of them) up to this many features.
 MAX_ENUMERATED_FEATURES = 12
 

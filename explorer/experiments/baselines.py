@@ -50,23 +50,6 @@ from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = [
-    "BASELINES",
-    "NOT_AVAILABLE",
-    "BASELINE_NOTES",
-    "C_GRID",
-    "GAMMA_FACTORS",
-    "cv_folds",
-    "SourceCV",
-    "logistic_cv",
-    "svm_cv",
-    "make_baseline",
-    "kmm_weights",
-    "domain_arrays",
-    "fit_baseline",
-    "error_row",
-]
-
 #: Baselines taken from skada, in the order of the paper's Table 3.
 BASELINES = ("KMM", "SA", "TCA", "CORAL", "OT")
 #: Baselines of the paper that skada does not provide.

@@ -46,29 +46,6 @@ from explorer.experiments import result_store
 from explorer.experiments.progress import finish, report
 from explorer.experiments.scoring import error_rate
 
-__all__ = [
-    "PAPER_TABLE4",
-    "L2_GRID",
-    "BLAS_THREADS",
-    "DIRECTIONS",
-    "MethodResult",
-    "make_classifier",
-    "cross_validate_l2",
-    "fit_method",
-    "run_digits",
-    "table4_frame",
-    "paper_table",
-    "comparison_table",
-    "l2_frame",
-    "pixel_frame",
-    "convergence_notes",
-    "fit_direction",
-    "stored_fitter",
-    "stored_fit",
-    "precompute",
-    "STORE_MAX_FILES",
-]
-
 #: Table 4 of the paper: target error rates, M = MNIST, U = USPS.
 #: S-LS is not in the paper's table.
 PAPER_TABLE4 = {

@@ -61,32 +61,6 @@ from flda_core.solvers import solve_quadratic_moments
 from flda_core.transfer import dropout_from_rates, dropout_variance_factor
 from explorer.experiments.scoring import lattice_error_rates
 
-__all__ = [
-    "FAMILIES",
-    "DOMAINS",
-    "LearningCurveData",
-    "LearningCurveResult",
-    "make_learning_curve_data",
-    "sample_size_grid",
-    "training_orders",
-    "stratified_order",
-    "prefix_sums",
-    "quadratic_fits",
-    "quadratic_learning_errors",
-    "summarize_errors",
-    "mean_sem_table",
-    "oracle_gaps",
-    "adaptation_sample_size",
-    "LearningCurveConfig",
-    "learning_curve_config",
-    "repeat_errors",
-    "run_learning_curves",
-    "per_repeat_frame",
-    "Headline",
-    "headline",
-    "small_sample_gaps",
-]
-
 #: Validation domains: the paper's top (source) and bottom (target) panels.
 DOMAINS = ("source", "target")
 #: Figure 3's loss: the paper's learning curves are those of S-LS, T-LS and FLDA-Q.

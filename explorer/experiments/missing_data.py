@@ -37,18 +37,6 @@ from flda_core.selection import FLDAClassifierCV
 from flda_core.transfer import estimate_dropout
 from flda_core.transfer_models import make_transfer_model
 
-__all__ = [
-    "CLASSIFIERS",
-    "AVAILABLE",
-    "FLDA_L2_GRID",
-    "PROTOCOL",
-    "fit_arrays",
-    "oracle_predictions",
-    "theta_table",
-    "transfer_table",
-    "data_parameters",
-]
-
 #: Columns of the error table: the paper's Table 3 order, CORAL and OT (skada's
 #: extra baselines) after TCA.
 CLASSIFIERS = ("S-SVM", "S-LR", "KMM", "SCL", "SA", "GFK", "TCA", "CORAL", "OT", "FLDA-Q", "FLDA-L", "T-LR")

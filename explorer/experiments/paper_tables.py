@@ -51,24 +51,6 @@ from explorer.url_state import encode_url_value
 from flda_core import FLDAClassifierCV, estimate_dropout, paper_l2s
 from flda_core.paper_data import PAPER_PENALTIES
 
-__all__ = [
-    "CLASSIFIERS",
-    "FAST",
-    "BASELINES",
-    "PROTOCOL",
-    "CellResult",
-    "classifiers",
-    "protocol",
-    "fit_cell",
-    "stored_cell",
-    "run_pair",
-    "run_table",
-    "precompute",
-    "pair_summary",
-    "verdict",
-    "page_url",
-]
-
 #: The columns of Tables 5-9 run here, in the paper's order.
 CLASSIFIERS = ("S-LR", "KMM", "SA", "TCA", "FLDA-Q", "FLDA-L", "T-LR")
 #: The classifiers of the library (seconds per pair), shown first on every table.

@@ -31,23 +31,6 @@ from flda_core.transfer import estimate_dropout
 from explorer.experiments.progress import finish, report, scaled
 from explorer.experiments.synthetic import ExperimentResult, PaperSetting, fit_classifiers, fit_linear
 
-__all__ = [
-    "PAPER_PERTURBATIONS",
-    "PAPER_TABLE1",
-    "CURVE_STEP",
-    "PerturbationResult",
-    "feasible_perturbations",
-    "curve_grid",
-    "perturbation_sweep",
-    "run_perturbation",
-    "own_theta_fits",
-    "own_theta_frame",
-    "sweep_frame",
-    "table1_frame",
-    "paper_table1_frame",
-    "table1_unperturbed_errors",
-]
-
 #: Spacing of the perturbations of the error curve (section 4.1.3 uses steps of 0.1).
 CURVE_STEP = 0.05
 

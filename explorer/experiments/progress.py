@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["report", "finish", "scaled", "throttled", "UPDATE_INTERVAL_S"]
-
 #: Shortest time between two updates a progress bar shows (seconds, :func:`throttled`).
 UPDATE_INTERVAL_S = 0.1
 

@@ -38,26 +38,6 @@ from explorer.data.digits import default_cache_dir
 from explorer.data.files import read_regular_file
 from explorer.registry import SAMPLE_DIR
 
-__all__ = [
-    "FORMAT",
-    "MAX_FILE_BYTES",
-    "MAX_FILES",
-    "PACKAGES",
-    "ResultStore",
-    "Loaded",
-    "fingerprint",
-    "core_files",
-    "code_fingerprint",
-    "source_name",
-    "SOURCE_ROOTS",
-    "utc_now",
-    "encode_array",
-    "decode_array",
-    "to_json",
-    "from_json",
-    "stored",
-]
-
 #: The ``format`` field of every file: files of any other format are ignored.
 FORMAT = "flda-result/1"
 #: Files larger than this are not read (no result here is more than a few kB).

@@ -20,8 +20,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["distinct_rows"]
-
 #: Rows probed first by :func:`distinct_rows` with ``max_share < 1``: when more than
 #: half of these are distinct (continuous data), it gives up after a 0.2 ms look
 #: instead of hashing every column (16 ms at 100,000 rows).

@@ -36,8 +36,6 @@ import numpy as np
 
 from explorer.experiments.rows import distinct_rows
 
-__all__ = ["TIE_RTOL", "positive_side", "binary_error", "lattice_error_rates", "predict_labels", "error_rate"]
-
 #: Scores this close to 0 (relative to ``|x| . |w| + |b|``) are ties (first class).
 TIE_RTOL = 1e-9
 

@@ -41,24 +41,6 @@ from explorer.experiments.rows import distinct_rows
 from explorer.experiments.assumption import wrong_per_sample
 from explorer.experiments.scoring import binary_error
 
-__all__ = [
-    "FittedLinear",
-    "ExperimentResult",
-    "PaperSetting",
-    "PAPER_FIGURE1",
-    "PAPER_FIGURE2",
-    "fit_linear",
-    "paired_se",
-    "distinct_rows",
-    "lattice_counts",
-    "MAX_DISTINCT_SHARE",
-    "fit_classifiers",
-    "classifier_errors",
-    "theta_table",
-    "matching_paper_setting",
-    "transfer_errors",
-]
-
 _TRAINED_ON = {
     "source": "labelled source",
     "target": "labelled target (oracle)",

@@ -17,8 +17,6 @@ import pandas as pd
 
 from flda_core.transfer_models import make_transfer_model
 
-__all__ = ["transfer_parameter_table", "transfer_parameter_frame"]
-
 
 def transfer_parameter_frame(transfer, params, true_params=None, feature_names=None):
     """Estimated (and, where known, true) transfer parameters, one row per feature.

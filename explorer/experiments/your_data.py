@@ -31,17 +31,6 @@ from flda_core.transfer import estimate_dropout, nonzero_rate
 from explorer.experiments.progress import finish, report
 from explorer.experiments.scoring import predict_labels
 
-__all__ = [
-    "PROBABILITY_MODEL",
-    "fit_models",
-    "fit_model",
-    "convergence_notes",
-    "target_error_table",
-    "predictions_frame",
-    "probability_columns",
-    "theta_frame",
-]
-
 #: The classifier whose class probabilities :func:`predictions_frame` reports.
 PROBABILITY_MODEL = "FLDA-L"
 

@@ -28,19 +28,6 @@ from explorer.figures.style import (
     unvalidated_figure,
 )
 
-__all__ = [
-    "PROBABILITY_SCALE",
-    "WEIGHT_SCALE",
-    "INK_SCALE",
-    "PAPER_MARK_COLOR",
-    "as_image",
-    "symmetric_range",
-    "nonzero_rate_figure",
-    "digit_weights_figure",
-    "sample_images_figure",
-    "table4_figure",
-]
-
 #: Sequential scale for probabilities in [0, 1] (non-zero rates, theta).
 PROBABILITY_SCALE = "Viridis"
 #: Scale for weights, centred on 0: negative dark blue, zero grey, positive yellow.

@@ -22,27 +22,9 @@ import re
 
 import plotly.graph_objects as go
 
-from explorer.figures.style import CLASSIFIER_NAMES, classifier_family
+from explorer.figures.style import classifier_family
+from explorer.names import CLASSIFIER_NAMES
 from explorer.safe_text import plain_from_plotly
-
-__all__ = [
-    "EXPORT_WIDTH",
-    "EXPORT_HEIGHT",
-    "EXPORT_SCALE",
-    "PRESENTATION_FONT",
-    "PRESENTATION_TITLE_FONT",
-    "PRESENTATION_LINE_WIDTH",
-    "export_filename",
-    "chart_config",
-    "presentation_style",
-    "legend_key",
-    "alt_text",
-    "legend_below",
-    "with_settings",
-    "settings_line",
-    "domain_settings_line",
-    "SETTINGS_FONT",
-]
 
 #: Size (CSS pixels) at which the camera button lays a figure out: a 16:9 slide.
 EXPORT_WIDTH = 1600

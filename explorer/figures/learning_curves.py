@@ -27,8 +27,6 @@ from explorer.figures.style import (
     unvalidated_figure,
 )
 
-__all__ = ["DOMAIN_DASH", "DOMAIN_TITLES", "log_ticks", "learning_curve_figure", "gap_figure"]
-
 #: Line style per validation domain (Figure 3's caption: dotted source, solid target).
 DOMAIN_DASH = {"source": "dot", "target": "solid"}
 #: Panel titles, in row order (source on top).

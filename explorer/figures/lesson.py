@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explorer.figures.style import CLASSIFIER_NAMES, classifier_color, unvalidated_figure
-
-__all__ = ["Series", "estimates_figure", "NEUTRAL_COLOR"]
+from explorer.figures.style import classifier_color, unvalidated_figure
+from explorer.names import CLASSIFIER_NAMES
 
 #: Colour of categories that are not classifiers (features): a grey that reads on
 #: both themes, distinct from the classifier families' colours.

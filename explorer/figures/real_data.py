@@ -15,14 +15,6 @@ import numpy as np
 
 from explorer.figures.style import FAMILY_COLORS, classifier_color, unvalidated_figure
 
-__all__ = [
-    "BASELINE_COLOR",
-    "MISSING_COLOR",
-    "color_of",
-    "reproduction_figure",
-    "theta_figure",
-]
-
 #: Colour of the domain-adaptation baselines (Okabe-Ito blue).
 BASELINE_COLOR = "#0072B2"
 #: Colour of the observed missing rate in the θ̂ chart (Okabe-Ito vermilion).

@@ -13,32 +13,7 @@ import colorsys
 import functools
 import json
 
-from explorer.names import CLASSIFIER_NAMES, classifier_family, classifier_name
-
-__all__ = [
-    "FAMILY_COLORS",
-    "FAMILY_DASH",
-    "CLASS_COLORS",
-    "CLASS_SYMBOLS",
-    "CLASS_PATTERNS",
-    "MIN_CLASS_LIGHTNESS_GAP",
-    "class_symbol",
-    "class_pattern",
-    "CLASSIFIER_NAMES",
-    "LABEL_HALO",
-    "LABEL_MIN_CONTRAST",
-    "classifier_name",
-    "classifier_family",
-    "classifier_color",
-    "classifier_dash",
-    "rgba",
-    "contrast_ratio",
-    "label_color",
-    "text_halo",
-    "THEME_BACKGROUNDS",
-    "MIN_GRAPHIC_CONTRAST",
-    "MIN_CLASS_FAMILY_DIFFERENCE",
-]
+from explorer.names import classifier_family
 
 #: Colour per classifier family.
 FAMILY_COLORS = {

@@ -45,20 +45,6 @@ from explorer.figures.style import (
     unvalidated_figure,
 )
 
-__all__ = [
-    "BoundaryLine",
-    "marker_sizes",
-    "plot_ranges",
-    "boundary_segment",
-    "boundary_lines",
-    "perturbed_boundary_lines",
-    "own_theta_line",
-    "decision_boundary_figure",
-    "perturbation_error_figure",
-    "theta_figure",
-    "boundary_equation",
-]
-
 #: Largest and smallest marker diameters (pixels) of lattice scatter plots.
 MAX_MARKER_SIZE = 34.0
 MIN_MARKER_SIZE = 4.0

@@ -32,16 +32,6 @@ from explorer.figures.style import (
 )
 from explorer.figures.real_data import color_of
 
-__all__ = [
-    "feature_theta_figure",
-    "nonzero_proportion_figure",
-    "target_error_figure",
-    "prediction_mix_figure",
-    "feature_weights_figure",
-    "top_changed_features",
-    "DEFAULT_TOP_FEATURES",
-]
-
 #: Features shown by default in the per-feature bar charts.
 DEFAULT_TOP_FEATURES = 20
 

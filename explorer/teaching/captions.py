@@ -34,45 +34,6 @@ from explorer.experiments.perturbation import PAPER_TABLE1
 from explorer.experiments.synthetic import PAPER_FIGURE2, paired_se
 from explorer.experiments.digits import PAPER_TABLE4
 
-__all__ = [
-    "SHIFT_LABELS",
-    "beyond_noise",
-    "independent_se",
-    "dropout_sentence",
-    "sls_population_boundary",
-    "sls_lattice_sentence",
-    "figure2_reference_sentence",
-    "boundary_angle",
-    "flda_oracle_sentence",
-    "theta_recovery_sentence",
-    "theta_table_caption",
-    "shift_preset_text",
-    "paper_preset_help",
-    "synthetic_error_caption",
-    "transfer_parameters_caption",
-    "shift_comparison_caption",
-    "boundary_tilt_sentence",
-    "synthetic_figure_caption",
-    "perturbation_minimum",
-    "perturbation_curve_sentences",
-    "dropout_factor_sentence",
-    "table1_errors",
-    "table1_agreement_sentence",
-    "perturbation_curve_caption",
-    "table1_run_caption",
-    "paper_table1_caption",
-    "figure4_caption",
-    "learning_curve_sentences",
-    "learning_curve_caption",
-    "learning_curve_table_caption",
-    "gap_caption",
-    "learning_curve_method",
-    "l2_sentence",
-    "asymmetry_sentence",
-    "directions_phrase",
-    "paper_table4_sentence",
-]
-
 #: At most this many features are described one by one.
 MAX_LISTED = 3
 #: The Synthetic page's shift presets (issue 15): what they are called and what their data are.

@@ -42,16 +42,6 @@ from scipy.special import expit
 # One definition of theta / (1 - theta), the library's; re-exported for the captions.
 from flda_core.transfer import dropout_variance_factor
 
-__all__ = [
-    "Equation",
-    "EQUATIONS",
-    "equation",
-    "equation_link",
-    "dropout_variance_factor",
-    "dropout_ridge_strength",
-    "taylor_variance_term",
-]
-
 
 @dataclass(frozen=True)
 class Equation:

@@ -32,16 +32,6 @@ import math
 import re
 from urllib.parse import urljoin
 
-__all__ = [
-    "AUDIENCES",
-    "PAPER_SIZES",
-    "MISSING",
-    "markdown_to_html",
-    "app_base_url",
-    "step_heading",
-    "handout_html",
-]
-
 #: Who a handout is for.
 AUDIENCES = ("students", "lecturer")
 #: CSS ``@page`` size, printable width and height (the page less its margins:

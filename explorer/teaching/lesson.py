@@ -37,43 +37,6 @@ from explorer.experiments.synthetic import PAPER_FIGURE1, PAPER_FIGURE2
 from explorer.registry import PAGES, url_path
 from explorer.url_state import encode_url_value, validate_url_value
 
-__all__ = [
-    "Control",
-    "SpeakerNotes",
-    "LessonStep",
-    "LESSON_STEPS",
-    "LESSON_URL_PATH",
-    "STEP_PARAM",
-    "PAGE_URL_PATHS",
-    "FIGURE1_SEED",
-    "SE_MULTIPLE",
-    "TOO_CLOSE",
-    "TARGET_LABELS",
-    "THETA_TOLERANCE",
-    "NATURAL_SETS",
-    "RATE_FACTORS",
-    "LEARNING_CURVE_QUESTION_N",
-    "step",
-    "step_index",
-    "url_value",
-    "settings_query",
-    "lesson_url",
-    "full_page_url",
-    "VALUE_PREFIX",
-    "value_param",
-    "step_values_from_query",
-    "with_chosen",
-    "LECTURE_MINUTES",
-    "JOIN_MINUTES",
-    "VOTE_MINUTES",
-    "DISCUSSION_MINUTES",
-    "step_minutes",
-    "lecture_plan",
-    "notes_fields",
-    "notes_text",
-    "explore_url",
-]
-
 #: URL path of the Lesson page and the query parameter naming the step.
 LESSON_URL_PATH = url_path("pages/lesson.py")
 STEP_PARAM = "step"

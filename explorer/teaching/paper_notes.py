@@ -44,21 +44,6 @@ from explorer.experiments.perturbation import table1_unperturbed_errors
 from explorer.experiments.synthetic import PAPER_FIGURE1, PAPER_FIGURE2, fit_classifiers
 from explorer.teaching.lesson import SE_MULTIPLE
 
-__all__ = [
-    "PaperNote",
-    "bayes_target_error",
-    "figure1_bayes_note",
-    "figure2_errors",
-    "figure2_table1_note",
-    "figure3_curves",
-    "figure3_adaptation_note",
-    "small_sample_advantage",
-    "l2_remark_note",
-    "PAPER_ADAPTATION_N",
-    "ROUGHLY",
-    "NOTES_BY_PAGE",
-]
-
 #: Half of the last reported digit: a reported 0.248 stands for [0.2475, 0.2485).
 ROUNDING = 0.0005
 #: "roughly 20 labeled source samples and 20 unlabeled target samples" (section 4.1.2).

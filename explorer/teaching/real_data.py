@@ -17,20 +17,6 @@ from explorer.experiments import paper_tables as pt
 from explorer.teaching.lesson import SE_MULTIPLE
 from flda_core.transfer_models import TRANSFER_MODELS
 
-__all__ = [
-    "IMPUTE_LABELS",
-    "TRANSFER_NOTE",
-    "provenance_caption",
-    "pair_caption",
-    "table_caption",
-    "reproduction_caption",
-    "theta_caption",
-    "transfer_notes",
-    "parameters_note",
-    "verdict_text",
-    "oracle_note",
-]
-
 IMPUTE_LABELS = {"zero": "zeros (the paper's choice)", "mean": "the source mean (mean imputation)"}
 #: The note under the transfer-model choice (Table 3).
 TRANSFER_NOTE = (

@@ -15,17 +15,6 @@ import inspect
 import numpy as np
 import streamlit as st
 
-__all__ = [
-    "cache_data",
-    "cache_resource",
-    "cached_domains",
-    "cached_lattice_counts",
-    "cached_linear_fit",
-    "cached_paper_notes",
-    "keyword_calls",
-    "linear_fitter",
-]
-
 
 def keyword_calls(cached, func):
     """``cached`` (``func`` under ``st.cache_data``/``st.cache_resource``) called with

@@ -28,20 +28,6 @@ from pathlib import Path
 
 import streamlit as st
 
-__all__ = [
-    "PLOTLY_BUNDLE",
-    "BUNDLE_TRACE_TYPES",
-    "COMPONENT_NAME",
-    "IMMUTABLE",
-    "asset_url",
-    "bundle_url",
-    "route_prefixes",
-    "routes",
-    "chart_payload",
-    "plotly_chart",
-    "warm_up",
-]
-
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 #: plotly.js 4.1.1's core with the bar and heatmap traces, built from its npm package by
 #: :file:`assets/plotly_bundle.mjs` (:file:`assets/README.md` says why and how to rebuild).

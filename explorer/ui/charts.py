@@ -15,18 +15,6 @@ from explorer.ui import equations as ui_equations
 from explorer.ui.caches import cached_paper_notes
 from explorer.ui.state import CHART_DRAWN_KEY, REST_OWED_KEY, presentation_mode
 
-__all__ = [
-    "CHART_DRAWN_KEY",
-    "REST_OWED_KEY",
-    "deferred_controls",
-    "finish_owed_page",
-    "first_chart_pending",
-    "show_chart",
-    "show_equations",
-    "show_paper_notes",
-    "sidebar_controls",
-]
-
 #: Session key of the sidebar controls the page's run has put off (:func:`sidebar_controls`).
 DEFERRED_CONTROLS_KEY = "_flda_deferred_controls"
 

@@ -26,17 +26,6 @@ from explorer.teaching.lesson import LESSON_STEPS, with_chosen
 from explorer.ui import guard, slides
 from explorer.ui.class_routes import base_path, public_join_url
 
-__all__ = [
-    "ClassLecture",
-    "class_layer",
-    "draw_join_overlay",
-    "store",
-    "CLASS_PARAM",
-    "VIEW_PARAM",
-    "SCREEN_PARAM",
-    "PI_HINTS",
-]
-
 CLASS_PARAM, VIEW_PARAM, SCREEN_PARAM = "class", "view", "screen"
 #: Key of the join overlay's container (shown by J and at a class's start).
 JOIN_KEY = "lesson_join"

@@ -61,20 +61,6 @@ from explorer.classroom import codes
 from explorer.classroom import store as class_store
 from explorer.ui import chart
 
-__all__ = [
-    "DEVICE_COOKIE",
-    "HOLD_S",
-    "CHECK_S",
-    "client_address",
-    "lecturer_cookie",
-    "lecturer_key",
-    "routes",
-    "public_origin",
-    "public_join_url",
-    "lan_address",
-    "PUBLIC_URL_ENV",
-]
-
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 PAGE_FILES = {"join.js": "text/javascript", "class_client.js": "text/javascript", "join.css": "text/css"}
 DEVICE_COOKIE = "flda_device"

@@ -18,21 +18,6 @@ import streamlit as st
 from explorer.data.numbers import format_values, truncate_per_feature
 from explorer.ui.state import Setting, apply_values, get_seed, restore_from_url
 
-__all__ = [
-    "DISTRIBUTION_LABELS",
-    "domain_settings",
-    "domain_values",
-    "draw_domain_controls",
-    "read_domain_config",
-    "show_paper_setting",
-    "restore_settings",
-    "shift_values",
-    "draw_shift_controls",
-    "SHIFT_PARAMETERS",
-    "L2_OPTIONS",
-    "draw_l2_control",
-]
-
 DISTRIBUTION_LABELS = {"bernoulli": "Bernoulli (binary features)", "poisson": "Poisson (count features)"}
 _LIST_HELP = (
     "One value per feature, separated by commas. Fewer values than features: "

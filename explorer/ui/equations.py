@@ -28,8 +28,6 @@ from pathlib import Path
 
 from explorer.ui import chart as ui_chart
 
-__all__ = ["EQUATION_DIR", "equation_html", "routes", "svg_bytes", "typeset", "typeset_index"]
-
 EQUATION_DIR = Path(__file__).resolve().parents[2] / "assets" / "equations"
 INDEX = EQUATION_DIR / "index.json"
 _SIZE = re.compile(r'<svg[^>]*?\swidth="([\d.]+)ex"[^>]*?\sheight="([\d.]+)ex"')

@@ -19,8 +19,6 @@ from explorer.ui.state import REST_OWED_KEY
 from explorer.ui.navigation import leave_pages_directory_mode
 from explorer.ui.serving import freeze_long_lived_objects
 
-__all__ = ["Outcome", "callback", "error_boundary", "run_page", "show_error", "show_problems"]
-
 #: Session key of an exception a widget callback raised (shown by the next run).
 CALLBACK_ERROR_KEY = "_flda_callback_error"
 

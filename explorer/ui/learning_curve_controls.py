@@ -11,8 +11,6 @@ import streamlit as st
 from flda_core.synthetic import PAPER_PARAMS, PAPER_THETA
 from explorer.ui.state import Setting, get_seed
 
-__all__ = ["SETTINGS", "draw_controls", "draw_result_controls", "draw_all_controls", "read_config"]
-
 P = "lc."
 DISTRIBUTIONS = {"poisson": "Poisson (counts)", "bernoulli": "Bernoulli (binary)"}
 PARAM_LIMITS = {"poisson": (0.0, 50.0, 0.5), "bernoulli": (0.0, 1.0, 0.05)}

@@ -17,8 +17,6 @@ import streamlit as st
 from explorer.teaching.lesson import LESSON_STEPS, STEP_PARAM, step_index, step_values_from_query, value_param
 from explorer.ui import slides
 
-__all__ = ["SoloLecture", "control_key", "prediction_key", "ENTERED_KEY", "REVEALED_KEY", "BAD_STEP_KEY"]
-
 #: Session keys of the lesson (dotted, so they survive page switches and Back).
 ENTERED_KEY = "lesson_entered"
 REVEALED_KEY = "lesson.revealed"

@@ -24,15 +24,6 @@ from explorer.ui import charts, guard, slides, tables, widgets
 from explorer.ui.lecture import BAD_STEP_KEY, control_key, prediction_key
 from explorer.ui.lesson_views import settings_text, step_view
 
-__all__ = [
-    "choice_letter",
-    "choice_label",
-    "draw_step",
-    "draw_links",
-    "draw_end_slide",
-    "linked_equations",
-]
-
 
 def choice_letter(index):
     """A, B, C, … for choice ``index`` (0-based): what a class votes with."""

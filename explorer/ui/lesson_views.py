@@ -27,17 +27,6 @@ from explorer.experiments.synthetic import paired_se as fits_paired_se
 from explorer.teaching.captions import beyond_noise
 from explorer.ui import caches
 
-__all__ = [
-    "View",
-    "step_view",
-    "settings_text",
-    "handout_bytes",
-    "lesson_domain_key",
-    "TIE",
-    "VIEWS",
-    "warm_up",
-]
-
 #: Two errors closer than this are "the same" (half the last digit shown).
 TIE = 5e-4
 

@@ -57,22 +57,6 @@ from dataclasses import dataclass, field
 
 from explorer.errors import DataValidationError
 
-__all__ = [
-    "DEFAULT_IDLE_MINUTES",
-    "DEFAULT_SESSION_MB",
-    "IDLE_ENV",
-    "PRESSURE_IDLE_SECONDS",
-    "SESSION_ENV",
-    "TOTAL_ENV",
-    "DataStore",
-    "OverBudget",
-    "current_session",
-    "make_store",
-    "note_run",
-    "nbytes_of",
-    "store",
-]
-
 #: Environment variable: MB of data one session (browser tab) may hold.
 SESSION_ENV = "FLDA_SESSION_BUDGET_MB"
 #: Environment variable: MB all sessions of this machine's app processes may hold in

@@ -13,8 +13,6 @@ from explorer.presentation import with_present
 from explorer.registry import PAGES
 from explorer.ui.state import presentation_mode
 
-__all__ = ["app_pages", "in_pages_directory_mode", "leave_pages_directory_mode", "page_link"]
-
 
 def app_pages():
     """The ``st.Page`` list of ``app.py``'s ``st.navigation``: every page of

@@ -11,15 +11,6 @@ import streamlit as st
 from explorer.experiments.perturbation import CURVE_STEP
 from explorer.ui.state import Setting
 
-__all__ = [
-    "PERTURBATION_OPTIONS",
-    "sweep_settings",
-    "draw_sweep_controls",
-    "own_theta_settings",
-    "draw_own_theta_controls",
-    "own_theta",
-]
-
 #: The perturbations a user may draw as boundaries.
 PERTURBATION_OPTIONS = tuple(round(k * CURVE_STEP, 2) for k in range(-10, 11))
 OWN_MODE_LABELS = {"perturb": "perturb θ̂ per feature", "hand": "set θ by hand"}

@@ -25,8 +25,6 @@ from explorer.ui import guard, lesson_slide, slides, tables
 from explorer.ui.class_lecture import STAGE_NAMES, ClassLecture, class_layer, store
 from explorer.ui.class_routes import class_links, public_join_url, public_origin
 
-__all__ = ["draw_presenter", "results_frame", "plan_frame"]
-
 END_KEY = "class_end_confirm"
 
 

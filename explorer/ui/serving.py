@@ -17,24 +17,6 @@ from contextlib import asynccontextmanager
 from explorer.ui import chart as ui_chart
 from explorer.ui import equations as ui_equations
 
-__all__ = [
-    "EXTRA_MODULES",
-    "LESSON_WARM_UP",
-    "PROJECT_PACKAGES",
-    "STORE_WARM_UPS",
-    "compile_page_scripts",
-    "freeze_long_lived_objects",
-    "listening_tcp_sockets",
-    "page_script_paths",
-    "project_modules",
-    "routes",
-    "send_small_writes_at_once",
-    "server_lifespan",
-    "warm_up_imports",
-    "warm_up_lesson",
-    "warm_up_stores",
-]
-
 #: Imported by the warm-up besides the project's own modules: plotly's figure classes, its
 #: subplots and utilities (which import Pillow: 70 ms, paid by the first figure with
 #: subplots), and Streamlit's emoji list, which ``st.set_page_config`` imports on its

@@ -20,29 +20,6 @@ import pathlib
 
 import streamlit as st
 
-__all__ = [
-    "TYPE_SCALE",
-    "KEY_MAP",
-    "SERVER_ACTIONS",
-    "CHART_MARGIN",
-    "SLIDE_KEY",
-    "TITLE_KEY",
-    "WHY_KEY",
-    "NUMBERS_KEY",
-    "COUNTER_KEY",
-    "HEADER_KEY",
-    "END_SLUG",
-    "CONTRAST_PARAM",
-    "slide_css",
-    "chart_style",
-    "type_px",
-    "parse_action",
-    "key_list",
-    "high_contrast",
-    "set_high_contrast",
-    "lesson_keys",
-]
-
 ASSETS = pathlib.Path(__file__).resolve().parents[2] / "assets"
 #: The keyboard element's key.
 KEYS_KEY = "lesson_keys"

@@ -27,23 +27,6 @@ from explorer.presentation import PRESENT_PARAM
 from explorer.safe_text import escape_markdown
 from explorer.url_state import encode_url_value, validate_url_value
 
-__all__ = [
-    "CHART_DRAWN_KEY",
-    "LINK_NOTES_KEY",
-    "PRESENT_KEY",
-    "REST_OWED_KEY",
-    "SEED_KEY",
-    "Setting",
-    "apply_values",
-    "get_seed",
-    "keep_presentation_in_url",
-    "keep_widget_state",
-    "presentation_mode",
-    "restore_from_url",
-    "start_run",
-    "write_to_url",
-]
-
 SEED_KEY = "shared.seed"
 #: Session flag of presentation mode (it outlives the query string; see presentation_mode).
 PRESENT_KEY = "shared.present"

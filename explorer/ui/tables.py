@@ -8,16 +8,6 @@ import streamlit as st
 
 from explorer.safe_text import escape_markdown, safe_csv
 
-__all__ = [
-    "csv_bytes",
-    "download_csv",
-    "download_file",
-    "markdown_table",
-    "number_columns",
-    "paired_columns",
-    "show_table",
-]
-
 
 def csv_bytes(frame, index=False):
     """``frame`` as the bytes of a CSV download, formula-leading cells neutralised

@@ -40,29 +40,6 @@ from dataclasses import dataclass
 
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 
-__all__ = [
-    "FRESH_SECONDS",
-    "SESSION_FILES",
-    "SLACK_BYTES",
-    "WIDGET_FILES",
-    "TOTAL_ENV",
-    "PROCESSES_ENV",
-    "REFUSED_HELP",
-    "BoundedUploadedFileManager",
-    "Held",
-    "bound_uploads",
-    "client_key",
-    "files_to_drop",
-    "manager",
-    "positive_number",
-    "room_note",
-    "server_total_bytes",
-    "session_budget",
-    "unread_over_share",
-    "warn_when_server_is_full",
-    "widget_files",
-]
-
 #: Files the app's widgets refer to at once: one page's two uploaders.
 WIDGET_FILES = 2
 #: Files one browser may hold: the widgets' files plus two being replaced or uploaded.

@@ -9,18 +9,6 @@ import streamlit as st
 
 from explorer.ui.state import Setting
 
-__all__ = [
-    "FOCUS_COLOR",
-    "FOCUS_CSS",
-    "TRANSFER_OPTIONS",
-    "progress_bar",
-    "show_focus_style",
-    "stable_slot",
-    "transfer_control",
-    "transfer_help",
-    "transfer_setting",
-]
-
 #: Keyboard focus ring (WCAG 2.4.7 / 2.4.11). Streamlit 1.67 draws no focus indicator on
 #: sidebar page links, radios, checkboxes, text/number inputs and selectboxes, and only a
 #: half-transparent ring (about 2.4:1 on white) on buttons. One colour serves both themes

@@ -18,7 +18,7 @@ from explorer.figures.export import (
     presentation_style,
 )
 from explorer.figures.learning_curves import gap_figure, learning_curve_figure
-from explorer.figures.style import CLASSIFIER_NAMES
+from explorer.names import CLASSIFIER_NAMES
 from explorer.figures.synthetic import theta_figure
 
 

@@ -2,15 +2,14 @@
 
 import pytest
 
+from explorer.names import CLASSIFIER_NAMES, classifier_name
 from explorer.figures.style import (
     CLASS_COLORS,
-    CLASSIFIER_NAMES,
     FAMILY_COLORS,
     LABEL_HALO,
     LABEL_MIN_CONTRAST,
     classifier_color,
     classifier_family,
-    classifier_name,
     contrast_ratio,
     label_color,
     text_halo,
