@@ -1,43 +1,16 @@
 """Learning curves of S-LS, T-LS and FLDA-Q (paper section 4.1.2, Figure 3: the quadratic
 loss only, as in the paper).
 
-How many samples does FLDA need to adapt?  Four independent data sets are
-drawn (source train, source validation, target train, target validation;
-10,000 samples each in the paper).  For every repeat and every training-set
-size ``n``:
+Four independent data sets are drawn (source/target training and validation).  For every
+repeat and training-set size ``n``, S-LS trains on ``n`` labelled source samples, T-LS (the
+oracle) on ``n`` labelled target samples and FLDA-Q on the same ``n`` source samples plus
+``n`` *unlabelled* target samples (section 3.3.1, Algorithm 1); each is scored on both
+validation sets.  The curves are the mean error over repeats with its SEM.
 
-* **S-LS** is trained on ``n`` labelled source samples,
-* **T-LS** on ``n`` labelled target samples (the oracle),
-* **FLDA-Q** on the same ``n`` labelled source samples plus ``n``
-  *unlabelled* target samples, from which ``theta`` is estimated
-  (section 3.3.1, Algorithm 1),
-
-and each classifier's error rate is measured on *both* validation sets.  The
-curves are the mean error over repeats with its standard error of the mean
-(SEM = sample standard deviation / sqrt(repeats)).
-
-Sampling design
----------------
-Within one repeat the training subsets are *nested*: each repeat draws one
-random order of the source training set and one of the target training set,
-and size ``n`` uses the first ``n`` samples of each order.  The target order
-is shared by T-LS (labelled) and FLDA (unlabelled), so their comparison uses
-common random numbers.  To make every subset usable at tiny ``n``, each order
-is a uniformly random permutation in which the earliest sample of every class
-is moved to the front; any prefix of ``n >= n_classes`` samples therefore
-contains every class, and prefixes that already did so are unchanged.  The
-smallest allowed ``n`` is the number of classes (2).
-
-Batched closed form
--------------------
-Thousands of least-squares fits share one structure, so they are
-computed together (:func:`quadratic_fits`): per repeat, the sums
-``sum x x^T``, ``sum x``, ``sum x t``, ``sum t`` and the non-zero counts over
-the first ``n`` samples are accumulated segment by segment along the sample
-order, and the ``(m x m)`` normal equations of every (repeat, size) cell are
-solved as one stacked eigen-decomposition.  The result equals
-``FLDAClassifier(loss="quadratic", l2=ridge / n)`` (see
-:func:`quadratic_fits` for the details, including singular systems).
+Within a repeat the training subsets are nested prefixes of one random order per domain
+(:func:`stratified_order`); T-LS and FLDA share the target order (common random numbers).
+All least-squares fits are computed together in closed form (:func:`prefix_sums`,
+:func:`quadratic_fits`), equal to ``FLDAClassifier(loss="quadratic", l2=ridge / n)``.
 
 References
 ----------
@@ -547,14 +520,8 @@ class LearningCurveConfig:
 
     def data(self):
         """The four data sets (:func:`make_learning_curve_data`)."""
-        return make_learning_curve_data(
-            self.distribution,
-            self.params,
-            self.theta,
-            n_train=self.n_pool,
-            n_validation=self.n_pool,
-            seed=self.seed,
-        )
+        n = self.n_pool
+        return make_learning_curve_data(self.distribution, self.params, self.theta, n, n, self.seed)
 
 
 def _sizes(sizes, n_pool):
