@@ -3,23 +3,17 @@
 Every table is a list of *pairs*, each a source and a target (:func:`pairs`,
 :func:`pair_data`):
 
-* Table 3 (``"uci"``) -- the six UCI data sets with missing values of
-  :mod:`explorer.data.uci` (``sample_data/uci``): a data set is a pair, its complete rows
-  the source and its rows with gaps the target.
-* Tables 5, 7 and 8 -- the authors' own files, shipped in ``sample_data/paper``
-  (``PROVENANCE.md`` there: MIT licence, checksums), read offline once per process by the
-  library's :func:`flda_core.load_paper_domains` (:func:`paper_domains`): Office-Caltech
-  with SURF features (dense, 2533 x 800), IMDB reviews by genre and SMS/e-mail spam (bag
-  of words, kept ``scipy.sparse``), every count divided by the file's largest (the
-  protocol of :mod:`flda_core.paper_data`).
-* Tables 6 (Office, DeCAF8) and 9 (Amazon reviews) -- not in those files: downloaded on
-  request with skada's fetchers into ``<cache>/skada`` of
-  :func:`explorer.data.digits.default_cache_dir` (``$FLDA_CACHE_DIR``); without network
+* Table 3 (``"uci"``) -- the six UCI data sets of :mod:`explorer.data.uci`: complete rows
+  the source, rows with gaps the target.
+* Tables 5, 7 and 8 -- the authors' own files in ``sample_data/paper`` (``PROVENANCE.md``
+  there), read offline by :func:`flda_core.load_paper_domains` (:func:`paper_domains`):
+  Office-Caltech SURF (dense), IMDB and spam (bag of words, kept ``scipy.sparse``), every
+  count divided by the file's largest.
+* Tables 6 (Office, DeCAF8) and 9 (Amazon) -- downloaded on request with skada's fetchers
+  into ``<cache>/skada`` (:func:`explorer.data.digits.default_cache_dir`); without network
   and cache :func:`pair_data` fails within seconds with :class:`BenchmarkUnavailable`.
-  skada's Amazon features are its own 400-dimensional ones, not the paper's.  A pair's
-  rows are divided by their largest absolute value, the same preprocessing as the files'.
-
-MNIST and USPS (Table 4) are on the "Handwritten digits" page.
+  skada's Amazon features are its own 400-dimensional ones, not the paper's.  Rows are
+  divided by their largest absolute value, as the files are.
 
 References
 ----------

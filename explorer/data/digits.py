@@ -1,28 +1,11 @@
 """Handwritten digit domains for the paper's section 4.2.3 (Figures 5-6, Table 4).
 
-Two sources of two digit collections ("domain A" and "domain B") on one
-16 x 16 pixel grid, both returned as a :class:`DigitDomains`:
-
-1. :func:`make_offline_domains` -- always available, no network.  The 1,797
-   real handwritten digits bundled with scikit-learn (8 x 8 images, ink 0-16)
-   are split in two disjoint, class-stratified halves.  Half A is enlarged to
-   fill the whole 16 x 16 frame (like USPS digits); half B is enlarged to
-   12 x 12 and centred in the 16 x 16 frame with a 2-pixel empty border (like
-   MNIST digits, which sit in a 20 x 20 box inside 28 x 28).  Both use the
-   same linear interpolation, so the only difference between the domains is
-   *where the ink is*: exactly the shift the paper observes between USPS and
-   MNIST (Figure 5) and the one the dropout transfer model captures.
-2. :func:`load_mnist_usps` -- MNIST (OpenML ``mnist_784``) and USPS (OpenML
-   ``usps``) resized to 16 x 16 as in the paper, class-balanced subsamples of
-   selectable size (the paper uses 14,000 MNIST and 9,298 USPS images),
-   cached on disk after the first download; without network it fails within
-   seconds with :class:`DigitDataUnavailable`.
-
-A user's own digit CSV (a label column and one column per pixel) runs on the Your
-data page.
-
-:func:`direction_data` gives the arrays of one direction (source -> target).
-The experiment on them (Table 4, Figures 5-6) is
+Two collections ("domain A" and "domain B") on one 16 x 16 pixel grid, as a
+:class:`DigitDomains`: :func:`make_offline_domains` (scikit-learn's bundled digits, no
+network: USPS-like and MNIST-like halves that differ only in *where the ink is*, the
+shift the paper observes in Figure 5) or :func:`load_mnist_usps` (MNIST and USPS from
+OpenML, cached on disk; without network it fails within seconds with
+:class:`DigitDataUnavailable`).  The experiment on them is
 :mod:`explorer.experiments.digits`.
 
 References

@@ -1,37 +1,18 @@
 """The six UCI data sets of the paper's "missing data at test time" experiment.
 
-Section 4.2.2 of the paper (summary statistics in Table 2, errors in Table 3)
-turns a data set with missing values into a domain-adaptation problem:
+Section 4.2.2 (Table 2, Table 3) makes a data set with missing values a domain-adaptation
+problem: the **source** is every complete row (labelled, for training), the **target**
+every row with a gap (the test rows).  Gaps are filled with 0, so a missing value is a
+*dropped-out* feature, exactly what FLDA's dropout transfer model (section 3.3.1)
+describes.  The CSV copies are in ``sample_data/uci/`` (UCI Machine Learning Repository,
+CC BY 4.0; ``sample_data/uci/PROVENANCE.md``).
 
-* **source** = every row without a missing feature value (labelled, used for
-  training),
-* **target** = every row with at least one (the test rows); the gaps are
-  filled with 0, so a missing value is a *dropped-out* feature, exactly what
-  FLDA's dropout transfer model (section 3.3.1) describes.
-
-This module reads the CSV copies shipped in ``sample_data/uci/`` (UCI Machine
-Learning Repository, CC BY 4.0; see ``sample_data/uci/PROVENANCE.md``) and
-builds that problem:
-
-* :func:`load_uci` reads one data set as a pandas DataFrame (empty cell =
-  missing value);
-* :func:`split_by_missing` splits *any* table (a DataFrame or an uploaded
-  :class:`~explorer.data.tabular.CsvTable`) into complete rows and rows
-  with a gap;
-* :func:`encode_features` one-hot encodes text (categorical) columns with the
-  source's categories and scales the numbers;
-* :func:`make_missing_problem` does all three for a shipped data set and
-  returns a :class:`MissingDataProblem`.
-
-Imputation.  ``impute="zero"`` is the paper's choice: features are divided by
-their root mean square on the source (zeros stay zeros) and gaps are 0.
-``impute="mean"`` is the alternative the paper names (mean imputation):
-features are centred on their source mean and divided by their source
-standard deviation, and gaps are 0 *in those coordinates*, i.e. the source
-mean.  In both cases a gap is an exact 0 in the matrices every classifier
-sees, so FLDA's θ̂ (non-zero rates, section 3.3.1) measures how often each
-feature goes missing; with mean imputation the dropout model replaces a
-feature by its mean instead of by zero, as the paper suggests.
+Imputation.  ``impute="zero"`` is the paper's choice: features are divided by their root
+mean square on the source and gaps are 0.  ``impute="mean"`` (the alternative the paper
+names) centres features on their source mean and divides by their source standard
+deviation, so a gap, 0 *in those coordinates*, is the source mean.  Either way a gap is an
+exact 0 in the matrices every classifier sees, so FLDA's θ̂ measures how often each
+feature goes missing.
 
 References
 ----------

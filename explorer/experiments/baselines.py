@@ -1,8 +1,5 @@
-"""The paper's domain-adaptation baselines (section 4.2.1), built from skada.
-
-FLDA is compared in section 4.2 with eight other methods.  The ones a
-maintained library provides are taken from **skada** (scikit-learn domain
-adaptation, https://scikit-adaptation.github.io), never re-implemented here:
+"""The paper's domain-adaptation baselines (section 4.2.1), taken from **skada**
+(https://scikit-adaptation.github.io), never re-implemented here:
 
 ========  ============================================  ==========================
 name      skada adapter                                  classifier after it
@@ -14,21 +11,12 @@ CORAL     ``CORALAdapter``                               logistic regression
 OT        ``OTMappingAdapter`` (exact optimal transport) logistic regression
 ========  ============================================  ==========================
 
-GFK and SCL (also in the paper's Table 3) are not in skada and are listed in
-:data:`NOT_AVAILABLE` instead of being imitated.
-
-Hyper-parameters.  As in the paper, the classifier's parameters (``C`` of the
-logistic regression; ``C`` and the kernel bandwidth ``gamma`` of the SVM) are
-chosen by cross-validation on the labelled *source* data only -- for a
-baseline, on the source data after its adaptation step (reweighted, aligned,
-projected or transported), see :class:`SourceCV` (scikit-learn's ``GridSearchCV``).  The adaptation steps'
-own parameters stay at skada's defaults, except where noted in
-:data:`BASELINE_NOTES` (no labelled target data exists to tune them).
-
-skada switches scikit-learn's metadata routing on for the whole process when
-it is imported (``sklearn.set_config(enable_metadata_routing=True)``), so it
-is imported lazily, only inside :func:`make_baseline`, and every fit here runs
-inside ``sklearn.config_context(enable_metadata_routing=True)``.
+GFK and SCL (Table 3) are not in skada: :data:`NOT_AVAILABLE`.  As in the paper, the
+classifier's parameters are chosen by cross-validation on the (adapted) labelled source
+data only (:class:`SourceCV`); the adapters' own parameters stay at skada's defaults,
+except as :data:`BASELINE_NOTES` says.  skada switches scikit-learn's metadata routing on
+for the whole process when imported, so it is imported lazily (:func:`make_baseline`) and
+every fit runs inside ``sklearn.config_context(enable_metadata_routing=True)``.
 
 References
 ----------

@@ -1,16 +1,8 @@
 """Handwritten digits: the experiment of section 4.2.3 (Table 4, Figures 5-6).
 
-The data come from :mod:`explorer.data.digits`.  :func:`fit_method` fits
-one of the paper's classifiers for one direction (source -> target) and
-returns its target error, weights and ``theta``; :func:`cross_validate_l2`
-chooses the ridge penalty on the source data; :func:`run_digits` is the page's
-entry point (every classifier, both directions, with progress); the tables
-(:func:`table4_frame`, :func:`paper_table`, :func:`comparison_table`,
-:func:`l2_frame`) and :func:`pixel_frame` summarise the results.  Errors follow
-:mod:`explorer.experiments.scoring`.
-
-:func:`stored_fit` keeps the fits (of the offline domains or MNIST/USPS) on disk, so that a
-server restart does not refit; :func:`precompute` fills it for the page's default settings.
+The data come from :mod:`explorer.data.digits`; :func:`run_digits` is the page's entry
+point and :func:`stored_fit` keeps the fits on disk, so that a server restart does not
+refit.
 
 References
 ----------

@@ -1,17 +1,10 @@
 """Table 3's protocol: missing data at test time on six UCI data sets (section 4.2.2).
 
-A data set of :mod:`explorer.data.uci` is split into complete rows (source, labelled) and
-rows with a gap (target, gaps filled with 0 or the source mean).  :func:`fit_arrays` fits
-one classifier on the source (FLDA and the domain-adaptation baselines also see the
-unlabelled target rows) and predicts the target; :mod:`explorer.experiments.paper_tables`
-makes the cells, tables and disk store of every table with it.  FLDA's first stage is
-apart: :func:`data_parameters` gives θ̂ (or another transfer model's parameters) from the
-data alone, without fitting a classifier.
-
-Classifiers (:data:`CLASSIFIERS`, in the column order of Table 3): S-SVM, S-LR (FLDA-L's
-code with θ = 0), the skada baselines (:mod:`explorer.experiments.baselines`; SCL and GFK
-are not available), FLDA-Q and FLDA-L (θ̂ from all source and target rows, section 3.3.1)
-and the T-LR oracle; how each is fitted and scored, in a reader's words: :data:`PROTOCOL`.
+A data set of :mod:`explorer.data.uci` is split into complete rows (source) and rows with
+a gap (target).  :func:`fit_arrays` fits one classifier of :data:`CLASSIFIERS` (Table 3's
+column order; how each is fitted, in a reader's words: :data:`PROTOCOL`) and predicts the
+target; :func:`data_parameters` gives FLDA's θ̂ (or another transfer model's parameters)
+from the data alone.
 
 References
 ----------

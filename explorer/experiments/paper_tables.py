@@ -1,24 +1,14 @@
 """The paper's real-data tables pair by pair: Table 3 (section 4.2.2) and Tables 5-9
 (sections 4.2.4-4.2.7), one framework for all.
 
-A table is a list of pairs (:mod:`explorer.data.benchmarks`; for Table 3 a UCI data set:
-complete rows the source, rows with gaps the target).  A *cell* is one classifier fitted
-on a pair's source (FLDA and the baselines also see the target rows, unlabelled) and
-scored on its target (:func:`fit_cell`); every cell is kept on disk (:func:`stored_cell`:
-JSON under ``$FLDA_CACHE_DIR/paper_tables``, keyed by the cell and a fingerprint of the
-code, the data files and the library versions), so a server restart does not refit.
-:func:`run_pair` and :func:`run_table` put cells together; :func:`precompute` fills the
-store at server start.
-
-Each table keeps its protocol.  Table 3's is :mod:`explorer.experiments.missing_data`
-(gaps filled with 0 or the source mean, a transfer model to choose).  Tables 5-9 follow
-the library's reproduction of the paper (:mod:`flda_core.paper_data`, tested in
-``tests/library/test_paper_tables.py``; in a reader's words :data:`PROTOCOL`): the data
-as :mod:`explorer.data.benchmarks` gives them (divided by the largest count; IMDB and spam
-sparse throughout), S-LR, FLDA-Q and FLDA-L as :class:`flda_core.FLDAClassifierCV` over
-:func:`flda_core.paper_l2s` with two stratified folds of the source; the skada baselines
-(:mod:`explorer.experiments.baselines`) are fitted on bounded dense samples of the same
-data, one at a time per process (:data:`BASELINE_SLOTS`).
+A *cell* is one classifier fitted on a pair's source (FLDA and the baselines also see the
+unlabelled target rows) and scored on its target (:func:`fit_cell`); every cell is kept
+on disk (:func:`stored_cell`, keyed by the cell and a fingerprint of the code, data and
+library versions), so a server restart does not refit.  Table 3's protocol is
+:mod:`explorer.experiments.missing_data`; Tables 5-9 follow the library's reproduction
+(:mod:`flda_core.paper_data`; in a reader's words :data:`PROTOCOL`), with the skada
+baselines fitted on bounded dense samples, one at a time per process
+(:data:`BASELINE_SLOTS`).
 
 References
 ----------

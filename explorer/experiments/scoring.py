@@ -1,27 +1,14 @@
 """The one definition of a classification error used by every experiment and page.
 
-A linear classifier predicts from its scores ``s(x) = w . x + b`` (one score
-for two classes, one per class otherwise).  Count data and binary data sit on a
-lattice, and a boundary fitted on them often passes *exactly* through lattice
-points (section 4.1.1: the S-LS boundary ``x1 + x2 = 1`` of Figure 1 runs
-through (0, 1) and (1, 0)).  There the computed score is ``0`` up to rounding
-noise of either sign, and a strict ``s > 0`` would move whole lattice points
--- thousands of samples -- across the boundary at random.  So:
-
-**Ties.** For two classes a sample is assigned to the *second* class
-(``classes_[1]``, label ``1`` of a :class:`~flda_core.synthetic.DomainPair`)
-only when ``s(x) > TIE_RTOL * (|x| . |w| + |b|)``, the largest rounding error
-the score can carry relative to its terms; a score within that tolerance of 0
-is a tie and counts as the *first* class, exactly as a score of exactly 0 does.
-For more classes the class of the largest score wins and ties go to the first
-such class (NumPy's ``argmax``); continuous multiclass scores (digits, tables)
-practically never tie.
-
-The **error** is the fraction of samples whose prediction differs from their
-label.  :func:`binary_error` (one classifier), :func:`lattice_error_rates`
-(thousands of classifiers at once, on the distinct rows of ``X``) and
-:func:`predict_labels` / :func:`error_rate` (a fitted
-:class:`~flda_core.classifier.FLDAClassifier`) all apply this same rule.
+Count and binary data sit on a lattice, and a fitted boundary often passes *exactly*
+through lattice points (section 4.1.1: the S-LS boundary ``x1 + x2 = 1`` of Figure 1),
+where the score ``s(x) = w . x + b`` is 0 up to rounding noise of either sign; a strict
+``s > 0`` would move thousands of samples across the boundary at random.  So, for two
+classes, a sample goes to the *second* class only when
+``s(x) > TIE_RTOL * (|x| . |w| + |b|)`` (the largest rounding error of the score); a tie
+counts as the first class.  For more classes the largest score wins, ties to the first
+(NumPy's ``argmax``).  The **error** is the fraction of samples predicted wrongly; every
+function here applies this same rule.
 
 References
 ----------

@@ -1,21 +1,10 @@
-"""Reusable experiments on synthetic domains (paper section 4.1).
+"""Reusable experiments on synthetic domains (paper section 4.1), pure (no Streamlit).
 
-* :func:`fit_classifiers` fits the paper's six classifiers on a
-  :class:`~flda_core.synthetic.DomainPair` -- the naive source classifiers
-  S-LS / S-LR, the target oracles T-LS / T-LR and the adapted FLDA-Q / FLDA-L
-  (section 4.1.1, Figures 1-2) -- and reports their target errors.
-  It is the entry point of the "Synthetic domains" page, which passes its
-  cached :func:`fit_linear` as ``fit=``.
-* :data:`PAPER_FIGURE1` and :data:`PAPER_FIGURE2` hold the exact settings and
-  the numbers the paper reports, so pages can show them alongside a
-  reproduction.
-
-The perturbation experiment of section 4.1.3 (Table 1, Figure 4) is
-:mod:`explorer.experiments.perturbation`; errors are counted as
-:mod:`explorer.experiments.scoring` defines them.
-
-Every function here is pure (no Streamlit) and returns plain data: frozen
-dataclasses of NumPy arrays and pandas DataFrames.
+:func:`fit_classifiers` fits the paper's six classifiers (S-LS / S-LR, the oracles T-LS /
+T-LR and FLDA-Q / FLDA-L; section 4.1.1, Figure 1 and Figure 2) on a
+:class:`~flda_core.synthetic.DomainPair`; :data:`PAPER_FIGURE1` and :data:`PAPER_FIGURE2`
+hold the paper's settings and numbers.  Section 4.1.3 (Table 1, Figure 4) is
+:mod:`explorer.experiments.perturbation`.
 
 References
 ----------

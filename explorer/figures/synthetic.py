@@ -1,19 +1,10 @@
-"""Plotly figures of the paper's artificial-data experiments (section 4.1).
+"""Plotly figures of the paper's artificial-data experiments (section 4.1): decision
+boundaries (Figures 1, 2 and 4), error against the perturbation of θ̂ (Table 1 as a
+curve) and true versus estimated dropout.
 
-* :func:`decision_boundary_figure` -- target scatter with the boundaries of
-  S-LS/T-LS/FLDA-Q and S-LR/T-LR/FLDA-L side by side (Figures 1 and 2), or of
-  FLDA at several perturbed transfer parameters (Figure 4, via
-  :func:`perturbed_boundary_lines`).
-* :func:`perturbation_error_figure` -- target error against the perturbation
-  added to the estimated theta (Table 1 as a curve).
-* :func:`theta_figure` -- true versus estimated dropout per feature.
-
-Bernoulli and Poisson data lie on a lattice, so thousands of samples share one
-point.  Scatter plots therefore show one marker per (lattice point, class)
-whose *area* is proportional to the number of samples there
-(:func:`explorer.experiments.synthetic.lattice_counts`, :func:`marker_sizes`);
-hovering a marker shows the exact count.  Colours and names come from
-:mod:`explorer.figures.style`.
+Bernoulli and Poisson data lie on a lattice, so scatter plots show one marker per
+(lattice point, class) whose *area* is proportional to the number of samples there
+(:func:`marker_sizes`); hovering shows the exact count.
 
 References
 ----------

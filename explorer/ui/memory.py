@@ -1,47 +1,28 @@
 """What every session holds in memory, counted against one budget (issue 36).
 
-Before this module, Your data kept every accepted file's bytes in session state
-(and kept them after the user removed the file with ✕): five sessions loading
-and removing two 35 MB CSVs took the server from 484 to 899 MB.  Now a session's
-session state holds only *names and digests*; the data themselves (parsed tables,
-prepared arrays, result tables) live in one process-wide :class:`DataStore`:
+A session's state holds only *names and digests*; the data (parsed tables, prepared
+arrays, result tables) live in one process-wide :class:`DataStore`:
 
-* **held once per process, by digest**: an entry is keyed by the digest of its
-  input bytes and options; two sessions (or tabs) loading the same file share one
-  entry;
-* **measured**: an entry's size is measured when it is made (:func:`nbytes_of`:
-  ``ndarray.nbytes``, ``DataFrame.memory_usage(deep=True)``, ``len`` of bytes and
-  text, through dataclasses and containers, each object counted once);
-* **a budget per session** (:data:`SESSION_ENV`, default
-  :data:`DEFAULT_SESSION_MB`): a session is charged every entry it holds (in full,
-  also when shared); an entry that would take it over is refused with a message
-  (:class:`OverBudget`, a :class:`~explorer.errors.DataValidationError`, shown
-  as an error box with its fix);
-* **a total per server process** (:data:`TOTAL_ENV`; default a quarter of the
-  machine's memory shared among ``FLDA_SERVER_PROCESSES``): the distinct entries
-  held plus the bytes on Streamlit's upload endpoint (:mod:`explorer.ui.uploads`) stay
-  under it, **shared fairly among browsers** (all tabs of a browser are one client,
-  :func:`explorer.ui.uploads.client_key`).  When a new entry does not fit, entries of
-  sessions idle (no run) for :data:`PRESSURE_IDLE_SECONDS` go first, then those of
-  browsers holding more than their share (the total over the browsers holding data),
-  least recently seen first, even while they work (their page says the file was
-  released); a browser over its share takes nothing from working tabs, and if that is
-  not enough the new entry is refused;
-* **released**: a session holds at most one entry per *role* (Your data's source
-  file, its target file, the prepared arrays, the results), so a
-  new file releases the old one; a page releases a role when its uploader drops
-  the file (✕); when a session's state is dropped (the tab closed and Streamlit's
-  ``server.disconnectedSessionTTL`` passed) everything it held is released
-  (a :func:`weakref.finalize` on a token kept in its session state: public APIs
-  only); and a session idle for :data:`IDLE_ENV` minutes (default
-  :data:`DEFAULT_IDLE_MINUTES`, like JupyterHub's idle culler) loses its entries
-  and the files its uploaders showed.  An entry no session holds is dropped at once.
+* **held once per process**, keyed by the digest of the input bytes and options, shared
+  by the sessions (tabs) that load the same file; its size measured by :func:`nbytes_of`;
+* **a budget per session** (:data:`SESSION_ENV`, default :data:`DEFAULT_SESSION_MB`): a
+  session is charged every entry it holds, in full; an entry that would take it over is
+  refused (:class:`OverBudget`, shown as an error box with its fix);
+* **a total per server process** (:data:`TOTAL_ENV`; default a quarter of the machine's
+  memory shared among ``FLDA_SERVER_PROCESSES``) covering the entries and the upload
+  endpoint's bytes (:mod:`explorer.ui.uploads`), **shared fairly among browsers**
+  (:func:`explorer.ui.uploads.client_key`).  When a new entry does not fit, the entries
+  of sessions idle for :data:`PRESSURE_IDLE_SECONDS` go first, then those of browsers
+  over their share, least recently seen first; otherwise the new entry is refused;
+* **released**: a session holds at most one entry per *role*, so a new file releases the
+  old one; a page releases a role when its uploader drops the file (✕); a dropped
+  session state releases everything (a :func:`weakref.finalize` on a token in it), and a
+  session idle for :data:`IDLE_ENV` minutes loses its entries and uploads.  An entry no
+  session holds is dropped at once.
 
-Every page's run notes its tab as active (:func:`note_run`, from
-``explorer.ui.guard.run_page``), with the files its uploaders show, and culls the idle
-ones.  An uploader emptied by its ✕ is reset (its key deleted from session state, before
-the page draws it): Streamlit keeps a widget's previous value until the tab's next run,
-so the file's bytes stayed, 35 MB per tab after ✕ on Your data.  This
+Every page's run notes its tab as active (:func:`note_run`) and culls the idle ones.  An
+uploader emptied by its ✕ is reset (its key deleted from session state): Streamlit keeps
+a widget's previous value until the tab's next run, 35 MB per tab on Your data.  This
 module imports streamlit, numpy and pandas only inside the functions that need them.
 """
 
