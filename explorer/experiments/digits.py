@@ -25,12 +25,7 @@ from threadpoolctl import threadpool_limits
 
 from flda_core.classifier import FLDAClassifier
 from flda_core.selection import FLDAClassifierCV
-from explorer.data.digits import (
-    balanced_subsample,
-    direction_data,
-    fingerprint,
-    make_offline_domains,
-)
+from explorer.data.digits import balanced_subsample, direction_data, fingerprint, make_offline_domains
 from explorer.errors import DataValidationError
 from explorer.names import TABLE_CLASSIFIERS, classifier_loss
 from flda_core.transfer import estimate_dropout
@@ -149,15 +144,7 @@ def _validate(X, y, method, theta, grid, n_folds, random_state, tol):
 
 
 def cross_validate_l2(
-    X,
-    y,
-    method,
-    theta=None,
-    grid=L2_GRID,
-    n_folds=3,
-    random_state=0,
-    tol=1e-4,
-    max_samples=3_000,
+    X, y, method, theta=None, grid=L2_GRID, n_folds=3, random_state=0, tol=1e-4, max_samples=3_000
 ):
     """Choose the ridge penalty by k-fold cross-validation on labelled data.
 
@@ -186,16 +173,7 @@ def cross_validate_l2(
 
 
 def fit_method(
-    X_source,
-    y_source,
-    X_target,
-    y_target,
-    method,
-    l2=None,
-    zero_tol=0.0,
-    tol=1e-6,
-    n_folds=3,
-    random_state=0,
+    X_source, y_source, X_target, y_target, method, l2=None, zero_tol=0.0, tol=1e-6, n_folds=3, random_state=0
 ):
     """Fit one of :data:`TABLE_CLASSIFIERS` for one direction and measure its target error.
 
@@ -415,14 +393,7 @@ FIGURE6_PAIRS = {"logistic": ("S-LR", "FLDA-L"), "quadratic": ("S-LS", "FLDA-Q")
 
 
 def run_digits(
-    domains,
-    first_direction="A → B",
-    loss="logistic",
-    l2=None,
-    zero_tol=0.0,
-    seed=0,
-    fit=None,
-    progress=None,
+    domains, first_direction="A → B", loss="logistic", l2=None, zero_tol=0.0, seed=0, fit=None, progress=None
 ):
     """Every classifier of Table 4 in both directions: the experiment's entry point.
 
