@@ -30,10 +30,8 @@ from explorer.figures.style import (
 
 #: Sequential scale for probabilities in [0, 1] (non-zero rates, theta).
 PROBABILITY_SCALE = "Viridis"
-#: Scale for weights, centred on 0: negative dark blue, zero grey, positive yellow.
-#: Its lightness rises monotonically from the negative to the positive end, so a
-#: weight map keeps its sign printed in greyscale (red-white-blue loses it: both
-#: ends are dark).
+#: Scale for weights, centred on 0: its lightness rises monotonically, so a weight map
+#: keeps its sign printed in greyscale (red-white-blue loses it).
 WEIGHT_SCALE = "Cividis"
 #: Ink: white paper, black ink.
 INK_SCALE = "Greys"
@@ -138,13 +136,9 @@ def nonzero_rate_figure(rate_a, rate_b, side, name_a, name_b, zero_tol=0.0):
     return unvalidated_figure(data, layout)
 
 
-#: Pixel geometry of :func:`digit_weights_figure`: the two weight maps side by side
-#: (``_WEIGHT_ROW`` px tall), a gap holding their colour bar and the title of
-#: the theta map, the theta map below (``_THETA_ROW`` px), room for its colour
-#: bar.  On a 1280 px laptop window each weight map is then about 380 px wide.  The gap
-#: holds the colour bar's title, the bar, its tick labels and the theta map's title at
-#: projector size (20 px text) without touching (120 px did not: the ticks ran into the
-#: title).
+#: Pixel geometry of :func:`digit_weights_figure`: the weight maps' row, the gap holding
+#: their colour bar and the θ map's title at projector size (120 px was too little), the
+#: θ map's row.
 _WEIGHT_ROW, _ROW_GAP, _THETA_ROW = 400, 150, 330
 _WEIGHTS_MARGIN = dict(l=10, r=10, t=50, b=70)
 #: A slide's Figure 6 (:func:`digit_weights_figure` with ``slide=True``): the three maps
@@ -223,14 +217,9 @@ def digit_weights_figure(
 ):
     """Naive weights, dropout ``theta`` and adapted weights for one digit (Figure 6).
 
-    The paper shows the three maps in one row (naive, theta, adapted).  Here
-    the naive and the adapted weight maps sit side by side on top, large
-    enough to read pixel by pixel on a laptop, with their common diverging
-    colour bar (centred on 0) between the rows; the dropout map theta, which
-    explains the difference, is centred below them.  With ``slide=True`` (a
-    lesson slide, short of height) the three maps share one row (naive weights,
-    adapted weights, theta) with both colour bars below them: the weight bar under
-    the two weight maps, the theta bar under the theta map.
+    The naive and the adapted weight maps sit side by side, large enough to read pixel by
+    pixel on a laptop, above the dropout map θ that explains the difference; with
+    ``slide=True`` the three maps share one row (as in the paper).
 
     Parameters
     ----------
@@ -247,8 +236,6 @@ def digit_weights_figure(
         One colour range for both weight panels (centred on 0); otherwise
         each panel is scaled to its own largest weight (the colour bar then
         shows the FLDA range and the naive panel is labelled as rescaled).
-    slide : bool, default=False
-        One row of three maps, the colour bars in the bottom margin.
 
     Returns
     -------
@@ -277,9 +264,8 @@ def digit_weights_figure(
 def sample_images_figure(X_a, y_a, X_b, y_b, side, name_a, name_b, max_classes=10):
     """The first image of each class in each domain: what the two collections look like.
 
-    Built as plain plotly JSON (:func:`~explorer.figures.style.unvalidated_figure`):
-    ``make_subplots`` and per-axis updates of its 20 panels took 0.15-0.18 s on the
-    2-core machine, on the Handwritten digits page's first chart.
+    Plain plotly JSON (:func:`~explorer.figures.style.unvalidated_figure`): ``make_subplots``
+    took 0.15-0.18 s for its 20 panels.
 
     Returns
     -------
@@ -373,12 +359,8 @@ def table4_figure(table, paper):
 
 
 def _paper_marks(table, paper):
-    """Grey dashes at the paper's Table 4 values across the matching bars (axis ``x2``).
-
-    Each dash is drawn twice: a slightly longer and thicker dark one (no legend
-    entry, no hover) under the grey one, so that the dash stands out on a
-    white page, on a dark page and on top of a bar alike.
-    """
+    """Grey dashes at the paper's Table 4 values across the matching bars (axis ``x2``),
+    each over a longer dark one, to stand out on light and dark pages and on a bar."""
     width = 0.8 / len(table.columns)
     x_marks, y_marks, texts = [], [], []
     for d, (_, row) in enumerate(paper.iterrows()):

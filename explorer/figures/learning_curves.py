@@ -30,11 +30,9 @@ from explorer.figures.style import (
 #: Line style per validation domain (Figure 3's caption: dotted source, solid target).
 DOMAIN_DASH = {"source": "dot", "target": "solid"}
 #: Panel titles, in row order (source on top).
-DOMAIN_TITLES = {
-    "source": "Error on the source validation set",
-    "target": "Error on the target validation set",
-}
+DOMAIN_TITLES = {d: f"Error on the {d} validation set" for d in ("source", "target")}
 _FAMILY_ORDER = {"source": 0, "target": 1, "flda": 2}
+LEGEND = "classifier (dotted: source validation, solid: target validation)  "
 _N_AXIS_TITLE = {"text": "number of training samples n (log scale)"}
 
 
@@ -89,23 +87,17 @@ def _curve(classifier, rows, value, dash, band, **props):
 def learning_curve_figure(table, show_sem=True, log_y=False, slide=False):
     """Figure 3: mean error against training-set size, with SEM bands.
 
-    One row per validation domain (source on top, target below, as in the
-    paper), each with S-LS, T-LS and FLDA-Q.  The x-axis is the number of
-    training samples on a log scale (for FLDA: ``n`` labelled source plus
-    ``n`` unlabelled target samples).  Bands are mean +/- one standard error
-    of the mean over repeats.
+    One row per validation domain (source on top, as in the paper), each with S-LS, T-LS
+    and FLDA-Q, against ``n`` on a log scale.
 
     Parameters
     ----------
     table : pandas.DataFrame
         Output of :func:`explorer.experiments.learning_curves.summarize_errors`.
-    show_sem : bool, default=True
-        Draw the +/- SEM bands.
-    log_y : bool, default=False
-        Logarithmic error axis.
+    show_sem, log_y : bool
+        Draw the +/- SEM bands; logarithmic error axis.
     slide : bool, default=False
-        A lesson slide, short of height: at most three ticks per error axis, so that
-        projector-sized (20 px) tick labels do not touch in panels ~70 px tall.
+        At most three ticks per error axis, so 20 px tick labels fit a slide's small panels.
 
     Returns
     -------
@@ -130,9 +122,7 @@ def learning_curve_figure(table, show_sem=True, log_y=False, slide=False):
                 {"name": f"{name} +/- SEM"} if show_sem else None,
                 name=name,
                 showlegend=name not in legend_seen,
-                customdata=np.column_stack(
-                    [np.nan_to_num(rows["sem"].to_numpy()), rows["repeats"].to_numpy()]
-                ),
+                customdata=np.column_stack([np.nan_to_num(rows["sem"]), rows["repeats"]]),
                 hovertemplate=(
                     f"<b>{name}</b> on the {domain} validation set<br>n = %{{x}}<br>error = %{{y:.4f}} "
                     "+/- %{customdata[0]:.4f} (SEM, %{customdata[1]} repeats)<extra></extra>"
@@ -157,14 +147,7 @@ def learning_curve_figure(table, show_sem=True, log_y=False, slide=False):
         hovermode="closest",
         # below the plot (anchored to the figure's bottom by export.legend_below): above
         # it, a legend that wraps to a second line ran into the top panel's title
-        legend={
-            "orientation": "h",
-            "yanchor": "top",
-            "y": -0.14,
-            "xanchor": "left",
-            "x": 0.0,
-            "title": {"text": "classifier (dotted: source validation, solid: target validation)  "},
-        },
+        legend=dict(orientation="h", yanchor="top", y=-0.14, xanchor="left", x=0.0, title={"text": LEGEND}),
         margin={"l": 70, "r": 20, "t": 50, "b": 60},
         font={"size": 14},
     )
@@ -174,10 +157,8 @@ def learning_curve_figure(table, show_sem=True, log_y=False, slide=False):
 def gap_figure(gaps, height=420):
     """Target-domain error minus the target oracle's, with paired SEM bands.
 
-    Shows how quickly FLDA-Q closes the gap to the classifier trained on
-    labelled target data (T-LS) and how large the naive source
-    classifier's gap stays (section 4.1.2, Figure 3 bottom panel, re-plotted
-    as differences).  Below 0 means better than the oracle.
+    How quickly FLDA-Q closes the gap to the oracle T-LS and how large the naive source
+    classifier's gap stays (Figure 3's bottom panel as differences).
 
     Parameters
     ----------
