@@ -134,7 +134,7 @@ def _describe(value):
     return text if len(text) <= 40 else text[:39] + "…"
 
 
-def _problem(value, default, options, lo, hi):
+def _problem(value, default, options):
     """Why ``value`` is not a valid value of a setting, or None."""
     if options is not None:
         values = value if isinstance(default, (list, tuple)) else [value]
@@ -270,7 +270,7 @@ def validate_url_value(name, raw, default, options=None, lo=None, hi=None, order
     except ValueError as error:
         problem = str(error)
     else:
-        problem = _problem(decoded, default, options, lo, hi)
+        problem = _problem(decoded, default, options)
     if problem is not None:
         return UrlValue(default, False, f"Ignored the link's value of {name!r}: {problem}.")
     value, correction = _correct(decoded, default, options, lo, hi, ordered)

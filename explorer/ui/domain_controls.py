@@ -1,15 +1,9 @@
 """The synthetic domains' data settings (section 4.1), shared by the "Synthetic domains"
-and "Transfer parameters" pages: same data model, different key prefix.  The settings
-(:func:`domain_settings`, :func:`domain_values`), the sidebar block
-(:func:`draw_domain_controls`), the classifiers' ℓ2 slider (:func:`draw_l2_control`), the
-validated configuration (:func:`read_domain_config`,
-a :func:`explorer.ui.caches.cached_domains` key) and the note naming a paper setting
-(:func:`show_paper_setting`).
+and "Transfer parameters" pages (same data model, different key prefix).
 
 On a shift preset (``"<prefix>.shift"`` a key of
 :data:`explorer.data.domain_config.SHIFT_PRESETS`) the θ setting holds that preset's
-shift parameter instead of a dropout probability (:data:`SHIFT_PARAMETERS`): the rate
-factor per feature of ``"rate"``, the appearance rate of ``"appearance"``."""
+shift parameter instead of a dropout probability (:data:`SHIFT_PARAMETERS`)."""
 
 from __future__ import annotations
 
@@ -92,15 +86,7 @@ def _per_feature_check(prefix, k):
 
 def domain_values(prefix, paper, n_samples):
     """Session values that load ``paper``'s data model with ``n_samples`` per domain."""
-    return {
-        f"{prefix}.distribution": paper.distribution,
-        f"{prefix}.n_features": 2,
-        f"{prefix}.class1": format_values(paper.params[0]),
-        f"{prefix}.class2": format_values(paper.params[1]),
-        f"{prefix}.theta": format_values(paper.theta),
-        f"{prefix}.n_source": n_samples,
-        f"{prefix}.n_target": n_samples,
-    }
+    return {s.key: s.default for s in domain_settings(prefix, paper, 2, n_samples, n_samples)[:-1]}
 
 
 def _load_paper_params(prefix):
