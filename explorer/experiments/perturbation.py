@@ -1,13 +1,8 @@
 """How wrong may θ̂ be? The perturbation experiment of section 4.1.3 (Table 1, Figure 4).
 
-FLDA first estimates the dropout θ̂ from unlabelled target data (section
-3.3.1), then trains under that transfer model.  Table 1 and Figure 4 refit FLDA
-with θ̂ of feature 1 shifted by +0, +0.1, +0.2 and +0.3.  :func:`run_perturbation`
-is the entry point of the "Transfer parameters" page: the naive S-*/T-*
-classifiers plus FLDA at every feasible perturbation of one feature, with one
-progress report; :func:`own_theta_fits` adds FLDA at a θ the user chose.
-:func:`table1_frame`, :func:`paper_table1_frame`, :func:`sweep_frame` and
-:func:`own_theta_frame` lay the results out.
+Table 1 and Figure 4 refit FLDA with the estimated dropout θ̂ (section 3.3.1) of
+feature 1 shifted by +0, +0.1, +0.2 and +0.3.  :func:`run_perturbation` is the entry
+point of the "Transfer parameters" page.
 
 References
 ----------
@@ -67,10 +62,8 @@ PAPER_TABLE1 = PaperSetting(
 
 
 def feasible_perturbations(theta_value, perturbations):
-    """The perturbations ``d`` for which ``theta_value + d`` is a valid dropout in [0, 1].
-
-    A tolerance of 1e-12 absorbs rounding; returned values keep their order.
-    """
+    """The perturbations ``d`` (in order) for which ``theta_value + d`` is a valid dropout
+    in [0, 1], up to a rounding tolerance of 1e-12."""
     return [float(d) + 0.0 for d in perturbations if -1e-12 <= theta_value + d <= 1 + 1e-12]
 
 
@@ -89,8 +82,7 @@ def perturbation_sweep(
         Amounts added to ``theta_base[feature]``; every sum must lie in [0, 1]
         (filter with :func:`feasible_perturbations`).
     feature : int, default=0
-        Zero-based index of the perturbed feature (the paper perturbs feature 1,
-        index 0).
+        Zero-based index of the perturbed feature (the paper's feature 1 is 0).
     losses : sequence of {"quadratic", "logistic"}
     l2 : float, default=0.0
     theta_base : array-like of shape (n_features,), optional
@@ -107,13 +99,11 @@ def perturbation_sweep(
     """
     if not 0 <= feature < pair.n_features:
         raise ValueError(f"feature must be in 0..{pair.n_features - 1}, got {feature}.")
-    base = (
-        estimate_dropout(pair.X_source, pair.X_target)
-        if theta_base is None
-        else np.asarray(theta_base, dtype=float).copy()
-    )
+    if theta_base is None:
+        theta_base = estimate_dropout(pair.X_source, pair.X_target)
+    base = np.array(theta_base, dtype=float)
     perturbations = [float(d) for d in perturbations]
-    bad = [d for d in perturbations if not -1e-12 <= base[feature] + d <= 1 + 1e-12]
+    bad = [d for d in perturbations if d not in feasible_perturbations(base[feature], perturbations)]
     if bad:
         raise ValueError(
             f"theta[{feature}] = {base[feature]:.3f} plus {bad} leaves [0, 1]; "
@@ -286,10 +276,8 @@ def run_perturbation(
         passes its cached version.
     progress : callable(fraction, text), optional
     chosen_only : bool, default=False
-        Fit FLDA only at the chosen perturbations (Figure 4's boundaries need no more): a
-        page's first chart comes sooner, and the next call fits the rest of the curve
-        (with a cached ``fit`` the chosen fits are not repeated).  ``curve`` still lists
-        every feasible point of the grid.
+        Fit FLDA only at the chosen perturbations (Figure 4's boundaries; a page's first
+        chart comes sooner); ``curve`` still lists every feasible point of the grid.
 
     Returns
     -------
@@ -308,9 +296,7 @@ def run_perturbation(
         return PerturbationResult(feature, naive, [], chosen, skipped, [])
     fitted = chosen if chosen_only else curve
     share = 2 / (2 + len(fitted))  # two naive families, then the sweep
-    naive = fit_classifiers(
-        pair, LOSSES, l2, scaled(progress, 0.0, share), fit, families=("source", "target")
-    )
+    naive = fit_classifiers(pair, LOSSES, l2, scaled(progress, 0.0, share), fit, ("source", "target"))
     naive = ExperimentResult(naive.theta_true, theta_hat, naive.classifiers)
     sweep = perturbation_sweep(
         pair, fitted, feature, LOSSES, l2, theta_hat, scaled(progress, share, 1.0), fit
@@ -331,11 +317,8 @@ def own_theta_fits(theta_own, theta_hat, l2=0.0, fit=None, pair=None):
 
 
 def own_theta_frame(own_fits, boundary=None):
-    """One row per FLDA fit of :func:`own_theta_fits`: θ, errors and (optionally) the boundary.
-
-    ``boundary(fit)`` returns the text of the decision boundary (2 features)
-    or ``""``.
-    """
+    """One row per FLDA fit of :func:`own_theta_fits`: θ, errors and the text of the
+    decision boundary (``boundary(fit)``, optional)."""
     return pd.DataFrame(
         [
             {

@@ -143,8 +143,6 @@ class PaperSetting:
     summary: str
 
     def __post_init__(self):
-        # ``<name>`` in the summary stands for the reported error of ``name``, so
-        # every number in the text comes from ``errors``.
         object.__setattr__(
             self, "summary", re.sub(r"<([^<>]+)>", lambda m: f"{self.errors[m.group(1)]:.3f}", self.summary)
         )
@@ -198,22 +196,17 @@ def matching_paper_setting(distribution, params, theta, n_source=None, n_target=
 
 
 #: Per loss, compress the training data (:func:`distinct_rows`) only when the distinct
-#: rows are at most this share of all rows.  A weighted fit costs about what an
-#: unweighted fit on the distinct rows costs; finding them costs one hash pass per
-#: column: about 1 ms at 100,000 rows of integer lattice data (the synthetic pages),
-#: 15-30 ms for 100,000 rows of arbitrary floats.  Measured at 100,000 rows of two
-#: float features (compressed / full fit time): FLDA-L 0.12 at a share of 0.05, 0.51
-#: at 0.5, 0.57 at 0.9; FLDA-Q (a 10 ms closed form) 0.81 at 0.05 but 4.7 at 0.2.
-#: On the paper's lattices (shares below 0.01) both gain (``bench_compression.py``).
+#: rows are at most this share of all rows: above it the hashing costs more than the
+#: smaller fit saves (FLDA-Q, a 10 ms closed form, is 4.7 times slower at 0.2;
+#: ``bench_compression.py``).
 MAX_DISTINCT_SHARE = {"logistic": 0.5, "quadratic": 0.05}
 
 
 def lattice_counts(X, y, features=(0, 1)):
     """Number of samples of each class at each distinct point of two features.
 
-    The markers of Figures 1, 2 and 4 (one per lattice point and class, area
-    proportional to the count), counted by :func:`distinct_rows`: a row-wise
-    ``np.unique`` took 225 ms for 100,000 samples, on every change of θ.
+    The markers of Figures 1, 2 and 4, counted by :func:`distinct_rows` (a row-wise
+    ``np.unique`` took 225 ms for 100,000 samples).
 
     Parameters
     ----------
@@ -391,10 +384,7 @@ def transfer_errors(pair, transfers, losses=LOSSES, l2=0.0, fit=None, progress=N
     """
     transfers = tuple(transfers)
     steps = len(transfers) + 1
-
-    plain = fit_classifiers(
-        pair, losses, l2, scaled(progress, 0, 1 / steps), fit, families=("source", "target")
-    )
+    plain = fit_classifiers(pair, losses, l2, scaled(progress, 0, 1 / steps), fit, ("source", "target"))
     flda = {
         transfer: fit_classifiers(
             pair, losses, l2, scaled(progress, (k + 1) / steps, (k + 2) / steps), fit, ("flda",), transfer
@@ -426,8 +416,7 @@ def classifier_errors(result, references=None):
     Returns
     -------
     DataFrame with columns ``classifier``, ``target error``, ``source error``, one
-    column per reference, ``loss``, ``trained on``: the errors first, so that on a
-    phone, where a wide table scrolls sideways, they are what shows.
+    column per reference, ``loss``, ``trained on`` (the errors first, for phones).
     """
     rows = []
     for fit in result.classifiers.values():
