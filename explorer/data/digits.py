@@ -91,9 +91,7 @@ class DigitDomains:
         return (self.name_a, self.name_b) if direction == "A → B" else (self.name_b, self.name_a)
 
 
-# --------------------------------------------------------------------------
-# Image transforms
-# --------------------------------------------------------------------------
+# ------------------------------------------------------------------ Image transforms
 
 
 def resample_matrix(n_in, n_out):
@@ -275,26 +273,15 @@ def fingerprint(*arrays):
     return digest.hexdigest()[:16]
 
 
-def _domains(X_a, y_a, X_b, y_b, side, name_a, name_b, kind, description, paper_rows):
+def _domains(X_a, y_a, X_b, y_b, side, name_a, name_b, kind, description):
     X_a, X_b = np.ascontiguousarray(X_a, dtype=np.float64), np.ascontiguousarray(X_b, dtype=np.float64)
-    return DigitDomains(
-        X_a=X_a,
-        y_a=np.asarray(y_a),
-        X_b=X_b,
-        y_b=np.asarray(y_b),
-        side=side,
-        name_a=name_a,
-        name_b=name_b,
-        kind=kind,
-        description=description,
-        paper_rows=dict(paper_rows),
-        key=fingerprint(X_a, np.asarray(y_a), X_b, np.asarray(y_b)),
-    )
+    y_a, y_b = np.asarray(y_a), np.asarray(y_b)
+    key = fingerprint(X_a, y_a, X_b, y_b)
+    paper_rows = {"A → B": "U → M", "B → A": "M → U"}
+    return DigitDomains(X_a, y_a, X_b, y_b, side, name_a, name_b, kind, description, paper_rows, key)
 
 
-# --------------------------------------------------------------------------
-# Source 1: offline default
-# --------------------------------------------------------------------------
+# ------------------------------------------------------------------ Source 1: offline default
 
 
 def make_offline_domains(random_state=0, side=SIDE, inner=OFFLINE_INNER_SIDE):
@@ -348,23 +335,13 @@ def make_offline_domains(random_state=0, side=SIDE, inner=OFFLINE_INNER_SIDE):
         "- the shift the paper observes between USPS and MNIST (Figure 5), built here so "
         "the page works without a network."
     )
+    names = ("USPS-like (fills frame)", "MNIST-like (centred)")
     return _domains(
-        X_a,
-        digits.target[idx_a],
-        X_b,
-        digits.target[idx_b],
-        side,
-        "USPS-like (fills frame)",
-        "MNIST-like (centred)",
-        "offline",
-        description,
-        {"A → B": "U → M", "B → A": "M → U"},
+        X_a, digits.target[idx_a], X_b, digits.target[idx_b], side, *names, "offline", description
     )
 
 
-# --------------------------------------------------------------------------
-# Source 2: MNIST and USPS from OpenML
-# --------------------------------------------------------------------------
+# ------------------------------------------------------------------ Source 2: MNIST and USPS from OpenML
 
 
 def default_cache_dir():
@@ -561,16 +538,7 @@ def load_mnist_usps(
         "[0, 1]. The paper uses 9,298 USPS and 14,000 MNIST images (section 4.2.3)."
     )
     return _domains(
-        X_u[pick_u],
-        y_u[pick_u],
-        X_m[pick_m],
-        y_m[pick_m],
-        SIDE,
-        "USPS",
-        "MNIST",
-        "openml",
-        description,
-        {"A → B": "U → M", "B → A": "M → U"},
+        X_u[pick_u], y_u[pick_u], X_m[pick_m], y_m[pick_m], SIDE, "USPS", "MNIST", "openml", description
     )
 
 
