@@ -23,17 +23,11 @@ FAMILY_COLORS = {
 }
 #: Line style per family (decision boundaries, learning curves on the target).
 FAMILY_DASH = {"source": "dash", "target": "dot", "flda": "solid"}
-#: Colours of class markers in scatter plots (the paper's red and blue dots first).
-#: Chosen so that every class colour differs from every family colour by a
-#: CIEDE2000 colour difference of at least :data:`MIN_CLASS_FAMILY_DIFFERENCE`
-#: (class 1's red and class 2's blue, drawn under the decision boundaries, by
-#: more than 30) and has at least :data:`MIN_GRAPHIC_CONTRAST` against both
-#: theme backgrounds (:data:`THEME_BACKGROUNDS`); classes 3-10 were picked
-#: greedily for the largest distance to the colours before them.  Class 1 is the
-#: darkest red and class 2 the lightest blue those contrasts allow, so that printed
-#: in greyscale they are two greys :data:`MIN_CLASS_LIGHTNESS_GAP` apart in CIELAB
-#: lightness (the paper's red and blue, #CC3311 and #0077BB, were one grey).  Mirrored
-#: in ``.streamlit/config.toml`` (``chartCategoricalColors``).
+#: Colours of class markers in scatter plots (the paper's red and blue first): every one
+#: at least :data:`MIN_CLASS_FAMILY_DIFFERENCE` (CIEDE2000) from every family colour and
+#: :data:`MIN_GRAPHIC_CONTRAST` against both :data:`THEME_BACKGROUNDS`; classes 1 and 2 are
+#: :data:`MIN_CLASS_LIGHTNESS_GAP` apart in greyscale, classes 3-10 picked greedily.
+#: Mirrored in ``.streamlit/config.toml`` (``chartCategoricalColors``).
 CLASS_COLORS = (
     "#C21A0A",
     "#1697F3",
@@ -46,9 +40,8 @@ CLASS_COLORS = (
     "#0E9FAF",
     "#C38474",
 )
-#: Marker shape per class (scatter plots): classes differ by shape as well as colour,
-#: so that they stay apart in greyscale and for readers who do not see the colours.
-#: A source domain's markers are the open variant (:func:`class_symbol`).
+#: Marker shape per class: classes differ by shape as well as colour (greyscale, colour
+#: blindness); a source domain's markers are the open variant (:func:`class_symbol`).
 CLASS_SYMBOLS = (
     "circle",
     "diamond",
@@ -144,11 +137,8 @@ def label_color(color, min_contrast=LABEL_MIN_CONTRAST):
 def text_halo(width=1):
     """CSS ``text-shadow`` drawing a thin white halo round text (Plotly's ``textfont.shadow``).
 
-    Text in a :func:`label_color` then reads on light *and* dark themes: on a
-    light background the halo disappears and the text has at least
-    :data:`LABEL_MIN_CONTRAST` against it; on a dark one every glyph gets a
-    white edge with that contrast (class 2's blue alone has only ~3.9:1
-    against Streamlit's dark background).
+    Text in a :func:`label_color` then reads on light *and* dark themes (class 2's blue
+    alone has only ~3.9:1 against Streamlit's dark background).
     """
     offsets = [(dx, dy) for dx in (-width, 0, width) for dy in (-width, 0, width) if (dx, dy) != (0, 0)]
     return ", ".join(f"{dx}px {dy}px 1px {LABEL_HALO}" for dx, dy in offsets)
@@ -208,10 +198,8 @@ def default_template():
 def unvalidated_figure(data, layout):
     """A ``go.Figure`` from plain plotly JSON, without plotly's per-property validation.
 
-    Validating the ~1,500 properties of a figure with several panels takes
-    40-60 ms, on every rerun that redraws it; the builders that use this are
-    validated once in the tests instead (each builds ``go.Figure(fig.to_dict())``
-    with validation and checks that nothing changes).
+    Validating the ~1,500 properties of a figure with several panels takes 40-60 ms on
+    every rerun; the tests validate these builders' figures instead.
     """
     import plotly.graph_objects as go
 
