@@ -84,13 +84,11 @@ def cv_folds(y, n_folds, random_state):
 class SourceCV(ClassifierMixin, BaseEstimator):
     """A classifier whose parameters are chosen by k-fold cross-validation.
 
-    A plain estimator around scikit-learn's ``GridSearchCV``: skada 0.6's pipelines
-    route ``sample_weight`` only to a step with a request of its own, not to a
-    meta-estimator's router.  :meth:`fit` tries every combination of ``param_grid`` on
-    ``n_folds`` folds (:func:`cv_folds`) of the data it is given (the source rows, after
-    the adaptation step of a baseline), keeps the one with the highest mean validation
-    accuracy (ties: the earlier candidate -- put the most regularised first; a training
-    fold with one class scores 0 for every candidate) and refits it on all rows.
+    A plain estimator around scikit-learn's ``GridSearchCV`` (skada 0.6's pipelines route
+    ``sample_weight`` only to a step with a request of its own).  :meth:`fit` keeps the
+    candidate of ``param_grid`` with the highest mean validation accuracy on ``n_folds``
+    folds (:func:`cv_folds`; ties: the earlier candidate, so put the most regularised
+    first) and refits it on all rows.
 
     Parameters
     ----------
@@ -150,20 +148,12 @@ def _accuracy(estimator, X, y):
 
 def logistic_cv(grid=C_GRID, n_folds=3, random_state=0):
     """L2-regularised logistic regression with ``C`` chosen on the data it is fitted on."""
-    return SourceCV(
-        LogisticRegression(max_iter=500), {"C": list(grid)}, n_folds=n_folds, random_state=random_state
-    )
+    return SourceCV(LogisticRegression(max_iter=500), {"C": list(grid)}, None, n_folds, random_state)
 
 
 def svm_cv(grid=C_GRID[1:4], gamma_factors=GAMMA_FACTORS, n_folds=3, random_state=0):
     """RBF SVM (one-vs-one) with ``C`` and the bandwidth chosen on the data it is fitted on."""
-    return SourceCV(
-        SVC(kernel="rbf"),
-        {"C": list(grid)},
-        gamma_factors=gamma_factors,
-        n_folds=n_folds,
-        random_state=random_state,
-    )
+    return SourceCV(SVC(kernel="rbf"), {"C": list(grid)}, gamma_factors, n_folds, random_state)
 
 
 def make_baseline(name, n_components=None, n_folds=3, random_state=0):
@@ -185,13 +175,8 @@ def make_baseline(name, n_components=None, n_folds=3, random_state=0):
         if name == "KMM":
             steps = [skada.KMMReweightAdapter(gamma=None), lr]
         elif name == "SA":
-            steps = [
-                skada.SubspaceAlignmentAdapter(
-                    n_components=min(n_components or SA_MAX_COMPONENTS, SA_MAX_COMPONENTS),
-                    random_state=random_state,
-                ),
-                svm,
-            ]
+            n = min(n_components or SA_MAX_COMPONENTS, SA_MAX_COMPONENTS)
+            steps = [skada.SubspaceAlignmentAdapter(n_components=n, random_state=random_state), svm]
         elif name == "TCA":
             steps = [
                 skada.StratifiedDomainSubsampler(TCA_MAX_ROWS * 2, random_state=random_state),
