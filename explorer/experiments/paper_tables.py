@@ -402,9 +402,7 @@ def precompute(keys=WARM_UP, random_state=0, progress=None, store=None):
     minutes).  Meant for a background thread at server start; cells already stored are
     read, not refitted."""
 
-    def fit(*args, **options):
-        return stored_cell(*args, **options, store=store)
-
+    fit = functools.partial(stored_cell, store=store)
     tables = {key: classifiers(key, baselines=key == bm.TABLE3) for key in keys}
     return {key: run_table(key, names, random_state, fit, progress) for key, names in tables.items()}
 

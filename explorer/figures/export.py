@@ -1,19 +1,6 @@
-"""Figures for slides and projectors: export settings, presentation style, text alternatives.
-
-* :func:`chart_config` — the ``config=`` of ``st.plotly_chart``: the camera
-  button saves a PNG at ``scale`` >= 2, laid out at a fixed slide size (so a
-  horizontal legend gets the full width and is not cut), under a descriptive
-  file name.
-* :func:`presentation_style` — projector typography: text >= 16 px, thicker
-  lines, one legend entry per classifier family.
-* :func:`alt_text` — a one-sentence text alternative of any figure, built from
-  its traces and axes.
-
-Plotly's ``toImageButtonOptions`` (plotly.js config): ``format`` is ``png``
-here; ``width``/``height`` re-lay the figure out at that size before saving
-(without them the on-screen size is used); ``scale`` multiplies every
-dimension of the saved image.
-"""
+"""Figures for slides and projectors: export settings (:func:`chart_config`), the
+settings line of a saved image (:func:`with_settings`), projector typography
+(:func:`presentation_style`) and text alternatives (:func:`alt_text`)."""
 
 from __future__ import annotations
 
@@ -65,9 +52,9 @@ def export_filename(stem):
 
 def chart_config(filename_stem):
     """``config=`` of the chart element: a camera button that saves a PNG of the figure laid
-    out at :data:`EXPORT_WIDTH` x :data:`EXPORT_HEIGHT` (a 16:9 slide) times
-    :data:`EXPORT_SCALE`, named by :func:`export_filename` of ``filename_stem`` (what the
-    chart shows, e.g. ``"figure 4 decision boundaries"``)."""
+    out at :data:`EXPORT_WIDTH` x :data:`EXPORT_HEIGHT` (a 16:9 slide, so a horizontal
+    legend is not cut) times :data:`EXPORT_SCALE`, named by :func:`export_filename` of
+    ``filename_stem`` (e.g. ``"figure 4 decision boundaries"``)."""
     return {
         "displaylogo": False,
         "toImageButtonOptions": {
@@ -96,10 +83,8 @@ def _family_label(family, names):
 
 def legend_below(fig):
     """``fig`` (changed in place and returned) with a horizontal legend below the plot
-    anchored to the bottom of the whole figure (``yref="container"``), so that plotly
-    makes room for it: at any size its entries neither overlap the axis titles nor are
-    cut off (a legend placed at a fixed fraction below the plot area overlapped the
-    x-axis title once the figure was laid out smaller, e.g. 800 x 450)."""
+    anchored to the bottom of the whole figure (``yref="container"``), so that at any size
+    plotly makes room for it below the axis titles."""
     legend = fig.layout.legend
     if legend is not None and legend.orientation == "h" and (legend.y or 0) < 0:
         fig.update_layout(
@@ -139,10 +124,8 @@ def settings_line(
     lesson's: :func:`explorer.ui.charts.show_chart` writes it into the figure with
     :func:`with_settings`, so a saved PNG says what it shows).
 
-    Pass the values the figure was computed with (not the page's defaults); what does
-    not apply is left out.  User text (file, column and data-set names in ``data`` and
-    ``extra``) is shortened to one line of at most :data:`SETTINGS_TEXT_MAX` characters
-    (twice that for ``data``) here and escaped for plotly by :func:`with_settings`.
+    What does not apply is left out.  User text (in ``data`` and ``extra``) is shortened
+    to one line of at most :data:`SETTINGS_TEXT_MAX` characters (twice that for ``data``).
 
     Parameters
     ----------
@@ -222,11 +205,9 @@ def with_settings(fig, text, size=SETTINGS_FONT):
     with: θ, seed, n, l2, transfer model) as a line at its top right, so a saved image
     says what it shows (below an existing title).
 
-    The line's text and font size are also in ``fig.layout.meta["settings"]``: the chart
-    element (:file:`assets/flda_chart.js`) breaks the line at its " · " where the drawn
-    chart is narrower than the line (a chart in half a page's width), and gives the
-    figure's top margin a line's height for each break.  ``size`` is the line's font
-    size in px (a slide sizes it from the window's height, :mod:`explorer.ui.slides`).
+    The line's text and font size (px) are also in ``fig.layout.meta["settings"]``: the
+    chart element (:file:`assets/flda_chart.js`) breaks the line at its " · " where the
+    chart is narrower, and adds a line's height to the top margin for each break.
     """
     if not text:
         return fig
@@ -309,14 +290,10 @@ def _one_legend_entry_per_family(fig):
 def presentation_style(fig, font=PRESENTATION_FONT, title_font=PRESENTATION_TITLE_FONT, high_contrast=False):
     """A copy of ``fig`` styled for a projector.
 
-    Every text (ticks, axis and subplot titles, legend, annotations) is at least
-    ``font`` px (axis titles ``title_font``; default :data:`PRESENTATION_FONT` and
-    :data:`PRESENTATION_TITLE_FONT`, a slide passes sizes from the window's height), line
-    traces at least :data:`PRESENTATION_LINE_WIDTH` px wide, and the legend lists each
-    classifier family once (e.g. "S-LS / S-LR (naive source)"; clicking it
-    toggles the whole family) and every other entry once.  Colours are left to
-    the theme, so the figure stays readable in light and dark mode; with
-    ``high_contrast`` every text is white on a black background (21:1).
+    Every text is at least ``font`` px (axis titles ``title_font``), line traces at least
+    :data:`PRESENTATION_LINE_WIDTH` px wide, and the legend lists each classifier family
+    once (e.g. "S-LS / S-LR (naive source)", toggling the whole family).  Colours are left
+    to the theme; with ``high_contrast`` every text is white on black (21:1).
     """
     font, title_font = int(font), int(title_font)
     ink = HIGH_CONTRAST_INK if high_contrast else PRESENTATION_TEXT_COLOR
@@ -377,12 +354,9 @@ def _axis_title(axis):
 def alt_text(fig):
     """One sentence describing what ``fig`` shows (for screen readers and slides).
 
-    Plain text (:func:`~explorer.safe_text.plain_from_plotly`: no tags, entities
-    decoded), for the chart's aria-label; escape it for markdown.
-
-    Built from the figure itself: the kind of chart, the axes, the panels
-    (subplot titles) and the legend entries, classifier names grouped first.  The
-    layout is read as JSON (plotly's property objects cost 5 ms a figure, every rerun).
+    Plain text (no tags, entities decoded) for the chart's aria-label, built from the kind
+    of chart, the axes, the panels and the legend entries, classifier names first.  The
+    layout is read as JSON (plotly's property objects cost 5 ms a figure).
     """
     layout = fig.layout.to_plotly_json()
     kinds = []
