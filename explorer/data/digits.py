@@ -287,16 +287,12 @@ def _domains(X_a, y_a, X_b, y_b, side, name_a, name_b, kind, description):
 def make_offline_domains(random_state=0, side=SIDE, inner=OFFLINE_INNER_SIDE):
     """USPS-like and MNIST-like domains from scikit-learn's bundled digits (no network).
 
-    ``load_digits`` holds 1,797 real handwritten digits, 8 x 8 pixels with
-    ink 0..16, each digit normalised to fill its frame.  Ink is scaled to
-    [0, 1]; the images are split into two disjoint class-stratified halves
-    (:func:`stratified_halves`, seeded by ``random_state``).  Domain A
-    ("USPS-like") enlarges its half to the full ``side x side`` frame; domain
-    B ("MNIST-like") enlarges its half to ``inner x inner`` and centres it in
-    an empty ``side x side`` frame (:func:`place_centred`), as MNIST digits
-    occupy the centre while USPS digits fill the image (section 4.2.3,
-    Figure 5).  A -> B therefore mirrors the paper's U -> M and B -> A its
-    M -> U.
+    ``load_digits``' 1,797 digits (8 x 8, ink 0..16 scaled to [0, 1]) are split into two
+    disjoint class-stratified halves (:func:`stratified_halves`).  Domain A ("USPS-like")
+    enlarges its half to the full ``side x side`` frame; domain B ("MNIST-like") to
+    ``inner x inner``, centred in an empty frame (:func:`place_centred`), as MNIST digits
+    occupy the centre while USPS digits fill the image (Figure 5): A -> B mirrors the
+    paper's U -> M.
 
     Parameters
     ----------
@@ -490,14 +486,11 @@ def load_mnist_usps(
 ):
     """MNIST and USPS on a 16 x 16 grid, as in section 4.2.3.
 
-    MNIST (OpenML ``mnist_784``, 70,000 images 28 x 28) is area-resampled to
-    16 x 16; USPS (OpenML ``usps``, 9,298 images 16 x 16) is kept.  Both are
-    scaled to ink in [0, 1] with a zero background and a class-balanced
-    random subsample (:func:`balanced_subsample`) of the requested size is
-    drawn.  Domain A is USPS and domain B MNIST, so A -> B is the paper's
-    U -> M.  The prepared full collections are cached in ``cache_dir`` as
-    ``.npz`` files (read with ``allow_pickle=False``); later calls need no
-    network.
+    MNIST (OpenML ``mnist_784``, 28 x 28) is area-resampled to 16 x 16; USPS (OpenML
+    ``usps``, 16 x 16) is kept; both get ink in [0, 1] on a zero background, then a
+    class-balanced subsample (:func:`balanced_subsample`).  Domain A is USPS, so A -> B is
+    the paper's U -> M.  The prepared collections are cached in ``cache_dir``
+    (:func:`_read_cached`); later calls need no network.
 
     Parameters
     ----------

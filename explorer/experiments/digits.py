@@ -148,14 +148,11 @@ def cross_validate_l2(
 ):
     """Choose the ridge penalty by k-fold cross-validation on labelled data.
 
-    As in the paper (section 4.2), hyperparameters are chosen on the source
-    data only (T-LR, the oracle, on the target).  FLDA keeps its ``theta``
-    (estimated from all source and target images) fixed in every fold.  To
-    stay cheap, at most ``max_samples`` images (a seeded, stratified subset)
-    are used and logistic fits stop at tolerance ``tol`` (1e-4 picks the same
-    ``l2`` as 1e-8 fits on the offline domains; 1e-3 a different one in 3 of
-    4 cases, see ``benchmarks/bench_tolerance.py``); every fit starts cold.
-    Ties go to the larger penalty.  The library's :class:`flda_core.FLDAClassifierCV` does the work.
+    As in the paper (section 4.2), on the source data only (T-LR, the oracle, on the
+    target); FLDA keeps its ``theta`` fixed in every fold.  At most ``max_samples`` images
+    (a seeded, stratified subset) are used and fits stop at ``tol`` (1e-4 picks the same
+    ``l2`` as 1e-8 on the offline domains; ``benchmarks/bench_tolerance.py``); ties go to
+    the larger penalty (:class:`flda_core.FLDAClassifierCV`).
 
     Returns
     -------
@@ -177,13 +174,10 @@ def fit_method(
 ):
     """Fit one of :data:`TABLE_CLASSIFIERS` for one direction and measure its target error.
 
-    S-LS, S-LR, FLDA-Q and FLDA-L are trained on all source images (FLDA also
-    sees the unlabelled target images through ``theta``, estimated with
-    ``|x| <= zero_tol`` counted as zero) and tested on all target images, as
-    in Table 4.  T-LR, the oracle, is trained on labelled target images; its
-    error is the ``n_folds``-fold cross-validated error on the target, so it is
-    never measured on images it was trained on; its weights come from a fit on
-    all target images.
+    S-LS, S-LR, FLDA-Q and FLDA-L are trained on all source images (FLDA also sees the
+    target images through ``theta``, with ``|x| <= zero_tol`` counted as zero) and tested on
+    all target images, as in Table 4.  T-LR, the oracle, has the ``n_folds``-fold
+    cross-validated error on the target and the weights of a fit on all of it.
 
     Parameters
     ----------
@@ -318,13 +312,8 @@ def stored_fitter(domains, seed=0, store=None):
 
 
 def precompute(seed=0, progress=None, store=None):
-    """Fill the disk store with the page's default fits: the offline domains of
-    ``seed``, every classifier of Table 4 in both directions, l2 by cross-validation,
-    ε = 0, in the page's order (:func:`run_digits`).
-
-    Meant for a background thread at server start; fits already stored are read,
-    not refitted.  Returns the results of :func:`run_digits`.
-    """
+    """Fill the disk store with the page's default fits (:func:`run_digits` on the offline
+    domains of ``seed``): meant for a background thread at server start."""
     domains = make_offline_domains(random_state=seed)
     return run_digits(domains, seed=seed, fit=stored_fitter(domains, seed, store), progress=progress)
 
@@ -433,14 +422,11 @@ def run_digits(
     jobs = [(first_direction, m) for m in FIGURE6_PAIRS[loss]]
     jobs += [(d, m) for d in DIRECTIONS for m in TABLE_CLASSIFIERS if (d, m) not in jobs]
     results = {}
+    cv = ", choosing l2 by 3-fold cross-validation" if l2 is None else ""
     for i, (direction, method) in enumerate(jobs):
+        names = " → ".join(domains.names_of(direction))
         report(
-            progress,
-            i,
-            len(jobs),
-            f"Fitting {method} for {direction} ({' → '.join(domains.names_of(direction))})"
-            + (", choosing l2 by 3-fold cross-validation" if l2 is None else "")
-            + f" — {i + 1} of {len(jobs)}",
+            progress, i, len(jobs), f"Fitting {method} for {direction} ({names}){cv} — {i + 1} of {len(jobs)}"
         )
         tol = zero_tol if method.startswith("FLDA") else 0.0
         results[(direction, method)] = fit(direction, method, l2, tol)
