@@ -187,11 +187,9 @@ def training_orders(data, repeats, seed):
 def prefix_sums(X, t, orders, sizes):
     """Sums over the first ``n`` samples of each order, for every ``n`` in ``sizes``.
 
-    Every sum is a block of one Gram matrix: with ``z = [x, t, 1, x != 0]`` per
-    sample, ``sum z z^T`` over a segment holds ``sum x x^T``, ``sum x t``,
-    ``sum x``, ``sum t`` and the non-zero counts, so each segment between two
-    sizes costs one batched matrix product (half the time of separate sums, and
-    the same numbers: on count data every sum is exact either way).
+    Every sum is a block of one Gram matrix: with ``z = [x, t, 1, x != 0]`` per sample,
+    ``sum z z^T`` over a segment holds them all, so each segment between two sizes costs
+    one batched matrix product.
 
     Parameters
     ----------
@@ -235,22 +233,12 @@ def prefix_sums(X, t, orders, sizes):
 def quadratic_fits(sums, sizes, ridge=0.0, theta=None):
     """Closed-form least-squares fits for every (repeat, size) cell at once.
 
-    Solves, per cell, the system of :func:`flda_core.solvers.solve_quadratic`
-    (Eq. (11) with the bias split off)::
-
-        (Xc^T Xc + diag(c * s + ridge)) w = Xc^T t,   b = mean(t) - mu . w
-
-    with ``Xc^T Xc = sum x x^T - n mu mu^T``, ``s = diag(sum x x^T)`` (the
-    uncentred second moment), ``c = theta / (1 - theta)`` and ``ridge = n * l2``.
-    This is ``FLDAClassifier(loss="quadratic", l2=ridge / n)``: a fixed
-    ``ridge`` penalises the *summed* loss, the paper's ridge form
-    ``(X X^T + lambda I)^-1 X y`` (section 3.4.1).  As in the classifier, a
-    feature with ``theta = 1`` or without any non-zero value in the subset
-    gets weight exactly 0.  Singular systems -- e.g. ``n = 2`` samples and
-    ``m = 2`` features without ridge or dropout, where the centred data have
-    rank 1 -- get the minimum-norm solution (:func:`flda_core.solvers.solve_psd_min_norm`).
-    The solve is the library's, :func:`flda_core.solvers.solve_quadratic_moments`,
-    batched over the (repeat, size) cells.
+    Solves, per cell, the system of :func:`flda_core.solvers.solve_quadratic` (Eq. (11)
+    with the bias split off) with :func:`flda_core.solvers.solve_quadratic_moments`: this
+    is ``FLDAClassifier(loss="quadratic", l2=ridge / n)``, a fixed ``ridge`` penalising the
+    *summed* loss, the paper's ridge form ``(X X^T + lambda I)^-1 X y`` (section 3.4.1).
+    A feature with ``theta = 1`` or no non-zero value in the subset gets weight exactly 0;
+    singular systems get the minimum-norm solution.
 
     Parameters
     ----------
@@ -401,11 +389,9 @@ def _mean_sem(values, axis):
 def oracle_gaps(errors, sizes, domain="target"):
     """Error minus the target oracle's error, paired over repeats.
 
-    In every repeat, T-LS and FLDA-Q share the target training order, and
-    S-LS is drawn alongside, so the per-repeat differences are paired;
-    their mean and standard error (sample standard deviation of the
-    differences / sqrt(repeats)) say how far each classifier is from the
-    oracle of Figure 3 (section 4.1.2) and whether the gap is significant.
+    In every repeat the classifiers share the training orders, so the per-repeat
+    differences are paired; their mean and standard error say how far each classifier is
+    from the oracle of Figure 3 and whether the gap is significant.
 
     Returns
     -------
@@ -456,11 +442,9 @@ class LearningCurveResult:
 def adaptation_sample_size(table, classifier, reference, domain="target", tolerance=0.01):
     """Smallest ``n`` from which ``classifier`` stays within ``tolerance`` of ``reference``.
 
-    Quantifies the paper's reading of Figure 3 ("roughly 20 labeled source
-    samples and 20 unlabeled target samples are sufficient for FLDA to adapt"):
-    the smallest grid size ``n`` such that at ``n`` and at every larger grid
-    size ``|mean_error(classifier) - mean_error(reference)| <= tolerance`` on
-    ``domain``.
+    Quantifies the paper's reading of Figure 3 ("roughly 20 labeled source samples and 20
+    unlabeled target samples are sufficient for FLDA to adapt"): ``|mean_error(classifier)
+    - mean_error(reference)| <= tolerance`` on ``domain`` at ``n`` and every larger size.
 
     Parameters
     ----------
