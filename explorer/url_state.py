@@ -1,17 +1,11 @@
 """Validate settings read from a shared link (the URL query string).
 
-Pages mirror their settings in the URL so that a configuration can be shared.
-A link can be edited by hand, so every value is checked before it reaches a
-widget or a fit: JSON's ``NaN`` and ``Infinity``, numbers that overflow to
-infinity (``1e999``), values outside a setting's options, wrong types and
-over-long text are *ignored* (the setting keeps its default); a number outside
-its setting's bounds is *corrected* to the nearest bound, and a range written
-high-to-low is put in order; either way a note naming the parameter says so.
-
-:func:`encode_url_value` writes a value and :func:`validate_url_value` reads it
-back: the one writer/reader pair, so that every value a page writes reopens as
-the same value (text as typed, also when it looks like a number: ``0.3``;
-numbers, lists and flags as JSON).  Pure Python, no streamlit.
+A link can be edited by hand, so every value is checked before it reaches a widget or a
+fit: invalid values (``NaN``, ``1e999``, wrong types, over-long text, not an option) are
+*ignored*, a number outside its bounds is *corrected* to the nearest one and a range
+written high-to-low is put in order, each with a note naming the parameter.
+:func:`encode_url_value` and :func:`validate_url_value` are the one writer/reader pair,
+so every value a page writes reopens as the same value.  Pure Python, no streamlit.
 """
 
 from __future__ import annotations
@@ -91,10 +85,9 @@ def encode_url_value(value):
 def decode_url_value(raw):
     """Decode one query-string value: JSON if it parses, else the plain text.
 
-    ``NaN``, ``Infinity`` and ``-Infinity`` (which Python's JSON reader would
-    accept) raise ``ValueError``, as do numbers too large for a float, values
-    longer than :data:`MAX_URL_VALUE` characters and values with more than
-    :data:`MAX_URL_BRACKETS` brackets (both checked before parsing).
+    ``ValueError`` for ``NaN``, ``Infinity`` (which Python's JSON reader accepts), numbers
+    too large for a float and values over :data:`MAX_URL_VALUE` characters or
+    :data:`MAX_URL_BRACKETS` brackets (checked before parsing).
 
     Examples
     --------
@@ -222,10 +215,8 @@ def _coerce(value, default):
 def validate_url_value(name, raw, default, options=None, lo=None, hi=None, ordered=False):
     """Check one URL parameter against a setting's type, options and bounds.
 
-    Values of the wrong type, not finite or not among the options are ignored
-    (the default is used); numbers outside ``[lo, hi]`` are moved to the nearest
-    bound, and an ``ordered`` list written in decreasing order is sorted; the
-    note says which.
+    Invalid values are ignored (the default is used); numbers outside ``[lo, hi]`` are
+    moved to the nearest bound and an ``ordered`` list is sorted; the note says which.
 
     Parameters
     ----------
