@@ -1,14 +1,9 @@
-"""A small on-disk store of computed results, as JSON files (never pickle).
+"""A small on-disk store of computed results, as JSON files (never pickle), so that the
+cells of the paper's tables and the fits of Table 4 survive a server restart (:func:`stored`).
 
-The cells of the paper's tables (:mod:`explorer.experiments.paper_tables`) and the fits of
-Table 4 (:mod:`explorer.experiments.digits`) survive a server restart here
-(:func:`stored`).  One file per result, named by a hash of its key and of
-:func:`code_fingerprint` (the source files, the data files, the versions of the numerical
-libraries): a change of code, data or library gives other file names, so an upgrade never
-serves numbers the current code would not compute.  Writes are atomic, reads validated
-and bounded, the folder bounded, and one thread of one process at a time computes a
-result (:class:`ResultStore`).  Results are frozen dataclasses, kept field by field
-(:func:`to_json`, :func:`from_json`; arrays exactly, as the base64 text of their bytes).
+One file per result, named by a hash of its key and of :func:`code_fingerprint` (code,
+data and library versions), so an upgrade never serves numbers the current code would not
+compute.  Results are frozen dataclasses, kept field by field (:func:`to_json`).
 """
 
 from __future__ import annotations
@@ -227,12 +222,10 @@ class Loaded:
 class ResultStore:
     """JSON results in ``directory``, one file per key, valid for one ``fingerprint``.
 
-    * Writes are atomic (a temporary file in the same folder, then ``os.replace``); a
-      folder that cannot be written (read-only, full disk) only means nothing is kept.
+    * Writes are atomic; a folder that cannot be written only means nothing is kept.
     * Reads are validated: only a regular file of at most :data:`MAX_FILE_BYTES` is read
-      (:func:`explorer.data.files.read_regular_file`: a FIFO, a device such as
-      ``/dev/zero`` or a symlink neither blocks nor grows memory); a file that is not
-      JSON, of another format, key or fingerprint is ignored (the caller recomputes).
+      (:func:`explorer.data.files.read_regular_file`); a file that is not JSON, of
+      another format, key or fingerprint is ignored (the caller recomputes).
     * Beyond ``max_files`` results the oldest are removed, only the store's own files.
 
     Parameters
@@ -324,9 +317,7 @@ class ResultStore:
         """``{"value": ..., "computed_at": ...}`` stored for ``key``, or None when there
         is none or the file is unreadable, corrupt, foreign or from another fingerprint."""
         record = _read_record(self.path(key))
-        if record is None:
-            return None
-        if record.get("fingerprint") != self.fingerprint:
+        if record is None or record.get("fingerprint") != self.fingerprint:
             return None
         try:
             same_key = _canonical(record.get("key")) == _canonical(key)
