@@ -72,8 +72,7 @@ class BoundaryLine:
 def marker_sizes(counts, max_count, max_size=MAX_MARKER_SIZE, min_size=MIN_MARKER_SIZE):
     """Marker diameters whose *area* is proportional to ``counts``.
 
-    ``max_count`` gets ``max_size``; every non-empty point is at least
-    ``min_size`` so that single samples stay visible.
+    ``max_count`` gets ``max_size``; every point at least ``min_size`` (single samples).
     """
     counts = np.asarray(counts, dtype=float)
     if max_count <= 0:
@@ -166,8 +165,7 @@ def _line(fit, color, dash="solid", label=None, hover=None, **style):
 def boundary_lines(fits):
     """:class:`BoundaryLine` per fitted classifier (colour and dash by family).
 
-    ``fits`` are :class:`~explorer.experiments.synthetic.FittedLinear` fitted on exactly the
-    two plotted features (their first two weights make the line).
+    ``fits``: :class:`~explorer.experiments.synthetic.FittedLinear` on the two plotted features.
     """
     return [_line(f, classifier_color(f.name), classifier_dash(f.name)) for f in fits]
 
@@ -206,11 +204,8 @@ def _scatter_traces(counts, max_count, domain, col, show_legend, label_counts):
     """One marker trace per class (plain plotly JSON, see :func:`unvalidated_figure`)."""
     traces, target = [], domain == "target"
     for k in sorted(counts["class"].unique()):
-        part, color, label = (
-            counts[counts["class"] == k],
-            CLASS_COLORS[int(k) % len(CLASS_COLORS)],
-            f"class {k + 1}",
-        )
+        part, label = counts[counts["class"] == k], f"class {k + 1}"
+        color = CLASS_COLORS[int(k) % len(CLASS_COLORS)]
         text = [f"{c:,}" for c in part["count"]] if label_counts and target else None
         traces.append(
             dict(

@@ -55,8 +55,9 @@ _SESSION_KEY = "_flda.memory_session"
 
 
 def nbytes_of(value, _seen=None):
-    """Bytes ``value`` holds: arrays, frames, bytes and text, through dataclasses,
-    containers and plain objects; each object counted once.
+    """Bytes ``value`` holds (``ndarray.nbytes``, ``DataFrame.memory_usage(deep=True)``, the
+    length of bytes and text), through dataclasses, containers and plain objects; each object
+    counted once.
 
     Examples
     --------
@@ -103,10 +104,8 @@ TRIM_BYTES = 4 * 2**20
 
 
 def release_free_memory():
-    """Collect garbage and give the C allocator's free memory back to the system
-    (glibc's ``malloc_trim``; nothing elsewhere).  Parsing a CSV makes many mid-sized
-    blocks that glibc keeps in its heap after they are freed, so without this a released
-    table's memory stays in the process's RSS (for reuse by the next table)."""
+    """Collect garbage and give the C allocator's free memory back to the system (glibc's
+    ``malloc_trim``): else a released table's many mid-sized blocks stay in the RSS."""
     import gc
 
     gc.collect()  # a table in a reference cycle is freed only by the collector
