@@ -1,12 +1,5 @@
-"""The synthetic-domain settings typed on a page, checked (section 4.1).
-
-Turns the per-feature text boxes of the Synthetic, Transfer and Learning curves
-pages into the arguments of :func:`flda_core.synthetic.make_domains`, or into one
-message per invalid entry; names the per-class parameters on the pages
-(:data:`PARAM_WORD`, :data:`PARAM_BOUNDS`); and keys the pages' data models,
-dropout or a fixed shift preset (:data:`SHIFT_PRESETS`), to the library's
-generators (:func:`make_any_domains`).
-"""
+"""The synthetic-domain settings typed on a page, checked (section 4.1), and the pages'
+data models (dropout or a shift preset) keyed to the library's generators."""
 
 from __future__ import annotations
 
@@ -38,12 +31,9 @@ SHIFT_PRESETS = {
 def make_any_domains(distribution, params, n_source, n_target, shift, random_state=None):
     """One entry point for every synthetic data model of the pages, keyed by ``distribution``.
 
-    ``"bernoulli"`` / ``"poisson"``: :func:`flda_core.synthetic.make_domains` with
-    dropout ``shift`` (theta).  A key of :data:`SHIFT_PRESETS`: ``"appearance"``
-    calls :func:`flda_core.synthetic.make_appearance_domains` with ``shift`` as
-    ``phi``; ``"rate"`` calls :func:`flda_core.synthetic.make_rate_domains` with
-    ``shift`` as ``rate_factor``.  All arguments are plain (hashable) values, so a
-    page can cache on them (:func:`explorer.ui.caches.cached_domains`).
+    ``"bernoulli"`` / ``"poisson"``: :func:`flda_core.synthetic.make_domains` with dropout
+    ``shift`` (theta); a key of :data:`SHIFT_PRESETS`: its generator with ``shift`` as its
+    shift parameter.  All arguments are hashable, so a page can cache on them.
     """
     if distribution in SHIFT_PRESETS:
         generator = SHIFT_PRESETS[distribution][0]
