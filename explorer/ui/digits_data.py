@@ -81,11 +81,8 @@ def _openml(seed):
         with guard.error_boundary("loading MNIST and USPS"):
             try:
                 with st.spinner("Loading MNIST and USPS (the first time downloads from OpenML)…"):
-                    n_mnist, n_usps = (
-                        int(st.session_state["dig.n_mnist"]),
-                        int(st.session_state["dig.n_usps"]),
-                    )
-                    st.session_state[OPENML_KEY] = openml_data(n_mnist, n_usps, seed)
+                    sizes = int(st.session_state["dig.n_mnist"]), int(st.session_state["dig.n_usps"])
+                    st.session_state[OPENML_KEY] = openml_data(*sizes, seed)
                 st.session_state.pop(OPENML_ERROR_KEY, None)
             except DigitDataUnavailable as error:
                 st.session_state[OPENML_ERROR_KEY] = str(error)
