@@ -1,13 +1,6 @@
-"""Plotly figures of the Real data page (the paper's Tables 3 and 5-9).
-
-* :func:`reproduction_figure` -- every cell of a table, this run against the paper;
-* :func:`theta_figure` -- FLDA's θ̂ per feature of one data set beside the
-  fraction of target rows in which the feature is actually missing.
-
-All are built as plain plotly JSON (:func:`~explorer.figures.style.unvalidated_figure`):
-plotly's ``make_subplots`` and validation took 85-90 ms of each run that drew six such
-panels, 20-50 ms for the θ̂ chart; the tests run them through that validation once.
-"""
+"""Plotly figures of the Real data page (the paper's Tables 3 and 5-9), built as plain
+plotly JSON (:func:`~explorer.figures.style.unvalidated_figure`: validation took 20-90 ms
+a run)."""
 
 from __future__ import annotations
 
@@ -23,10 +16,7 @@ _FONT = dict(size=13)
 
 
 def color_of(name):
-    """Bar colour of a classifier: its family's colour, blue for the baselines.
-
-    S-SVM is a naive source classifier like S-LR and shares its colour.
-    """
+    """Bar colour of a classifier: its family's colour (S-SVM: S-LR's), blue for the baselines."""
     if name == "S-SVM":
         return FAMILY_COLORS["source"]
     try:
@@ -106,8 +96,7 @@ def theta_figure(thetas, top_n=25, title=None):
     """
     frame = thetas.assign(_order=np.arange(len(thetas)))
     frame = frame.assign(_key=np.maximum(frame["theta"], frame["missing in target"]))
-    frame = frame.sort_values(["_key", "_order"], ascending=[False, True]).head(int(top_n))
-    frame = frame.iloc[::-1]
+    frame = frame.sort_values(["_key", "_order"], ascending=[False, True]).head(int(top_n)).iloc[::-1]
     features = frame["feature"].to_numpy()
     data = [
         dict(
