@@ -13,7 +13,6 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.data import tabular as tab
-from explorer.data.cost import fit_cost_note
 from explorer.experiments import baselines as bl
 from explorer.experiments import your_data as yd
 from explorer.figures import tabular as figs
@@ -84,7 +83,7 @@ def fit_model_cached(key, name, l2, transfer="dropout", *, _prepared):
 def fit_all_models(key, prepared, l2, transfer):
     """The page's experiment: :func:`explorer.experiments.your_data.fit_models`; ``None``
     (with the reason) when FLDA cannot use the chosen transfer model on these data."""
-    note = fit_cost_note(*prepared.X_source.shape, len(prepared.classes), n_fits=len(TABLE_CLASSIFIERS))
+    note = tab.fit_cost_note(*prepared.X_source.shape, len(prepared.classes), n_fits=len(TABLE_CLASSIFIERS))
     if note:
         st.info(note, icon=":material/hourglass_top:")
     try:
