@@ -193,8 +193,8 @@ class PreparedDomains:
     y_source : ndarray of shape (n_source,)
     X_target : ndarray of shape (n_target, n_features)
     y_target : ndarray of shape (n_target,) or None
-        Target labels (for evaluation only; FLDA never sees them); ``None`` if
-        the target has no label column.  Rows without a label hold ``None``.
+        Target labels (for evaluation only), ``None`` without a label column; rows
+        without a label hold ``None``.
     target_labelled : ndarray of bool, shape (n_target,)
         Which target rows carry a label.
     target_rows : ndarray of int, shape (n_target,)
@@ -206,8 +206,7 @@ class PreparedDomains:
     classes : ndarray
         Sorted source classes.
     scale : ndarray of shape (n_features,)
-        Each feature was divided by this (its root mean square in the source,
-        1 when scaling is off); zeros stay zeros, so theta is unchanged.
+        Each feature was divided by this (its source root mean square, or 1).
     report : PreparationReport
     """
 
@@ -262,27 +261,20 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
     label : str
         Name of the label column in the source.
     match : {"name", "position"}, default="name"
-        ``"name"``: features are the source columns (minus label and excluded
-        ones) that the target also has; the others are reported.
-        ``"position"``: the i-th source column pairs with the i-th target
-        column, whatever their names; the target has either the same columns
-        as the source (its label column at the same position) or one column
-        fewer (no label column).  When both files name their columns and the
-        target has the source's names in another order, the columns are matched
-        by name instead (with a note); a positional match that would read a
-        named feature as the target's labels, or the target's label column as a
-        feature, is refused.
+        ``"name"``: features are the source columns (minus label and excluded ones) the
+        target also has; the others are reported.  ``"position"``: the i-th source column
+        pairs with the i-th target column; the target has the source's columns or all
+        but the label.  Both files naming the same columns in another order are matched
+        by name (with a note); a positional match reading a named feature as the labels,
+        or the target's label column as a feature, is refused.
     missing : {"zero", "drop"}, default="zero"
-        ``"zero"`` sets missing feature values to 0, the dropout view of
-        missing data at test time (section 4.2.2); ``"drop"`` removes rows
-        with a missing feature value.
+        ``"zero"`` sets missing feature values to 0, the dropout view of missing data at
+        test time (section 4.2.2); ``"drop"`` removes rows with a missing feature value.
     exclude : sequence of str, default=()
         Source column names not to use (ids, free text, ...).
     scale : bool, default=True
-        Divide every feature by its root mean square in the source.  This
-        keeps zeros at zero (so the dropout estimate, which counts non-zeros,
-        is unchanged) while making one ``l2`` penalty fair to all features;
-        centring would destroy the zeros the transfer model relies on.
+        Divide every feature by its root mean square in the source: zeros stay zeros (θ̂
+        is unchanged) and one ``l2`` penalty is fair to all features.
 
     Labels are classes, never measurements: ``1`` and ``1.5`` are two classes named "1"
     and "1.5" (with a note), a target label the source never has is reported as unseen,
@@ -296,11 +288,10 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
     Raises
     ------
     DataValidationError
-        Unknown label column, no common features, non-numeric or infinite
-        feature values, missing source labels, one class, too many classes,
-        fewer than :data:`MIN_SAMPLES_PER_CLASS` samples of a class, nothing
-        left after dropping incomplete rows, or incompatible column counts
-        when matching by position.
+        Unknown label column, no common features, non-numeric or infinite features,
+        missing source labels, one class, too many classes, fewer than
+        :data:`MIN_SAMPLES_PER_CLASS` samples of a class, nothing left after dropping
+        incomplete rows, or incompatible column counts when matching by position.
     """
     for name, value, options in (("match", match, MATCH_OPTIONS), ("missing", missing, MISSING_OPTIONS)):
         if value not in options:

@@ -77,17 +77,15 @@ def fit_models(prepared, l2=1e-3, names=TABLE_CLASSIFIERS, progress=None, fit=No
     l2 : float, default=1e-3
         Ridge penalty on the *mean* loss, the same for every classifier.
     names : sequence of str
-        Which of :data:`~explorer.names.TABLE_CLASSIFIERS` to fit.  ``"T-LR"``
-        (logistic regression on the labelled target rows, the oracle) is
-        skipped when the target has fewer than two labelled classes.
+        Which of :data:`~explorer.names.TABLE_CLASSIFIERS` to fit (``"T-LR"`` is skipped
+        when the target has fewer than two labelled classes).
     progress : callable(fraction, text), optional
         See :mod:`explorer.experiments.progress`.
     fit : callable(name, l2) -> FLDAClassifier or None, optional
-        Fits one classifier; defaults to :func:`fit_model` on ``prepared``.  A
-        page passes its cached version.
+        Fits one classifier (a page passes its cached one); default :func:`fit_model`.
     transfer : str, default="dropout"
-        FLDA's transfer model; any other than dropout is passed to ``fit`` as
-        ``transfer=`` for FLDA-Q and FLDA-L.
+        FLDA's transfer model; any other is passed to ``fit`` as ``transfer=`` for
+        FLDA-Q and FLDA-L.
 
     Returns
     -------
