@@ -30,8 +30,6 @@ from explorer.figures.real_data import color_of
 #: Features shown by default in the per-feature bar charts.
 DEFAULT_TOP_FEATURES = 20
 
-_FONT = dict(size=14)
-
 
 def _figure(data, height, legend=True, xaxis=None, yaxis=None, legend_order=None, **layout):
     """The page's figure of ``data`` (trace dicts), the legend in a row of its own above the
@@ -40,7 +38,7 @@ def _figure(data, height, legend=True, xaxis=None, yaxis=None, legend_order=None
         xaxis=xaxis or {},
         yaxis=yaxis or {},
         height=height,
-        font=_FONT,
+        font=dict(size=14),
         margin=dict(l=10, r=10, t=40 if legend else 10, b=10),
         showlegend=legend,
     )
@@ -198,18 +196,13 @@ def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L
     """Stacked bars: the share of target rows assigned to each class, per classifier, and
     of the labelled rows' ``true_label`` if any (a classifier that predicts too many of
     one class stands out)."""
-    bars = [n for n in names if n in predictions.columns]
-    columns = ([("true labels", "true_label")] if "true_label" in predictions.columns else []) + [
-        (n, n) for n in bars
-    ]
-    class_keys = [str(c) for c in classes]
+    titled = (("true labels", "true_label"), *((n, n) for n in names))
+    columns = [(title, column) for title, column in titled if column in predictions.columns]
     values = {column: predictions[column].dropna().map(str) for _, column in columns}
     data = []
-    for k, cls in enumerate(class_keys):
+    for k, cls in enumerate(str(c) for c in classes):
         counts = [int((values[column] == cls).sum()) for _, column in columns]
-        shares = [
-            count / max(1, len(values[column])) for count, (_, column) in zip(counts, columns, strict=True)
-        ]
+        shares = [n / max(1, len(values[c])) for n, (_, c) in zip(counts, columns, strict=True)]
         data.append(
             dict(
                 type="bar",
