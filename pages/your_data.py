@@ -7,6 +7,8 @@ what is shown of them :mod:`explorer.ui.your_data_views`.
 
 from __future__ import annotations
 
+import functools
+
 import streamlit as st
 
 from explorer.data import tabular as tab
@@ -88,9 +90,7 @@ def fit_all_models(key, prepared, l2, transfer):
                 prepared,
                 l2=l2,
                 progress=progress,
-                fit=lambda name, l2, transfer="dropout": fit_model_cached(
-                    key, name, l2, transfer, _prepared=prepared
-                ),
+                fit=functools.partial(fit_model_cached, key, _prepared=prepared),
                 transfer=transfer,
             )
     except ValueError as error:

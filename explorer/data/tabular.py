@@ -415,15 +415,9 @@ def _same_names_reordered(source, target, label):
     without the label column) in another order: matching by name is unambiguous."""
     if source.headerless or target.headerless or len(set(target.columns)) != len(target.columns):
         return False
-    source_columns, target_columns = list(source.columns), list(target.columns)
-    without_label = [c for c in source_columns if c != label]
-    return sorted(target_columns) in (
-        sorted(source_columns),
-        sorted(without_label),
-    ) and target_columns not in (
-        source_columns,
-        without_label,
-    )
+    target_columns = list(target.columns)
+    orders = (list(source.columns), [c for c in source.columns if c != label])
+    return sorted(target_columns) in [sorted(o) for o in orders] and target_columns not in orders
 
 
 def _match_by_position(source, target, label, exclude):
@@ -551,12 +545,9 @@ def _labels_as_classes(y_source, y_target, labelled, label, notes):
     values = list(y_source) + ([] if y_target is None else list(y_target[labelled]))
     kinds = {type(v) for v in values}
     if float in kinds or len(kinds) > 1:
-        examples = sorted({_label_text(v) for v in values if isinstance(v, float) and v != int(v)})[
-            :_EXAMPLES
-        ]
-        why = (
-            f"are not all whole numbers (e.g. {', '.join(examples)})" if examples else "mix text and numbers"
-        )
+        fractions = sorted({_label_text(v) for v in values if isinstance(v, float) and v != int(v)})
+        examples = ", ".join(fractions[:_EXAMPLES])
+        why = f"are not all whole numbers (e.g. {examples})" if fractions else "mix text and numbers"
         notes.append(
             f"The labels in {label!r} {why}; they are used as class names (text), so "
             "every distinct value is its own class."
