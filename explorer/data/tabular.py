@@ -1,16 +1,13 @@
 """Your own data, step 2: match a source and a target table into FLDA's arrays.
 
-:func:`prepare_domains` takes two tables of :func:`explorer.data.csv.parse_csv`, chooses the
-label column, matches the features of the two files (by column name or by position), checks
-that the features are finite numbers and the labels usable, and handles missing values the
-way the paper's "missing data at test time" experiment does (section 4.2.2, Table 3): a
-missing feature is a *dropped-out* feature, i.e. a zero (the default), or incomplete rows are
-dropped.  Every problem a user can fix raises :class:`~explorer.errors.DataValidationError`;
-what is allowed but worth knowing (negative values, columns in one file only, ...) is a
-warning of the :class:`PreparationReport`.  No other exception escapes for any parsed input
-(``tests/app/test_tabular_fuzz.py``).  Step 3, the fits, is
-:mod:`explorer.experiments.your_data`; the sample pairs the page offers are
-:data:`SAMPLE_SETS` (``sample_data/``, made by ``python3 sample_data/make_samples.py``).
+:func:`prepare_domains` matches the features of two tables of
+:func:`explorer.data.csv.parse_csv`, checks them and the labels, and treats missing values
+as the paper's missing data at test time (section 4.2.2, Table 3): zeros (dropped-out
+features) or dropped rows.  Every problem a user can fix raises
+:class:`~explorer.errors.DataValidationError`, and no other exception escapes
+(``tests/app/test_tabular_fuzz.py``); what is worth knowing is a warning of the
+:class:`PreparationReport`.  Step 3 is :mod:`explorer.experiments.your_data`; the sample
+pairs are :data:`SAMPLE_SETS` (``python3 sample_data/make_samples.py``).
 
 What one fit may cost.  An evaluation of FLDA's objectives (eq. 11 and its
 Taylor-approximated logistic form, section 3.4) touches every source value once per output

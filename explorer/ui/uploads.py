@@ -159,14 +159,14 @@ def files_to_drop(held, referenced, new_size, budget, now):
     budget : tuple of int
         ``(files, bytes)`` from :func:`session_budget`.
     now : float
-        The current time (``time.monotonic``).
+        ``time.monotonic()``.
 
     Returns
     -------
     list of str or None
-        File ids to drop, oldest first (empty when it fits), or ``None`` when it cannot
-        fit without dropping a file in use (shown, or younger than :data:`FRESH_SECONDS`
-        and unread): refuse the new file.
+        File ids to drop, oldest first, or ``None`` (refuse the new file) when it cannot
+        fit without dropping a file in use: shown, or unread and under
+        :data:`FRESH_SECONDS` old.
 
     Examples
     --------
@@ -225,12 +225,9 @@ def unread_over_share(held, client_of, requester, new_size, total_bytes, needed)
 
 
 class BoundedUploadedFileManager(MemoryUploadedFileManager):
-    """Streamlit's in-memory upload store with a budget per browser and a fair total.
-
-    Installed on the running server's own manager by :func:`bound_uploads`, so
-    ``add_file`` is called by the upload endpoint for every ``PUT``.  What the budget
-    sees (``_held``, ``_shown``, ``_clients``) is guarded by ``_budget_lock``.
-    """
+    """Streamlit's in-memory upload store with a budget per browser and a fair total
+    (installed by :func:`bound_uploads`; the upload endpoint calls ``add_file`` for every
+    ``PUT``).  ``_held``, ``_shown`` and ``_clients`` are guarded by ``_budget_lock``."""
 
     def _bounded_init(self, budget, total_bytes):
         self.budget, self.total_bytes = budget, total_bytes
@@ -356,13 +353,10 @@ def _refused(detail):
 
 
 def bound_uploads(runtime=None, budget=None, total_bytes=None):
-    """Give the running server's upload store a budget per browser and a total (server
-    start); returns the bounded manager, or ``None`` when there is no runtime or its
-    store is not Streamlit's in-memory one (then nothing is changed).
-
-    ``budget`` defaults to :func:`session_budget` of ``server.maxUploadSize``,
-    ``total_bytes`` to :func:`server_total_bytes`.
-    """
+    """Give the running server's upload store a ``budget`` per browser (default
+    :func:`session_budget` of ``server.maxUploadSize``) and a total (default
+    :func:`server_total_bytes`) at server start; returns the bounded manager, or ``None``
+    when there is no runtime or its store is not Streamlit's in-memory one."""
     from streamlit import config
     from streamlit.runtime import Runtime
 
