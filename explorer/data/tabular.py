@@ -125,17 +125,12 @@ class PreparationReport:
         Source/target column pairs with different names (matching by position).
     excluded : tuple of str
         Columns the user chose to ignore.
-    missing_cells_source, missing_cells_target : int
-        Missing feature values found.
-    incomplete_rows_source, incomplete_rows_target : int
-        Rows with at least one missing feature value.
-    dropped_rows_source, dropped_rows_target : int
-        Rows removed (only with ``missing="drop"``).
+    missing_cells_*, incomplete_rows_*, dropped_rows_*, rows_* : int
+        Per domain (``_source``, ``_target``): missing feature values, rows with one,
+        rows removed (only with ``missing="drop"``), and rows before any were dropped.
     target_labels : int
         Target rows with a label (0 if the target has no label column).
     warnings : tuple of str
-    rows_source, rows_target : int
-        Rows of the files (before any were dropped).
     """
 
     match: str

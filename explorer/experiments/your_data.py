@@ -167,12 +167,9 @@ def target_error_table(prepared, models):
 
 
 def predictions_frame(prepared, models):
-    """Target predictions of every fitted classifier, one row per target sample.
-
-    Columns: ``row`` (data row in the target file), ``true_label`` (if the
-    target is labelled), one ``<classifier>`` column of predicted labels per
-    model, and ``FLDA-L P(<class>)`` probabilities when FLDA-L was fitted.
-    """
+    """Target predictions, one row per target sample: ``row`` (data row in the target
+    file), ``true_label`` (if labelled), the labels each model predicts, and
+    ``FLDA-L P(<class>)`` probabilities when FLDA-L was fitted."""
     frame = pd.DataFrame({"row": prepared.target_rows})
     if prepared.has_target_labels:
         frame["true_label"] = pd.Series(list(prepared.y_target), dtype=object)
@@ -187,14 +184,8 @@ def predictions_frame(prepared, models):
 
 
 def probability_columns(predictions):
-    """The class-probability columns of :func:`predictions_frame`, in class order.
-
-    Returns
-    -------
-    list of (str, str)
-        ``(column, class)`` pairs, e.g. ``[("FLDA-L P(ham)", "ham"), ...]``;
-        empty when FLDA-L was not fitted.
-    """
+    """The class-probability columns of :func:`predictions_frame` in class order, as
+    ``(column, class)`` pairs, e.g. ``[("FLDA-L P(ham)", "ham"), ...]``."""
     prefix, suffix = f"{PROBABILITY_MODEL} P(", ")"
     return [
         (str(c), str(c)[len(prefix) : -len(suffix)])
