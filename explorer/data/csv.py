@@ -219,11 +219,8 @@ def _is_numeric(series):
 
 
 def _convert_column(series, delimiter):
-    """Float column if every non-missing cell is a number, else stripped strings
-    (without bidirectional controls, :func:`explorer.safe_text.strip_bidi`).
-
-    Returns ``(column, decimal_comma_used)``.
-    """
+    """``(column, decimal_comma_used)``: floats if every non-missing cell is a number,
+    else stripped strings without bidirectional controls."""
     if _is_numeric(series):
         return series.astype(np.float64), False
     text = series.astype("str").str.replace(f"[{BIDI_CONTROLS}]", "", regex=True).str.strip()

@@ -101,11 +101,8 @@ SAMPLE_SETS = {
 
 
 def read_sample(key, directory):
-    """Raw bytes of a sample set: ``(source_name, source_bytes, target_name, target_bytes)``.
-
-    ``directory`` holds the files of :data:`SAMPLE_SETS` (the pages pass
-    ``explorer.registry.SAMPLE_DIR``, the repository's ``sample_data/``).
-    """
+    """``(source_name, source_bytes, target_name, target_bytes)`` of a sample set whose
+    files are in ``directory`` (the pages pass ``explorer.registry.SAMPLE_DIR``)."""
     sample = SAMPLE_SETS[key]
     files = (sample.source_file, sample.target_file)
     return tuple(x for f in files for x in (f, (Path(directory) / f).read_bytes()))

@@ -203,11 +203,9 @@ def restore_file(slot, current):
 
 
 def loaded(slot):
-    """The accepted ``slot`` file: ``{"name", "digest", "origin"}``, or None.
-
-    A file whose table was released (the tab was idle, or the server needed the room)
-    is read again when it is shipped; an uploaded one is read again from its uploader
-    (:func:`take_upload`), else it is forgotten with a note."""
+    """The accepted ``slot`` file, ``{"name", "digest", "origin"}``, or None; one whose
+    table was released is read again if shipped (uploads: :func:`take_upload`), else
+    forgotten with a note."""
     current = st.session_state.get(FILES_KEY, {}).get(slot)
     if current is None or table(slot) is not None:
         return current
