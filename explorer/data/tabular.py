@@ -248,7 +248,8 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         Parsed files (:func:`~explorer.data.csv.parse_csv`).  The source must contain
         ``label``; the target may (then its labels are used for evaluation only).
     label : str
-        Name of the label column in the source.
+        Name of the label column in the source; its values are classes, never
+        measurements (``1`` and ``1.5`` are two classes).
     match : {"name", "position"}, default="name"
         ``"name"``: features are the source columns (minus label and excluded ones) the
         target also has; the others are reported.  ``"position"``: the i-th source column
@@ -265,11 +266,6 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
         Divide every feature by its root mean square in the source: zeros stay zeros (θ̂
         is unchanged) and one ``l2`` penalty is fair to all features.
 
-    Labels are classes, never measurements: ``1`` and ``1.5`` are two classes named "1"
-    and "1.5" (with a note), a target label the source never has is reported as unseen,
-    and a continuous column is refused by the :data:`MAX_CLASSES` limit.  Uploads whose
-    fit would cost more than :data:`MAX_FIT_COST` are refused.
-
     Returns
     -------
     PreparedDomains
@@ -278,9 +274,10 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
     ------
     DataValidationError
         Unknown label column, no common features, non-numeric or infinite features,
-        missing source labels, one class, too many classes, fewer than
-        :data:`MIN_SAMPLES_PER_CLASS` samples of a class, nothing left after dropping
-        incomplete rows, or incompatible column counts when matching by position.
+        missing source labels, fewer than 2 or more than :data:`MAX_CLASSES` classes, fewer
+        than :data:`MIN_SAMPLES_PER_CLASS` samples of a class, nothing left after dropping
+        incomplete rows, column counts that cannot be matched by position, or a fit
+        costing more than :data:`MAX_FIT_COST`.
     """
     for name, value, options in (("match", match, MATCH_OPTIONS), ("missing", missing, MISSING_OPTIONS)):
         if value not in options:
@@ -312,15 +309,8 @@ def prepare_domains(source, target, label, match="name", missing="zero", exclude
     scale_factor = root_mean_square(X_source) if scale else np.ones(len(features))
     X_source, X_target = X_source / scale_factor, X_target / scale_factor
     check_fit_cost(X_source.shape[0], X_source.shape[1], len(classes), source.name)
-    report = PreparationReport(
-        match,
-        missing,
-        *map(tuple, columns),
-        exclude,
-        **counts,
-        target_labels=int(labelled.sum()),
-        warnings=tuple(notes),
-    )
+    counts["target_labels"] = int(labelled.sum())
+    report = PreparationReport(match, missing, *map(tuple, columns), exclude, **counts, warnings=tuple(notes))
     arrays = (X_source, y_source, X_target, y_target, labelled, target_rows)
     return PreparedDomains(*arrays, tuple(features), label, classes, scale_factor, report)
 
