@@ -1,19 +1,17 @@
 """Your data: upload a labelled source CSV and a target CSV and try FLDA on them.
 
-Thin page: the files a tab holds are :mod:`explorer.ui.your_data_files` (reading with
-:mod:`explorer.data.csv`, preparing with :mod:`explorer.data.tabular`), the controls of
-steps 1 and 2 :mod:`explorer.ui.your_data_controls`, the fits
-:func:`explorer.experiments.your_data.fit_models` with the page's cached fit, and what is
-shown of them :mod:`explorer.ui.your_data_views` (figures of
-:mod:`explorer.figures.tabular`).
+Thin page: the files are :mod:`explorer.ui.your_data_files`, steps 1 and 2
+:mod:`explorer.ui.your_data_controls`, the fits :mod:`explorer.experiments.your_data`,
+what is shown of them :mod:`explorer.ui.your_data_views`.
 """
 
 from __future__ import annotations
 
+import functools
+
 import streamlit as st
 
 from explorer.data import tabular as tab
-from explorer.data.cost import fit_cost_note
 from explorer.experiments import baselines as bl
 from explorer.experiments import your_data as yd
 from explorer.figures import tabular as figs
@@ -76,15 +74,14 @@ def run_baselines(key, prepared, seed):
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def fit_model_cached(key, name, l2, transfer="dropout", *, _prepared):
-    """Cached :func:`explorer.experiments.your_data.fit_model` (one classifier) on the
-    prepared data of ``key``."""
+    """Cached :func:`explorer.experiments.your_data.fit_model` on the data of ``key``."""
     return yd.fit_model(_prepared, name, l2, transfer)
 
 
 def fit_all_models(key, prepared, l2, transfer):
     """The page's experiment: :func:`explorer.experiments.your_data.fit_models`; ``None``
     (with the reason) when FLDA cannot use the chosen transfer model on these data."""
-    note = fit_cost_note(*prepared.X_source.shape, len(prepared.classes), n_fits=len(TABLE_CLASSIFIERS))
+    note = tab.fit_cost_note(*prepared.X_source.shape, len(prepared.classes), n_fits=len(TABLE_CLASSIFIERS))
     if note:
         st.info(note, icon=":material/hourglass_top:")
     try:
@@ -93,9 +90,7 @@ def fit_all_models(key, prepared, l2, transfer):
                 prepared,
                 l2=l2,
                 progress=progress,
-                fit=lambda name, l2, transfer="dropout": fit_model_cached(
-                    key, name, l2, transfer, _prepared=prepared
-                ),
+                fit=functools.partial(fit_model_cached, key, _prepared=prepared),
                 transfer=transfer,
             )
     except ValueError as error:
@@ -114,8 +109,8 @@ def fit_all_models(key, prepared, l2, transfer):
 
 def read_inputs(source, target):
     """The key of :func:`explorer.ui.your_data_files.prepare_held`: the files' digests and
-    names and the options (small and hashable; ``None`` digest for the target of one
-    file, whose gaps are zeros, as in the paper's missing-data protocol, section 4.2.2)."""
+    names and the options (``None`` digest for the target of one file, whose gaps are
+    zeros, section 4.2.2)."""
     session = st.session_state
     missing = "zero" if controls.one_file() else session["data.missing"]
     return (
@@ -136,9 +131,8 @@ def restore_sample():
 
 
 def figure_settings(prepared, source_name, target_name):
-    """The settings line of this page's figures (:func:`explorer.figures.export.settings_line`):
-    the files and the label column (user text: shortened there, escaped by the figure), the
-    ℓ2 and FLDA's transfer model of the fits."""
+    """The settings line of this page's figures (:func:`explorer.figures.export.settings_line`,
+    which shortens user text; the figure escapes it)."""
     from explorer.figures.export import settings_line
 
     return settings_line(

@@ -1,19 +1,13 @@
 """Read a user's CSV file: decode, detect the delimiter, parse and validate.
 
-The first of the three steps behind the "Your data" page (the others are
-:mod:`explorer.data.tabular`, which matches a source and a target table
-into FLDA's arrays, and :mod:`explorer.experiments.your_data`, which fits the
-classifiers).  :func:`parse_csv` turns raw bytes (+ the file name) into a
-:class:`CsvTable`: it decodes the text (UTF-8, UTF-8 with BOM, UTF-16 with BOM,
-else Latin-1), detects the delimiter (comma, semicolon, tab or pipe), reads the
-header and converts every column it can to numbers.  Missing cells (empty,
-``NA``, ``NaN``, ``?``, ...) become ``NaN``.
-
-Every problem a user can fix raises :class:`~explorer.errors.DataValidationError`
-with a message saying what is wrong and a hint saying how to fix it; things
-that are allowed but worth knowing (Latin-1 text, ...) are returned as warnings
-instead.  No other exception escapes :func:`parse_csv` for any input bytes
-(checked by a property-based test with generated malformed files).
+Step 1 of "Your data" (step 2, matching a source and a target table, is
+:mod:`explorer.data.tabular`).  :func:`parse_csv` decodes the bytes (UTF-8 with or without
+a byte-order mark, UTF-16/32 with one, else Latin-1), detects the delimiter (comma,
+semicolon, tab or pipe), reads the header and converts every column it can to numbers;
+missing cells (empty, ``NA``, ``NaN``, ``?``, ...) become ``NaN``.  Every problem a user can
+fix raises :class:`~explorer.errors.DataValidationError` (what is wrong and how to fix it);
+what is allowed but worth knowing (Latin-1 text, ...) is returned as warnings.  No other
+exception escapes :func:`parse_csv` for any bytes (``tests/app/test_tabular_fuzz.py``).
 """
 
 from __future__ import annotations
@@ -59,6 +53,13 @@ _BINARY_SIGNATURES = (
 _NA_VALUES = sorted({v for t in MISSING_TOKENS for v in (t, t.upper(), t.title())} | {"NaN", "N/A", "#N/A"})
 _SNIFF_LINES = 50
 _EXAMPLES = 3
+_NEED_ROWS = "Upload a CSV file with a header row and at least one data row."
+_SAVE_UTF8 = "Save it again as CSV with UTF-8 encoding."
+_FEWER_COLUMNS = "Keep the most frequent features (e.g. the most common words) and upload again."
+_SUBSAMPLE = "Upload a random subsample of the rows or drop rare features."
+_PLAIN_CSV = "Check that it is a plain CSV file with one header row."
+_ADD_HEADER = "Add a first line naming the columns (e.g. word_1,word_2,...,label)."
+_SEPARATOR_LINE = re.compile(r"[ \t]*\"?sep=(.?)\"?[ \t]*(\n|$)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -70,20 +71,16 @@ class CsvTable:
     name : str
         File name, used in every message about this file.
     frame : pandas.DataFrame
-        One column per header name (unique, stripped of spaces).  Columns that
-        hold only numbers and missing cells are ``float64`` with ``NaN`` for
-        missing; other columns are strings with ``NaN`` for missing.
-    encoding : str
-        How the bytes were decoded, e.g. ``"UTF-8"`` or ``"Latin-1"``.
-    delimiter : str
-        The field delimiter detected.
+        One column per header name (unique, stripped of spaces): ``float64`` (``NaN`` for
+        missing) where every cell is a number or missing, else strings (``NaN`` for missing).
+    encoding, delimiter : str
+        How the bytes were decoded (e.g. ``"UTF-8"``, ``"Latin-1"``) and split.
     warnings : tuple of str
         Things worth knowing that are not errors.
     row_numbers : ndarray of int or None
         The data-row number (1-based, header not counted) in the file of each row of
-        ``frame``, when ``frame`` is a subset of the file's rows (one file split by
-        :func:`explorer.data.uci.split_by_missing`); ``None`` means rows 1 to
-        ``n_rows``, in order.
+        ``frame`` when it is a subset of the file's rows (one file split by
+        :func:`explorer.data.uci.split_by_missing`); ``None``: rows 1 to ``n_rows``.
     """
 
     name: str
@@ -112,6 +109,11 @@ class CsvTable:
         """Names of the columns that hold numbers (and missing cells) only."""
         return tuple(c for c in self.frame.columns if _is_numeric(self.frame[c]))
 
+    @property
+    def headerless(self):
+        """Every column name is a number: the first row was probably data, not a header."""
+        return bool(self.columns) and _all_numbers(self.columns)
+
     def describe(self):
         """One line for the page, e.g. ``"569 rows x 31 columns, UTF-8, comma-separated"``."""
         return (
@@ -120,35 +122,14 @@ class CsvTable:
         )
 
 
-# --------------------------------------------------------------------------- parsing
-
-
 def decode_text(raw, name="file"):
-    """Decode the bytes of a text file.
+    """Decode the bytes of a text file: ``(text, encoding)``.
 
-    Tries UTF-32 and UTF-16 (only when the file starts with their byte-order
-    mark), UTF-8 with or without a byte-order mark, and finally Latin-1, which
-    decodes any byte sequence; binary files (NUL bytes or a known signature
-    such as an Excel workbook) are rejected, with a message naming UTF-16 or
-    UTF-32 when the NUL bytes are those of such text without a byte-order
-    mark.
-
-    Parameters
-    ----------
-    raw : bytes
-    name : str
-        File name for messages.
-
-    Returns
-    -------
-    text : str
-    encoding : str
-        ``"UTF-32"``, ``"UTF-16"``, ``"UTF-8 with BOM"``, ``"UTF-8"`` or ``"Latin-1"``.
-
-    Raises
-    ------
-    DataValidationError
-        For binary content.
+    UTF-32 and UTF-16 only when the file starts with their byte-order mark, then UTF-8
+    with or without one (``"UTF-8 with BOM"``, ``"UTF-8"``), else ``"Latin-1"``, which
+    decodes any bytes.  Binary files (NUL bytes, or a known signature such as an Excel
+    workbook's) raise :class:`DataValidationError`, naming UTF-16 or UTF-32 when the NUL
+    bytes are those of such text without a byte-order mark.
     """
     # The UTF-32-LE mark starts with the UTF-16-LE one: test it first.
     for marks, encoding in (
@@ -159,10 +140,8 @@ def decode_text(raw, name="file"):
             try:
                 return raw.decode(encoding.lower()), encoding
             except UnicodeDecodeError:
-                raise DataValidationError(
-                    f"{name} starts like a {encoding} text file but is not valid {encoding}.",
-                    "Save it again as CSV with UTF-8 encoding.",
-                ) from None
+                message = f"{name} starts like a {encoding} text file but is not valid {encoding}."
+                raise DataValidationError(message, _SAVE_UTF8) from None
     for signature, what in _BINARY_SIGNATURES:
         if raw.startswith(signature):
             raise DataValidationError(
@@ -172,26 +151,19 @@ def decode_text(raw, name="file"):
     if b"\x00" in raw:
         wide = _wide_encoding(raw)
         if wide:
-            raise DataValidationError(
+            message = (
                 f"{name} looks like {wide} text without a byte-order mark, which cannot be "
-                "told apart from binary data reliably.",
-                "Save it again as CSV with UTF-8 encoding.",
+                "told apart from binary data reliably."
             )
+            raise DataValidationError(message, _SAVE_UTF8)
         raise DataValidationError(
             f"{name} contains binary data (NUL bytes), so it is not a text CSV file.",
             "Export the data as CSV (comma-separated values) and upload that file.",
         )
-    if raw.startswith(codecs.BOM_UTF8):
-        try:
-            return raw[len(codecs.BOM_UTF8) :].decode("utf-8"), "UTF-8 with BOM"
-        except UnicodeDecodeError:
-            pass
-    else:
-        try:
-            return raw.decode("utf-8"), "UTF-8"
-        except UnicodeDecodeError:
-            pass
-    return raw.decode("latin-1"), "Latin-1"
+    try:
+        return raw.decode("utf-8-sig"), "UTF-8 with BOM" if raw.startswith(codecs.BOM_UTF8) else "UTF-8"
+    except UnicodeDecodeError:
+        return raw.decode("latin-1"), "Latin-1"
 
 
 def _wide_encoding(raw):
@@ -216,20 +188,11 @@ def _split_fields(line, delimiter):
 
 
 def detect_delimiter(lines):
-    """The delimiter that splits the first lines into equally many fields.
+    """The delimiter (one of :data:`DELIMITER_NAMES`) of the first non-blank ``lines``.
 
-    Parameters
-    ----------
-    lines : list of str
-        The first non-blank lines of a file (the header first).
-
-    Returns
-    -------
-    str
-        One of :data:`DELIMITER_NAMES`.  A delimiter that gives every line the
-        same number (>= 2) of fields wins, the one giving the most fields
-        first; otherwise the one giving the header the most fields; a file
-        with a single column gets ``","``.
+    One giving every line the same number (>= 2) of fields wins, the one giving the most
+    fields first; otherwise the one giving the header the most fields; a file with a
+    single column gets ``","``.
     """
     sample = lines[:_SNIFF_LINES]
     best, best_key = ",", None
@@ -242,9 +205,10 @@ def detect_delimiter(lines):
     return best
 
 
-def _looks_numeric(text):
+def _all_numbers(names):
+    """Every name reads as a number (``float`` accepts it)."""
     try:
-        float(text)
+        [float(n) for n in names]
     except ValueError:
         return False
     return True
@@ -255,11 +219,8 @@ def _is_numeric(series):
 
 
 def _convert_column(series, delimiter):
-    """Float column if every non-missing cell is a number, else stripped strings
-    (without bidirectional controls, :func:`explorer.safe_text.strip_bidi`).
-
-    Returns ``(column, decimal_comma_used)``.
-    """
+    """``(column, decimal_comma_used)``: floats if every non-missing cell is a number,
+    else stripped strings without bidirectional controls."""
     if _is_numeric(series):
         return series.astype(np.float64), False
     text = series.astype("str").str.replace(f"[{BIDI_CONTROLS}]", "", regex=True).str.strip()
@@ -279,28 +240,16 @@ def _convert_column(series, delimiter):
 
 
 def parse_csv(raw, name="file.csv"):
-    """Read the bytes of an uploaded CSV file into a validated :class:`CsvTable`.
-
-    Parameters
-    ----------
-    raw : bytes
-        File content.
-    name : str
-        File name, used in messages.
-
-    Returns
-    -------
-    CsvTable
+    """Read the bytes of an uploaded CSV file (``name``: for messages) into a :class:`CsvTable`.
 
     Raises
     ------
     DataValidationError
-        Empty file, header only, binary content, more than
-        :data:`MAX_FILE_BYTES` bytes / :data:`MAX_ROWS` rows /
-        :data:`MAX_COLUMNS` columns / :data:`MAX_CELLS` cells, duplicate or
-        missing column names, rows with more fields than the header, broken
-        quoting.  Non-numeric or infinite feature values are checked later, in
-        :func:`prepare_domains`, once the label column is known.
+        Empty file, header only, binary content, more than :data:`MAX_FILE_BYTES` bytes,
+        :data:`MAX_LINE_BREAKS` line breaks, :data:`MAX_ROWS` rows, :data:`MAX_COLUMNS`
+        columns or :data:`MAX_CELLS` cells, duplicate or missing column names, rows with
+        more fields than the header, broken quoting.  Non-numeric or infinite features are
+        checked by :func:`explorer.data.tabular.prepare_domains`, which knows the label.
     """
     raw = raw.encode("utf-8") if isinstance(raw, str) else bytes(raw)
     if len(raw) > MAX_FILE_BYTES:
@@ -358,9 +307,6 @@ def parse_csv(raw, name="file.csv"):
     return CsvTable(name, pd.DataFrame(columns), encoding, delimiter, tuple(notes))
 
 
-_NEED_ROWS = "Upload a CSV file with a header row and at least one data row."
-
-
 def _no_data_rows(name):
     return DataValidationError(
         f"{name} has a header row but no data rows.", "Add at least one row of values below the column names."
@@ -368,18 +314,12 @@ def _no_data_rows(name):
 
 
 def _header(lines, delimiter, name, notes):
-    """The column names of the first line, checked (count, cells, the first row's width,
-    distinct names); a note when every name is a number."""
+    """The column names of the first line, checked (data rows, cells, the first row's
+    width, distinct names); a note when every name is a number.  Names are in Unicode's
+    composed form (NFC: "café" written decomposed, as macOS tools often do, is one name)
+    without bidirectional controls (invisible, but they reverse the line a name is on)."""
     raw_header = [h.strip() for h in _split_fields(lines[0], delimiter)]
-    # Names in Unicode's composed form (NFC): "café" typed on one system and written
-    # decomposed (NFD, as macOS tools often do) on another is one name.  Bidirectional
-    # controls (invisible, but they reverse the line a name is shown on) are dropped.
     header = [unicodedata.normalize("NFC", strip_bidi(h)).strip() for h in raw_header]
-    if len(header) > MAX_COLUMNS:
-        raise DataValidationError(
-            f"{name} has {len(header):,} columns; the limit is {MAX_COLUMNS:,}.",
-            "Keep the most frequent features (e.g. the most common words) and upload again.",
-        )
     if len(lines) == 1:
         raise _no_data_rows(name)
     n_cells = (len(lines) - 1) * len(header)
@@ -387,7 +327,7 @@ def _header(lines, delimiter, name, notes):
         raise DataValidationError(
             f"{name} has {len(lines) - 1:,} rows x {len(header):,} columns = {n_cells:,} "
             f"values; the limit is {MAX_CELLS:,}.",
-            "Upload a random subsample of the rows or drop rare features.",
+            _SUBSAMPLE,
         )
     n_first = len(_split_fields(lines[1], delimiter))
     if n_first > len(header):
@@ -396,9 +336,34 @@ def _header(lines, delimiter, name, notes):
             "Every row needs exactly one value per column: add the missing column name(s) "
             "or remove the extra delimiter at the end of the data rows.",
         )
-    _check_normalised_names(raw_header, header, name)
-    _check_column_names(header, name)
-    if all(_looks_numeric(h) for h in header):
+    first = {}
+    for raw, normal in zip(raw_header, header, strict=True):
+        if first.setdefault(normal, raw) != raw:
+            raise DataValidationError(
+                f"{name} has two columns whose names look the same, {first[normal]!r} and {raw!r}: "
+                "they differ only in invisible direction marks or in how accented letters are "
+                "encoded (Unicode composed and decomposed forms), which this page reads as "
+                "one name.",
+                "Rename one of the two columns.",
+            )
+    duplicates = list(
+        dict.fromkeys(c for c, again in zip(header, pd.Index(header).duplicated()) if c and again)
+    )
+    if duplicates:
+        headerless = _all_numbers(header)
+        raise DataValidationError(
+            f"{name} has duplicate column names: {_name_list(duplicates)}."
+            + (
+                " Every column name is a number, so the file probably has no header row "
+                "and its first data row was read as column names."
+                if headerless
+                else ""
+            ),
+            _ADD_HEADER
+            if headerless
+            else "Column names must be unique; rename or delete the repeated columns.",
+        )
+    if _all_numbers(header):
         notes.append(
             f"Every column name in {name} is a number, so the first row may be data rather "
             "than a header. The first row is always read as column names."
@@ -426,14 +391,25 @@ def _read_body(body, delimiter, header, name, lines_before_body):
                 quotechar='"',
             )
     except pd.errors.ParserError as error:
+        message = str(error)
+        match = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)
+        if match:  # (the body starts with the newline that ends the header line)
+            raise DataValidationError(
+                f"Line {int(match.group(2)) + lines_before_body} of {name} has {match.group(3)} values "
+                f"but the header names {len(header)} columns.",
+                "Every row needs one value per column; check for an extra delimiter, or "
+                "quote values that contain the delimiter.",
+            ) from None
+        if "EOF" in message or "quote" in message.lower():
+            raise DataValidationError(
+                f'{name} has an opening quote (") that is never closed.',
+                "Close the quote or remove it; quotes must come in pairs around a value.",
+            ) from None
         raise DataValidationError(
-            *_parser_message(str(error), name, len(header), lines_before_body)
+            f"{name} could not be read as a CSV table ({message}).", _PLAIN_CSV
         ) from None
     except (ValueError, UnicodeError, OverflowError, MemoryError, csv.Error) as error:
-        raise DataValidationError(
-            f"{name} could not be read as a CSV table ({error}).",
-            "Check that it is a plain CSV file with one header row.",
-        ) from None
+        raise DataValidationError(f"{name} could not be read as a CSV table ({error}).", _PLAIN_CSV) from None
     if frame.shape[0] == 0:  # (more rows than lines cannot be: MAX_ROWS holds)
         raise _no_data_rows(name)
     return frame
@@ -442,15 +418,12 @@ def _read_body(body, delimiter, header, name, lines_before_body):
 def _check_raw_shape(raw, name):
     """Refuse too many lines, columns or cells, counted in the raw bytes before parsing.
 
-    The byte limit alone does not bound what parsing costs: one 40 MB line of commas
-    is 40 million columns, which cost 0.7-0.8 GB to split before the column limit
-    was checked.  ``bytes.count`` allocates nothing, so these bounds cost a few passes
-    over the bytes: line breaks (``\n`` or, for old Mac files, ``\r``) against
-    :data:`MAX_LINE_BREAKS`; each candidate delimiter in the first line (the second
-    after Excel's ``sep=`` line) against :data:`MAX_COLUMNS`; and in the whole file
-    against :data:`MAX_CELLS`.  A delimiter inside quotes counts too, so these are
-    upper bounds (the exact counts are checked again after parsing); in UTF-16/32 a
-    delimiter's first byte is counted, which only adds a few.
+    The byte limit alone does not bound what parsing costs: one 40 MB line of commas is 40
+    million columns, which cost 0.7-0.8 GB to split.  ``bytes.count`` allocates nothing:
+    line breaks (``\n``, or ``\r`` of old Mac files) against :data:`MAX_LINE_BREAKS`, each
+    candidate delimiter in the first line (the second after Excel's ``sep=`` line) against
+    :data:`MAX_COLUMNS` and in the whole file against :data:`MAX_CELLS`.  Delimiters inside
+    quotes count too (upper bounds; the exact counts are checked after parsing).
     """
     breaks = max(raw.count(b"\n"), raw.count(b"\r"))
     if breaks > MAX_LINE_BREAKS:
@@ -471,13 +444,13 @@ def _check_raw_shape(raw, name):
             raise DataValidationError(
                 f"{name} has {columns:,} columns ({columns - 1:,} {what}s in its first "
                 f"line); the limit is {MAX_COLUMNS:,}.",
-                "Keep the most frequent features (e.g. the most common words) and upload again.",
+                _FEWER_COLUMNS,
             )
         cells = raw.count(delimiter.encode("ascii"))
         if cells > MAX_CELLS:
             raise DataValidationError(
                 f"{name} holds more than {cells:,} values ({cells:,} {what}s); the limit is {MAX_CELLS:,}.",
-                "Upload a random subsample of the rows or drop rare features.",
+                _SUBSAMPLE,
             )
 
 
@@ -497,23 +470,20 @@ def _check_line_widths(lines, delimiters, name):
             )
 
 
-_SEPARATOR_LINE = re.compile(r"[ \t]*\"?sep=(.?)\"?[ \t]*(\n|$)", re.IGNORECASE)
-
-
-def _excel_separator_line(text, name, file_warnings):
+def _excel_separator_line(text, name, notes):
     """Drop Excel's ``sep=;`` first line; returns ``(text, delimiter or None)``."""
     match = _SEPARATOR_LINE.match(text)
     if not match:
         return text, None
-    delimiter = match.group(1)
+    delimiter, line = match.group(1), match.group(0).strip()
     if delimiter not in DELIMITER_NAMES:
         raise DataValidationError(
-            f"The first line of {name}, {match.group(0).strip()!r}, asks for the delimiter "
-            f"{delimiter!r}, which is not supported.",
+            f"The first line of {name}, {line!r}, asks for the delimiter {delimiter!r}, which is not "
+            "supported.",
             "Save the file with commas, semicolons, tabs or pipes between values.",
         )
-    file_warnings.append(
-        f"{name}: skipped the first line {match.group(0).strip()!r} (a hint written by Excel) "
+    notes.append(
+        f"{name}: skipped the first line {line!r} (a hint written by Excel) "
         f"and used the {DELIMITER_NAMES[delimiter]} it names as the delimiter."
     )
     return text[match.end() :], delimiter
@@ -523,9 +493,10 @@ def _check_header_line_breaks(text, first_line, delimiter, name):
     """Refuse a header whose quoted column name spans lines (the header is one line)."""
     if first_line.count('"') % 2 == 0:
         return
-    start = text.find(first_line)
     try:
-        record = next(csv.reader(io.StringIO(text[start:]), delimiter=delimiter, strict=True), [])
+        record = next(
+            csv.reader(io.StringIO(text[text.find(first_line) :]), delimiter=delimiter, strict=True), []
+        )
     except csv.Error:
         return  # an unclosed quote: reported by the table reader
     broken = [field for field in record if "\n" in field]
@@ -536,85 +507,15 @@ def _check_header_line_breaks(text, first_line, delimiter, name):
         )
 
 
-def _check_normalised_names(raw_header, header, name):
-    """Refuse two distinct names that are one name in Unicode's composed form (NFC)."""
-    first = {}
-    for raw, normal in zip(raw_header, header, strict=True):
-        other = first.setdefault(normal, raw)
-        if other != raw:
-            raise DataValidationError(
-                f"{name} has two columns whose names look the same, {other!r} and {raw!r}: "
-                "they differ only in invisible direction marks or in how accented letters are "
-                "encoded (Unicode composed and decomposed forms), which this page reads as "
-                "one name.",
-                "Rename one of the two columns.",
-            )
-
-
-def _check_column_names(header, name):
-    seen, duplicates = set(), []
-    for column_name in header:
-        if column_name and column_name in seen and column_name not in duplicates:
-            duplicates.append(column_name)
-        seen.add(column_name)
-    if duplicates:
-        headerless = all(_looks_numeric(c) for c in header)
-        raise DataValidationError(
-            f"{name} has duplicate column names: {_name_list(duplicates)}."
-            + (
-                " Every column name is a number, so the file probably has no header row "
-                "and its first data row was read as column names."
-                if headerless
-                else ""
-            ),
-            (
-                "Add a first line naming the columns (e.g. word_1,word_2,...,label)."
-                if headerless
-                else "Column names must be unique; rename or delete the repeated columns."
-            ),
-        )
-
-
-def _parser_message(message, name, n_header, lines_before_body):
-    match = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", message)
-    if match:
-        # The body starts with the newline that ends the header line.
-        line = int(match.group(2)) + lines_before_body
-        return (
-            f"Line {line} of {name} has {match.group(3)} values but the header names {n_header} columns.",
-            "Every row needs one value per column; check for an extra delimiter, or "
-            "quote values that contain the delimiter.",
-        )
-    if "EOF" in message or "quote" in message.lower():
-        return (
-            f'{name} has an opening quote (") that is never closed.',
-            "Close the quote or remove it; quotes must come in pairs around a value.",
-        )
-    return (
-        f"{name} could not be read as a CSV table ({message}).",
-        "Check that it is a plain CSV file with one header row.",
-    )
-
-
 def _name_list(names, limit=5):
     names = [repr(str(n)) for n in names]
-    if len(names) <= limit:
-        return ", ".join(names)
-    return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
-
-
-def _row_list(positions, limit=_EXAMPLES):
-    rows = [str(int(p) + 1) for p in positions[:limit]]
-    more = f" and {len(positions) - limit} more" if len(positions) > limit else ""
-    return ", ".join(rows) + more
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
 
 
 def guess_label_column(table):
-    """A sensible default label column: a column named like a label, else the last one.
-
-    Names tried, case-insensitively: ``label``, ``class``, ``target``, ``y``,
-    ``outcome``, ``diagnosis``.
-    """
+    """A column named like a label (``label``, ``class``, ``target``, ``y``, ``outcome`` or
+    ``diagnosis``, in any case), else the last one."""
     lower = {c.lower(): c for c in table.columns}
     for candidate in ("label", "class", "target", "y", "outcome", "diagnosis"):
         if candidate in lower:

@@ -1,14 +1,11 @@
 """Read files from the server's own caches without trusting what is on disk.
 
-A cache folder (``$FLDA_CACHE_DIR``) may be shared or tampered with: an entry
-replaced by ``/dev/zero`` reports a size of 0 and never ends, a FIFO blocks
-the reader forever (and every thread waiting on the same lock), a symlink can
-point at either.  :func:`read_regular_file` therefore opens the path *once*
-with ``O_NOFOLLOW | O_NONBLOCK`` (a symlink fails, a FIFO opens without
-waiting for a writer), checks on that open descriptor that it is a regular
-file (``fstat`` + ``S_ISREG``) no larger than the limit, and reads at most the
-limit + 1 bytes from the same descriptor, so a file that grows after the check
-is refused too.  Memory is bounded by the limit whatever the file is.
+A cache folder (``$FLDA_CACHE_DIR``) may be shared or tampered with: ``/dev/zero`` reports
+a size of 0 and never ends, a FIFO blocks the reader (and every thread waiting on its
+lock), a symlink can point at either.  :func:`read_regular_file` opens the path *once*
+with ``O_NOFOLLOW | O_NONBLOCK``, checks on that descriptor that it is a regular file no
+larger than the limit, and reads at most the limit + 1 bytes from it (a file that grows
+after the check is refused too): memory is bounded whatever the file is.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Lists of numbers typed into a page: one tokenizer and one parser for all of them.
 
-``"0.7, 0.7"``, ``"2;6 1e-1"`` and ``"2 5 10"`` are all lists: entries are
-separated by commas, semicolons or white space (:func:`split_values`), and every
-entry must be a plain decimal number (:func:`parse_numbers`; ``nan``, ``inf``
-and words are rejected with a message naming the entry).  The per-feature
-settings of the synthetic domains (:func:`parse_per_feature`) and the sample
-sizes of the learning curves
-(:func:`explorer.experiments.learning_curves.learning_curve_config`) both use it.
+``"0.7, 0.7"``, ``"2;6 1e-1"`` and ``"2 5 10"`` are all lists (:func:`split_values`) of
+plain decimal numbers (:func:`parse_numbers`: ``nan``, ``inf`` and words are refused,
+naming the entry), used by the synthetic domains' per-feature settings
+(:func:`parse_per_feature`) and the learning curves' sample sizes.
 """
 
 from __future__ import annotations
@@ -30,12 +27,8 @@ def parse_numbers(text, empty, not_a_number):
     empty : str
         Message of the ``ValueError`` raised when ``text`` holds no entry.
     not_a_number : str
-        Message raised for the first entry that is not a plain decimal number;
-        ``{token}`` in it is replaced by that entry (``{token!r}`` quoted).
-
-    Raises
-    ------
-    ValueError
+        Message of the one raised for the first entry that is not a plain decimal number,
+        formatted with ``token=`` that entry.
     """
     tokens = split_values(text)
     if not tokens:
@@ -47,12 +40,8 @@ def parse_numbers(text, empty, not_a_number):
 
 
 def parse_per_feature(text, n_features, name, lo=None, hi=None):
-    """Parse ``"0.7, 0.7"`` into one float per feature.
-
-    Values are separated by commas, semicolons or spaces. Fewer values than
-    features are allowed: the last value is repeated (so ``"0.5"`` means 0.5
-    for every feature and ``"0.5, 0"`` with 5 features means
-    ``0.5, 0, 0, 0, 0``).
+    """Parse ``"0.7, 0.7"`` into one float per feature; with fewer values than features
+    the last is repeated (``"0.5, 0"`` with 5 features is ``0.5, 0, 0, 0, 0``).
 
     Parameters
     ----------
@@ -70,7 +59,7 @@ def parse_per_feature(text, n_features, name, lo=None, hi=None):
     Raises
     ------
     ValueError
-        With a message naming the offending entry and how to fix it.
+        Naming the offending entry and how to fix it.
     """
     values = parse_numbers(
         text,

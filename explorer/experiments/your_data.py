@@ -1,13 +1,11 @@
 """Your own data, step 3: fit the paper's classifiers and summarise them (section 4.2).
 
-The "Your data" page's experiment.  Steps 1 and 2 (reading and matching two
-CSV files) are :mod:`explorer.data.csv` and
-:mod:`explorer.data.tabular`.  :func:`fit_models` is the entry point: it
-fits S-LS, S-LR, FLDA-Q (Algorithm 1), FLDA-L (Algorithm 2) and, when the
-target carries labels of at least two classes, the T-LR oracle of section
-4.2.1; :func:`target_error_table`, :func:`predictions_frame` and
-:func:`theta_frame` summarise them.  Labels are predicted with the shared tie
-rule of :mod:`explorer.experiments.scoring`.
+The "Your data" page's experiment (steps 1 and 2 are :mod:`explorer.data.csv` and
+:mod:`explorer.data.tabular`).  :func:`fit_models`, the entry point, fits S-LS, S-LR,
+FLDA-Q (Algorithm 1), FLDA-L (Algorithm 2) and, when the target carries labels of at least
+two classes, the T-LR oracle of section 4.2.1; :func:`target_error_table`,
+:func:`predictions_frame` and :func:`theta_frame` summarise them, with the tie rule of
+:mod:`explorer.experiments.scoring`.
 
 References
 ----------
@@ -18,6 +16,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
+import functools
 import warnings as _warnings
 
 import numpy as np
@@ -38,27 +37,28 @@ PROBABILITY_MODEL = "FLDA-L"
 def fit_model(prepared, name, l2=1e-3, transfer="dropout"):
     """Fit one of :data:`~explorer.names.TABLE_CLASSIFIERS` on prepared data.
 
-    S-LS/S-LR: ``theta = 0`` (plain source classifiers); FLDA-Q/FLDA-L:
-    ``theta`` estimated from the target (eq. (8), Algorithms 1-2); T-LR:
-    logistic regression on the labelled target rows (the oracle), ``None``
-    when the target has fewer than two labelled classes.  ``transfer`` is
-    FLDA's transfer model (:data:`flda_core.transfer_models.TRANSFER_MODELS`,
-    estimated from the target; ignored for the other classifiers).
-    Convergence warnings (iteration cap, abnormal solver stop, no iteration at
-    all) are recorded in the returned model's ``convergence_warnings_`` (a
-    tuple of messages) and reported by :func:`convergence_notes` instead of
+    S-LS/S-LR: ``theta = 0`` (plain source classifiers); FLDA-Q/FLDA-L: ``theta``
+    estimated from the target (Eq. (8), Algorithms 1-2) with the transfer model
+    ``transfer`` (:data:`flda_core.transfer_models.TRANSFER_MODELS`); T-LR: logistic
+    regression on the labelled target rows (the oracle), ``None`` when the target has
+    fewer than two labelled classes.  Convergence warnings are kept in the model's
+    ``convergence_warnings_`` (a tuple of messages) for :func:`convergence_notes`, not
     the log.
     """
-    if name not in TABLE_CLASSIFIERS:
-        raise ValueError(f"Unknown classifier(s) {[name]}; choose from {TABLE_CLASSIFIERS}.")
+    _check_names([name])
     if name == "T-LR" and not _target_trainable(prepared):
         return None
-    model = FLDAClassifier(
-        loss=classifier_loss(name), l2=l2, transfer=transfer if name.startswith("FLDA") else "dropout"
-    )
+    flda = name.startswith("FLDA")
+    model = FLDAClassifier(loss=classifier_loss(name), l2=l2, transfer=transfer if flda else "dropout")
     with _warnings.catch_warnings(record=True) as caught:
         _warnings.simplefilter("always", ConvergenceWarning)
-        _fit_one(model, name, prepared)
+        if name == "T-LR":
+            mask = prepared.target_labelled
+            model.fit(prepared.X_target[mask], native_labels(prepared.y_target[mask]))
+        else:  # the source classifiers ignore the target; FLDA estimates theta from it
+            model.fit(
+                prepared.X_source, prepared.y_source, **({"X_target": prepared.X_target} if flda else {})
+            )
     model.convergence_warnings_ = tuple(
         dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning))
     )
@@ -77,30 +77,22 @@ def fit_models(prepared, l2=1e-3, names=TABLE_CLASSIFIERS, progress=None, fit=No
     l2 : float, default=1e-3
         Ridge penalty on the *mean* loss, the same for every classifier.
     names : sequence of str
-        Which of :data:`~explorer.names.TABLE_CLASSIFIERS` to fit.  ``"T-LR"``
-        (logistic regression on the labelled target rows, the oracle) is
-        skipped when the target has fewer than two labelled classes.
+        Which of :data:`~explorer.names.TABLE_CLASSIFIERS` to fit (``"T-LR"`` is skipped
+        when the target has fewer than two labelled classes).
     progress : callable(fraction, text), optional
         See :mod:`explorer.experiments.progress`.
     fit : callable(name, l2) -> FLDAClassifier or None, optional
-        Fits one classifier; defaults to :func:`fit_model` on ``prepared``.  A
-        page passes its cached version.
+        Fits one classifier (a page passes its cached one); default :func:`fit_model`.
     transfer : str, default="dropout"
-        FLDA's transfer model; any other than dropout is passed to ``fit`` as
-        ``transfer=`` for FLDA-Q and FLDA-L.
+        FLDA's transfer model; any other is passed to ``fit`` as ``transfer=`` for
+        FLDA-Q and FLDA-L.
 
     Returns
     -------
     dict of str -> FLDAClassifier
     """
-    unknown = [n for n in names if n not in TABLE_CLASSIFIERS]
-    if unknown:
-        raise ValueError(f"Unknown classifier(s) {unknown}; choose from {TABLE_CLASSIFIERS}.")
-    if fit is None:
-
-        def fit(name, l2, transfer="dropout"):
-            return fit_model(prepared, name, l2, transfer)
-
+    _check_names(names)
+    fit = fit or functools.partial(fit_model, prepared)
     extra = {} if transfer == "dropout" else {"transfer": transfer}
     names = [n for n in names if n != "T-LR" or _target_trainable(prepared)]
     models = {}
@@ -114,13 +106,9 @@ def fit_models(prepared, l2=1e-3, names=TABLE_CLASSIFIERS, progress=None, fit=No
 
 
 def convergence_notes(models):
-    """Messages for fits whose solver did not converge normally.
-
-    One message for logistic fits that stopped at ``max_iter``, and one per
-    other recorded ``ConvergenceWarning`` (an abnormal L-BFGS stop, a stop
-    before the first iteration, conjugate gradients short of their tolerance),
-    naming the classifiers it concerns (see :func:`fit_model`).
-    """
+    """Messages for fits whose solver did not converge normally: one for logistic fits
+    that stopped at ``max_iter``, one per other ``ConvergenceWarning`` :func:`fit_model`
+    recorded, naming the classifiers it concerns."""
     stalled = [
         name for name, model in models.items() if model.loss == "logistic" and model.n_iter_ >= model.max_iter
     ]
@@ -141,15 +129,10 @@ def convergence_notes(models):
     return notes
 
 
-def _fit_one(model, name, prepared):
-    """Source classifiers ignore the target, FLDA estimates theta from it, T-LR trains on it."""
-    if name in ("S-LS", "S-LR"):
-        model.fit(prepared.X_source, prepared.y_source)
-    elif name in ("FLDA-Q", "FLDA-L"):
-        model.fit(prepared.X_source, prepared.y_source, X_target=prepared.X_target)
-    else:
-        mask = prepared.target_labelled
-        model.fit(prepared.X_target[mask], native_labels(prepared.y_target[mask]))
+def _check_names(names):
+    unknown = [n for n in names if n not in TABLE_CLASSIFIERS]
+    if unknown:
+        raise ValueError(f"Unknown classifier(s) {unknown}; choose from {TABLE_CLASSIFIERS}.")
 
 
 def _target_trainable(prepared):
@@ -160,11 +143,8 @@ def _target_trainable(prepared):
 
 
 def target_error_table(prepared, models):
-    """Classification error on the labelled target rows, one row per classifier.
-
-    Mirrors one row of the paper's tables (e.g. Table 3, section 4.2.2): S-LS,
-    S-LR, FLDA-Q, FLDA-L and the T-LR oracle.  Predictions follow the tie rule
-    of :mod:`explorer.experiments.scoring`.
+    """Classification error on the labelled target rows, one row per classifier (one row
+    of the paper's tables, e.g. Table 3).
 
     Returns
     -------
@@ -187,12 +167,9 @@ def target_error_table(prepared, models):
 
 
 def predictions_frame(prepared, models):
-    """Target predictions of every fitted classifier, one row per target sample.
-
-    Columns: ``row`` (data row in the target file), ``true_label`` (if the
-    target is labelled), one ``<classifier>`` column of predicted labels per
-    model, and ``FLDA-L P(<class>)`` probabilities when FLDA-L was fitted.
-    """
+    """Target predictions, one row per target sample: ``row`` (data row in the target
+    file), ``true_label`` (if labelled), the labels each model predicts, and
+    ``FLDA-L P(<class>)`` probabilities when FLDA-L was fitted."""
     frame = pd.DataFrame({"row": prepared.target_rows})
     if prepared.has_target_labels:
         frame["true_label"] = pd.Series(list(prepared.y_target), dtype=object)
@@ -207,14 +184,8 @@ def predictions_frame(prepared, models):
 
 
 def probability_columns(predictions):
-    """The class-probability columns of :func:`predictions_frame`, in class order.
-
-    Returns
-    -------
-    list of (str, str)
-        ``(column, class)`` pairs, e.g. ``[("FLDA-L P(ham)", "ham"), ...]``;
-        empty when FLDA-L was not fitted.
-    """
+    """The class-probability columns of :func:`predictions_frame` in class order, as
+    ``(column, class)`` pairs, e.g. ``[("FLDA-L P(ham)", "ham"), ...]``."""
     prefix, suffix = f"{PROBABILITY_MODEL} P(", ")"
     return [
         (str(c), str(c)[len(prefix) : -len(suffix)])
@@ -226,12 +197,10 @@ def probability_columns(predictions):
 def theta_frame(prepared, models=None):
     """Per-feature transfer parameters and non-zero proportions.
 
-    ``source_nonzero`` and ``target_nonzero`` are the fractions of rows in
-    which the feature is non-zero (eta and zeta, the quantities of the
-    paper's word-proportion figures for IMDB, spam and Amazon); ``theta`` is
-    the dropout estimate :func:`~flda_core.transfer.estimate_dropout`,
-    ``max(0, 1 - zeta / eta)`` (section 3.3.1).  With
-    ``models``, the weights of the binary S-LR and FLDA-L classifiers (on the
+    ``source_nonzero`` and ``target_nonzero`` are the fractions of rows in which the
+    feature is non-zero (eta and zeta, as in the paper's word-proportion figures);
+    ``theta`` is :func:`~flda_core.transfer.estimate_dropout`, ``max(0, 1 - zeta / eta)``
+    (section 3.3.1).  With ``models``, the weights of binary S-LR and FLDA-L (on the
     scaled features) are added.
 
     Returns

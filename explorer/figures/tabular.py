@@ -1,15 +1,10 @@
-"""Plotly figures of the "Your data" page (built from :mod:`explorer.data.tabular` results).
+"""Plotly figures of the "Your data" page.
 
-Each builder takes plain data frames (see :func:`explorer.data.tabular.theta_frame`,
-:func:`~explorer.experiments.your_data.target_error_table`,
-:func:`~explorer.data.tabular.predictions_frame`) and returns a
-``plotly.graph_objects.Figure`` in the project's style (:mod:`explorer.figures.style`),
-built as plain plotly JSON (:func:`~explorer.figures.style.unvalidated_figure`: plotly's
-validation of the five figures took 70-180 ms of every rerun of the page; the tests run
-each builder's output through that validation once).
-The figures carry no title: the page names each section with a heading of its
-own and says what to look at in a caption, so a title inside the chart would
-only repeat it.
+Each builder takes a data frame of :mod:`explorer.experiments.your_data` and returns a
+``plotly.graph_objects.Figure`` in the project's style, built as plain plotly JSON
+(:func:`~explorer.figures.style.unvalidated_figure`: plotly's validation of the five
+figures took 70-180 ms of every rerun; the tests validate each builder's output once).
+No titles: the page's section headings name the charts.
 
 References
 ----------
@@ -35,18 +30,15 @@ from explorer.figures.real_data import color_of
 #: Features shown by default in the per-feature bar charts.
 DEFAULT_TOP_FEATURES = 20
 
-_FONT = dict(size=14)
-
 
 def _figure(data, height, legend=True, xaxis=None, yaxis=None, legend_order=None, **layout):
-    """The page's figure of ``data`` (trace dicts): no title (the page's section heading
-    names the chart); a legend in a row of its own above the plot, so it never covers
-    bars (Plotly grows the top margin if long entries wrap onto a second row)."""
+    """The page's figure of ``data`` (trace dicts), the legend in a row of its own above the
+    plot so it never covers bars (Plotly grows the top margin if entries wrap)."""
     layout.update(
         xaxis=xaxis or {},
         yaxis=yaxis or {},
         height=height,
-        font=_FONT,
+        font=dict(size=14),
         margin=dict(l=10, r=10, t=40 if legend else 10, b=10),
         showlegend=legend,
     )
@@ -65,11 +57,6 @@ def _short(name, width=28):
     """``name`` cut to ``width`` characters and escaped for plotly (names come from files)."""
     name = str(name)
     return escape_plotly(name if len(name) <= width else name[: width - 1] + "\u2026")
-
-
-def _escaped(names):
-    """Full names escaped for plotly (hover labels render HTML)."""
-    return [escape_plotly(name) for name in names]
 
 
 def _short_labels(names, width=28):
@@ -94,21 +81,9 @@ def _most_dropped(thetas, top_n):
 
 
 def feature_theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
-    """Sorted horizontal bars of the estimated dropout probability per feature.
-
-    Parameters
-    ----------
-    thetas : pandas.DataFrame
-        Output of :func:`explorer.data.tabular.theta_frame` (sorted by ``theta``).
-    top_n : int
-        Number of features shown (those with the largest ``theta``).
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        theta-hat = max(0, 1 - zeta/eta) (section 3.3.1); the features FLDA
-        expects to be missing most often in the target are on top.
-    """
+    """Horizontal bars of θ̂ = max(0, 1 - zeta/eta) (section 3.3.1) of the ``top_n``
+    features of ``thetas`` (:func:`explorer.experiments.your_data.theta_frame`) with the
+    largest θ̂, on top: those FLDA expects to be missing most often in the target."""
     shown, labels = _most_dropped(thetas, top_n)
     bar = dict(
         type="bar",
@@ -120,7 +95,7 @@ def feature_theta_figure(thetas, top_n=DEFAULT_TOP_FEATURES):
         text=[f"{t:.2f}" for t in shown["theta"]],
         textposition="outside",
         customdata=np.column_stack(
-            [_escaped(shown["feature"]), shown["source_nonzero"], shown["target_nonzero"]]
+            [list(map(escape_plotly, shown["feature"])), shown["source_nonzero"], shown["target_nonzero"]]
         ),
         hovertemplate=(
             "<b>%{customdata[0]}</b><br>\u03b8\u0302 = %{x:.3f}<br>"
@@ -152,14 +127,10 @@ def top_changed_features(thetas, top_n=DEFAULT_TOP_FEATURES):
 
 
 def nonzero_proportion_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_name="source", target_name="target"):
-    """Proportion of non-zero values per feature in source and target.
-
-    The features whose proportions differ most are shown, as in the paper's
-    word-proportion figures for IMDB, spam and Amazon (Figures ``eg_imdb``,
-    ``eg_spam``, ``eg_amazon``, section 4.2).  A feature rarer in the target
-    than in the source gets ``theta > 0``; one more frequent in the target
-    cannot be modelled by dropout (``theta = 0``).
-    """
+    """Proportion of non-zero values in source and target of the features whose
+    proportions differ most (:func:`top_changed_features`), as in the paper's
+    word-proportion figures for IMDB, spam and Amazon (section 4.2).  A feature rarer in
+    the target gets ``theta > 0``; one more frequent cannot be dropout (``theta = 0``)."""
     shown = top_changed_features(thetas, top_n)
     labels = _short_labels(shown["feature"])
     data = [
@@ -170,7 +141,7 @@ def nonzero_proportion_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_name="s
             orientation="h",
             name=_short(name, 48),
             marker=dict(color=FAMILY_COLORS[family]),
-            customdata=_escaped(shown["feature"]),
+            customdata=list(map(escape_plotly, shown["feature"])),
             hovertemplate="<b>%{customdata}</b><br>"
             + name.split(" ")[0]
             + ": %{x:.1%} of rows non-zero<extra></extra>",
@@ -193,13 +164,8 @@ def nonzero_proportion_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_name="s
 
 
 def target_error_figure(errors):
-    """Bar chart of the target error per classifier (a row of the paper's tables).
-
-    Parameters
-    ----------
-    errors : pandas.DataFrame
-        Output of :func:`explorer.experiments.your_data.target_error_table`.
-    """
+    """Bars of the target error per classifier of ``errors``
+    (:func:`explorer.experiments.your_data.target_error_table`; a row of the paper's tables)."""
     bar = dict(
         type="bar",
         x=errors["classifier"].to_numpy(),
@@ -227,24 +193,16 @@ def target_error_figure(errors):
 
 
 def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L")):
-    """Stacked bars: the share of target rows assigned to each class, per classifier.
-
-    A bar for the true labels is added when ``predictions`` has ``true_label``
-    (labelled rows only), so a classifier that predicts too many of one class
-    stands out even without reading the error table.
-    """
-    bars = [n for n in names if n in predictions.columns]
-    columns = ([("true labels", "true_label")] if "true_label" in predictions.columns else []) + [
-        (n, n) for n in bars
-    ]
-    class_keys = [str(c) for c in classes]
+    """Stacked bars: the share of target rows assigned to each class, per classifier, and
+    of the labelled rows' ``true_label`` if any (a classifier that predicts too many of
+    one class stands out)."""
+    titled = (("true labels", "true_label"), *((n, n) for n in names))
+    columns = [(title, column) for title, column in titled if column in predictions.columns]
     values = {column: predictions[column].dropna().map(str) for _, column in columns}
     data = []
-    for k, cls in enumerate(class_keys):
+    for k, cls in enumerate(str(c) for c in classes):
         counts = [int((values[column] == cls).sum()) for _, column in columns]
-        shares = [
-            count / max(1, len(values[column])) for count, (_, column) in zip(counts, columns, strict=True)
-        ]
+        shares = [n / max(1, len(values[c])) for n, (_, c) in zip(counts, columns, strict=True)]
         data.append(
             dict(
                 type="bar",
@@ -280,10 +238,9 @@ def prediction_mix_figure(predictions, classes, names=("S-LR", "FLDA-Q", "FLDA-L
 def feature_weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-LR", flda_model="FLDA-L"):
     """Weights of the source classifier and of FLDA for the most dropped features.
 
-    FLDA shrinks the weights of features that are often missing in the target
-    (large theta) and leans on the others instead, the effect the paper shows
-    for digit pixels in Figure 6 (section 4.2.3).  Needs the ``"<model>
-    weight"`` columns of :func:`explorer.data.tabular.theta_frame` (binary tasks).
+    FLDA shrinks the weights of features often missing in the target (large theta) and
+    leans on the others, as Figure 6 shows for digit pixels.  Needs the ``"<model>
+    weight"`` columns of :func:`explorer.experiments.your_data.theta_frame` (binary tasks).
     """
     columns = [f"{source_model} weight", f"{flda_model} weight"]
     missing = [c for c in columns if c not in thetas.columns]
@@ -298,7 +255,7 @@ def feature_weights_figure(thetas, top_n=DEFAULT_TOP_FEATURES, source_model="S-L
             orientation="h",
             name=model,
             marker=dict(color=classifier_color(model)),
-            customdata=np.column_stack([_escaped(shown["feature"]), shown["theta"]]),
+            customdata=np.column_stack([list(map(escape_plotly, shown["feature"])), shown["theta"]]),
             hovertemplate=(
                 f"<b>%{{customdata[0]}}</b><br>{model} weight %{{x:.3f}}"
                 "<br>\u03b8\u0302 = %{customdata[1]:.2f}<extra></extra>"

@@ -4,30 +4,25 @@ Streamlit keeps every file ``PUT`` to ``/_stcore/upload_file/<session>/<file id>
 memory until the browser deletes it or the session ends, and accepts any number of files
 under made-up file ids (16 files of 45 MB held 720 MB).  :func:`bound_uploads` bounds it:
 
-* **a budget per browser** (:func:`session_budget`: the two files a page shows plus a
-  small slack), shared by all its tabs: a browser is the token of its XSRF cookie
-  (:func:`client_key`), learned from the runs that show its files (until then a tab
-  counts alone).  A file that would go over it first makes room by dropping the
-  browser's files no uploader shows, oldest first; files an uploader shows, and files
-  uploaded in the last :data:`FRESH_SECONDS` that no run has read yet, are kept;
-* **a total per process** (:func:`server_total_bytes`), shared fairly: when a file does
-  not fit, the unread files of browsers holding more than their share (the total over
-  the browsers holding files) go first, whatever their age, so re-sent unread files
-  count against their sender; a browser over its share takes nothing from others;
+* **a budget per browser** (:func:`session_budget`), shared by its tabs: a browser is the
+  token of its XSRF cookie (:func:`client_key`), learned from the runs that show its
+  files (until then a tab counts alone).  A file over it first drops the browser's files
+  no uploader shows, oldest first (:func:`files_to_drop`);
+* **a total per process** (:func:`server_total_bytes`), shared fairly: the unread files of
+  browsers over their share go first (:func:`unread_over_share`);
 * **expiry**: files no uploader shows that a run has read, or that no run read within
   :data:`FRESH_SECONDS`, are dropped on every run and before every upload.
 
-Which files the uploaders show comes from the runs themselves (:func:`widget_files`,
-noted by :func:`explorer.ui.memory.note_run`): public API only.  A refused file gets a
-clean ``413`` with a message; the browser's uploader shows only "status code 413", so
-the uploaders' help says what it means (:data:`REFUSED_HELP`) and the pages warn above
-them while the total has no room (:func:`warn_when_server_is_full`).
+Which files the uploaders show comes from the runs (:func:`widget_files`, noted by
+:func:`explorer.ui.memory.note_run`).  A refused file gets a ``413`` with a message; the
+uploader shows only "status code 413", so its help says what it means
+(:data:`REFUSED_HELP`) and pages warn while the total is full
+(:func:`warn_when_server_is_full`).
 
-The one private interface: the running server's ``MemoryUploadedFileManager`` gets its
-class swapped for :class:`BoundedUploadedFileManager` (the upload routes hold that very
-object).  Streamlit's public API bounds one file (``server.maxUploadSize``) but neither
-how many files a session may hold nor their total, and has no hook on the upload
-endpoint: without the swap one client filled the server (issues 26, 36).  Pinned by
+The one private interface: the server's ``MemoryUploadedFileManager`` gets its class
+swapped for :class:`BoundedUploadedFileManager` (the upload routes hold that very object):
+Streamlit's public API bounds one file (``server.maxUploadSize``) but neither the number
+of files nor their total, and has no hook on the upload endpoint.  Pinned by
 ``tests/app/test_upload_budget.py::test_streamlit_still_has_what_the_budget_relies_on``.
 """
 
@@ -36,7 +31,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 
@@ -65,18 +60,9 @@ REFUSED_HELP = (
 
 
 def session_budget(max_upload_mb):
-    """The most one browser may hold: ``(files, bytes)``.
-
-    Parameters
-    ----------
-    max_upload_mb : int
-        ``server.maxUploadSize`` (MB): the largest single file.
-
-    Returns
-    -------
-    tuple of int
-        :data:`SESSION_FILES`, and :data:`WIDGET_FILES` files of ``max_upload_mb``
-        plus :data:`SLACK_BYTES`.
+    """The most one browser may hold, ``(files, bytes)``: :data:`SESSION_FILES`, and
+    :data:`WIDGET_FILES` files of ``max_upload_mb`` (``server.maxUploadSize``, MB) plus
+    :data:`SLACK_BYTES`.
 
     Examples
     --------
@@ -173,14 +159,14 @@ def files_to_drop(held, referenced, new_size, budget, now):
     budget : tuple of int
         ``(files, bytes)`` from :func:`session_budget`.
     now : float
-        The current time (``time.monotonic``).
+        ``time.monotonic()``.
 
     Returns
     -------
     list of str or None
-        File ids to drop, oldest first (empty when it fits), or ``None`` when it cannot
-        fit without dropping a file in use (shown, or younger than :data:`FRESH_SECONDS`
-        and unread): refuse the new file.
+        File ids to drop, oldest first, or ``None`` (refuse the new file) when it cannot
+        fit without dropping a file in use: shown, or unread and under
+        :data:`FRESH_SECONDS` old.
 
     Examples
     --------
@@ -239,12 +225,9 @@ def unread_over_share(held, client_of, requester, new_size, total_bytes, needed)
 
 
 class BoundedUploadedFileManager(MemoryUploadedFileManager):
-    """Streamlit's in-memory upload store with a budget per browser and a fair total.
-
-    Installed on the running server's own manager by :func:`bound_uploads`, so
-    ``add_file`` is called by the upload endpoint for every ``PUT``.  What the budget
-    sees (``_held``, ``_shown``, ``_clients``) is guarded by ``_budget_lock``.
-    """
+    """Streamlit's in-memory upload store with a budget per browser and a fair total
+    (installed by :func:`bound_uploads`; the upload endpoint calls ``add_file`` for every
+    ``PUT``).  ``_held``, ``_shown`` and ``_clients`` are guarded by ``_budget_lock``."""
 
     def _bounded_init(self, budget, total_bytes):
         self.budget, self.total_bytes = budget, total_bytes
@@ -322,7 +305,7 @@ class BoundedUploadedFileManager(MemoryUploadedFileManager):
             self._shown[tab] = set(file_ids)
             for held in self._files():
                 if held.file_id in self._shown[tab]:  # shown: read by that run
-                    self._held[held.session][held.file_id] = Held(**{**vars(held), "read": True})
+                    self._held[held.session][held.file_id] = replace(held, read=True)
                     self._clients[held.session] = client or self._client_of(held.session)
 
     def forget_tab(self, tab):
@@ -344,7 +327,7 @@ class BoundedUploadedFileManager(MemoryUploadedFileManager):
             held = self._held.get(session_id, {})
             for rec in found:
                 if rec.file_id in held:
-                    held[rec.file_id] = Held(**{**vars(held[rec.file_id]), "read": True})
+                    held[rec.file_id] = replace(held[rec.file_id], read=True)
         return found
 
     def remove_file(self, session_id, file_id):
@@ -370,13 +353,10 @@ def _refused(detail):
 
 
 def bound_uploads(runtime=None, budget=None, total_bytes=None):
-    """Give the running server's upload store a budget per browser and a total (server
-    start); returns the bounded manager, or ``None`` when there is no runtime or its
-    store is not Streamlit's in-memory one (then nothing is changed).
-
-    ``budget`` defaults to :func:`session_budget` of ``server.maxUploadSize``,
-    ``total_bytes`` to :func:`server_total_bytes`.
-    """
+    """Give the running server's upload store a ``budget`` per browser (default
+    :func:`session_budget` of ``server.maxUploadSize``) and a total (default
+    :func:`server_total_bytes`) at server start; returns the bounded manager, or ``None``
+    when there is no runtime or its store is not Streamlit's in-memory one."""
     from streamlit import config
     from streamlit.runtime import Runtime
 

@@ -2,30 +2,22 @@
 
 Session state (keys with the page prefix survive switching pages):
 
-* ``data.files`` -- ``{"source": {"name", "digest", "origin"}, "target": {...}}``, the
-  files accepted so far: names and digests only.  Their parsed tables, the prepared
-  arrays and the result tables are held in the process's data store
-  (:mod:`explorer.ui.memory`: once per digest, counted against the tab's budget and the
-  server's total, released when the uploader drops the file, when the tab is closed or
-  idle).  Every way of loading a file (the uploaders, the sample buttons) goes through
-  :func:`accept_file`, which validates the bytes with :func:`explorer.data.csv.parse_csv`
-  and replaces the file only when they are valid; ``origin`` says how to read the file
-  again if its table was released (``("upload", file id)``, ``("sample", key)``,
-  ``("uci", key)``).
-* ``data.rejected`` -- the last rejected file per slot with its message, shown as an
-  error until the user uploads something else.
-* ``data.sample`` -- key of the sample pair loaded (mirrored in the URL as
-  ``?sample=...``), or ``""`` after an upload.
-* ``data.choices`` -- a plain copy of the option widgets' values, written by their
-  ``on_change`` callbacks (:func:`kept`) and when the page sets them, and put back at the
-  start of each run (:func:`restore_choices`), so the choices survive pages that do not
-  draw these widgets even where Streamlit resets the widget state.
+* ``data.files`` -- ``{"source": {"name", "digest", "origin"}, "target": {...}}``: names
+  and digests only.  The parsed tables, prepared arrays and result tables are held in the
+  process's data store (:mod:`explorer.ui.memory`: once per digest, counted against the
+  tab's budget and the server's total, released with the file or an idle tab).  Every
+  way of loading a file goes through :func:`accept_file`, which replaces the file only
+  when :func:`explorer.data.csv.parse_csv` accepts the bytes; ``origin`` says how to read
+  a released file again (``("upload", file id)``, ``("sample", key)``, ``("uci", key)``).
+* ``data.rejected`` -- the last rejected file per slot with its message.
+* ``data.sample`` -- the sample pair loaded (``?sample=...``), ``""`` after an upload.
+* ``data.choices`` -- a copy of the option widgets' values (:func:`kept`,
+  :func:`set_choice`), put back by :func:`restore_choices`, so the choices survive pages
+  that do not draw these widgets.
 
-A trivial rerun (a display option) must not pay for the files again: with a 45 MB pair,
-hashing the raw bytes for every cached call's key and unpickling the cached tables and
-arrays cost 1.6 s a run, and recomputing the result tables 1.5 s.  So the keys carry each
-file's digest (computed once, when the file is accepted) instead of its bytes; a file
-with the same name but other bytes has another digest and is parsed again.
+Keys carry each file's digest (computed once, on acceptance), not its bytes: with a 45 MB
+pair, hashing the bytes for every cached call and unpickling the cached tables cost 1.6 s
+a run, and recomputing the result tables 1.5 s.
 """
 
 from __future__ import annotations
@@ -80,10 +72,6 @@ def _hold(role, key, make, what):
     return memory.store().hold(memory.current_session(), role, key, make, what=what)
 
 
-def _held(role):
-    return memory.store().get(memory.current_session(), role)
-
-
 def hold_table(slot, digest, name, raw):
     """:func:`explorer.data.csv.parse_csv` of ``raw``, held by this tab as its ``slot``
     file (once per ``digest`` and name in the process; shared: never modify it)."""
@@ -93,7 +81,7 @@ def hold_table(slot, digest, name, raw):
 
 def table(slot):
     """The parsed table of the loaded ``slot`` file (:func:`hold_table`)."""
-    return _held(ROLES[slot])
+    return memory.store().get(memory.current_session(), ROLES[slot])
 
 
 def prepare_held(key, source_table, target_table):
@@ -215,11 +203,9 @@ def restore_file(slot, current):
 
 
 def loaded(slot):
-    """The accepted ``slot`` file: ``{"name", "digest", "origin"}``, or None.
-
-    A file whose table was released (the tab was idle, or the server needed the room)
-    is read again when it is shipped; an uploaded one is read again from its uploader
-    (:func:`take_upload`), else it is forgotten with a note."""
+    """The accepted ``slot`` file, ``{"name", "digest", "origin"}``, or None; one whose
+    table was released is read again if shipped (uploads: :func:`take_upload`), else
+    forgotten with a note."""
     current = st.session_state.get(FILES_KEY, {}).get(slot)
     if current is None or table(slot) is not None:
         return current

@@ -61,7 +61,6 @@ def test_rescale_to_unit_does_not_overflow_near_the_float_limit():
 
 # --------------------------------------------------------------------------- CSV files
 
-from explorer.data import cost  # noqa: E402
 from explorer.data import csv as csvmod  # noqa: E402
 from explorer.data import tabular as tab  # noqa: E402
 from explorer.experiments import your_data as yd  # noqa: E402
@@ -237,14 +236,14 @@ def test_unscaled_huge_values_are_refused_and_unrepresentable_ones_named():
 
 
 def test_fit_cost_bound_refuses_oversized_uploads_and_warns_before_long_fits(monkeypatch):
-    assert cost.fit_cost(1000, 20, 2) == 20_000 and cost.fit_cost(1000, 20, 5) == 100_000
-    assert cost.fit_cost_note(10, 2, 2) is None
-    note = cost.fit_cost_note(100_000, 50, 2, n_fits=5)
+    assert tab.fit_cost(1000, 20, 2) == 20_000 and tab.fit_cost(1000, 20, 5) == 100_000
+    assert tab.fit_cost_note(10, 2, 2) is None
+    note = tab.fit_cost_note(100_000, 50, 2, n_fits=5)
     assert "100,000 rows x 50 features" in note and "5 fits" in note
     with pytest.raises(DataValidationError, match="limit is") as info:
-        cost.check_fit_cost(1_000_000, 100, 10, "big.csv")
+        tab.check_fit_cost(1_000_000, 100, 10, "big.csv")
     assert "subsample" in info.value.hint
-    monkeypatch.setattr(cost, "MAX_FIT_COST", 5)
+    monkeypatch.setattr(tab, "MAX_FIT_COST", 5)
     with pytest.raises(DataValidationError, match="too slow for a shared server"):
         _prepare(LABELLED.encode())
 

@@ -158,18 +158,19 @@ def test_abnormal_solver_stops_are_recorded_and_named(monkeypatch):
     prepared = tab.prepare_domains(
         csvio.parse_csv(_plain_csv(40, 5), "s.csv"), csvio.parse_csv(_plain_csv(30, 6), "t.csv"), "label"
     )
-    original = yd._fit_one
 
-    def stopping(model, name, prepared):
-        original(model, name, prepared)
-        if name == "FLDA-L":
-            warnings.warn(
-                "L-BFGS stopped abnormally after 3 iterations (status 2: ABNORMAL)",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
+    class Stopping(yd.FLDAClassifier):
+        def fit(self, X, y, **kwargs):
+            super().fit(X, y, **kwargs)
+            if "X_target" in kwargs and self.loss == "logistic":  # FLDA-L
+                warnings.warn(
+                    "L-BFGS stopped abnormally after 3 iterations (status 2: ABNORMAL)",
+                    ConvergenceWarning,
+                    stacklevel=2,
+                )
+            return self
 
-    monkeypatch.setattr(yd, "_fit_one", stopping)
+    monkeypatch.setattr(yd, "FLDAClassifier", Stopping)
     models = yd.fit_models(prepared, l2=1e-3)
     notes = yd.convergence_notes(models)
     assert any(n.startswith("FLDA-L: L-BFGS stopped abnormally") for n in notes), notes
