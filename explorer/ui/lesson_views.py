@@ -1,12 +1,8 @@
 """What each lesson step shows, computed from the step's own settings (issue 25).
 
-:func:`step_view` runs the step's experiment through the same entry point and the same
-arguments as its full page (the settings of ``explorer.teaching.lesson.LESSON_STEPS``
-with the step's control values, never the full pages' session state) and returns a
-:class:`View`: the figure, its caption, the step's key numbers beside the paper's,
-the paper's numbers quoted, and which prediction choices are right on what is shown
-(with the sentence that reveals it).  The Lesson page draws a view; the handout
-(:mod:`explorer.teaching.handout`) prints the views of every step.
+:func:`step_view` runs the step's experiment as its full page does (with the step's
+settings and control values, never the full pages' session state) and returns a
+:class:`View`.  The Lesson page draws a view; the handout prints every step's.
 
 References
 ----------
@@ -27,21 +23,16 @@ from explorer.experiments.synthetic import paired_se as fits_paired_se
 from explorer.teaching.captions import beyond_noise
 from explorer.ui import caches
 
-#: Two errors closer than this are "the same" (half the last digit shown).
-TIE = 5e-4
-
 
 @dataclass
 class View:
-    """What one step shows (see the module docstring).
+    """What one step shows.
 
-    ``numbers`` are ``(label, value)`` pairs drawn large; ``paper`` quotes the paper
-    (markdown, marked as a quote); ``correct`` the indices of the step's choices that
-    what is shown makes right; ``reveal`` the computed sentence shown after the
-    prediction; ``table`` an optional small DataFrame; ``error`` a problem with the
-    settings (then nothing else is shown).  ``fig_before`` is the figure shown before
-    Reveal: the step's setting only, nothing that answers its question (``fig`` is
-    the revealed figure; ``numbers``, ``reveal`` and ``table`` are for after Reveal).
+    ``fig_before`` is shown before Reveal (the setting only, nothing that answers the
+    question); ``fig``, ``numbers`` (``(label, value)`` pairs drawn large), ``reveal``
+    and ``table`` after it.  ``paper`` quotes the paper (marked as a quote); ``correct``
+    the indices of the choices what is shown makes right; ``error`` a problem with the
+    settings (then nothing else is shown).
     """
 
     fig: object = None
@@ -55,8 +46,7 @@ class View:
     table: object = None
     notes: list = field(default_factory=list)
     error: str = ""
-    #: Named numbers of the step as shown, for its speaker notes
-    #: (:func:`explorer.teaching.lesson.notes_text`).
+    #: Named numbers of the step as shown, for its speaker notes.
     facts: dict = field(default_factory=dict)
 
 
@@ -64,16 +54,15 @@ def _fmt(value):
     return f"{value:.3f}"
 
 
-def _shown(value):
-    """``value`` as the step shows it (3 decimals): claims compare what the class reads."""
-    return round(float(_fmt(value)), 3)
-
-
 def lower(gap, se):
-    """Which of two errors is lower beyond the noise: ``gap`` = first − second and its
-    standard error; 0 (the first), 1 (the second) or 2 (too close to call): the choices'
-    order of every step that asks for a winner."""
+    """Which of two errors is lower beyond the noise (``gap`` = first − second): 0 (the
+    first), 1 (the second) or 2 (too close to call), the order of every step's choices."""
     return (0 if gap < 0 else 1) if beyond_noise(gap, se) else 2
+
+
+def _which_of_two(first, second):
+    """The choice "first only", "second only", "both" or "neither" (0-3) that holds."""
+    return {(True, False): 0, (False, True): 1, (True, True): 2, (False, False): 3}[(first, second)]
 
 
 def verdict(which, first, second):
@@ -84,19 +73,16 @@ def verdict(which, first, second):
 
 
 def paired_se(wrong_a, wrong_b):
-    """Standard error of the difference of two error rates measured on the same test
-    samples (``wrong_a``, ``wrong_b``: 0/1 per sample): the SE of the mean of the
-    per-sample differences."""
+    """Standard error of the difference of two error rates on the same test samples
+    (``wrong_a``, ``wrong_b``: 0/1 per sample)."""
     d = np.asarray(wrong_a, dtype=np.float64) - np.asarray(wrong_b, dtype=np.float64)
     n = len(d)
     return float(np.std(d, ddof=1) / np.sqrt(n)) if n > 1 else float("inf")
 
 
 def lesson_domain_key(values, prefix):
-    """The :func:`caches.cached_domains` key of a synthetic step's settings (or problems).
-
-    With ``<prefix>.shift`` a shift preset (``"rate"``), the preset's class parameters
-    with ``<prefix>.theta`` read as the preset's shift (the rate factor per feature)."""
+    """The :func:`caches.cached_domains` key of a synthetic step's settings (or problems);
+    with a shift preset (``"rate"``) ``<prefix>.theta`` holds its factor per feature."""
     from explorer.data.domain_config import parse_domain_config
     from explorer.data.numbers import parse_per_feature
     from explorer.data.domain_config import SHIFT_PRESETS
@@ -142,18 +128,6 @@ def synthetic_result(values):
     return data_key, pair, result, ""
 
 
-def _boundaries(data_key, result, losses, show_source, what):
-    from explorer.figures.synthetic import boundary_lines, decision_boundary_figure
-    from explorer.names import LOSS_TITLES
-
-    source = caches.cached_lattice_counts(data_key, "source") if show_source else None
-    return decision_boundary_figure(
-        caches.cached_lattice_counts(data_key),
-        [(LOSS_TITLES[loss], boundary_lines(result.for_loss(loss))) for loss in losses],
-        source_counts=source,
-    )
-
-
 def _points(data_key, domain, title, show_source=False):
     """A step's setting: the lattice points of one domain, no boundary."""
     from explorer.figures.synthetic import decision_boundary_figure
@@ -167,13 +141,6 @@ def _points(data_key, domain, title, show_source=False):
     )
 
 
-def _losses(values):
-    from explorer.names import LOSSES
-
-    choice = values.get("syn.loss", "both")
-    return LOSSES if choice == "both" else (choice,)
-
-
 def _paper_setting(paper):
     return (
         f"*The paper ({paper.label}, section 4.1.1):* {paper.distribution.capitalize()} features, "
@@ -182,7 +149,7 @@ def _paper_setting(paper):
     )
 
 
-def _dropout_view(lesson_step, values):
+def _dropout_view(lesson_step, values, slide=False):
     from explorer.experiments.synthetic import PAPER_FIGURE1
     from explorer.teaching.equations import equation_link
 
@@ -245,7 +212,7 @@ def domain_labels(pair, values):
     return np.where(pair.X_target[:, 1] > 0, 1 - pair.y_target, pair.y_target)
 
 
-def _assumption_view(lesson_step, values):
+def _assumption_view(lesson_step, values, slide=False):
     """Equation (3) from source labels and θ̂ beside the error measured on the target."""
     from explorer.experiments.assumption import transfer_risk
     from explorer.figures.lesson import Series, estimates_figure
@@ -305,7 +272,7 @@ def _assumption_view(lesson_step, values):
     )
 
 
-def _theta_view(lesson_step, values):
+def _theta_view(lesson_step, values, slide=False):
     from explorer.experiments.synthetic import theta_table
     from explorer.teaching.equations import equation_link
     from explorer.figures.synthetic import theta_figure
@@ -349,13 +316,15 @@ def _errors_view(lesson_step, values, paper_columns, what):
     """Steps on Figures 1-2: the boundaries of the chosen loss and its three errors (with
     binomial standard errors) beside the paper's; before Reveal the target points only."""
     from explorer.experiments.assumption import binomial_se
-    from explorer.names import LOSS_TITLES, classifier_name
+    from explorer.figures.synthetic import boundary_lines, decision_boundary_figure
+    from explorer.names import LOSS_TITLES, LOSSES, classifier_name
     from explorer.teaching.captions import synthetic_figure_caption
 
     data_key, pair, result, error = synthetic_result(values)
     if error:
         return View(error=error)
-    loss = _losses(values)[0]
+    loss = values.get("syn.loss", "both")
+    loss = LOSSES[0] if loss == "both" else loss
     names = [classifier_name(f, loss) for f in ("source", "target", "flda")]
     ours = {n: result.classifiers[n].target_error for n in names}
     n_target = len(pair.y_target)
@@ -368,24 +337,21 @@ def _errors_view(lesson_step, values, paper_columns, what):
             **{label: [errors.get(n, np.nan) for n in names] for label, errors in paper_columns.items()},
         }
     )
-    numbers = [(f"{n} (±{ses[n]:.3f})", _fmt(ours[n])) for n in names]
-    return (
-        View(
-            fig=_boundaries(data_key, result, (loss,), False, what),
-            fig_before=_points(data_key, "target", f"Target domain ({LOSS_TITLES[loss].lower()})"),
-            what=f"lesson {what} decision boundaries seed {data_key[5]}",
-            caption=synthetic_figure_caption(data_key[0], data_key[1], data_key[4], result, data_key[3]),
-            numbers=numbers,
-            table=table,
+    view = View(
+        fig=decision_boundary_figure(
+            caches.cached_lattice_counts(data_key),
+            [(LOSS_TITLES[loss], boundary_lines(result.for_loss(loss)))],
         ),
-        names,
-        ours,
-        pair,
-        result,
+        fig_before=_points(data_key, "target", f"Target domain ({LOSS_TITLES[loss].lower()})"),
+        what=f"lesson {what} decision boundaries seed {data_key[5]}",
+        caption=synthetic_figure_caption(data_key[0], data_key[1], data_key[4], result, data_key[3]),
+        numbers=[(f"{n} (±{ses[n]:.3f})", _fmt(ours[n])) for n in names],
+        table=table,
     )
+    return view, names, ours, n_target, result
 
 
-def _oracle_view(lesson_step, values):
+def _oracle_view(lesson_step, values, slide=False):
     from explorer.experiments.synthetic import PAPER_FIGURE1
 
     view = _errors_view(lesson_step, values, {"paper (Figure 1)": PAPER_FIGURE1.errors}, "figure 1")
@@ -412,7 +378,7 @@ def _oracle_view(lesson_step, values):
     return view
 
 
-def _counts_view(lesson_step, values):
+def _counts_view(lesson_step, values, slide=False):
     from explorer.experiments.assumption import binomial_se
     from explorer.experiments.perturbation import table1_unperturbed_errors
     from explorer.experiments.synthetic import PAPER_FIGURE2
@@ -427,9 +393,8 @@ def _counts_view(lesson_step, values):
     )
     if isinstance(view, View):
         return view
-    view, names, ours, pair, _ = view
+    view, names, ours, n_target, _ = view
     flda = names[2]
-    n_target = len(pair.y_target)
     se = binomial_se(ours[flda], n_target)
     to_text = abs(ours[flda] - PAPER_FIGURE2.errors[flda])
     to_table = abs(ours[flda] - table1[flda])
@@ -464,10 +429,6 @@ def _counts_view(lesson_step, values):
     return view
 
 
-def pair_size(values):
-    return f"{int(values['syn.n_source']):,}"
-
-
 def perturbation_result(values):
     """The Transfer step's run, as the Transfer page computes it (same perturbations,
     curve range, ℓ2 and fit): ``(data_key, result, error)``."""
@@ -487,7 +448,7 @@ def perturbation_result(values):
     return data_key, result, ""
 
 
-def _transfer_view(lesson_step, values):
+def _transfer_view(lesson_step, values, slide=False):
     """Step 5: the Transfer page's run (same perturbations, curve range, l2 and fit)."""
     from explorer.experiments.perturbation import PAPER_TABLE1, paper_table1_frame
     from explorer.figures.synthetic import perturbation_error_figure
@@ -513,21 +474,16 @@ def _transfer_view(lesson_step, values):
     else:
         correct = {1 if at < 0 else 2}
     theta1 = float(result.theta_hat[0])
-    numbers = []
-    for loss in ("quadratic",):
-        name = classifier_name("flda", loss)
-        fits = {round(f.perturbation, 10): f for f in result.sweep if f.loss == loss}
-        chosen = fits.get(round(delta, 10))
-        paper_value = PAPER_TABLE1.errors.get(f"{name}+{delta:g}")
-        numbers.append(
-            (
-                f"{name} at θ̂₁ {delta:+.2f}"
-                + (f" (paper {paper_value:.3f})" if paper_value is not None else ""),
-                _fmt(chosen.target_error) if chosen else "outside [0, 1]",
-            )
-        )
-        where, error = perturbation_minimum(result.sweep, loss)
-        numbers.append((f"{name} lowest at θ̂₁ {where:+.2f}", _fmt(error)))
+    name = classifier_name("flda", "quadratic")
+    chosen = quadratic.get(round(delta, 10))
+    paper_value = PAPER_TABLE1.errors.get(f"{name}+{delta:g}")
+    numbers = [
+        (
+            f"{name} at θ̂₁ {delta:+.2f}" + (f" (paper {paper_value:.3f})" if paper_value is not None else ""),
+            _fmt(chosen.target_error) if chosen else "outside [0, 1]",
+        ),
+        (f"{name} lowest at θ̂₁ {at:+.2f}", _fmt(lowest)),
+    ]
     table = result.table1()
     paper = paper_table1_frame()
     table.index = [f"this run, {i}" for i in table.index]
@@ -683,7 +639,7 @@ def _digits_view(lesson_step, values, slide=False):
     digit = data.classes[labels.index(wanted)] if wanted in labels else data.classes[0]
     errors, ses, helped = _digit_gains(data, results, naive_name, flda_name)
     paper_helped = [row[flda_name] < row[naive_name] for row in PAPER_TABLE4.values()]
-    correct = {(True, False): 0, (False, True): 1, (True, True): 2, (False, False): 3}[tuple(helped)]
+    correct = _which_of_two(*helped)
     which = (
         f"offline stand-in data ({data.name_a} and {data.name_b}, made from scikit-learn's "
         "digits; not MNIST/USPS)"
@@ -739,7 +695,7 @@ def paper_notes(seed=0):
     return figure1_bayes_note(), figure2_table1_note(seed=seed)
 
 
-def _notes_view(lesson_step, values):
+def _notes_view(lesson_step, values, slide=False):
     bayes, figure2 = paper_notes(0)
     below = bayes.values["below"]
     table = pd.DataFrame(
@@ -790,7 +746,7 @@ def natural_cells(key, seed=0):
     return cells, wrong
 
 
-def _natural_view(lesson_step, values):
+def _natural_view(lesson_step, values, slide=False):
     from explorer.data import uci
     from explorer.data.benchmarks import PAPER_TABLES
     from explorer.experiments.assumption import binomial_se
@@ -866,7 +822,7 @@ def _natural_facts(title, n_target, gap, se, paper_gap):
     }
 
 
-def _rate_view(lesson_step, values):
+def _rate_view(lesson_step, values, slide=False):
     """θ̂ of a feature whose count rate falls against one whose counts grow (no big numbers:
     the Synthetic page's preset has other factors; the θ̂ are in the reveal and table)."""
     from explorer.figures.lesson import Series, estimates_figure
@@ -881,7 +837,7 @@ def _rate_view(lesson_step, values):
     zeros_t = np.mean(pair.X_target == 0, axis=0)
     theta_hat = estimate_dropout(pair.X_source, pair.X_target)
     seen = [bool(t > 0.05) for t in theta_hat]
-    correct = {(True, False): 0, (False, True): 1, (True, True): 2, (False, False): 3}[tuple(seen[:2])]
+    correct = _which_of_two(*seen[:2])
     categories = [f"feature {d} (rate × {f:g})" for d, f in enumerate(factors, start=1)]
     before = [
         Series("share of zero counts, source", tuple(zeros_s), None, "diamond-open"),
@@ -951,7 +907,8 @@ def _recap_view(lesson_step, values, slide=False):
     )
 
 
-#: The view of each step (by slug).
+#: The view of each step (by slug); ``slide=True`` lays a figure out for a slide (the digit
+#: maps in one row, learning curves with fewer error ticks, the recap in the overlay).
 VIEWS = {
     "domain-shift-as-dropout": _dropout_view,
     "the-assumption": _assumption_view,
@@ -1004,7 +961,7 @@ def settings_text(values):
 def handout_bytes(steps, progress=None, paper="A4", base_url=None):
     """Both handouts (:func:`explorer.teaching.handout.handout_html`) of ``steps``
     (``(step, values)`` pairs) as UTF-8 bytes, ``{"students": ..., "lecturer": ...}``;
-    every step is computed once for both, with the slide layouts (:data:`SLIDE_VIEWS`).
+    every step is computed once for both, with the slide layouts.
     ``paper``: "A4" or "Letter"; ``base_url``:
     the app's root URL the links are made absolute with.  The figures are drawn by the
     plotly.js bundle the charts use, inlined."""
@@ -1024,17 +981,10 @@ def handout_bytes(steps, progress=None, paper="A4", base_url=None):
     }
 
 
-#: Steps whose figure has a slide layout (``slide=True``): the digit maps in one row,
-#: learning curves with fewer error ticks.
-SLIDE_VIEWS = {"where-ink-vanishes": _digits_view, "how-many-samples": _learning_view, "recap": _recap_view}
-
-
 def step_view(lesson_step, values, slide=False):
     """The :class:`View` of ``lesson_step`` with the setting ``values`` (its settings
     with the step's control values); ``slide``: sized for presentation mode."""
-    if lesson_step.slug in SLIDE_VIEWS:  # a figure laid out for a slide's height
-        return SLIDE_VIEWS[lesson_step.slug](lesson_step, values, slide=slide)
-    return VIEWS[lesson_step.slug](lesson_step, values)
+    return VIEWS[lesson_step.slug](lesson_step, values, slide=slide)
 
 
 def warm_up():
