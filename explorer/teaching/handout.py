@@ -10,14 +10,10 @@ caption, the right choices, the reveal, the step's numbers beside the paper's, t
 notes on the paper, the "Why" and the speaker notes (say, ask, minutes) with the
 minutes in all.
 
-Printing: ``@page`` size A4 or Letter (:data:`PAPER_SIZES`), margins and page numbers
-in the bottom margin box; the page's width is the printable width; the figures (plotly JSON
-drawn as SVG by the plotly.js bundle inlined in the page, so the file works offline)
-are laid out as their builders placed them, at the width and height the app draws
-them, and zoomed to the printable width, so legends, axis titles and colour bars keep
-their places and never run over a caption.  Each step of the students' handout starts a page.  All
-text is HTML-escaped; the little markdown the captions use (bold, italics, links)
-becomes plain HTML; a missing number prints as "–", never "nan".  No streamlit.
+Printing: A4 or Letter (:data:`PAPER_SIZES`) with page numbers; the figures are drawn
+offline by the inlined plotly.js bundle as the app lays them out, zoomed to the printable
+width (:data:`_DRAW`).  All text is HTML-escaped, the captions' markdown becomes HTML and
+a missing number prints as "–", never "nan".  No streamlit.
 
 References
 ----------
@@ -93,13 +89,9 @@ FIGURE_DESIGN_WIDTH = 900
 FIGURE_DEFAULT_HEIGHT = 450
 FIGURE_MAX_HEIGHT = 520
 
-#: Each figure drawn at print size: laid out by plotly exactly as its builder placed
-#: it (legend, axis titles, colour bars) at the design width and its own height, then
-#: zoomed to the printable width (after plotly has measured its text); white, dark
-#: text; no interaction.  Re-anchoring the legends to the figure's bottom
-#: (``yref: "container"``) put Figure 3's axis title on its tick labels and cut its
-#: legend off, so the builders' own placement is kept.  When every figure is drawn,
-#: ``body`` gets ``data-figures-drawn``.
+#: Each figure laid out as its builder placed it (re-anchoring legends put Figure 3's axis
+#: title on its ticks) at the design width, then zoomed to the printable width; white, no
+#: interaction.  When every figure is drawn, ``body`` gets ``data-figures-drawn``.
 _DRAW = (
     "Promise.all(Array.prototype.map.call(document.querySelectorAll('.figure'), function (el) {"
     "var f = JSON.parse(document.getElementById(el.id + '-data').textContent);"
@@ -296,7 +288,7 @@ def _minutes_line(steps):
     return f"<p class='small'><strong>{html.escape(line)}</strong></p>"
 
 
-def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=None, full_url=None):
+def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=None):
     """The handout of ``pages`` (``(step, values, view)`` per step) as one HTML string.
 
     Parameters
@@ -312,9 +304,6 @@ def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=Non
     base_url : str or None
         The app's root URL (:func:`app_base_url`): the links are made absolute with it
         (relative links when None).
-    full_url : callable, optional
-        ``full_url(step, values)``: the full page's address (relative to the app) of a
-        step (default :func:`explorer.teaching.lesson.full_page_url` with ``values``).
     """
     import dataclasses
 
@@ -324,10 +313,6 @@ def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=Non
         raise ValueError(f"audience must be one of {AUDIENCES}, not {audience!r}.")
     if paper not in PAPER_SIZES:
         raise ValueError(f"paper must be one of {tuple(PAPER_SIZES)}, not {paper!r}.")
-    if full_url is None:
-
-        def full_url(lesson_step, values):
-            return full_page_url(dataclasses.replace(lesson_step, settings=values))
 
     def absolute(url):
         return urljoin(base_url, url) if base_url else url
@@ -337,7 +322,10 @@ def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=Non
     for i, (s, values, view) in enumerate(pages, start=1):
         links = [
             ("This step of the lesson", absolute(lesson_url(s.slug))),
-            ("Full page with these settings", absolute(full_url(s, values))),
+            (
+                "Full page with these settings",
+                absolute(full_page_url(dataclasses.replace(s, settings=values))),
+            ),
         ]
         sections.append(_step(i, s, values, view, links, lecturer))
     who = "lecturer's handout, with answers and speaker notes" if lecturer else "students' handout"
