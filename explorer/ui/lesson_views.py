@@ -160,13 +160,8 @@ def _dropout_view(lesson_step, values, slide=False):
     target = np.unique(np.round(pair.X_target[:, 0], 9))
     source = np.unique(np.round(pair.X_source[:, 0], 9))
     scaled = {0.0, round(1.0 / (1.0 - theta1), 9)} if theta1 < 1 else {0.0}
-    correct = set()
-    if set(target.tolist()) <= {0.0, 1.0}:
-        correct.add(0)
-    if set(target.tolist()) <= scaled:
-        correct.add(1)
-    if len(target) > 2:
-        correct.add(2)
+    taken = set(target.tolist())
+    correct = {i for i, holds in enumerate((taken <= {0.0, 1.0}, taken <= scaled, len(target) > 2)) if holds}
     zero_t = float(np.mean(pair.X_target[:, 0] == 0))
     zero_s = float(np.mean(pair.X_source[:, 0] == 0))
     shown = ", ".join(f"{v:g}" for v in target)
@@ -449,7 +444,6 @@ def perturbation_result(values):
 
 
 def _transfer_view(lesson_step, values, slide=False):
-    """Step 5: the Transfer page's run (same perturbations, curve range, l2 and fit)."""
     from explorer.experiments.perturbation import PAPER_TABLE1, paper_table1_frame
     from explorer.figures.synthetic import perturbation_error_figure
     from explorer.names import classifier_name
@@ -588,6 +582,7 @@ def digit_results(seed):
     return data, run_digits(data, "A → B", "logistic", None, 0.0, seed, fit=stored_fitter(data, seed))
 
 
+#: As ``explorer.experiments.digits.DIRECTIONS`` (not imported: it loads scikit-learn).
 DIRECTIONS = ("A → B", "B → A")
 
 
@@ -688,8 +683,7 @@ def _digits_view(lesson_step, values, slide=False):
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def paper_notes(seed=0):
-    """The notes on the paper of the synthetic pages (the Figure 2 rerun with ``seed``;
-    the lesson uses seed 0, as the Synthetic page's notes do)."""
+    """The notes on the paper of the synthetic pages (Figure 2 rerun with ``seed``)."""
     from explorer.teaching.paper_notes import figure1_bayes_note, figure2_table1_note
 
     return figure1_bayes_note(), figure2_table1_note(seed=seed)
@@ -711,10 +705,7 @@ def _notes_view(lesson_step, values, slide=False):
         notes=[bayes.markdown(), figure2.markdown()],
         numbers=[
             ("Bayes error of Figure 1's setting", _fmt(bayes.values["bayes_error"])),
-            (
-                "S-LR error Figure 1 reports",
-                _fmt(below.get("S-LR", np.nan)) if "S-LR" in below else "not below",
-            ),
+            ("S-LR error Figure 1 reports", _fmt(below["S-LR"]) if "S-LR" in below else "not below"),
         ],
         paper=f"*The paper,* {bayes.paper_claim}",
         table=table,
@@ -764,21 +755,17 @@ def _natural_view(lesson_step, values, slide=False):
     gap = errors["FLDA-Q"] - errors["S-LR"]
     se = paired_se(wrong["FLDA-Q"], wrong["S-LR"])
     correct = lower(gap, se)
-    paper_series = Series(
-        "the paper's Table 3", tuple(paper.get(n, np.nan) for n in NATURAL_CLASSIFIERS), None, "x"
-    )
-    here = Series(
-        "this server (±1 SE)",
-        tuple(errors[n] for n in NATURAL_CLASSIFIERS),
-        tuple(ses[n] for n in NATURAL_CLASSIFIERS),
-        "circle",
-    )
+    columns = {
+        "here": tuple(errors.values()),
+        "SE": tuple(ses.values()),
+        "paper (Table 3)": tuple(paper.get(n, np.nan) for n in NATURAL_CLASSIFIERS),
+    }
+    paper_series = Series("the paper's Table 3", columns["paper (Table 3)"], None, "x")
+    here = Series("this server (±1 SE)", columns["here"], columns["SE"], "circle")
     table = pd.DataFrame(
         {
             "classifier": list(NATURAL_CLASSIFIERS),
-            "here": [errors[n] for n in NATURAL_CLASSIFIERS],
-            "SE": [ses[n] for n in NATURAL_CLASSIFIERS],
-            "paper (Table 3)": [paper.get(n, np.nan) for n in NATURAL_CLASSIFIERS],
+            **{k: list(v) for k, v in columns.items()},
             "chosen by CV on the source": [cells[n].params for n in NATURAL_CLASSIFIERS],
         }
     )
@@ -926,9 +913,8 @@ VIEWS = {
 
 
 def settings_text(values):
-    """The settings a step's figure was computed with, in one line
-    (:func:`explorer.figures.export.settings_line`, as on every page), for the figure
-    itself (:func:`explorer.ui.charts.show_chart`)."""
+    """The settings a step's figure was computed with, in one line, as on every page
+    (:func:`explorer.figures.export.settings_line`)."""
     from explorer.figures.export import settings_line
 
     def get(name):
@@ -960,11 +946,8 @@ def settings_text(values):
 
 def handout_bytes(steps, progress=None, paper="A4", base_url=None):
     """Both handouts (:func:`explorer.teaching.handout.handout_html`) of ``steps``
-    (``(step, values)`` pairs) as UTF-8 bytes, ``{"students": ..., "lecturer": ...}``;
-    every step is computed once for both, with the slide layouts.
-    ``paper``: "A4" or "Letter"; ``base_url``:
-    the app's root URL the links are made absolute with.  The figures are drawn by the
-    plotly.js bundle the charts use, inlined."""
+    (``(step, values)`` pairs) as UTF-8 bytes by audience; every step is computed once
+    for both, with the slide layouts."""
     from explorer.teaching.handout import AUDIENCES, handout_html
     from explorer.ui.chart import PLOTLY_BUNDLE
 
@@ -982,20 +965,13 @@ def handout_bytes(steps, progress=None, paper="A4", base_url=None):
 
 
 def step_view(lesson_step, values, slide=False):
-    """The :class:`View` of ``lesson_step`` with the setting ``values`` (its settings
-    with the step's control values); ``slide``: sized for presentation mode."""
+    """The :class:`View` of ``lesson_step`` with ``values``; ``slide``: sized for presentation mode."""
     return VIEWS[lesson_step.slug](lesson_step, values, slide=slide)
 
 
 def warm_up():
-    """Compute every step's view at its starting values, once per server process.
-
-    The server's start does this before it opens (``explorer.ui.serving.warm_up_lesson``),
-    so that a lecturer's Reveal / Next / Back never waits for a step's first computation:
-    each step's experiment lands in the same caches the Lesson page reads
-    (``explorer.ui.caches`` and the ``st.cache_data`` functions above); the figures
-    themselves are drawn per run.  Returns the steps' slugs.
-    """
+    """Compute every step's view at its starting values into the caches the Lesson page
+    reads, so that no Reveal / Next waits (the server's start calls it); returns the slugs."""
     from explorer.teaching.lesson import LESSON_STEPS
 
     for lesson_step in LESSON_STEPS:
