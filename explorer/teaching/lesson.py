@@ -673,15 +673,9 @@ def step_index(slug):
     return next((i for i, s in enumerate(LESSON_STEPS) if s.slug == slug), 0)
 
 
-def url_value(value):
-    """A setting's value as the pages write it to the URL
-    (:func:`explorer.url_state.encode_url_value`: strings raw, others JSON)."""
-    return encode_url_value(value)
-
-
 def settings_query(settings, present=False):
     """Query string (without ``?``) of ``settings``: key after the first dot -> URL value."""
-    params = {key.split(".", 1)[-1]: url_value(value) for key, value in settings.items()}
+    params = {key.split(".", 1)[-1]: encode_url_value(value) for key, value in settings.items()}
     if present:
         params["present"] = "1"
     return urlencode(params, quote_via=quote)
@@ -742,7 +736,9 @@ def with_chosen(lesson_step, chosen):
 def explore_url(lesson_step, values):
     """URL (relative to the app) of the Lesson at ``lesson_step`` with its controls at
     ``values`` (a class's "explore this step on your device")."""
-    chosen = {value_param(c.key): url_value(values[c.key]) for c in lesson_step.controls if c.key in values}
+    chosen = {
+        value_param(c.key): encode_url_value(values[c.key]) for c in lesson_step.controls if c.key in values
+    }
     query = urlencode(chosen, quote_via=quote)
     return lesson_url(lesson_step.slug) + (f"&{query}" if query else "")
 
