@@ -513,13 +513,9 @@ def _transfer_view(lesson_step, values, slide=False):
 @st.cache_data(max_entries=8, show_spinner=False)
 def learning_curves(ridge, seed):
     """Figure 3 as the Learning-curves page computes it with the step's settings."""
-    from explorer.experiments.learning_curves import learning_curve_config, run_learning_curves
-    from flda_core.synthetic import PAPER_POISSON_PARAMS, PAPER_THETA
+    from explorer.teaching.paper_notes import figure3_curves
 
-    config, _ = learning_curve_config(
-        "poisson", PAPER_POISSON_PARAMS, PAPER_THETA, 10_000, seed, ("log", 2, 10_000, 15), ridge
-    )
-    return run_learning_curves(config, 50)
+    return figure3_curves(ridge, seed)
 
 
 def _learning_view(lesson_step, values, slide=False):
