@@ -1,13 +1,9 @@
 """The one renderer of a lesson step: the Lesson page, its slides and a class's projector.
 
-:func:`draw_step` draws a step from a *lecture* (:mod:`explorer.ui.lecture`: the step,
-its control values, whether it is revealed, what its buttons do): its text, the
-prediction (choices lettered A, B, … as a class votes them; once revealed the computed
-answer), the one or two controls that matter, the figure and numbers computed by the
-experiments' entry points with the step's own settings (:mod:`explorer.ui.lesson_views`).
-With ``present`` each step is a slide (:mod:`explorer.ui.slides`): title, counter and
-buttons in one row, text and question beside the figure, type that scales with the
-screen and nothing below it; "Why" and "All numbers" are overlays (keys W and A).
+:func:`draw_step` draws a step from a *lecture* (:mod:`explorer.ui.lecture`) and its
+:mod:`explorer.ui.lesson_views` view.  With ``present`` each step is a slide
+(:mod:`explorer.ui.slides`): text and question beside the figure, nothing below it;
+"Why" and "All numbers" are overlays (keys W and A).
 """
 
 from __future__ import annotations
