@@ -566,7 +566,6 @@ LESSON_STEPS = (
             "distributions; a reported error below it (beyond rounding) is impossible."
         ),
         settings=_domain("syn", PAPER_FIGURE1, n_samples=100_000, **{"syn.loss": "both", "syn.l2": 0.0}),
-        equations=(),
         core=False,
         notes=SpeakerNotes(
             say="The Bayes error is computed exactly by enumerating the lattice, no sampling: "

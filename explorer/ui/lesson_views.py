@@ -141,16 +141,8 @@ def _points(data_key, domain, title, show_source=False):
     )
 
 
-def _paper_setting(paper):
-    return (
-        f"*The paper ({paper.label}, section 4.1.1):* {paper.distribution.capitalize()} features, "
-        f"class parameters {paper.params[0]} and {paper.params[1]}, θ = "
-        f"{list(paper.theta)}, {paper.n_source:,} samples per domain."
-    )
-
-
 def _dropout_view(lesson_step, values, slide=False):
-    from explorer.experiments.synthetic import PAPER_FIGURE1
+    from explorer.experiments.synthetic import PAPER_FIGURE1 as paper
     from explorer.teaching.equations import equation_link
 
     data_key, pair, result, error = synthetic_result(values)
@@ -189,7 +181,9 @@ def _dropout_view(lesson_step, values, slide=False):
             + "."
         ),
         numbers=[("values of x₁ in the target", shown), ("target samples at x₁ = 0", f"{zero_t:.0%}")],
-        paper=_paper_setting(PAPER_FIGURE1),
+        paper=f"*The paper ({paper.label}, section 4.1.1):* {paper.distribution.capitalize()} features, "
+        f"class parameters {paper.params[0]} and {paper.params[1]}, θ = "
+        f"{list(paper.theta)}, {paper.n_source:,} samples per domain.",
         correct=frozenset(correct),
         reveal=reveal,
         facts={"theta1": f"{theta1:g}"},
@@ -578,10 +572,6 @@ def digit_results(seed):
     return data, run_digits(data, "A → B", "logistic", None, 0.0, seed, fit=stored_fitter(data, seed))
 
 
-#: As ``explorer.experiments.digits.DIRECTIONS`` (not imported: it loads scikit-learn).
-DIRECTIONS = ("A → B", "B → A")
-
-
 def _digit_gains(data, results, naive_name, flda_name):
     """Per direction: ``(naive error, FLDA error, mean θ̂, names)``, the paired SE of the
     difference on the target digits, and whether FLDA is lower beyond the noise."""
@@ -595,22 +585,16 @@ def _digit_gains(data, results, naive_name, flda_name):
         naive, flda = results[(d, naive_name)], results[(d, flda_name)]
         errors[d] = (naive.error, flda.error, float(flda.theta.mean()), naive_name, flda_name)
         ses[d] = paired_se(wrong(flda, X, y), wrong(naive, X, y))
-    helped = [
-        errors[d][1] < errors[d][0] and beyond_noise(errors[d][1] - errors[d][0], ses[d]) for d in DIRECTIONS
-    ]
+    helped = [e[1] < e[0] and beyond_noise(e[1] - e[0], ses[d]) for d, e in errors.items()]
     return errors, ses, helped
 
 
 def _digits_table(errors, naive_name, flda_name):
     from explorer.experiments.digits import PAPER_TABLE4
 
-    rows = {f"here, {d}": {naive_name: errors[d][0], flda_name: errors[d][1]} for d in DIRECTIONS}
+    rows = {f"here, {d}": {naive_name: e[0], flda_name: e[1]} for d, e in errors.items()}
     for d, row in PAPER_TABLE4.items():
-        rows[f"paper, {d}"] = {
-            naive_name: row[naive_name],
-            flda_name: row[flda_name],
-            "FLDA-Q": row["FLDA-Q"],
-        }
+        rows[f"paper, {d}"] = {n: row[n] for n in (naive_name, flda_name, "FLDA-Q")}
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
@@ -654,15 +638,14 @@ def _digits_view(lesson_step, values, slide=False):
                 f"{d}: {naive_name} → {flda_name} (paired SE {ses[d]:.3f})",
                 f"{errors[d][0]:.3f} → {errors[d][1]:.3f}",
             )
-            for d in DIRECTIONS
+            for d in errors
         ],
         table=_digits_table(errors, naive_name, flda_name),
         notes=[
             "*The paper's Table 4:* " + paper_table4_sentence(naive_name),
             "θ̂ > 0.05 on "
             + ", ".join(
-                f"{np.mean(results[(d, flda_name)].theta > 0.05):.0%} of the pixels for {d}"
-                for d in DIRECTIONS
+                f"{np.mean(results[(d, flda_name)].theta > 0.05):.0%} of the pixels for {d}" for d in errors
             )
             + ".",
         ],
