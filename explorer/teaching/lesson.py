@@ -105,12 +105,13 @@ class LessonStep:
     slug: str
     title: str
     text: str
-    page: str
     figure: str
-    chart_key: str
     controls: tuple
     question: str
     answer: str
+    #: The step's full page and the key of its chart there.
+    page: str = "pages/synthetic.py"
+    chart_key: str = "syn_figure"
     settings: Mapping[str, Any] = field(default_factory=dict)
     equations: tuple = ()
     choices: tuple = ()
@@ -173,9 +174,7 @@ LESSON_STEPS = (
             "becomes 0 with probability θ of feature d (Equation (8)). With θ = [0.5, 0] "
             "half of feature 1 vanishes in the target. The figure shows the source."
         ),
-        page="pages/synthetic.py",
         figure="Figure 1",
-        chart_key="syn_figure",
         controls=(
             Control("syn.theta", "true dropout θ per feature", ("0.5, 0", "0.8, 0", "0, 0")),
             Control("syn.show_source", "also show the source points", (True, False)),
@@ -217,9 +216,7 @@ LESSON_STEPS = (
             "becomes an expected loss over the transfer model on the source (Equations "
             "(1)-(3)), shown here from source labels only."
         ),
-        page="pages/synthetic.py",
         figure="Equations (1)-(3)",
-        chart_key="syn_figure",
         controls=(
             Control("syn.target_labels", "target labels", TARGET_LABELS, page_setting=False),
             Control("syn.n_source", "source samples", (10_000, 1_000)),
@@ -265,9 +262,7 @@ LESSON_STEPS = (
             "how often that feature is non-zero in the target and in the source "
             "(section 3.3.1). The figure shows the true θ; the estimate is the question."
         ),
-        page="pages/synthetic.py",
         figure="θ table (section 3.3.1)",
-        chart_key="syn_figure",
         controls=(
             Control("syn.n_target", "target samples", (100, 1_000, 10_000)),
             Control("syn.theta", "true dropout θ per feature", ("0.5, 0", "0.2, 0.6")),
@@ -307,9 +302,7 @@ LESSON_STEPS = (
             "estimated dropout variance added (Equation (11)). The boundaries come with "
             "the answer."
         ),
-        page="pages/synthetic.py",
         figure="Figure 1",
-        chart_key="syn_figure",
         controls=(
             Control("shared.seed", "random seed", (FIGURE1_SEED, 0, 2)),
             Control("syn.loss", "loss", ("quadratic", "logistic")),
@@ -347,9 +340,7 @@ LESSON_STEPS = (
             "counts and doubles the rest. The paper reports this setting twice, in "
             "Figure 2's text and in Table 1, with different errors (listed below)."
         ),
-        page="pages/synthetic.py",
         figure="Figure 2",
-        chart_key="syn_figure",
         controls=(
             Control("syn.loss", "loss", ("quadratic", "logistic")),
             Control("shared.seed", "random seed", (0, 1, 2)),
@@ -554,7 +545,6 @@ LESSON_STEPS = (
             "the Bayes error of the setting, computed exactly from the true distributions, "
             "is the best any classifier can reach there."
         ),
-        page="pages/synthetic.py",
         figure="Notes on the paper",
         chart_key="",
         controls=(),
@@ -584,9 +574,7 @@ LESSON_STEPS = (
             "domains feature 1's counts fall to a fraction of their rate in the target and "
             "feature 2's rise. The figure shows how often each feature is 0 in each domain."
         ),
-        page="pages/synthetic.py",
         figure="Count rates change",
-        chart_key="syn_figure",
         controls=(
             Control("syn.theta", "rate factor per feature (target rate / source rate)", RATE_FACTORS),
             Control("syn.n_target", "target samples", (10_000, 300)),
@@ -627,7 +615,6 @@ LESSON_STEPS = (
             "target data and trains on the source under it. The table lists what each step "
             "computed at its starting settings."
         ),
-        page="pages/synthetic.py",
         figure="All steps",
         chart_key="",
         controls=(),
