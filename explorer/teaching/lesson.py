@@ -1,18 +1,12 @@
 """The guided lesson: twelve steps through the paper, as data.
 
-Each :class:`LessonStep` says what to read (2-4 sentences), which page and
-figure to show, the one or two controls that matter (widget keys of that page
-and the values to try), a question with the choices the class predicts from
-(``choices``; the Lesson page computes which are right from what the step shows and
-reveals it), and the settings that open the full page in the same state
-(:func:`full_page_url`).  The Lesson page renders the steps; nothing here imports
-streamlit.
+Each :class:`LessonStep` says what to read, which page and figure to show, the one or
+two controls that matter, a question with the choices the class predicts from (the
+Lesson page computes which are right), and the settings that open the full page in the
+same state (:func:`full_page_url`).  Nothing here imports streamlit.
 
-Settings use the pages' widget keys (``"syn.theta"``, ``"tp.delta_1"``,
-``"lc.l2"``, ``"dig.direction"``, ``"data.sample"``; the shared seed is
-``"shared.seed"``) and are written to a URL the way the pages mirror them
-(``explorer.ui.state.write_to_url``): the part of the key after the first dot is the
-query name, strings are written as they are and other values as JSON.
+Settings use the pages' widget keys (``"syn.theta"``, ``"shared.seed"``) and are written
+to a URL as the pages mirror them: the part of the key after the first dot is the name.
 
 Answers explain the mechanism; they never assert a number or an outcome this tool
 computes (the Lesson page computes those from what the step shows, for the
@@ -75,11 +69,9 @@ class Control:
 
 @dataclass(frozen=True)
 class SpeakerNotes:
-    """What the lecturer says and asks at a step, and the minutes of talk it takes.
-
-    ``say`` and ``ask`` are templates: every number in them is a ``{field}`` filled from
-    the step as shown (:func:`notes_text`: the step's computed ``View.facts``, its
-    controls' offered values and the lesson's constants), never typed in.
+    """What the lecturer says and asks at a step, and the minutes of talk it takes; every
+    number in ``say`` and ``ask`` is a ``{field}`` filled from the step as shown
+    (:func:`notes_text`), never typed in.
 
     Attributes
     ----------
