@@ -50,10 +50,6 @@ class View:
     facts: dict = field(default_factory=dict)
 
 
-def _fmt(value):
-    return f"{value:.3f}"
-
-
 def lower(gap, se):
     """Which of two errors is lower beyond the noise (``gap`` = first − second): 0 (the
     first), 1 (the second) or 2 (too close to call), the order of every step's choices."""
@@ -241,7 +237,7 @@ def _assumption_view(lesson_step, values, slide=False):
         ),
         # big numbers are what the full page shows too (the target errors); Equation (3)'s
         # estimates are in the labels, the reveal and the figure
-        numbers=[(f"{r.name} on the target (Eq. (3) {r.expected:.3f})", _fmt(r.measured)) for r in risks],
+        numbers=[(f"{r.name} on the target (Eq. (3) {r.expected:.3f})", f"{r.measured:.3f}") for r in risks],
         paper="*The paper (section 3.2):* the labels are conditionally independent of the "
         "target given the source, Y ⊥ Z | X, which is less stringent than covariate shift.",
         correct=frozenset({1 if off else 0}),
@@ -274,7 +270,7 @@ def _theta_view(lesson_step, values, slide=False):
 
     gap = np.abs(np.asarray(result.theta_hat) - np.asarray(result.theta_true))
     numbers = [
-        (f"feature {d}: θ̂ (true θ {t:g})", _fmt(h))
+        (f"feature {d}: θ̂ (true θ {t:g})", f"{h:.3f}")
         for d, (t, h) in enumerate(zip(result.theta_true, result.theta_hat, strict=True), start=1)
     ]
     return View(
@@ -334,7 +330,7 @@ def _errors_view(lesson_step, values, paper_columns, what):
         fig_before=_points(data_key, "target", f"Target domain ({LOSS_TITLES[loss].lower()})"),
         what=f"lesson {what} decision boundaries seed {data_key[5]}",
         caption=synthetic_figure_caption(data_key[0], data_key[1], data_key[4], result, data_key[3]),
-        numbers=[(f"{n} (±{ses[n]:.3f})", _fmt(ours[n])) for n in names],
+        numbers=[(f"{n} (±{ses[n]:.3f})", f"{ours[n]:.3f}") for n in names],
         table=table,
     )
     return view, names, ours, n_target, result
@@ -468,9 +464,9 @@ def _transfer_view(lesson_step, values, slide=False):
     numbers = [
         (
             f"{name} at θ̂₁ {delta:+.2f}" + (f" (paper {paper_value:.3f})" if paper_value is not None else ""),
-            _fmt(chosen.target_error) if chosen else "outside [0, 1]",
+            f"{chosen.target_error:.3f}" if chosen else "outside [0, 1]",
         ),
-        (f"{name} lowest at θ̂₁ {at:+.2f}", _fmt(lowest)),
+        (f"{name} lowest at θ̂₁ {at:+.2f}", f"{lowest:.3f}"),
     ]
     table = result.table1()
     paper = paper_table1_frame()
@@ -531,7 +527,7 @@ def _learning_view(lesson_step, values, slide=False):
     se = float(np.hypot(sem["FLDA-Q"], sem["S-LS"]))
     correct = lower(gap, se)
     n_adapt = lc.adaptation_sample_size(table, "FLDA-Q", "T-LS", "target", 0.01)
-    numbers = [(f"{n} at n = {asked} (±SE {sem[n]:.3f})", _fmt(mean[n])) for n in ("S-LS", "FLDA-Q")]
+    numbers = [(f"{n} at n = {asked} (±SE {sem[n]:.3f})", f"{mean[n]:.3f}") for n in ("S-LS", "FLDA-Q")]
     numbers.append(
         (f"FLDA-Q ≈ T-LS from n (paper ≈ {PAPER_ADAPTATION_N})", f"{n_adapt:,}" if n_adapt else "never")
     )
@@ -683,8 +679,8 @@ def _notes_view(lesson_step, values, slide=False):
         what="notes on the paper",
         notes=[bayes.markdown(), figure2.markdown()],
         numbers=[
-            ("Bayes error of Figure 1's setting", _fmt(bayes.values["bayes_error"])),
-            ("S-LR error Figure 1 reports", _fmt(below["S-LR"]) if "S-LR" in below else "not below"),
+            ("Bayes error of Figure 1's setting", f"{bayes.values['bayes_error']:.3f}"),
+            ("S-LR error Figure 1 reports", f"{below['S-LR']:.3f}" if "S-LR" in below else "not below"),
         ],
         paper=f"*The paper,* {bayes.paper_claim}",
         table=table,
@@ -757,7 +753,9 @@ def _natural_view(lesson_step, values, slide=False):
             "with gaps, filled with 0), computed as on the Real data page (circles, ±1 binomial "
             "standard error), beside the paper's Table 3 (crosses)."
         ),
-        numbers=[(f"{n} (±{ses[n]:.3f}; paper {paper[n]:.3f})", _fmt(errors[n])) for n in ("S-LR", "FLDA-Q")],
+        numbers=[
+            (f"{n} (±{ses[n]:.3f}; paper {paper[n]:.3f})", f"{errors[n]:.3f}") for n in ("S-LR", "FLDA-Q")
+        ],
         table=table,
         paper=f"*The paper's Table 3 (section 4.2.2), {title}:* "
         + ", ".join(f"{n} {paper[n]:.3f}" for n in NATURAL_CLASSIFIERS)
