@@ -141,19 +141,20 @@ def _missing(value):
     return value is None or (isinstance(value, float) and math.isnan(value)) or str(value).lower() == "nan"
 
 
-def _value(value):
+def value_text(value):
+    """A setting's value as printed (and as a control labels it): "on"/"off", floats as %g."""
     if _missing(value):
         return MISSING
     if isinstance(value, bool):
         return "on" if value else "off"
     if isinstance(value, (list, tuple)):
-        return ", ".join(_value(v) for v in value)
+        return ", ".join(value_text(v) for v in value)
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _table(rows, header=None):
     cells = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(_value(c))}</td>" for c in row) + "</tr>" for row in rows
+        "<tr>" + "".join(f"<td>{html.escape(value_text(c))}</td>" for c in row) + "</tr>" for row in rows
     )
     head = "<tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in header) + "</tr>" if header else ""
     return f"<table>{head}{cells}</table>"
@@ -194,7 +195,7 @@ def _speaker_notes(lesson_step, values, view):
     say, ask = notes_text(lesson_step, values, getattr(view, "facts", None))
     return (
         "<div class='speaker'><h3>Speaker notes "
-        f"({html.escape(_value(step_minutes(lesson_step)))} min"
+        f"({html.escape(value_text(step_minutes(lesson_step)))} min"
         f"{'' if lesson_step.core else ', optional'})</h3>"
         f"<p><strong>Say:</strong> {html.escape(say)}</p>"
         f"<p><strong>Ask:</strong> {html.escape(ask)}</p></div>"
@@ -208,7 +209,7 @@ def _step(number, lesson_step, values, view, links, lecturer):
         f"<h2>{html.escape(step_heading(number, lesson_step.title))}</h2>",
         markdown_to_html(lesson_step.text),
         "<p class='small'><strong>Settings:</strong> "
-        + html.escape("; ".join(f"{k.split('.', 1)[-1]} = {_value(v)}" for k, v in values.items()))
+        + html.escape("; ".join(f"{k.split('.', 1)[-1]} = {value_text(v)}" for k, v in values.items()))
         + "</p>",
         "<p class='links'>" + "<br>".join(_link(label, url) for label, url in links) + "</p>",
     ]
@@ -271,12 +272,12 @@ def _minutes_line(steps):
     optional = [i for i, s in enumerate(steps, 1) if s.notes and not s.core]
     planned = JOIN_MINUTES + sum(step_minutes(steps[i - 1]) for i in core)
     line = (
-        f"Planned time: {_value(planned)} of {LECTURE_MINUTES} minutes ({JOIN_MINUTES} to join, then "
-        + ", ".join(f"step {i}: {_value(step_minutes(steps[i - 1]))}" for i in core)
+        f"Planned time: {value_text(planned)} of {LECTURE_MINUTES} minutes ({JOIN_MINUTES} to join, then "
+        + ", ".join(f"step {i}: {value_text(step_minutes(steps[i - 1]))}" for i in core)
         + ", each with two rounds of votes)"
         + (
             "; if time is left: "
-            + ", ".join(f"step {i} ({_value(step_minutes(steps[i - 1]))})" for i in optional)
+            + ", ".join(f"step {i} ({value_text(step_minutes(steps[i - 1]))})" for i in optional)
             if optional
             else ""
         )

@@ -15,6 +15,7 @@ import streamlit as st
 
 from explorer.presentation import with_present
 from explorer.safe_text import escape_markdown
+from explorer.teaching.handout import value_text
 from explorer.teaching.lesson import LESSON_STEPS, full_page_url, lesson_url
 from explorer.ui import charts, guard, slides, tables, widgets
 from explorer.ui.lecture import BAD_STEP_KEY, control_key, prediction_key
@@ -29,12 +30,6 @@ def choice_letter(index):
 def choice_label(lesson_step, index, mark=False):
     """``"B · the choice"`` (with ✓ when ``mark``)."""
     return f"{choice_letter(index)} · {lesson_step.choices[index]}" + (" ✓" if mark else "")
-
-
-def _label(value):
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def draw_controls(lecture, lesson_step, values, disabled=False):
@@ -53,7 +48,7 @@ def draw_controls(lecture, lesson_step, values, disabled=False):
             options,
             key=key,
             horizontal=True,
-            format_func=_label,
+            format_func=value_text,
             disabled=disabled,
             on_change=lecture.control_changed,
             args=(lesson_step, control.key, key),
