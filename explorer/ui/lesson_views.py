@@ -79,36 +79,22 @@ def paired_se(wrong_a, wrong_b):
 def lesson_domain_key(values, prefix):
     """The :func:`caches.cached_domains` key of a synthetic step's settings (or problems);
     with a shift preset (``"rate"``) ``<prefix>.theta`` holds its factor per feature."""
-    from explorer.data.domain_config import parse_domain_config
+    from explorer.data.domain_config import SHIFT_PRESETS, parse_domain_config
     from explorer.data.numbers import parse_per_feature
-    from explorer.data.domain_config import SHIFT_PRESETS
 
+    seed = int(values["shared.seed"])
+    sizes = [values[f"{prefix}.{name}"] for name in ("n_source", "n_target")]
     shift = values.get(f"{prefix}.shift", "dropout")
-    if shift in SHIFT_PRESETS:
-        params = SHIFT_PRESETS[shift][1]
-        try:
-            factors = parse_per_feature(values[f"{prefix}.theta"], len(params[0]), "Rate factor", 0.0, 100.0)
-        except ValueError as error:
-            return None, [str(error)]
-        return (
-            shift,
-            tuple(tuple(float(v) for v in row) for row in params),
-            int(values[f"{prefix}.n_source"]),
-            int(values[f"{prefix}.n_target"]),
-            tuple(float(v) for v in factors),
-            int(values["shared.seed"]),
-        ), []
-
-    return parse_domain_config(
-        values[f"{prefix}.distribution"],
-        values[f"{prefix}.n_features"],
-        values[f"{prefix}.class1"],
-        values[f"{prefix}.class2"],
-        values[f"{prefix}.theta"],
-        values[f"{prefix}.n_source"],
-        values[f"{prefix}.n_target"],
-        int(values["shared.seed"]),
-    )
+    if shift not in SHIFT_PRESETS:
+        names = ("distribution", "n_features", "class1", "class2", "theta")
+        return parse_domain_config(*(values[f"{prefix}.{name}"] for name in names), *sizes, seed)
+    params = SHIFT_PRESETS[shift][1]
+    try:
+        factors = parse_per_feature(values[f"{prefix}.theta"], len(params[0]), "Rate factor", 0.0, 100.0)
+    except ValueError as error:
+        return None, [str(error)]
+    params = tuple(tuple(float(v) for v in row) for row in params)
+    return (shift, params, *map(int, sizes), tuple(float(v) for v in factors), seed), []
 
 
 def synthetic_result(values):
