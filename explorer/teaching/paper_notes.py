@@ -157,11 +157,9 @@ def _max_difference(a, b):
 def figure2_table1_note(our_errors=None, n_samples=100_000, seed=0, n_target=None):
     """The Figure 2 text and Table 1 disagree; which does this tool reproduce?
 
-    ``our_errors`` (paper name -> target error, measured on ``n_target`` target samples)
-    defaults to :func:`figure2_errors` with ``n_samples`` per domain.  A run "reproduces"
-    one report only where it is closer to it beyond the noise: by more than
-    ``SE_MULTIPLE`` times twice the largest binomial standard error of its errors (each
-    distance is a largest difference, which noise of that size moves at most that much).
+    ``our_errors`` (paper name -> target error on ``n_target`` target samples) defaults to
+    :func:`figure2_errors`.  A run "reproduces" one report only where it is closer to it by
+    more than ``SE_MULTIPLE`` times twice its largest binomial standard error.
     """
     if our_errors is None:
         our_errors = figure2_errors(n_samples, seed)
@@ -286,11 +284,9 @@ def small_sample_advantage(gaps, small_n=SMALL_N):
 def l2_remark_note(advantage_without=None, advantages_with=None, tolerance=0.01, small_n=SMALL_N):
     """Does FLDA-Q's small-sample advantage disappear with l2 (section 4.1.2)?
 
-    ``advantage_without`` and ``advantages_with`` (ridge λ -> advantage) are
-    :func:`small_sample_advantage` pairs (advantage, standard error); they default to the
-    paper's Figure 3 setting without ridge and with λ = 1, 10, 100 (fixed λ on the summed
-    loss).  An advantage counts as one (or as a reversal) only beyond both ``tolerance``
-    and ``SE_MULTIPLE`` standard errors; else it has disappeared.
+    ``advantage_without`` and ``advantages_with`` (λ -> advantage): :func:`small_sample_advantage`
+    pairs, by default of the Figure 3 setting without ridge and with λ = 1, 10, 100.  An
+    advantage counts only beyond both ``tolerance`` and ``SE_MULTIPLE`` standard errors.
     """
     if advantage_without is None:
         advantage_without = small_sample_advantage(figure3_curves(0.0).gaps, small_n)
