@@ -123,13 +123,21 @@ def _points(data_key, domain, title, show_source=False):
     )
 
 
-def _dropout_view(lesson_step, values, slide=False):
+def _on_synthetic_run(view):
+    """A synthetic step's view drawn from its run (:func:`synthetic_result`), or the error."""
+
+    def run(lesson_step, values, slide=False):
+        data_key, pair, result, error = synthetic_result(values)
+        return View(error=error) if error else view(values, data_key, pair, result)
+
+    return run
+
+
+@_on_synthetic_run
+def _dropout_view(values, data_key, pair, result):
     from explorer.experiments.synthetic import PAPER_FIGURE1 as paper
     from explorer.teaching.equations import equation_link
 
-    data_key, pair, result, error = synthetic_result(values)
-    if error:
-        return View(error=error)
     theta1 = float(data_key[4][0])
     target = np.unique(np.round(pair.X_target[:, 0], 9))
     source = np.unique(np.round(pair.X_source[:, 0], 9))
@@ -183,16 +191,14 @@ def domain_labels(pair, values):
     return np.where(pair.X_target[:, 1] > 0, 1 - pair.y_target, pair.y_target)
 
 
-def _assumption_view(lesson_step, values, slide=False):
+@_on_synthetic_run
+def _assumption_view(values, data_key, pair, result):
     """Equation (3) from source labels and θ̂ beside the error measured on the target."""
     from explorer.experiments.assumption import transfer_risk
     from explorer.figures.lesson import Series, estimates_figure
     from explorer.names import classifier_name
     from explorer.teaching.lesson import SE_MULTIPLE
 
-    data_key, pair, result, error = synthetic_result(values)
-    if error:
-        return View(error=error)
     names = [classifier_name(f, "quadratic") for f in ("source", "flda")]
     fits = [result.classifiers[n] for n in names]
     risks = transfer_risk(
@@ -243,15 +249,13 @@ def _assumption_view(lesson_step, values, slide=False):
     )
 
 
-def _theta_view(lesson_step, values, slide=False):
+@_on_synthetic_run
+def _theta_view(values, data_key, pair, result):
     from explorer.experiments.synthetic import theta_table
     from explorer.teaching.equations import equation_link
     from explorer.figures.synthetic import theta_figure
     from explorer.teaching.captions import theta_recovery_sentence
 
-    data_key, pair, result, error = synthetic_result(values)
-    if error:
-        return View(error=error)
     from explorer.teaching.lesson import THETA_TOLERANCE
 
     gap = np.abs(np.asarray(result.theta_hat) - np.asarray(result.theta_true))
@@ -283,7 +287,7 @@ def _theta_view(lesson_step, values, slide=False):
     )
 
 
-def _errors_view(lesson_step, values, paper_columns, what):
+def _errors_view(values, data_key, pair, result, paper_columns, what):
     """Steps on Figures 1-2: the boundaries of the chosen loss and its three errors (with
     binomial standard errors) beside the paper's; before Reveal the target points only."""
     from explorer.experiments.assumption import binomial_se
@@ -291,9 +295,6 @@ def _errors_view(lesson_step, values, paper_columns, what):
     from explorer.names import LOSS_TITLES, LOSSES, classifier_name
     from explorer.teaching.captions import synthetic_figure_caption
 
-    data_key, pair, result, error = synthetic_result(values)
-    if error:
-        return View(error=error)
     loss = values.get("syn.loss", "both")
     loss = LOSSES[0] if loss == "both" else loss
     names = [classifier_name(f, loss) for f in ("source", "target", "flda")]
@@ -319,16 +320,16 @@ def _errors_view(lesson_step, values, paper_columns, what):
         numbers=[(f"{n} (±{ses[n]:.3f})", f"{ours[n]:.3f}") for n in names],
         table=table,
     )
-    return view, names, ours, n_target, result
+    return view, names, ours, n_target
 
 
-def _oracle_view(lesson_step, values, slide=False):
+@_on_synthetic_run
+def _oracle_view(values, data_key, pair, result):
     from explorer.experiments.synthetic import PAPER_FIGURE1
 
-    view = _errors_view(lesson_step, values, {"paper (Figure 1)": PAPER_FIGURE1.errors}, "figure 1")
-    if isinstance(view, View):
-        return view
-    view, (naive, _, flda), ours, pair, result = view
+    view, (naive, _, flda), ours, _ = _errors_view(
+        values, data_key, pair, result, {"paper (Figure 1)": PAPER_FIGURE1.errors}, "figure 1"
+    )
     gap = ours[flda] - ours[naive]
     se = fits_paired_se(result.classifiers[flda], result.classifiers[naive])
     correct = lower(-gap, se)
@@ -349,22 +350,16 @@ def _oracle_view(lesson_step, values, slide=False):
     return view
 
 
-def _counts_view(lesson_step, values, slide=False):
+@_on_synthetic_run
+def _counts_view(values, data_key, pair, result):
     from explorer.experiments.assumption import binomial_se
     from explorer.experiments.perturbation import table1_unperturbed_errors
     from explorer.experiments.synthetic import PAPER_FIGURE2
 
     table1 = table1_unperturbed_errors()
     reports = {"Figure 2's text": PAPER_FIGURE2.errors, "Table 1": table1}
-    view = _errors_view(
-        lesson_step,
-        values,
-        {"paper (Figure 2 text)": PAPER_FIGURE2.errors, "paper (Table 1)": table1},
-        "figure 2",
-    )
-    if isinstance(view, View):
-        return view
-    view, names, ours, n_target, _ = view
+    columns = {"paper (Figure 2 text)": PAPER_FIGURE2.errors, "paper (Table 1)": table1}
+    view, names, ours, n_target = _errors_view(values, data_key, pair, result, columns, "figure 2")
     flda = names[2]
     se = binomial_se(ours[flda], n_target)
     to_text = abs(ours[flda] - PAPER_FIGURE2.errors[flda])
