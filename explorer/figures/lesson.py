@@ -1,12 +1,5 @@
-"""Figures of the lesson steps that no full page draws as such.
-
-* :func:`estimates_figure` -- values per category (classifier or feature) with
-  error bars of one standard error, one marker shape per series; the lesson's
-  assumption, rate-change and natural-data steps draw their setting with some
-  series and add the answering series at Reveal.
-
-Plain plotly JSON (:func:`explorer.figures.style.unvalidated_figure`); every
-property is checked against plotly's validators in the tests.
+"""Figures of the lesson steps that no full page draws as such: :func:`estimates_figure`,
+plain plotly JSON (:func:`explorer.figures.style.unvalidated_figure`).
 
 References
 ----------

@@ -1,12 +1,9 @@
 """Caption sentences computed from the numbers on screen, never asserted.
 
-Every function takes the current results (fits, tables, settings) and returns
-plain markdown-safe text whose claims follow from those numbers: change the
-settings and the sentence changes with them.  A caption names a winner only where
-the gap beats ``SE_MULTIPLE`` standard errors (:func:`beyond_noise`); otherwise it
-says the difference is within the noise.  Figures, tables and equations are named
-by the numbers a reader of the paper sees (``docs/paper_numbering.md``), with links
-to the equations panel (:func:`explorer.teaching.equations.equation_link`).
+Every function returns markdown whose claims follow from the results it is given.  A
+caption names a winner only where the gap beats ``SE_MULTIPLE`` standard errors
+(:func:`beyond_noise`).  Figures, tables and equations are named by the numbers a reader
+of the paper sees (``docs/paper_numbering.md``), with links to the equations panel.
 
 Sections: Synthetic domains, Transfer parameters, Learning curves, Handwritten digits.
 
@@ -100,11 +97,8 @@ def dropout_sentence(theta, distribution):
 
 
 def sls_population_boundary(probabilities, class_prior=None):
-    """Least-squares boundary (``w``, ``b``) of S-LS on the whole Bernoulli source population.
-
-    Targets ``-1`` for class 0 and ``+1`` for class 1, an unpenalised intercept:
-    the limit of S-LS as the number of source samples grows.
-    """
+    """Least-squares boundary (``w``, ``b``) of S-LS on the whole Bernoulli source population
+    (targets ∓1, unpenalised intercept): the limit of S-LS as the source grows."""
     points, probs = bernoulli_target_lattice(probabilities, np.zeros(np.shape(probabilities)[1]))
     if probs.shape[0] != 2:
         raise ValueError("The S-LS boundary is defined for two classes.")
@@ -120,12 +114,9 @@ def sls_population_boundary(probabilities, class_prior=None):
 
 
 def sls_lattice_sentence(probabilities, theta, s_ls_error, tol=1e-9):
-    """Why S-LS's target error jumps with the seed, if it does (Figure 1).
-
-    Returns ``""`` unless the population S-LS boundary passes exactly through
-    target lattice points; then names them and the exact target errors for
-    each way a finite sample can tip them.
-    """
+    """Why S-LS's target error jumps with the seed (Figure 1): ``""`` unless the population
+    S-LS boundary passes exactly through target lattice points; then the exact target
+    errors for each way a finite sample can tip them."""
     if np.shape(probabilities)[0] != 2:
         return ""
     w, b = sls_population_boundary(probabilities)
@@ -185,16 +176,10 @@ def boundary_angle(fit_a, fit_b):
 
 
 def flda_oracle_sentence(result, n_target, tol_error=0.005, tol_angle=2.0):
-    """Per loss: does FLDA's boundary lie on the oracle's (Figures 1-2), and does FLDA
-    beat the source classifier beyond the noise?
-
-    ``result`` is an :class:`~explorer.experiments.synthetic.ExperimentResult` whose
-    errors were measured on ``n_target`` target samples.  FLDA "lies on" the oracle when
-    their target errors differ by at most ``tol_error`` and their boundaries by at most
-    ``tol_angle`` degrees.  FLDA "beats" the source classifier only where its error is
-    lower beyond the noise (:func:`beyond_noise`, with :func:`independent_se`);
-    otherwise the two are "too close to call".
-    """
+    """Per loss: does FLDA's boundary lie on the oracle's (target errors within
+    ``tol_error``, boundaries within ``tol_angle`` degrees; Figures 1-2), and does FLDA
+    beat the source classifier beyond the noise (:func:`independent_se` over
+    ``n_target`` target samples)?"""
     parts = []
     for loss in LOSSES:
         names = [classifier_name(f, loss) for f in ("source", "target", "flda")]
@@ -353,11 +338,8 @@ def shift_comparison_caption(shift, errors, n_target):
 
 
 def boundary_tilt_sentence(sweep, feature=0):
-    """How the weight share of the perturbed feature changes with the perturbation (Figure 4).
-
-    The share is ``|w_d| / ||w||``; the sentence states, per loss, whether it
-    falls as θ̂_d grows over the perturbations drawn.
-    """
+    """Per loss, whether the weight share ``|w_d| / ||w||`` of the perturbed feature falls
+    as θ̂_d grows over the perturbations drawn (Figure 4)."""
     parts = []
     for loss in LOSSES:
         fits = sorted(
@@ -383,12 +365,9 @@ def boundary_tilt_sentence(sweep, feature=0):
 
 
 def synthetic_figure_caption(distribution, params, theta, result, n_target):
-    """Caption of the Synthetic-domains scatter plot (the paper's Figure 1 or 2), all computed.
-
-    ``distribution`` "bernoulli", "poisson" or a shift preset; ``params`` the class
-    parameters, shape (2, n_features); ``theta`` the true dropout per feature; ``result``
-    the run's ExperimentResult, its errors measured on ``n_target`` target samples.
-    """
+    """Caption of the Synthetic-domains scatter plot (Figure 1 or 2; ``distribution``
+    "bernoulli", "poisson" or a shift preset; ``params`` the class parameters, shape
+    (2, n_features); ``theta`` the true dropout per feature)."""
     if distribution in SHIFT_PRESETS:
         return (
             f"Target domain of the *{SHIFT_LABELS[distribution]}* preset: marker area ∝ number "
@@ -429,13 +408,9 @@ def perturbation_minimum(sweep, loss):
 
 
 def perturbation_curve_sentences(sweep, naive, feature=0):
-    """Where each FLDA error curve is lowest, and whether that beats the estimate +0 and
-    the oracle beyond the noise (paired standard errors over the target samples,
-    :func:`~explorer.experiments.synthetic.paired_se`): Table 1 as a curve.
-
-    ``sweep``: FLDA fits with ``perturbation`` set (section 4.1.3); ``naive``: the S-* and
-    T-* fits by paper name; ``feature``: the zero-based index of the perturbed feature.
-    """
+    """Table 1 as a curve: where each FLDA error curve (``sweep``, section 4.1.3) is lowest,
+    and whether that beats the estimate +0 and the oracle (in ``naive``, the S-* and T-*
+    fits by name) beyond the noise of paired standard errors."""
     sentences = []
     for loss in LOSSES:
         fits = {round(f.perturbation, 10): f for f in sweep if f.loss == loss}
@@ -471,10 +446,8 @@ def perturbation_curve_sentences(sweep, naive, feature=0):
 
 
 def dropout_factor_sentence(theta_hat_value, perturbations, feature=0):
-    """The variance factor θ/(1 − θ) at the estimate and at each perturbation.
-
-    Ties the curve to the per-feature ridge strength of the equations panel.
-    """
+    """The variance factor θ/(1 − θ) (the per-feature ridge strength) at the estimate and
+    at each perturbation."""
     values = []
     for delta in sorted({0.0, *(float(p) for p in perturbations)}):
         factor = float(dropout_variance_factor(min(1.0, max(0.0, theta_hat_value + delta))))
@@ -523,11 +496,8 @@ def table1_agreement_sentence(our_errors, feature=0, paper_errors=None):
 
 
 def perturbation_curve_caption(sweep, naive, feature, theta_hat_value, perturbations):
-    """Caption of the Transfer-parameters error curve (Table 1 as a curve), all computed.
-
-    ``naive`` maps paper names to the S-* and T-* fits; ``perturbations`` are
-    the ones drawn as boundaries (for the variance factors quoted).
-    """
+    """Caption of the Transfer-parameters error curve (Table 1 as a curve); ``perturbations``
+    are the ones drawn as boundaries (for the variance factors quoted)."""
     return (
         f"**Table 1 as a curve** (section 4.1.3). Green: FLDA's target error when the "
         f"estimated dropout θ̂{subscript(feature + 1)} is shifted by the amount on the x-axis; "
@@ -590,13 +560,9 @@ def figure4_caption(result, own_drawn):
 
 
 def learning_curve_sentences(table, tolerance, n_pool):
-    """What Figure 3's curves show right now.
-
-    ``table`` is a :func:`~explorer.experiments.learning_curves.summarize_errors` table;
-    ``n_pool`` the samples per training pool.  A classifier is called lower than another
-    only beyond the noise (:func:`beyond_noise`, the two standard errors of the mean
-    combined as independent: a conservative bound where curves share their subsets).
-    """
+    """What Figure 3's curves (``table``:
+    :func:`~explorer.experiments.learning_curves.summarize_errors`) show; lower only beyond
+    the noise of the two standard errors combined as independent (conservative)."""
     naive, oracle, flda = (classifier_name(f, lc.LOSS) for f in ("source", "target", "flda"))
     n_adapt = lc.adaptation_sample_size(table, flda, oracle, "target", tolerance)
     largest = int(table["n"].max())
@@ -743,10 +709,8 @@ def l2_sentence(naive_name, naive_l2, flda_name, flda_l2, cross_validated):
 
 
 def asymmetry_sentence(errors, directions=("A → B", "B → A")):
-    """Whether FLDA improves on the naive classifier in each direction (Table 4).
-
-    ``errors`` maps direction -> (naive error, FLDA error, mean θ, naive name, FLDA name).
-    """
+    """Whether FLDA improves on the naive classifier in each direction (Table 4); ``errors``
+    maps direction -> (naive error, FLDA error, mean θ, naive name, FLDA name)."""
     parts, helped = [], []
     for direction in directions:
         naive, flda, mean_theta, naive_name, flda_name = errors[direction]

@@ -3,15 +3,9 @@
 draw them too).
 
 Each :class:`Equation` carries the paper's number as a reader sees it
-(``docs/paper_numbering.md``), a LaTeX string KaTeX can render (no ``\\label``,
-no ``\\mathds``), one plain sentence, and an anchor id so that a figure caption
-can link to it (:func:`equation_link`).  The numeric counterparts of the
-formulas a caption quotes (:func:`dropout_ridge_strength`,
-:func:`taylor_variance_term`, and :func:`dropout_variance_factor`, imported from
-:func:`flda_core.transfer.dropout_variance_factor`) live here too, so
-that the text on screen and the numbers come from one place; the tests check
-them against :func:`flda_core.objectives.expected_quadratic_loss`, Monte Carlo
-draws from the transfer model and finite differences.
+(``docs/paper_numbering.md``) and an anchor captions link to (:func:`equation_link`).
+The numeric counterparts of the formulas a caption quotes live here too, so that the
+text on screen and the numbers come from one place.
 
 Two formulas are not printed in the paper as shown here:
 

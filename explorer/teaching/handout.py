@@ -10,14 +10,10 @@ caption, the right choices, the reveal, the step's numbers beside the paper's, t
 notes on the paper, the "Why" and the speaker notes (say, ask, minutes) with the
 minutes in all.
 
-Printing: ``@page`` size A4 or Letter (:data:`PAPER_SIZES`), margins and page numbers
-in the bottom margin box; the page's width is the printable width; the figures (plotly JSON
-drawn as SVG by the plotly.js bundle inlined in the page, so the file works offline)
-are laid out as their builders placed them, at the width and height the app draws
-them, and zoomed to the printable width, so legends, axis titles and colour bars keep
-their places and never run over a caption.  Each step of the students' handout starts a page.  All
-text is HTML-escaped; the little markdown the captions use (bold, italics, links)
-becomes plain HTML; a missing number prints as "–", never "nan".  No streamlit.
+Printing: A4 or Letter (:data:`PAPER_SIZES`) with page numbers; the figures are drawn
+offline by the inlined plotly.js bundle as the app lays them out, zoomed to the printable
+width (:data:`_DRAW`).  All text is HTML-escaped, the captions' markdown becomes HTML and
+a missing number prints as "–", never "nan".  No streamlit.
 
 References
 ----------
@@ -93,13 +89,9 @@ FIGURE_DESIGN_WIDTH = 900
 FIGURE_DEFAULT_HEIGHT = 450
 FIGURE_MAX_HEIGHT = 520
 
-#: Each figure drawn at print size: laid out by plotly exactly as its builder placed
-#: it (legend, axis titles, colour bars) at the design width and its own height, then
-#: zoomed to the printable width (after plotly has measured its text); white, dark
-#: text; no interaction.  Re-anchoring the legends to the figure's bottom
-#: (``yref: "container"``) put Figure 3's axis title on its tick labels and cut its
-#: legend off, so the builders' own placement is kept.  When every figure is drawn,
-#: ``body`` gets ``data-figures-drawn``.
+#: Each figure laid out as its builder placed it (re-anchoring legends put Figure 3's axis
+#: title on its ticks) at the design width, then zoomed to the printable width; white, no
+#: interaction.  When every figure is drawn, ``body`` gets ``data-figures-drawn``.
 _DRAW = (
     "Promise.all(Array.prototype.map.call(document.querySelectorAll('.figure'), function (el) {"
     "var f = JSON.parse(document.getElementById(el.id + '-data').textContent);"
@@ -149,19 +141,20 @@ def _missing(value):
     return value is None or (isinstance(value, float) and math.isnan(value)) or str(value).lower() == "nan"
 
 
-def _value(value):
+def value_text(value):
+    """A setting's value as printed (and as a control labels it): "on"/"off", floats as %g."""
     if _missing(value):
         return MISSING
     if isinstance(value, bool):
         return "on" if value else "off"
     if isinstance(value, (list, tuple)):
-        return ", ".join(_value(v) for v in value)
+        return ", ".join(value_text(v) for v in value)
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _table(rows, header=None):
     cells = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(_value(c))}</td>" for c in row) + "</tr>" for row in rows
+        "<tr>" + "".join(f"<td>{html.escape(value_text(c))}</td>" for c in row) + "</tr>" for row in rows
     )
     head = "<tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in header) + "</tr>" if header else ""
     return f"<table>{head}{cells}</table>"
@@ -202,7 +195,7 @@ def _speaker_notes(lesson_step, values, view):
     say, ask = notes_text(lesson_step, values, getattr(view, "facts", None))
     return (
         "<div class='speaker'><h3>Speaker notes "
-        f"({html.escape(_value(step_minutes(lesson_step)))} min"
+        f"({html.escape(value_text(step_minutes(lesson_step)))} min"
         f"{'' if lesson_step.core else ', optional'})</h3>"
         f"<p><strong>Say:</strong> {html.escape(say)}</p>"
         f"<p><strong>Ask:</strong> {html.escape(ask)}</p></div>"
@@ -216,7 +209,7 @@ def _step(number, lesson_step, values, view, links, lecturer):
         f"<h2>{html.escape(step_heading(number, lesson_step.title))}</h2>",
         markdown_to_html(lesson_step.text),
         "<p class='small'><strong>Settings:</strong> "
-        + html.escape("; ".join(f"{k.split('.', 1)[-1]} = {_value(v)}" for k, v in values.items()))
+        + html.escape("; ".join(f"{k.split('.', 1)[-1]} = {value_text(v)}" for k, v in values.items()))
         + "</p>",
         "<p class='links'>" + "<br>".join(_link(label, url) for label, url in links) + "</p>",
     ]
@@ -279,12 +272,12 @@ def _minutes_line(steps):
     optional = [i for i, s in enumerate(steps, 1) if s.notes and not s.core]
     planned = JOIN_MINUTES + sum(step_minutes(steps[i - 1]) for i in core)
     line = (
-        f"Planned time: {_value(planned)} of {LECTURE_MINUTES} minutes ({JOIN_MINUTES} to join, then "
-        + ", ".join(f"step {i}: {_value(step_minutes(steps[i - 1]))}" for i in core)
+        f"Planned time: {value_text(planned)} of {LECTURE_MINUTES} minutes ({JOIN_MINUTES} to join, then "
+        + ", ".join(f"step {i}: {value_text(step_minutes(steps[i - 1]))}" for i in core)
         + ", each with two rounds of votes)"
         + (
             "; if time is left: "
-            + ", ".join(f"step {i} ({_value(step_minutes(steps[i - 1]))})" for i in optional)
+            + ", ".join(f"step {i} ({value_text(step_minutes(steps[i - 1]))})" for i in optional)
             if optional
             else ""
         )
@@ -296,7 +289,7 @@ def _minutes_line(steps):
     return f"<p class='small'><strong>{html.escape(line)}</strong></p>"
 
 
-def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=None, full_url=None):
+def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=None):
     """The handout of ``pages`` (``(step, values, view)`` per step) as one HTML string.
 
     Parameters
@@ -312,9 +305,6 @@ def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=Non
     base_url : str or None
         The app's root URL (:func:`app_base_url`): the links are made absolute with it
         (relative links when None).
-    full_url : callable, optional
-        ``full_url(step, values)``: the full page's address (relative to the app) of a
-        step (default :func:`explorer.teaching.lesson.full_page_url` with ``values``).
     """
     import dataclasses
 
@@ -324,10 +314,6 @@ def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=Non
         raise ValueError(f"audience must be one of {AUDIENCES}, not {audience!r}.")
     if paper not in PAPER_SIZES:
         raise ValueError(f"paper must be one of {tuple(PAPER_SIZES)}, not {paper!r}.")
-    if full_url is None:
-
-        def full_url(lesson_step, values):
-            return full_page_url(dataclasses.replace(lesson_step, settings=values))
 
     def absolute(url):
         return urljoin(base_url, url) if base_url else url
@@ -337,7 +323,10 @@ def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=Non
     for i, (s, values, view) in enumerate(pages, start=1):
         links = [
             ("This step of the lesson", absolute(lesson_url(s.slug))),
-            ("Full page with these settings", absolute(full_url(s, values))),
+            (
+                "Full page with these settings",
+                absolute(full_page_url(dataclasses.replace(s, settings=values))),
+            ),
         ]
         sections.append(_step(i, s, values, view, links, lecturer))
     who = "lecturer's handout, with answers and speaker notes" if lecturer else "students' handout"

@@ -1,18 +1,12 @@
 """The guided lesson: twelve steps through the paper, as data.
 
-Each :class:`LessonStep` says what to read (2-4 sentences), which page and
-figure to show, the one or two controls that matter (widget keys of that page
-and the values to try), a question with the choices the class predicts from
-(``choices``; the Lesson page computes which are right from what the step shows and
-reveals it), and the settings that open the full page in the same state
-(:func:`full_page_url`).  The Lesson page renders the steps; nothing here imports
-streamlit.
+Each :class:`LessonStep` says what to read, which page and figure to show, the one or
+two controls that matter, a question with the choices the class predicts from (the
+Lesson page computes which are right), and the settings that open the full page in the
+same state (:func:`full_page_url`).  Nothing here imports streamlit.
 
-Settings use the pages' widget keys (``"syn.theta"``, ``"tp.delta_1"``,
-``"lc.l2"``, ``"dig.direction"``, ``"data.sample"``; the shared seed is
-``"shared.seed"``) and are written to a URL the way the pages mirror them
-(``explorer.ui.state.write_to_url``): the part of the key after the first dot is the
-query name, strings are written as they are and other values as JSON.
+Settings use the pages' widget keys (``"syn.theta"``, ``"shared.seed"``) and are written
+to a URL as the pages mirror them: the part of the key after the first dot is the name.
 
 Answers explain the mechanism; they never assert a number or an outcome this tool
 computes (the Lesson page computes those from what the step shows, for the
@@ -75,11 +69,9 @@ class Control:
 
 @dataclass(frozen=True)
 class SpeakerNotes:
-    """What the lecturer says and asks at a step, and the minutes of talk it takes.
-
-    ``say`` and ``ask`` are templates: every number in them is a ``{field}`` filled from
-    the step as shown (:func:`notes_text`: the step's computed ``View.facts``, its
-    controls' offered values and the lesson's constants), never typed in.
+    """What the lecturer says and asks at a step, and the minutes of talk it takes; every
+    number in ``say`` and ``ask`` is a ``{field}`` filled from the step as shown
+    (:func:`notes_text`), never typed in.
 
     Attributes
     ----------
@@ -105,12 +97,13 @@ class LessonStep:
     slug: str
     title: str
     text: str
-    page: str
     figure: str
-    chart_key: str
     controls: tuple
     question: str
     answer: str
+    #: The step's full page and the key of its chart there.
+    page: str = "pages/synthetic.py"
+    chart_key: str = "syn_figure"
     settings: Mapping[str, Any] = field(default_factory=dict)
     equations: tuple = ()
     choices: tuple = ()
@@ -173,9 +166,7 @@ LESSON_STEPS = (
             "becomes 0 with probability θ of feature d (Equation (8)). With θ = [0.5, 0] "
             "half of feature 1 vanishes in the target. The figure shows the source."
         ),
-        page="pages/synthetic.py",
         figure="Figure 1",
-        chart_key="syn_figure",
         controls=(
             Control("syn.theta", "true dropout θ per feature", ("0.5, 0", "0.8, 0", "0, 0")),
             Control("syn.show_source", "also show the source points", (True, False)),
@@ -217,9 +208,7 @@ LESSON_STEPS = (
             "becomes an expected loss over the transfer model on the source (Equations "
             "(1)-(3)), shown here from source labels only."
         ),
-        page="pages/synthetic.py",
         figure="Equations (1)-(3)",
-        chart_key="syn_figure",
         controls=(
             Control("syn.target_labels", "target labels", TARGET_LABELS, page_setting=False),
             Control("syn.n_source", "source samples", (10_000, 1_000)),
@@ -265,9 +254,7 @@ LESSON_STEPS = (
             "how often that feature is non-zero in the target and in the source "
             "(section 3.3.1). The figure shows the true θ; the estimate is the question."
         ),
-        page="pages/synthetic.py",
         figure="θ table (section 3.3.1)",
-        chart_key="syn_figure",
         controls=(
             Control("syn.n_target", "target samples", (100, 1_000, 10_000)),
             Control("syn.theta", "true dropout θ per feature", ("0.5, 0", "0.2, 0.6")),
@@ -307,9 +294,7 @@ LESSON_STEPS = (
             "estimated dropout variance added (Equation (11)). The boundaries come with "
             "the answer."
         ),
-        page="pages/synthetic.py",
         figure="Figure 1",
-        chart_key="syn_figure",
         controls=(
             Control("shared.seed", "random seed", (FIGURE1_SEED, 0, 2)),
             Control("syn.loss", "loss", ("quadratic", "logistic")),
@@ -347,9 +332,7 @@ LESSON_STEPS = (
             "counts and doubles the rest. The paper reports this setting twice, in "
             "Figure 2's text and in Table 1, with different errors (listed below)."
         ),
-        page="pages/synthetic.py",
         figure="Figure 2",
-        chart_key="syn_figure",
         controls=(
             Control("syn.loss", "loss", ("quadratic", "logistic")),
             Control("shared.seed", "random seed", (0, 1, 2)),
@@ -554,7 +537,6 @@ LESSON_STEPS = (
             "the Bayes error of the setting, computed exactly from the true distributions, "
             "is the best any classifier can reach there."
         ),
-        page="pages/synthetic.py",
         figure="Notes on the paper",
         chart_key="",
         controls=(),
@@ -566,7 +548,6 @@ LESSON_STEPS = (
             "distributions; a reported error below it (beyond rounding) is impossible."
         ),
         settings=_domain("syn", PAPER_FIGURE1, n_samples=100_000, **{"syn.loss": "both", "syn.l2": 0.0}),
-        equations=(),
         core=False,
         notes=SpeakerNotes(
             say="The Bayes error is computed exactly by enumerating the lattice, no sampling: "
@@ -585,9 +566,7 @@ LESSON_STEPS = (
             "domains feature 1's counts fall to a fraction of their rate in the target and "
             "feature 2's rise. The figure shows how often each feature is 0 in each domain."
         ),
-        page="pages/synthetic.py",
         figure="Count rates change",
-        chart_key="syn_figure",
         controls=(
             Control("syn.theta", "rate factor per feature (target rate / source rate)", RATE_FACTORS),
             Control("syn.n_target", "target samples", (10_000, 300)),
@@ -628,7 +607,6 @@ LESSON_STEPS = (
             "target data and trains on the source under it. The table lists what each step "
             "computed at its starting settings."
         ),
-        page="pages/synthetic.py",
         figure="All steps",
         chart_key="",
         controls=(),
@@ -673,15 +651,9 @@ def step_index(slug):
     return next((i for i, s in enumerate(LESSON_STEPS) if s.slug == slug), 0)
 
 
-def url_value(value):
-    """A setting's value as the pages write it to the URL
-    (:func:`explorer.url_state.encode_url_value`: strings raw, others JSON)."""
-    return encode_url_value(value)
-
-
 def settings_query(settings, present=False):
     """Query string (without ``?``) of ``settings``: key after the first dot -> URL value."""
-    params = {key.split(".", 1)[-1]: url_value(value) for key, value in settings.items()}
+    params = {key.split(".", 1)[-1]: encode_url_value(value) for key, value in settings.items()}
     if present:
         params["present"] = "1"
     return urlencode(params, quote_via=quote)
@@ -742,7 +714,9 @@ def with_chosen(lesson_step, chosen):
 def explore_url(lesson_step, values):
     """URL (relative to the app) of the Lesson at ``lesson_step`` with its controls at
     ``values`` (a class's "explore this step on your device")."""
-    chosen = {value_param(c.key): url_value(values[c.key]) for c in lesson_step.controls if c.key in values}
+    chosen = {
+        value_param(c.key): encode_url_value(values[c.key]) for c in lesson_step.controls if c.key in values
+    }
     query = urlencode(chosen, quote_via=quote)
     return lesson_url(lesson_step.slug) + (f"&{query}" if query else "")
 

@@ -1,22 +1,8 @@
 """Notes on the paper: where its reported numbers disagree with its own setup.
 
-Each note puts a number the paper reports next to a number this tool
-*computes* (by a function call, never typed in) and a one-sentence verdict
-generated from both, so the verdict changes when the numbers do:
-
-* :func:`figure1_bayes_note`: the exact best possible (Bayes) target error of
-  the Figure 1 setting against the errors reported next to Figure 1
-  (section 4.1.1);
-* :func:`figure2_table1_note`: the Figure 2 text and Table 1 report different
-  errors for the same Poisson setting; which one a run reproduces;
-* :func:`figure3_adaptation_note`: the sample size from which FLDA-Q stays
-  with the target oracle in Figure 3 against the paper's "roughly 20"
-  (section 4.1.2);
-* :func:`l2_remark_note`: whether FLDA-Q's small-sample advantage disappears
-  with l2-regularised classifiers, as section 4.1.2 remarks.
-
-The paper's numbers are the :class:`~explorer.experiments.synthetic.PaperSetting`
-constants (quoted from the paper, with where they are printed).
+Each note (:data:`NOTES_BY_PAGE`) puts a number the paper reports (the
+:class:`~explorer.experiments.synthetic.PaperSetting` constants) next to a number this
+tool *computes* (never typed in) and a one-sentence verdict generated from both.
 
 References
 ----------
@@ -93,13 +79,8 @@ class PaperNote:
 
 
 def bayes_target_error(probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA, class_prior=None):
-    """Exact Bayes (best possible) target error of the Bernoulli domains.
-
-    The Bayes classifier picks, at every point of the target lattice
-    (:func:`~flda_core.synthetic.bernoulli_target_lattice`), the class
-    with the largest joint probability; its error is evaluated with
-    :func:`~flda_core.synthetic.exact_target_error`.
-    """
+    """Exact Bayes (best possible) target error of the Bernoulli domains: at every target
+    lattice point the class with the largest joint probability."""
     points, class_probabilities = bernoulli_target_lattice(probabilities, theta)
     n_classes = class_probabilities.shape[0]
     prior = (
@@ -118,11 +99,8 @@ def bayes_target_error(probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA, 
 
 
 def figure1_bayes_note(bayes_error=None):
-    """Figure 1's reported errors against the setting's best possible error.
-
-    ``bayes_error`` defaults to :func:`bayes_target_error` of the Figure 1
-    setting (Bernoulli 0.7/0.3, θ = [0.5, 0]).
-    """
+    """Figure 1's reported errors against the setting's best possible error (``bayes_error``,
+    default :func:`bayes_target_error` of the Figure 1 setting)."""
     if bayes_error is None:
         bayes_error = bayes_target_error(PAPER_FIGURE1.params, PAPER_FIGURE1.theta)
     reported = PAPER_FIGURE1.errors
@@ -179,11 +157,9 @@ def _max_difference(a, b):
 def figure2_table1_note(our_errors=None, n_samples=100_000, seed=0, n_target=None):
     """The Figure 2 text and Table 1 disagree; which does this tool reproduce?
 
-    ``our_errors`` (paper name -> target error, measured on ``n_target`` target samples)
-    defaults to :func:`figure2_errors` with ``n_samples`` per domain.  A run "reproduces"
-    one report only where it is closer to it beyond the noise: by more than
-    ``SE_MULTIPLE`` times twice the largest binomial standard error of its errors (each
-    distance is a largest difference, which noise of that size moves at most that much).
+    ``our_errors`` (paper name -> target error on ``n_target`` target samples) defaults to
+    :func:`figure2_errors`.  A run "reproduces" one report only where it is closer to it by
+    more than ``SE_MULTIPLE`` times twice its largest binomial standard error.
     """
     if our_errors is None:
         our_errors = figure2_errors(n_samples, seed)
@@ -248,11 +224,8 @@ def figure3_curves(ridge=0.0, seed=0, n_pool=10_000, n_repeats=50, n_sizes=15):
 
 
 def figure3_adaptation_note(table=None, tolerance=0.01):
-    """From which n FLDA-Q stays with the oracle T-LS, against the paper's "roughly 20".
-
-    ``table`` is a :func:`~explorer.experiments.learning_curves.summarize_errors`
-    table; defaults to :func:`figure3_curves` (the paper's setting, seed 0).
-    """
+    """From which n FLDA-Q stays with the oracle T-LS, against the paper's "roughly 20"
+    (``table`` defaults to :func:`figure3_curves`'s, the paper's setting, seed 0)."""
     if table is None:
         table = figure3_curves().table
     n = lc.adaptation_sample_size(table, "FLDA-Q", "T-LS", "target", tolerance)
@@ -267,27 +240,24 @@ def figure3_adaptation_note(table=None, tolerance=0.01):
         + (f"n = {n:,}." if n is not None else f"none up to n = {largest:,}.")
     )
     lo, hi = ROUGHLY
+    consistent = n is not None and lo <= n <= hi
     if n is None:
         verdict = (
             f"FLDA-Q is still more than {tolerance:g} from the oracle at n = "
             f"{largest:,}, so it has not adapted on this grid."
         )
-        consistent = False
     elif n < lo:
         verdict = (
             f"FLDA-Q reaches the oracle already at n = {n:,}, earlier than the "
             f"paper's roughly {PAPER_ADAPTATION_N}."
         )
-        consistent = False
     elif n > hi:
         verdict = f"FLDA-Q needs n = {n:,}, more than the paper's roughly {PAPER_ADAPTATION_N}."
-        consistent = False
     else:
         verdict = (
             f"FLDA-Q reaches the oracle at n = {n:,}, consistent with the paper's "
             f"roughly {PAPER_ADAPTATION_N}."
         )
-        consistent = True
     return PaperNote(
         "figure3_adaptation",
         "Figure 3: how many samples FLDA needs",
@@ -314,11 +284,9 @@ def small_sample_advantage(gaps, small_n=SMALL_N):
 def l2_remark_note(advantage_without=None, advantages_with=None, tolerance=0.01, small_n=SMALL_N):
     """Does FLDA-Q's small-sample advantage disappear with l2 (section 4.1.2)?
 
-    ``advantage_without`` and ``advantages_with`` (ridge λ -> advantage) are
-    :func:`small_sample_advantage` pairs (advantage, standard error); they default to the
-    paper's Figure 3 setting without ridge and with λ = 1, 10, 100 (fixed λ on the summed
-    loss).  An advantage counts as one (or as a reversal) only beyond both ``tolerance``
-    and ``SE_MULTIPLE`` standard errors; else it has disappeared.
+    ``advantage_without`` and ``advantages_with`` (λ -> advantage): :func:`small_sample_advantage`
+    pairs, by default of the Figure 3 setting without ridge and with λ = 1, 10, 100.  An
+    advantage counts only beyond both ``tolerance`` and ``SE_MULTIPLE`` standard errors.
     """
     if advantage_without is None:
         advantage_without = small_sample_advantage(figure3_curves(0.0).gaps, small_n)

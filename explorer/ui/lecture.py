@@ -1,13 +1,9 @@
 """Where a lecture stands: the step shown, its control values and whether it is revealed.
 
-The Lesson page draws one slide renderer (:mod:`explorer.ui.lesson_slide`) from a
-*lecture*: :class:`SoloLecture` is one browser's own lesson (the step in the URL,
-``?step=<slug>``; control values, predictions and reveals in the session, under the
-lesson's own dotted keys ``lesson.<slug>.*``, so they survive page switches and Back);
-:class:`ClassLecture` (:mod:`explorer.ui.class_lecture`) is a class session read from
-the class store, steered by the lecturer.  Both answer the same questions
-(:attr:`index`, :meth:`values`, :meth:`revealed`) and carry out a presenter's keys
-(:meth:`act`, the actions of :data:`explorer.ui.slides.SERVER_ACTIONS`).
+:class:`SoloLecture` is one browser's own lesson (the step in the URL, the rest in the
+session under ``lesson.<slug>.*``); :class:`ClassLecture` (:mod:`explorer.ui.class_lecture`)
+a class session steered by the lecturer.  Both answer :attr:`index`, :meth:`values` and
+:meth:`revealed`, and carry out a presenter's keys (:meth:`act`).
 """
 
 from __future__ import annotations

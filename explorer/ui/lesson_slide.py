@@ -1,13 +1,9 @@
 """The one renderer of a lesson step: the Lesson page, its slides and a class's projector.
 
-:func:`draw_step` draws a step from a *lecture* (:mod:`explorer.ui.lecture`: the step,
-its control values, whether it is revealed, what its buttons do): its text, the
-prediction (choices lettered A, B, … as a class votes them; once revealed the computed
-answer), the one or two controls that matter, the figure and numbers computed by the
-experiments' entry points with the step's own settings (:mod:`explorer.ui.lesson_views`).
-With ``present`` each step is a slide (:mod:`explorer.ui.slides`): title, counter and
-buttons in one row, text and question beside the figure, type that scales with the
-screen and nothing below it; "Why" and "All numbers" are overlays (keys W and A).
+:func:`draw_step` draws a step from a *lecture* (:mod:`explorer.ui.lecture`) and its
+:mod:`explorer.ui.lesson_views` view.  With ``present`` each step is a slide
+(:mod:`explorer.ui.slides`): text and question beside the figure, nothing below it;
+"Why" and "All numbers" are overlays (keys W and A).
 """
 
 from __future__ import annotations
@@ -19,6 +15,7 @@ import streamlit as st
 
 from explorer.presentation import with_present
 from explorer.safe_text import escape_markdown
+from explorer.teaching.handout import value_text
 from explorer.teaching.lesson import LESSON_STEPS, full_page_url, lesson_url
 from explorer.ui import charts, guard, slides, tables, widgets
 from explorer.ui.lecture import BAD_STEP_KEY, control_key, prediction_key
@@ -33,12 +30,6 @@ def choice_letter(index):
 def choice_label(lesson_step, index, mark=False):
     """``"B · the choice"`` (with ✓ when ``mark``)."""
     return f"{choice_letter(index)} · {lesson_step.choices[index]}" + (" ✓" if mark else "")
-
-
-def _label(value):
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def draw_controls(lecture, lesson_step, values, disabled=False):
@@ -57,7 +48,7 @@ def draw_controls(lecture, lesson_step, values, disabled=False):
             options,
             key=key,
             horizontal=True,
-            format_func=_label,
+            format_func=value_text,
             disabled=disabled,
             on_change=lecture.control_changed,
             args=(lesson_step, control.key, key),

@@ -1,12 +1,8 @@
 """What each lesson step shows, computed from the step's own settings (issue 25).
 
-:func:`step_view` runs the step's experiment through the same entry point and the same
-arguments as its full page (the settings of ``explorer.teaching.lesson.LESSON_STEPS``
-with the step's control values, never the full pages' session state) and returns a
-:class:`View`: the figure, its caption, the step's key numbers beside the paper's,
-the paper's numbers quoted, and which prediction choices are right on what is shown
-(with the sentence that reveals it).  The Lesson page draws a view; the handout
-(:mod:`explorer.teaching.handout`) prints the views of every step.
+:func:`step_view` runs the step's experiment as its full page does (with the step's
+settings and control values, never the full pages' session state) and returns a
+:class:`View`.  The Lesson page draws a view; the handout prints every step's.
 
 References
 ----------
@@ -27,21 +23,16 @@ from explorer.experiments.synthetic import paired_se as fits_paired_se
 from explorer.teaching.captions import beyond_noise
 from explorer.ui import caches
 
-#: Two errors closer than this are "the same" (half the last digit shown).
-TIE = 5e-4
-
 
 @dataclass
 class View:
-    """What one step shows (see the module docstring).
+    """What one step shows.
 
-    ``numbers`` are ``(label, value)`` pairs drawn large; ``paper`` quotes the paper
-    (markdown, marked as a quote); ``correct`` the indices of the step's choices that
-    what is shown makes right; ``reveal`` the computed sentence shown after the
-    prediction; ``table`` an optional small DataFrame; ``error`` a problem with the
-    settings (then nothing else is shown).  ``fig_before`` is the figure shown before
-    Reveal: the step's setting only, nothing that answers its question (``fig`` is
-    the revealed figure; ``numbers``, ``reveal`` and ``table`` are for after Reveal).
+    ``fig_before`` is shown before Reveal (the setting only, nothing that answers the
+    question); ``fig``, ``numbers`` (``(label, value)`` pairs drawn large), ``reveal``
+    and ``table`` after it.  ``paper`` quotes the paper (marked as a quote); ``correct``
+    the indices of the choices what is shown makes right; ``error`` a problem with the
+    settings (then nothing else is shown).
     """
 
     fig: object = None
@@ -55,25 +46,19 @@ class View:
     table: object = None
     notes: list = field(default_factory=list)
     error: str = ""
-    #: Named numbers of the step as shown, for its speaker notes
-    #: (:func:`explorer.teaching.lesson.notes_text`).
+    #: Named numbers of the step as shown, for its speaker notes.
     facts: dict = field(default_factory=dict)
 
 
-def _fmt(value):
-    return f"{value:.3f}"
-
-
-def _shown(value):
-    """``value`` as the step shows it (3 decimals): claims compare what the class reads."""
-    return round(float(_fmt(value)), 3)
-
-
 def lower(gap, se):
-    """Which of two errors is lower beyond the noise: ``gap`` = first − second and its
-    standard error; 0 (the first), 1 (the second) or 2 (too close to call): the choices'
-    order of every step that asks for a winner."""
+    """Which of two errors is lower beyond the noise (``gap`` = first − second): 0 (the
+    first), 1 (the second) or 2 (too close to call), the order of every step's choices."""
     return (0 if gap < 0 else 1) if beyond_noise(gap, se) else 2
+
+
+def _which_of_two(first, second):
+    """The choice "first only", "second only", "both" or "neither" (0-3) that holds."""
+    return {(True, False): 0, (False, True): 1, (True, True): 2, (False, False): 3}[(first, second)]
 
 
 def verdict(which, first, second):
@@ -84,49 +69,32 @@ def verdict(which, first, second):
 
 
 def paired_se(wrong_a, wrong_b):
-    """Standard error of the difference of two error rates measured on the same test
-    samples (``wrong_a``, ``wrong_b``: 0/1 per sample): the SE of the mean of the
-    per-sample differences."""
+    """Standard error of the difference of two error rates on the same test samples
+    (``wrong_a``, ``wrong_b``: 0/1 per sample)."""
     d = np.asarray(wrong_a, dtype=np.float64) - np.asarray(wrong_b, dtype=np.float64)
     n = len(d)
     return float(np.std(d, ddof=1) / np.sqrt(n)) if n > 1 else float("inf")
 
 
 def lesson_domain_key(values, prefix):
-    """The :func:`caches.cached_domains` key of a synthetic step's settings (or problems).
-
-    With ``<prefix>.shift`` a shift preset (``"rate"``), the preset's class parameters
-    with ``<prefix>.theta`` read as the preset's shift (the rate factor per feature)."""
-    from explorer.data.domain_config import parse_domain_config
+    """The :func:`caches.cached_domains` key of a synthetic step's settings (or problems);
+    with a shift preset (``"rate"``) ``<prefix>.theta`` holds its factor per feature."""
+    from explorer.data.domain_config import SHIFT_PRESETS, parse_domain_config
     from explorer.data.numbers import parse_per_feature
-    from explorer.data.domain_config import SHIFT_PRESETS
 
+    seed = int(values["shared.seed"])
+    sizes = [values[f"{prefix}.{name}"] for name in ("n_source", "n_target")]
     shift = values.get(f"{prefix}.shift", "dropout")
-    if shift in SHIFT_PRESETS:
-        params = SHIFT_PRESETS[shift][1]
-        try:
-            factors = parse_per_feature(values[f"{prefix}.theta"], len(params[0]), "Rate factor", 0.0, 100.0)
-        except ValueError as error:
-            return None, [str(error)]
-        return (
-            shift,
-            tuple(tuple(float(v) for v in row) for row in params),
-            int(values[f"{prefix}.n_source"]),
-            int(values[f"{prefix}.n_target"]),
-            tuple(float(v) for v in factors),
-            int(values["shared.seed"]),
-        ), []
-
-    return parse_domain_config(
-        values[f"{prefix}.distribution"],
-        values[f"{prefix}.n_features"],
-        values[f"{prefix}.class1"],
-        values[f"{prefix}.class2"],
-        values[f"{prefix}.theta"],
-        values[f"{prefix}.n_source"],
-        values[f"{prefix}.n_target"],
-        int(values["shared.seed"]),
-    )
+    if shift not in SHIFT_PRESETS:
+        names = ("distribution", "n_features", "class1", "class2", "theta")
+        return parse_domain_config(*(values[f"{prefix}.{name}"] for name in names), *sizes, seed)
+    params = SHIFT_PRESETS[shift][1]
+    try:
+        factors = parse_per_feature(values[f"{prefix}.theta"], len(params[0]), "Rate factor", 0.0, 100.0)
+    except ValueError as error:
+        return None, [str(error)]
+    params = tuple(tuple(float(v) for v in row) for row in params)
+    return (shift, params, *map(int, sizes), tuple(float(v) for v in factors), seed), []
 
 
 def synthetic_result(values):
@@ -142,18 +110,6 @@ def synthetic_result(values):
     return data_key, pair, result, ""
 
 
-def _boundaries(data_key, result, losses, show_source, what):
-    from explorer.figures.synthetic import boundary_lines, decision_boundary_figure
-    from explorer.names import LOSS_TITLES
-
-    source = caches.cached_lattice_counts(data_key, "source") if show_source else None
-    return decision_boundary_figure(
-        caches.cached_lattice_counts(data_key),
-        [(LOSS_TITLES[loss], boundary_lines(result.for_loss(loss))) for loss in losses],
-        source_counts=source,
-    )
-
-
 def _points(data_key, domain, title, show_source=False):
     """A step's setting: the lattice points of one domain, no boundary."""
     from explorer.figures.synthetic import decision_boundary_figure
@@ -167,39 +123,27 @@ def _points(data_key, domain, title, show_source=False):
     )
 
 
-def _losses(values):
-    from explorer.names import LOSSES
+def _on_synthetic_run(view):
+    """A synthetic step's view drawn from its run (:func:`synthetic_result`), or the error."""
 
-    choice = values.get("syn.loss", "both")
-    return LOSSES if choice == "both" else (choice,)
+    def run(lesson_step, values, slide=False):
+        data_key, pair, result, error = synthetic_result(values)
+        return View(error=error) if error else view(values, data_key, pair, result)
 
-
-def _paper_setting(paper):
-    return (
-        f"*The paper ({paper.label}, section 4.1.1):* {paper.distribution.capitalize()} features, "
-        f"class parameters {paper.params[0]} and {paper.params[1]}, θ = "
-        f"{list(paper.theta)}, {paper.n_source:,} samples per domain."
-    )
+    return run
 
 
-def _dropout_view(lesson_step, values):
-    from explorer.experiments.synthetic import PAPER_FIGURE1
+@_on_synthetic_run
+def _dropout_view(values, data_key, pair, result):
+    from explorer.experiments.synthetic import PAPER_FIGURE1 as paper
     from explorer.teaching.equations import equation_link
 
-    data_key, pair, result, error = synthetic_result(values)
-    if error:
-        return View(error=error)
     theta1 = float(data_key[4][0])
     target = np.unique(np.round(pair.X_target[:, 0], 9))
     source = np.unique(np.round(pair.X_source[:, 0], 9))
     scaled = {0.0, round(1.0 / (1.0 - theta1), 9)} if theta1 < 1 else {0.0}
-    correct = set()
-    if set(target.tolist()) <= {0.0, 1.0}:
-        correct.add(0)
-    if set(target.tolist()) <= scaled:
-        correct.add(1)
-    if len(target) > 2:
-        correct.add(2)
+    taken = set(target.tolist())
+    correct = {i for i, holds in enumerate((taken <= {0.0, 1.0}, taken <= scaled, len(target) > 2)) if holds}
     zero_t = float(np.mean(pair.X_target[:, 0] == 0))
     zero_s = float(np.mean(pair.X_source[:, 0] == 0))
     shown = ", ".join(f"{v:g}" for v in target)
@@ -227,7 +171,9 @@ def _dropout_view(lesson_step, values):
             + "."
         ),
         numbers=[("values of x₁ in the target", shown), ("target samples at x₁ = 0", f"{zero_t:.0%}")],
-        paper=_paper_setting(PAPER_FIGURE1),
+        paper=f"*The paper ({paper.label}, section 4.1.1):* {paper.distribution.capitalize()} features, "
+        f"class parameters {paper.params[0]} and {paper.params[1]}, θ = "
+        f"{list(paper.theta)}, {paper.n_source:,} samples per domain.",
         correct=frozenset(correct),
         reveal=reveal,
         facts={"theta1": f"{theta1:g}"},
@@ -245,16 +191,14 @@ def domain_labels(pair, values):
     return np.where(pair.X_target[:, 1] > 0, 1 - pair.y_target, pair.y_target)
 
 
-def _assumption_view(lesson_step, values):
+@_on_synthetic_run
+def _assumption_view(values, data_key, pair, result):
     """Equation (3) from source labels and θ̂ beside the error measured on the target."""
     from explorer.experiments.assumption import transfer_risk
     from explorer.figures.lesson import Series, estimates_figure
     from explorer.names import classifier_name
     from explorer.teaching.lesson import SE_MULTIPLE
 
-    data_key, pair, result, error = synthetic_result(values)
-    if error:
-        return View(error=error)
     names = [classifier_name(f, "quadratic") for f in ("source", "flda")]
     fits = [result.classifiers[n] for n in names]
     risks = transfer_risk(
@@ -285,7 +229,7 @@ def _assumption_view(lesson_step, values):
         ),
         # big numbers are what the full page shows too (the target errors); Equation (3)'s
         # estimates are in the labels, the reveal and the figure
-        numbers=[(f"{r.name} on the target (Eq. (3) {r.expected:.3f})", _fmt(r.measured)) for r in risks],
+        numbers=[(f"{r.name} on the target (Eq. (3) {r.expected:.3f})", f"{r.measured:.3f}") for r in risks],
         paper="*The paper (section 3.2):* the labels are conditionally independent of the "
         "target given the source, Y ⊥ Z | X, which is less stringent than covariate shift.",
         correct=frozenset({1 if off else 0}),
@@ -305,20 +249,18 @@ def _assumption_view(lesson_step, values):
     )
 
 
-def _theta_view(lesson_step, values):
+@_on_synthetic_run
+def _theta_view(values, data_key, pair, result):
     from explorer.experiments.synthetic import theta_table
     from explorer.teaching.equations import equation_link
     from explorer.figures.synthetic import theta_figure
     from explorer.teaching.captions import theta_recovery_sentence
 
-    data_key, pair, result, error = synthetic_result(values)
-    if error:
-        return View(error=error)
     from explorer.teaching.lesson import THETA_TOLERANCE
 
     gap = np.abs(np.asarray(result.theta_hat) - np.asarray(result.theta_true))
     numbers = [
-        (f"feature {d}: θ̂ (true θ {t:g})", _fmt(h))
+        (f"feature {d}: θ̂ (true θ {t:g})", f"{h:.3f}")
         for d, (t, h) in enumerate(zip(result.theta_true, result.theta_hat, strict=True), start=1)
     ]
     return View(
@@ -345,17 +287,16 @@ def _theta_view(lesson_step, values):
     )
 
 
-def _errors_view(lesson_step, values, paper_columns, what):
+def _errors_view(values, data_key, pair, result, paper_columns, what):
     """Steps on Figures 1-2: the boundaries of the chosen loss and its three errors (with
     binomial standard errors) beside the paper's; before Reveal the target points only."""
     from explorer.experiments.assumption import binomial_se
-    from explorer.names import LOSS_TITLES, classifier_name
+    from explorer.figures.synthetic import boundary_lines, decision_boundary_figure
+    from explorer.names import LOSS_TITLES, LOSSES, classifier_name
     from explorer.teaching.captions import synthetic_figure_caption
 
-    data_key, pair, result, error = synthetic_result(values)
-    if error:
-        return View(error=error)
-    loss = _losses(values)[0]
+    loss = values.get("syn.loss", "both")
+    loss = LOSSES[0] if loss == "both" else loss
     names = [classifier_name(f, loss) for f in ("source", "target", "flda")]
     ours = {n: result.classifiers[n].target_error for n in names}
     n_target = len(pair.y_target)
@@ -368,30 +309,27 @@ def _errors_view(lesson_step, values, paper_columns, what):
             **{label: [errors.get(n, np.nan) for n in names] for label, errors in paper_columns.items()},
         }
     )
-    numbers = [(f"{n} (±{ses[n]:.3f})", _fmt(ours[n])) for n in names]
-    return (
-        View(
-            fig=_boundaries(data_key, result, (loss,), False, what),
-            fig_before=_points(data_key, "target", f"Target domain ({LOSS_TITLES[loss].lower()})"),
-            what=f"lesson {what} decision boundaries seed {data_key[5]}",
-            caption=synthetic_figure_caption(data_key[0], data_key[1], data_key[4], result, data_key[3]),
-            numbers=numbers,
-            table=table,
+    view = View(
+        fig=decision_boundary_figure(
+            caches.cached_lattice_counts(data_key),
+            [(LOSS_TITLES[loss], boundary_lines(result.for_loss(loss)))],
         ),
-        names,
-        ours,
-        pair,
-        result,
+        fig_before=_points(data_key, "target", f"Target domain ({LOSS_TITLES[loss].lower()})"),
+        what=f"lesson {what} decision boundaries seed {data_key[5]}",
+        caption=synthetic_figure_caption(data_key[0], data_key[1], data_key[4], result, data_key[3]),
+        numbers=[(f"{n} (±{ses[n]:.3f})", f"{ours[n]:.3f}") for n in names],
+        table=table,
     )
+    return view, names, ours, n_target
 
 
-def _oracle_view(lesson_step, values):
+@_on_synthetic_run
+def _oracle_view(values, data_key, pair, result):
     from explorer.experiments.synthetic import PAPER_FIGURE1
 
-    view = _errors_view(lesson_step, values, {"paper (Figure 1)": PAPER_FIGURE1.errors}, "figure 1")
-    if isinstance(view, View):
-        return view
-    view, (naive, _, flda), ours, pair, result = view
+    view, (naive, _, flda), ours, _ = _errors_view(
+        values, data_key, pair, result, {"paper (Figure 1)": PAPER_FIGURE1.errors}, "figure 1"
+    )
     gap = ours[flda] - ours[naive]
     se = fits_paired_se(result.classifiers[flda], result.classifiers[naive])
     correct = lower(-gap, se)
@@ -412,24 +350,17 @@ def _oracle_view(lesson_step, values):
     return view
 
 
-def _counts_view(lesson_step, values):
+@_on_synthetic_run
+def _counts_view(values, data_key, pair, result):
     from explorer.experiments.assumption import binomial_se
     from explorer.experiments.perturbation import table1_unperturbed_errors
     from explorer.experiments.synthetic import PAPER_FIGURE2
 
     table1 = table1_unperturbed_errors()
     reports = {"Figure 2's text": PAPER_FIGURE2.errors, "Table 1": table1}
-    view = _errors_view(
-        lesson_step,
-        values,
-        {"paper (Figure 2 text)": PAPER_FIGURE2.errors, "paper (Table 1)": table1},
-        "figure 2",
-    )
-    if isinstance(view, View):
-        return view
-    view, names, ours, pair, _ = view
+    columns = {"paper (Figure 2 text)": PAPER_FIGURE2.errors, "paper (Table 1)": table1}
+    view, names, ours, n_target = _errors_view(values, data_key, pair, result, columns, "figure 2")
     flda = names[2]
-    n_target = len(pair.y_target)
     se = binomial_se(ours[flda], n_target)
     to_text = abs(ours[flda] - PAPER_FIGURE2.errors[flda])
     to_table = abs(ours[flda] - table1[flda])
@@ -464,10 +395,6 @@ def _counts_view(lesson_step, values):
     return view
 
 
-def pair_size(values):
-    return f"{int(values['syn.n_source']):,}"
-
-
 def perturbation_result(values):
     """The Transfer step's run, as the Transfer page computes it (same perturbations,
     curve range, ℓ2 and fit): ``(data_key, result, error)``."""
@@ -487,8 +414,7 @@ def perturbation_result(values):
     return data_key, result, ""
 
 
-def _transfer_view(lesson_step, values):
-    """Step 5: the Transfer page's run (same perturbations, curve range, l2 and fit)."""
+def _transfer_view(lesson_step, values, slide=False):
     from explorer.experiments.perturbation import PAPER_TABLE1, paper_table1_frame
     from explorer.figures.synthetic import perturbation_error_figure
     from explorer.names import classifier_name
@@ -513,21 +439,16 @@ def _transfer_view(lesson_step, values):
     else:
         correct = {1 if at < 0 else 2}
     theta1 = float(result.theta_hat[0])
-    numbers = []
-    for loss in ("quadratic",):
-        name = classifier_name("flda", loss)
-        fits = {round(f.perturbation, 10): f for f in result.sweep if f.loss == loss}
-        chosen = fits.get(round(delta, 10))
-        paper_value = PAPER_TABLE1.errors.get(f"{name}+{delta:g}")
-        numbers.append(
-            (
-                f"{name} at θ̂₁ {delta:+.2f}"
-                + (f" (paper {paper_value:.3f})" if paper_value is not None else ""),
-                _fmt(chosen.target_error) if chosen else "outside [0, 1]",
-            )
-        )
-        where, error = perturbation_minimum(result.sweep, loss)
-        numbers.append((f"{name} lowest at θ̂₁ {where:+.2f}", _fmt(error)))
+    name = classifier_name("flda", "quadratic")
+    chosen = quadratic.get(round(delta, 10))
+    paper_value = PAPER_TABLE1.errors.get(f"{name}+{delta:g}")
+    numbers = [
+        (
+            f"{name} at θ̂₁ {delta:+.2f}" + (f" (paper {paper_value:.3f})" if paper_value is not None else ""),
+            f"{chosen.target_error:.3f}" if chosen else "outside [0, 1]",
+        ),
+        (f"{name} lowest at θ̂₁ {at:+.2f}", f"{lowest:.3f}"),
+    ]
     table = result.table1()
     paper = paper_table1_frame()
     table.index = [f"this run, {i}" for i in table.index]
@@ -563,13 +484,9 @@ def _transfer_view(lesson_step, values):
 @st.cache_data(max_entries=8, show_spinner=False)
 def learning_curves(ridge, seed):
     """Figure 3 as the Learning-curves page computes it with the step's settings."""
-    from explorer.experiments.learning_curves import learning_curve_config, run_learning_curves
-    from flda_core.synthetic import PAPER_POISSON_PARAMS, PAPER_THETA
+    from explorer.teaching.paper_notes import figure3_curves
 
-    config, _ = learning_curve_config(
-        "poisson", PAPER_POISSON_PARAMS, PAPER_THETA, 10_000, seed, ("log", 2, 10_000, 15), ridge
-    )
-    return run_learning_curves(config, 50)
+    return figure3_curves(ridge, seed)
 
 
 def _learning_view(lesson_step, values, slide=False):
@@ -591,7 +508,7 @@ def _learning_view(lesson_step, values, slide=False):
     se = float(np.hypot(sem["FLDA-Q"], sem["S-LS"]))
     correct = lower(gap, se)
     n_adapt = lc.adaptation_sample_size(table, "FLDA-Q", "T-LS", "target", 0.01)
-    numbers = [(f"{n} at n = {asked} (±SE {sem[n]:.3f})", _fmt(mean[n])) for n in ("S-LS", "FLDA-Q")]
+    numbers = [(f"{n} at n = {asked} (±SE {sem[n]:.3f})", f"{mean[n]:.3f}") for n in ("S-LS", "FLDA-Q")]
     numbers.append(
         (f"FLDA-Q ≈ T-LS from n (paper ≈ {PAPER_ADAPTATION_N})", f"{n_adapt:,}" if n_adapt else "never")
     )
@@ -632,9 +549,6 @@ def digit_results(seed):
     return data, run_digits(data, "A → B", "logistic", None, 0.0, seed, fit=stored_fitter(data, seed))
 
 
-DIRECTIONS = ("A → B", "B → A")
-
-
 def _digit_gains(data, results, naive_name, flda_name):
     """Per direction: ``(naive error, FLDA error, mean θ̂, names)``, the paired SE of the
     difference on the target digits, and whether FLDA is lower beyond the noise."""
@@ -648,22 +562,16 @@ def _digit_gains(data, results, naive_name, flda_name):
         naive, flda = results[(d, naive_name)], results[(d, flda_name)]
         errors[d] = (naive.error, flda.error, float(flda.theta.mean()), naive_name, flda_name)
         ses[d] = paired_se(wrong(flda, X, y), wrong(naive, X, y))
-    helped = [
-        errors[d][1] < errors[d][0] and beyond_noise(errors[d][1] - errors[d][0], ses[d]) for d in DIRECTIONS
-    ]
+    helped = [e[1] < e[0] and beyond_noise(e[1] - e[0], ses[d]) for d, e in errors.items()]
     return errors, ses, helped
 
 
 def _digits_table(errors, naive_name, flda_name):
     from explorer.experiments.digits import PAPER_TABLE4
 
-    rows = {f"here, {d}": {naive_name: errors[d][0], flda_name: errors[d][1]} for d in DIRECTIONS}
+    rows = {f"here, {d}": {naive_name: e[0], flda_name: e[1]} for d, e in errors.items()}
     for d, row in PAPER_TABLE4.items():
-        rows[f"paper, {d}"] = {
-            naive_name: row[naive_name],
-            flda_name: row[flda_name],
-            "FLDA-Q": row["FLDA-Q"],
-        }
+        rows[f"paper, {d}"] = {n: row[n] for n in (naive_name, flda_name, "FLDA-Q")}
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
@@ -683,7 +591,7 @@ def _digits_view(lesson_step, values, slide=False):
     digit = data.classes[labels.index(wanted)] if wanted in labels else data.classes[0]
     errors, ses, helped = _digit_gains(data, results, naive_name, flda_name)
     paper_helped = [row[flda_name] < row[naive_name] for row in PAPER_TABLE4.values()]
-    correct = {(True, False): 0, (False, True): 1, (True, True): 2, (False, False): 3}[tuple(helped)]
+    correct = _which_of_two(*helped)
     which = (
         f"offline stand-in data ({data.name_a} and {data.name_b}, made from scikit-learn's "
         "digits; not MNIST/USPS)"
@@ -707,15 +615,14 @@ def _digits_view(lesson_step, values, slide=False):
                 f"{d}: {naive_name} → {flda_name} (paired SE {ses[d]:.3f})",
                 f"{errors[d][0]:.3f} → {errors[d][1]:.3f}",
             )
-            for d in DIRECTIONS
+            for d in errors
         ],
         table=_digits_table(errors, naive_name, flda_name),
         notes=[
             "*The paper's Table 4:* " + paper_table4_sentence(naive_name),
             "θ̂ > 0.05 on "
             + ", ".join(
-                f"{np.mean(results[(d, flda_name)].theta > 0.05):.0%} of the pixels for {d}"
-                for d in DIRECTIONS
+                f"{np.mean(results[(d, flda_name)].theta > 0.05):.0%} of the pixels for {d}" for d in errors
             )
             + ".",
         ],
@@ -732,14 +639,13 @@ def _digits_view(lesson_step, values, slide=False):
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def paper_notes(seed=0):
-    """The notes on the paper of the synthetic pages (the Figure 2 rerun with ``seed``;
-    the lesson uses seed 0, as the Synthetic page's notes do)."""
+    """The notes on the paper of the synthetic pages (Figure 2 rerun with ``seed``)."""
     from explorer.teaching.paper_notes import figure1_bayes_note, figure2_table1_note
 
     return figure1_bayes_note(), figure2_table1_note(seed=seed)
 
 
-def _notes_view(lesson_step, values):
+def _notes_view(lesson_step, values, slide=False):
     bayes, figure2 = paper_notes(0)
     below = bayes.values["below"]
     table = pd.DataFrame(
@@ -754,11 +660,8 @@ def _notes_view(lesson_step, values):
         what="notes on the paper",
         notes=[bayes.markdown(), figure2.markdown()],
         numbers=[
-            ("Bayes error of Figure 1's setting", _fmt(bayes.values["bayes_error"])),
-            (
-                "S-LR error Figure 1 reports",
-                _fmt(below.get("S-LR", np.nan)) if "S-LR" in below else "not below",
-            ),
+            ("Bayes error of Figure 1's setting", f"{bayes.values['bayes_error']:.3f}"),
+            ("S-LR error Figure 1 reports", f"{below['S-LR']:.3f}" if "S-LR" in below else "not below"),
         ],
         paper=f"*The paper,* {bayes.paper_claim}",
         table=table,
@@ -790,7 +693,7 @@ def natural_cells(key, seed=0):
     return cells, wrong
 
 
-def _natural_view(lesson_step, values):
+def _natural_view(lesson_step, values, slide=False):
     from explorer.data import uci
     from explorer.data.benchmarks import PAPER_TABLES
     from explorer.experiments.assumption import binomial_se
@@ -808,21 +711,17 @@ def _natural_view(lesson_step, values):
     gap = errors["FLDA-Q"] - errors["S-LR"]
     se = paired_se(wrong["FLDA-Q"], wrong["S-LR"])
     correct = lower(gap, se)
-    paper_series = Series(
-        "the paper's Table 3", tuple(paper.get(n, np.nan) for n in NATURAL_CLASSIFIERS), None, "x"
-    )
-    here = Series(
-        "this server (±1 SE)",
-        tuple(errors[n] for n in NATURAL_CLASSIFIERS),
-        tuple(ses[n] for n in NATURAL_CLASSIFIERS),
-        "circle",
-    )
+    columns = {
+        "here": tuple(errors.values()),
+        "SE": tuple(ses.values()),
+        "paper (Table 3)": tuple(paper.get(n, np.nan) for n in NATURAL_CLASSIFIERS),
+    }
+    paper_series = Series("the paper's Table 3", columns["paper (Table 3)"], None, "x")
+    here = Series("this server (±1 SE)", columns["here"], columns["SE"], "circle")
     table = pd.DataFrame(
         {
             "classifier": list(NATURAL_CLASSIFIERS),
-            "here": [errors[n] for n in NATURAL_CLASSIFIERS],
-            "SE": [ses[n] for n in NATURAL_CLASSIFIERS],
-            "paper (Table 3)": [paper.get(n, np.nan) for n in NATURAL_CLASSIFIERS],
+            **{k: list(v) for k, v in columns.items()},
             "chosen by CV on the source": [cells[n].params for n in NATURAL_CLASSIFIERS],
         }
     )
@@ -835,7 +734,9 @@ def _natural_view(lesson_step, values):
             "with gaps, filled with 0), computed as on the Real data page (circles, ±1 binomial "
             "standard error), beside the paper's Table 3 (crosses)."
         ),
-        numbers=[(f"{n} (±{ses[n]:.3f}; paper {paper[n]:.3f})", _fmt(errors[n])) for n in ("S-LR", "FLDA-Q")],
+        numbers=[
+            (f"{n} (±{ses[n]:.3f}; paper {paper[n]:.3f})", f"{errors[n]:.3f}") for n in ("S-LR", "FLDA-Q")
+        ],
         table=table,
         paper=f"*The paper's Table 3 (section 4.2.2), {title}:* "
         + ", ".join(f"{n} {paper[n]:.3f}" for n in NATURAL_CLASSIFIERS)
@@ -866,7 +767,7 @@ def _natural_facts(title, n_target, gap, se, paper_gap):
     }
 
 
-def _rate_view(lesson_step, values):
+def _rate_view(lesson_step, values, slide=False):
     """θ̂ of a feature whose count rate falls against one whose counts grow (no big numbers:
     the Synthetic page's preset has other factors; the θ̂ are in the reveal and table)."""
     from explorer.figures.lesson import Series, estimates_figure
@@ -881,7 +782,7 @@ def _rate_view(lesson_step, values):
     zeros_t = np.mean(pair.X_target == 0, axis=0)
     theta_hat = estimate_dropout(pair.X_source, pair.X_target)
     seen = [bool(t > 0.05) for t in theta_hat]
-    correct = {(True, False): 0, (False, True): 1, (True, True): 2, (False, False): 3}[tuple(seen[:2])]
+    correct = _which_of_two(*seen[:2])
     categories = [f"feature {d} (rate × {f:g})" for d, f in enumerate(factors, start=1)]
     before = [
         Series("share of zero counts, source", tuple(zeros_s), None, "diamond-open"),
@@ -951,7 +852,8 @@ def _recap_view(lesson_step, values, slide=False):
     )
 
 
-#: The view of each step (by slug).
+#: The view of each step (by slug); ``slide=True`` lays a figure out for a slide (the digit
+#: maps in one row, learning curves with fewer error ticks, the recap in the overlay).
 VIEWS = {
     "domain-shift-as-dropout": _dropout_view,
     "the-assumption": _assumption_view,
@@ -969,9 +871,8 @@ VIEWS = {
 
 
 def settings_text(values):
-    """The settings a step's figure was computed with, in one line
-    (:func:`explorer.figures.export.settings_line`, as on every page), for the figure
-    itself (:func:`explorer.ui.charts.show_chart`)."""
+    """The settings a step's figure was computed with, in one line, as on every page
+    (:func:`explorer.figures.export.settings_line`)."""
     from explorer.figures.export import settings_line
 
     def get(name):
@@ -1003,11 +904,8 @@ def settings_text(values):
 
 def handout_bytes(steps, progress=None, paper="A4", base_url=None):
     """Both handouts (:func:`explorer.teaching.handout.handout_html`) of ``steps``
-    (``(step, values)`` pairs) as UTF-8 bytes, ``{"students": ..., "lecturer": ...}``;
-    every step is computed once for both, with the slide layouts (:data:`SLIDE_VIEWS`).
-    ``paper``: "A4" or "Letter"; ``base_url``:
-    the app's root URL the links are made absolute with.  The figures are drawn by the
-    plotly.js bundle the charts use, inlined."""
+    (``(step, values)`` pairs) as UTF-8 bytes by audience; every step is computed once
+    for both, with the slide layouts."""
     from explorer.teaching.handout import AUDIENCES, handout_html
     from explorer.ui.chart import PLOTLY_BUNDLE
 
@@ -1024,28 +922,14 @@ def handout_bytes(steps, progress=None, paper="A4", base_url=None):
     }
 
 
-#: Steps whose figure has a slide layout (``slide=True``): the digit maps in one row,
-#: learning curves with fewer error ticks.
-SLIDE_VIEWS = {"where-ink-vanishes": _digits_view, "how-many-samples": _learning_view, "recap": _recap_view}
-
-
 def step_view(lesson_step, values, slide=False):
-    """The :class:`View` of ``lesson_step`` with the setting ``values`` (its settings
-    with the step's control values); ``slide``: sized for presentation mode."""
-    if lesson_step.slug in SLIDE_VIEWS:  # a figure laid out for a slide's height
-        return SLIDE_VIEWS[lesson_step.slug](lesson_step, values, slide=slide)
-    return VIEWS[lesson_step.slug](lesson_step, values)
+    """The :class:`View` of ``lesson_step`` with ``values``; ``slide``: sized for presentation mode."""
+    return VIEWS[lesson_step.slug](lesson_step, values, slide=slide)
 
 
 def warm_up():
-    """Compute every step's view at its starting values, once per server process.
-
-    The server's start does this before it opens (``explorer.ui.serving.warm_up_lesson``),
-    so that a lecturer's Reveal / Next / Back never waits for a step's first computation:
-    each step's experiment lands in the same caches the Lesson page reads
-    (``explorer.ui.caches`` and the ``st.cache_data`` functions above); the figures
-    themselves are drawn per run.  Returns the steps' slugs.
-    """
+    """Compute every step's view at its starting values into the caches the Lesson page
+    reads, so that no Reveal / Next waits (the server's start calls it); returns the slugs."""
     from explorer.teaching.lesson import LESSON_STEPS
 
     for lesson_step in LESSON_STEPS:

@@ -1,15 +1,7 @@
-"""The Lesson as slides (issues 25 and 34): a presenter's keys, type that scales with the
-screen, a chart that takes the height that is left, high contrast for dark rooms.
-
-* :data:`KEY_MAP` — the keys, as reveal.js users know them (the one list: the keyboard
-  element :file:`assets/lesson_keys.js` receives it, the ``?`` overlay lists it); actions
-  of :data:`SERVER_ACTIONS` come back to the page as :func:`lesson_keys`'s result, the
-  others (overview, black out, "Why", "All numbers", the list of keys) are the browser's.
-* :func:`slide_css` — the stylesheet of presentation mode (a constant per contrast
-  setting, never user text): every size a share of the viewport's height (:data:`TYPE_SCALE`).
-* :func:`chart_style` — the figure's font sizes for the viewport height the browser reported.
-* :func:`high_contrast` — ``?contrast=high`` or the H key: white on black, every text
-  >= 7:1 (21:1), figures too.
+"""The Lesson as slides (issues 25 and 34): a presenter's keys (:data:`KEY_MAP`, as
+reveal.js users know them; the keyboard element :file:`assets/lesson_keys.js` receives
+them), type that scales with the screen (:data:`TYPE_SCALE`, :func:`slide_css`,
+:func:`chart_style`) and high contrast for dark rooms (:func:`high_contrast`).
 """
 
 from __future__ import annotations

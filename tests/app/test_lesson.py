@@ -8,6 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from explorer.teaching.equations import EQUATIONS
+from explorer.url_state import encode_url_value
 from explorer.teaching.lesson import (
     LESSON_STEPS,
     PAGE_URL_PATHS,
@@ -16,7 +17,6 @@ from explorer.teaching.lesson import (
     settings_query,
     step,
     step_index,
-    url_value,
 )
 
 ROOT = pathlib.Path(__file__).parents[2]
@@ -221,9 +221,9 @@ def test_step_urls_and_lookup():
 
 
 def test_url_values_match_write_to_url():
-    assert url_value("0.5, 0") == "0.5, 0"
-    assert url_value(True) == "true" and url_value(0.0) == "0.0"
-    assert url_value((0.1, 0.2)) == "[0.1, 0.2]"
+    assert encode_url_value("0.5, 0") == "0.5, 0"
+    assert encode_url_value(True) == "true" and encode_url_value(0.0) == "0.0"
+    assert encode_url_value((0.1, 0.2)) == "[0.1, 0.2]"
     assert settings_query({"syn.theta": "0.5, 0", "shared.seed": 3}) == "theta=0.5%2C%200&seed=3"
 
 
