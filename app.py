@@ -26,7 +26,7 @@ def run():
         initial_sidebar_state="collapsed" if state.presentation_mode() else "auto",
     )
 
-    widgets.show_focus_style()  # visible keyboard focus on every page
+    st.html(widgets.FOCUS_CSS)  # visible keyboard focus on every page (a constant)
     # Started (and finished) by the server's start under `streamlit run`; here for runs
     # without it (AppTest): the first visitor's Home shows while it imports.
     warm_up = serving.warm_up_imports()
