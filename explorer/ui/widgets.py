@@ -44,22 +44,18 @@ def transfer_setting(prefix, options=TRANSFER_OPTIONS):
     return Setting(f"{prefix}.transfer", "dropout", options=tuple(options))
 
 
-def transfer_help(options=TRANSFER_OPTIONS, note=""):
-    """Help text listing the one-line explanation of every model in ``options``."""
+def transfer_control(prefix, options=TRANSFER_OPTIONS, note="", container=None):
+    """The "Transfer model" select box, explaining every model; returns the chosen name."""
     from flda_core.transfer_models import TRANSFER_MODELS
 
     lines = "\n".join(f"- **{name}**: {TRANSFER_MODELS[name]}" for name in options)
-    return (
+    help_text = (
         "How FLDA models the change from source to target; its parameters are "
         "estimated from the unlabelled target data (dropout is the paper's model, "
         "section 3.3.1; the others go beyond the paper).\n\n" + lines + (f"\n\n{note}" if note else "")
     )
-
-
-def transfer_control(prefix, options=TRANSFER_OPTIONS, note="", container=None):
-    """The "Transfer model" select box; returns the chosen model name."""
     return (container or st).selectbox(
-        "Transfer model", tuple(options), key=f"{prefix}.transfer", help=transfer_help(options, note)
+        "Transfer model", tuple(options), key=f"{prefix}.transfer", help=help_text
     )
 
 
