@@ -3,16 +3,12 @@ presentation mode.
 
 Conventions every page follows
 ------------------------------
-* Widget keys that should survive switching pages contain a dot and start with
-  the page's prefix, e.g. ``"syn.n_source"``.  ``app.py`` calls
-  :func:`keep_widget_state` on every run so Streamlit does not drop them when
-  their page is not shown.  Keys of file uploaders and buttons must *not*
-  contain a dot (Streamlit forbids setting their state).
-* A page's settings are mirrored in the URL query string so a configuration
-  can be shared: call :func:`restore_from_url` with the page's
-  :class:`Setting` list before drawing widgets and :func:`write_to_url` after.
-* ``?present=1`` in the URL switches on presentation mode: pages hide their
-  controls and show clean figures for a lecture.
+* Widget keys that survive switching pages contain a dot and start with the page's
+  prefix (``"syn.n_source"``; :func:`keep_widget_state`).  Keys of file uploaders and
+  buttons must *not* contain a dot (Streamlit forbids setting their state).
+* A page's settings are mirrored in the URL: :func:`restore_from_url` before drawing
+  widgets, :func:`write_to_url` after.
+* ``?present=1`` switches on presentation mode: pages hide their controls.
 """
 
 from __future__ import annotations
