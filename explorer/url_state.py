@@ -16,8 +16,7 @@ from typing import Any
 
 #: Longest text value taken from a URL (characters).
 MAX_URL_TEXT = 500
-#: Longest raw value decoded at all (characters): settings are numbers, short
-#: lists of numbers or text of at most :data:`MAX_URL_TEXT` characters.
+#: Longest raw value decoded at all (characters).
 MAX_URL_VALUE = 2000
 #: Most ``[``/``{`` in a value decoded (settings are flat lists, one bracket); counted
 #: before ``json.loads``, whose recursion a deeply nested value would exhaust.
@@ -210,9 +209,6 @@ def _coerce(value, default):
 
 def validate_url_value(name, raw, default, options=None, lo=None, hi=None, ordered=False):
     """Check one URL parameter against a setting's type, options and bounds.
-
-    Invalid values are ignored (the default is used); numbers outside ``[lo, hi]`` are
-    moved to the nearest bound and an ``ordered`` list is sorted; the note says which.
 
     Parameters
     ----------

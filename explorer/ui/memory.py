@@ -30,8 +30,8 @@ from explorer.errors import DataValidationError
 
 #: Environment variable: MB of data one session (browser tab) may hold.
 SESSION_ENV = "FLDA_SESSION_BUDGET_MB"
-#: Environment variable: MB all sessions of this machine's app processes may hold in
-#: all (data and uploads); shared among ``FLDA_SERVER_PROCESSES``.
+#: Environment variable: MB all sessions of this machine's app processes may hold (data
+#: and uploads), shared among ``FLDA_SERVER_PROCESSES``.
 TOTAL_ENV = "FLDA_MEMORY_TOTAL_MB"
 #: Environment variable: minutes without a run after which a session's data are released.
 IDLE_ENV = "FLDA_IDLE_MINUTES"
@@ -84,8 +84,7 @@ def nbytes_of(value, _seen=None):
     return 0
 
 
-#: An entry at least this large, once dropped, asks the C allocator to give its free
-#: memory back (:func:`release_free_memory`).
+#: Dropping an entry this large calls :func:`release_free_memory`.
 TRIM_BYTES = 4 * 2**20
 
 
