@@ -62,8 +62,7 @@ def cached_domains(distribution, params, n_source, n_target, theta, seed):
 
 @cache_data(max_entries=8, show_spinner=False)
 def cached_lattice_counts(data_key, domain="target"):
-    """Lattice counts (first two features) of one domain of :func:`cached_domains`
-    (``domain`` "target" or "source"); shared by every page that draws Figures 1-2 or 4."""
+    """Lattice counts (first two features) of the "target" or "source" domain."""
     from explorer.experiments.synthetic import lattice_counts
 
     pair = cached_domains(*data_key)
@@ -102,9 +101,7 @@ def linear_fitter(data_key):
 
 @cache_data(max_entries=8, show_spinner=False)
 def cached_paper_notes(page):
-    """The notes on the paper of one page
-    (:data:`explorer.teaching.paper_notes.NOTES_BY_PAGE`), as markdown; cached because
-    each note reruns a paper experiment (0-4 s)."""
+    """The notes on the paper of one page, as markdown (each reruns an experiment: 0-4 s)."""
     from explorer.teaching.paper_notes import NOTES_BY_PAGE
 
     return [build().markdown() for build in NOTES_BY_PAGE[page]]

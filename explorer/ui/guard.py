@@ -1,6 +1,5 @@
-"""The one error boundary of every page: problems and exceptions shown the way a user
-should see them (:func:`show_problems`, :func:`show_error`), :func:`error_boundary`
-around every read, parse and fit, and :func:`run_page`, the last line of every page."""
+"""The one error boundary of every page: problems and exceptions shown as a user should
+see them, and :func:`run_page`, the last line of every page."""
 
 from __future__ import annotations
 
@@ -100,9 +99,8 @@ def callback(action):
 
 
 def run_page(main, action="drawing this page"):
-    """Run a page's ``main()`` inside :func:`error_boundary` (the last line of every page),
-    with the sidebar controls it puts off until its first chart
-    (:func:`explorer.ui.charts.deferred_controls`)."""
+    """Run a page's ``main()`` inside :func:`error_boundary` and
+    :func:`explorer.ui.charts.deferred_controls`."""
     leave_pages_directory_mode()
     memory.note_run()  # this tab is not idle; tabs idle too long lose their data
     st.session_state.pop(REST_OWED_KEY, None)  # a full run draws the whole page
