@@ -1,11 +1,7 @@
 """FLDA dashboard entry point: ``streamlit run app.py``.
 
-``streamlit run`` finds the ``st.App`` below and serves it; its lifespan
-(:func:`serving.server_lifespan`) loads scikit-learn, scipy and plotly while the
-server starts, so no visitor waits for them.  Every visitor's run executes this
-file as a script (``__name__ == "__main__"``, also under ``AppTest``): it sets
-the page configuration, draws the controls every page shares (random seed) and
-runs the page chosen in the navigation.
+``streamlit run`` serves the ``st.App`` below (its lifespan warms the server up); every
+visitor's run executes this file as a script (also under ``AppTest``).
 """
 
 from contextlib import asynccontextmanager
@@ -26,7 +22,7 @@ def run():
         initial_sidebar_state="collapsed" if state.presentation_mode() else "auto",
     )
 
-    widgets.show_focus_style()  # visible keyboard focus on every page
+    st.html(widgets.FOCUS_CSS)  # visible keyboard focus on every page (a constant)
     # Started (and finished) by the server's start under `streamlit run`; here for runs
     # without it (AppTest): the first visitor's Home shows while it imports.
     warm_up = serving.warm_up_imports()

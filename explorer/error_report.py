@@ -1,18 +1,8 @@
 """What a page shows when something fails: the problem and the fix, never a traceback.
 
-:func:`describe_error` turns any exception raised while a page reads, parses
-or fits into a :class:`UserError`:
-
-* known, user-fixable problems (:class:`~explorer.data.tabular.DataValidationError`,
-  :class:`~explorer.errors.DigitDataUnavailable`) keep their own
-  message and hint (``expected=True``: show them as an error box);
-* anything else is a bug or an exhausted server: the user gets a short
-  friendly sentence with an incident code and no exception text (which may
-  hold server paths or data), while the full traceback is logged on the
-  server under that code (``expected=False``).
-
-The page's error boundary (``explorer.ui.guard``) renders the result, escaping both
-texts with :func:`explorer.safe_text.escape_markdown`.  No streamlit here.
+Known problems keep their message and hint; anything else gets a short sentence with an
+incident code and no exception text (it may hold server paths or data), the traceback
+logged under that code.  No streamlit here.
 """
 
 from __future__ import annotations

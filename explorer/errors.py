@@ -1,8 +1,6 @@
 """Errors the data readers raise: problems a user can fix or data that cannot be had.
 
-Both are raised by :mod:`explorer.data` and shown by the pages as a clear
-message (never a traceback); they live here so that readers of different data
-(CSV tables, digit images) share them without importing one another.
+Shared here by the readers of :mod:`explorer.data` without importing one another.
 """
 
 from __future__ import annotations
@@ -17,9 +15,6 @@ class DataValidationError(ValueError):
         What is wrong, naming the file, column, row or value concerned.
     hint : str, default=""
         How to fix it.
-
-    The string form is ``message`` followed by ``hint``, so the exception
-    reads well wherever it is shown.
     """
 
     def __init__(self, message, hint=""):

@@ -1,12 +1,7 @@
 """The paper's classifier names, families and losses: defined once, used everywhere.
 
-Kouw et al. (2016) compare three families of linear classifiers for each of two
-losses (sections 3.4 and 4): trained on labelled source data (S-LS, S-LR),
-trained on labelled target data, the oracle (T-LS, T-LR), and FLDA, trained on
-labelled source data under the dropout transfer model estimated from unlabelled
-target data (FLDA-Q, Algorithm 1; FLDA-L, Algorithm 2).  Experiments, figures
-and pages take these names from here, so a name, a family and a loss always
-belong together.
+Three families for each of two losses (sections 3.4 and 4): source (S-LS, S-LR), the
+target oracle (T-LS, T-LR) and FLDA (FLDA-Q, Algorithm 1; FLDA-L, Algorithm 2).
 
 References
 ----------

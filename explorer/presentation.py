@@ -1,9 +1,6 @@
 """Presentation mode's links: :func:`with_present` keeps ``?present=1`` across them.
 
-In presentation mode (``?present=1``) the Lesson's steps are slides with their live
-controls (:mod:`explorer.ui.slides`); a full page starts with its sidebar collapsed and
-shows its figures without its controls.  Every link a page draws goes through
-:func:`with_present`, so the mode survives navigation.  No streamlit here.
+Every link a page draws goes through :func:`with_present`.  No streamlit here.
 """
 
 from __future__ import annotations

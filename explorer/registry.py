@@ -1,11 +1,7 @@
 """The app's pages, each listed once (no streamlit here).
 
-Every place that needs the page list reads it from :data:`PAGES`: the navigation
-(``explorer.ui.navigation.app_pages``, ``st.navigation`` in ``app.py``), the Home
-page's list of pages and the lesson's links to full pages
-(``explorer.teaching.lesson``).  ``tests/app/test_registry.py`` checks that
-every file in ``pages/`` is listed exactly once and that each of those readers
-follows it.
+Navigation, Home's list and the lesson's links all read :data:`PAGES`;
+``tests/app/test_registry.py`` checks every file in ``pages/`` is listed once.
 """
 
 from __future__ import annotations
@@ -32,11 +28,9 @@ class Page:
     title, icon : str
         Its name and icon in the navigation and on Home.
     url_path : str
-        Its URL path: Streamlit's default, the file name without ``.py``; ``""``
-        for Home, the default page served at the app's root.
+        The file name without ``.py``; ``""`` for Home, served at the app's root.
     blurb : str
-        What the page shows, one or two sentences under its link on Home (empty for
-        Home itself).
+        What the page shows, under its link on Home.
     """
 
     script: str

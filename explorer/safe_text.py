@@ -1,45 +1,14 @@
-"""Render user-supplied text inertly: Streamlit markdown, plotly labels, CSV downloads.
+"""Render user-supplied text (file, column and label names from uploads and links) inertly:
 
-File names, column names and label values come from uploads and shared
-links, and end up in three places that interpret text:
+* **Streamlit markdown**: :func:`escape_markdown` backslash-escapes ASCII punctuation,
+  folds line breaks and breaks bare URLs and e-mail addresses with a zero-width space;
+* **Plotly labels**: :func:`escape_plotly` writes ``& < >`` and ``{ }`` as entities;
+  :func:`plain_from_plotly` takes text back out for aria-labels and captions;
+* **CSV downloads**: :func:`safe_csv` prefixes formula-leading text cells with ``'``
+  (OWASP, "CSV Injection", https://owasp.org/www-community/attacks/CSV_Injection).
 
-* **Streamlit markdown** (``st.markdown``, ``st.caption``, ``st.error``, ...)
-  turns ``![x](https://...)`` into an image every viewer's browser fetches,
-  ``[x](...)`` into a link, ``$...$`` into LaTeX, ``:red[...]`` into coloured
-  text and ``*``/``_``/``#`` into formatting.  :func:`escape_markdown`
-  backslash-escapes every ASCII punctuation character (CommonMark lets any of
-  them be escaped, and renders the escaped character literally) and folds
-  line breaks, so the text shows exactly as typed.  Streamlit's markdown (GFM)
-  also turns bare ``http(s)://…``, ``www.…`` and e-mail addresses into live
-  links *after* escapes are resolved, so a zero-width space
-  (:data:`ZERO_WIDTH_SPACE`) goes after ``://``, between ``www`` and ``.`` and
-  before ``@``: the text reads the same but no link forms.
-* **Plotly** renders a small HTML subset (``<a href>``, ``<b>``, ``<br>``,
-  ``<span style>``, entities) in tick labels, legend entries, titles and hover
-  labels, and substitutes ``%{...}`` in hover templates.
-  :func:`escape_plotly` writes ``& < >`` and the template braces as entities,
-  which plotly decodes for display only.  Text taken back *out* of a figure
-  for a plain-text place (a chart's aria-label, its text alternative in the
-  caption) goes through :func:`plain_from_plotly`, which removes plotly's tags
-  and decodes the entities, so ``&lt;`` never shows; that text is then escaped
-  for its own place (``escape_markdown`` for a caption).
-* **Spreadsheets** execute a CSV cell that starts with ``=``, ``+``, ``-``,
-  ``@``, a tab or a carriage return as a formula (CSV injection).
-  :func:`safe_csv` prefixes such text cells with an apostrophe (the OWASP
-  rule): spreadsheets show the text, and the apostrophe is visible, so the
-  value stays readable; numbers, and text that is exactly a number, are
-  left untouched.
-
-Every one of these escapes also removes Unicode's bidirectional controls
-(:func:`strip_bidi`): a right-to-left override in a name would show the rest of
-its line reversed.
-
-This module never imports streamlit.
-
-References
-----------
-OWASP Foundation, "CSV Injection",
-https://owasp.org/www-community/attacks/CSV_Injection
+Every escape also removes Unicode's bidirectional controls (:func:`strip_bidi`).  This
+module never imports streamlit.
 """
 
 from __future__ import annotations
@@ -83,12 +52,10 @@ def strip_bidi(text):
 def escape_markdown(text):
     r"""``text`` escaped for Streamlit markdown: shown literally, nothing interpreted.
 
-    Every ASCII punctuation character gets a backslash (so no image, link,
-    HTML tag or entity, LaTeX, emphasis, heading, list, table, emoji
-    shortcode or coloured-text directive can form), line breaks and tabs
-    become spaces (no new block can start), other control characters are
-    dropped, and a zero-width space after ``://``, inside ``www.`` and before
-    ``@`` keeps a bare URL or e-mail address from becoming a live link.
+    ASCII punctuation gets a backslash (no image, link, LaTeX, formatting or directive
+    forms), line breaks and tabs become spaces, other controls are dropped, and a
+    zero-width space after ``://``, inside ``www.`` and before ``@`` keeps GFM from
+    making a live link.
 
     Examples
     --------
@@ -106,10 +73,8 @@ def escape_markdown(text):
 def escape_plotly(text):
     """``text`` for plotly labels (ticks, legend, titles, hover): no HTML, no template.
 
-    ``&``, ``<`` and ``>`` become entities, so ``<a href=...>`` shows as
-    typed instead of becoming a link; ``{`` and ``}`` become numeric entities,
-    so ``%{x}`` inside a name is not substituted by a hover template.
-    Plotly decodes the entities when it draws the text.
+    ``& < >`` become entities (no tag forms) and ``{ }`` numeric ones (no ``%{x}``
+    substitution); plotly decodes them for display.
 
     Examples
     --------
@@ -153,11 +118,9 @@ def _neutralise(value):
 def neutralise_formulas(frame):
     """A copy of ``frame`` whose formula-leading text cells start with an apostrophe.
 
-    Text cells (and column names and index labels) lose their bidirectional
-    controls (:func:`strip_bidi`); those that start with one of
-    :data:`FORMULA_PREFIXES` get a leading ``'``, unless the whole text is a
-    plain number such as ``-1.5``.  Numeric columns and non-text cells are
-    returned unchanged.
+    Text cells, column names and index labels lose their bidirectional controls; those
+    starting with one of :data:`FORMULA_PREFIXES` get a ``'`` unless they are a number
+    such as ``-1.5``.
     """
     out = frame.copy()
     for column in out.columns:

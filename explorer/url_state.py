@@ -1,11 +1,9 @@
 """Validate settings read from a shared link (the URL query string).
 
-A link can be edited by hand, so every value is checked before it reaches a widget or a
-fit: invalid values (``NaN``, ``1e999``, wrong types, over-long text, not an option) are
-*ignored*, a number outside its bounds is *corrected* to the nearest one and a range
-written high-to-low is put in order, each with a note naming the parameter.
-:func:`encode_url_value` and :func:`validate_url_value` are the one writer/reader pair,
-so every value a page writes reopens as the same value.  Pure Python, no streamlit.
+Invalid values (``NaN``, ``1e999``, wrong types, over-long text, not an option) are
+ignored, numbers out of bounds corrected and reversed ranges put in order, each with a
+note.  :func:`encode_url_value` and :func:`validate_url_value` are the one writer/reader
+pair.  Pure Python, no streamlit.
 """
 
 from __future__ import annotations
@@ -18,8 +16,7 @@ from typing import Any
 
 #: Longest text value taken from a URL (characters).
 MAX_URL_TEXT = 500
-#: Longest raw value decoded at all (characters): settings are numbers, short
-#: lists of numbers or text of at most :data:`MAX_URL_TEXT` characters.
+#: Longest raw value decoded at all (characters).
 MAX_URL_VALUE = 2000
 #: Most ``[``/``{`` in a value decoded (settings are flat lists, one bracket); counted
 #: before ``json.loads``, whose recursion a deeply nested value would exhaust.
@@ -69,8 +66,7 @@ def _check_raw(raw):
 def encode_url_value(value):
     """The query-string text of a setting's value, read back by :func:`validate_url_value`.
 
-    Text is written as it is (a text setting is read back without decoding, so
-    ``"0.3"`` stays the text ``"0.3"``); numbers, flags and lists (tuples too) as JSON.
+    Text as it is (read back undecoded: ``"0.3"`` stays text); anything else as JSON.
 
     Examples
     --------
@@ -85,9 +81,8 @@ def encode_url_value(value):
 def decode_url_value(raw):
     """Decode one query-string value: JSON if it parses, else the plain text.
 
-    ``ValueError`` for ``NaN``, ``Infinity`` (which Python's JSON reader accepts), numbers
-    too large for a float and values over :data:`MAX_URL_VALUE` characters or
-    :data:`MAX_URL_BRACKETS` brackets (checked before parsing).
+    ``ValueError`` for non-finite numbers and values over :data:`MAX_URL_VALUE` characters
+    or :data:`MAX_URL_BRACKETS` brackets.
 
     Examples
     --------
@@ -214,9 +209,6 @@ def _coerce(value, default):
 
 def validate_url_value(name, raw, default, options=None, lo=None, hi=None, ordered=False):
     """Check one URL parameter against a setting's type, options and bounds.
-
-    Invalid values are ignored (the default is used); numbers outside ``[lo, hi]`` are
-    moved to the nearest bound and an ``ordered`` list is sorted; the note says which.
 
     Parameters
     ----------

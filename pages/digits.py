@@ -1,9 +1,7 @@
 """Handwritten digits: dropout heatmaps and adapted weights (section 4.2.3, Figures 5-6, Table 4).
 
-Thin page: the collections come from :mod:`explorer.ui.digits_data`, the fits from
-:func:`explorer.experiments.digits.run_digits` with the page's cached fit, and what is
-shown of them from :mod:`explorer.ui.digits_views`.  Widget keys start with ``"dig."``
-and the settings that define a configuration are mirrored in the URL.
+Data from :mod:`explorer.ui.digits_data`, fits from :func:`explorer.experiments.digits.run_digits`,
+views from :mod:`explorer.ui.digits_views`.  Widget keys start with ``"dig."``.
 """
 
 from __future__ import annotations

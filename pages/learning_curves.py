@@ -1,8 +1,7 @@
 """Learning curves page: how many samples does FLDA need to adapt? (section 4.1.2, Figure 3).
 
-Widgets (``explorer.ui.learning_curve_controls``) ->
-``explorer.experiments.learning_curves.run_learning_curves`` with a cached fit -> figures
-built in ``explorer.figures.learning_curves``, captions from ``explorer.teaching.captions``.
+Widgets (``explorer.ui.learning_curve_controls``) -> ``run_learning_curves`` with a cached
+fit -> figures and captions.
 """
 
 from __future__ import annotations
@@ -60,8 +59,7 @@ def show_metrics(h, tolerance):
 
 
 def figure_settings(config, result):
-    """The settings line of this page's figures: the data, the largest n, the repeats and
-    the ℓ2 the curves were computed with (FLDA's transfer model here is dropout only)."""
+    """The settings line of this page's figures: data, largest n, repeats and ℓ2."""
     from explorer.figures.export import settings_line
 
     return settings_line(
@@ -131,10 +129,8 @@ def main():
 
 @st.fragment
 def show_results(sidebar):
-    """Everything after the data controls: the l2 and display controls (in the sidebar,
-    ``sidebar`` = its two expanders, None when presenting), the URL, the curves, their
-    tables, downloads and method.  Toggling l2 (or a display control) re-runs only this
-    part, not the sidebar's other controls, the paper notes and the equations."""
+    """Everything after the data controls (``sidebar``: the two expanders the result
+    controls go in, None when presenting); a fragment, so those controls rerun only it."""
     if sidebar is not None:
         controls.draw_result_controls(*sidebar)
     state.write_to_url(controls.SETTINGS)

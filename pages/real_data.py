@@ -1,14 +1,9 @@
 """Real data: the paper's Tables 3 and 5-9 (section 4.2), pair by pair and whole.
 
-Thin page over :mod:`explorer.experiments.paper_tables` (every table's cells, kept on
-disk, and its protocol), :mod:`explorer.data.benchmarks` (data),
-:mod:`explorer.ui.real_data_views` (Table 3's data: Table 2 and θ̂ from the data alone),
-:mod:`explorer.figures` and :mod:`explorer.teaching.real_data` (captions).  One set of
-controls for every table: the table, a pair (for Table 3 a UCI data set: complete rows the
-source, rows with gaps the target) and the skada baselines; Table 3's gaps and transfer
-model in the sidebar.  Widget keys start with ``"real."`` and are mirrored in the URL
-(:func:`explorer.experiments.paper_tables.page_url` builds a link); an older link's
-``theta_set`` (a Table 3 data set) is read as ``pair``.
+Thin page over :mod:`explorer.experiments.paper_tables` and :mod:`explorer.ui.real_data_views`.
+One set of controls for every table: the table, a pair (Table 3: a UCI data set) and the
+skada baselines.  Widget keys start with ``"real."``; an older link's ``theta_set`` is
+read as ``pair``.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """The explorer's chart element: a Plotly chart that is updated in place.
 
-Streamlit's ``st.plotly_chart`` mounts a new chart whenever a figure changes,
-Plotly draws it twice, and the first chart of a page waits for Streamlit's
-4.7 MB plotly.js.  Dragging θ on Synthetic domains cost 0.25-0.35 s in the
-browser per step that way (issue 13).  This element is a Streamlit component
-(``st.components.v2``, :file:`assets/flda_chart.js`) that keeps one chart per
-key and redraws it with ``Plotly.react``; it loads a 1.2 MB plotly.js bundle of
-the three trace types the figures use (scatter, bar, heatmap; built by
-:file:`assets/plotly_bundle.mjs`), which the server ships from :file:`assets/`
-once per browser, and it gives the figures Streamlit's chart theme (light and
-dark).
-
-Pages never call this module: :func:`explorer.ui.charts.show_chart` does.  The
-server's route for the bundle is added by ``app.py`` (:func:`routes`, through
-:func:`explorer.ui.serving.routes`).  This module imports nothing of the project
-(``tests/app/test_import_rules.py``): the equations panel's files reach the server
-through :mod:`explorer.ui.equations`, which uses :func:`asset_url` from here.
+``st.plotly_chart`` mounts a new chart whenever a figure changes and waits for a 4.7 MB
+plotly.js: 0.25-0.35 s per θ step (issue 13).  This component (:file:`assets/flda_chart.js`)
+keeps one chart per key, redraws it with ``Plotly.react`` from a 1.2 MB bundle of the
+scatter, bar and heatmap traces, and applies Streamlit's chart theme.  Called through
+:func:`explorer.ui.charts.show_chart`; imports nothing of the project.
 """
 
 from __future__ import annotations
@@ -61,8 +50,7 @@ def asset_url(name):
 
 
 def bundle_url():
-    """URL path of the plotly.js bundle on this server (the file name carries its
-    version, so browsers may keep it for good)."""
+    """URL path of the plotly.js bundle (its name is versioned)."""
     return asset_url(PLOTLY_BUNDLE.name)
 
 
@@ -77,8 +65,7 @@ def _bundle_bytes(compressed):
 
 
 async def _serve_bundle(request):
-    """The bundle, gzip-compressed when the browser accepts it (1.2 MB -> 0.4 MB),
-    compressed once per server; cacheable for a year because the name is versioned."""
+    """The bundle, gzip-compressed when accepted (1.2 MB -> 0.4 MB), cacheable for a year."""
     from starlette.responses import Response
 
     compressed = "gzip" in request.headers.get("accept-encoding", "").lower()
@@ -89,11 +76,8 @@ async def _serve_bundle(request):
 
 
 def warm_up():
-    """Load what the first chart of a fresh server would wait for: plotly's figure
-    classes for the layout and every trace type the bundle draws (0.2 s, imported
-    lazily by plotly on first use), the path from a figure to its payload (plotly's
-    JSON encoder imports its data utilities and Pillow on first use), and the
-    compressed bundle."""
+    """Load what a fresh server's first chart would wait for: plotly's lazily imported
+    figure classes (0.2 s), its JSON encoder and the compressed bundle."""
     import importlib
     import pkgutil
 
@@ -109,15 +93,12 @@ def warm_up():
 
 
 def route_prefixes():
-    """Where the files this app serves itself live: ``/_flda`` and, when
-    ``server.baseUrlPath`` is set, the same under it (:func:`asset_url` is the latter)."""
+    """``/_flda`` and, when ``server.baseUrlPath`` is set, the same under it."""
     return sorted({f"/{_ROUTE_DIR}", asset_url("").rstrip("/")})
 
 
 def routes():
-    """Starlette routes of the plotly.js bundle (``st.App(routes=...)``; ``app.py``'s come
-    from :func:`explorer.ui.serving.routes`, which adds the typeset equations), at the
-    root and, when ``server.baseUrlPath`` is set, under it."""
+    """Starlette routes of the plotly.js bundle, under every :func:`route_prefixes`."""
     from starlette.routing import Route
 
     return [
@@ -138,20 +119,11 @@ def _height(fig):
 
 
 def chart_payload(fig, key, config=None, description=None, report_drawn=False, fit_margin=0):
-    """What the browser receives for one chart: UTF-8 JSON bytes with the figure
-    (plotly's own JSON, typed arrays base64-encoded as in ``st.plotly_chart``), the
-    plotly.js ``config``, the height in px, a text alternative, the chart's key, the
-    bundle URL and a ``revision`` (a digest of all that) by which the browser skips
-    redrawing a chart whose payload did not change.  With ``report_drawn`` it also
-    says ``"report": true``: the element then tells the server once it has drawn the
-    chart (:func:`plotly_chart`).  That flag is not part of the revision, so the same
-    figure sent with and then without it is not drawn again.  ``fit_margin`` (px, a
-    slide) makes the chart take the window's height below its top, less that margin.
-
-    The figure travels as a JSON string: the browser parses it and swaps the theme's
-    colours for the placeholders of plotly's "streamlit" template (``#000001`` to
-    ``#000040``) in its colour properties only, so trace data and names that read
-    like a placeholder are shown as they are.
+    """What the browser receives for one chart: UTF-8 JSON with the figure (plotly's JSON,
+    a string whose template colour placeholders the browser swaps in colour properties
+    only), ``config``, height, text alternative, key, bundle URL and a ``revision`` digest
+    by which the browser skips an unchanged payload.  ``report_drawn`` (not part of the
+    revision) asks the element to report the draw; ``fit_margin`` (px) fits a slide.
     """
     import plotly.io as pio
 
@@ -171,22 +143,16 @@ def chart_payload(fig, key, config=None, description=None, report_drawn=False, f
     return (text[:-1] + f', "revision": "{revision}"{report}}}').encode("utf-8")
 
 
-def _ignore():
-    pass
-
-
 def plotly_chart(fig, key, config=None, description=None, report_drawn=False, on_drawn=None, fit_margin=0):
     """Draw ``fig`` as the chart ``key`` (kept across reruns and redrawn in place).
 
-    With ``report_drawn`` the browser sends the trigger ``drawn`` once it has drawn
-    this figure, failed to, or waited 2 s for plotly.js (``REPORT_AFTER_MS`` in
-    ``flda_chart.js``); that reruns the page (or the fragment the chart is in), and
-    ``on_drawn`` is called first, as Streamlit calls a widget's ``on_change``.
+    With ``report_drawn`` the browser sends ``drawn`` once it has drawn the figure, failed
+    to, or waited 2 s; that reruns the page after calling ``on_drawn``.
     """
     _component()(
         key=key,
         data=chart_payload(fig, key, config, description, report_drawn, fit_margin),
         width="stretch",
         height="content",
-        on_drawn_change=on_drawn or _ignore,
+        on_drawn_change=on_drawn or (lambda: None),
     )

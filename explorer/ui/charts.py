@@ -1,7 +1,5 @@
-"""How every page draws a chart and the panels beside it: :func:`show_chart` (the chart
-element of :mod:`explorer.ui.chart` with the export button, projector styling and text
-alternative, and the "first chart first" bookkeeping), the equations panel
-(:func:`show_equations`) and the notes on the paper (:func:`show_paper_notes`)."""
+"""How every page draws a chart (:func:`show_chart`, with "first chart first"), the
+equations panel and the notes on the paper."""
 
 from __future__ import annotations
 
@@ -33,14 +31,9 @@ def _in_fragment_run():
 def first_chart_pending():
     """In a browser tab that has drawn no chart yet, the run stops after its first chart.
 
-    A first visit's time to the first chart is mostly the browser's: it renders the
-    whole page and loads the code of every kind of element on it before it mounts the
-    chart, then loads and evaluates plotly.js.  Sent alone, the chart was drawn
-    0.45-0.9 s sooner (every page but Home, warm server, median of 6 fresh tabs).  The
-    chart's element reports the draw (:func:`ui_chart.plotly_chart`), which reruns
-    the page in full; after that no run of the session stops early.  Every session
-    runs this same code: under ``AppTest``, which has no browser, the tests' harness
-    plays the browser's part and reports the draw (``tests/conftest.py``).
+    Sent alone, the chart was drawn 0.45-0.9 s sooner (median of 6 fresh tabs).  Its
+    report of the draw reruns the page in full; under ``AppTest`` the harness reports it
+    (``tests/conftest.py``).
     """
     return not st.session_state.get(CHART_DRAWN_KEY, False)
 
@@ -49,19 +42,10 @@ def sidebar_controls(draw, *args, deferred=None):
     """Draw the page's sidebar controls ``draw(*args)`` now (returning what it returns), or
     after its first chart (returning None).
 
-    In a run that stops after its first chart (:func:`first_chart_pending`) the
-    page's sidebar controls are put off: the browser would render every one of them,
-    and load the code of each kind, before it draws the chart (0.2-0.4 s of a fresh tab
-    on Transfer parameters, measured in Chromium on the 2-core machine).  The run the
-    browser asks for once it has drawn the chart draws them.  Should the run end
-    without a chart (an error, bad settings), :func:`deferred_controls` draws them at its
-    end, in the order they were put off, so the sidebar is the same either way;
-    ``deferred`` (called without arguments) then replaces ``draw`` for a page that fills
-    in parts of the sidebar later in its run (Learning curves).  The pages read every
-    setting from ``st.session_state`` (restored from the URL first), never from a
-    widget's return value, so nothing above the chart needs the controls.  The shared
-    control ``app.py`` draws (the seed) is one small widget and is
-    not put off.  Only inside :func:`deferred_controls` (``explorer.ui.guard.run_page``).
+    Put off while :func:`first_chart_pending` (rendering them cost a fresh tab 0.2-0.4 s
+    before its chart); a run ending without a chart draws them at its end
+    (:func:`deferred_controls`), ``deferred()`` replacing ``draw`` if given.  Pages read
+    settings from ``st.session_state``, never from a widget's return value.
     """
     if first_chart_pending() and not _in_fragment_run():
         later = (deferred, ()) if deferred is not None else (draw, args)
@@ -72,10 +56,8 @@ def sidebar_controls(draw, *args, deferred=None):
 
 @contextmanager
 def deferred_controls():
-    """The span of a page's run in which :func:`sidebar_controls` may put controls off:
-    it starts with none put off and, unless the run stopped at its first chart (or was
-    rerun: Streamlit's control flow is no ``Exception``), draws those put off at its end,
-    in order, also after an error: the user needs the controls to fix what failed."""
+    """The span in which :func:`sidebar_controls` may put controls off; draws them at its
+    end, also after an error (not after ``st.stop``/``st.rerun``)."""
 
     def draw_put_off():
         for draw, args in st.session_state.pop(DEFERRED_CONTROLS_KEY, ()):
@@ -93,9 +75,8 @@ def deferred_controls():
 def finish_owed_page():
     """Rerun the whole page if the first chart's report reran only its fragment.
 
-    The report reruns what the chart belongs to: a chart inside an ``st.fragment``
-    gets a fragment run, which would leave out the rest of the page that the first
-    run held back.  Full runs just clear the flag (:func:`explorer.ui.guard.run_page`).
+    A chart inside an ``st.fragment`` gets a fragment run, which would leave out the
+    rest of the page.
     """
     if st.session_state.pop(REST_OWED_KEY, False) and _in_fragment_run():
         st.rerun(scope="app")
@@ -104,28 +85,15 @@ def finish_owed_page():
 def show_chart(fig, key, what, caption=None, fit_margin=0, settings="", describe=True, slide=None):
     """Draw a plotly figure the way every page does, then its caption.
 
-    The chart is :func:`ui_chart.plotly_chart`: it stays in the page across reruns
-    and is redrawn in place, once, when the figure changes.  The camera button saves
-    a slide-sized PNG named after ``what``
-    (:func:`explorer.figures.export.chart_config`); in presentation mode the
-    figure gets projector typography (:func:`~explorer.figures.export.presentation_style`);
-    the caption ends with a one-sentence text alternative of the chart
-    (:func:`~explorer.figures.export.alt_text`).  ``fit_margin`` (px) makes the chart take
-    the window's height below its top less that margin (a slide, :mod:`explorer.ui.slides`);
-    ``slide`` (:func:`explorer.ui.slides.chart_style`) sizes a slide's figure text and
-    settings line from the window's height and sets its contrast.
-    A horizontal legend below the plot is anchored to the figure's bottom
-    (:func:`~explorer.figures.export.legend_below`: no overlap or cut entry at any export
-    size); ``settings`` (the θ, seed, n, l2 and transfer model the figure was computed
-    with) is written into the figure, so a saved image says what it shows.  ``fig`` must
-    be built for this call (the settings line is added to it).  With ``describe=False``
-    (a slide, short of room) the text alternative is only the chart's ``aria-label``.
-
-    The first chart of a browser tab ends its run (``st.stop``): the rest of the page
-    comes with the run that the browser asks for once it has drawn the chart
-    (:func:`first_chart_pending`).
+    The camera button saves a PNG named after ``what``; presentation mode gets projector
+    typography, else the legend goes below; ``settings`` is written into ``fig`` (built
+    for this call); the caption ends with a text alternative (only the ``aria-label``
+    with ``describe=False``).  ``fit_margin`` and ``slide``
+    (:func:`explorer.ui.slides.chart_style`) size a slide's chart.  A tab's first chart
+    ends the run (:func:`first_chart_pending`).
     """
     from explorer.figures.export import (
+        SETTINGS_FONT,
         alt_text,
         chart_config,
         legend_below,
@@ -140,10 +108,7 @@ def show_chart(fig, key, what, caption=None, fit_margin=0, settings="", describe
         fig = presentation_style(fig, **slide)
     else:
         legend_below(fig)  # idempotent: safe on a figure drawn before
-    if settings_font:
-        with_settings(fig, settings, size=settings_font)
-    else:
-        with_settings(fig, settings)
+    with_settings(fig, settings, size=settings_font or SETTINGS_FONT)
     text = alt_text(fig)
     first = first_chart_pending()
     ui_chart.plotly_chart(
@@ -165,9 +130,8 @@ def show_chart(fig, key, what, caption=None, fit_margin=0, settings="", describe
 
 
 def show_equations(keys=None, title="Equations"):
-    """The equations panel: each formula under an anchor that the captions' equation
-    links (:func:`explorer.teaching.equations.equation_link`) point to, typeset ahead of time
-    (:func:`ui_equations.equation_html`; ``st.latex`` for one typeset from other LaTeX)."""
+    """The equations panel: each formula under the anchor equation links point to,
+    pre-typeset (``st.latex`` when it could not be)."""
     from explorer.teaching.equations import EQUATIONS
 
     st.header(title, anchor="equations")
@@ -184,11 +148,8 @@ def show_equations(keys=None, title="Equations"):
 
 
 def show_paper_notes(page):
-    """An expander with the notes on the paper for ``page`` (a page file stem).
-
-    The notes are computed on request (a button), so they never delay the first
-    chart; once computed in this session they are shown at once.
-    """
+    """An expander with the notes on the paper for ``page`` (a file stem), computed on
+    request so they never delay the first chart."""
     with st.expander(
         "Notes on the paper: where its reported numbers and its own setup disagree",
         icon=":material/rate_review:",

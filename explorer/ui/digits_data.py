@@ -1,7 +1,5 @@
-"""Which digit collections the Handwritten digits page shows: the offline default, or MNIST
-and USPS from OpenML (:mod:`explorer.data.digits`), with their sidebar controls.  A digit
-CSV of one's own runs on the Your data page.
-"""
+"""Which digit collections the Handwritten digits page shows (offline, or MNIST and USPS
+from OpenML), with their sidebar controls."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""What the Handwritten digits page shows (section 4.2.3): the data, Figure 5 (where the
-ink is), Figure 6 (what FLDA learns), Table 4 in both directions, the downloads, and
-the controls beside them.
-
-Figures come from :mod:`explorer.figures.digits`, captions from
-:mod:`explorer.teaching.digit_captions`.
-"""
+"""What the Handwritten digits page shows (section 4.2.3): the data, Figures 5-6, Table 4
+in both directions, the downloads and the controls beside them."""
 
 from __future__ import annotations
 
@@ -34,15 +29,13 @@ def l2_setting():
 
 
 def fitted_zero_tol():
-    """The ε the classifiers use: the slider's value when the page first ran (e.g. from
-    the URL), afterwards the value of the last refit the user asked for."""
+    """The ε of the fits: the slider's first value, then that of the last refit asked for."""
     return float(st.session_state.setdefault(FIT_TOL_KEY, float(st.session_state["dig.zero_tol"])))
 
 
 def figure_settings(data, extra=(), fitted=True):
-    """The settings line of this page's figures (:func:`explorer.figures.export.settings_line`):
-    the two collections, the seed and ``extra``; for ``fitted`` figures also ε, the ℓ2 and
-    the transfer model (dropout) of the fits."""
+    """The settings line of this page's figures: collections, seed and ``extra``; for
+    ``fitted`` figures also ε, ℓ2 and the transfer model."""
     from explorer.figures.export import settings_line
 
     data_line = dict(data=f"A = {data.name_a}, B = {data.name_b}", seed=state.get_seed())

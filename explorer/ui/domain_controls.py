@@ -52,9 +52,8 @@ def draw_l2_control(prefix):
 
 
 def _parse_per_feature(prefix, k, text):
-    """The per-feature values of class ``k``'s parameters (``k`` None: θ, or a shift
-    preset's parameter) as typed, checked against the distribution, the number of
-    features and the shift already set; raises ValueError naming the problem."""
+    """The per-feature values of class ``k`` (None: θ or a shift preset's parameter) as
+    typed and checked; ValueError naming the problem."""
     from explorer.data.domain_config import PARAM_BOUNDS, PARAM_WORD, SHIFT_PRESETS
     from explorer.data.numbers import parse_per_feature
 
@@ -71,8 +70,7 @@ def _parse_per_feature(prefix, k, text):
 
 
 def _per_feature_check(prefix, k):
-    """A link's per-feature text checked (:func:`_parse_per_feature`): why it is
-    unusable, or None."""
+    """A :class:`Setting` check by :func:`_parse_per_feature`."""
 
     def check(text):
         try:
@@ -177,15 +175,8 @@ def draw_domain_controls(prefix, max_features, max_samples, features_help, on_n_
 
 
 def read_domain_config(prefix):
-    """The page's validated data configuration (a hashable
-    :func:`explorer.ui.caches.cached_domains` key) or a list of problems
-    (:func:`explorer.data.domain_config.parse_domain_config`).
-
-    When ``"<prefix>.shift"`` names a preset of
-    :data:`explorer.data.domain_config.SHIFT_PRESETS`, the key is that preset's class
-    parameters with the θ setting as its shift parameter (:data:`SHIFT_PARAMETERS`) and
-    the page's sample sizes and seed.
-    """
+    """The page's validated :func:`explorer.ui.caches.cached_domains` key and a list of
+    problems; on a shift preset, its class parameters with θ as its shift parameter."""
     from explorer.data.domain_config import SHIFT_PRESETS, parse_domain_config
 
     state = st.session_state
@@ -256,10 +247,8 @@ def draw_shift_controls(prefix, shift, label, describe, back_values):
 
 
 def show_paper_setting(paper):
-    """The note naming the paper's setting the data model matches (``paper`` a
-    :class:`~explorer.experiments.synthetic.PaperSetting`, or None: no note).  One slot
-    either way, so the elements below keep their places and leaving a paper preset does
-    not rebuild the charts and tables below (:func:`explorer.ui.widgets.stable_slot`)."""
+    """The note naming the paper's setting the data model matches (none for ``paper``
+    None), in a :func:`explorer.ui.widgets.stable_slot`."""
     from explorer.ui.widgets import stable_slot
 
     with stable_slot():

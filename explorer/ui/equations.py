@@ -1,18 +1,10 @@
 """The equations panel's formulas, typeset once as SVG and drawn in the text colour.
 
-``st.latex`` typesets with KaTeX in every visitor's browser: its code (0.27 MB),
-its fonts and the layout of its many boxes cost about 0.4 s of the browser's CPU
-on a first visit to Synthetic domains, before the first chart appeared, and
-Synthetic and Transfer use KaTeX for nothing else (issue 13).  The formulas of
-:data:`explorer.teaching.equations.EQUATIONS` are therefore typeset ahead of time with
-MathJax (:file:`assets/equations/typeset.mjs`, run by ``python3 -m explorer.ui.equations
-NODE_MODULES``) into :file:`assets/equations/`, one SVG per formula plus
-``index.json`` (the LaTeX each file was made from, and its size).  The app
-serves them (:func:`routes`, beside the chart element's bundle) and
-:func:`equation_html` shows one as a mask filled with the text colour, so it
-follows the light and dark theme and prints (``print-color-adjust``).  A formula
-whose LaTeX changed since it was typeset falls back to ``st.latex``
-(``tests/app/test_ui_equations.py`` fails until the files are made again).
+``st.latex``'s KaTeX cost a first visit 0.4 s of browser CPU before the first chart
+(issue 13).  So the formulas are typeset ahead of time with MathJax (``python3 -m
+explorer.ui.equations NODE_MODULES``) into :file:`assets/equations/` (one SVG each, plus
+``index.json``), served by :func:`routes` and drawn as a mask in the text colour.  A
+formula whose LaTeX changed falls back to ``st.latex``.
 """
 
 from __future__ import annotations
@@ -46,9 +38,8 @@ def typeset_index():
 
 
 def svg_bytes(name):
-    """The SVG file ``name`` of a typeset formula, or None when no formula has that name
-    (the names come from :func:`typeset_index`, never from the file system; only those
-    are cached, so requests for made-up names cannot grow the cache)."""
+    """The SVG file ``name`` of a typeset formula, or None for any name not in
+    :func:`typeset_index` (so made-up names cannot grow the cache)."""
     if name not in {entry["file"] for entry in typeset_index().values()}:
         return None
     return _read_svg(name)
@@ -60,8 +51,7 @@ def _read_svg(name):
 
 
 async def _serve_equation(request):
-    """A typeset formula of the equations panel: SVG, cacheable for a year because its
-    name carries a digest of its content; 404 for any other name."""
+    """A typeset formula (its name carries a digest: cacheable for a year), else 404."""
     from starlette.responses import Response
 
     svg = svg_bytes(request.path_params["name"])
@@ -71,9 +61,7 @@ async def _serve_equation(request):
 
 
 def routes():
-    """Starlette routes of the typeset formulas, under the chart element's bundle's
-    prefixes (:func:`ui_chart.route_prefixes`); ``app.py`` serves both
-    (:func:`explorer.ui.serving.routes`)."""
+    """Starlette routes of the typeset formulas, under :func:`ui_chart.route_prefixes`."""
     from starlette.routing import Route
 
     return [

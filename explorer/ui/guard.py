@@ -1,6 +1,5 @@
-"""The one error boundary of every page: problems and exceptions shown the way a user
-should see them (:func:`show_problems`, :func:`show_error`), :func:`error_boundary`
-around every read, parse and fit, and :func:`run_page`, the last line of every page."""
+"""The one error boundary of every page: problems and exceptions shown as a user should
+see them, and :func:`run_page`, the last line of every page."""
 
 from __future__ import annotations
 
@@ -34,15 +33,9 @@ def show_problems(problems, where="in the sidebar"):
 
 
 def show_error(error, action="updating this page", headline=None):
-    """Show any exception the way a user should see it; returns its
-    :class:`explorer.error_report.UserError`.
-
-    Known problems (:class:`explorer.errors.DataValidationError`, ...) show
-    ``headline``, the problem and the fix; anything else a short friendly
-    message with an incident code (no traceback, no server path), the details
-    being logged on the server (:func:`explorer.error_report.describe_error`).
-    All text is escaped: messages quote file names, column names and values.
-    """
+    """Show any exception as :func:`explorer.error_report.describe_error` words it (known
+    problems: ``headline``, problem and fix; others: an incident code), all text escaped;
+    returns its :class:`explorer.error_report.UserError`."""
     report = describe_error(error, action)
     if report.expected:
         head = f"**{escape_markdown(headline)}** " if headline else ""
@@ -72,13 +65,9 @@ class Outcome:
 def error_boundary(action, headline=None):
     """The one error boundary of every page: run a read, a parse or a fit inside it.
 
-    Any exception raised in the ``with`` block is shown by :func:`show_error`
-    and swallowed; session state is not touched, so everything loaded before
-    stays, and progress bars opened inside the block are cleared by their own
-    ``finally`` (:func:`explorer.ui.widgets.progress_bar`).  Streamlit's own control flow
-    (``st.rerun``, ``st.stop``) derives from ``BaseException`` and passes
-    through.  Yields an :class:`Outcome`; check ``outcome.failed`` after the
-    block::
+    An ``Exception`` in the block is shown by :func:`show_error` and swallowed; session
+    state stays; ``st.rerun``/``st.stop`` (``BaseException``) pass.  Yields an
+    :class:`Outcome`::
 
         with guard.error_boundary("fitting the classifiers") as outcome:
             result = run_experiment(...)
@@ -93,10 +82,8 @@ def error_boundary(action, headline=None):
 
 
 def callback(action):
-    """A widget callback inside the error boundary: Streamlit runs callbacks before the
-    page, outside :func:`run_page`, so an exception there would reach the browser.  The
-    decorated callback keeps it instead; the run that follows shows it with
-    :func:`show_error` (problem and fix, or an incident code; never a traceback)."""
+    """A widget callback whose exception (else sent to the browser: callbacks run outside
+    :func:`run_page`) is kept for the next run to show with :func:`show_error`."""
 
     def decorate(function):
         @functools.wraps(function)
@@ -112,9 +99,8 @@ def callback(action):
 
 
 def run_page(main, action="drawing this page"):
-    """Run a page's ``main()`` inside :func:`error_boundary` (the last line of every page),
-    with the sidebar controls it puts off until its first chart
-    (:func:`explorer.ui.charts.deferred_controls`)."""
+    """Run a page's ``main()`` inside :func:`error_boundary` and
+    :func:`explorer.ui.charts.deferred_controls`."""
     leave_pages_directory_mode()
     memory.note_run()  # this tab is not idle; tabs idle too long lose their data
     st.session_state.pop(REST_OWED_KEY, None)  # a full run draws the whole page

@@ -1,8 +1,5 @@
-"""The Learning curves page's controls (section 4.1.2, Figure 3): its URL-mirrored
-settings (:data:`SETTINGS`, keys ``lc.*``), the sidebar (:func:`draw_controls`: data,
-sample sizes and repeats; :func:`draw_result_controls`: the classifiers' l2 and display,
-drawn inside the results' fragment) and the validated configuration
-(:func:`read_config`)."""
+"""The Learning curves page's controls (section 4.1.2, Figure 3): URL-mirrored settings
+(keys ``lc.*``), the sidebar and the validated configuration."""
 
 from __future__ import annotations
 
@@ -148,10 +145,8 @@ def _draw_size_controls():
 
 
 def draw_controls():
-    """Sidebar controls; every value lives in ``st.session_state`` under ``lc.*``.
-
-    Returns the *Classifiers* and *Display* expanders: :func:`draw_result_controls`
-    fills in their last controls from inside the results' fragment."""
+    """Sidebar controls; returns the *Classifiers* and *Display* expanders, filled by
+    :func:`draw_result_controls` from inside the results' fragment."""
     st.sidebar.header("Learning curves")
     with st.sidebar.expander("Data", expanded=True):
         _draw_data_controls()
@@ -161,8 +156,7 @@ def draw_controls():
 
 
 def draw_all_controls():
-    """Every sidebar control at once (a run whose controls were put off, see
-    :func:`explorer.ui.charts.sidebar_controls`)."""
+    """Every sidebar control at once (controls put off: :func:`explorer.ui.charts.sidebar_controls`)."""
     draw_result_controls(*draw_controls())
 
 

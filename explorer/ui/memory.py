@@ -1,29 +1,19 @@
 """What every session holds in memory, counted against one budget (issue 36).
 
-A session's state holds only *names and digests*; the data (parsed tables, prepared
-arrays, result tables) live in one process-wide :class:`DataStore`:
+A session's state holds only names and digests; the data live once per process in a
+:class:`DataStore`, keyed by the digest of the input bytes and options:
 
-* **held once per process**, keyed by the digest of the input bytes and options, shared
-  by the sessions (tabs) that load the same file; its size measured by :func:`nbytes_of`;
-* **a budget per session** (:data:`SESSION_ENV`, default :data:`DEFAULT_SESSION_MB`): a
-  session is charged every entry it holds, in full; an entry that would take it over is
-  refused (:class:`OverBudget`, shown as an error box with its fix);
-* **a total per server process** (:data:`TOTAL_ENV`; default a quarter of the machine's
-  memory shared among ``FLDA_SERVER_PROCESSES``) covering the entries and the upload
-  endpoint's bytes (:mod:`explorer.ui.uploads`), **shared fairly among browsers**
-  (:func:`explorer.ui.uploads.client_key`).  When a new entry does not fit, the entries
-  of sessions idle for :data:`PRESSURE_IDLE_SECONDS` go first, then those of browsers
-  over their share, least recently seen first; otherwise the new entry is refused;
-* **released**: a session holds at most one entry per *role*, so a new file releases the
-  old one; a page releases a role when its uploader drops the file (✕); a dropped
-  session state releases everything (a :func:`weakref.finalize` on a token in it), and a
-  session idle for :data:`IDLE_ENV` minutes loses its entries and uploads.  An entry no
-  session holds is dropped at once.
+* **a budget per session** (:data:`SESSION_ENV`): an entry that would take a tab over it
+  is refused (:class:`OverBudget`, shown as an error box with its fix);
+* **a total per process** (:data:`TOTAL_ENV`), with the upload endpoint's bytes, shared
+  fairly among browsers: idle sessions' entries go first, then those of browsers over
+  their share, else the new entry is refused;
+* **released**: one entry per *role* (a new file releases the old one), on the
+  uploader's ✕, when the session state is dropped (:func:`weakref.finalize`), and after
+  :data:`IDLE_ENV` idle minutes.  An entry no session holds is dropped at once.
 
-Every page's run notes its tab as active (:func:`note_run`) and culls the idle ones.  An
-uploader emptied by its ✕ is reset (its key deleted from session state): Streamlit keeps
-a widget's previous value until the tab's next run, 35 MB per tab on Your data.  This
-module imports streamlit, numpy and pandas only inside the functions that need them.
+An uploader emptied by its ✕ is reset: Streamlit keeps a widget's previous value until
+the next run, 35 MB per tab on Your data.
 """
 
 from __future__ import annotations
@@ -40,8 +30,8 @@ from explorer.errors import DataValidationError
 
 #: Environment variable: MB of data one session (browser tab) may hold.
 SESSION_ENV = "FLDA_SESSION_BUDGET_MB"
-#: Environment variable: MB all sessions of this machine's app processes may hold in
-#: all (data and uploads); shared among ``FLDA_SERVER_PROCESSES``.
+#: Environment variable: MB all sessions of this machine's app processes may hold (data
+#: and uploads), shared among ``FLDA_SERVER_PROCESSES``.
 TOTAL_ENV = "FLDA_MEMORY_TOTAL_MB"
 #: Environment variable: minutes without a run after which a session's data are released.
 IDLE_ENV = "FLDA_IDLE_MINUTES"
@@ -55,9 +45,7 @@ _SESSION_KEY = "_flda.memory_session"
 
 
 def nbytes_of(value, _seen=None):
-    """Bytes ``value`` holds (``ndarray.nbytes``, ``DataFrame.memory_usage(deep=True)``, the
-    length of bytes and text), through dataclasses, containers and plain objects; each object
-    counted once.
+    """Bytes ``value`` holds, through arrays, frames, containers and objects, each counted once.
 
     Examples
     --------
@@ -83,9 +71,7 @@ def nbytes_of(value, _seen=None):
     if isinstance(value, (pd.DataFrame, pd.Series, pd.Index)):
         usage = value.memory_usage(deep=True, index=True)
         return int(usage.sum() if hasattr(usage, "sum") else usage)
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return len(value)
-    if isinstance(value, str):
+    if isinstance(value, (bytes, bytearray, memoryview, str)):
         return len(value)
     if isinstance(value, dict):
         return sum(nbytes_of(k, seen) + nbytes_of(v, seen) for k, v in value.items())
@@ -98,14 +84,12 @@ def nbytes_of(value, _seen=None):
     return 0
 
 
-#: An entry at least this large, once dropped, asks the C allocator to give its free
-#: memory back (:func:`release_free_memory`).
+#: Dropping an entry this large calls :func:`release_free_memory`.
 TRIM_BYTES = 4 * 2**20
 
 
 def release_free_memory():
-    """Collect garbage and give the C allocator's free memory back to the system (glibc's
-    ``malloc_trim``): else a released table's many mid-sized blocks stay in the RSS."""
+    """Collect garbage and ``malloc_trim``: else a released table's blocks stay in the RSS."""
     import gc
 
     gc.collect()  # a table in a reference cycle is freed only by the collector
@@ -141,8 +125,7 @@ class _Session:
 
 
 class DataStore:
-    """Process-wide store of the data sessions hold, with a per-session budget and a
-    total (see the module's docstring).
+    """Process-wide store of the data sessions hold (see the module's docstring).
 
     Parameters
     ----------
@@ -215,16 +198,13 @@ class DataStore:
             record.client = client or record.client
 
     def hold(self, session, role, key, make, what="these data"):
-        """The value of ``key``, made by ``make()`` unless some session holds it
-        already, held by ``session`` as ``role`` (releasing what it held as
-        ``role`` before).
+        """The value of ``key`` (made by ``make()`` unless held already), held by
+        ``session`` as ``role`` in place of what it held as ``role`` before.
 
         Raises
         ------
         OverBudget
-            The value would take the session over its budget, or the process over
-            its total even after taking the data of idle sessions and of browsers
-            over their share.
+            Over the session's budget, or the process's total even after :meth:`_make_room`.
         """
         self.touch(session)
         with self._lock:
@@ -315,11 +295,10 @@ class DataStore:
             self.on_release(session)
 
     def _make_room(self, needed, session, growth):
-        """Release the data of other sessions until ``needed`` bytes are free; returns
-        the bytes freed.  Sessions idle for :data:`PRESSURE_IDLE_SECONDS` go first, then
-        those of browsers over their fair share, least recently seen first; the browser
-        of ``session`` (growing by ``growth`` bytes) takes from working tabs only while
-        it stays within its share."""
+        """Release other sessions' data until ``needed`` bytes are free; returns the bytes
+        freed.  Idle sessions go first, then browsers over their share, least recently
+        seen first; ``session``'s browser (growing by ``growth``) takes from working tabs
+        only while within its share."""
         now, client = self._clock(), self.client_of(session)
         clients = {self.client_of(s) for s, r in self._sessions.items() if r.roles} | {client}
         share = self.total_bytes / len(clients)
@@ -395,8 +374,8 @@ def store():
 
 
 class _Token:
-    """Kept in a session's state; when Streamlit drops the state, the session's data go.
-    ``files``: what its uploaders showed on its last run (:func:`note_run`)."""
+    """In a session's state: when Streamlit drops it, the session's data go.  ``files``:
+    what its uploaders showed on the last run."""
 
     def __init__(self, data):
         self.id = uuid.uuid4().hex
@@ -419,10 +398,8 @@ def current_session():
 
 
 def note_run():
-    """Every page's run (``guard.run_page``): the tab is not idle, in its browser; the
-    files its uploaders show are noted (:mod:`explorer.ui.uploads`) and the idle tabs'
-    data and uploads released; an uploader emptied by its ✕ is reset (see the module
-    docstring); never fails a page."""
+    """Every page's run: note the tab active and its uploaders' files, release idle tabs'
+    data, reset uploaders emptied by their ✕; never fails a page."""
     import streamlit as st
 
     from explorer.ui import uploads

@@ -1,7 +1,5 @@
-"""The Transfer parameters page's perturbation controls (section 4.1.3): the sweep's
-settings and sidebar block (:func:`sweep_settings`, :func:`draw_sweep_controls`) and
-"your θ", URL-mirrored sliders per feature (:func:`own_theta_settings`,
-:func:`draw_own_theta_controls`) and the θ they define (:func:`own_theta`)."""
+"""The Transfer parameters page's perturbation controls (section 4.1.3): the sweep and
+"your θ", with their URL-mirrored settings."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Table 3's data on the Real data page (section 4.2.2): Table 2 (the six UCI data sets
-counted here beside the paper) and FLDA's first stage on one data set, θ̂ per feature (and
-another transfer model's parameters) from the data alone, drawn before any classifier is
-fitted; and the settings line of the page's figures.
-
-Figures come from :mod:`explorer.figures.real_data`, captions from
-:mod:`explorer.teaching.real_data`.
-"""
+"""Table 3's data on the Real data page (section 4.2.2): Table 2 and FLDA's first stage,
+θ̂ per feature from the data alone; and the settings line of the page's figures."""
 
 from __future__ import annotations
 

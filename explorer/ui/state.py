@@ -3,16 +3,12 @@ presentation mode.
 
 Conventions every page follows
 ------------------------------
-* Widget keys that should survive switching pages contain a dot and start with
-  the page's prefix, e.g. ``"syn.n_source"``.  ``app.py`` calls
-  :func:`keep_widget_state` on every run so Streamlit does not drop them when
-  their page is not shown.  Keys of file uploaders and buttons must *not*
-  contain a dot (Streamlit forbids setting their state).
-* A page's settings are mirrored in the URL query string so a configuration
-  can be shared: call :func:`restore_from_url` with the page's
-  :class:`Setting` list before drawing widgets and :func:`write_to_url` after.
-* ``?present=1`` in the URL switches on presentation mode: pages hide their
-  controls and show clean figures for a lecture.
+* Widget keys that survive switching pages contain a dot and start with the page's
+  prefix (``"syn.n_source"``; :func:`keep_widget_state`).  Keys of file uploaders and
+  buttons must *not* contain a dot (Streamlit forbids setting their state).
+* A page's settings are mirrored in the URL: :func:`restore_from_url` before drawing
+  widgets, :func:`write_to_url` after.
+* ``?present=1`` switches on presentation mode: pages hide their controls.
 """
 
 from __future__ import annotations
@@ -41,13 +37,7 @@ LINK_NOTES_KEY = "_flda_link_notes"
 
 def start_run():
     """What every run does first (``app.py``): forget the notes about the link's values
-    once the user has seen them on a whole page.
-
-    A run that stopped after its first chart (:data:`REST_OWED_KEY`) is followed by the
-    run that sends the rest of the page: the notes of the first stay for the second,
-    so they do not vanish as the page completes; the next run (the user's next step)
-    starts without them.
-    """
+    once shown on a whole page (a run owing the rest of its page keeps them)."""
     if not st.session_state.get(REST_OWED_KEY, False):
         st.session_state.pop(LINK_NOTES_KEY, None)
 
@@ -56,16 +46,9 @@ def start_run():
 class Setting:
     """A widget value that lives in ``st.session_state[key]`` and in the URL.
 
-    ``options`` (for selects/radios) or ``lo``/``hi`` (for numbers and sliders)
-    bound what a URL may set: a number outside ``[lo, hi]`` is moved to the nearest
-    bound, a range (``ordered=True``, a two-valued slider) written high-to-low is put
-    in order, anything else invalid (including ``NaN`` and ``Infinity``) is ignored;
-    each with a note, never raised (:func:`explorer.url_state.validate_url_value`,
-    which reads back exactly what :func:`write_to_url` writes).  ``check(value)`` (optional)
-    returns why a link's value of the right type is still unusable (e.g. text that
-    must be a list of numbers), or None; such a value is ignored with a note too.
-    It runs after the settings listed before it were restored, so it may read them
-    from ``st.session_state``.
+    ``options`` or ``lo``/``hi`` bound what a URL may set, ``ordered`` marks a two-valued
+    range (:func:`explorer.url_state.validate_url_value`).  ``check(value)`` returns why a
+    link's well-typed value is unusable, or None; it may read the settings listed before.
     """
 
     key: str
@@ -87,12 +70,8 @@ def get_seed():
 
 
 def presentation_mode():
-    """True in presentation mode: pages hide their sidebar controls.
-
-    ``?present=1`` switches it on and ``?present=0`` off; the mode is remembered
-    in the session, because Streamlit's navigation drops the query string when
-    the viewer switches pages (:func:`keep_presentation_in_url` writes it back).
-    """
+    """True in presentation mode (``?present=1``; ``?present=0`` ends it), remembered in
+    the session because navigation drops the query string."""
     raw = st.query_params.get(PRESENT_PARAM)
     if raw is not None:
         st.session_state[PRESENT_KEY] = str(raw).lower() in ("1", "true", "yes")
@@ -100,19 +79,13 @@ def presentation_mode():
 
 
 def keep_presentation_in_url():
-    """Put ``?present=1`` back into the URL after a page switch, so a copied or reloaded
-    link stays in presentation mode (called by ``app.py`` on every run)."""
+    """Put ``?present=1`` back into the URL after a page switch (``app.py``, every run)."""
     if presentation_mode() and st.query_params.get(PRESENT_PARAM) != "1":
         st.query_params[PRESENT_PARAM] = "1"
 
 
 def keep_widget_state():
-    """Stop Streamlit from deleting widget state of pages that are not shown.
-
-    Streamlit removes a widget's value at the end of a run in which the widget
-    was not drawn; re-assigning it marks it as user state.  Applies to every
-    key containing a dot (see the module conventions).
-    """
+    """Re-assign every dotted key, so Streamlit keeps the widget state of pages not shown."""
     for key in list(st.session_state.keys()):
         if isinstance(key, str) and "." in key:
             st.session_state[key] = st.session_state[key]
@@ -121,12 +94,9 @@ def keep_widget_state():
 def restore_from_url(settings):
     """Initialise missing session values from the URL, else from the defaults.
 
-    Values already in the session (the user moved a widget) win over the URL.
-    A URL value that is not valid for its setting (not finite, not an option,
-    wrong type) is ignored: the default is used; one out of range is moved to the
-    nearest bound and a reversed range is put in order; an ``st.info`` names the
-    parameter and says what was done and why.  The note stays until the user has
-    seen it on the whole page (:func:`start_run`).
+    Session values win over the URL.  An invalid URL value is ignored, one out of range
+    moved to the nearest bound, a reversed range put in order, each with an ``st.info``
+    that stays until shown on a whole page (:func:`start_run`).
     """
     notes = st.session_state.setdefault(LINK_NOTES_KEY, {})
     for setting in settings:
@@ -158,9 +128,8 @@ def restore_from_url(settings):
 def write_to_url(settings):
     """Mirror the current values of ``settings`` into the URL query string.
 
-    All changed values go in one update: the browser handles every query-string
-    message of a run on its own (a history entry and a re-render each; a page's
-    first visit wrote about ten of them, 0.1-0.3 s of the browser's time).
+    All in one update: each query-string message costs the browser a history entry and a
+    re-render (0.1-0.3 s for a first visit's ten).
     """
     changed = {}
     for setting in settings:

@@ -10,18 +10,15 @@ from explorer.safe_text import escape_markdown, safe_csv
 
 
 def csv_bytes(frame, index=False):
-    """``frame`` as the bytes of a CSV download, formula-leading cells neutralised
-    (:func:`explorer.safe_text.safe_csv`).  Every download uses it (:func:`download_csv`)."""
+    """``frame`` as CSV bytes, formula-leading cells neutralised (:func:`safe_csv`)."""
     return safe_csv(frame, index=index).encode("utf-8")
 
 
 def download_csv(label, frame, file_name, key, help, index=False, container=None):
     """A download button for ``frame`` as spreadsheet-safe CSV (:func:`csv_bytes`).
 
-    The CSV is made when the user clicks (Streamlit's deferred download), not on
-    every rerun: Learning curves' per-repeat table alone took 15 ms per rerun.
-    The click does not rerun the page.  ``frame`` may be a DataFrame or a function
-    returning one (for tables that are only assembled for the download).
+    Made on click, without a rerun (a per-repeat table took 15 ms per rerun); ``frame``
+    may be a function returning the DataFrame.
     """
 
     def data():
@@ -83,15 +80,11 @@ def _cell(value, fmt):
 def markdown_table(frame, fmt="%.3f", right=None):
     """``frame`` as a markdown table: numbers (whole numbers with thousands separators,
     others with ``fmt``, a missing one as :data:`MISSING`) and the columns in ``right``
-    right-aligned, text escaped and kept on one line.  An index that names the rows (one
-    with a name, or of anything but whole numbers: not pandas' row numbers, also after
-    rows were filtered out) is the first column, under the index's name.
+    right-aligned, text escaped and kept on one line.  An index that names the rows
+    (named, or not whole numbers) is the first column.
 
-    For small fixed tables that a reader only reads (Real data's Table 2, a lesson
-    step's numbers): Streamlit draws them with the markdown it already has, while the
-    first ``st.dataframe`` of a tab makes the browser fetch and compile 1.2 MB of grid
-    code before the elements after it (a fresh tab's first chart on Real data came
-    0.3-0.5 s later), and each data grid it mounts costs 0.2-0.3 s (a lesson's Reveal).
+    For small read-only tables: a tab's first ``st.dataframe`` fetches 1.2 MB of grid
+    code (0.3-0.5 s before Real data's first chart), each grid 0.2-0.3 s more.
     """
     if frame.index.name is not None or frame.index.dtype.kind not in "iu":
         frame = frame.reset_index(names=frame.index.name or "")
@@ -108,9 +101,8 @@ def markdown_table(frame, fmt="%.3f", right=None):
 
 def paired_columns(frame, first="here", second="paper"):
     """``frame`` with each pair of columns ``"X (first)"``, ``"X (second)"`` shown as one
-    column ``"X (first / second)"`` of ``"a / b"`` (whole numbers with thousands
-    separators, no line break inside): a table compared with a published one in half
-    the width.  Returns the new frame and the names of the joined columns."""
+    column ``"X (first / second)"`` of ``"a / b"``, unbroken; returns the new frame and the
+    names of the joined columns."""
     import pandas as pd
 
     columns, joined = {}, []
