@@ -120,7 +120,7 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 PAGES = {
     "transfer": ("θ̂1 + …", "θ̂2 + …", "ℓ2 penalty"),
     "synthetic": ("Loss", "ℓ2 penalty", "Also show source points"),
-    "learning_curves": ("Number of sizes", "Loss", "l2 regularisation"),
+    "learning_curves": ("Number of sizes", "Logarithmic error axis", "l2 regularisation"),
     "": ("Random seed",),
 }
 UPLOAD_PAGE = "your_data"
