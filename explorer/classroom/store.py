@@ -7,15 +7,10 @@ emptied); ``FLDA_CLASS_DB_URL`` (any SQLAlchemy URL, e.g.
 server.  The schema is made on first use (two processes may race to make it).  Nothing
 runs on import: :func:`default_store` opens the database once per process.
 
-Tables: ``classes`` (one row per class: code, the hashes of the lecturer key, the screen
-token and the starter, the number of choices of each step (0: no question), the stage
-columns of :mod:`explorer.classroom.stages`, the lecturer's control values, the current
-step's correct choices, clocks, ``version`` (+1 on every lecturer change) and ``tally``
-(+1 on every join, vote and seat removal)); ``seats`` (class, device hash, public seat id,
-joined, last seen); ``votes`` (one per seat, step and round: the primary key);
-``rounds`` (per step and round when it opened and closed; round 0 holds the step's correct
-choices); ``attempts`` (wrong codes and new devices per client, for the rate limits);
-``meta`` (the device cookies' signing secret, the last incident).
+Tables (defined below): ``classes`` (``version`` +1 on every lecturer change, ``tally`` +1
+on every join, vote and seat removal), ``seats``, ``votes`` (one per seat, step and round),
+``rounds`` (round 0 holds the step's correct choices), ``attempts`` (for the rate limits)
+and ``meta`` (the device cookies' signing secret, the last incident).
 
 Limits (environment variables ``FLDA_CLASS_<NAME>``, defaults in :data:`LIMITS`):
 ``MAX_CLASSES`` live classes per server, ``PER_STARTER`` live classes per lecturer and
