@@ -315,9 +315,8 @@ class ClassStore:
         return StoreUnavailable("The class store cannot be reached now: try again in a minute.")
 
     def _recover(self, damaged=False):
-        """Recreate a deleted or damaged SQLite file once: the first process to take the
-        file lock moves a damaged file aside and makes a new one; the others find the new
-        file and use it.  Whoever made the new schema writes the incident."""
+        """Recreate a deleted or damaged SQLite file once (the first process to take the file
+        lock moves a damaged one aside); whoever made the new schema writes the incident."""
         with open(f"{self.path}.lock", "a+") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             self.engine.dispose()

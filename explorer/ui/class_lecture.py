@@ -104,11 +104,8 @@ class ClassLecture:
         """What the keys element needs to steer this class itself (None without the key)."""
         if not self.steering:
             return None
-        state = self.state
-        return {"base": base_path(), "code": self.code, "steps": len(LESSON_STEPS)} | {
-            "bars": state.bars,
-            "layer": state.layer,
-        }
+        steering = {"base": base_path(), "code": self.code, "steps": len(LESSON_STEPS)}
+        return steering | {"bars": self.state.bars, "layer": self.state.layer}
 
     def sync_correct(self, view):
         """Keep the class's correct choices those the lecturer's view computes (the

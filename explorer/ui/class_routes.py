@@ -357,12 +357,10 @@ async def _mine(request):
 
 # ------------------------------------------------------------------------ following
 def student_content(state):
-    """What every student sees of the class's current step (``state``: its
-    :class:`~explorer.classroom.store.ClassState`): ``{step, slug, title, text, question,
-    choices, figure}``, the text with the setting the lecturer's control values make
-    (:func:`explorer.ui.lesson_views.settings_text`); after Reveal also ``correct``, the
-    ``answer`` (the sentence the projector shows, then the mechanism) and ``explore`` (a
-    URL relative to the app: the step with the lecturer's values on the student's device)."""
+    """What every student sees of the class's current step (``state``: a ``ClassState``):
+    ``{step, slug, title, text, question, choices, figure}`` with the lecturer's setting;
+    after Reveal also ``correct``, the ``answer`` and ``explore`` (a URL relative to the app:
+    the step with the lecturer's values on the student's device)."""
     from explorer.teaching.lesson import LESSON_STEPS, explore_url, with_chosen
     from explorer.ui.lesson_views import settings_text, step_view
 
