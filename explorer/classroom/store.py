@@ -512,12 +512,7 @@ class ClassStore:
                 return {"layer": "join"}  # back to the opening join slide
             return getattr(stages, action)({**row, "n_steps": len(choices)}, [n > 0 for n in choices])
         if action == "end":
-            return {
-                "ended": True,
-                "round_open": False,
-                "expires": self.clock(),
-                "expires_mono": self.monotonic(),
-            }
+            return dict(ended=True, round_open=False, expires=self.clock(), expires_mono=self.monotonic())
         if action == "goto":
             to = int(value)
             if not 0 <= to < len(choices):
@@ -584,11 +579,8 @@ class ClassStore:
             active = (seats.c.class_id == row["id"], seats.c.seen > now - SEAT_ACTIVE_S)
             if self._count(conn, seats, *active) >= limit("MAX_SEATS"):
                 return "full"
-            conn.execute(
-                insert(seats).values(
-                    class_id=row["id"], device=me, seat=codes.new_code(8), joined=now, seen=now
-                )
-            )
+            seat = {"seat": codes.new_code(8), "joined": now, "seen": now}
+            conn.execute(insert(seats).values(class_id=row["id"], device=me, **seat))
             self._set(conn, row, tally=classes.c.tally + 1)
         self._changed(row["code"])
         return "ok"
