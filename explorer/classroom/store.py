@@ -458,12 +458,9 @@ class ClassStore:
 
     def my_classes(self, starter):
         """The classes ``starter`` started that are still kept, newest first."""
+        mine = select(classes).where(classes.c.starter == codes.token_hash(starter, "starter"))
         with self._tx(write=False) as conn:
-            rows = conn.execute(
-                select(classes)
-                .where(classes.c.starter == codes.token_hash(starter, "starter"))
-                .order_by(classes.c.created.desc(), classes.c.id.desc())
-            ).mappings()
+            rows = conn.execute(mine.order_by(classes.c.created.desc(), classes.c.id.desc())).mappings()
             return [self._state(row) for row in rows]
 
     # -------------------------------------------------------------- the lecturer

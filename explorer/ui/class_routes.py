@@ -349,10 +349,8 @@ async def _mine(request):
     device = request.cookies.get(DEVICE_COOKIE, "")
     if not codes.device_ok(device, await _call("secret")):
         return _json({"status": "ok", "classes": []})
-    found = await _call("my_classes", device)
-    return _json(
-        {"status": "ok", "classes": [{**dataclasses.asdict(s), **class_links(s.code)} for s in found]}
-    )
+    found = [{**dataclasses.asdict(s), **class_links(s.code)} for s in await _call("my_classes", device)]
+    return _json({"status": "ok", "classes": found})
 
 
 # ------------------------------------------------------------------------ following
