@@ -1,16 +1,11 @@
-// The class client: one ES module for the students' page (/join, join.js) and the
-// lecturer's screens (the Lesson page's projector and presenter component, which loads
-// it with `await import(base + "/_flda/class_client.js")`).  Server side:
+// The class client: one ES module for the students' page (join.js) and the lecturer's
+// screens (class_layer.js, lesson_keys.js import it); server side:
 // explorer/ui/class_routes.py.  Only fetch, no framework.
 //
 // API (base: the app's path prefix, "" at the root; code: the class's join code):
-//   call(base, name, body)            -> the JSON answer of POST /_flda/class/<name> (GET without
-//                                        body), with {status: "offline"} when there is no answer:
-//     join {code}  -> {status: "ok"|"unknown"|"ended"|"full"|"rate-limited"|..., code}
-//     vote {code, choice}  -> {status: "counted"|"changed"|"closed"|..., mine}
-//     steer {code, action, value}  -> {status, state}   (the lecturer's cookie; store actions)
-//     start {token}  -> {status, code, presenter, projector, join, lecturer_link}
-//     mine (GET)  -> {status, classes: [state + links]}
+//   call(base, name, body) -> the JSON answer of POST /_flda/class/<name> (GET without
+//     body), {status: "offline"} when there is no answer: join {code}, vote {code, choice},
+//     steer {code, action, value}, start {token}, mine (GET).
 //   follow({base, code, screen, onAnswer, onStatus}) -> {stop(), poke()}
 //     One long poll at a time (GET /_flda/class/state); onAnswer(body) on every new token,
 //     body = {token, state, content, mine, counts}; onStatus(s) with s one of "live",

@@ -1,13 +1,8 @@
 // The class's live layer on the Lesson's projector and presenter (issues 40 and 41): it
-// follows the class with the shared client (assets/class_client.js: one long poll at a
-// time, a watchdog, "reconnecting…") and draws what changes between the page's runs —
-// the votes, who joined, the clocks — without rerunning the page.  When the lecturer
-// changed the class (its version is newer than the one the page was drawn with), it
-// reruns the page once (the trigger "changed").
-//
-// data: {base, code, screen, role: "projector" | "presenter", version, letters,
-//        correct, join (the join link), clock: {now, stepStarted, started, stepPlan,
-//        planStart}, hints: [[below, text], ...]}
+// follows the class (class_client.js) and draws the votes, who joined and the clocks
+// without rerunning the page; a newer class version reruns it once (trigger "changed").
+// data: {base, code, screen, role: "projector" | "presenter", version, letters, correct,
+//        join, clock: {now, stepStarted, started, stepPlan, planStart}, hints}
 // Everything shown is set with textContent (no markup from the server).
 
 function clockText(seconds) {
@@ -20,8 +15,7 @@ export default function (component) {
   const doc = parentElement.ownerDocument;
   const win = doc.defaultView;
   const presenter = data.role === "presenter";
-  // One follower per page and role: a rerun calls this function again (the previous
-  // follower stops here; the cleanup below is not called on every rerun).
+  // one follower per page and role: a rerun calls this again (the cleanup is not called)
   const registry = (win.__fldaClassLayer = win.__fldaClassLayer || {});
   if (registry[data.role]) registry[data.role].stop();
   let client = null;

@@ -1,17 +1,11 @@
-// A presenter's keys on the Lesson page (issues 25 and 34), as reveal.js users know them.
-// The key map comes from the page (explorer/ui/slides.py KEY_MAP, the one list); keys are
-// listened for on the document in the capture phase.  In presentation mode they win over
-// whatever has focus (only a text box keeps its keys); outside it, only ← / → / Page Up /
-// Page Down / Space move between steps, and a focused control keeps the arrows and Space.
-//
-// Actions the page carries out (next, back, first, last, jump:N, reset, contrast) go to the
-// server as the trigger "nav"; the overview, the black-out, "Why", "All numbers" and the
-// list of keys are the browser's alone: <html data-flda-slide="..."> says which layer is
-// shown.  The window's height is the state "viewport" (the figures' type is sized from it).
-// In a class (data.serverLayers) those layers are the class's (data.layer: the one its
-// state asks for), and with data.steer the keys steer the class themselves.  A mouse click
-// gives its focus back, and a key acted on here never reaches a focused button (keyup), so
-// a clicker's Space or Enter never repeats the last button.
+// A presenter's keys on the Lesson page (issues 25 and 34), as reveal.js users know them;
+// the key map is explorer/ui/slides.py KEY_MAP.  Listened for on the document in the
+// capture phase: in presentation mode they win over whatever has focus (but a text box);
+// outside it only ← / → / Page Up / Page Down / Space move, and a focused control keeps them.
+// Page actions go to the server as the trigger "nav"; the overview, black-out, "Why",
+// "All numbers" and the key list are the browser's (<html data-flda-slide="...">), or in a
+// class (data.serverLayers) the class's, and with data.steer the keys steer the class.
+// The window's height is the state "viewport".
 const PAGING = new Set(["PageDown", "PageUp"]);
 const LAYERS = new Set(["overview", "black", "why", "numbers", "help", "join"]);
 
@@ -100,9 +94,8 @@ export default function (component) {
     if (data.steer && action !== "contrast") steer(action);
     else setTriggerValue("nav", action);
   };
-  // In a class the lecturer's keys go straight to the class (POST /_flda/class/steer with
-  // the lecturer's cookie), not through a run of this page: a key pressed while the page
-  // reruns is never lost, and the projector and phones follow at once.
+  // In a class the keys steer it directly (POST /_flda/class/steer, the lecturer's cookie):
+  // a key pressed during a rerun is never lost.
   const steer = async (action) => {
     const s = data.steer;
     const [name, number] = action.split(":");
@@ -114,8 +107,7 @@ export default function (component) {
     const client = await import(new URL(`${s.base}/_flda/class_client.js`, win.location.href).href);
     await client.call(s.base, "steer", { code: s.code, action: wanted[0], value: wanted[1] });
   };
-  // The overview, black-out, list of keys and jump note exist on slides only (their
-  // stylesheet comes with presentation mode).
+  // the layers exist on slides only (their stylesheet comes with presentation mode)
   const layers = buildLayers(doc, data, go);
   parentElement.replaceChildren(...(data.present ? [layers.root] : []));
   const stop = (event) => {

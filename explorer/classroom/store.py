@@ -7,15 +7,10 @@ emptied); ``FLDA_CLASS_DB_URL`` (any SQLAlchemy URL, e.g.
 server.  The schema is made on first use (two processes may race to make it).  Nothing
 runs on import: :func:`default_store` opens the database once per process.
 
-Tables: ``classes`` (one row per class: code, the hashes of the lecturer key, the screen
-token and the starter, the number of choices of each step (0: no question), the stage
-columns of :mod:`explorer.classroom.stages`, the lecturer's control values, the current
-step's correct choices, clocks, ``version`` (+1 on every lecturer change) and ``tally``
-(+1 on every join, vote and seat removal)); ``seats`` (class, device hash, public seat id,
-joined, last seen); ``votes`` (one per seat, step and round: the primary key);
-``rounds`` (per step and round when it opened and closed; round 0 holds the step's correct
-choices); ``attempts`` (wrong codes and new devices per client, for the rate limits);
-``meta`` (the device cookies' signing secret, the last incident).
+Tables (defined below): ``classes`` (``version`` +1 on every lecturer change, ``tally`` +1
+on every join, vote and seat removal), ``seats``, ``votes`` (one per seat, step and round),
+``rounds`` (round 0 holds the step's correct choices), ``attempts`` (for the rate limits)
+and ``meta`` (the device cookies' signing secret, the last incident).
 
 Limits (environment variables ``FLDA_CLASS_<NAME>``, defaults in :data:`LIMITS`):
 ``MAX_CLASSES`` live classes per server, ``PER_STARTER`` live classes per lecturer and
@@ -320,9 +315,8 @@ class ClassStore:
         return StoreUnavailable("The class store cannot be reached now: try again in a minute.")
 
     def _recover(self, damaged=False):
-        """Recreate a deleted or damaged SQLite file once: the first process to take the
-        file lock moves a damaged file aside and makes a new one; the others find the new
-        file and use it.  Whoever made the new schema writes the incident."""
+        """Recreate a deleted or damaged SQLite file once (the first process to take the file
+        lock moves a damaged one aside); whoever made the new schema writes the incident."""
         with open(f"{self.path}.lock", "a+") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             self.engine.dispose()
@@ -464,12 +458,9 @@ class ClassStore:
 
     def my_classes(self, starter):
         """The classes ``starter`` started that are still kept, newest first."""
+        mine = select(classes).where(classes.c.starter == codes.token_hash(starter, "starter"))
         with self._tx(write=False) as conn:
-            rows = conn.execute(
-                select(classes)
-                .where(classes.c.starter == codes.token_hash(starter, "starter"))
-                .order_by(classes.c.created.desc(), classes.c.id.desc())
-            ).mappings()
+            rows = conn.execute(mine.order_by(classes.c.created.desc(), classes.c.id.desc())).mappings()
             return [self._state(row) for row in rows]
 
     # -------------------------------------------------------------- the lecturer
@@ -518,12 +509,7 @@ class ClassStore:
                 return {"layer": "join"}  # back to the opening join slide
             return getattr(stages, action)({**row, "n_steps": len(choices)}, [n > 0 for n in choices])
         if action == "end":
-            return {
-                "ended": True,
-                "round_open": False,
-                "expires": self.clock(),
-                "expires_mono": self.monotonic(),
-            }
+            return dict(ended=True, round_open=False, expires=self.clock(), expires_mono=self.monotonic())
         if action == "goto":
             to = int(value)
             if not 0 <= to < len(choices):
@@ -590,11 +576,8 @@ class ClassStore:
             active = (seats.c.class_id == row["id"], seats.c.seen > now - SEAT_ACTIVE_S)
             if self._count(conn, seats, *active) >= limit("MAX_SEATS"):
                 return "full"
-            conn.execute(
-                insert(seats).values(
-                    class_id=row["id"], device=me, seat=codes.new_code(8), joined=now, seen=now
-                )
-            )
+            seat = {"seat": codes.new_code(8), "joined": now, "seen": now}
+            conn.execute(insert(seats).values(class_id=row["id"], device=me, **seat))
             self._set(conn, row, tally=classes.c.tally + 1)
         self._changed(row["code"])
         return "ok"

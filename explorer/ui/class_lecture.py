@@ -1,17 +1,9 @@
 """A class session on the Lesson page (issues 40-42): the lecture read from the class
-store, the projector's slide and the class's live layer.
-
-:class:`ClassLecture` answers what :class:`explorer.ui.lecture.SoloLecture` answers, from
-the class's row (:mod:`explorer.classroom.store`): the step, the lecturer's control
-values, whether the step is revealed.  With the lecturer's key (the cookie the presenter
-link set, :func:`explorer.ui.class_routes.lecturer_key`) its buttons steer the class
-through the stages of :mod:`explorer.classroom.stages`, and its keys steer it in the
-browser (:meth:`ClassLecture.key_steering`) — the same keys on the projector and on the
-presenter.  The projector (``/lesson?class=CODE&view=projector``) is the Lesson's own
-slide (:func:`explorer.ui.lesson_slide.draw_step`) with the class's layer on top
-(:func:`class_layer`, ``assets/class_layer.js``: the join code in a corner, the vote bars,
-"reconnecting…"), the join overlay (J) and the class's layers (black, Why, All numbers)
-shown as the class's state says.
+store (:class:`ClassLecture`, answering what :class:`explorer.ui.lecture.SoloLecture`
+answers; with the lecturer's key it steers the class through the stages of
+:mod:`explorer.classroom.stages`, by buttons and by keys), the projector
+(``/lesson?class=CODE&view=projector``: the Lesson's own slide with the class's live layer
+:func:`class_layer` and the join overlay on top) and the class's layers.
 """
 
 from __future__ import annotations
@@ -112,11 +104,8 @@ class ClassLecture:
         """What the keys element needs to steer this class itself (None without the key)."""
         if not self.steering:
             return None
-        state = self.state
-        return {"base": base_path(), "code": self.code, "steps": len(LESSON_STEPS)} | {
-            "bars": state.bars,
-            "layer": state.layer,
-        }
+        steering = {"base": base_path(), "code": self.code, "steps": len(LESSON_STEPS)}
+        return steering | {"bars": self.state.bars, "layer": self.state.layer}
 
     def sync_correct(self, view):
         """Keep the class's correct choices those the lecturer's view computes (the

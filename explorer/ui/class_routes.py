@@ -26,17 +26,10 @@ One watcher task per class per process reads the class's row every :data:`CHECK_
 all its waiters (a change made in this process wakes them at once, through
 :func:`explorer.classroom.store.on_change`).  Per client (device cookie, else address) at
 most :data:`POLLS_PER_WINDOW` requests per :data:`WINDOW_S` and :data:`WAITS_PER_CLIENT`
-held polls; per process at most ``FLDA_CLASS_MAX_WAITERS`` (3000) held polls.  The client's
-address is the peer's, or nginx's ``X-Real-IP`` (else the last ``X-Forwarded-For``) when
-the peer is loopback and ``FLDA_BEHIND_PROXY=1``.  Every fault answers JSON with a
-``status`` and a ``message`` for people, never a traceback.
-
-Students join at :func:`public_origin`, never the lecturer's loopback (a lecturer who
-opened the app as ``localhost`` would send every phone to its own ``localhost``):
-``FLDA_PUBLIC_URL`` when the server's operator set it (behind a proxy, a name students
-can reach), else the address the browser used, unless that is a loopback address: then
-this machine's address on its local network, with a warning for the presenter when even
-that cannot be found.
+held polls; per process at most ``FLDA_CLASS_MAX_WAITERS`` (3000) held polls (the client's
+address: :func:`client_address`).  Every fault answers JSON with a ``status`` and a
+``message`` for people, never a traceback.  Students join at :func:`public_origin`, never
+the lecturer's loopback.
 """
 
 from __future__ import annotations
@@ -137,8 +130,9 @@ def lan_address():
 
 
 def public_origin(url=None, env=None):
-    """``(origin, warning)``: ``scheme://host[:port]`` students can open, and a sentence
-    for the presenter when they may not reach it (None otherwise)."""
+    """``(origin, warning)``: ``scheme://host[:port]`` students can open (``FLDA_PUBLIC_URL``,
+    else the browser's address, else for a loopback one this machine's network address),
+    and a sentence for the presenter when they may not reach it (None otherwise)."""
     configured = (os.environ if env is None else env).get(PUBLIC_URL_ENV, "").strip().rstrip("/")
     if configured:
         return configured, None
@@ -355,20 +349,16 @@ async def _mine(request):
     device = request.cookies.get(DEVICE_COOKIE, "")
     if not codes.device_ok(device, await _call("secret")):
         return _json({"status": "ok", "classes": []})
-    found = await _call("my_classes", device)
-    return _json(
-        {"status": "ok", "classes": [{**dataclasses.asdict(s), **class_links(s.code)} for s in found]}
-    )
+    found = [{**dataclasses.asdict(s), **class_links(s.code)} for s in await _call("my_classes", device)]
+    return _json({"status": "ok", "classes": found})
 
 
 # ------------------------------------------------------------------------ following
 def student_content(state):
-    """What every student sees of the class's current step (``state``: its
-    :class:`~explorer.classroom.store.ClassState`): ``{step, slug, title, text, question,
-    choices, figure}``, the text with the setting the lecturer's control values make
-    (:func:`explorer.ui.lesson_views.settings_text`); after Reveal also ``correct``, the
-    ``answer`` (the sentence the projector shows, then the mechanism) and ``explore`` (a
-    URL relative to the app: the step with the lecturer's values on the student's device)."""
+    """What every student sees of the class's current step (``state``: a ``ClassState``):
+    ``{step, slug, title, text, question, choices, figure}`` with the lecturer's setting;
+    after Reveal also ``correct``, the ``answer`` and ``explore`` (a URL relative to the app:
+    the step with the lecturer's values on the student's device)."""
     from explorer.teaching.lesson import LESSON_STEPS, explore_url, with_chosen
     from explorer.ui.lesson_views import settings_text, step_view
 

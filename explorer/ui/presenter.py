@@ -1,15 +1,8 @@
 """The lecturer's console (issue 40): ``/lesson?class=CODE&view=presenter``, and without a
-class ``/lesson?view=presenter``, a rehearsal with no students.
-
-Beside the step as the projector shows it (drawn by the one renderer, with the step's
-controls live: the projector and every student follow them), the console holds what is
-for the lecturer's eyes: the stage the step is in and the one key that moves it on
-(→/Space/Page Down/N, as a clicker sends; ←/Page Up/P undoes one stage; a number and
-Enter jumps), the computed answer and the paper's numbers before Reveal, the class's
-votes per round with the share correct and a peer-instruction hint, the speaker notes
-filled from the step as shown, the next step, the step's clock and the lecture's against
-the plan (:func:`explorer.teaching.lesson.lecture_plan`), the class's settings, its
-seats, the links, the results and End (with a confirmation).
+class ``/lesson?view=presenter``, a rehearsal with no students.  Beside the step as the
+projector shows it (its controls live), what is for the lecturer's eyes (:func:`_right_side`):
+the stage and the key that moves it on, the answer before Reveal, votes, notes, clocks
+against the plan (:func:`explorer.teaching.lesson.lecture_plan`), settings, seats, End.
 """
 
 from __future__ import annotations
