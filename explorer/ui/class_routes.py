@@ -46,6 +46,7 @@ import os
 import socket
 import time
 import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import streamlit as st
@@ -59,7 +60,7 @@ PAGE_FILES = {"join.js": "text/javascript", "class_client.js": "text/javascript"
 DEVICE_COOKIE = "flda_device"
 PUBLIC_URL_ENV = "FLDA_PUBLIC_URL"
 HOLD_S, CHECK_S, IDLE_S = 20.0, 0.2, 10.0  # poll hold, row reads, a watch without waiters ends
-DISCONNECT_CHECK_S = 1.0  # how often a held poll looks whether its client left
+DISCONNECT_CHECK_S = 5.0  # how often a held poll looks whether its client left
 COUNTS_EVERY_S, TOUCH_EVERY_S, STORE_TIMEOUT_S = 1.0, 30.0, 5.0
 WINDOW_S, POLLS_PER_WINDOW, WAITS_PER_CLIENT, MAX_WATCHES, ROOM = 10.0, 40, 4, 400, 25
 COOKIE_AGE_S = 2 * 24 * 3600
@@ -160,10 +161,18 @@ def public_join_url(code):
     return f"{public_origin()[0]}/join?code={code}"
 
 
+#: The store's writes, run one at a time per process in their own thread: a burst of votes
+#: waits in one queue instead of filling every worker thread with writers that wait on the
+#: database's lock, so the reads that tell the screens about each vote never queue behind them.
+WRITES = frozenset({"create_class", "join", "new_device", "steer", "touch", "vote"})
+_POOLS = {True: ThreadPoolExecutor(1, "class-write"), False: ThreadPoolExecutor(4, "class-read")}
+
+
 async def _call(method, *args):
     """The store's ``method`` in a worker thread, waited for at most :data:`STORE_TIMEOUT_S`."""
     try:
-        call = asyncio.to_thread(getattr(class_store.default_store(), method), *args)
+        run = functools.partial(getattr(class_store.default_store(), method), *args)
+        call = asyncio.get_running_loop().run_in_executor(_POOLS[method in WRITES], run)
         return await asyncio.wait_for(call, STORE_TIMEOUT_S)
     except TimeoutError:
         raise class_store.StoreBusy("The class store did not answer in time: try again.") from None
@@ -520,7 +529,7 @@ async def _state(request):
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            try:  # a poll its client gave up (a reload, a rerun) frees its place within a second
+            try:  # a poll its client gave up (a reload, a rerun) frees its place within DISCONNECT_CHECK_S
                 await asyncio.wait_for(watch.changed.wait(), min(left, DISCONNECT_CHECK_S))
             except TimeoutError:
                 if await request.is_disconnected():
