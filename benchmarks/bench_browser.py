@@ -30,30 +30,27 @@ Run: ``python3 benchmarks/bench_browser.py [--quick] [--repeats N] [--only TEXT 
 
 Results
 -------
-``python3 benchmarks/bench_browser.py --repeats 4`` at ``2415878``, 2026-11-27 06:16-06:26
-UTC, on the 2-core reference machine in a slow phase (load average not recorded; bare
-shell 1.40 s, floor 1.74 s, where a quiet phase gave 1.05 s and 1.68 s).  First charts:
-medians of 4 fresh servers; control changes: 24 changes each, fresh servers, right after
-(06:27-06:29 UTC), p95 in brackets:
+2026-11-28 00:52-00:58 UTC, the quiet 2-core reference machine (load average 0.1-0.5 at
+the start, 2.2-2.6 at the end: the browser and servers of the run itself), ``--repeats 4``
+with ``--only`` (the figures issue 41 names).  Baselines: bare shell 0.87 s, floor (a
+title and one tiny chart with the app's chart element) 1.13 s, 2.25 s with
+``st.plotly_chart``.  p95 in brackets:
 
-======================================  ===============  =======
-figure                                  median (p95)     x floor
-======================================  ===============  =======
-Home -> title                           1.64 s           0.9
-Lesson -> first chart                   2.48 s           1.4
-Synthetic -> first chart                2.31 s           1.3
-Transfer -> first chart                 2.43 s           1.4
-Learning curves -> first chart          2.85 s           1.6
-Digits -> first chart                   2.73 s           1.6
-Real data -> first chart                2.84 s           1.6
-Your data (sample) -> first chart       3.49 s (3.70)    2.0
-Lesson: Reveal / Next / Back            0.33 s (0.55)
-Synthetic: type a new theta, 10k        0.39 s (0.45)
-Transfer: "your theta" slider step      0.32 s (0.49)
-Your data (sample): scale toggle        0.44 s (0.53)
-======================================  ===============  =======
+=======================================  ===============  =======
+figure                                   median (p95)     x floor
+=======================================  ===============  =======
+Lesson -> first chart                    1.64 s (1.89)    1.4
+Synthetic -> first chart                 1.98 s (2.16)    1.8
+Transfer -> first chart                  1.77 s (1.83)    1.6
+Synthetic: type a new θ, 10k             0.22 s (0.33)
+Lesson slides: Page Down -> Reveal/Next  0.020 s (0.035)
+Lesson slides: Page Down -> figure       0.19 s (0.28)
+=======================================  ===============  =======
 
-Goals: first chart <= 2.5 s; a control change <= 0.3 s median, <= 0.6 s p95.
+Goals (issue 41): first chart <= 2.0 s and <= 1.3x the floor (met in seconds, not in the
+ratio: the pages' own imports and first run cost 0.5-0.9 s more than the floor app's); a
+control change <= 0.3 s median, <= 0.6 s p95; Lesson key -> Reveal/Next <= 0.2 s, key ->
+figure drawn <= 0.5 s.
 """
 
 from __future__ import annotations
@@ -72,7 +69,7 @@ sys.path.insert(0, str(ROOT))
 
 import e2e_harness as h  # noqa: E402
 
-FIRST_CHART_GOAL_S = 2.5
+FIRST_CHART_GOAL_S = 2.0  # and at most 1.3x the floor (issue 41)
 CHANGE_GOAL_MEDIAN_S = 0.3
 CHANGE_GOAL_P95_S = 0.6
 PRESET_GOAL_S = 1.0

@@ -36,15 +36,14 @@ Run: ``python3 benchmarks/bench_soak.py --students 60 --minutes 10``
 
 Results
 -------
-``python3 benchmarks/bench_soak.py --students 60 --minutes 4``, 2026-11-27, the 2-core
-machine shared with other test runs (load average 6.3 at the start, up to 10.9): the
-other process's students change p50 / p95 0.18 / 1.41 s (1.64 s at p95 after the kill,
-2,545 changes); supervisord started a new process 0.24 s after the kill (``respawn_s``),
-which answered after 10.4 s (``restart_s``); the killed process's 30 students were all
-served again by the live process, the last 6.7 s after the kill; errors before / during
-/ after the restart 0 / 30 (the websockets the kill closed) / 0; peak memory of both
-Streamlit processes 1,081 MB.  A restart is almost all the new process's start-up
-(Streamlit's own, then the imports and the lesson's steps before it opens).
+``python3 benchmarks/bench_soak.py --students 60 --minutes 4``, 2026-11-28 01:11-01:15 UTC,
+the quiet 2-core machine (load average 0.28 at the start, at most 1.59): the other
+process's students change p50 / p95 0.064 / 0.296 s (0.274 s at p95 after the kill, 2,706
+changes); supervisord started a new process 0.17 s after the kill (``respawn_s``), which
+answered after 4.1 s (``restart_s``); the killed process's 30 students were all served
+again by the live process, the last 6.7 s after the kill; errors before / during / after
+the restart 0 / 30 (the websockets the kill closed) / 0; peak memory of both Streamlit
+processes 890 MB.
 """
 
 from __future__ import annotations
