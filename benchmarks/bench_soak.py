@@ -194,12 +194,16 @@ async def kill_and_watch(server, record, at_s, limit_s=120):
             return
 
 
-async def sample(server, peak, loads, stop):
-    """Largest summed RSS of the Streamlit processes, and the 1-minute load averages."""
+async def sample(server, peak, loads, stop, clock, timeline):
+    """Largest summed RSS of the Streamlit processes, each process's largest, the
+    1-minute load averages, and every 5 minutes each process's RSS (``timeline``)."""
     while not stop.is_set():
-        pids = server.streamlit_pids().values()
-        peak[0] = max(peak[0], sum(proc_rss(pid) for pid in pids))
+        rss = {port: proc_rss(pid) for port, pid in server.streamlit_pids().items()}
+        peak[0] = max(peak[0], sum(rss.values()))
+        peak[1] = max([peak[1], *rss.values()])
         loads.append(os.getloadavg()[0])
+        if clock.now() >= 300 * len(timeline):
+            timeline.append([round(clock.now() / 60), *(round(v / 2**20) for v in rss.values())])
         try:
             await asyncio.wait_for(stop.wait(), 0.5)
         except TimeoutError:
@@ -211,9 +215,10 @@ async def soak(server, args):
     record = Record(clock)
     duration = args.minutes * 60
     deadline = time.monotonic() + duration
-    peak, loads, stop = [0], [os.getloadavg()[0]], asyncio.Event()
-    sampler = asyncio.create_task(sample(server, peak, loads, stop))
-    killer = asyncio.create_task(kill_and_watch(server, record, duration * args.kill_at))
+    peak, loads, stop, timeline = [0, 0], [os.getloadavg()[0]], asyncio.Event(), []
+    sampler = asyncio.create_task(sample(server, peak, loads, stop, clock, timeline))
+    kill = args.kill_at < 1  # 1: no kill (memory over a whole class)
+    killer = asyncio.create_task(kill_and_watch(server, record, duration * args.kill_at)) if kill else None
     students = [
         soak_student(server.url, k, args.seed, record, deadline, args.timeout, tuple(args.think))
         for k in range(args.students)
@@ -222,14 +227,15 @@ async def soak(server, args):
         await asyncio.wait_for(asyncio.gather(*students), duration + 2 * args.timeout + 30)
     except TimeoutError:
         record.errors.append((clock.now(), "", "the class did not finish in time"))
-    await killer
+    if killer:
+        await killer
     stop.set()
     await sampler
     loads.append(os.getloadavg()[0])
-    return record, clock, peak[0], loads
+    return record, clock, peak, loads, timeline
 
 
-def summary(record, clock, peak, loads, args):
+def summary(record, clock, peak, loads, timeline, args):
     """The JSON line."""
 
     def r(x):
@@ -268,7 +274,9 @@ def summary(record, clock, peak, loads, args):
         "errors_during_restart": counts["during"],
         "errors_after_restart": counts["after"],
         "first_errors": [f"{t:.1f}s {text[:120]}" for t, _, text in record.errors[:3]],
-        "server_peak_rss_mb": round(peak / 2**20, 1),
+        "server_peak_rss_mb": round(peak[0] / 2**20, 1),
+        "process_peak_rss_mb": round(peak[1] / 2**20, 1),
+        "rss_mb_every_5_min": timeline,
         "load_avg": {"start": round(loads[0], 2), "max": round(max(loads), 2), "end": round(loads[-1], 2)},
     }
 
@@ -277,7 +285,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=60)
     parser.add_argument("--minutes", type=float, default=10.0)
-    parser.add_argument("--kill-at", type=float, default=0.5, help="fraction of the run (0-1)")
+    parser.add_argument("--kill-at", type=float, default=0.5, help="fraction of the run (0-1; 1: no kill)")
     parser.add_argument("--seed", type=int, default=0)
     bench_class.add_think_argument(parser)
     parser.add_argument("--timeout", type=float, default=60.0, help="longest wait for one run (seconds)")
@@ -285,13 +293,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if (
         not 1 <= args.students <= 200
-        or not 0.05 <= args.minutes <= 30
-        or not 0 < args.kill_at < 1
+        or not 0.05 <= args.minutes <= 90
+        or not 0 < args.kill_at <= 1
         or not 0.1 <= args.think[0] <= args.think[1] <= 60
         or not 5 <= args.timeout <= 300
     ):
         parser.error(
-            "use 1-200 students, 0.05-30 minutes, --kill-at in (0, 1), think 0.1-60 s, timeout 5-300 s"
+            "use 1-200 students, 0.05-90 minutes, --kill-at in (0, 1], think 0.1-60 s, timeout 5-300 s"
         )
     log = args.log or Path(f"/tmp/flda-soak-serve-{os.getpid()}.log")
     for name in QUIET_WARM_UPS:  # as a class's server runs (the harness turns them off)
@@ -299,15 +307,16 @@ def main(argv=None):
     server = DeployedServer(processes=2, log_path=log)
     print(f"serve.sh on {server.url} (log {log})", file=sys.stderr, flush=True)
     try:
-        record, clock, peak, loads = asyncio.run(soak(server, args))
+        record, clock, peak, loads, timeline = asyncio.run(soak(server, args))
     finally:
         code = server.stop()
-    result = summary(record, clock, peak, loads, args)
+    result = summary(record, clock, peak, loads, timeline, args)
     result["serve_sh_exit"] = code
     for _, _, text in record.errors[:10]:
         print(f"error: {text}", file=sys.stderr)
     print(json.dumps(result), flush=True)
-    return 0 if result["errors_after_restart"] == 0 and result["restart_s"] is not None else 1
+    restarted = args.kill_at == 1 or result["restart_s"] is not None
+    return 0 if result["errors_after_restart"] == 0 and restarted else 1
 
 
 if __name__ == "__main__":
