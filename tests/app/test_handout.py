@@ -173,7 +173,7 @@ def test_the_lesson_page_offers_both_handouts_for_the_chosen_paper(monkeypatch):
     tested in test_page_lesson and the print test)."""
     from apptest_support import open_page
 
-    from explorer.ui import lesson_views
+    from explorer.ui import lesson_slide, lesson_views
 
     made = []
 
@@ -181,7 +181,10 @@ def test_the_lesson_page_offers_both_handouts_for_the_chosen_paper(monkeypatch):
         made.append(lesson_step.slug)
         return View(reveal=f"reveal of {lesson_step.slug}", correct=frozenset({0}))
 
+    # both names: lesson_slide imported step_view itself (patching only lesson_views left
+    # the stub in lesson_slide for every later test when this test imported it first)
     monkeypatch.setattr(lesson_views, "step_view", quick)
+    monkeypatch.setattr(lesson_slide, "step_view", quick)
     at = open_page("pages/lesson.py", {"step": LESSON_STEPS[0].slug})
     at.radio(key="lesson_handout_paper").set_value("Letter").run()
     made.clear()
