@@ -30,4 +30,6 @@ def test_a_short_soak_kills_a_process_and_reports_one_json_line(tmp_path):
     assert result["errors_after_restart"] == 0 and result["killed_students_not_back"] == 0
     assert result["changes"] > 0 and result["other_p95"] is not None
     assert result["kill_at_s"] > 0 and result["server_peak_rss_mb"] > 100
+    assert 100 < result["process_peak_rss_mb"] <= result["server_peak_rss_mb"]
+    assert result["rss_mb_every_5_min"][0][0] == 0 and len(result["rss_mb_every_5_min"][0]) == 3
     assert set(result["load_avg"]) == {"start", "max", "end"}
