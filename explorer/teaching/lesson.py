@@ -138,6 +138,16 @@ def _domain(prefix, paper, n_samples=LESSON_SAMPLES, seed=0, **extra):
     return values
 
 
+def _figure1(loss, show_source=False):
+    """Settings of a Synthetic-page step on Figure 1's data (seed :data:`FIGURE1_SEED`, no ℓ2)."""
+    return _domain(
+        "syn",
+        PAPER_FIGURE1,
+        seed=FIGURE1_SEED,
+        **{"syn.loss": loss, "syn.l2": 0.0, "syn.show_source": show_source},
+    )
+
+
 #: Standard errors a gap must exceed before a step names a winner (its "uncertainty
 #: rule"): a difference within ``SE_MULTIPLE`` standard errors is "too close to call".
 SE_MULTIPLE = 2.0
@@ -182,12 +192,7 @@ LESSON_STEPS = (
             "1 − θ₁, so a 1 becomes 1/(1 − θ₁). The scaling keeps the expected value of "
             "every feature equal to the source value: E[z | x] = x."
         ),
-        settings=_domain(
-            "syn",
-            PAPER_FIGURE1,
-            seed=FIGURE1_SEED,
-            **{"syn.loss": "both", "syn.l2": 0.0, "syn.show_source": True},
-        ),
+        settings=_figure1("both", show_source=True),
         equations=("transfer_model", "moments"),
         notes=SpeakerNotes(
             say="Domain adaptation: train on a labelled source, test on a target without "
@@ -222,17 +227,7 @@ LESSON_STEPS = (
             "only labelled source samples; where labels did depend on the target (the "
             "paper's 'small' cars and 'small' electronics) the estimate would miss."
         ),
-        settings=_domain(
-            "syn",
-            PAPER_FIGURE1,
-            seed=FIGURE1_SEED,
-            **{
-                "syn.loss": "quadratic",
-                "syn.l2": 0.0,
-                "syn.show_source": False,
-                "syn.target_labels": TARGET_LABELS[0],
-            },
-        ),
+        settings={**_figure1("quadratic"), "syn.target_labels": TARGET_LABELS[0]},
         equations=("transfer_model",),
         notes=SpeakerNotes(
             say="Write p(y, z, x) = p(y | z, x) p(z | x) p(x) on the board. The assumption "
@@ -269,12 +264,7 @@ LESSON_STEPS = (
             "the target and the source: a ratio of two sample means, so its noise "
             "shrinks like one over the square root of the number of samples."
         ),
-        settings=_domain(
-            "syn",
-            PAPER_FIGURE1,
-            seed=FIGURE1_SEED,
-            **{"syn.n_target": 100, "syn.loss": "both", "syn.l2": 0.0, "syn.show_source": False},
-        ),
+        settings={**_figure1("both"), "syn.n_target": 100},
         equations=("theta_hat",),
         notes=SpeakerNotes(
             say="θ̂ compares non-zero rates: here feature 1 is non-zero in {nonzero_source} of "
@@ -307,12 +297,7 @@ LESSON_STEPS = (
             "side or the other: the seed decides whether it costs anything. FLDA's "
             "boundary is pulled towards the target's by the dropout variance."
         ),
-        settings=_domain(
-            "syn",
-            PAPER_FIGURE1,
-            seed=FIGURE1_SEED,
-            **{"syn.loss": "quadratic", "syn.l2": 0.0, "syn.show_source": False},
-        ),
+        settings=_figure1("quadratic"),
         equations=("quadratic_loss", "closed_form"),
         notes=SpeakerNotes(
             say="Three boundaries: naive, oracle, FLDA. The winner is named only when the "
@@ -662,10 +647,7 @@ def settings_query(settings, present=False):
 def lesson_url(slug, present=False):
     """Shareable URL (relative to the app) of one lesson step."""
     step(slug)
-    query = {STEP_PARAM: slug}
-    if present:
-        query["present"] = "1"
-    return f"{LESSON_URL_PATH}?{urlencode(query, quote_via=quote)}"
+    return f"{LESSON_URL_PATH}?{settings_query({STEP_PARAM: slug}, present)}"
 
 
 def full_page_url(lesson_step, present=False):
@@ -775,7 +757,7 @@ def notes_fields(lesson_step, values, facts=None):
     (``try_<name>``, ``first_<name>``, ``last_<name>``) and the step's computed ``facts``."""
     fields = {
         "se_multiple": _MULTIPLE_WORDS.get(SE_MULTIPLE, f"{SE_MULTIPLE:g} times"),
-        "assumption_step": str(1 + next(i for i, s in enumerate(LESSON_STEPS) if s.slug == "the-assumption")),
+        "assumption_step": str(1 + step_index("the-assumption")),
         "tolerance": f"{THETA_TOLERANCE:g}",
         "broken_labels": TARGET_LABELS[1],
     }

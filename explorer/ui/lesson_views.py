@@ -63,9 +63,7 @@ def _which_of_two(first, second):
 
 def verdict(which, first, second):
     """The words of :func:`lower`'s answer."""
-    return (f"{first} is lower beyond the noise", f"{second} is lower beyond the noise", "too close to call")[
-        which
-    ]
+    return "too close to call" if which == 2 else f"{(first, second)[which]} is lower beyond the noise"
 
 
 def paired_se(wrong_a, wrong_b):
@@ -147,6 +145,7 @@ def _dropout_view(values, data_key, pair, result):
     zero_t = float(np.mean(pair.X_target[:, 0] == 0))
     zero_s = float(np.mean(pair.X_source[:, 0] == 0))
     shown = ", ".join(f"{v:g}" for v in target)
+    with_source = bool(values.get("syn.show_source"))
     reveal = (
         f"In this target feature 1 takes the values {shown} (source: "
         f"{', '.join(f'{v:g}' for v in source)}), with θ₁ = {theta1:g}: "
@@ -155,17 +154,14 @@ def _dropout_view(values, data_key, pair, result):
     )
     return View(
         fig=_points(
-            data_key,
-            "target",
-            "Target and source domains" if values.get("syn.show_source") else "Target domain",
-            bool(values.get("syn.show_source")),
+            data_key, "target", "Target and source domains" if with_source else "Target domain", with_source
         ),
         fig_before=_points(data_key, "source", "Source domain"),
         what=f"lesson figure 1 domains theta {theta1:g}",
         caption=(
             f"The target domain's lattice points (filled circles, area ∝ samples) of "
             f"{data_key[3]:,} samples with θ = {list(data_key[4])}"
-            + (", the source's as open diamonds" if values.get("syn.show_source") else "")
+            + (", the source's as open diamonds" if with_source else "")
             + ": the data of the paper's Figure 1 (section 4.1.1), dropped out as in "
             + equation_link("transfer_model")
             + "."
@@ -432,12 +428,7 @@ def _transfer_view(lesson_step, values, slide=False):
     at_zero_fit = quadratic[0.0]
     at_zero = at_zero_fit.target_error
     se = fits_paired_se(at_zero_fit, quadratic[round(at, 10)])
-    if abs(at) < 1e-12:
-        correct = {0}
-    elif not beyond_noise(at_zero - lowest, se):
-        correct = {3}
-    else:
-        correct = {1 if at < 0 else 2}
+    correct = 0 if abs(at) < 1e-12 else 3 if not beyond_noise(at_zero - lowest, se) else 1 if at < 0 else 2
     theta1 = float(result.theta_hat[0])
     name = classifier_name("flda", "quadratic")
     chosen = quadratic.get(round(delta, 10))
@@ -466,16 +457,12 @@ def _transfer_view(lesson_step, values, slide=False):
             + ", ".join(f"{k} {v:.3f}" for k, v in PAPER_TABLE1.errors.items())
             + "."
         ],
-        correct=frozenset(correct),
+        correct=frozenset({correct}),
         reveal=(
             f"θ̂₁ = {theta1:.3f}: FLDA-Q is lowest at "
             f"θ̂₁ {at:+.2f} ({lowest:.3f}; at +0: {at_zero:.3f}; paired SE {se:.4f})"
-            + (
-                ": the estimate itself."
-                if 0 in correct
-                else ": too close to call at this n."
-                if 3 in correct
-                else ": lower than at the estimate beyond the noise."
+            + {0: ": the estimate itself.", 3: ": too close to call at this n."}.get(
+                correct, ": lower than at the estimate beyond the noise."
             )
         ),
     )
@@ -517,12 +504,8 @@ def _learning_view(lesson_step, values, slide=False):
         fig=learning_curve_figure(table, slide=slide),
         fig_before=learning_curve_figure(table[table["n"] > asked], slide=slide),
         what=f"lesson figure 3 learning curves l2 {ridge:g}",
-        caption=(
-            "Mirrors the paper's Figure 3 (quadratic loss, 50 repeats, "
-            + regime
-            + "). "
-            + learning_curve_sentences(table, 0.01, 10_000)
-        ),
+        caption=f"Mirrors the paper's Figure 3 (quadratic loss, 50 repeats, {regime}). "
+        + learning_curve_sentences(table, 0.01, 10_000),
         numbers=numbers,
         paper=(
             f'*The paper (section 4.1.2):* FLDA-Q needs "roughly '
