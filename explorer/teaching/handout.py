@@ -267,23 +267,18 @@ def _step(number, lesson_step, values, view, links, lecturer):
 def _minutes_line(steps):
     from explorer.teaching.lesson import JOIN_MINUTES, LECTURE_MINUTES, step_minutes
 
-    with_notes = [s for s in steps if s.notes is not None]
-    core = [i for i, s in enumerate(steps, 1) if s.notes and s.core]
-    optional = [i for i, s in enumerate(steps, 1) if s.notes and not s.core]
-    planned = JOIN_MINUTES + sum(step_minutes(steps[i - 1]) for i in core)
+    minutes = {i: step_minutes(s) for i, s in enumerate(steps, 1) if s.notes}
+    core = {i: m for i, m in minutes.items() if steps[i - 1].core}
+    optional = ", ".join(f"step {i} ({value_text(m)})" for i, m in minutes.items() if i not in core)
     line = (
-        f"Planned time: {value_text(planned)} of {LECTURE_MINUTES} minutes ({JOIN_MINUTES} to join, then "
-        + ", ".join(f"step {i}: {value_text(step_minutes(steps[i - 1]))}" for i in core)
+        f"Planned time: {value_text(JOIN_MINUTES + sum(core.values()))} of {LECTURE_MINUTES} minutes "
+        f"({JOIN_MINUTES} to join, then "
+        + ", ".join(f"step {i}: {value_text(m)}" for i, m in core.items())
         + ", each with two rounds of votes)"
-        + (
-            "; if time is left: "
-            + ", ".join(f"step {i} ({value_text(step_minutes(steps[i - 1]))})" for i in optional)
-            if optional
-            else ""
-        )
+        + (f"; if time is left: {optional}" if optional else "")
         + "."
     )
-    missing = len(steps) - len(with_notes)
+    missing = len(steps) - len(minutes)
     if missing:
         line += f" {missing} of {len(steps)} steps have no speaker notes."
     return f"<p class='small'><strong>{html.escape(line)}</strong></p>"
@@ -306,8 +301,6 @@ def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=Non
         The app's root URL (:func:`app_base_url`): the links are made absolute with it
         (relative links when None).
     """
-    import dataclasses
-
     from explorer.teaching.lesson import full_page_url, lesson_url
 
     if audience not in AUDIENCES:
@@ -323,10 +316,7 @@ def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=Non
     for i, (s, values, view) in enumerate(pages, start=1):
         links = [
             ("This step of the lesson", absolute(lesson_url(s.slug))),
-            (
-                "Full page with these settings",
-                absolute(full_page_url(dataclasses.replace(s, settings=values))),
-            ),
+            ("Full page with these settings", absolute(full_page_url(s, values=values))),
         ]
         sections.append(_step(i, s, values, view, links, lecturer))
     who = "lecturer's handout, with answers and speaker notes" if lecturer else "students' handout"

@@ -650,13 +650,12 @@ def lesson_url(slug, present=False):
     return f"{LESSON_URL_PATH}?{settings_query({STEP_PARAM: slug}, present)}"
 
 
-def full_page_url(lesson_step, present=False):
-    """URL (relative to the app) of the step's full page with the step's settings (but
-    those of lesson-only controls)."""
-    path = PAGE_URL_PATHS[lesson_step.page]
+def full_page_url(lesson_step, present=False, values=None):
+    """URL (relative to the app) of the step's full page with the step's settings, or
+    ``values`` (but those of lesson-only controls)."""
     own = {c.key for c in lesson_step.controls if not c.page_setting}
-    settings = {k: v for k, v in lesson_step.settings.items() if k not in own}
-    return f"{path}?{settings_query(settings, present)}"
+    settings = {k: v for k, v in (lesson_step.settings if values is None else values).items() if k not in own}
+    return f"{PAGE_URL_PATHS[lesson_step.page]}?{settings_query(settings, present)}"
 
 
 #: Query names of a step's control values in a Lesson link: ``v.<key after the first dot>``

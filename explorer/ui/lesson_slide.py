@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 import streamlit as st
@@ -168,7 +167,7 @@ def draw_navigation(lecture, places=None):
 
 
 def draw_links(lesson_step, values, present):
-    full = full_page_url(dataclasses.replace(lesson_step, settings=values), present)
+    full = full_page_url(lesson_step, present, values)
     st.markdown(
         f"[Open the full page with these settings]({with_present(full, present)}) · "
         f"[Link to this step]({lesson_url(lesson_step.slug, present)})"
