@@ -46,7 +46,7 @@ class PaperNote:
 
     Attributes
     ----------
-    key, title : str
+    title : str
     paper_claim : str
         The paper's number(s), quoted, with where they are printed.
     computed : str
@@ -59,7 +59,6 @@ class PaperNote:
         The numbers behind the verdict (for tests and downloads).
     """
 
-    key: str
     title: str
     paper_claim: str
     computed: str
@@ -125,14 +124,9 @@ def figure1_bayes_note(bayes_error=None):
         verdict = (
             f"Every reported error is at or above the best possible error {bayes_error:.3f}, as it must be."
         )
+    values = {"bayes_error": bayes_error, "below": dict(below)}
     return PaperNote(
-        "figure1_bayes",
-        "Figure 1: an error below the best possible one",
-        claim,
-        computed,
-        verdict,
-        consistent=not below,
-        values={"bayes_error": bayes_error, "below": dict(below)},
+        "Figure 1: an error below the best possible one", claim, computed, verdict, not below, values
     )
 
 
@@ -201,15 +195,9 @@ def figure2_table1_note(our_errors=None, n_samples=100_000, seed=0, n_target=Non
             f"This run is about as close to both versions ({to_text:.3f} and "
             f"{to_table:.3f}; sampling noise up to {noise:.3f}), so it cannot tell which is right."
         )
-    return PaperNote(
-        "figure2_table1",
-        "Figure 2 and Table 1: one setting, two sets of errors",
-        claim,
-        computed,
-        verdict,
-        consistent=paper_gap <= 0.01,
-        values={"paper_gap": paper_gap, "to_text": to_text, "to_table": to_table, "closer": closer},
-    )
+    title = "Figure 2 and Table 1: one setting, two sets of errors"
+    values = {"paper_gap": paper_gap, "to_text": to_text, "to_table": to_table, "closer": closer}
+    return PaperNote(title, claim, computed, verdict, paper_gap <= 0.01, values)
 
 
 # ----------------------------------------------------------------------------- Figure 3
@@ -258,15 +246,8 @@ def figure3_adaptation_note(table=None, tolerance=0.01):
             f"FLDA-Q reaches the oracle at n = {n:,}, consistent with the paper's "
             f"roughly {PAPER_ADAPTATION_N}."
         )
-    return PaperNote(
-        "figure3_adaptation",
-        "Figure 3: how many samples FLDA needs",
-        claim,
-        computed,
-        verdict,
-        consistent,
-        values={"n": n, "tolerance": tolerance},
-    )
+    values = {"n": n, "tolerance": tolerance}
+    return PaperNote("Figure 3: how many samples FLDA needs", claim, computed, verdict, consistent, values)
 
 
 def small_sample_advantage(gaps, small_n=SMALL_N):
@@ -338,15 +319,8 @@ def l2_remark_note(advantage_without=None, advantages_with=None, tolerance=0.01,
             f"The advantage does not disappear but reverses: with λ = "
             f"{', '.join(f'{r:g}' for r in worse)} FLDA-Q is worse than T-LS at small n beyond the noise."
         )
-    return PaperNote(
-        "l2_remark",
-        "Figure 3: the l2 remark",
-        claim,
-        computed,
-        verdict,
-        consistent,
-        values={"without": advantage_without, "with": dict(advantages_with)},
-    )
+    values = {"without": advantage_without, "with": dict(advantages_with)}
+    return PaperNote("Figure 3: the l2 remark", claim, computed, verdict, consistent, values)
 
 
 #: Which notes belong on which page (page file stem -> note builders).
