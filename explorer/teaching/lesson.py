@@ -20,6 +20,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research 17(171), 1
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Mapping
@@ -658,14 +659,10 @@ def full_page_url(lesson_step, present=False, values=None):
     return f"{PAGE_URL_PATHS[lesson_step.page]}?{settings_query(settings, present)}"
 
 
-#: Query names of a step's control values in a Lesson link: ``v.<key after the first dot>``
-#: (apart from the pages' own settings, such as the shared ``seed``).
-VALUE_PREFIX = "v."
-
-
 def value_param(key):
-    """The query name of control ``key`` in a Lesson link (``"v.theta"``)."""
-    return VALUE_PREFIX + key.split(".", 1)[-1]
+    """The query name of control ``key`` in a Lesson link: ``v.<key after the first dot>``
+    (``"v.theta"``; apart from the pages' own settings, such as the shared ``seed``)."""
+    return "v." + key.split(".", 1)[-1]
 
 
 def step_values_from_query(lesson_step, query):
@@ -775,12 +772,6 @@ def notes_text(lesson_step, values, facts=None):
     (:func:`notes_fields`); ``("", "")`` for a step without notes."""
     if lesson_step.notes is None:
         return "", ""
-    fields = _Fields(notes_fields(lesson_step, values, facts))
+    # a number the step could not compute (it showed an error instead) prints as "–"
+    fields = defaultdict(lambda: "–", notes_fields(lesson_step, values, facts))
     return lesson_step.notes.say.format_map(fields), lesson_step.notes.ask.format_map(fields)
-
-
-class _Fields(dict):
-    """A number the step could not compute (it showed an error instead) prints as "–"."""
-
-    def __missing__(self, key):
-        return "–"

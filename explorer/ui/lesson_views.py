@@ -810,24 +810,21 @@ def _recap_view(lesson_step, values, slide=False):
     in the numbers overlay, not on the slide itself: eleven rows do not fit it)."""
     from explorer.teaching.lesson import LESSON_STEPS
 
-    rows = []
-    for other in LESSON_STEPS:
-        if other.slug == lesson_step.slug:
-            continue
-        view = step_view(other, other.start_values())
-        rows.append(
-            {
-                "step": other.title,
-                "question": other.question,
-                "computed answer": "; ".join(other.choices[i] for i in sorted(view.correct)) or "—",
-            }
-        )
     from explorer.ui.tables import markdown_table
 
+    def answer(other):
+        correct = step_view(other, other.start_values()).correct
+        return "; ".join(other.choices[i] for i in sorted(correct)) or "—"
+
+    table = pd.DataFrame(
+        {"step": other.title, "question": other.question, "computed answer": answer(other)}
+        for other in LESSON_STEPS
+        if other.slug != lesson_step.slug
+    )
     return View(
         what="lesson recap",
-        table=None if slide else pd.DataFrame(rows),
-        notes=[markdown_table(pd.DataFrame(rows))] if slide else [],
+        table=None if slide else table,
+        notes=[markdown_table(table)] if slide else [],
         correct=frozenset({0}),
         reveal=lesson_step.answer,
         paper="*The paper (section 5):* FLDA models the shift feature by feature with a "
