@@ -189,15 +189,14 @@ def equation(key):
         raise KeyError(f"No equation {key!r}; valid keys: {', '.join(_BY_KEY)}.") from None
 
 
-def equation_link(key, page="", label=None):
+def equation_link(key, page=""):
     """Markdown link to an equation's anchor on the equations panel.
 
     ``page`` is the URL path of the page that shows the panel (empty: this
-    page).  The label defaults to the paper's number ("Equation (11)") or, for
-    an unnumbered formula, its title.
+    page).  The label is the paper's number ("Equation (11)") or, for an
+    unnumbered formula, its title.
     """
     eq = equation(key)
-    if label is None:
-        first = eq.reference.split(",")[0]
-        label = first if first.startswith("Equation") else eq.title
+    first = eq.reference.split(",")[0]
+    label = first if first.startswith("Equation") else eq.title
     return f"[{label}]({page}#{eq.anchor})"

@@ -77,14 +77,12 @@ class PaperNote:
 # ----------------------------------------------------------------------------- Figure 1
 
 
-def bayes_target_error(probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA, class_prior=None):
-    """Exact Bayes (best possible) target error of the Bernoulli domains: at every target
-    lattice point the class with the largest joint probability."""
+def bayes_target_error(probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA):
+    """Exact Bayes (best possible) target error of the Bernoulli domains (equal class
+    priors): at every target lattice point the class with the largest joint probability."""
     points, class_probabilities = bernoulli_target_lattice(probabilities, theta)
     n_classes = class_probabilities.shape[0]
-    prior = (
-        np.full(n_classes, 1.0 / n_classes) if class_prior is None else np.asarray(class_prior, dtype=float)
-    )
+    prior = np.full(n_classes, 1.0 / n_classes)
     # Points coincide when θ_d = 1 (z_d is always 0): pool their probabilities first.
     unique, index = np.unique(points, axis=0, return_inverse=True)
     joint = np.zeros((n_classes, len(unique)))
@@ -94,7 +92,7 @@ def bayes_target_error(probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA, 
     def predict(z):
         return np.array([lookup[tuple(row)] for row in np.asarray(z).tolist()])
 
-    return exact_target_error(predict, probabilities, theta, class_prior)
+    return exact_target_error(predict, probabilities, theta)
 
 
 def figure1_bayes_note(bayes_error=None):
