@@ -161,11 +161,8 @@ def _table(rows, header=None):
 
 
 def _frame(frame):
-    frame = (
-        frame.reset_index()
-        if frame.index.name or not frame.index.equals(frame.index.__class__(range(len(frame))))
-        else frame
-    )
+    if frame.index.name or not frame.index.equals(frame.index.__class__(range(len(frame)))):
+        frame = frame.reset_index()
     rows = [
         [f"{v:.3f}" if isinstance(v, float) and not math.isnan(v) else v for v in row]
         for row in frame.itertuples(index=False)
@@ -203,7 +200,7 @@ def _speaker_notes(lesson_step, values, view):
 
 
 def _step(number, lesson_step, values, view, links, lecturer):
-    before = getattr(view, "fig_before", None) if view is not None else None
+    before = getattr(view, "fig_before", None)
     parts = [
         f"<section id='{html.escape(lesson_step.slug)}' class='{'fig' if before is not None else ''}'>",
         f"<h2>{html.escape(step_heading(number, lesson_step.title))}</h2>",

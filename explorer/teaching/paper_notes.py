@@ -293,7 +293,7 @@ def l2_remark_note(advantage_without=None, advantages_with=None, tolerance=0.01,
     )
     states = {r: state(a) for r, a in advantages_with.items()}
     gone = [r for r, s in states.items() if s == "gone"]
-    consistent = False
+    consistent = state(advantage_without) == "better" and bool(gone)
     if state(advantage_without) != "better":
         verdict = (
             f"Without l2 FLDA-Q is not better beyond the noise at small n here "
@@ -304,7 +304,6 @@ def l2_remark_note(advantage_without=None, advantages_with=None, tolerance=0.01,
             f"The advantage ({advantage_without[0]:+.3f} without l2) is within the noise or "
             f"{tolerance:g} with λ = {', '.join(f'{r:g}' for r in gone)}: the remark reproduces."
         )
-        consistent = True
     elif all(s == "better" for s in states.values()):
         verdict = (
             f"The remark does not reproduce: FLDA-Q stays better beyond the noise with every λ "

@@ -569,16 +569,10 @@ def _digits_view(lesson_step, values, slide=False):
     direction = values["dig.direction"]
     naive_name, flda_name = FIGURE6_PAIRS["logistic"]
     naive, adapted = results[(direction, naive_name)], results[(direction, flda_name)]
-    labels = [str(c) for c in data.classes]
-    wanted = str(values["dig.digit"])
-    digit = data.classes[labels.index(wanted)] if wanted in labels else data.classes[0]
+    digit = next((c for c in data.classes if str(c) == str(values["dig.digit"])), data.classes[0])
     errors, ses, helped = _digit_gains(data, results, naive_name, flda_name)
     paper_helped = [row[flda_name] < row[naive_name] for row in PAPER_TABLE4.values()]
     correct = _which_of_two(*helped)
-    which = (
-        f"offline stand-in data ({data.name_a} and {data.name_b}, made from scikit-learn's "
-        "digits; not MNIST/USPS)"
-    )
     rate_a, rate_b = nonzero_rate(data.X_a), nonzero_rate(data.X_b)
     fuller, emptier = (
         (data.name_a, data.name_b) if rate_a.mean() > rate_b.mean() else (data.name_b, data.name_a)
@@ -589,7 +583,8 @@ def _digits_view(lesson_step, values, slide=False):
         fig_before=nonzero_rate_figure(rate_a, rate_b, data.side, data.name_a, data.name_b),
         what=f"lesson figure 6 weights digit {digit} {direction} seed {seed}",
         caption=(
-            f"Mirrors the paper's Figure 6 on {which}: {naive_name} weights, "
+            f"Mirrors the paper's Figure 6 on offline stand-in data ({data.name_a} and {data.name_b}, "
+            f"made from scikit-learn's digits; not MNIST/USPS): {naive_name} weights, "
             f"{flda_name} weights and θ per pixel for digit {digit}, {direction}. "
             + asymmetry_sentence(errors)
         ),
