@@ -19,9 +19,25 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer.data.digits import make_offline_domains
+from explorer.data.domain_config import SHIFT_PRESETS, parse_domain_config
+from explorer.data.numbers import parse_per_feature
+from explorer.experiments import learning_curves as lc
+from explorer.experiments import perturbation
+from explorer.experiments.assumption import binomial_se, transfer_risk
+from explorer.experiments.digits import FIGURE6_PAIRS, PAPER_TABLE4, run_digits, stored_fitter
+from explorer.experiments.synthetic import PAPER_FIGURE1, PAPER_FIGURE2, fit_classifiers, theta_table
 from explorer.experiments.synthetic import paired_se as fits_paired_se
+from explorer.names import LOSS_TITLES, LOSSES, classifier_name
+from explorer.teaching import captions
 from explorer.teaching.captions import beyond_noise
+from explorer.teaching.equations import equation_link
+from explorer.teaching import paper_notes as pn
+from explorer.teaching.lesson import LEARNING_CURVE_QUESTION_N, LESSON_STEPS, SE_MULTIPLE
+from explorer.teaching.lesson import TARGET_LABELS, THETA_TOLERANCE
 from explorer.ui import caches
+from flda_core import estimate_dropout
+from flda_core.transfer import nonzero_rate
 
 
 @dataclass
@@ -77,9 +93,6 @@ def paired_se(wrong_a, wrong_b):
 def lesson_domain_key(values, prefix):
     """The :func:`caches.cached_domains` key of a synthetic step's settings (or problems);
     with a shift preset (``"rate"``) ``<prefix>.theta`` holds its factor per feature."""
-    from explorer.data.domain_config import SHIFT_PRESETS, parse_domain_config
-    from explorer.data.numbers import parse_per_feature
-
     seed = int(values["shared.seed"])
     sizes = [values[f"{prefix}.{name}"] for name in ("n_source", "n_target")]
     shift = values.get(f"{prefix}.shift", "dropout")
@@ -98,8 +111,6 @@ def lesson_domain_key(values, prefix):
 def synthetic_result(values):
     """A synthetic step's run, as its full page computes it: ``(data_key, pair, result,
     error)`` (``error`` a problem with the settings, then the rest is None)."""
-    from explorer.experiments.synthetic import fit_classifiers
-
     data_key, problems = lesson_domain_key(values, "syn")
     if problems:
         return None, None, None, " ".join(problems)
@@ -133,9 +144,7 @@ def _on_synthetic_run(view):
 
 @_on_synthetic_run
 def _dropout_view(values, data_key, pair, result):
-    from explorer.experiments.synthetic import PAPER_FIGURE1 as paper
-    from explorer.teaching.equations import equation_link
-
+    paper = PAPER_FIGURE1
     theta1 = float(data_key[4][0])
     target = np.unique(np.round(pair.X_target[:, 0], 9))
     source = np.unique(np.round(pair.X_source[:, 0], 9))
@@ -180,8 +189,6 @@ def domain_labels(pair, values):
     """The target's labels of the assumption step: as generated (they follow the source),
     or, with ``syn.target_labels`` set to depend on the domain, swapped where x₂ > 0 (the
     assumption broken: :data:`explorer.teaching.lesson.TARGET_LABELS`)."""
-    from explorer.teaching.lesson import TARGET_LABELS
-
     if values.get("syn.target_labels", TARGET_LABELS[0]) == TARGET_LABELS[0]:
         return pair.y_target
     return np.where(pair.X_target[:, 1] > 0, 1 - pair.y_target, pair.y_target)
@@ -190,10 +197,7 @@ def domain_labels(pair, values):
 @_on_synthetic_run
 def _assumption_view(values, data_key, pair, result):
     """Equation (3) from source labels and θ̂ beside the error measured on the target."""
-    from explorer.experiments.assumption import transfer_risk
     from explorer.figures.lesson import Series, estimates_figure
-    from explorer.names import classifier_name
-    from explorer.teaching.lesson import SE_MULTIPLE
 
     names = [classifier_name(f, "quadratic") for f in ("source", "flda")]
     fits = [result.classifiers[n] for n in names]
@@ -247,12 +251,7 @@ def _assumption_view(values, data_key, pair, result):
 
 @_on_synthetic_run
 def _theta_view(values, data_key, pair, result):
-    from explorer.experiments.synthetic import theta_table
-    from explorer.teaching.equations import equation_link
     from explorer.figures.synthetic import theta_figure
-    from explorer.teaching.captions import theta_recovery_sentence
-
-    from explorer.teaching.lesson import THETA_TOLERANCE
 
     gap = np.abs(np.asarray(result.theta_hat) - np.asarray(result.theta_true))
     numbers = [
@@ -266,14 +265,14 @@ def _theta_view(values, data_key, pair, result):
         caption=(
             f"Open bars: the true θ; filled: the estimate θ̂ "
             f"({equation_link('theta_hat')}) from {data_key[3]:,} unlabelled target "
-            "samples. " + theta_recovery_sentence(result.theta_true, result.theta_hat)
+            "samples. " + captions.theta_recovery_sentence(result.theta_true, result.theta_hat)
         ),
         numbers=numbers,
         table=theta_table(result.theta_true, result.theta_hat, data_key[1], data_key[0]),
         paper="*The paper (section 3.3.1):* θ̂ = max{0, 1 − ζ̂/η̂} per feature, "
         "from unlabelled target data alone.",
         correct=frozenset({0 if gap.max() <= THETA_TOLERANCE else 1}),
-        reveal=theta_recovery_sentence(result.theta_true, result.theta_hat)
+        reveal=captions.theta_recovery_sentence(result.theta_true, result.theta_hat)
         + f" ({data_key[3]:,} target samples).",
         facts={
             "nonzero_source": f"{np.mean(pair.X_source[:, 0] != 0):.0%}",
@@ -286,10 +285,7 @@ def _theta_view(values, data_key, pair, result):
 def _errors_view(values, data_key, pair, result, paper_columns, what):
     """Steps on Figures 1-2: the boundaries of the chosen loss and its three errors (with
     binomial standard errors) beside the paper's; before Reveal the target points only."""
-    from explorer.experiments.assumption import binomial_se
     from explorer.figures.synthetic import boundary_lines, decision_boundary_figure
-    from explorer.names import LOSS_TITLES, LOSSES, classifier_name
-    from explorer.teaching.captions import synthetic_figure_caption
 
     loss = values.get("syn.loss", "both")
     loss = LOSSES[0] if loss == "both" else loss
@@ -312,7 +308,7 @@ def _errors_view(values, data_key, pair, result, paper_columns, what):
         ),
         fig_before=_points(data_key, "target", f"Target domain ({LOSS_TITLES[loss].lower()})"),
         what=f"lesson {what} decision boundaries seed {data_key[5]}",
-        caption=synthetic_figure_caption(data_key[0], data_key[1], data_key[4], result, data_key[3]),
+        caption=captions.synthetic_figure_caption(data_key[0], data_key[1], data_key[4], result, data_key[3]),
         numbers=[(f"{n} (±{ses[n]:.3f})", f"{ours[n]:.3f}") for n in names],
         table=table,
     )
@@ -321,8 +317,6 @@ def _errors_view(values, data_key, pair, result, paper_columns, what):
 
 @_on_synthetic_run
 def _oracle_view(values, data_key, pair, result):
-    from explorer.experiments.synthetic import PAPER_FIGURE1
-
     view, (naive, _, flda), ours, _ = _errors_view(
         values, data_key, pair, result, {"paper (Figure 1)": PAPER_FIGURE1.errors}, "figure 1"
     )
@@ -348,11 +342,7 @@ def _oracle_view(values, data_key, pair, result):
 
 @_on_synthetic_run
 def _counts_view(values, data_key, pair, result):
-    from explorer.experiments.assumption import binomial_se
-    from explorer.experiments.perturbation import table1_unperturbed_errors
-    from explorer.experiments.synthetic import PAPER_FIGURE2
-
-    table1 = table1_unperturbed_errors()
+    table1 = perturbation.table1_unperturbed_errors()
     reports = {"Figure 2's text": PAPER_FIGURE2.errors, "Table 1": table1}
     columns = {"paper (Figure 2 text)": PAPER_FIGURE2.errors, "paper (Table 1)": table1}
     view, names, ours, n_target = _errors_view(values, data_key, pair, result, columns, "figure 2")
@@ -394,12 +384,10 @@ def _counts_view(values, data_key, pair, result):
 def perturbation_result(values):
     """The Transfer step's run, as the Transfer page computes it (same perturbations,
     curve range, ℓ2 and fit): ``(data_key, result, error)``."""
-    from explorer.experiments.perturbation import run_perturbation
-
     data_key, problems = lesson_domain_key(values, "tp")
     if problems:
         return None, None, " ".join(problems)
-    result = run_perturbation(
+    result = perturbation.run_perturbation(
         caches.cached_domains(*data_key),
         0,
         values["tp.perturbations"],
@@ -411,10 +399,7 @@ def perturbation_result(values):
 
 
 def _transfer_view(lesson_step, values, slide=False):
-    from explorer.experiments.perturbation import PAPER_TABLE1, paper_table1_frame
     from explorer.figures.synthetic import perturbation_error_figure
-    from explorer.names import classifier_name
-    from explorer.teaching.captions import perturbation_curve_caption, perturbation_minimum
 
     data_key, result, error = perturbation_result(values)
     if error:
@@ -423,7 +408,7 @@ def _transfer_view(lesson_step, values, slide=False):
     l2 = float(values["tp.l2"])
     if not result.curve:
         return View(error="θ̂₁ plus every shift leaves [0, 1].")
-    at, lowest = perturbation_minimum(result.sweep, "quadratic")
+    at, lowest = captions.perturbation_minimum(result.sweep, "quadratic")
     quadratic = {round(f.perturbation, 10): f for f in result.sweep if f.loss == "quadratic"}
     at_zero_fit = quadratic[0.0]
     at_zero = at_zero_fit.target_error
@@ -432,7 +417,7 @@ def _transfer_view(lesson_step, values, slide=False):
     theta1 = float(result.theta_hat[0])
     name = classifier_name("flda", "quadratic")
     chosen = quadratic.get(round(delta, 10))
-    paper_value = PAPER_TABLE1.errors.get(f"{name}+{delta:g}")
+    paper_value = perturbation.PAPER_TABLE1.errors.get(f"{name}+{delta:g}")
     numbers = [
         (
             f"{name} at θ̂₁ {delta:+.2f}" + (f" (paper {paper_value:.3f})" if paper_value is not None else ""),
@@ -441,20 +426,24 @@ def _transfer_view(lesson_step, values, slide=False):
         (f"{name} lowest at θ̂₁ {at:+.2f}", f"{lowest:.3f}"),
     ]
     table = result.table1()
-    paper = paper_table1_frame()
+    paper = perturbation.paper_table1_frame()
     table.index = [f"this run, {i}" for i in table.index]
     paper.index = [f"paper, {i}" for i in paper.index]
     naive = list(result.naive.classifiers.values())
     return View(
-        fig=perturbation_error_figure(result.sweep, naive, 0, paper=PAPER_TABLE1.errors, mark=delta),
+        fig=perturbation_error_figure(
+            result.sweep, naive, 0, paper=perturbation.PAPER_TABLE1.errors, mark=delta
+        ),
         fig_before=perturbation_error_figure(result.sweep, naive, 0, answer=False, mark=delta),
         what=f"lesson table 1 error against shift of theta l2 {l2:g}",
-        caption=perturbation_curve_caption(result.sweep, result.naive.classifiers, 0, theta1, result.chosen),
+        caption=captions.perturbation_curve_caption(
+            result.sweep, result.naive.classifiers, 0, theta1, result.chosen
+        ),
         numbers=numbers,
         table=pd.concat([table, paper]),
         notes=[
             "*The paper's Table 1 (section 4.1.3):* "
-            + ", ".join(f"{k} {v:.3f}" for k, v in PAPER_TABLE1.errors.items())
+            + ", ".join(f"{k} {v:.3f}" for k, v in perturbation.PAPER_TABLE1.errors.items())
             + "."
         ],
         correct=frozenset({correct}),
@@ -471,17 +460,11 @@ def _transfer_view(lesson_step, values, slide=False):
 @st.cache_data(max_entries=8, show_spinner=False)
 def learning_curves(ridge, seed):
     """Figure 3 as the Learning-curves page computes it with the step's settings."""
-    from explorer.teaching.paper_notes import figure3_curves
-
-    return figure3_curves(ridge, seed)
+    return pn.figure3_curves(ridge, seed)
 
 
 def _learning_view(lesson_step, values, slide=False):
-    from explorer.experiments import learning_curves as lc
     from explorer.figures.learning_curves import learning_curve_figure
-    from explorer.teaching.captions import learning_curve_sentences
-    from explorer.teaching.lesson import LEARNING_CURVE_QUESTION_N
-    from explorer.teaching.paper_notes import PAPER_ADAPTATION_N
 
     ridge = float(values["lc.ridge"]) if values["lc.l2"] else 0.0
     result = learning_curves(ridge, int(values["shared.seed"]))
@@ -497,7 +480,7 @@ def _learning_view(lesson_step, values, slide=False):
     n_adapt = lc.adaptation_sample_size(table, "FLDA-Q", "T-LS", "target", 0.01)
     numbers = [(f"{n} at n = {asked} (±SE {sem[n]:.3f})", f"{mean[n]:.3f}") for n in ("S-LS", "FLDA-Q")]
     numbers.append(
-        (f"FLDA-Q ≈ T-LS from n (paper ≈ {PAPER_ADAPTATION_N})", f"{n_adapt:,}" if n_adapt else "never")
+        (f"FLDA-Q ≈ T-LS from n (paper ≈ {pn.PAPER_ADAPTATION_N})", f"{n_adapt:,}" if n_adapt else "never")
     )
     regime = f"ℓ2 with λ = {ridge:g} for every classifier" if ridge else "no ℓ2"
     return View(
@@ -505,12 +488,12 @@ def _learning_view(lesson_step, values, slide=False):
         fig_before=learning_curve_figure(table[table["n"] > asked], slide=slide),
         what=f"lesson figure 3 learning curves l2 {ridge:g}",
         caption=f"Mirrors the paper's Figure 3 (quadratic loss, 50 repeats, {regime}). "
-        + learning_curve_sentences(table, 0.01, 10_000),
+        + captions.learning_curve_sentences(table, 0.01, 10_000),
         numbers=numbers,
         paper=(
             f'*The paper (section 4.1.2):* FLDA-Q needs "roughly '
-            f"{PAPER_ADAPTATION_N} labeled source samples and "
-            f'{PAPER_ADAPTATION_N} unlabeled target samples"; its small-sample '
+            f"{pn.PAPER_ADAPTATION_N} labeled source samples and "
+            f'{pn.PAPER_ADAPTATION_N} unlabeled target samples"; its small-sample '
             'advantage "disappears" with ℓ2-regularised classifiers.'
         ),
         correct=frozenset({correct}),
@@ -525,9 +508,6 @@ def _learning_view(lesson_step, values, slide=False):
 def digit_results(seed):
     """The Digits page's default fits (Table 4, l2 by cross-validation), both directions,
     from its disk store (filled by the server's start or the Digits page)."""
-    from explorer.data.digits import make_offline_domains
-    from explorer.experiments.digits import run_digits, stored_fitter
-
     data = make_offline_domains(random_state=seed)
     return data, run_digits(data, "A → B", "logistic", None, 0.0, seed, fit=stored_fitter(data, seed))
 
@@ -550,7 +530,6 @@ def _digit_gains(data, results, naive_name, flda_name):
 
 
 def _digits_table(errors, naive_name, flda_name):
-    from explorer.experiments.digits import PAPER_TABLE4
 
     rows = {f"here, {d}": {naive_name: e[0], flda_name: e[1]} for d, e in errors.items()}
     for d, row in PAPER_TABLE4.items():
@@ -559,10 +538,7 @@ def _digits_table(errors, naive_name, flda_name):
 
 
 def _digits_view(lesson_step, values, slide=False):
-    from explorer.experiments.digits import FIGURE6_PAIRS, PAPER_TABLE4
     from explorer.figures.digits import digit_weights_figure, nonzero_rate_figure
-    from explorer.teaching.captions import asymmetry_sentence, directions_phrase, paper_table4_sentence
-    from flda_core.transfer import nonzero_rate
 
     seed = int(values["shared.seed"])
     data, results = digit_results(seed)
@@ -586,7 +562,7 @@ def _digits_view(lesson_step, values, slide=False):
             f"Mirrors the paper's Figure 6 on offline stand-in data ({data.name_a} and {data.name_b}, "
             f"made from scikit-learn's digits; not MNIST/USPS): {naive_name} weights, "
             f"{flda_name} weights and θ per pixel for digit {digit}, {direction}. "
-            + asymmetry_sentence(errors)
+            + captions.asymmetry_sentence(errors)
         ),
         numbers=[
             (
@@ -597,7 +573,7 @@ def _digits_view(lesson_step, values, slide=False):
         ],
         table=_digits_table(errors, naive_name, flda_name),
         notes=[
-            "*The paper's Table 4:* " + paper_table4_sentence(naive_name),
+            "*The paper's Table 4:* " + captions.paper_table4_sentence(naive_name),
             "θ̂ > 0.05 on "
             + ", ".join(
                 f"{np.mean(results[(d, flda_name)].theta > 0.05):.0%} of the pixels for {d}" for d in errors
@@ -609,8 +585,8 @@ def _digits_view(lesson_step, values, slide=False):
             f"{fuller} fills the frame (pixels inked in {max(rate_a.mean(), rate_b.mean()):.0%} of "
             f"images on average; {emptier}: {min(rate_a.mean(), rate_b.mean()):.0%}). On the "
             f"offline stand-in digits (not MNIST/USPS) {flda_name} beats {naive_name} beyond "
-            f"twice the paired SE {directions_phrase(helped)}; Table 4 (MNIST/USPS): "
-            f"{directions_phrase(paper_helped)}."
+            f"twice the paired SE {captions.directions_phrase(helped)}; Table 4 (MNIST/USPS): "
+            f"{captions.directions_phrase(paper_helped)}."
         ),
     )
 
@@ -618,9 +594,7 @@ def _digits_view(lesson_step, values, slide=False):
 @st.cache_data(max_entries=4, show_spinner=False)
 def paper_notes(seed=0):
     """The notes on the paper of the synthetic pages (Figure 2 rerun with ``seed``)."""
-    from explorer.teaching.paper_notes import figure1_bayes_note, figure2_table1_note
-
-    return figure1_bayes_note(), figure2_table1_note(seed=seed)
+    return pn.figure1_bayes_note(), pn.figure2_table1_note(seed=seed)
 
 
 def _notes_view(lesson_step, values, slide=False):
@@ -674,7 +648,6 @@ def natural_cells(key, seed=0):
 def _natural_view(lesson_step, values, slide=False):
     from explorer.data import uci
     from explorer.data.benchmarks import PAPER_TABLES
-    from explorer.experiments.assumption import binomial_se
     from explorer.figures.lesson import Series, estimates_figure
 
     key = str(values["real.pair"])
@@ -732,8 +705,6 @@ def _natural_facts(title, n_target, gap, se, paper_gap):
     """The natural-data step's numbers for its notes: this run's gap and SE, the paper's
     gap, and the target rows that gap would need to stand beyond the rule's multiple of
     standard errors at this run's per-row noise (the SE shrinks as one over √n)."""
-    from explorer.teaching.lesson import SE_MULTIPLE
-
     needed = n_target * (SE_MULTIPLE * se / abs(paper_gap)) ** 2 if paper_gap else float("inf")
     return {
         "data_set": title,
@@ -749,7 +720,6 @@ def _rate_view(lesson_step, values, slide=False):
     """θ̂ of a feature whose count rate falls against one whose counts grow (no big numbers:
     the Synthetic page's preset has other factors; the θ̂ are in the reveal and table)."""
     from explorer.figures.lesson import Series, estimates_figure
-    from flda_core import estimate_dropout
 
     data_key, problems = lesson_domain_key(values, "syn")
     if problems:
@@ -803,8 +773,6 @@ def _rate_view(lesson_step, values, slide=False):
 def _recap_view(lesson_step, values, slide=False):
     """Every other step's revealed answer at its starting settings, computed (on a slide
     in the numbers overlay, not on the slide itself: eleven rows do not fit it)."""
-    from explorer.teaching.lesson import LESSON_STEPS
-
     from explorer.ui.tables import markdown_table
 
     def answer(other):
@@ -905,8 +873,6 @@ def step_view(lesson_step, values, slide=False):
 def warm_up():
     """Compute every step's view at its starting values into the caches the Lesson page
     reads, so that no Reveal / Next waits (the server's start calls it); returns the slugs."""
-    from explorer.teaching.lesson import LESSON_STEPS
-
     for lesson_step in LESSON_STEPS:
         step_view(lesson_step, lesson_step.start_values())
     return [lesson_step.slug for lesson_step in LESSON_STEPS]
