@@ -28,6 +28,8 @@ import math
 import re
 from urllib.parse import urljoin
 
+from explorer.teaching import lesson
+
 #: Who a handout is for.
 AUDIENCES = ("students", "lecturer")
 #: CSS ``@page`` size, printable width and height (the page less its margins:
@@ -185,14 +187,12 @@ def _link(label, url):
 def _speaker_notes(lesson_step, values, view):
     """The step's notes as shown (:func:`explorer.teaching.lesson.notes_text`) with its
     minutes (talk and two rounds of votes, :func:`~explorer.teaching.lesson.step_minutes`)."""
-    from explorer.teaching.lesson import notes_text, step_minutes
-
     if lesson_step.notes is None:
         return "<div class='speaker'><h3>Speaker notes</h3><p>No speaker notes for this step.</p></div>"
-    say, ask = notes_text(lesson_step, values, getattr(view, "facts", None))
+    say, ask = lesson.notes_text(lesson_step, values, getattr(view, "facts", None))
     return (
         "<div class='speaker'><h3>Speaker notes "
-        f"({html.escape(value_text(step_minutes(lesson_step)))} min"
+        f"({html.escape(value_text(lesson.step_minutes(lesson_step)))} min"
         f"{'' if lesson_step.core else ', optional'})</h3>"
         f"<p><strong>Say:</strong> {html.escape(say)}</p>"
         f"<p><strong>Ask:</strong> {html.escape(ask)}</p></div>"
@@ -262,14 +262,13 @@ def _step(number, lesson_step, values, view, links, lecturer):
 
 
 def _minutes_line(steps):
-    from explorer.teaching.lesson import JOIN_MINUTES, LECTURE_MINUTES, step_minutes
-
-    minutes = {i: step_minutes(s) for i, s in enumerate(steps, 1) if s.notes}
+    minutes = {i: lesson.step_minutes(s) for i, s in enumerate(steps, 1) if s.notes}
     core = {i: m for i, m in minutes.items() if steps[i - 1].core}
     optional = ", ".join(f"step {i} ({value_text(m)})" for i, m in minutes.items() if i not in core)
+    planned = lesson.JOIN_MINUTES + sum(core.values())
     line = (
-        f"Planned time: {value_text(JOIN_MINUTES + sum(core.values()))} of {LECTURE_MINUTES} minutes "
-        f"({JOIN_MINUTES} to join, then "
+        f"Planned time: {value_text(planned)} of {lesson.LECTURE_MINUTES} minutes "
+        f"({lesson.JOIN_MINUTES} to join, then "
         + ", ".join(f"step {i}: {value_text(m)}" for i, m in core.items())
         + ", each with two rounds of votes)"
         + (f"; if time is left: {optional}" if optional else "")
@@ -298,8 +297,6 @@ def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=Non
         The app's root URL (:func:`app_base_url`): the links are made absolute with it
         (relative links when None).
     """
-    from explorer.teaching.lesson import full_page_url, lesson_url
-
     if audience not in AUDIENCES:
         raise ValueError(f"audience must be one of {AUDIENCES}, not {audience!r}.")
     if paper not in PAPER_SIZES:
@@ -312,8 +309,8 @@ def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=Non
     sections = []
     for i, (s, values, view) in enumerate(pages, start=1):
         links = [
-            ("This step of the lesson", absolute(lesson_url(s.slug))),
-            ("Full page with these settings", absolute(full_page_url(s, values=values))),
+            ("This step of the lesson", absolute(lesson.lesson_url(s.slug))),
+            ("Full page with these settings", absolute(lesson.full_page_url(s, values=values))),
         ]
         sections.append(_step(i, s, values, view, links, lecturer))
     who = "lecturer's handout, with answers and speaker notes" if lecturer else "students' handout"
