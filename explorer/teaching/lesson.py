@@ -139,13 +139,11 @@ def _domain(prefix, paper, n_samples=LESSON_SAMPLES, seed=0, **extra):
     return values
 
 
-def _figure1(loss, show_source=False):
-    """Settings of a Synthetic-page step on Figure 1's data (seed :data:`FIGURE1_SEED`, no ℓ2)."""
+def _synthetic(loss, paper=PAPER_FIGURE1, seed=FIGURE1_SEED, show_source=False):
+    """Settings of a Synthetic-page step on ``paper``'s data (by default Figure 1's with seed
+    :data:`FIGURE1_SEED`), without ℓ2."""
     return _domain(
-        "syn",
-        PAPER_FIGURE1,
-        seed=FIGURE1_SEED,
-        **{"syn.loss": loss, "syn.l2": 0.0, "syn.show_source": show_source},
+        "syn", paper, seed=seed, **{"syn.loss": loss, "syn.l2": 0.0, "syn.show_source": show_source}
     )
 
 
@@ -193,7 +191,7 @@ LESSON_STEPS = (
             "1 − θ₁, so a 1 becomes 1/(1 − θ₁). The scaling keeps the expected value of "
             "every feature equal to the source value: E[z | x] = x."
         ),
-        settings=_figure1("both", show_source=True),
+        settings=_synthetic("both", show_source=True),
         equations=("transfer_model", "moments"),
         notes=SpeakerNotes(
             say="Domain adaptation: train on a labelled source, test on a target without "
@@ -228,7 +226,7 @@ LESSON_STEPS = (
             "only labelled source samples; where labels did depend on the target (the "
             "paper's 'small' cars and 'small' electronics) the estimate would miss."
         ),
-        settings={**_figure1("quadratic"), "syn.target_labels": TARGET_LABELS[0]},
+        settings={**_synthetic("quadratic"), "syn.target_labels": TARGET_LABELS[0]},
         equations=("transfer_model",),
         notes=SpeakerNotes(
             say="Write p(y, z, x) = p(y | z, x) p(z | x) p(x) on the board. The assumption "
@@ -265,7 +263,7 @@ LESSON_STEPS = (
             "the target and the source: a ratio of two sample means, so its noise "
             "shrinks like one over the square root of the number of samples."
         ),
-        settings={**_figure1("both"), "syn.n_target": 100},
+        settings={**_synthetic("both"), "syn.n_target": 100},
         equations=("theta_hat",),
         notes=SpeakerNotes(
             say="θ̂ compares non-zero rates: here feature 1 is non-zero in {nonzero_source} of "
@@ -298,7 +296,7 @@ LESSON_STEPS = (
             "side or the other: the seed decides whether it costs anything. FLDA's "
             "boundary is pulled towards the target's by the dropout variance."
         ),
-        settings=_figure1("quadratic"),
+        settings=_synthetic("quadratic"),
         equations=("quadratic_loss", "closed_form"),
         notes=SpeakerNotes(
             say="Three boundaries: naive, oracle, FLDA. The winner is named only when the "
@@ -329,9 +327,7 @@ LESSON_STEPS = (
             "Reproduce the setting and compare: two reports of one setting that differ "
             "by far more than the sampling noise cannot both be right."
         ),
-        settings=_domain(
-            "syn", PAPER_FIGURE2, **{"syn.loss": "quadratic", "syn.l2": 0.0, "syn.show_source": False}
-        ),
+        settings=_synthetic("quadratic", PAPER_FIGURE2, seed=0),
         equations=("per_feature_ridge",),
         paper_on_slide=True,
         core=False,

@@ -14,6 +14,7 @@ import streamlit as st
 
 from explorer.presentation import with_present
 from explorer.safe_text import escape_markdown
+from explorer.teaching.equations import EQUATIONS
 from explorer.teaching.handout import value_text
 from explorer.teaching.lesson import LESSON_STEPS, full_page_url, lesson_url
 from explorer.ui import charts, guard, slides, tables, widgets
@@ -177,8 +178,6 @@ def draw_links(lesson_step, values, present):
 def linked_equations(lesson_step, view):
     """The step's equations and every equation its captions link to (so no link points at
     an anchor that is not on the page)."""
-    from explorer.teaching.equations import EQUATIONS
-
     text = " ".join([view.caption, *view.notes])
     anchors = set(re.findall(r"\(#([a-z0-9-]+)\)", text))
     return tuple(
