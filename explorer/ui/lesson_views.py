@@ -817,29 +817,28 @@ def settings_text(values):
     (:func:`explorer.figures.export.settings_line`)."""
     from explorer.figures.export import settings_line
 
-    def get(name):
-        return next((v for k, v in values.items() if k.split(".", 1)[-1] == name), None)
-
-    l2 = get("l2")
-    if get("l2_mode") == "cv":
+    # each setting by its name after the first dot (reversed: the first key of a name wins)
+    named = {k.split(".", 1)[-1]: v for k, v in reversed(values.items())}
+    l2 = named.get("l2")
+    if named.get("l2_mode") == "cv":
         l2 = "by cross-validation"
     elif isinstance(l2, bool):  # the learning curves' toggle: λ when on
-        l2 = float(get("ridge")) if l2 else 0.0
-    shift = get("delta_1")
-    n_source, n_target = get("n_source"), get("n_target")
-    rates = get("shift") == "rate"  # the rate-change step: "theta" holds the rate factors
-    data = "offline stand-in digits" if get("source") == "offline" else None
+        l2 = float(named.get("ridge")) if l2 else 0.0
+    shift = named.get("delta_1")
+    n_source, n_target = named.get("n_source"), named.get("n_target")
+    rates = named.get("shift") == "rate"  # the rate-change step: "theta" holds the rate factors
+    data = "offline stand-in digits" if named.get("source") == "offline" else None
     if values.get("real.pair") is not None:
         data = f"UCI {values['real.pair']}, gaps filled with 0"
     return settings_line(
-        data=data if not rates else f"Poisson counts, target rate × {get('theta')}",
-        theta=None if rates else get("theta"),
+        data=data if not rates else f"Poisson counts, target rate × {named.get('theta')}",
+        theta=None if rates else named.get("theta"),
         shift=None if shift is None else f"θ̂₁ shift {float(shift):+g}",
         seed=int(values.get("shared.seed", 0)),
         n_source=n_source,
         n_target=n_target if n_source is not None else None,
         l2=l2,
-        extra=(f"{get('direction')}, digit {get('digit')}",) if get("direction") else (),
+        extra=(f"{named.get('direction')}, digit {named.get('digit')}",) if named.get("direction") else (),
         transfer="dropout",
     )
 
