@@ -424,10 +424,9 @@ def _transfer_view(lesson_step, values, slide=False):
         ),
         (f"{name} lowest at θ̂₁ {at:+.2f}", f"{lowest:.3f}"),
     ]
-    table = result.table1()
-    paper = perturbation.paper_table1_frame()
-    table.index = [f"this run, {i}" for i in table.index]
-    paper.index = [f"paper, {i}" for i in paper.index]
+    frames = {"this run": result.table1(), "paper": perturbation.paper_table1_frame()}
+    for label, frame in frames.items():
+        frame.index = [f"{label}, {i}" for i in frame.index]
     naive = list(result.naive.classifiers.values())
     return View(
         fig=perturbation_error_figure(
@@ -439,7 +438,7 @@ def _transfer_view(lesson_step, values, slide=False):
             result.sweep, result.naive.classifiers, 0, theta1, result.chosen
         ),
         numbers=numbers,
-        table=pd.concat([table, paper]),
+        table=pd.concat(list(frames.values())),
         notes=[
             "*The paper's Table 1 (section 4.1.3):* "
             + ", ".join(f"{k} {v:.3f}" for k, v in perturbation.PAPER_TABLE1.errors.items())
