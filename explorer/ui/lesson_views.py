@@ -30,9 +30,9 @@ from explorer.experiments.synthetic import PAPER_FIGURE1, PAPER_FIGURE2, fit_cla
 from explorer.experiments.synthetic import paired_se as fits_paired_se
 from explorer.names import LOSS_TITLES, LOSSES, classifier_name
 from explorer.teaching import captions
+from explorer.teaching import paper_notes as pn
 from explorer.teaching.captions import beyond_noise
 from explorer.teaching.equations import equation_link
-from explorer.teaching import paper_notes as pn
 from explorer.teaching.lesson import LEARNING_CURVE_QUESTION_N, LESSON_STEPS, SE_MULTIPLE
 from explorer.teaching.lesson import TARGET_LABELS, THETA_TOLERANCE
 from explorer.ui import caches
