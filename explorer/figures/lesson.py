@@ -45,7 +45,7 @@ def _color(category):
     return classifier_color(category) if category in CLASSIFIER_NAMES.values() else NEUTRAL_COLOR
 
 
-def estimates_figure(categories, series, y_title, y_range=None, height=420):
+def estimates_figure(categories, series, y_title, y_range=None):
     """Markers per category, one marker shape per series, with ±1 SE bars.
 
     Parameters
@@ -55,7 +55,6 @@ def estimates_figure(categories, series, y_title, y_range=None, height=420):
     series : sequence of Series
     y_title : str
     y_range : pair of float, optional
-    height : int
 
     Returns
     -------
@@ -88,7 +87,7 @@ def estimates_figure(categories, series, y_title, y_range=None, height=420):
             )
         data.append(trace)
     layout = dict(
-        height=height,
+        height=420,
         xaxis=dict(
             tickmode="array",
             tickvals=list(range(len(categories))),

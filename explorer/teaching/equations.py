@@ -4,8 +4,8 @@ draw them too).
 
 Each :class:`Equation` carries the paper's number as a reader sees it
 (``docs/paper_numbering.md``) and an anchor captions link to (:func:`equation_link`).
-The numeric counterparts of the formulas a caption quotes live here too, so that the
-text on screen and the numbers come from one place.
+The numeric counterpart of the formula a caption quotes (θ/(1 − θ)) is re-exported here, so
+that the text on screen and the numbers come from one place.
 
 Two formulas are not printed in the paper as shown here:
 
@@ -29,12 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-import scipy.sparse as sp
-from scipy.special import expit
-
 # One definition of theta / (1 - theta), the library's; re-exported for the captions.
-from flda_core.transfer import dropout_variance_factor
+from flda_core.transfer import dropout_variance_factor as dropout_variance_factor
 
 
 @dataclass(frozen=True)
@@ -193,42 +189,14 @@ def equation(key):
         raise KeyError(f"No equation {key!r}; valid keys: {', '.join(_BY_KEY)}.") from None
 
 
-def equation_link(key, page="", label=None):
+def equation_link(key, page=""):
     """Markdown link to an equation's anchor on the equations panel.
 
     ``page`` is the URL path of the page that shows the panel (empty: this
-    page).  The label defaults to the paper's number ("Equation (11)") or, for
-    an unnumbered formula, its title.
+    page).  The label is the paper's number ("Equation (11)") or, for an
+    unnumbered formula, its title.
     """
     eq = equation(key)
-    if label is None:
-        first = eq.reference.split(",")[0]
-        label = first if first.startswith("Equation") else eq.title
+    first = eq.reference.split(",")[0]
+    label = first if first.startswith("Equation") else eq.title
     return f"[{label}]({page}#{eq.anchor})"
-
-
-def dropout_ridge_strength(X, theta):
-    """Per-feature ridge strengths ``λ_d = θ_d/(1 − θ_d) Σ_i x_id²`` of FLDA-Q.
-
-    With these, the variance term of Equation (10) equals ``Σ_d λ_d w_d²``.
-    Features that are zero in every source sample get ``λ_d = 0`` whatever θ_d
-    (also at θ_d = 1: nothing to drop).
-    """
-    squares = (
-        np.asarray(sp.csr_matrix(X).multiply(sp.csr_matrix(X)).sum(axis=0)).ravel()
-        if sp.issparse(X)
-        else (np.asarray(X, dtype=float) ** 2).sum(axis=0)
-    )
-    factor = dropout_variance_factor(theta)
-    return np.where(squares > 0, factor * np.where(squares > 0, squares, 1.0), 0.0)
-
-
-def taylor_variance_term(w, b, x, theta):
-    """FLDA-L's variance term ``½ p(1 − p) wᵀ V[z | x] w`` for one sample (Equation (13)).
-
-    Standard logistic model ``p = σ(wᵀx + b)``; requires ``θ < 1`` where ``x ≠ 0``.
-    """
-    w, x = np.asarray(w, dtype=float), np.asarray(x, dtype=float)
-    p = expit(float(w @ x) + b)
-    variance = dropout_variance_factor(theta) * x**2
-    return 0.5 * p * (1 - p) * float(np.sum(variance * w**2))

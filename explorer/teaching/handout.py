@@ -28,6 +28,8 @@ import math
 import re
 from urllib.parse import urljoin
 
+from explorer.teaching import lesson
+
 #: Who a handout is for.
 AUDIENCES = ("students", "lecturer")
 #: CSS ``@page`` size, printable width and height (the page less its margins:
@@ -161,11 +163,8 @@ def _table(rows, header=None):
 
 
 def _frame(frame):
-    frame = (
-        frame.reset_index()
-        if frame.index.name or not frame.index.equals(frame.index.__class__(range(len(frame))))
-        else frame
-    )
+    if frame.index.name or not frame.index.equals(frame.index.__class__(range(len(frame)))):
+        frame = frame.reset_index()
     rows = [
         [f"{v:.3f}" if isinstance(v, float) and not math.isnan(v) else v for v in row]
         for row in frame.itertuples(index=False)
@@ -188,14 +187,12 @@ def _link(label, url):
 def _speaker_notes(lesson_step, values, view):
     """The step's notes as shown (:func:`explorer.teaching.lesson.notes_text`) with its
     minutes (talk and two rounds of votes, :func:`~explorer.teaching.lesson.step_minutes`)."""
-    from explorer.teaching.lesson import notes_text, step_minutes
-
     if lesson_step.notes is None:
         return "<div class='speaker'><h3>Speaker notes</h3><p>No speaker notes for this step.</p></div>"
-    say, ask = notes_text(lesson_step, values, getattr(view, "facts", None))
+    say, ask = lesson.notes_text(lesson_step, values, getattr(view, "facts", None))
     return (
         "<div class='speaker'><h3>Speaker notes "
-        f"({html.escape(value_text(step_minutes(lesson_step)))} min"
+        f"({html.escape(value_text(lesson.step_minutes(lesson_step)))} min"
         f"{'' if lesson_step.core else ', optional'})</h3>"
         f"<p><strong>Say:</strong> {html.escape(say)}</p>"
         f"<p><strong>Ask:</strong> {html.escape(ask)}</p></div>"
@@ -203,7 +200,7 @@ def _speaker_notes(lesson_step, values, view):
 
 
 def _step(number, lesson_step, values, view, links, lecturer):
-    before = getattr(view, "fig_before", None) if view is not None else None
+    before = getattr(view, "fig_before", None)
     parts = [
         f"<section id='{html.escape(lesson_step.slug)}' class='{'fig' if before is not None else ''}'>",
         f"<h2>{html.escape(step_heading(number, lesson_step.title))}</h2>",
@@ -265,25 +262,19 @@ def _step(number, lesson_step, values, view, links, lecturer):
 
 
 def _minutes_line(steps):
-    from explorer.teaching.lesson import JOIN_MINUTES, LECTURE_MINUTES, step_minutes
-
-    with_notes = [s for s in steps if s.notes is not None]
-    core = [i for i, s in enumerate(steps, 1) if s.notes and s.core]
-    optional = [i for i, s in enumerate(steps, 1) if s.notes and not s.core]
-    planned = JOIN_MINUTES + sum(step_minutes(steps[i - 1]) for i in core)
+    minutes = {i: lesson.step_minutes(s) for i, s in enumerate(steps, 1) if s.notes}
+    core = {i: m for i, m in minutes.items() if steps[i - 1].core}
+    optional = ", ".join(f"step {i} ({value_text(m)})" for i, m in minutes.items() if i not in core)
+    planned = lesson.JOIN_MINUTES + sum(core.values())
     line = (
-        f"Planned time: {value_text(planned)} of {LECTURE_MINUTES} minutes ({JOIN_MINUTES} to join, then "
-        + ", ".join(f"step {i}: {value_text(step_minutes(steps[i - 1]))}" for i in core)
+        f"Planned time: {value_text(planned)} of {lesson.LECTURE_MINUTES} minutes "
+        f"({lesson.JOIN_MINUTES} to join, then "
+        + ", ".join(f"step {i}: {value_text(m)}" for i, m in core.items())
         + ", each with two rounds of votes)"
-        + (
-            "; if time is left: "
-            + ", ".join(f"step {i} ({value_text(step_minutes(steps[i - 1]))})" for i in optional)
-            if optional
-            else ""
-        )
+        + (f"; if time is left: {optional}" if optional else "")
         + "."
     )
-    missing = len(steps) - len(with_notes)
+    missing = len(steps) - len(minutes)
     if missing:
         line += f" {missing} of {len(steps)} steps have no speaker notes."
     return f"<p class='small'><strong>{html.escape(line)}</strong></p>"
@@ -306,10 +297,6 @@ def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=Non
         The app's root URL (:func:`app_base_url`): the links are made absolute with it
         (relative links when None).
     """
-    import dataclasses
-
-    from explorer.teaching.lesson import full_page_url, lesson_url
-
     if audience not in AUDIENCES:
         raise ValueError(f"audience must be one of {AUDIENCES}, not {audience!r}.")
     if paper not in PAPER_SIZES:
@@ -322,11 +309,8 @@ def handout_html(pages, plotly_js, audience="students", paper="A4", base_url=Non
     sections = []
     for i, (s, values, view) in enumerate(pages, start=1):
         links = [
-            ("This step of the lesson", absolute(lesson_url(s.slug))),
-            (
-                "Full page with these settings",
-                absolute(full_page_url(dataclasses.replace(s, settings=values))),
-            ),
+            ("This step of the lesson", absolute(lesson.lesson_url(s.slug))),
+            ("Full page with these settings", absolute(lesson.full_page_url(s, values=values))),
         ]
         sections.append(_step(i, s, values, view, links, lecturer))
     who = "lecturer's handout, with answers and speaker notes" if lecturer else "students' handout"

@@ -20,6 +20,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research 17(171), 1
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Mapping
@@ -138,6 +139,14 @@ def _domain(prefix, paper, n_samples=LESSON_SAMPLES, seed=0, **extra):
     return values
 
 
+def _synthetic(loss, paper=PAPER_FIGURE1, seed=FIGURE1_SEED, show_source=False):
+    """Settings of a Synthetic-page step on ``paper``'s data (by default Figure 1's with seed
+    :data:`FIGURE1_SEED`), without ℓ2."""
+    return _domain(
+        "syn", paper, seed=seed, **{"syn.loss": loss, "syn.l2": 0.0, "syn.show_source": show_source}
+    )
+
+
 #: Standard errors a gap must exceed before a step names a winner (its "uncertainty
 #: rule"): a difference within ``SE_MULTIPLE`` standard errors is "too close to call".
 SE_MULTIPLE = 2.0
@@ -182,12 +191,7 @@ LESSON_STEPS = (
             "1 − θ₁, so a 1 becomes 1/(1 − θ₁). The scaling keeps the expected value of "
             "every feature equal to the source value: E[z | x] = x."
         ),
-        settings=_domain(
-            "syn",
-            PAPER_FIGURE1,
-            seed=FIGURE1_SEED,
-            **{"syn.loss": "both", "syn.l2": 0.0, "syn.show_source": True},
-        ),
+        settings=_synthetic("both", show_source=True),
         equations=("transfer_model", "moments"),
         notes=SpeakerNotes(
             say="Domain adaptation: train on a labelled source, test on a target without "
@@ -222,17 +226,7 @@ LESSON_STEPS = (
             "only labelled source samples; where labels did depend on the target (the "
             "paper's 'small' cars and 'small' electronics) the estimate would miss."
         ),
-        settings=_domain(
-            "syn",
-            PAPER_FIGURE1,
-            seed=FIGURE1_SEED,
-            **{
-                "syn.loss": "quadratic",
-                "syn.l2": 0.0,
-                "syn.show_source": False,
-                "syn.target_labels": TARGET_LABELS[0],
-            },
-        ),
+        settings={**_synthetic("quadratic"), "syn.target_labels": TARGET_LABELS[0]},
         equations=("transfer_model",),
         notes=SpeakerNotes(
             say="Write p(y, z, x) = p(y | z, x) p(z | x) p(x) on the board. The assumption "
@@ -269,12 +263,7 @@ LESSON_STEPS = (
             "the target and the source: a ratio of two sample means, so its noise "
             "shrinks like one over the square root of the number of samples."
         ),
-        settings=_domain(
-            "syn",
-            PAPER_FIGURE1,
-            seed=FIGURE1_SEED,
-            **{"syn.n_target": 100, "syn.loss": "both", "syn.l2": 0.0, "syn.show_source": False},
-        ),
+        settings={**_synthetic("both"), "syn.n_target": 100},
         equations=("theta_hat",),
         notes=SpeakerNotes(
             say="θ̂ compares non-zero rates: here feature 1 is non-zero in {nonzero_source} of "
@@ -307,12 +296,7 @@ LESSON_STEPS = (
             "side or the other: the seed decides whether it costs anything. FLDA's "
             "boundary is pulled towards the target's by the dropout variance."
         ),
-        settings=_domain(
-            "syn",
-            PAPER_FIGURE1,
-            seed=FIGURE1_SEED,
-            **{"syn.loss": "quadratic", "syn.l2": 0.0, "syn.show_source": False},
-        ),
+        settings=_synthetic("quadratic"),
         equations=("quadratic_loss", "closed_form"),
         notes=SpeakerNotes(
             say="Three boundaries: naive, oracle, FLDA. The winner is named only when the "
@@ -343,9 +327,7 @@ LESSON_STEPS = (
             "Reproduce the setting and compare: two reports of one setting that differ "
             "by far more than the sampling noise cannot both be right."
         ),
-        settings=_domain(
-            "syn", PAPER_FIGURE2, **{"syn.loss": "quadratic", "syn.l2": 0.0, "syn.show_source": False}
-        ),
+        settings=_synthetic("quadratic", PAPER_FIGURE2, seed=0),
         equations=("per_feature_ridge",),
         paper_on_slide=True,
         core=False,
@@ -662,29 +644,21 @@ def settings_query(settings, present=False):
 def lesson_url(slug, present=False):
     """Shareable URL (relative to the app) of one lesson step."""
     step(slug)
-    query = {STEP_PARAM: slug}
-    if present:
-        query["present"] = "1"
-    return f"{LESSON_URL_PATH}?{urlencode(query, quote_via=quote)}"
+    return f"{LESSON_URL_PATH}?{settings_query({STEP_PARAM: slug}, present)}"
 
 
-def full_page_url(lesson_step, present=False):
-    """URL (relative to the app) of the step's full page with the step's settings (but
-    those of lesson-only controls)."""
-    path = PAGE_URL_PATHS[lesson_step.page]
+def full_page_url(lesson_step, present=False, values=None):
+    """URL (relative to the app) of the step's full page with the step's settings, or
+    ``values`` (but those of lesson-only controls)."""
     own = {c.key for c in lesson_step.controls if not c.page_setting}
-    settings = {k: v for k, v in lesson_step.settings.items() if k not in own}
-    return f"{path}?{settings_query(settings, present)}"
-
-
-#: Query names of a step's control values in a Lesson link: ``v.<key after the first dot>``
-#: (apart from the pages' own settings, such as the shared ``seed``).
-VALUE_PREFIX = "v."
+    settings = {k: v for k, v in (lesson_step.settings if values is None else values).items() if k not in own}
+    return f"{PAGE_URL_PATHS[lesson_step.page]}?{settings_query(settings, present)}"
 
 
 def value_param(key):
-    """The query name of control ``key`` in a Lesson link (``"v.theta"``)."""
-    return VALUE_PREFIX + key.split(".", 1)[-1]
+    """The query name of control ``key`` in a Lesson link: ``v.<key after the first dot>``
+    (``"v.theta"``; apart from the pages' own settings, such as the shared ``seed``)."""
+    return "v." + key.split(".", 1)[-1]
 
 
 def step_values_from_query(lesson_step, query):
@@ -775,7 +749,7 @@ def notes_fields(lesson_step, values, facts=None):
     (``try_<name>``, ``first_<name>``, ``last_<name>``) and the step's computed ``facts``."""
     fields = {
         "se_multiple": _MULTIPLE_WORDS.get(SE_MULTIPLE, f"{SE_MULTIPLE:g} times"),
-        "assumption_step": str(1 + next(i for i, s in enumerate(LESSON_STEPS) if s.slug == "the-assumption")),
+        "assumption_step": str(1 + step_index("the-assumption")),
         "tolerance": f"{THETA_TOLERANCE:g}",
         "broken_labels": TARGET_LABELS[1],
     }
@@ -794,12 +768,6 @@ def notes_text(lesson_step, values, facts=None):
     (:func:`notes_fields`); ``("", "")`` for a step without notes."""
     if lesson_step.notes is None:
         return "", ""
-    fields = _Fields(notes_fields(lesson_step, values, facts))
+    # a number the step could not compute (it showed an error instead) prints as "–"
+    fields = defaultdict(lambda: "–", notes_fields(lesson_step, values, facts))
     return lesson_step.notes.say.format_map(fields), lesson_step.notes.ask.format_map(fields)
-
-
-class _Fields(dict):
-    """A number the step could not compute (it showed an error instead) prints as "–"."""
-
-    def __missing__(self, key):
-        return "–"

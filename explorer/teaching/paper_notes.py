@@ -46,7 +46,7 @@ class PaperNote:
 
     Attributes
     ----------
-    key, title : str
+    title : str
     paper_claim : str
         The paper's number(s), quoted, with where they are printed.
     computed : str
@@ -59,7 +59,6 @@ class PaperNote:
         The numbers behind the verdict (for tests and downloads).
     """
 
-    key: str
     title: str
     paper_claim: str
     computed: str
@@ -78,14 +77,12 @@ class PaperNote:
 # ----------------------------------------------------------------------------- Figure 1
 
 
-def bayes_target_error(probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA, class_prior=None):
-    """Exact Bayes (best possible) target error of the Bernoulli domains: at every target
-    lattice point the class with the largest joint probability."""
+def bayes_target_error(probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA):
+    """Exact Bayes (best possible) target error of the Bernoulli domains (equal class
+    priors): at every target lattice point the class with the largest joint probability."""
     points, class_probabilities = bernoulli_target_lattice(probabilities, theta)
     n_classes = class_probabilities.shape[0]
-    prior = (
-        np.full(n_classes, 1.0 / n_classes) if class_prior is None else np.asarray(class_prior, dtype=float)
-    )
+    prior = np.full(n_classes, 1.0 / n_classes)
     # Points coincide when θ_d = 1 (z_d is always 0): pool their probabilities first.
     unique, index = np.unique(points, axis=0, return_inverse=True)
     joint = np.zeros((n_classes, len(unique)))
@@ -95,7 +92,7 @@ def bayes_target_error(probabilities=PAPER_BERNOULLI_PARAMS, theta=PAPER_THETA, 
     def predict(z):
         return np.array([lookup[tuple(row)] for row in np.asarray(z).tolist()])
 
-    return exact_target_error(predict, probabilities, theta, class_prior)
+    return exact_target_error(predict, probabilities, theta)
 
 
 def figure1_bayes_note(bayes_error=None):
@@ -125,14 +122,9 @@ def figure1_bayes_note(bayes_error=None):
         verdict = (
             f"Every reported error is at or above the best possible error {bayes_error:.3f}, as it must be."
         )
+    values = {"bayes_error": bayes_error, "below": dict(below)}
     return PaperNote(
-        "figure1_bayes",
-        "Figure 1: an error below the best possible one",
-        claim,
-        computed,
-        verdict,
-        consistent=not below,
-        values={"bayes_error": bayes_error, "below": dict(below)},
+        "Figure 1: an error below the best possible one", claim, computed, verdict, not below, values
     )
 
 
@@ -201,15 +193,9 @@ def figure2_table1_note(our_errors=None, n_samples=100_000, seed=0, n_target=Non
             f"This run is about as close to both versions ({to_text:.3f} and "
             f"{to_table:.3f}; sampling noise up to {noise:.3f}), so it cannot tell which is right."
         )
-    return PaperNote(
-        "figure2_table1",
-        "Figure 2 and Table 1: one setting, two sets of errors",
-        claim,
-        computed,
-        verdict,
-        consistent=paper_gap <= 0.01,
-        values={"paper_gap": paper_gap, "to_text": to_text, "to_table": to_table, "closer": closer},
-    )
+    title = "Figure 2 and Table 1: one setting, two sets of errors"
+    values = {"paper_gap": paper_gap, "to_text": to_text, "to_table": to_table, "closer": closer}
+    return PaperNote(title, claim, computed, verdict, paper_gap <= 0.01, values)
 
 
 # ----------------------------------------------------------------------------- Figure 3
@@ -258,15 +244,8 @@ def figure3_adaptation_note(table=None, tolerance=0.01):
             f"FLDA-Q reaches the oracle at n = {n:,}, consistent with the paper's "
             f"roughly {PAPER_ADAPTATION_N}."
         )
-    return PaperNote(
-        "figure3_adaptation",
-        "Figure 3: how many samples FLDA needs",
-        claim,
-        computed,
-        verdict,
-        consistent,
-        values={"n": n, "tolerance": tolerance},
-    )
+    values = {"n": n, "tolerance": tolerance}
+    return PaperNote("Figure 3: how many samples FLDA needs", claim, computed, verdict, consistent, values)
 
 
 def small_sample_advantage(gaps, small_n=SMALL_N):
@@ -314,7 +293,7 @@ def l2_remark_note(advantage_without=None, advantages_with=None, tolerance=0.01,
     )
     states = {r: state(a) for r, a in advantages_with.items()}
     gone = [r for r, s in states.items() if s == "gone"]
-    consistent = False
+    consistent = state(advantage_without) == "better" and bool(gone)
     if state(advantage_without) != "better":
         verdict = (
             f"Without l2 FLDA-Q is not better beyond the noise at small n here "
@@ -325,7 +304,6 @@ def l2_remark_note(advantage_without=None, advantages_with=None, tolerance=0.01,
             f"The advantage ({advantage_without[0]:+.3f} without l2) is within the noise or "
             f"{tolerance:g} with λ = {', '.join(f'{r:g}' for r in gone)}: the remark reproduces."
         )
-        consistent = True
     elif all(s == "better" for s in states.values()):
         verdict = (
             f"The remark does not reproduce: FLDA-Q stays better beyond the noise with every λ "
@@ -338,15 +316,8 @@ def l2_remark_note(advantage_without=None, advantages_with=None, tolerance=0.01,
             f"The advantage does not disappear but reverses: with λ = "
             f"{', '.join(f'{r:g}' for r in worse)} FLDA-Q is worse than T-LS at small n beyond the noise."
         )
-    return PaperNote(
-        "l2_remark",
-        "Figure 3: the l2 remark",
-        claim,
-        computed,
-        verdict,
-        consistent,
-        values={"without": advantage_without, "with": dict(advantages_with)},
-    )
+    values = {"without": advantage_without, "with": dict(advantages_with)}
+    return PaperNote("Figure 3: the l2 remark", claim, computed, verdict, consistent, values)
 
 
 #: Which notes belong on which page (page file stem -> note builders).

@@ -14,6 +14,7 @@ import pandas as pd
 
 from explorer.data import benchmarks as bm
 from explorer.experiments import paper_tables as pt
+from explorer.teaching.captions import verdict
 from explorer.teaching.lesson import SE_MULTIPLE
 from flda_core.transfer_models import TRANSFER_MODELS
 
@@ -176,8 +177,8 @@ def verdict_text(result):
     for flda in ("FLDA-Q", "FLDA-L"):
         gap = errors["S-LR"] - errors[flda]
         se = pt.difference_se(errors["S-LR"], errors[flda], n)
-        word = "lower than" if gap > SE_MULTIPLE * se else "higher than" if -gap > SE_MULTIPLE * se else None
-        text += f" {flda} is {word or 'too close to call against'} S-LR (gap {gap:+.3f}, SE {se:.3f})."
+        word = verdict(-gap, se, "lower than", "higher than", "too close to call against")
+        text += f" {flda} is {word} S-LR (gap {gap:+.3f}, SE {se:.3f})."
     paper = result.paper.drop("T-LR", errors="ignore").dropna()
     return text + f" In the paper's row {paper.idxmin()} is lowest of these ({paper.min():.3f}; no SE given)."
 

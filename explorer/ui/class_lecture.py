@@ -15,7 +15,7 @@ import streamlit as st
 from explorer.classroom import stages
 from explorer.classroom.store import default_store as store
 from explorer.teaching.lesson import LESSON_STEPS, with_chosen
-from explorer.ui import guard, slides
+from explorer.ui import guard, lesson_slide, slides
 from explorer.ui.class_routes import base_path, public_join_url
 
 CLASS_PARAM, VIEW_PARAM, SCREEN_PARAM = "class", "view", "screen"
@@ -119,15 +119,13 @@ class ClassLecture:
 def class_layer(lecture, role, clock=None):
     """Draw the class's live layer (``assets/class_layer.js``) for ``role``, "projector"
     or "presenter"; the page reruns when the lecturer changed the class."""
-    from explorer.ui.lesson_slide import choice_letter
-
     data = {
         "base": base_path(),
         "code": lecture.code,
         "screen": st.query_params.get(SCREEN_PARAM, ""),
         "role": role,
         "version": lecture.state.version,
-        "letters": [choice_letter(i) for i in range(len(LESSON_STEPS[lecture.index].choices))],
+        "letters": [lesson_slide.choice_letter(i) for i in range(len(LESSON_STEPS[lecture.index].choices))],
         "correct": list(lecture.state.correct),
         "join": public_join_url(lecture.code).split("://", 1)[-1].split("?", 1)[0],
         "clock": clock,
@@ -172,8 +170,6 @@ def start_class_entry():
 def draw_projector(lecture):
     """The room's screen: the Lesson's slide of the class's step with the lecturer's values,
     the class's layer, the join overlay."""
-    from explorer.ui import lesson_slide
-
     contrast = slides.high_contrast()
     st.html(slides.slide_css(contrast, in_class=True))
     action, viewport = slides.lesson_keys(

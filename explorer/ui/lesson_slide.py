@@ -8,13 +8,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 import streamlit as st
 
 from explorer.presentation import with_present
 from explorer.safe_text import escape_markdown
+from explorer.teaching.equations import EQUATIONS
 from explorer.teaching.handout import value_text
 from explorer.teaching.lesson import LESSON_STEPS, full_page_url, lesson_url
 from explorer.ui import charts, guard, slides, tables, widgets
@@ -168,7 +168,7 @@ def draw_navigation(lecture, places=None):
 
 
 def draw_links(lesson_step, values, present):
-    full = full_page_url(dataclasses.replace(lesson_step, settings=values), present)
+    full = full_page_url(lesson_step, present, values)
     st.markdown(
         f"[Open the full page with these settings]({with_present(full, present)}) · "
         f"[Link to this step]({lesson_url(lesson_step.slug, present)})"
@@ -178,8 +178,6 @@ def draw_links(lesson_step, values, present):
 def linked_equations(lesson_step, view):
     """The step's equations and every equation its captions link to (so no link points at
     an anchor that is not on the page)."""
-    from explorer.teaching.equations import EQUATIONS
-
     text = " ".join([view.caption, *view.notes])
     anchors = set(re.findall(r"\(#([a-z0-9-]+)\)", text))
     return tuple(

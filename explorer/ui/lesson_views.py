@@ -19,9 +19,25 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer.data.digits import make_offline_domains
+from explorer.data.domain_config import SHIFT_PRESETS, parse_domain_config
+from explorer.data.numbers import parse_per_feature
+from explorer.experiments import learning_curves as lc
+from explorer.experiments import perturbation
+from explorer.experiments.assumption import binomial_se, transfer_risk
+from explorer.experiments.digits import FIGURE6_PAIRS, PAPER_TABLE4, run_digits, stored_fitter
+from explorer.experiments.synthetic import PAPER_FIGURE1, PAPER_FIGURE2, fit_classifiers, theta_table
 from explorer.experiments.synthetic import paired_se as fits_paired_se
+from explorer.names import LOSS_TITLES, LOSSES, classifier_name
+from explorer.teaching import captions
+from explorer.teaching import paper_notes as pn
 from explorer.teaching.captions import beyond_noise
+from explorer.teaching.equations import equation_link
+from explorer.teaching.lesson import LEARNING_CURVE_QUESTION_N, LESSON_STEPS, SE_MULTIPLE
+from explorer.teaching.lesson import TARGET_LABELS, THETA_TOLERANCE
 from explorer.ui import caches
+from flda_core import estimate_dropout
+from flda_core.transfer import nonzero_rate
 
 
 @dataclass
@@ -63,9 +79,7 @@ def _which_of_two(first, second):
 
 def verdict(which, first, second):
     """The words of :func:`lower`'s answer."""
-    return (f"{first} is lower beyond the noise", f"{second} is lower beyond the noise", "too close to call")[
-        which
-    ]
+    return "too close to call" if which == 2 else f"{(first, second)[which]} is lower beyond the noise"
 
 
 def paired_se(wrong_a, wrong_b):
@@ -79,9 +93,6 @@ def paired_se(wrong_a, wrong_b):
 def lesson_domain_key(values, prefix):
     """The :func:`caches.cached_domains` key of a synthetic step's settings (or problems);
     with a shift preset (``"rate"``) ``<prefix>.theta`` holds its factor per feature."""
-    from explorer.data.domain_config import SHIFT_PRESETS, parse_domain_config
-    from explorer.data.numbers import parse_per_feature
-
     seed = int(values["shared.seed"])
     sizes = [values[f"{prefix}.{name}"] for name in ("n_source", "n_target")]
     shift = values.get(f"{prefix}.shift", "dropout")
@@ -100,8 +111,6 @@ def lesson_domain_key(values, prefix):
 def synthetic_result(values):
     """A synthetic step's run, as its full page computes it: ``(data_key, pair, result,
     error)`` (``error`` a problem with the settings, then the rest is None)."""
-    from explorer.experiments.synthetic import fit_classifiers
-
     data_key, problems = lesson_domain_key(values, "syn")
     if problems:
         return None, None, None, " ".join(problems)
@@ -135,9 +144,7 @@ def _on_synthetic_run(view):
 
 @_on_synthetic_run
 def _dropout_view(values, data_key, pair, result):
-    from explorer.experiments.synthetic import PAPER_FIGURE1 as paper
-    from explorer.teaching.equations import equation_link
-
+    paper = PAPER_FIGURE1
     theta1 = float(data_key[4][0])
     target = np.unique(np.round(pair.X_target[:, 0], 9))
     source = np.unique(np.round(pair.X_source[:, 0], 9))
@@ -147,6 +154,7 @@ def _dropout_view(values, data_key, pair, result):
     zero_t = float(np.mean(pair.X_target[:, 0] == 0))
     zero_s = float(np.mean(pair.X_source[:, 0] == 0))
     shown = ", ".join(f"{v:g}" for v in target)
+    with_source = bool(values.get("syn.show_source"))
     reveal = (
         f"In this target feature 1 takes the values {shown} (source: "
         f"{', '.join(f'{v:g}' for v in source)}), with θ₁ = {theta1:g}: "
@@ -155,17 +163,14 @@ def _dropout_view(values, data_key, pair, result):
     )
     return View(
         fig=_points(
-            data_key,
-            "target",
-            "Target and source domains" if values.get("syn.show_source") else "Target domain",
-            bool(values.get("syn.show_source")),
+            data_key, "target", "Target and source domains" if with_source else "Target domain", with_source
         ),
         fig_before=_points(data_key, "source", "Source domain"),
         what=f"lesson figure 1 domains theta {theta1:g}",
         caption=(
             f"The target domain's lattice points (filled circles, area ∝ samples) of "
             f"{data_key[3]:,} samples with θ = {list(data_key[4])}"
-            + (", the source's as open diamonds" if values.get("syn.show_source") else "")
+            + (", the source's as open diamonds" if with_source else "")
             + ": the data of the paper's Figure 1 (section 4.1.1), dropped out as in "
             + equation_link("transfer_model")
             + "."
@@ -184,8 +189,6 @@ def domain_labels(pair, values):
     """The target's labels of the assumption step: as generated (they follow the source),
     or, with ``syn.target_labels`` set to depend on the domain, swapped where x₂ > 0 (the
     assumption broken: :data:`explorer.teaching.lesson.TARGET_LABELS`)."""
-    from explorer.teaching.lesson import TARGET_LABELS
-
     if values.get("syn.target_labels", TARGET_LABELS[0]) == TARGET_LABELS[0]:
         return pair.y_target
     return np.where(pair.X_target[:, 1] > 0, 1 - pair.y_target, pair.y_target)
@@ -194,10 +197,7 @@ def domain_labels(pair, values):
 @_on_synthetic_run
 def _assumption_view(values, data_key, pair, result):
     """Equation (3) from source labels and θ̂ beside the error measured on the target."""
-    from explorer.experiments.assumption import transfer_risk
     from explorer.figures.lesson import Series, estimates_figure
-    from explorer.names import classifier_name
-    from explorer.teaching.lesson import SE_MULTIPLE
 
     names = [classifier_name(f, "quadratic") for f in ("source", "flda")]
     fits = [result.classifiers[n] for n in names]
@@ -251,12 +251,7 @@ def _assumption_view(values, data_key, pair, result):
 
 @_on_synthetic_run
 def _theta_view(values, data_key, pair, result):
-    from explorer.experiments.synthetic import theta_table
-    from explorer.teaching.equations import equation_link
     from explorer.figures.synthetic import theta_figure
-    from explorer.teaching.captions import theta_recovery_sentence
-
-    from explorer.teaching.lesson import THETA_TOLERANCE
 
     gap = np.abs(np.asarray(result.theta_hat) - np.asarray(result.theta_true))
     numbers = [
@@ -270,14 +265,14 @@ def _theta_view(values, data_key, pair, result):
         caption=(
             f"Open bars: the true θ; filled: the estimate θ̂ "
             f"({equation_link('theta_hat')}) from {data_key[3]:,} unlabelled target "
-            "samples. " + theta_recovery_sentence(result.theta_true, result.theta_hat)
+            "samples. " + captions.theta_recovery_sentence(result.theta_true, result.theta_hat)
         ),
         numbers=numbers,
         table=theta_table(result.theta_true, result.theta_hat, data_key[1], data_key[0]),
         paper="*The paper (section 3.3.1):* θ̂ = max{0, 1 − ζ̂/η̂} per feature, "
         "from unlabelled target data alone.",
         correct=frozenset({0 if gap.max() <= THETA_TOLERANCE else 1}),
-        reveal=theta_recovery_sentence(result.theta_true, result.theta_hat)
+        reveal=captions.theta_recovery_sentence(result.theta_true, result.theta_hat)
         + f" ({data_key[3]:,} target samples).",
         facts={
             "nonzero_source": f"{np.mean(pair.X_source[:, 0] != 0):.0%}",
@@ -290,10 +285,7 @@ def _theta_view(values, data_key, pair, result):
 def _errors_view(values, data_key, pair, result, paper_columns, what):
     """Steps on Figures 1-2: the boundaries of the chosen loss and its three errors (with
     binomial standard errors) beside the paper's; before Reveal the target points only."""
-    from explorer.experiments.assumption import binomial_se
     from explorer.figures.synthetic import boundary_lines, decision_boundary_figure
-    from explorer.names import LOSS_TITLES, LOSSES, classifier_name
-    from explorer.teaching.captions import synthetic_figure_caption
 
     loss = values.get("syn.loss", "both")
     loss = LOSSES[0] if loss == "both" else loss
@@ -316,7 +308,7 @@ def _errors_view(values, data_key, pair, result, paper_columns, what):
         ),
         fig_before=_points(data_key, "target", f"Target domain ({LOSS_TITLES[loss].lower()})"),
         what=f"lesson {what} decision boundaries seed {data_key[5]}",
-        caption=synthetic_figure_caption(data_key[0], data_key[1], data_key[4], result, data_key[3]),
+        caption=captions.synthetic_figure_caption(data_key[0], data_key[1], data_key[4], result, data_key[3]),
         numbers=[(f"{n} (±{ses[n]:.3f})", f"{ours[n]:.3f}") for n in names],
         table=table,
     )
@@ -325,8 +317,6 @@ def _errors_view(values, data_key, pair, result, paper_columns, what):
 
 @_on_synthetic_run
 def _oracle_view(values, data_key, pair, result):
-    from explorer.experiments.synthetic import PAPER_FIGURE1
-
     view, (naive, _, flda), ours, _ = _errors_view(
         values, data_key, pair, result, {"paper (Figure 1)": PAPER_FIGURE1.errors}, "figure 1"
     )
@@ -352,11 +342,7 @@ def _oracle_view(values, data_key, pair, result):
 
 @_on_synthetic_run
 def _counts_view(values, data_key, pair, result):
-    from explorer.experiments.assumption import binomial_se
-    from explorer.experiments.perturbation import table1_unperturbed_errors
-    from explorer.experiments.synthetic import PAPER_FIGURE2
-
-    table1 = table1_unperturbed_errors()
+    table1 = perturbation.table1_unperturbed_errors()
     reports = {"Figure 2's text": PAPER_FIGURE2.errors, "Table 1": table1}
     columns = {"paper (Figure 2 text)": PAPER_FIGURE2.errors, "paper (Table 1)": table1}
     view, names, ours, n_target = _errors_view(values, data_key, pair, result, columns, "figure 2")
@@ -365,8 +351,7 @@ def _counts_view(values, data_key, pair, result):
     to_text = abs(ours[flda] - PAPER_FIGURE2.errors[flda])
     to_table = abs(ours[flda] - table1[flda])
     # both reports are fixed numbers: the run's own SE decides whether one is nearer
-    correct = {2} if not beyond_noise(to_text - to_table, se) else ({0} if to_text < to_table else {1})
-    view.correct = frozenset(correct)
+    view.correct = frozenset({lower(to_text - to_table, se)})
 
     def matches(name):
         return [
@@ -398,12 +383,10 @@ def _counts_view(values, data_key, pair, result):
 def perturbation_result(values):
     """The Transfer step's run, as the Transfer page computes it (same perturbations,
     curve range, ℓ2 and fit): ``(data_key, result, error)``."""
-    from explorer.experiments.perturbation import run_perturbation
-
     data_key, problems = lesson_domain_key(values, "tp")
     if problems:
         return None, None, " ".join(problems)
-    result = run_perturbation(
+    result = perturbation.run_perturbation(
         caches.cached_domains(*data_key),
         0,
         values["tp.perturbations"],
@@ -415,10 +398,7 @@ def perturbation_result(values):
 
 
 def _transfer_view(lesson_step, values, slide=False):
-    from explorer.experiments.perturbation import PAPER_TABLE1, paper_table1_frame
     from explorer.figures.synthetic import perturbation_error_figure
-    from explorer.names import classifier_name
-    from explorer.teaching.captions import perturbation_curve_caption, perturbation_minimum
 
     data_key, result, error = perturbation_result(values)
     if error:
@@ -427,21 +407,16 @@ def _transfer_view(lesson_step, values, slide=False):
     l2 = float(values["tp.l2"])
     if not result.curve:
         return View(error="θ̂₁ plus every shift leaves [0, 1].")
-    at, lowest = perturbation_minimum(result.sweep, "quadratic")
+    at, lowest = captions.perturbation_minimum(result.sweep, "quadratic")
     quadratic = {round(f.perturbation, 10): f for f in result.sweep if f.loss == "quadratic"}
     at_zero_fit = quadratic[0.0]
     at_zero = at_zero_fit.target_error
     se = fits_paired_se(at_zero_fit, quadratic[round(at, 10)])
-    if abs(at) < 1e-12:
-        correct = {0}
-    elif not beyond_noise(at_zero - lowest, se):
-        correct = {3}
-    else:
-        correct = {1 if at < 0 else 2}
+    correct = 0 if abs(at) < 1e-12 else 3 if not beyond_noise(at_zero - lowest, se) else 1 if at < 0 else 2
     theta1 = float(result.theta_hat[0])
     name = classifier_name("flda", "quadratic")
     chosen = quadratic.get(round(delta, 10))
-    paper_value = PAPER_TABLE1.errors.get(f"{name}+{delta:g}")
+    paper_value = perturbation.PAPER_TABLE1.errors.get(f"{name}+{delta:g}")
     numbers = [
         (
             f"{name} at θ̂₁ {delta:+.2f}" + (f" (paper {paper_value:.3f})" if paper_value is not None else ""),
@@ -449,33 +424,32 @@ def _transfer_view(lesson_step, values, slide=False):
         ),
         (f"{name} lowest at θ̂₁ {at:+.2f}", f"{lowest:.3f}"),
     ]
-    table = result.table1()
-    paper = paper_table1_frame()
-    table.index = [f"this run, {i}" for i in table.index]
-    paper.index = [f"paper, {i}" for i in paper.index]
+    frames = {"this run": result.table1(), "paper": perturbation.paper_table1_frame()}
+    for label, frame in frames.items():
+        frame.index = [f"{label}, {i}" for i in frame.index]
     naive = list(result.naive.classifiers.values())
     return View(
-        fig=perturbation_error_figure(result.sweep, naive, 0, paper=PAPER_TABLE1.errors, mark=delta),
+        fig=perturbation_error_figure(
+            result.sweep, naive, 0, paper=perturbation.PAPER_TABLE1.errors, mark=delta
+        ),
         fig_before=perturbation_error_figure(result.sweep, naive, 0, answer=False, mark=delta),
         what=f"lesson table 1 error against shift of theta l2 {l2:g}",
-        caption=perturbation_curve_caption(result.sweep, result.naive.classifiers, 0, theta1, result.chosen),
+        caption=captions.perturbation_curve_caption(
+            result.sweep, result.naive.classifiers, 0, theta1, result.chosen
+        ),
         numbers=numbers,
-        table=pd.concat([table, paper]),
+        table=pd.concat(list(frames.values())),
         notes=[
             "*The paper's Table 1 (section 4.1.3):* "
-            + ", ".join(f"{k} {v:.3f}" for k, v in PAPER_TABLE1.errors.items())
+            + ", ".join(f"{k} {v:.3f}" for k, v in perturbation.PAPER_TABLE1.errors.items())
             + "."
         ],
-        correct=frozenset(correct),
+        correct=frozenset({correct}),
         reveal=(
             f"θ̂₁ = {theta1:.3f}: FLDA-Q is lowest at "
             f"θ̂₁ {at:+.2f} ({lowest:.3f}; at +0: {at_zero:.3f}; paired SE {se:.4f})"
-            + (
-                ": the estimate itself."
-                if 0 in correct
-                else ": too close to call at this n."
-                if 3 in correct
-                else ": lower than at the estimate beyond the noise."
+            + {0: ": the estimate itself.", 3: ": too close to call at this n."}.get(
+                correct, ": lower than at the estimate beyond the noise."
             )
         ),
     )
@@ -484,17 +458,11 @@ def _transfer_view(lesson_step, values, slide=False):
 @st.cache_data(max_entries=8, show_spinner=False)
 def learning_curves(ridge, seed):
     """Figure 3 as the Learning-curves page computes it with the step's settings."""
-    from explorer.teaching.paper_notes import figure3_curves
-
-    return figure3_curves(ridge, seed)
+    return pn.figure3_curves(ridge, seed)
 
 
 def _learning_view(lesson_step, values, slide=False):
-    from explorer.experiments import learning_curves as lc
     from explorer.figures.learning_curves import learning_curve_figure
-    from explorer.teaching.captions import learning_curve_sentences
-    from explorer.teaching.lesson import LEARNING_CURVE_QUESTION_N
-    from explorer.teaching.paper_notes import PAPER_ADAPTATION_N
 
     ridge = float(values["lc.ridge"]) if values["lc.l2"] else 0.0
     result = learning_curves(ridge, int(values["shared.seed"]))
@@ -510,24 +478,20 @@ def _learning_view(lesson_step, values, slide=False):
     n_adapt = lc.adaptation_sample_size(table, "FLDA-Q", "T-LS", "target", 0.01)
     numbers = [(f"{n} at n = {asked} (±SE {sem[n]:.3f})", f"{mean[n]:.3f}") for n in ("S-LS", "FLDA-Q")]
     numbers.append(
-        (f"FLDA-Q ≈ T-LS from n (paper ≈ {PAPER_ADAPTATION_N})", f"{n_adapt:,}" if n_adapt else "never")
+        (f"FLDA-Q ≈ T-LS from n (paper ≈ {pn.PAPER_ADAPTATION_N})", f"{n_adapt:,}" if n_adapt else "never")
     )
     regime = f"ℓ2 with λ = {ridge:g} for every classifier" if ridge else "no ℓ2"
     return View(
         fig=learning_curve_figure(table, slide=slide),
         fig_before=learning_curve_figure(table[table["n"] > asked], slide=slide),
         what=f"lesson figure 3 learning curves l2 {ridge:g}",
-        caption=(
-            "Mirrors the paper's Figure 3 (quadratic loss, 50 repeats, "
-            + regime
-            + "). "
-            + learning_curve_sentences(table, 0.01, 10_000)
-        ),
+        caption=f"Mirrors the paper's Figure 3 (quadratic loss, 50 repeats, {regime}). "
+        + captions.learning_curve_sentences(table, 0.01, 10_000),
         numbers=numbers,
         paper=(
             f'*The paper (section 4.1.2):* FLDA-Q needs "roughly '
-            f"{PAPER_ADAPTATION_N} labeled source samples and "
-            f'{PAPER_ADAPTATION_N} unlabeled target samples"; its small-sample '
+            f"{pn.PAPER_ADAPTATION_N} labeled source samples and "
+            f'{pn.PAPER_ADAPTATION_N} unlabeled target samples"; its small-sample '
             'advantage "disappears" with ℓ2-regularised classifiers.'
         ),
         correct=frozenset({correct}),
@@ -542,9 +506,6 @@ def _learning_view(lesson_step, values, slide=False):
 def digit_results(seed):
     """The Digits page's default fits (Table 4, l2 by cross-validation), both directions,
     from its disk store (filled by the server's start or the Digits page)."""
-    from explorer.data.digits import make_offline_domains
-    from explorer.experiments.digits import run_digits, stored_fitter
-
     data = make_offline_domains(random_state=seed)
     return data, run_digits(data, "A → B", "logistic", None, 0.0, seed, fit=stored_fitter(data, seed))
 
@@ -567,7 +528,6 @@ def _digit_gains(data, results, naive_name, flda_name):
 
 
 def _digits_table(errors, naive_name, flda_name):
-    from explorer.experiments.digits import PAPER_TABLE4
 
     rows = {f"here, {d}": {naive_name: e[0], flda_name: e[1]} for d, e in errors.items()}
     for d, row in PAPER_TABLE4.items():
@@ -576,26 +536,17 @@ def _digits_table(errors, naive_name, flda_name):
 
 
 def _digits_view(lesson_step, values, slide=False):
-    from explorer.experiments.digits import FIGURE6_PAIRS, PAPER_TABLE4
     from explorer.figures.digits import digit_weights_figure, nonzero_rate_figure
-    from explorer.teaching.captions import asymmetry_sentence, directions_phrase, paper_table4_sentence
-    from flda_core.transfer import nonzero_rate
 
     seed = int(values["shared.seed"])
     data, results = digit_results(seed)
     direction = values["dig.direction"]
     naive_name, flda_name = FIGURE6_PAIRS["logistic"]
     naive, adapted = results[(direction, naive_name)], results[(direction, flda_name)]
-    labels = [str(c) for c in data.classes]
-    wanted = str(values["dig.digit"])
-    digit = data.classes[labels.index(wanted)] if wanted in labels else data.classes[0]
+    digit = next((c for c in data.classes if str(c) == str(values["dig.digit"])), data.classes[0])
     errors, ses, helped = _digit_gains(data, results, naive_name, flda_name)
     paper_helped = [row[flda_name] < row[naive_name] for row in PAPER_TABLE4.values()]
     correct = _which_of_two(*helped)
-    which = (
-        f"offline stand-in data ({data.name_a} and {data.name_b}, made from scikit-learn's "
-        "digits; not MNIST/USPS)"
-    )
     rate_a, rate_b = nonzero_rate(data.X_a), nonzero_rate(data.X_b)
     fuller, emptier = (
         (data.name_a, data.name_b) if rate_a.mean() > rate_b.mean() else (data.name_b, data.name_a)
@@ -606,9 +557,10 @@ def _digits_view(lesson_step, values, slide=False):
         fig_before=nonzero_rate_figure(rate_a, rate_b, data.side, data.name_a, data.name_b),
         what=f"lesson figure 6 weights digit {digit} {direction} seed {seed}",
         caption=(
-            f"Mirrors the paper's Figure 6 on {which}: {naive_name} weights, "
+            f"Mirrors the paper's Figure 6 on offline stand-in data ({data.name_a} and {data.name_b}, "
+            f"made from scikit-learn's digits; not MNIST/USPS): {naive_name} weights, "
             f"{flda_name} weights and θ per pixel for digit {digit}, {direction}. "
-            + asymmetry_sentence(errors)
+            + captions.asymmetry_sentence(errors)
         ),
         numbers=[
             (
@@ -619,7 +571,7 @@ def _digits_view(lesson_step, values, slide=False):
         ],
         table=_digits_table(errors, naive_name, flda_name),
         notes=[
-            "*The paper's Table 4:* " + paper_table4_sentence(naive_name),
+            "*The paper's Table 4:* " + captions.paper_table4_sentence(naive_name),
             "θ̂ > 0.05 on "
             + ", ".join(
                 f"{np.mean(results[(d, flda_name)].theta > 0.05):.0%} of the pixels for {d}" for d in errors
@@ -631,8 +583,8 @@ def _digits_view(lesson_step, values, slide=False):
             f"{fuller} fills the frame (pixels inked in {max(rate_a.mean(), rate_b.mean()):.0%} of "
             f"images on average; {emptier}: {min(rate_a.mean(), rate_b.mean()):.0%}). On the "
             f"offline stand-in digits (not MNIST/USPS) {flda_name} beats {naive_name} beyond "
-            f"twice the paired SE {directions_phrase(helped)}; Table 4 (MNIST/USPS): "
-            f"{directions_phrase(paper_helped)}."
+            f"twice the paired SE {captions.directions_phrase(helped)}; Table 4 (MNIST/USPS): "
+            f"{captions.directions_phrase(paper_helped)}."
         ),
     )
 
@@ -640,9 +592,7 @@ def _digits_view(lesson_step, values, slide=False):
 @st.cache_data(max_entries=4, show_spinner=False)
 def paper_notes(seed=0):
     """The notes on the paper of the synthetic pages (Figure 2 rerun with ``seed``)."""
-    from explorer.teaching.paper_notes import figure1_bayes_note, figure2_table1_note
-
-    return figure1_bayes_note(), figure2_table1_note(seed=seed)
+    return pn.figure1_bayes_note(), pn.figure2_table1_note(seed=seed)
 
 
 def _notes_view(lesson_step, values, slide=False):
@@ -696,7 +646,6 @@ def natural_cells(key, seed=0):
 def _natural_view(lesson_step, values, slide=False):
     from explorer.data import uci
     from explorer.data.benchmarks import PAPER_TABLES
-    from explorer.experiments.assumption import binomial_se
     from explorer.figures.lesson import Series, estimates_figure
 
     key = str(values["real.pair"])
@@ -754,8 +703,6 @@ def _natural_facts(title, n_target, gap, se, paper_gap):
     """The natural-data step's numbers for its notes: this run's gap and SE, the paper's
     gap, and the target rows that gap would need to stand beyond the rule's multiple of
     standard errors at this run's per-row noise (the SE shrinks as one over √n)."""
-    from explorer.teaching.lesson import SE_MULTIPLE
-
     needed = n_target * (SE_MULTIPLE * se / abs(paper_gap)) ** 2 if paper_gap else float("inf")
     return {
         "data_set": title,
@@ -771,7 +718,6 @@ def _rate_view(lesson_step, values, slide=False):
     """θ̂ of a feature whose count rate falls against one whose counts grow (no big numbers:
     the Synthetic page's preset has other factors; the θ̂ are in the reveal and table)."""
     from explorer.figures.lesson import Series, estimates_figure
-    from flda_core import estimate_dropout
 
     data_key, problems = lesson_domain_key(values, "syn")
     if problems:
@@ -825,26 +771,21 @@ def _rate_view(lesson_step, values, slide=False):
 def _recap_view(lesson_step, values, slide=False):
     """Every other step's revealed answer at its starting settings, computed (on a slide
     in the numbers overlay, not on the slide itself: eleven rows do not fit it)."""
-    from explorer.teaching.lesson import LESSON_STEPS
-
-    rows = []
-    for other in LESSON_STEPS:
-        if other.slug == lesson_step.slug:
-            continue
-        view = step_view(other, other.start_values())
-        rows.append(
-            {
-                "step": other.title,
-                "question": other.question,
-                "computed answer": "; ".join(other.choices[i] for i in sorted(view.correct)) or "—",
-            }
-        )
     from explorer.ui.tables import markdown_table
 
+    def answer(other):
+        correct = step_view(other, other.start_values()).correct
+        return "; ".join(other.choices[i] for i in sorted(correct)) or "—"
+
+    table = pd.DataFrame(
+        {"step": other.title, "question": other.question, "computed answer": answer(other)}
+        for other in LESSON_STEPS
+        if other.slug != lesson_step.slug
+    )
     return View(
         what="lesson recap",
-        table=None if slide else pd.DataFrame(rows),
-        notes=[markdown_table(pd.DataFrame(rows))] if slide else [],
+        table=None if slide else table,
+        notes=[markdown_table(table)] if slide else [],
         correct=frozenset({0}),
         reveal=lesson_step.answer,
         paper="*The paper (section 5):* FLDA models the shift feature by feature with a "
@@ -875,29 +816,28 @@ def settings_text(values):
     (:func:`explorer.figures.export.settings_line`)."""
     from explorer.figures.export import settings_line
 
-    def get(name):
-        return next((v for k, v in values.items() if k.split(".", 1)[-1] == name), None)
-
-    l2 = get("l2")
-    if get("l2_mode") == "cv":
+    # each setting by its name after the first dot (reversed: the first key of a name wins)
+    named = {k.split(".", 1)[-1]: v for k, v in reversed(values.items())}
+    l2 = named.get("l2")
+    if named.get("l2_mode") == "cv":
         l2 = "by cross-validation"
     elif isinstance(l2, bool):  # the learning curves' toggle: λ when on
-        l2 = float(get("ridge")) if l2 else 0.0
-    shift = get("delta_1")
-    n_source, n_target = get("n_source"), get("n_target")
-    rates = get("shift") == "rate"  # the rate-change step: "theta" holds the rate factors
-    data = "offline stand-in digits" if get("source") == "offline" else None
+        l2 = float(named.get("ridge")) if l2 else 0.0
+    shift = named.get("delta_1")
+    n_source, n_target = named.get("n_source"), named.get("n_target")
+    rates = named.get("shift") == "rate"  # the rate-change step: "theta" holds the rate factors
+    data = "offline stand-in digits" if named.get("source") == "offline" else None
     if values.get("real.pair") is not None:
         data = f"UCI {values['real.pair']}, gaps filled with 0"
     return settings_line(
-        data=data if not rates else f"Poisson counts, target rate × {get('theta')}",
-        theta=None if rates else get("theta"),
+        data=data if not rates else f"Poisson counts, target rate × {named.get('theta')}",
+        theta=None if rates else named.get("theta"),
         shift=None if shift is None else f"θ̂₁ shift {float(shift):+g}",
         seed=int(values.get("shared.seed", 0)),
         n_source=n_source,
         n_target=n_target if n_source is not None else None,
         l2=l2,
-        extra=(f"{get('direction')}, digit {get('digit')}",) if get("direction") else (),
+        extra=(f"{named.get('direction')}, digit {named.get('digit')}",) if named.get("direction") else (),
         transfer="dropout",
     )
 
@@ -930,8 +870,6 @@ def step_view(lesson_step, values, slide=False):
 def warm_up():
     """Compute every step's view at its starting values into the caches the Lesson page
     reads, so that no Reveal / Next waits (the server's start calls it); returns the slugs."""
-    from explorer.teaching.lesson import LESSON_STEPS
-
     for lesson_step in LESSON_STEPS:
         step_view(lesson_step, lesson_step.start_values())
     return [lesson_step.slug for lesson_step in LESSON_STEPS]

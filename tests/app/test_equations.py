@@ -7,15 +7,30 @@ import pytest
 import scipy.sparse as sp
 from scipy.special import expit
 
-from explorer.teaching.equations import (
-    EQUATIONS,
-    dropout_ridge_strength,
-    dropout_variance_factor,
-    equation,
-    equation_link,
-    taylor_variance_term,
-)
+from explorer.teaching.equations import EQUATIONS, dropout_variance_factor, equation, equation_link
 from flda_core.objectives import dropout_variances, expected_quadratic_loss, logistic_binary_objective
+
+
+def dropout_ridge_strength(X, theta):
+    """Per-feature ridge strengths ``λ_d = θ_d/(1 − θ_d) Σ_i x_id²`` of the panel's per-feature
+    ridge; features zero in every source sample get ``λ_d = 0`` whatever θ_d."""
+    squares = (
+        np.asarray(sp.csr_matrix(X).multiply(sp.csr_matrix(X)).sum(axis=0)).ravel()
+        if sp.issparse(X)
+        else (np.asarray(X, dtype=float) ** 2).sum(axis=0)
+    )
+    factor = dropout_variance_factor(theta)
+    return np.where(squares > 0, factor * np.where(squares > 0, squares, 1.0), 0.0)
+
+
+def taylor_variance_term(w, b, x, theta):
+    """The panel's FLDA-L variance term ``½ p(1 − p) wᵀ V[z | x] w`` for one sample (Equation
+    (13)), standard logistic model ``p = σ(wᵀx + b)``."""
+    w, x = np.asarray(w, dtype=float), np.asarray(x, dtype=float)
+    p = expit(float(w @ x) + b)
+    variance = dropout_variance_factor(theta) * x**2
+    return 0.5 * p * (1 - p) * float(np.sum(variance * w**2))
+
 
 # Macros used here that KaTeX supports (https://katex.org/docs/supported.html).
 KATEX_MACROS = {
