@@ -21,14 +21,13 @@ import hashlib
 import io
 import os
 import socket
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from explorer.errors import DigitDataUnavailable
-from explorer.data.files import is_regular_file, read_regular_file, without_paths
+from explorer.data.files import is_regular_file, read_regular_file, without_paths, write_atomically
 
 #: Side length of the common pixel grid (the paper resizes both sets to 16 x 16).
 SIDE = 16
@@ -405,23 +404,6 @@ def _read_cached(path):
     return X.astype(np.float64), y
 
 
-def _write_cached(path, X, y):
-    """Write a prepared collection atomically; False (and no temporary file left) when the
-    folder cannot be written, e.g. on a full disk: the caller still has the data."""
-    temporary = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
-        with os.fdopen(handle, "wb") as out:
-            np.savez_compressed(out, X=X, y=y)
-        os.replace(temporary, path)
-        return True
-    except OSError:
-        if temporary is not None:
-            Path(temporary).unlink(missing_ok=True)
-        return False
-
-
 def _fetch_prepared(name, prepare, cache_dir, fetch):
     """Load one prepared collection from the disk cache, else download and cache it.
 
@@ -455,7 +437,7 @@ def _fetch_prepared(name, prepare, cache_dir, fetch):
     if len(y) != len(X):
         raise DigitDataUnavailable(f"'{name}' from OpenML has {len(X)} images but {len(y)} labels.")
     X = X.astype(np.float32)
-    _write_cached(path, X, y)
+    write_atomically(path, lambda out: np.savez_compressed(out, X=X, y=y))
     return X.astype(np.float64), y
 
 

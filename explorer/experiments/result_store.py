@@ -20,7 +20,6 @@ import math
 import os
 import re
 import sys
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime, UTC
 from importlib import metadata
@@ -30,7 +29,7 @@ import numpy as np
 
 import flda_core
 from explorer.data.digits import default_cache_dir
-from explorer.data.files import read_regular_file
+from explorer.data.files import read_regular_file, write_atomically
 from explorer.registry import SAMPLE_DIR
 
 #: The ``format`` field of every file: files of any other format are ignored.
@@ -343,19 +342,8 @@ class ResultStore:
             "computed_at": computed_at or utc_now(),
             "value": value,
         }
-        text = json.dumps(record, sort_keys=True, allow_nan=False, indent=1)
-        target = self.path(key)
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".", suffix=".tmp")
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as out:
-                    out.write(text)
-                os.replace(temporary, target)
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
-        except OSError:
+        text = json.dumps(record, sort_keys=True, allow_nan=False, indent=1).encode("utf-8")
+        if not write_atomically(self.path(key), lambda out: out.write(text)):
             return False
         self.prune()
         return True
