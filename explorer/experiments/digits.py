@@ -13,6 +13,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
+import functools
 import threading
 import warnings
 from dataclasses import dataclass, field
@@ -304,11 +305,7 @@ def stored_fitter(domains, seed=0, store=None):
     """The ``fit=`` of :func:`run_digits` that keeps every fit in ``store``
     (:func:`stored_fit`): a fit this code made before on the same data is read, not fitted
     again."""
-
-    def fit(direction, method, l2, zero_tol):
-        return stored_fit(domains, direction, method, l2, zero_tol, seed, store)
-
-    return fit
+    return functools.partial(stored_fit, domains, seed=seed, store=store)
 
 
 def precompute(seed=0, progress=None, store=None):
@@ -414,11 +411,7 @@ def run_digits(
     -------
     dict ``{(direction, method): MethodResult}``
     """
-    if fit is None:
-
-        def fit(direction, method, l2, zero_tol):
-            return fit_direction(domains, direction, method, l2, zero_tol, seed)
-
+    fit = functools.partial(fit_direction, domains, seed=seed) if fit is None else fit
     jobs = [(first_direction, m) for m in FIGURE6_PAIRS[loss]]
     jobs += [(d, m) for d in DIRECTIONS for m in TABLE_CLASSIFIERS if (d, m) not in jobs]
     results = {}
