@@ -26,7 +26,7 @@ California, Irvine, School of Information and Computer Sciences.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -185,23 +185,12 @@ def split_by_missing(table, label, exclude=()):
     if not isinstance(table, CsvTable):
         return source, target
     file_rows = table.file_rows()  # each part keeps its rows' numbers in the file
-    return (
-        CsvTable(
-            f"{table.name} (complete rows)",
-            source.reset_index(drop=True),
-            table.encoding,
-            table.delimiter,
-            table.warnings,
-            row_numbers=file_rows[labelled & ~gap],
-        ),
-        CsvTable(
-            f"{table.name} (rows with gaps)",
-            target.reset_index(drop=True),
-            table.encoding,
-            table.delimiter,
-            (),
-            row_numbers=file_rows[labelled & gap],
-        ),
+    return tuple(
+        replace(table, name=f"{table.name} ({what})", frame=part.reset_index(drop=True), **kept)
+        for part, what, kept in (
+            (source, "complete rows", {"row_numbers": file_rows[labelled & ~gap]}),
+            (target, "rows with gaps", {"warnings": (), "row_numbers": file_rows[labelled & gap]}),
+        )
     )
 
 
