@@ -349,21 +349,19 @@ def _header(lines, delimiter, name, notes):
     duplicates = list(
         dict.fromkeys(c for c, again in zip(header, pd.Index(header).duplicated()) if c and again)
     )
-    if duplicates:
-        headerless = _all_numbers(header)
+    headerless = _all_numbers(header)
+    if duplicates and headerless:
         raise DataValidationError(
-            f"{name} has duplicate column names: {_name_list(duplicates)}."
-            + (
-                " Every column name is a number, so the file probably has no header row "
-                "and its first data row was read as column names."
-                if headerless
-                else ""
-            ),
-            _ADD_HEADER
-            if headerless
-            else "Column names must be unique; rename or delete the repeated columns.",
+            f"{name} has duplicate column names: {_name_list(duplicates)}. Every column name is a "
+            "number, so the file probably has no header row and its first data row was read as column names.",
+            _ADD_HEADER,
         )
-    if _all_numbers(header):
+    if duplicates:
+        raise DataValidationError(
+            f"{name} has duplicate column names: {_name_list(duplicates)}.",
+            "Column names must be unique; rename or delete the repeated columns.",
+        )
+    if headerless:
         notes.append(
             f"Every column name in {name} is a number, so the first row may be data rather "
             "than a header. The first row is always read as column names."

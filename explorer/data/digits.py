@@ -81,10 +81,6 @@ class DigitDomains:
         """Sorted labels occurring in either domain."""
         return np.unique(np.concatenate([self.y_a, self.y_b]))
 
-    def name(self, domain):
-        """Name of domain ``"A"`` or ``"B"``."""
-        return self.name_a if domain == "A" else self.name_b
-
     def names_of(self, direction):
         """``(source name, target name)`` of ``"A → B"`` or ``"B → A"``."""
         return (self.name_a, self.name_b) if direction == "A → B" else (self.name_b, self.name_a)

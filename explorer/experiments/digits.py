@@ -191,10 +191,8 @@ def fit_method(
     """
     X_source, X_target = np.asarray(X_source, dtype=np.float64), np.asarray(X_target, dtype=np.float64)
     y_source, y_target = np.asarray(y_source), np.asarray(y_target)
-    if method.startswith("FLDA"):
-        theta = estimate_dropout(X_source, X_target, zero_tol=zero_tol)
-    else:
-        theta = np.zeros(X_source.shape[1])
+    flda = method.startswith("FLDA")
+    theta = estimate_dropout(X_source, X_target, zero_tol=zero_tol) if flda else np.zeros(X_source.shape[1])
     oracle = method == "T-LR"
     train_X, train_y = (X_target, y_target) if oracle else (X_source, y_source)
     l2, cv_errors, model, stops = _train(train_X, train_y, method, l2, theta, random_state, tol)
