@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.experiments.scoring import positive_side
+from explorer.experiments.scoring import wrong_per_sample
 
 #: Dropout patterns are enumerated (2**m of them) up to this many features.
 MAX_ENUMERATED_FEATURES = 12
@@ -60,15 +60,6 @@ def binomial_se(error, n):
     """Standard error sqrt(p(1 - p) / n) of an error rate ``p`` measured on ``n`` samples."""
     p = float(error)
     return float(np.sqrt(max(p * (1.0 - p), 0.0) / max(int(n), 1)))
-
-
-def wrong_per_sample(coef, intercept, X, y):
-    """0/1 per row, scored as every page scores (ties count as the first class)."""
-    coef = np.asarray(coef, dtype=np.float64).ravel()
-    X = np.asarray(X, dtype=np.float64)
-    scores = X @ coef + float(intercept)
-    says_one = positive_side(scores, np.abs(X) @ np.abs(coef) + abs(float(intercept)))
-    return (says_one.astype(int) != np.asarray(y)).astype(np.float64)
 
 
 def _grouped(X, y):

@@ -27,8 +27,7 @@ from flda_core.classifier import FLDAClassifier
 from explorer.names import FAMILIES, LOSSES, classifier_name
 from explorer.experiments.progress import finish, report, scaled
 from explorer.experiments.rows import distinct_rows
-from explorer.experiments.assumption import wrong_per_sample
-from explorer.experiments.scoring import binary_error
+from explorer.experiments.scoring import binary_error, wrong_per_sample
 
 _TRAINED_ON = {
     "source": "labelled source",
