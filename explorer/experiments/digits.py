@@ -323,11 +323,6 @@ def convergence_notes(results):
     return [f"{', '.join(fits)}: {message}" for message, fits in notes.items()]
 
 
-def row_label(domains, direction):
-    """A table's row of ``direction``, e.g. ``"A → B: USPS → MNIST"``."""
-    return f"{direction}: {' → '.join(domains.names_of(direction))}"
-
-
 def table4_frame(results, domains):
     """Target error rates, one row per direction, one column per method.
 
@@ -346,7 +341,7 @@ def table4_frame(results, domains):
     for direction in DIRECTIONS:
         row = {m: results[(direction, m)].error for m in TABLE_CLASSIFIERS if (direction, m) in results}
         if row:
-            rows[row_label(domains, direction)] = row
+            rows[f"{direction}: {' → '.join(domains.names_of(direction))}"] = row
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "direction (source → target)"
     return frame.reindex(columns=[m for m in TABLE_CLASSIFIERS if m in frame.columns])
