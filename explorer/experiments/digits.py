@@ -132,14 +132,14 @@ def _negative_error(model, X, y):
 
 
 def _validate(X, y, method, theta, grid, n_folds, random_state, tol):
-    """:class:`FLDAClassifierCV` (no refit) of ``method`` over ``grid`` on ``(X, y)``;
-    every fit starts cold, as in scikit-learn's ``GridSearchCV``."""
+    """:class:`FLDAClassifierCV` (no refit) of ``method`` over ``grid`` on ``(X, y)``, on
+    :data:`BLAS_THREADS`; every fit starts cold, as in scikit-learn's ``GridSearchCV``."""
     params = make_classifier(method, 0.0, theta, tol=tol).get_params()
     del params["l2"], params["warm_start"]
     search = FLDAClassifierCV(
         **params, l2s=grid, cv=_folds(y, n_folds, random_state), scoring=_negative_error, refit=False
     )
-    with warnings.catch_warnings():
+    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return search.fit(X, y)
 
@@ -164,8 +164,7 @@ def cross_validate_l2(
     if len(y) > max_samples:
         keep = balanced_subsample(y, max_samples, random_state)
         X, y = X[keep], y[keep]
-    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
-        search = _validate(X, y, method, theta, tuple(grid), n_folds, random_state, tol)
+    search = _validate(X, y, method, theta, tuple(grid), n_folds, random_state, tol)
     errors = -search.cv_results_["mean_test_score"]
     return search.l2_, {float(l2): float(e) for l2, e in zip(grid, errors)}
 
@@ -196,29 +195,18 @@ def fit_method(
     oracle = method == "T-LR"
     train_X, train_y = (X_target, y_target) if oracle else (X_source, y_source)
     l2, cv_errors, model, stops = _train(train_X, train_y, method, l2, theta, random_state, tol)
-    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        if oracle:
-            search = _validate(X_target, y_target, method, theta, (l2,), n_folds, random_state, tol)
-            error = float(-search.cv_results_["mean_test_score"][0])
-        else:
+    if oracle:
+        search = _validate(X_target, y_target, method, theta, (l2,), n_folds, random_state, tol)
+        error = float(-search.cv_results_["mean_test_score"][0])
+    else:
+        with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
             error = error_rate(model, X_target, y_target)
     # Copies: a remembered model is shared (see _train).
     coef, intercept = np.array(model.coef_), np.array(model.intercept_)
     if coef.shape[0] == 1:  # two classes: show the positive class's predictor for both
         coef, intercept = np.vstack([-coef[0], coef[0]]), np.array([-intercept[0], intercept[0]])
-    return MethodResult(
-        method=method,
-        error=float(error),
-        l2=float(l2),
-        cv_errors=dict(cv_errors),
-        coef=coef,
-        intercept=intercept,
-        classes=np.array(model.classes_),
-        theta=theta,
-        n_iter=int(model.n_iter_),
-        warnings=stops,
-    )
+    weights = (coef, intercept, np.array(model.classes_), theta)
+    return MethodResult(method, float(error), float(l2), dict(cv_errors), *weights, int(model.n_iter_), stops)
 
 
 #: How many trainings of the classifiers without θ :func:`_train` remembers.
