@@ -252,7 +252,6 @@ def run_perturbation(
     perturbations=PAPER_PERTURBATIONS,
     curve_range=(-0.5, 0.5),
     l2=0.0,
-    step=CURVE_STEP,
     fit=None,
     progress=None,
     chosen_only=False,
@@ -261,7 +260,7 @@ def run_perturbation(
 
     θ̂ is the estimate FLDA-Q uses; the perturbations of ``feature`` (zero-based: the
     paper's feature 1 is 0) that keep ``θ̂ + d`` in [0, 1] are fitted: ``perturbations``
-    for the table and the boundaries, a grid of spacing ``step`` over ``curve_range``
+    for the table and the boundaries, a grid of spacing :data:`CURVE_STEP` over ``curve_range``
     for the error curve (:func:`curve_grid`), with the naive S-* and T-* classifiers
     for reference.
 
@@ -283,9 +282,7 @@ def run_perturbation(
     theta_hat = estimate_dropout(pair.X_source, pair.X_target)  # what FLDA's fit estimates, without a fit
     requested = sorted(float(d) for d in perturbations)
     chosen = feasible_perturbations(theta_hat[feature], requested)
-    curve = feasible_perturbations(
-        theta_hat[feature], sorted(set(curve_grid(*curve_range, step)) | set(chosen))
-    )
+    curve = feasible_perturbations(theta_hat[feature], sorted(set(curve_grid(*curve_range)) | set(chosen)))
     skipped = sorted(set(requested) - set(chosen))
     if not curve:
         naive = ExperimentResult(np.asarray(pair.theta_true, dtype=float), theta_hat, {})
