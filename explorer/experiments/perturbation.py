@@ -191,12 +191,8 @@ def _table1(naive, perturbed, feature):
 
 def table1_unperturbed_errors():
     """Table 1's errors of the six classifiers without perturbation (FLDA at θ̂ + 0)."""
-    errors = {}
-    for loss in LOSSES:
-        for family in FAMILIES:
-            name = classifier_name(family, loss)
-            errors[name] = PAPER_TABLE1.errors[f"{name}+0" if family == "flda" else name]
-    return errors
+    names = [classifier_name(family, loss) for loss in LOSSES for family in FAMILIES]
+    return {name: PAPER_TABLE1.errors[f"{name}+0" if name.startswith("FLDA") else name] for name in names}
 
 
 def curve_grid(lo, hi, step=CURVE_STEP):

@@ -76,8 +76,7 @@ def distinct_rows(X, y, max_share=1.0):
     ):
         return None  # the first rows are already mostly distinct: not lattice data
     codes, size = np.zeros(n, dtype=np.int64), 1
-    columns = [X[:, d] for d in range(X.shape[1])] + [y]
-    for column in columns:
+    for column in [*X.T, y]:
         column_codes, k = _column_codes(column)
         if k > limit:
             return None
