@@ -272,15 +272,8 @@ def stored_fit(domains, direction, method, l2=None, zero_tol=0.0, seed=0, store=
 
     key = {"experiment": "digits (Table 4)", "data": domains.key, "direction": direction, "method": method}
     key |= {"l2": None if l2 is None else float(l2), "zero_tol": float(zero_tol), "seed": int(seed)}
-    return result_store.stored(
-        "digits",
-        key,
-        lambda: fit_direction(domains, direction, method, l2, zero_tol, seed),
-        MethodResult,
-        valid,
-        store,
-        STORE_MAX_FILES,
-    ).value
+    fit = functools.partial(fit_direction, domains, direction, method, l2, zero_tol, seed)
+    return result_store.stored("digits", key, fit, MethodResult, valid, store, STORE_MAX_FILES).value
 
 
 #: Fits kept in the digits' store at most (about 31 kB each: 16 MB), the oldest go first.
