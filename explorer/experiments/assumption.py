@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.experiments.scoring import wrong_per_sample
+from flda_core.transfer import dropout_from_rates
 
 #: Dropout patterns are enumerated (2**m of them) up to this many features.
 MAX_ENUMERATED_FEATURES = 12
@@ -87,15 +88,6 @@ def expected_loss(fit, X_rows, y_rows, theta):
     return loss if theta.ndim == 2 else loss[0]
 
 
-def _resampled_theta(nonzero_s, nonzero_t, counts_s, counts_t):
-    """θ̂ = max(0, 1 - ζ/η) (section 3.3.1) from resampled row counts, shape (B, m)."""
-    eta = counts_s @ nonzero_s / counts_s.sum(axis=1, keepdims=True)
-    zeta = counts_t @ nonzero_t / counts_t.sum(axis=1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(eta > 0, zeta / np.where(eta > 0, eta, 1.0), 1.0)
-    return np.clip(1.0 - ratio, 0.0, 1.0)
-
-
 def transfer_risk(fits, X_source, y_source, X_target, y_target, theta, n_boot=400, random_state=0):
     """Equation (3) for the 0-1 loss under dropout ``theta``, beside the measured target error.
 
@@ -126,7 +118,12 @@ def transfer_risk(fits, X_source, y_source, X_target, y_target, theta, n_boot=40
     rng = np.random.default_rng(random_state)
     boot_s = rng.multinomial(int(cs.sum()), cs / cs.sum(), size=n_boot)
     boot_t = rng.multinomial(int(ct.sum()), ct / ct.sum(), size=n_boot)
-    boot_theta = _resampled_theta((Xs != 0).astype(float), (Xt != 0).astype(float), boot_s, boot_t)
+    # θ̂ (section 3.3.1) of every resampled pair from its non-zero rates, shape (B, m)
+    rates = [
+        boot @ (X != 0).astype(float) / boot.sum(axis=1, keepdims=True)
+        for boot, X in ((boot_s, Xs), (boot_t, Xt))
+    ]
+    boot_theta = dropout_from_rates(*rates)
     out = []
     for fit in fits:
         loss = expected_loss(fit, Xs, ys, theta)
