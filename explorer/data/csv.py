@@ -383,10 +383,8 @@ def _read_body(body, delimiter, header, name, lines_before_body):
                 skipinitialspace=True,
                 keep_default_na=False,
                 na_values=_NA_VALUES,
-                skip_blank_lines=True,
                 engine="c",
                 low_memory=False,
-                quotechar='"',
             )
     except pd.errors.ParserError as error:
         message = str(error)
