@@ -17,6 +17,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
@@ -412,10 +413,8 @@ def _fetch_prepared(name, prepare, cache_dir, fetch):
         stored = _read_cached(path)
         if stored is not None:
             return stored
-        try:
+        with contextlib.suppress(OSError):  # (a folder in its place): the download is then not cached
             path.unlink()  # a broken cache entry is simply re-downloaded
-        except OSError:
-            pass  # (a folder in its place): the download is then not cached
     try:
         X, y = fetch(name, data_home=str(Path(cache_dir) / "openml"))
     except DigitDataUnavailable:
@@ -426,10 +425,8 @@ def _fetch_prepared(name, prepare, cache_dir, fetch):
         ) from error
     X = prepare(X)
     y = np.asarray(y).astype(str)
-    try:
+    with contextlib.suppress(ValueError):  # numeric labels as integers
         y = y.astype(float).astype(np.int64)
-    except ValueError:
-        pass
     if len(y) != len(X):
         raise DigitDataUnavailable(f"'{name}' from OpenML has {len(X)} images but {len(y)} labels.")
     X = X.astype(np.float32)

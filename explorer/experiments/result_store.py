@@ -258,14 +258,12 @@ class ResultStore:
         no lock.  The lock files are never removed (removing a held one would let the next
         process lock a new file beside the holder)."""
         handle = None
-        try:
+        with contextlib.suppress(OSError):
             self.directory.mkdir(parents=True, exist_ok=True)
             handle = os.open(
                 self.directory / _LOCK_NAME.format(self.path(key).name[:2]), os.O_RDWR | os.O_CREAT, 0o644
             )
             fcntl.flock(handle, fcntl.LOCK_EX)
-        except OSError:
-            pass
         try:
             yield
         finally:
