@@ -53,11 +53,8 @@ COLUMNS = ("S-SVM", "S-LR", "KMM", "SCL", "SA", "GFK", "TCA", "FLDA-Q", "FLDA-L"
 def typed_table(text):
     """Rows typed as in the paper (``"A→D .599 .618 ..."``, one value per :data:`COLUMNS`)
     -> ``{row: {classifier: error}}``; the row ``"A→D"`` is ``"A → D"``, a data set keeps its name."""
-    rows = {}
-    for line in text.strip().splitlines():
-        name, *values = line.split()
-        rows[" → ".join(name.split("→"))] = dict(zip(COLUMNS, map(float, values)))
-    return rows
+    rows = [line.split() for line in text.strip().splitlines()]
+    return {" → ".join(name.split("→")): dict(zip(COLUMNS, map(float, values))) for name, *values in rows}
 
 
 #: The paper's Tables 3 and 5-9 (target error), typed from the paper.

@@ -218,13 +218,9 @@ def stratified_halves(y, random_state=0):
     """
     y = np.asarray(y)
     rng = np.random.default_rng(random_state)
-    idx_a, idx_b = [], []
-    for label in np.unique(y):
-        members = rng.permutation(np.flatnonzero(y == label))
-        half = (len(members) + 1) // 2
-        idx_a.append(members[:half])
-        idx_b.append(members[half:])
-    return np.sort(np.concatenate(idx_a)), np.sort(np.concatenate(idx_b))
+    members = [rng.permutation(np.flatnonzero(y == label)) for label in np.unique(y)]
+    halves = [np.split(m, [(len(m) + 1) // 2]) for m in members]
+    return tuple(np.sort(np.concatenate(half)) for half in zip(*halves))
 
 
 def balanced_subsample(y, n, random_state=0):
