@@ -116,12 +116,8 @@ def perturbation_sweep(
     jobs = [(loss, d) for loss in losses for d in perturbations]
     fits = []
     for i, (loss, d) in enumerate(jobs):
-        report(
-            progress,
-            i,
-            len(jobs),
-            f"Fitting {classifier_name('flda', loss)} with θ̂{feature + 1} {d:+.2f} ({i + 1}/{len(jobs)})",
-        )
+        text = f"Fitting {classifier_name('flda', loss)} with θ̂{feature + 1} {d:+.2f} ({i + 1}/{len(jobs)})"
+        report(progress, i, len(jobs), text)
         theta = base.copy()
         theta[feature] = min(1.0, max(0.0, base[feature] + d))
         fits.append(fit("flda", loss, l2, theta=theta, perturbation=d))
