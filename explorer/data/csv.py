@@ -149,13 +149,12 @@ def decode_text(raw, name="file"):
                 "Open it in its program and export or 'Save as' CSV (comma-separated values).",
             )
     if b"\x00" in raw:
-        wide = _wide_encoding(raw)
-        if wide:
-            message = (
+        if wide := _wide_encoding(raw):
+            raise DataValidationError(
                 f"{name} looks like {wide} text without a byte-order mark, which cannot be "
-                "told apart from binary data reliably."
+                "told apart from binary data reliably.",
+                _SAVE_UTF8,
             )
-            raise DataValidationError(message, _SAVE_UTF8)
         raise DataValidationError(
             f"{name} contains binary data (NUL bytes), so it is not a text CSV file.",
             "Export the data as CSV (comma-separated values) and upload that file.",
@@ -194,15 +193,13 @@ def detect_delimiter(lines):
     fields first; otherwise the one giving the header the most fields; a file with a
     single column gets ``","``.
     """
-    sample = lines[:_SNIFF_LINES]
-    best, best_key = ",", None
+    keys = {}
     for delimiter in DELIMITER_NAMES:
-        counts = [len(_split_fields(line, delimiter)) for line in sample]
-        consistent = len(set(counts)) == 1
-        key = (consistent and counts[0] >= 2, counts[0] if consistent else 0, counts[0] if counts else 0)
-        if counts and counts[0] >= 2 and (best_key is None or key > best_key):
-            best, best_key = delimiter, key
-    return best
+        counts = [len(_split_fields(line, delimiter)) for line in lines[:_SNIFF_LINES]]
+        if counts and counts[0] >= 2:
+            consistent = len(set(counts)) == 1
+            keys[delimiter] = (consistent, counts[0] if consistent else 0, counts[0])
+    return max(keys, key=keys.get, default=",")
 
 
 def _all_numbers(names):
