@@ -105,11 +105,6 @@ class CsvTable:
         return tuple(self.frame.columns)
 
     @property
-    def numeric_columns(self):
-        """Names of the columns that hold numbers (and missing cells) only."""
-        return tuple(c for c in self.frame.columns if _is_numeric(self.frame[c]))
-
-    @property
     def headerless(self):
         """Every column name is a number: the first row was probably data, not a header."""
         return bool(self.columns) and _all_numbers(self.columns)
