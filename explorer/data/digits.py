@@ -87,9 +87,6 @@ class DigitDomains:
         return (self.name_a, self.name_b) if direction == "A → B" else (self.name_b, self.name_a)
 
 
-# ------------------------------------------------------------------ Image transforms
-
-
 def resample_matrix(n_in, n_out):
     """Matrix ``R`` (n_out x n_in) that resizes a 1-D pixel row: ``row_out = R @ row_in``.
 
@@ -273,9 +270,6 @@ def _domains(X_a, y_a, X_b, y_b, side, name_a, name_b, kind, description):
     return DigitDomains(X_a, y_a, X_b, y_b, side, name_a, name_b, kind, description, paper_rows, key)
 
 
-# ------------------------------------------------------------------ Source 1: offline default
-
-
 def make_offline_domains(random_state=0, side=SIDE, inner=OFFLINE_INNER_SIDE):
     """USPS-like and MNIST-like domains from scikit-learn's bundled digits (no network).
 
@@ -327,9 +321,6 @@ def make_offline_domains(random_state=0, side=SIDE, inner=OFFLINE_INNER_SIDE):
     return _domains(
         X_a, digits.target[idx_a], X_b, digits.target[idx_b], side, *names, "offline", description
     )
-
-
-# ------------------------------------------------------------------ Source 2: MNIST and USPS from OpenML
 
 
 def default_cache_dir():

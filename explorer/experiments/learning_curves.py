@@ -469,9 +469,6 @@ def adaptation_sample_size(table, classifier, reference, domain="target", tolera
     return int(a.index[start])
 
 
-# --------------------------------------------------------------------------- the page's experiment
-
-
 @dataclass(frozen=True)
 class LearningCurveConfig:
     """A validated, hashable setting of the learning-curve experiment (section 4.1.2).
