@@ -116,8 +116,7 @@ def transfer_risk(fits, X_source, y_source, X_target, y_target, theta, n_boot=40
     Xs, ys, cs = _grouped(X_source, y_source)
     Xt, yt, ct = _grouped(X_target, y_target)
     rng = np.random.default_rng(random_state)
-    boot_s = rng.multinomial(int(cs.sum()), cs / cs.sum(), size=n_boot)
-    boot_t = rng.multinomial(int(ct.sum()), ct / ct.sum(), size=n_boot)
+    boot_s, boot_t = (rng.multinomial(int(c.sum()), c / c.sum(), size=n_boot) for c in (cs, ct))
     # θ̂ (section 3.3.1) of every resampled pair from its non-zero rates, shape (B, m)
     rates = [
         boot @ (X != 0).astype(float) / boot.sum(axis=1, keepdims=True)
@@ -135,14 +134,8 @@ def transfer_risk(fits, X_source, y_source, X_target, y_target, theta, n_boot=40
         gaps = (
             boot_t @ wrong_t / ct.sum() - np.sum(boot_s * expected_loss(fit, Xs, ys, boot_theta), axis=1) / n
         )
+        expected_se, gap_se = float(np.sqrt(var / n)), float(np.std(gaps, ddof=1))
         out.append(
-            RiskEstimate(
-                fit.name,
-                mean,
-                float(np.sqrt(var / n)),
-                measured,
-                binomial_se(measured, len(y_target)),
-                float(np.std(gaps, ddof=1)),
-            )
+            RiskEstimate(fit.name, mean, expected_se, measured, binomial_se(measured, len(y_target)), gap_se)
         )
     return out
