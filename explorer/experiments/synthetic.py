@@ -346,15 +346,11 @@ def fit_classifiers(
         report(progress, i, len(jobs), f"Fitting {name} on {sizes} ({i + 1}/{len(jobs)})")
         fits[name] = fit(family, loss, l2, **(extra if family == "flda" else {}))
     finish(progress)
-    flda = [f for f in fits.values() if f.family == "flda"]
-    theta_hat = flda[0].theta if flda else np.zeros(pair.n_features)
-    return ExperimentResult(
-        theta_true=np.asarray(pair.theta_true, dtype=float).copy(),
-        theta_hat=theta_hat,
-        classifiers=fits,
-        transfer=transfer,
-        transfer_params=flda[0].transfer_params if flda else None,
-    )
+    flda = next((f for f in fits.values() if f.family == "flda"), None)
+    theta_true = np.asarray(pair.theta_true, dtype=float).copy()
+    if flda is None:
+        return ExperimentResult(theta_true, np.zeros(pair.n_features), fits, transfer)
+    return ExperimentResult(theta_true, flda.theta, fits, transfer, flda.transfer_params)
 
 
 def transfer_errors(pair, transfers, losses=LOSSES, l2=0.0, fit=None, progress=None):
