@@ -197,8 +197,8 @@ def matching_paper_setting(distribution, params, theta, n_source=None, n_target=
 MAX_DISTINCT_SHARE = {"logistic": 0.5, "quadratic": 0.05}
 
 
-def lattice_counts(X, y):
-    """Number of samples of each class at each distinct point of the first two features.
+def lattice_counts(X, y, features=(0, 1)):
+    """Number of samples of each class at each distinct point of two features.
 
     The markers of Figures 1, 2 and 4, counted by :func:`distinct_rows` (a row-wise
     ``np.unique`` took 225 ms for 100,000 samples).
@@ -208,13 +208,15 @@ def lattice_counts(X, y):
     X : ndarray of shape (n_samples, n_features)
     y : ndarray of shape (n_samples,)
         Integer class labels.
+    features : pair of int, default=(0, 1)
+        Zero-based indices of the plotted features.
 
     Returns
     -------
     DataFrame with columns ``x1``, ``x2``, ``class``, ``count``, sorted by
     class, then point.  The counts of a class sum to its number of samples.
     """
-    X = np.asarray(X, dtype=float)[:, :2]
+    X = np.asarray(X, dtype=float)[:, list(features)]
     y = np.asarray(y)
     points, labels, counts = distinct_rows(X, y) if len(y) else (X, y, np.zeros(0, int))
     frame = pd.DataFrame(
