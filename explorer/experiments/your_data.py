@@ -56,7 +56,9 @@ def fit_model(prepared, name, l2=1e-3, transfer="dropout"):
             mask = prepared.target_labelled
             model.fit(prepared.X_target[mask], native_labels(prepared.y_target[mask]))
         else:  # the source classifiers ignore the target; FLDA estimates theta from it
-            model.fit(prepared.X_source, prepared.y_source, X_target=prepared.X_target if flda else None)
+            model.fit(
+                prepared.X_source, prepared.y_source, **({"X_target": prepared.X_target} if flda else {})
+            )
     model.convergence_warnings_ = tuple(
         dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning))
     )
