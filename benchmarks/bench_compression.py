@@ -42,7 +42,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from flda_core.synthetic import make_domains
-from explorer.experiments.perturbation import CURVE_STEP, PAPER_PERTURBATIONS, PAPER_TABLE1, run_perturbation
+from explorer.experiments.perturbation import PAPER_PERTURBATIONS, PAPER_TABLE1, run_perturbation
 from explorer.experiments.synthetic import PAPER_FIGURE1, PAPER_FIGURE2, distinct_rows, fit_linear
 from explorer.names import FAMILIES, LOSSES, classifier_name
 
@@ -104,7 +104,7 @@ def bench_table1(n, repeats):
                 compress=compress,
             )
 
-        return run_perturbation(pair, 0, PAPER_PERTURBATIONS, (-0.5, 0.5), 0.0, CURVE_STEP, fit=fit)
+        return run_perturbation(pair, 0, PAPER_PERTURBATIONS, (-0.5, 0.5), 0.0, fit=fit)
 
     before, slow = median_time(lambda: sweep(False), repeats)
     after, fast = median_time(lambda: sweep(None), repeats)

@@ -105,11 +105,6 @@ class CsvTable:
         return tuple(self.frame.columns)
 
     @property
-    def numeric_columns(self):
-        """Names of the columns that hold numbers (and missing cells) only."""
-        return tuple(c for c in self.frame.columns if _is_numeric(self.frame[c]))
-
-    @property
     def headerless(self):
         """Every column name is a number: the first row was probably data, not a header."""
         return bool(self.columns) and _all_numbers(self.columns)
@@ -149,13 +144,12 @@ def decode_text(raw, name="file"):
                 "Open it in its program and export or 'Save as' CSV (comma-separated values).",
             )
     if b"\x00" in raw:
-        wide = _wide_encoding(raw)
-        if wide:
-            message = (
+        if wide := _wide_encoding(raw):
+            raise DataValidationError(
                 f"{name} looks like {wide} text without a byte-order mark, which cannot be "
-                "told apart from binary data reliably."
+                "told apart from binary data reliably.",
+                _SAVE_UTF8,
             )
-            raise DataValidationError(message, _SAVE_UTF8)
         raise DataValidationError(
             f"{name} contains binary data (NUL bytes), so it is not a text CSV file.",
             "Export the data as CSV (comma-separated values) and upload that file.",
@@ -194,15 +188,13 @@ def detect_delimiter(lines):
     fields first; otherwise the one giving the header the most fields; a file with a
     single column gets ``","``.
     """
-    sample = lines[:_SNIFF_LINES]
-    best, best_key = ",", None
+    keys = {}
     for delimiter in DELIMITER_NAMES:
-        counts = [len(_split_fields(line, delimiter)) for line in sample]
-        consistent = len(set(counts)) == 1
-        key = (consistent and counts[0] >= 2, counts[0] if consistent else 0, counts[0] if counts else 0)
-        if counts and counts[0] >= 2 and (best_key is None or key > best_key):
-            best, best_key = delimiter, key
-    return best
+        counts = [len(_split_fields(line, delimiter)) for line in lines[:_SNIFF_LINES]]
+        if counts and counts[0] >= 2:
+            consistent = len(set(counts)) == 1
+            keys[delimiter] = (consistent, counts[0] if consistent else 0, counts[0])
+    return max(keys, key=keys.get, default=",")
 
 
 def _all_numbers(names):
@@ -349,21 +341,19 @@ def _header(lines, delimiter, name, notes):
     duplicates = list(
         dict.fromkeys(c for c, again in zip(header, pd.Index(header).duplicated()) if c and again)
     )
-    if duplicates:
-        headerless = _all_numbers(header)
+    headerless = _all_numbers(header)
+    if duplicates and headerless:
         raise DataValidationError(
-            f"{name} has duplicate column names: {_name_list(duplicates)}."
-            + (
-                " Every column name is a number, so the file probably has no header row "
-                "and its first data row was read as column names."
-                if headerless
-                else ""
-            ),
-            _ADD_HEADER
-            if headerless
-            else "Column names must be unique; rename or delete the repeated columns.",
+            f"{name} has duplicate column names: {_name_list(duplicates)}. Every column name is a "
+            "number, so the file probably has no header row and its first data row was read as column names.",
+            _ADD_HEADER,
         )
-    if _all_numbers(header):
+    if duplicates:
+        raise DataValidationError(
+            f"{name} has duplicate column names: {_name_list(duplicates)}.",
+            "Column names must be unique; rename or delete the repeated columns.",
+        )
+    if headerless:
         notes.append(
             f"Every column name in {name} is a number, so the first row may be data rather "
             "than a header. The first row is always read as column names."
@@ -385,10 +375,8 @@ def _read_body(body, delimiter, header, name, lines_before_body):
                 skipinitialspace=True,
                 keep_default_na=False,
                 na_values=_NA_VALUES,
-                skip_blank_lines=True,
                 engine="c",
                 low_memory=False,
-                quotechar='"',
             )
     except pd.errors.ParserError as error:
         message = str(error)

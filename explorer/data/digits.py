@@ -17,18 +17,18 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
 import socket
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from explorer.errors import DigitDataUnavailable
-from explorer.data.files import is_regular_file, read_regular_file, without_paths
+from explorer.data.files import is_regular_file, read_regular_file, without_paths, write_atomically
 
 #: Side length of the common pixel grid (the paper resizes both sets to 16 x 16).
 SIDE = 16
@@ -82,16 +82,9 @@ class DigitDomains:
         """Sorted labels occurring in either domain."""
         return np.unique(np.concatenate([self.y_a, self.y_b]))
 
-    def name(self, domain):
-        """Name of domain ``"A"`` or ``"B"``."""
-        return self.name_a if domain == "A" else self.name_b
-
     def names_of(self, direction):
         """``(source name, target name)`` of ``"A → B"`` or ``"B → A"``."""
         return (self.name_a, self.name_b) if direction == "A → B" else (self.name_b, self.name_a)
-
-
-# ------------------------------------------------------------------ Image transforms
 
 
 def resample_matrix(n_in, n_out):
@@ -222,13 +215,9 @@ def stratified_halves(y, random_state=0):
     """
     y = np.asarray(y)
     rng = np.random.default_rng(random_state)
-    idx_a, idx_b = [], []
-    for label in np.unique(y):
-        members = rng.permutation(np.flatnonzero(y == label))
-        half = (len(members) + 1) // 2
-        idx_a.append(members[:half])
-        idx_b.append(members[half:])
-    return np.sort(np.concatenate(idx_a)), np.sort(np.concatenate(idx_b))
+    members = [rng.permutation(np.flatnonzero(y == label)) for label in np.unique(y)]
+    halves = [np.split(m, [(len(m) + 1) // 2]) for m in members]
+    return tuple(np.sort(np.concatenate(half)) for half in zip(*halves))
 
 
 def balanced_subsample(y, n, random_state=0):
@@ -279,9 +268,6 @@ def _domains(X_a, y_a, X_b, y_b, side, name_a, name_b, kind, description):
     key = fingerprint(X_a, y_a, X_b, y_b)
     paper_rows = {"A → B": "U → M", "B → A": "M → U"}
     return DigitDomains(X_a, y_a, X_b, y_b, side, name_a, name_b, kind, description, paper_rows, key)
-
-
-# ------------------------------------------------------------------ Source 1: offline default
 
 
 def make_offline_domains(random_state=0, side=SIDE, inner=OFFLINE_INNER_SIDE):
@@ -335,9 +321,6 @@ def make_offline_domains(random_state=0, side=SIDE, inner=OFFLINE_INNER_SIDE):
     return _domains(
         X_a, digits.target[idx_a], X_b, digits.target[idx_b], side, *names, "offline", description
     )
-
-
-# ------------------------------------------------------------------ Source 2: MNIST and USPS from OpenML
 
 
 def default_cache_dir():
@@ -405,23 +388,6 @@ def _read_cached(path):
     return X.astype(np.float64), y
 
 
-def _write_cached(path, X, y):
-    """Write a prepared collection atomically; False (and no temporary file left) when the
-    folder cannot be written, e.g. on a full disk: the caller still has the data."""
-    temporary = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
-        with os.fdopen(handle, "wb") as out:
-            np.savez_compressed(out, X=X, y=y)
-        os.replace(temporary, path)
-        return True
-    except OSError:
-        if temporary is not None:
-            Path(temporary).unlink(missing_ok=True)
-        return False
-
-
 def _fetch_prepared(name, prepare, cache_dir, fetch):
     """Load one prepared collection from the disk cache, else download and cache it.
 
@@ -434,10 +400,8 @@ def _fetch_prepared(name, prepare, cache_dir, fetch):
         stored = _read_cached(path)
         if stored is not None:
             return stored
-        try:
+        with contextlib.suppress(OSError):  # (a folder in its place): the download is then not cached
             path.unlink()  # a broken cache entry is simply re-downloaded
-        except OSError:
-            pass  # (a folder in its place): the download is then not cached
     try:
         X, y = fetch(name, data_home=str(Path(cache_dir) / "openml"))
     except DigitDataUnavailable:
@@ -448,14 +412,12 @@ def _fetch_prepared(name, prepare, cache_dir, fetch):
         ) from error
     X = prepare(X)
     y = np.asarray(y).astype(str)
-    try:
+    with contextlib.suppress(ValueError):  # numeric labels as integers
         y = y.astype(float).astype(np.int64)
-    except ValueError:
-        pass
     if len(y) != len(X):
         raise DigitDataUnavailable(f"'{name}' from OpenML has {len(X)} images but {len(y)} labels.")
     X = X.astype(np.float32)
-    _write_cached(path, X, y)
+    write_atomically(path, lambda out: np.savez_compressed(out, X=X, y=y))
     return X.astype(np.float64), y
 
 

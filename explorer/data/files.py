@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import re
 import stat
+import tempfile
+from pathlib import Path
 
 _FLAGS = (
     os.O_RDONLY
@@ -73,6 +75,27 @@ def read_regular_file(path, max_bytes):
         return b"".join(chunks)
     finally:
         os.close(descriptor)
+
+
+def write_atomically(path, write):
+    """Write the file ``path`` with ``write(binary_file)`` into a temporary file of its
+    folder, renamed over ``path`` when done (a reader sees the old file or the new one, never
+    a part).  True when written; False, and no temporary file left, when the folder cannot
+    be written (read-only, a full disk)."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                write(out)
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return False
+    return True
 
 
 def without_paths(text, limit=200):

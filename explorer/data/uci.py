@@ -26,14 +26,14 @@ California, Irvine, School of Information and Computer Sciences.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from explorer.errors import DataValidationError
-from explorer.data.csv import CsvTable
+from explorer.data.csv import CsvTable, _is_numeric
 
 #: Folder of the shipped CSV files.
 UCI_DIR = Path(__file__).resolve().parents[2] / "sample_data" / "uci"
@@ -105,7 +105,7 @@ UCI_SETS = {
 }
 
 
-def load_uci(key, directory=None):
+def load_uci(key):
     """Read one shipped data set: a DataFrame, empty cells as ``NaN``.
 
     Text columns (categories, class names) are strings, number columns float
@@ -113,8 +113,7 @@ def load_uci(key, directory=None):
     """
     if key not in UCI_SETS:
         raise KeyError(f"Unknown UCI data set {key!r}; choose from {tuple(UCI_SETS)}.")
-    directory = UCI_DIR if directory is None else Path(directory)
-    return pd.read_csv(directory / UCI_SETS[key].file, keep_default_na=False, na_values=[""])
+    return pd.read_csv(UCI_DIR / UCI_SETS[key].file, keep_default_na=False, na_values=[""])
 
 
 def _frame(table):
@@ -185,28 +184,13 @@ def split_by_missing(table, label, exclude=()):
     if not isinstance(table, CsvTable):
         return source, target
     file_rows = table.file_rows()  # each part keeps its rows' numbers in the file
-    return (
-        CsvTable(
-            f"{table.name} (complete rows)",
-            source.reset_index(drop=True),
-            table.encoding,
-            table.delimiter,
-            table.warnings,
-            row_numbers=file_rows[labelled & ~gap],
-        ),
-        CsvTable(
-            f"{table.name} (rows with gaps)",
-            target.reset_index(drop=True),
-            table.encoding,
-            table.delimiter,
-            (),
-            row_numbers=file_rows[labelled & gap],
-        ),
+    return tuple(
+        replace(table, name=f"{table.name} ({what})", frame=part.reset_index(drop=True), **kept)
+        for part, what, kept in (
+            (source, "complete rows", {"row_numbers": file_rows[labelled & ~gap]}),
+            (target, "rows with gaps", {"warnings": (), "row_numbers": file_rows[labelled & gap]}),
+        )
     )
-
-
-def _is_text(series):
-    return not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)
 
 
 def encode_features(source, target, columns, impute="zero", keep_gaps=False):
@@ -233,7 +217,7 @@ def encode_features(source, target, columns, impute="zero", keep_gaps=False):
     blocks_s, blocks_t, names, origin = [], [], [], []
     for column in columns:
         s, t = source[column], target[column]
-        if _is_text(s) or _is_text(t):
+        if not (_is_numeric(s) and _is_numeric(t)):
             s, t = s.astype("string"), t.astype("string")
             categories = sorted(s.dropna().unique())
             for value in categories:
@@ -302,7 +286,7 @@ class MissingDataProblem:
     paper: dict
 
 
-def make_missing_problem(key, impute="zero", directory=None, keep_gaps=False):
+def make_missing_problem(key, impute="zero", keep_gaps=False):
     """Load a shipped data set and build the paper's source/target problem.
 
     Parameters
@@ -310,8 +294,6 @@ def make_missing_problem(key, impute="zero", directory=None, keep_gaps=False):
     key : str
         One of :data:`UCI_SETS`.
     impute : {"zero", "mean"}
-    directory : path-like, optional
-        Folder with the CSV files (default :data:`UCI_DIR`).
     keep_gaps : bool, default=False
         Leave the target's gaps as ``NaN`` (see :func:`encode_features`).
 
@@ -320,7 +302,7 @@ def make_missing_problem(key, impute="zero", directory=None, keep_gaps=False):
     MissingDataProblem
     """
     spec = UCI_SETS[key]
-    frame = load_uci(key, directory)
+    frame = load_uci(key)
     source, target = split_by_missing(frame, spec.label, tuple(spec.exclude))
     columns = feature_columns(frame, spec.label, tuple(spec.exclude))
     X_s, X_t, names, origin = encode_features(source, target, columns, impute, keep_gaps)
@@ -334,20 +316,9 @@ def make_missing_problem(key, impute="zero", directory=None, keep_gaps=False):
             f"categories ({', '.join(text)}): {len(names)} encoded features from "
             f"{len(columns)} columns."
         )
-    return MissingDataProblem(
-        key=key,
-        title=spec.title,
-        X_source=X_s,
-        y_source=source[spec.label].to_numpy(),
-        X_target=X_t,
-        y_target=target[spec.label].to_numpy(),
-        feature_names=tuple(names),
-        feature_origin=tuple(origin),
-        missing_rate=missing_rate,
-        impute=impute,
-        notes=tuple(notes),
-        paper=dict(spec.paper),
-    )
+    y_source, y_target = source[spec.label].to_numpy(), target[spec.label].to_numpy()
+    features = (X_s, y_source, X_t, y_target, tuple(names), tuple(origin), missing_rate)
+    return MissingDataProblem(key, spec.title, *features, impute, tuple(notes), dict(spec.paper))
 
 
 def problem(key, impute="zero", keep_gaps=False):
@@ -356,9 +327,7 @@ def problem(key, impute="zero", keep_gaps=False):
     return _problem(key, impute, bool(keep_gaps))
 
 
-_problem = functools.lru_cache(maxsize=32)(
-    lambda key, impute, keep_gaps: make_missing_problem(key, impute, keep_gaps=keep_gaps)
-)
+_problem = functools.lru_cache(maxsize=32)(make_missing_problem)
 
 
 def table2(problems):

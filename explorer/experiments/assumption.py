@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.experiments.scoring import positive_side
+from explorer.experiments.scoring import wrong_per_sample
+from flda_core.transfer import dropout_from_rates
 
 #: Dropout patterns are enumerated (2**m of them) up to this many features.
 MAX_ENUMERATED_FEATURES = 12
@@ -62,15 +63,6 @@ def binomial_se(error, n):
     return float(np.sqrt(max(p * (1.0 - p), 0.0) / max(int(n), 1)))
 
 
-def wrong_per_sample(coef, intercept, X, y):
-    """0/1 per row, scored as every page scores (ties count as the first class)."""
-    coef = np.asarray(coef, dtype=np.float64).ravel()
-    X = np.asarray(X, dtype=np.float64)
-    scores = X @ coef + float(intercept)
-    says_one = positive_side(scores, np.abs(X) @ np.abs(coef) + abs(float(intercept)))
-    return (says_one.astype(int) != np.asarray(y)).astype(np.float64)
-
-
 def _grouped(X, y):
     """``(rows, labels, counts)``: equal rows grouped (lattice data), else every row once."""
     from explorer.experiments.rows import distinct_rows
@@ -94,15 +86,6 @@ def expected_loss(fit, X_rows, y_rows, theta):
             Z = X_rows * np.where(kept, scale[b], 0.0)
             loss[b] += prob[b] * wrong_per_sample(fit.coef, fit.intercept, Z, y_rows)
     return loss if theta.ndim == 2 else loss[0]
-
-
-def _resampled_theta(nonzero_s, nonzero_t, counts_s, counts_t):
-    """θ̂ = max(0, 1 - ζ/η) (section 3.3.1) from resampled row counts, shape (B, m)."""
-    eta = counts_s @ nonzero_s / counts_s.sum(axis=1, keepdims=True)
-    zeta = counts_t @ nonzero_t / counts_t.sum(axis=1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(eta > 0, zeta / np.where(eta > 0, eta, 1.0), 1.0)
-    return np.clip(1.0 - ratio, 0.0, 1.0)
 
 
 def transfer_risk(fits, X_source, y_source, X_target, y_target, theta, n_boot=400, random_state=0):
@@ -133,9 +116,13 @@ def transfer_risk(fits, X_source, y_source, X_target, y_target, theta, n_boot=40
     Xs, ys, cs = _grouped(X_source, y_source)
     Xt, yt, ct = _grouped(X_target, y_target)
     rng = np.random.default_rng(random_state)
-    boot_s = rng.multinomial(int(cs.sum()), cs / cs.sum(), size=n_boot)
-    boot_t = rng.multinomial(int(ct.sum()), ct / ct.sum(), size=n_boot)
-    boot_theta = _resampled_theta((Xs != 0).astype(float), (Xt != 0).astype(float), boot_s, boot_t)
+    boot_s, boot_t = (rng.multinomial(int(c.sum()), c / c.sum(), size=n_boot) for c in (cs, ct))
+    # θ̂ (section 3.3.1) of every resampled pair from its non-zero rates, shape (B, m)
+    rates = [
+        boot @ (X != 0).astype(float) / boot.sum(axis=1, keepdims=True)
+        for boot, X in ((boot_s, Xs), (boot_t, Xt))
+    ]
+    boot_theta = dropout_from_rates(*rates)
     out = []
     for fit in fits:
         loss = expected_loss(fit, Xs, ys, theta)
@@ -147,14 +134,8 @@ def transfer_risk(fits, X_source, y_source, X_target, y_target, theta, n_boot=40
         gaps = (
             boot_t @ wrong_t / ct.sum() - np.sum(boot_s * expected_loss(fit, Xs, ys, boot_theta), axis=1) / n
         )
+        expected_se, gap_se = float(np.sqrt(var / n)), float(np.std(gaps, ddof=1))
         out.append(
-            RiskEstimate(
-                fit.name,
-                mean,
-                float(np.sqrt(var / n)),
-                measured,
-                binomial_se(measured, len(y_target)),
-                float(np.std(gaps, ddof=1)),
-            )
+            RiskEstimate(fit.name, mean, expected_se, measured, binomial_se(measured, len(y_target)), gap_se)
         )
     return out

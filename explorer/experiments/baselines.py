@@ -263,7 +263,7 @@ def _dense(X):
 def error_row(name, X_source, y_source, X_target, y_target, labelled=None, random_state=0):
     """Fit a baseline and score it on the labelled target rows.
 
-    The row format of :func:`explorer.data.tabular.error_table`, so the
+    The row format of :func:`explorer.experiments.your_data.target_error_table`, so the
     "Your data" page can append baselines to its table.
 
     Parameters
@@ -284,11 +284,5 @@ def error_row(name, X_source, y_source, X_target, y_target, labelled=None, rando
         raise ValueError("The target has no labelled rows to measure an error on.")
     predicted, _ = fit_baseline(name, X_source, y_source, X_target, random_state=random_state)
     truth = y_target[labelled]
-    wrong = int(sum(p != t for p, t in zip(predicted[labelled], truth)))
-    return {
-        "classifier": name,
-        "family": "baseline",
-        "error": wrong / len(truth),
-        "errors": wrong,
-        "n_target": len(truth),
-    }
+    wrong, n = int(sum(p != t for p, t in zip(predicted[labelled], truth))), len(truth)
+    return {"classifier": name, "family": "baseline", "error": wrong / n, "errors": wrong, "n_target": n}

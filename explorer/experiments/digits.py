@@ -13,6 +13,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 
 from __future__ import annotations
 
+import functools
 import threading
 import warnings
 from dataclasses import dataclass, field
@@ -131,14 +132,14 @@ def _negative_error(model, X, y):
 
 
 def _validate(X, y, method, theta, grid, n_folds, random_state, tol):
-    """:class:`FLDAClassifierCV` (no refit) of ``method`` over ``grid`` on ``(X, y)``;
-    every fit starts cold, as in scikit-learn's ``GridSearchCV``."""
+    """:class:`FLDAClassifierCV` (no refit) of ``method`` over ``grid`` on ``(X, y)``, on
+    :data:`BLAS_THREADS`; every fit starts cold, as in scikit-learn's ``GridSearchCV``."""
     params = make_classifier(method, 0.0, theta, tol=tol).get_params()
     del params["l2"], params["warm_start"]
     search = FLDAClassifierCV(
         **params, l2s=grid, cv=_folds(y, n_folds, random_state), scoring=_negative_error, refit=False
     )
-    with warnings.catch_warnings():
+    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return search.fit(X, y)
 
@@ -163,8 +164,7 @@ def cross_validate_l2(
     if len(y) > max_samples:
         keep = balanced_subsample(y, max_samples, random_state)
         X, y = X[keep], y[keep]
-    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
-        search = _validate(X, y, method, theta, tuple(grid), n_folds, random_state, tol)
+    search = _validate(X, y, method, theta, tuple(grid), n_folds, random_state, tol)
     errors = -search.cv_results_["mean_test_score"]
     return search.l2_, {float(l2): float(e) for l2, e in zip(grid, errors)}
 
@@ -190,36 +190,23 @@ def fit_method(
     """
     X_source, X_target = np.asarray(X_source, dtype=np.float64), np.asarray(X_target, dtype=np.float64)
     y_source, y_target = np.asarray(y_source), np.asarray(y_target)
-    if method.startswith("FLDA"):
-        theta = estimate_dropout(X_source, X_target, zero_tol=zero_tol)
-    else:
-        theta = np.zeros(X_source.shape[1])
+    flda = method.startswith("FLDA")
+    theta = estimate_dropout(X_source, X_target, zero_tol=zero_tol) if flda else np.zeros(X_source.shape[1])
     oracle = method == "T-LR"
     train_X, train_y = (X_target, y_target) if oracle else (X_source, y_source)
     l2, cv_errors, model, stops = _train(train_X, train_y, method, l2, theta, random_state, tol)
-    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        if oracle:
-            search = _validate(X_target, y_target, method, theta, (l2,), n_folds, random_state, tol)
-            error = float(-search.cv_results_["mean_test_score"][0])
-        else:
+    if oracle:
+        search = _validate(X_target, y_target, method, theta, (l2,), n_folds, random_state, tol)
+        error = float(-search.cv_results_["mean_test_score"][0])
+    else:
+        with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
             error = error_rate(model, X_target, y_target)
     # Copies: a remembered model is shared (see _train).
     coef, intercept = np.array(model.coef_), np.array(model.intercept_)
     if coef.shape[0] == 1:  # two classes: show the positive class's predictor for both
         coef, intercept = np.vstack([-coef[0], coef[0]]), np.array([-intercept[0], intercept[0]])
-    return MethodResult(
-        method=method,
-        error=float(error),
-        l2=float(l2),
-        cv_errors=dict(cv_errors),
-        coef=coef,
-        intercept=intercept,
-        classes=np.array(model.classes_),
-        theta=theta,
-        n_iter=int(model.n_iter_),
-        warnings=stops,
-    )
+    weights = (coef, intercept, np.array(model.classes_), theta)
+    return MethodResult(method, float(error), float(l2), dict(cv_errors), *weights, int(model.n_iter_), stops)
 
 
 #: How many trainings of the classifiers without θ :func:`_train` remembers.
@@ -285,15 +272,8 @@ def stored_fit(domains, direction, method, l2=None, zero_tol=0.0, seed=0, store=
 
     key = {"experiment": "digits (Table 4)", "data": domains.key, "direction": direction, "method": method}
     key |= {"l2": None if l2 is None else float(l2), "zero_tol": float(zero_tol), "seed": int(seed)}
-    return result_store.stored(
-        "digits",
-        key,
-        lambda: fit_direction(domains, direction, method, l2, zero_tol, seed),
-        MethodResult,
-        valid,
-        store,
-        STORE_MAX_FILES,
-    ).value
+    fit = functools.partial(fit_direction, domains, direction, method, l2, zero_tol, seed)
+    return result_store.stored("digits", key, fit, MethodResult, valid, store, STORE_MAX_FILES).value
 
 
 #: Fits kept in the digits' store at most (about 31 kB each: 16 MB), the oldest go first.
@@ -304,11 +284,7 @@ def stored_fitter(domains, seed=0, store=None):
     """The ``fit=`` of :func:`run_digits` that keeps every fit in ``store``
     (:func:`stored_fit`): a fit this code made before on the same data is read, not fitted
     again."""
-
-    def fit(direction, method, l2, zero_tol):
-        return stored_fit(domains, direction, method, l2, zero_tol, seed, store)
-
-    return fit
+    return functools.partial(stored_fit, domains, seed=seed, store=store)
 
 
 def precompute(seed=0, progress=None, store=None):
@@ -326,11 +302,6 @@ def convergence_notes(results):
         for message in result.warnings:
             notes.setdefault(message, []).append(f"{method} ({direction})")
     return [f"{', '.join(fits)}: {message}" for message, fits in notes.items()]
-
-
-def row_label(domains, direction):
-    """A table's row of ``direction``, e.g. ``"A → B: USPS → MNIST"``."""
-    return f"{direction}: {' → '.join(domains.names_of(direction))}"
 
 
 def table4_frame(results, domains):
@@ -351,7 +322,7 @@ def table4_frame(results, domains):
     for direction in DIRECTIONS:
         row = {m: results[(direction, m)].error for m in TABLE_CLASSIFIERS if (direction, m) in results}
         if row:
-            rows[row_label(domains, direction)] = row
+            rows[f"{direction}: {' → '.join(domains.names_of(direction))}"] = row
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "direction (source → target)"
     return frame.reindex(columns=[m for m in TABLE_CLASSIFIERS if m in frame.columns])
@@ -414,11 +385,7 @@ def run_digits(
     -------
     dict ``{(direction, method): MethodResult}``
     """
-    if fit is None:
-
-        def fit(direction, method, l2, zero_tol):
-            return fit_direction(domains, direction, method, l2, zero_tol, seed)
-
+    fit = functools.partial(fit_direction, domains, seed=seed) if fit is None else fit
     jobs = [(first_direction, m) for m in FIGURE6_PAIRS[loss]]
     jobs += [(d, m) for d in DIRECTIONS for m in TABLE_CLASSIFIERS if (d, m) not in jobs]
     results = {}

@@ -71,11 +71,7 @@ class LearningCurveData:
         """``(X, y)`` of the ``"source"`` or ``"target"`` validation set."""
         if domain not in DOMAINS:
             raise ValueError(f"domain must be 'source' or 'target', got {domain!r}.")
-        return (
-            (self.X_source_val, self.y_source_val)
-            if domain == "source"
-            else (self.X_target_val, self.y_target_val)
-        )
+        return getattr(self, f"X_{domain}_val"), getattr(self, f"y_{domain}_val")
 
 
 def _seed_sequence(seed, *key):
@@ -471,9 +467,6 @@ def adaptation_sample_size(table, classifier, reference, domain="target", tolera
     first_far = np.flatnonzero(~close)
     start = 0 if len(first_far) == 0 else first_far[-1] + 1
     return int(a.index[start])
-
-
-# --------------------------------------------------------------------------- the page's experiment
 
 
 @dataclass(frozen=True)

@@ -229,13 +229,10 @@ def stored_cell(key, pair, classifier, random_state=0, impute="zero", transfer="
         )
 
     cell = {"table": key, "pair": pair, "classifier": classifier, "seed": int(random_state)}
+    cell |= {"impute": impute, "transfer": transfer}
+    fit = functools.partial(fit_cell, key, pair, classifier, random_state, impute, transfer)
     found = result_store.stored(
-        "paper_tables",
-        {"experiment": "paper tables", **cell, "impute": impute, "transfer": transfer},
-        lambda: fit_cell(key, pair, classifier, random_state, impute, transfer),
-        CellResult,
-        valid,
-        store,
+        "paper_tables", {"experiment": "paper tables", **cell}, fit, CellResult, valid, store
     )
     return replace(found.value, computed_at=found.computed_at, from_disk=found.from_disk, saved=found.saved)
 

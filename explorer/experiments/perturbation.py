@@ -14,7 +14,7 @@ Feature-Level Domain Adaptation. Journal of Machine Learning Research
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -24,7 +24,7 @@ from explorer.data.numbers import format_values
 from explorer.names import FAMILIES, LOSS_TITLES, LOSSES, classifier_name, subscript
 from flda_core.transfer import estimate_dropout
 from explorer.experiments.progress import finish, report, scaled
-from explorer.experiments.synthetic import ExperimentResult, PaperSetting, fit_classifiers, fit_linear
+from explorer.experiments.synthetic import PAPER_FIGURE2, ExperimentResult, fit_classifiers, fit_linear
 
 #: Spacing of the perturbations of the error curve (section 4.1.3 uses steps of 0.1).
 CURVE_STEP = 0.05
@@ -33,13 +33,9 @@ CURVE_STEP = 0.05
 PAPER_PERTURBATIONS = (0.0, 0.1, 0.2, 0.3)
 #: Section 4.1.3, Table 1 (same data model as Figure 2). Keys of ``errors``:
 #: S-*/T-* names, and ``"FLDA-Q+0.1"`` etc. for the perturbed FLDA fits.
-PAPER_TABLE1 = PaperSetting(
+PAPER_TABLE1 = replace(
+    PAPER_FIGURE2,
     label="Table 1 / Figure 4 (Poisson, perturbed theta)",
-    distribution="poisson",
-    params=((2.0, 2.0), (6.0, 6.0)),
-    theta=(0.5, 0.0),
-    n_source=100_000,
-    n_target=100_000,
     errors={
         "S-LS": 0.245,
         "T-LS": 0.137,
@@ -120,12 +116,8 @@ def perturbation_sweep(
     jobs = [(loss, d) for loss in losses for d in perturbations]
     fits = []
     for i, (loss, d) in enumerate(jobs):
-        report(
-            progress,
-            i,
-            len(jobs),
-            f"Fitting {classifier_name('flda', loss)} with θ̂{feature + 1} {d:+.2f} ({i + 1}/{len(jobs)})",
-        )
+        text = f"Fitting {classifier_name('flda', loss)} with θ̂{feature + 1} {d:+.2f} ({i + 1}/{len(jobs)})"
+        report(progress, i, len(jobs), text)
         theta = base.copy()
         theta[feature] = min(1.0, max(0.0, base[feature] + d))
         fits.append(fit("flda", loss, l2, theta=theta, perturbation=d))
@@ -161,46 +153,42 @@ def table1_frame(result, fits, feature=0):
     ``result`` supplies the naive S-* and T-* errors, ``fits`` (from
     :func:`perturbation_sweep`) the perturbed FLDA errors.
     """
-    rows = []
-    for loss in LOSSES:
-        loss_fits = [f for f in fits if f.loss == loss]
-        if fits and not loss_fits:  # no perturbation chosen: SL and TL of both losses
-            continue
-        row = {
-            "loss": LOSS_TITLES[loss],
-            "SL": result.classifiers[classifier_name("source", loss)].target_error,
-            "TL": result.classifiers[classifier_name("target", loss)].target_error,
-        }
-        for f in sorted(loss_fits, key=lambda f: f.perturbation):
-            row[_perturbation_column(f.perturbation, feature)] = f.target_error
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("loss")
+    naive = {name: fit.target_error for name, fit in result.classifiers.items()}
+    return _table1(naive, {(f.loss, f.perturbation): f.target_error for f in fits}, feature)
 
 
 def paper_table1_frame():
     """The paper's Table 1 exactly as published, in the layout of :func:`table1_frame`."""
+    errors = PAPER_TABLE1.errors
+    perturbed = {
+        (loss, d): errors[f"{classifier_name('flda', loss)}+{d:g}"]
+        for loss in LOSSES
+        for d in PAPER_PERTURBATIONS
+    }
+    return _table1(errors, perturbed, 0)
+
+
+def _table1(naive, perturbed, feature):
+    """Table 1 from ``{S-*/T-* name: error}`` and ``{(loss, perturbation): FLDA's error}``;
+    without any perturbation, SL and TL of both losses."""
     rows = []
     for loss in LOSSES:
-        flda = classifier_name("flda", loss)
+        columns = sorted((d, error) for (of, d), error in perturbed.items() if of == loss)
+        if perturbed and not columns:
+            continue
         row = {
             "loss": LOSS_TITLES[loss],
-            "SL": PAPER_TABLE1.errors[classifier_name("source", loss)],
-            "TL": PAPER_TABLE1.errors[classifier_name("target", loss)],
+            "SL": naive[classifier_name("source", loss)],
+            "TL": naive[classifier_name("target", loss)],
         }
-        for d in PAPER_PERTURBATIONS:
-            row[_perturbation_column(d, 0)] = PAPER_TABLE1.errors[f"{flda}+{d:g}"]
-        rows.append(row)
+        rows.append(row | {_perturbation_column(d, feature): error for d, error in columns})
     return pd.DataFrame(rows).set_index("loss")
 
 
 def table1_unperturbed_errors():
     """Table 1's errors of the six classifiers without perturbation (FLDA at θ̂ + 0)."""
-    errors = {}
-    for loss in LOSSES:
-        for family in FAMILIES:
-            name = classifier_name(family, loss)
-            errors[name] = PAPER_TABLE1.errors[f"{name}+0" if family == "flda" else name]
-    return errors
+    names = [classifier_name(family, loss) for loss in LOSSES for family in FAMILIES]
+    return {name: PAPER_TABLE1.errors[f"{name}+0" if name.startswith("FLDA") else name] for name in names}
 
 
 def curve_grid(lo, hi, step=CURVE_STEP):
@@ -256,7 +244,6 @@ def run_perturbation(
     perturbations=PAPER_PERTURBATIONS,
     curve_range=(-0.5, 0.5),
     l2=0.0,
-    step=CURVE_STEP,
     fit=None,
     progress=None,
     chosen_only=False,
@@ -265,7 +252,7 @@ def run_perturbation(
 
     θ̂ is the estimate FLDA-Q uses; the perturbations of ``feature`` (zero-based: the
     paper's feature 1 is 0) that keep ``θ̂ + d`` in [0, 1] are fitted: ``perturbations``
-    for the table and the boundaries, a grid of spacing ``step`` over ``curve_range``
+    for the table and the boundaries, a grid of spacing :data:`CURVE_STEP` over ``curve_range``
     for the error curve (:func:`curve_grid`), with the naive S-* and T-* classifiers
     for reference.
 
@@ -287,9 +274,7 @@ def run_perturbation(
     theta_hat = estimate_dropout(pair.X_source, pair.X_target)  # what FLDA's fit estimates, without a fit
     requested = sorted(float(d) for d in perturbations)
     chosen = feasible_perturbations(theta_hat[feature], requested)
-    curve = feasible_perturbations(
-        theta_hat[feature], sorted(set(curve_grid(*curve_range, step)) | set(chosen))
-    )
+    curve = feasible_perturbations(theta_hat[feature], sorted(set(curve_grid(*curve_range)) | set(chosen)))
     skipped = sorted(set(requested) - set(chosen))
     if not curve:
         naive = ExperimentResult(np.asarray(pair.theta_true, dtype=float), theta_hat, {})

@@ -20,7 +20,6 @@ import math
 import os
 import re
 import sys
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime, UTC
 from importlib import metadata
@@ -30,7 +29,7 @@ import numpy as np
 
 import flda_core
 from explorer.data.digits import default_cache_dir
-from explorer.data.files import read_regular_file
+from explorer.data.files import read_regular_file, write_atomically
 from explorer.registry import SAMPLE_DIR
 
 #: The ``format`` field of every file: files of any other format are ignored.
@@ -259,14 +258,12 @@ class ResultStore:
         no lock.  The lock files are never removed (removing a held one would let the next
         process lock a new file beside the holder)."""
         handle = None
-        try:
+        with contextlib.suppress(OSError):
             self.directory.mkdir(parents=True, exist_ok=True)
             handle = os.open(
                 self.directory / _LOCK_NAME.format(self.path(key).name[:2]), os.O_RDWR | os.O_CREAT, 0o644
             )
             fcntl.flock(handle, fcntl.LOCK_EX)
-        except OSError:
-            pass
         try:
             yield
         finally:
@@ -343,19 +340,8 @@ class ResultStore:
             "computed_at": computed_at or utc_now(),
             "value": value,
         }
-        text = json.dumps(record, sort_keys=True, allow_nan=False, indent=1)
-        target = self.path(key)
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".", suffix=".tmp")
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as out:
-                    out.write(text)
-                os.replace(temporary, target)
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
-        except OSError:
+        text = json.dumps(record, sort_keys=True, allow_nan=False, indent=1).encode("utf-8")
+        if not write_atomically(self.path(key), lambda out: out.write(text)):
             return False
         self.prune()
         return True

@@ -28,14 +28,15 @@ _PROBE_ROWS = 1_000
 
 def _column_codes(column):
     """``(codes, k)``: ``column`` as integers ``0 .. k-1``, equal codes for equal values."""
-    low, high = column.min(initial=0.0), column.max(initial=0.0)
-    if (
-        np.isfinite(low)
-        and np.isfinite(high)
-        and high - low < len(column)
-        and np.array_equal(column, np.floor(column))
-    ):
-        return (column - low).astype(np.int64), int(high - low) + 1  # integer lattice
+    if np.issubdtype(column.dtype, np.number):
+        low, high = column.min(initial=0.0), column.max(initial=0.0)
+        if (
+            np.isfinite(low)
+            and np.isfinite(high)
+            and high - low < len(column)
+            and np.array_equal(column, np.floor(column))
+        ):
+            return (column - low).astype(np.int64), int(high - low) + 1  # integer lattice
     codes, uniques = pd.factorize(column, use_na_sentinel=False)  # NaN is one value
     return codes.astype(np.int64), len(uniques)
 
@@ -75,14 +76,8 @@ def distinct_rows(X, y, max_share=1.0):
     ):
         return None  # the first rows are already mostly distinct: not lattice data
     codes, size = np.zeros(n, dtype=np.int64), 1
-    columns = [X[:, d] for d in range(X.shape[1])] + [y]
-    for column in columns:
-        if not np.issubdtype(column.dtype, np.number):
-            column_codes, k = pd.factorize(column)
-            column_codes = column_codes.astype(np.int64)
-            k = len(k)
-        else:
-            column_codes, k = _column_codes(column)
+    for column in [*X.T, y]:
+        column_codes, k = _column_codes(column)
         if k > limit:
             return None
         if size * k > 4 * n:  # keep codes dense: renumber the groups so far

@@ -40,6 +40,11 @@ def _binary_decisions(coef, intercept, X):
     return positive_side(scores, scale)
 
 
+def wrong_per_sample(coef, intercept, X, y):
+    """0/1 (float) per row: whether :func:`binary_error`'s rule gets the row wrong."""
+    return (_binary_decisions(coef, intercept, X).astype(int) != np.asarray(y)).astype(np.float64)
+
+
 def binary_error(coef, intercept, X, y):
     """Error rate of ``sign(X @ coef + intercept)`` on labels ``y`` in {0, 1}, ties as 0.
 
@@ -55,8 +60,7 @@ def binary_error(coef, intercept, X, y):
     -------
     float
     """
-    says_one = _binary_decisions(coef, intercept, X)
-    return float(np.mean(says_one.astype(int) != np.asarray(y)))
+    return float(np.mean(wrong_per_sample(coef, intercept, X, y)))
 
 
 def lattice_error_rates(coef, intercept, X, y, chunk=256):
