@@ -11,7 +11,7 @@ import streamlit as st
 
 def run():
     """One visitor's run: page configuration, shared controls, the chosen page."""
-    from explorer.ui import charts, navigation, serving, state, widgets
+    from explorer.ui import navigation, serving, state, widgets
 
     # In presentation mode (?present=1) the sidebar starts collapsed: the figures get
     # the projector's full width, and the arrow at the top left still opens it.
@@ -23,7 +23,6 @@ def run():
     )
 
     st.html(widgets.FOCUS_CSS)  # visible keyboard focus on every page (a constant)
-    charts.preload_chart_library()  # plotly.js loads while the page computes
     # Started (and finished) by the server's start under `streamlit run`; here for runs
     # without it (AppTest): the first visitor's Home shows while it imports.
     warm_up = serving.warm_up_imports()

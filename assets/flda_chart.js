@@ -460,10 +460,6 @@ async function drain(state) {
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   const payload = JSON.parse(new TextDecoder().decode(data));
-  if (payload.preload) {  // explorer/ui/chart.py preload(): plotly.js only, nothing drawn
-    loadPlotly(payload.plotly).catch(() => {});  // a chart that needs it reports a failure
-    return () => {};
-  }
   const state = parentElement.querySelector(`[data-testid="${CHART_TESTID}"]`)?.__flda
     || createChart(parentElement);
   const generation = ++state.generation;

@@ -25,11 +25,6 @@ PLOTLY_BUNDLE = ASSETS / "plotly-scatter-bar-heatmap-4.1.1.min.js"
 #: every figure against them, and the browser's plotly.js.
 BUNDLE_TRACE_TYPES = frozenset({"bar", "heatmap", "scatter"})
 COMPONENT_NAME = "flda_chart"
-#: Key of the hidden element that only loads plotly.js (:func:`preload`).
-PRELOAD_KEY = "flda_preload"
-#: Page-wide style that hides it (its container takes no room; Streamlit adds the
-#: ``st-key-`` class to a keyed element's container).
-PRELOAD_CSS = f".st-key-{PRELOAD_KEY} {{ display: none !important; }}"
 #: Height of a figure that sets none (plotly.js's default, as in ``st.plotly_chart``).
 DEFAULT_HEIGHT = 450
 _ROUTE_DIR = "_flda"
@@ -146,17 +141,6 @@ def chart_payload(fig, key, config=None, description=None, report_drawn=False, f
     revision = hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
     report = ', "report": true' if report_drawn else ""
     return (text[:-1] + f', "revision": "{revision}"{report}}}').encode("utf-8")
-
-
-def preload():
-    """A hidden chart element that only loads this element's script and plotly.js.
-
-    Mounted at the top of a tab's runs until it has drawn a chart: the browser then
-    fetches both while the page computes, not after its first chart arrives (a fresh
-    tab asked for them 0.18 s after the chart's message and drew 0.37 s later).
-    """
-    data = json.dumps({"preload": True, "plotly": bundle_url()}).encode("utf-8")
-    _component()(key=PRELOAD_KEY, data=data, width="stretch", height="content")
 
 
 def plotly_chart(fig, key, config=None, description=None, report_drawn=False, on_drawn=None, fit_margin=0):

@@ -38,13 +38,6 @@ def first_chart_pending():
     return not st.session_state.get(CHART_DRAWN_KEY, False)
 
 
-def preload_chart_library():
-    """In a tab that has drawn no chart yet, the hidden element that loads plotly.js
-    while the page computes (:func:`explorer.ui.chart.preload`)."""
-    if first_chart_pending():
-        ui_chart.preload()
-
-
 def sidebar_controls(draw, *args, deferred=None):
     """Draw the page's sidebar controls ``draw(*args)`` now (returning what it returns), or
     after its first chart (returning None).

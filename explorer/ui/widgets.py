@@ -7,7 +7,6 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from explorer.ui.chart import PRELOAD_CSS
 from explorer.ui.state import Setting
 
 #: Keyboard focus ring (WCAG 2.4.7 / 2.4.11): Streamlit 1.67 draws none on many widgets and
@@ -30,7 +29,6 @@ div:has(> div > input[type="range"]:focus-visible) {{
   outline: 3px solid {FOCUS_COLOR} !important;
   outline-offset: 2px !important;
 }}
-{PRELOAD_CSS}
 </style>"""
 
 

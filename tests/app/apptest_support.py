@@ -57,7 +57,7 @@ def charts(at):
         payload = (
             json.loads(element.proto.bytes) if element.proto.component_name == ui_chart.COMPONENT_NAME else {}
         )
-        if payload and not payload.get("preload"):  # the preload draws nothing
+        if payload:
             chart = Chart(payload["key"], payload["figure"], payload["config"], payload["description"])
             # Every chart a test sees must be drawable by the plotly.js bundle we ship.
             types = {trace.get("type", "scatter") for trace in chart.figure["data"]}

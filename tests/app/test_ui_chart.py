@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.ui import chart as ui_chart
 from explorer.ui import charts as ui_charts
-from explorer.ui import serving, widgets
+from explorer.ui import serving
 from apptest_support import charts, open_page
 
 
@@ -319,28 +319,3 @@ def test_controls_put_off_by_a_run_that_stopped_at_its_chart_are_not_drawn_twice
     at.run()
     assert not at.exception
     assert [w.label for w in at.sidebar.number_input] == ["Put off"]
-
-
-def _preloads(at):
-    """The hidden plotly.js preload elements of the run (``ui_chart.preload``)."""
-    found, stack = {}, list(at.main)
-    while stack:
-        node = stack.pop()
-        proto = getattr(node, "proto", None)
-        if getattr(proto, "component_name", None) == ui_chart.COMPONENT_NAME and b'"preload"' in proto.bytes:
-            found[proto.id] = json.loads(proto.bytes)
-        children = getattr(node, "children", None)
-        stack.extend(children.values() if isinstance(children, dict) else ())
-    return list(found.values())
-
-
-def test_a_tab_preloads_plotly_until_it_has_drawn_a_chart():
-    """Every run of a tab that has drawn no chart mounts the hidden element that loads
-    plotly.js while the page computes; the page-wide style hides its container."""
-    at = AppTest.from_file(str(ui_chart.ASSETS.parent / "app.py"), default_timeout=60)
-    at.run()  # Home: no chart of its own
-    assert not at.exception and _preloads(at) == [{"preload": True, "plotly": ui_chart.bundle_url()}]
-    assert ui_chart.PRELOAD_CSS in widgets.FOCUS_CSS and ui_chart.PRELOAD_KEY in ui_chart.PRELOAD_CSS
-    at.session_state[ui_charts.CHART_DRAWN_KEY] = True  # the chart's report
-    at.run()
-    assert not at.exception and _preloads(at) == []

@@ -449,8 +449,6 @@ class RunTracker:
             component = msg.delta.new_element.bidi_component
             if element_type == "bidi_component" and component.component_name == CHART_COMPONENT:
                 payload = json.loads(component.bytes)
-                if payload.get("preload"):  # loads plotly.js, draws nothing (ui_chart.preload)
-                    return
                 self._charts_this_run[payload["key"]] = payload["revision"]
                 if payload.get("report"):
                     self.report_owed = True

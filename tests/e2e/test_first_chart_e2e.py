@@ -23,9 +23,7 @@ def test_first_run_stops_after_the_chart_then_the_page_is_complete(streamlit_ser
     h.open_page(page, tracker, f"{streamlit_server.url}/synthetic?seed=3")
     (kind1, first), (kind2, full) = _runs(tracker)
     assert (kind1, kind2) == ("full", "full")
-    # the hidden element loading plotly.js (explorer.ui.chart.preload), then the chart
-    assert first.count(CHART) == 2 and TABLE not in first
-    assert full.count(CHART) == 1  # a tab that has drawn a chart preloads nothing
+    assert first.count(CHART) == 1 and TABLE not in first
     assert first[-1] == "markdown"  # the chart's caption ends the first run
     assert full.count(TABLE) >= 2 and len(full) > len(first) + 20
     # the whole page is there: tables, equations, the figure drawn once
@@ -71,15 +69,11 @@ def test_a_first_chart_inside_a_fragment_brings_the_whole_page(streamlit_server,
 
 @pytest.mark.parametrize("path", ["", "lesson"])
 def test_pages_without_a_first_chart_in_the_first_run_are_sent_whole(streamlit_server, browser_page, path):
-    """Home has no chart; a tab that opens it first keeps "first chart" for later, and
-    has plotly.js loaded by then (the hidden preload element, which takes no room)."""
+    """Home has no chart; a tab that opens it first keeps "first chart" for later."""
     page, tracker = browser_page
     h.open_page(page, tracker, f"{streamlit_server.url}/{path}")
     if not path:
-        assert tracker.run_kinds == ["full"] and tracker.run_elements[0].count(CHART) == 1
-        page.wait_for_function("() => window.Plotly && typeof window.Plotly.react === 'function'")
-        preload = page.locator(".st-key-flda_preload")
-        assert preload.count() == 1 and preload.bounding_box() is None  # display: none
+        assert tracker.run_kinds == ["full"] and CHART not in tracker.run_elements[0]
         since = len(tracker.run_kinds)
         h.act(
             page,
