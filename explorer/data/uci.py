@@ -316,9 +316,20 @@ def make_missing_problem(key, impute="zero", keep_gaps=False):
             f"categories ({', '.join(text)}): {len(names)} encoded features from "
             f"{len(columns)} columns."
         )
-    y_source, y_target = source[spec.label].to_numpy(), target[spec.label].to_numpy()
-    features = (X_s, y_source, X_t, y_target, tuple(names), tuple(origin), missing_rate)
-    return MissingDataProblem(key, spec.title, *features, impute, tuple(notes), dict(spec.paper))
+    return MissingDataProblem(
+        key=key,
+        title=spec.title,
+        X_source=X_s,
+        y_source=source[spec.label].to_numpy(),
+        X_target=X_t,
+        y_target=target[spec.label].to_numpy(),
+        feature_names=tuple(names),
+        feature_origin=tuple(origin),
+        missing_rate=missing_rate,
+        impute=impute,
+        notes=tuple(notes),
+        paper=dict(spec.paper),
+    )
 
 
 def problem(key, impute="zero", keep_gaps=False):

@@ -205,8 +205,18 @@ def fit_method(
     coef, intercept = np.array(model.coef_), np.array(model.intercept_)
     if coef.shape[0] == 1:  # two classes: show the positive class's predictor for both
         coef, intercept = np.vstack([-coef[0], coef[0]]), np.array([-intercept[0], intercept[0]])
-    weights = (coef, intercept, np.array(model.classes_), theta)
-    return MethodResult(method, float(error), float(l2), dict(cv_errors), *weights, int(model.n_iter_), stops)
+    return MethodResult(
+        method=method,
+        error=float(error),
+        l2=float(l2),
+        cv_errors=dict(cv_errors),
+        coef=coef,
+        intercept=intercept,
+        classes=np.array(model.classes_),
+        theta=theta,
+        n_iter=int(model.n_iter_),
+        warnings=stops,
+    )
 
 
 #: How many trainings of the classifiers without θ :func:`_train` remembers.
