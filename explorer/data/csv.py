@@ -206,14 +206,14 @@ def _all_numbers(names):
     return True
 
 
-def _is_numeric(series):
+def is_numeric(series):
     return pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype)
 
 
 def _convert_column(series, delimiter):
     """``(column, decimal_comma_used)``: floats if every non-missing cell is a number,
     else stripped strings without bidirectional controls."""
-    if _is_numeric(series):
+    if is_numeric(series):
         return series.astype(np.float64), False
     text = series.astype("str").str.replace(f"[{BIDI_CONTROLS}]", "", regex=True).str.strip()
     missing = series.isna() | text.str.lower().isin(MISSING_TOKENS)

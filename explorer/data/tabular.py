@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from explorer.data.csv import _EXAMPLES, _is_numeric, _name_list
+from explorer.data.csv import _EXAMPLES, is_numeric, _name_list
 from explorer.errors import DataValidationError
 
 #: Most distinct labels; more usually means a continuous (regression) target.
@@ -453,7 +453,7 @@ def _check_positional_label(source, target, label, label_index, target_label):
 
 def _feature_matrix(table, columns):
     """Float matrix of ``columns`` (NaN for missing), rejecting text and infinities."""
-    non_numeric = [c for c in columns if not _is_numeric(table.frame[c])]
+    non_numeric = [c for c in columns if not is_numeric(table.frame[c])]
     if non_numeric:
         values = table.frame[non_numeric[0]]
         position = int(np.flatnonzero(values.notna() & pd.to_numeric(values, errors="coerce").isna())[0])
@@ -484,7 +484,7 @@ def _labels(table, column, source):
         return None, np.zeros(table.n_rows, dtype=bool)
     series = table.frame[column]
     missing = series.isna().to_numpy()
-    if _is_numeric(series):
+    if is_numeric(series):
         numbers = series.to_numpy(dtype=np.float64, na_value=np.nan)
         present = numbers[~missing]
         if np.isinf(present).any():

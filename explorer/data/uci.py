@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.errors import DataValidationError
-from explorer.data.csv import CsvTable, _is_numeric
+from explorer.data.csv import CsvTable, is_numeric
 
 #: Folder of the shipped CSV files.
 UCI_DIR = Path(__file__).resolve().parents[2] / "sample_data" / "uci"
@@ -217,7 +217,7 @@ def encode_features(source, target, columns, impute="zero", keep_gaps=False):
     blocks_s, blocks_t, names, origin = [], [], [], []
     for column in columns:
         s, t = source[column], target[column]
-        if not (_is_numeric(s) and _is_numeric(t)):
+        if not (is_numeric(s) and is_numeric(t)):
             s, t = s.astype("string"), t.astype("string")
             categories = sorted(s.dropna().unique())
             for value in categories:
