@@ -124,7 +124,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(1, str(ROOT))
 
-from e2e_harness import StreamlitServer, proc_rss  # noqa: E402
+from e2e_harness import QUIET_WARM_UPS, DeployedServer, StreamlitServer, proc_rss  # noqa: E402
 
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 #: Pages a student visits and the controls (label prefixes) moved there.
@@ -963,6 +963,15 @@ def arguments():
         "server's CPU (needs --server-pid or no --url)",
     )
     parser.add_argument(
+        "--serve",
+        type=int,
+        default=0,
+        metavar="PROCESSES",
+        help="start `PROCESSES=N deploy/serve.sh` (nginx in front of N Streamlit processes, "
+        "warm-ups on, FLDA_CLASS_DEVICES_PER_ADDRESS=1000), measure through it and report "
+        "its processes' CPU and peak RSS (instead of --url)",
+    )
+    parser.add_argument(
         "--profile",
         action="store_true",
         help="the routes' CPU for one follow and one state change with 1, 30 and 100 students "
@@ -982,6 +991,8 @@ def main(argv=None):
         or not 0.1 <= args.think[0] <= args.think[1] <= 60
     ):
         parser.error("use 1-200 sessions, 1-1800 seconds and think times of 0.1-60 s")
+    if args.serve:
+        return run_through_serve_sh(args)
     if args.url:
         try:
             base = check_loopback(args.url)
@@ -990,21 +1001,35 @@ def main(argv=None):
         missing = [pid for pid in args.server_pid if not Path(f"/proc/{pid}/stat").exists()]
         if missing:
             parser.error(f"no process {missing[0]} on this machine")
-        if args.class_session:
-            return run_class_mode(base, args, tuple(args.server_pid))
-        stats, wall, server = asyncio.run(measure(base, args, tuple(args.server_pid)))
-    else:
-        log = Path(tempfile.gettempdir()) / f"bench_class_streamlit_{os.getpid()}.log"
-        server_process = StreamlitServer(log_path=log)
-        print(f"server {server_process.url} (log {log})", file=sys.stderr, flush=True)
-        try:
-            if args.class_session:
-                return run_class_mode(server_process.url, args, (server_process.process.pid,))
-            stats, wall, server = asyncio.run(
-                measure(server_process.url, args, (server_process.process.pid,))
-            )
-        finally:
-            server_process.stop()
+        return run_mode(base, args, tuple(args.server_pid))
+    log = Path(tempfile.gettempdir()) / f"bench_class_streamlit_{os.getpid()}.log"
+    server_process = StreamlitServer(log_path=log)
+    print(f"server {server_process.url} (log {log})", file=sys.stderr, flush=True)
+    try:
+        return run_mode(server_process.url, args, (server_process.process.pid,))
+    finally:
+        server_process.stop()
+
+
+def run_through_serve_sh(args):
+    """``--serve N``: the deployment a class uses, started and stopped here."""
+    os.environ["FLDA_CLASS_DEVICES_PER_ADDRESS"] = "1000"  # every phone comes from 127.0.0.1
+    for name in QUIET_WARM_UPS:  # as a class's server runs (the harness turns them off)
+        os.environ.setdefault(name, "1")
+    log = Path(tempfile.gettempdir()) / f"bench_class_serve_{os.getpid()}.log"
+    server = DeployedServer(processes=args.serve, log_path=log)
+    print(f"serve.sh on {server.url} (log {log})", file=sys.stderr, flush=True)
+    try:
+        return run_mode(server.url, args, tuple(server.streamlit_pids().values()))
+    finally:
+        server.stop()
+
+
+def run_mode(base, args, pids):
+    """The class (``--class``) or the students browsing pages, against ``base``."""
+    if args.class_session:
+        return run_class_mode(base, args, pids)
+    stats, wall, server = asyncio.run(measure(base, args, pids))
     for error in stats.errors[:10]:
         print(f"error: {error}", file=sys.stderr)
     print(json.dumps(summary(stats, wall, server)), flush=True)

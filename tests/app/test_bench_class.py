@@ -98,36 +98,6 @@ def test_a_server_pid_that_is_not_running_is_refused(capsys):
     assert "no process 999999999" in capsys.readouterr().err
 
 
-@pytest.mark.slow
-def test_a_class_session_of_two_students(tmp_path, monkeypatch):
-    """``--class`` with 2 students over the first 2 steps: every vote sent is counted once,
-    both students follow Next, and the JSON line has the class figures."""
-    from e2e_harness import StreamlitServer
-
-    monkeypatch.setenv("FLDA_CLASS_DB_URL", f"sqlite:///{tmp_path / 'class.db'}")
-    monkeypatch.delenv("FLDA_LECTURER_TOKEN", raising=False)
-    server = StreamlitServer(log_path=tmp_path / "streamlit.log")
-    try:
-        done = subprocess.run(
-            [sys.executable, str(BENCH), "--url", server.url, "--class", "--sessions", "2", "--steps", "2"]
-            + ["--think", "0.2", "0.5", "--timeout", "60", "--server-pid", str(server.process.pid)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            cwd=ROOT,
-        )
-    finally:
-        server.stop()
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    assert done.returncode == 0, done.stderr
-    assert {"follow_p95", "vote_p95", "votes_sent", "votes_counted", "errors"} <= set(result)
-    assert result["errors"] == 0
-    assert result["votes_sent"] == result["votes_counted"] == 2 * 2 * 2  # students x steps x rounds
-    assert result["actions"] == 12  # the join slide away, 5 stages of step 1, Next, 5 of step 2
-    assert result["follows"] == 2 * result["actions"] and result["stalls"] == 0  # both followed each
-    assert 0 < result["vote_p50"] <= result["vote_p95"] and result["follow_p95"] > 0
-
-
 def test_the_profile_prints_its_figures():
     done = subprocess.run(
         [sys.executable, str(BENCH), "--profile"], capture_output=True, text=True, timeout=300, cwd=ROOT

@@ -16,6 +16,7 @@ import concurrent.futures
 import http.client
 import http.server
 import importlib.util
+import json
 import os
 import random
 import re
@@ -654,3 +655,41 @@ def test_a_visitor_sees_no_exception_details(monkeypatch):
     [shown] = at.exception
     assert "SELECT" not in shown.proto.message and "/srv" not in shown.proto.message
     assert shown.proto.type == "" and list(shown.proto.stack_trace) == []
+
+
+@needs_serve
+def test_a_class_session_of_two_students_through_serve_sh(tmp_path, monkeypatch):
+    """``--class --serve 2`` with 2 students over the first 2 steps, as ``run_all.py`` runs
+    it: every vote sent is counted once, both students follow Next, and the JSON line has
+    the class figures and both processes' CPU."""
+    monkeypatch.setenv("FLDA_CLASS_DB_URL", f"sqlite:///{tmp_path / 'class.db'}")
+    monkeypatch.delenv("FLDA_LECTURER_TOKEN", raising=False)
+    for name in QUIET_WARM_UPS:  # the lesson's steps are computed on demand here
+        monkeypatch.setenv(name, "0")
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "bench_class.py"),
+            "--serve",
+            "2",
+            "--class",
+            "--sessions",
+            "2",
+            "--steps",
+            "2",
+        ]
+        + ["--think", "0.2", "0.5", "--timeout", "60"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert done.returncode == 0, done.stderr
+    assert {"follow_p95", "vote_p95", "votes_sent", "votes_counted", "errors"} <= set(result)
+    assert result["errors"] == 0
+    assert result["votes_sent"] == result["votes_counted"] == 2 * 2 * 2  # students x steps x rounds
+    assert result["actions"] == 12  # the join slide away, 5 stages of step 1, Next, 5 of step 2
+    assert result["follows"] == 2 * result["actions"] and result["stalls"] == 0  # both followed each
+    assert 0 < result["vote_p50"] <= result["vote_p95"] and result["follow_p95"] > 0
+    assert result["server_cpu_s"] > 0  # summed over the two Streamlit processes serve.sh ran
