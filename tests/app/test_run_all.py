@@ -45,7 +45,7 @@ def test_the_summary_reads_every_figure_from_the_runs():
         ("bench_browser.py", ""): {
             "floor": {"median": 1.1, "p95": 1.2},
             "/synthetic": {"median": 1.375, "p95": 1.7, "x_floor": 1.25},
-            "Synthetic: type a new θ, 10k": {"median": 0.22, "p95": 0.33},
+            "Synthetic: type a new θ (10k/domain)": {"median": 0.22, "p95": 0.33},
             "Lesson slides: Page Down -> Reveal/Next shown": {"median": 0.02, "p95": 0.035},
         },
         ("bench_soak.py", ""): {"minutes": 10.0, "process_peak_rss_mb": 460.2, "restart_s": 3.9},
@@ -56,7 +56,7 @@ def test_the_summary_reads_every_figure_from_the_runs():
     assert rows["200 idle phones: server CPU"][0] == "4.5 % of a core"
     assert rows["60 browsing, serve.sh: change p95"][0] == "0.78s"
     assert rows["first chart /synthetic"][0].startswith("1.38s (1.2x")
-    assert rows["Synthetic: type a new θ, 10k"] == ("0.220s", "<= 0.3 s")
+    assert rows["Synthetic: type a new θ (10k/domain)"] == ("0.220s", "<= 0.3 s")
     assert rows["Lesson slides: Page Down -> Reveal/Next shown"][1] == "<= 0.2 s"
     assert rows["soak 10 min: largest process"][0] == "460 MB"
     assert rows["soak: restarted process serves again"][0] == "3.90s"
