@@ -502,6 +502,7 @@ def measure_all(browser, server, repeats, steps, quick, wanted):
             first, complete, starts = first + page_first, complete + page_complete, starts + page_start
         paired_floor = statistics.median(paired)
         keep(f"  /{path or '(home)'}", first, FIRST_CHART_GOAL_S, baseline=paired_floor, unit="floor")
+        figures[f"/{path or '(home)'}"]["paired_floor"] = round(paired_floor, 3)
         print(
             f"    complete page {statistics.median(complete):.3f} s; server start "
             f"{statistics.median(starts):.2f} s; its paired floor {paired_floor:.3f} s",

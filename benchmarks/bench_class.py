@@ -33,9 +33,10 @@ processes.  Every run reports the load generator's own CPU seconds
 Only 127.0.0.1/localhost is contacted (other hosts are refused); every student
 stops at ``--duration`` and every wait has a timeout.
 
-Run: ``python3 benchmarks/bench_class.py [--url http://127.0.0.1:PORT [--server-pid PID ...]]
-[--sessions 30] [--duration 60] [--seed 0]``; the last line printed is one JSON object
-(``p50``, ``p95``, ``errors``, ``sessions``, ``reruns``, ...).
+Run: ``python3 benchmarks/bench_class.py [--url http://127.0.0.1:PORT [--server-pid PID ...]
+| --serve 2] [--sessions 30] [--duration 60] [--seed 0]``; the last line printed is one JSON
+object (``p50``, ``p95``, ``errors``, ``sessions``, ``reruns``, ...).  ``--serve N`` starts
+``PROCESSES=N deploy/serve.sh`` (warm-ups on, as a class's server) and measures through it.
 
 ``--class``: a class over the class's own HTTP routes (``explorer/ui/class_routes.py``; no
 Streamlit run on the students' path).  The lecturer starts a class (``/_flda/class/start``,
@@ -47,7 +48,7 @@ carrying it; ``vote``: from a vote's POST to the projector's poll first counting
 ``votes_counted`` what the projector showed per round (must equal ``votes_sent``);
 ``stalls``: phones that did not reach the last state.  ``--idle S``: phones waiting on one
 step, the server's CPU.  Behind ``deploy/serve.sh`` every phone comes from 127.0.0.1:
-start the server with ``FLDA_CLASS_DEVICES_PER_ADDRESS=1000``.
+start the server with ``FLDA_CLASS_DEVICES_PER_ADDRESS=1000`` (``--serve`` does).
 
 Where the time goes (``--profile``: the routes in this process, no network; 2-core machine,
 load average 3): one follow (a poll answered at once) costs 0.4 ms of CPU; one state
@@ -83,18 +84,18 @@ two        120       0.39 / 2.92 s         9.52 s        0.068         943 MB (b
 One process is one core: it carries about 45 students at a change p95 under 2 s (40:
 0.82 s, 50: 2.71 s), at a schedule far busier than a class following a lecture.
 
-A class (``--class``), 2026-11-28 01:00-01:10 UTC, through ``PROCESSES=2 deploy/serve.sh``
-on the quiet 2-core machine (load average 0.3-1.8, the client on the same cores), every
-step and round of the 12-step lesson, think 0.5-3 s, 0 stalls and 0 errors in every run:
+A class (``--class --serve 2 --think 0.5 3``, as ``run_all.py`` runs it), 2026-11-28
+13:07-13:13 UTC at ``7be2cad``, quiet 2-core machine (load average 0.7-1.8, the client on
+the same cores), every step and round of the 12-step lesson, 0 stalls and 0 errors:
 
 ========  ====================  ====================  =============  ============
 phones    follow p50 / p95      vote p50 / p95        votes          server CPU s
 ========  ====================  ====================  =============  ============
-60        0.037 / 0.192 s       0.012 / 0.150 s       1440 / 1440    17.3
-200       0.064 / 0.214 s       0.017 / 0.068 s       4800 / 4800    52.2
+60        0.034 / 0.199 s       0.012 / 0.150 s       1440 / 1440    17.1
+200       0.060 / 0.207 s       0.016 / 0.067 s       4800 / 4800    49.1
 ========  ====================  ====================  =============  ============
 
-200 idle phones (``--idle 60``): 4.5 % of one core.  One process (``PROCESSES=1``) with 60
+200 idle phones (``--idle 60``): 4.1 % of one core.  One process (``PROCESSES=1``) with 60
 phones: follow p95 0.054 s, vote p95 0.021 s (no process waits for the other's 0.2 s read
 of the class row).  The projector keeps its cookies, as a browser does: without them every
 poll went to either process, each answering with its own view of the count, and the vote

@@ -44,21 +44,26 @@ def test_the_summary_reads_every_figure_from_the_runs():
         ("bench_class.py", "browsing, 60 through serve.sh"): {"p95": 0.78, "errors": 0},
         ("bench_browser.py", ""): {
             "floor": {"median": 1.1, "p95": 1.2},
-            "/synthetic": {"median": 1.375, "p95": 1.7, "x_floor": 1.25},
+            "/synthetic": {"median": 1.375, "p95": 1.7, "x_floor": 1.25, "paired_floor": 1.1},
             "Synthetic: type a new θ (10k/domain)": {"median": 0.22, "p95": 0.33},
             "Lesson slides: Page Down -> Reveal/Next shown": {"median": 0.02, "p95": 0.035},
         },
-        ("bench_soak.py", ""): {"minutes": 10.0, "process_peak_rss_mb": 460.2, "restart_s": 3.9},
+        ("bench_soak.py", ""): {
+            "minutes": 10.0,
+            "kill_at_s": 300.0,
+            "process_peak_rss_mb": 460.2,
+            "restart_s": 3.9,
+        },
     }
     rows = {figure: (value, goal) for figure, value, goal in run_all.room_summary(results)}
     assert rows["class of 60: follow p50 / p95"][0] == "0.04s / 0.19s"
     assert rows["class of 60: votes counted / sent"][0] == "1440 / 1440"
     assert rows["200 idle phones: server CPU"][0] == "4.5 % of a core"
     assert rows["60 browsing, serve.sh: change p95"][0] == "0.78s"
-    assert rows["first chart /synthetic"][0].startswith("1.38s (1.2x")
+    assert rows["first chart /synthetic (x its floor)"][0] == "1.38s (1.2x 1.10s)"
     assert rows["Synthetic: type a new θ (10k/domain)"] == ("0.220s", "<= 0.3 s")
     assert rows["Lesson slides: Page Down -> Reveal/Next shown"][1] == "<= 0.2 s"
-    assert rows["soak 10 min: largest process"][0] == "460 MB"
+    assert rows["soak 10 min, a kill: largest process"][0] == "460 MB"
     assert rows["soak: restarted process serves again"][0] == "3.90s"
     assert not any("class of 200" in figure for figure in rows)  # a run that printed nothing
 
